@@ -1,0 +1,1 @@
+//! Incremental push parsers and encoders that cut byte streams into frames.

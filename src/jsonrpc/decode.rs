@@ -1,0 +1,263 @@
+//! Decoding one frame (a JSON text) into a [`Message`] or a batch.
+//!
+//! The frame is parsed once into a shallow struct whose members are all borrowed raw JSON
+//! (`&RawValue`), so no member's type can make the parse fail and the id survives every kind of
+//! malformed message. Payloads are then kept as zero-copy slices of the input [`Bytes`].
+
+use bytes::Bytes;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::message::intern_method;
+use super::{
+    DecodeError, ErrorObject, Incoming, Message, Notification, RawJson, Request, RequestId,
+    Response,
+};
+
+/// The members of a JSON-RPC object, each kept raw. `Some` means present (even if `null`).
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+}
+
+/// Marks a member as present, including when its value is `null`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+/// Decodes one frame: a single message or a batch.
+///
+/// `frame` must hold exactly one JSON text (surrounding whitespace allowed). Payloads of the
+/// returned messages share `frame`'s buffer.
+pub fn decode(frame: &Bytes) -> Result<Incoming, DecodeError> {
+    let text = std::str::from_utf8(frame).map_err(|_| DecodeError::parse("frame is not UTF-8"))?;
+    match first_non_blank(text) {
+        Some(b'[') => decode_batch(frame, text),
+        Some(_) => decode_value(frame, text).map(Incoming::Single),
+        None => Err(DecodeError::parse("empty frame")),
+    }
+}
+
+/// Decodes one frame that must be a single message (a batch is an invalid request).
+pub fn decode_message(frame: &Bytes) -> Result<Message, DecodeError> {
+    match decode(frame)? {
+        Incoming::Single(m) => Ok(m),
+        Incoming::Batch(_) => Err(DecodeError::invalid(None, "batches are not allowed here")),
+    }
+}
+
+/// Decodes a message from a plain slice (copies it into a fresh buffer first).
+pub fn decode_slice(frame: &[u8]) -> Result<Incoming, DecodeError> {
+    decode(&Bytes::copy_from_slice(frame))
+}
+
+fn first_non_blank(text: &str) -> Option<u8> {
+    text.bytes()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+fn decode_batch(frame: &Bytes, text: &str) -> Result<Incoming, DecodeError> {
+    let items: Vec<&RawValue> = serde_json::from_str(text).map_err(syntax_or_invalid)?;
+    if items.is_empty() {
+        return Err(DecodeError::invalid(None, "empty batch"));
+    }
+    let batch = items
+        .into_iter()
+        .map(|item| decode_value(frame, item.get()))
+        .collect();
+    Ok(Incoming::Batch(batch))
+}
+
+fn syntax_or_invalid(e: serde_json::Error) -> DecodeError {
+    match e.classify() {
+        serde_json::error::Category::Data => DecodeError::invalid(None, e.to_string()),
+        _ => DecodeError::parse(e.to_string()),
+    }
+}
+
+/// Decodes one JSON value (`text` is a slice of `frame`) as a message.
+fn decode_value(frame: &Bytes, text: &str) -> Result<Message, DecodeError> {
+    let env: Envelope<'_> = match serde_json::from_str(text) {
+        Ok(env) => env,
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            return Err(DecodeError::invalid(
+                recover_id(text),
+                data_error_detail(&e),
+            ));
+        }
+        Err(e) => return Err(DecodeError::parse(e.to_string())),
+    };
+    let slice = |raw: &RawValue| RawJson::from_validated(subslice(frame, raw.get()));
+    let id = parse_id(env.id);
+    if !is_version_2(env.jsonrpc) {
+        return Err(invalid_for(
+            &env,
+            id.ok().flatten(),
+            "jsonrpc must be \"2.0\"",
+        ));
+    }
+    match env.method {
+        Some(method) => decode_call(&env, method, id, slice),
+        None => decode_response(&env, id, slice),
+    }
+}
+
+fn invalid_for(env: &Envelope<'_>, id: Option<RequestId>, detail: &str) -> DecodeError {
+    if env.method.is_none() && (env.result.is_some() || env.error.is_some()) {
+        DecodeError::invalid_response(id, detail)
+    } else {
+        DecodeError::invalid(id, detail)
+    }
+}
+
+/// The id member: `Ok(None)` when absent or `null`, `Err` when present but not a valid id.
+fn parse_id(raw: Option<&RawValue>) -> Result<Option<RequestId>, ()> {
+    match raw.map(RawValue::get) {
+        None | Some("null") => Ok(None),
+        Some(text) => RequestId::from_json_text(text).map(Some).ok_or(()),
+    }
+}
+
+fn decode_call(
+    env: &Envelope<'_>,
+    method: &RawValue,
+    id: Result<Option<RequestId>, ()>,
+    slice: impl Fn(&RawValue) -> RawJson,
+) -> Result<Message, DecodeError> {
+    let id_for_error = id.clone().ok().flatten();
+    let method = parse_method(method)
+        .ok_or_else(|| DecodeError::invalid(id_for_error.clone(), "method must be a string"))?;
+    if env.result.is_some() || env.error.is_some() {
+        return Err(DecodeError::invalid(
+            id_for_error,
+            "a message cannot have both method and result/error",
+        ));
+    }
+    let params = match env.params {
+        None => None,
+        Some(p) if p.get() == "null" => None,
+        Some(p) if matches!(p.get().as_bytes()[0], b'{' | b'[') => Some(slice(p)),
+        Some(_) => {
+            return Err(DecodeError::invalid(
+                id_for_error,
+                "params must be an object or an array",
+            ))
+        }
+    };
+    match (env.id, id) {
+        (None, _) => Ok(Message::Notification(Notification { method, params })),
+        (Some(_), Ok(Some(id))) => Ok(Message::Request(Request { id, method, params })),
+        (Some(_), _) => Err(DecodeError::invalid(
+            None,
+            "request id must be a string or an integer",
+        )),
+    }
+}
+
+fn parse_method(raw: &RawValue) -> Option<super::Method> {
+    let text = raw.get();
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.contains('\\') {
+        return Some(intern_method(inner));
+    }
+    let unescaped: String = serde_json::from_str(text).ok()?;
+    Some(intern_method(&unescaped))
+}
+
+fn decode_response(
+    env: &Envelope<'_>,
+    id: Result<Option<RequestId>, ()>,
+    slice: impl Fn(&RawValue) -> RawJson,
+) -> Result<Message, DecodeError> {
+    let id = match id {
+        Ok(id) => id,
+        Err(()) => {
+            return Err(DecodeError::invalid_response(
+                None,
+                "response id must be a string, an integer or null",
+            ))
+        }
+    };
+    match (env.result, env.error) {
+        (Some(result), None) => match id {
+            Some(id) => Ok(Message::Response(Response::result(id, slice(result)))),
+            None => Err(DecodeError::invalid_response(None, "result without an id")),
+        },
+        (None, Some(error)) => {
+            let error = parse_error_object(error, &slice)
+                .ok_or_else(|| DecodeError::invalid_response(id.clone(), "malformed error"))?;
+            Ok(Message::Response(Response::error(id, error)))
+        }
+        (Some(_), Some(_)) => Err(DecodeError::invalid_response(
+            id,
+            "a response cannot have both result and error",
+        )),
+        (None, None) if env.id.is_some() => Err(DecodeError::invalid(
+            id,
+            "a message needs a method, a result or an error",
+        )),
+        (None, None) => Err(DecodeError::invalid(None, "not a JSON-RPC message")),
+    }
+}
+
+fn parse_error_object(
+    raw: &RawValue,
+    slice: &impl Fn(&RawValue) -> RawJson,
+) -> Option<ErrorObject> {
+    #[derive(Deserialize)]
+    struct WireError<'a> {
+        code: i64,
+        message: String,
+        #[serde(default, borrow, deserialize_with = "present")]
+        data: Option<&'a RawValue>,
+    }
+    let wire: WireError<'_> = serde_json::from_str(raw.get()).ok()?;
+    Some(ErrorObject {
+        code: wire.code,
+        message: wire.message,
+        data: wire.data.map(slice),
+    })
+}
+
+fn is_version_2(raw: Option<&RawValue>) -> bool {
+    match raw.map(RawValue::get) {
+        Some("\"2.0\"") => true,
+        Some(text) if text.starts_with('"') => {
+            serde_json::from_str::<String>(text).is_ok_and(|s| s == "2.0")
+        }
+        _ => false,
+    }
+}
+
+/// Best effort: the id of an object that failed the envelope parse (for example because of a
+/// duplicate key), so the error response can still carry it.
+fn recover_id(text: &str) -> Option<RequestId> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let id = value.as_object()?.get("id")?;
+    RequestId::from_json_text(&id.to_string())
+}
+
+fn data_error_detail(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    if msg.starts_with("invalid type") {
+        "a JSON-RPC message must be an object".to_owned()
+    } else {
+        msg
+    }
+}
+
+/// The part of `frame` that `inner` (a slice borrowed from it) covers, as a shared buffer.
+fn subslice(frame: &Bytes, inner: &str) -> Bytes {
+    frame.slice_ref(inner.as_bytes())
+}

@@ -1,0 +1,27 @@
+//! JSON-RPC 2.0 as MCP uses it: exact request ids, the four envelopes, lazy payloads, and a
+//! decoder that always recovers enough to answer (the right error code, the id when readable).
+//!
+//! Decoding takes a frame as [`bytes::Bytes`] and keeps params and results as zero-copy slices
+//! ([`RawJson`]); encoding writes compact JSON into a caller-owned `Vec<u8>`.
+
+mod decode;
+mod encode;
+mod error;
+mod id;
+mod message;
+mod methods;
+mod raw;
+
+pub use decode::{decode, decode_message, decode_slice};
+pub use encode::{
+    encode_batch, encode_error, encode_notification, encode_request, encode_result,
+    write_json_string, MissingId,
+};
+pub use error::{code, DecodeError, DecodeErrorKind, ErrorObject};
+pub use id::RequestId;
+pub use message::{intern_method, Incoming, Message, Method, Notification, Request, Response};
+pub use methods::*;
+pub use raw::RawJson;
+
+#[cfg(test)]
+mod tests;

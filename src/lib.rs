@@ -1,0 +1,35 @@
+//! # mcp-sansio
+//!
+//! A Model Context Protocol (MCP) engine whose core does no IO. It takes bytes, HTTP-shaped
+//! requests and the current time, and hands back frames to write, events for the application
+//! and the next deadline. Thin adapters run it on stdio pipes and HTTP; integrators can drive it
+//! from any runtime (smol, tokio, a blocking thread, an embedded loop), fuzz it, simulate it on a
+//! virtual clock and benchmark it without a network.
+//!
+//! ## Layers
+//!
+//! - [`jsonrpc`]: envelopes, exact request ids, lazy payloads, decode and encode.
+//! - [`framing`]: incremental push parsers and encoders for message framing (ndjson lines).
+//! - [`model`]: typed MCP params and results of every protocol revision.
+//!
+//! ## The drive-loop contract
+//!
+//! Every state machine in this crate follows the same contract (in the style of quinn-proto
+//! and str0m):
+//!
+//! 1. Feed one input (`handle_input(now, bytes)`, `handle_timeout(now)`) or issue one command
+//!    (`send_request`, `notify`, `respond`, `cancel`, `close`).
+//! 2. Drain the outputs: call `poll_transmit(&mut buf)` and `poll_event()` until both return
+//!    `None`.
+//! 3. Sleep until the earlier of new input and `poll_timeout()`; on the deadline call
+//!    `handle_timeout(now)`.
+//!
+//! Time (`std::time::Instant`) and random bytes always come from the caller: the core never
+//! reads a clock, spawns, draws randomness or touches a file or socket.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+
+pub mod framing;
+pub mod jsonrpc;
+pub mod model;

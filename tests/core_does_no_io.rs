@@ -1,0 +1,67 @@
+//! The core (`src/`) must never do IO, read a clock, spawn threads or touch the file system.
+//! This test scans its source for the APIs that would; adapters live outside `src/`.
+
+use std::path::Path;
+
+const FORBIDDEN: &[&str] = &[
+    "Instant::now",
+    "SystemTime",
+    "std::thread",
+    "thread::spawn",
+    "std::fs",
+    "std::net",
+    "std::io::stdin",
+    "std::io::stdout",
+    "io::stdin(",
+    "io::stdout(",
+    "std::process",
+    "std::env::var",
+    "rand::",
+    "getrandom",
+];
+
+fn scan(dir: &Path, hits: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).expect("read src dir") {
+        let path = entry.expect("dir entry").path();
+        if path.is_dir() {
+            scan(&path, hits);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).expect("read source");
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                for pat in FORBIDDEN {
+                    if code.contains(pat) {
+                        hits.push(format!("{}:{}: {pat}", path.display(), n + 1));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn core_sources_use_no_io_clock_thread_or_randomness() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut hits = Vec::new();
+    scan(&src, &mut hits);
+    assert!(
+        hits.is_empty(),
+        "the core must stay sans-IO:\n{}",
+        hits.join("\n")
+    );
+}
+
+#[test]
+fn the_scanner_catches_a_forbidden_call() {
+    let dir = std::env::temp_dir().join(format!("mcp-sansio-noio-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("bad.rs"),
+        "fn f() { let _ = std::time::Instant::now(); }\n",
+    )
+    .unwrap();
+    let mut hits = Vec::new();
+    scan(&dir, &mut hits);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(hits.len(), 1);
+}
