@@ -9,7 +9,8 @@
 //! ## Layers
 //!
 //! - [`jsonrpc`]: envelopes, exact request ids, lazy payloads, decode and encode.
-//! - [`framing`]: incremental push parsers and encoders for message framing (ndjson lines).
+//! - [`framing`]: incremental push parsers and encoders for message framing (ndjson lines,
+//!   server-sent events).
 //! - [`model`]: typed MCP params and results of every protocol revision.
 //!
 //! ## The drive-loop contract
