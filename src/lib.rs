@@ -32,5 +32,7 @@
 #![warn(unreachable_pub)]
 
 pub mod framing;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
 pub mod jsonrpc;
 pub mod model;

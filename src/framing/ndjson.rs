@@ -4,7 +4,8 @@
 //! The decoder is a push parser: [`NdjsonDecoder::push`] takes chunks of any size and
 //! [`NdjsonDecoder::poll_frame`] hands back one line at a time as a [`Bytes`] slice of the
 //! internal buffer (no copy per frame). Lines end with `\n`; a `\r` before it is dropped; blank
-//! and whitespace-only lines are skipped. A line longer than the limit yields one
+//! and whitespace-only lines are skipped. A line longer (blank or not: its bytes are not kept to
+//! look at) than the limit yields one
 //! [`FrameError::LineTooLong`] in its place, and its bytes are dropped as they arrive (never
 //! buffered), so memory stays bounded while a huge line streams in.
 
