@@ -10,6 +10,7 @@ const SEEDS: &[&[u8]] = &[
     b"\x10id: 1\nretry: 100\ndata:\n\n",
     b"\x21\xEF\xBB\xBFevent: e\r\ndata: a\r\ndata: b\r\rid: x\0y\n: c\n\n",
     b"\x05data: 0123456789012345678901234567890123456789\n\ndata: ok\n\n",
+    b"\x02data:\xFF\xFF\xFF\n\ndata:\xFF\xFF\n\n",
     br#"{"jsonrpc":"2.0","id":"a\"b\\c\u00e9","method":"tools/call","params":{"n":1}}"#,
     br#"{"jsonrpc":"2.0","id":18446744073709551615,"result":{}}"#,
     br#"{"jsonrpc":"2.0","id":-9223372036854775808,"result":[]}"#,
