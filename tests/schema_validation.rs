@@ -765,6 +765,62 @@ fn to_value(buf: &[u8]) -> Value {
     serde_json::from_slice(buf).unwrap()
 }
 
+/// Decodes `value` with the typed struct for `def` and encodes it again; must be lossless.
+fn typed_round_trip(def: &str, value: &Value) {
+    fn again<T: serde::de::DeserializeOwned + Serialize>(value: &Value) -> Value {
+        let typed: T = serde_json::from_value(value.clone()).unwrap();
+        serde_json::to_value(&typed).unwrap()
+    }
+    let back = match def {
+        "InitializeRequest" => again::<InitializeParams>(value),
+        "InitializeResult" => again::<InitializeResult>(value),
+        "EmptyResult" | "PingRequest" | "ListRootsRequest" => again::<EmptyResult>(value),
+        "ListToolsRequest"
+        | "ListResourcesRequest"
+        | "ListResourceTemplatesRequest"
+        | "ListPromptsRequest"
+        | "ListTasksRequest" => again::<PaginatedParams>(value),
+        "CallToolRequest" => again::<CallToolParams>(value),
+        "CallToolResult" | "GetTaskPayloadResult" => again::<CallToolResult>(value),
+        "CreateTaskResult" => again::<CreateTaskResult>(value),
+        "ListToolsResult" => again::<ListToolsResult>(value),
+        "ReadResourceRequest"
+        | "SubscribeRequest"
+        | "UnsubscribeRequest"
+        | "ResourceUpdatedNotification" => again::<ResourceUriParams>(value),
+        "ListResourcesResult" => again::<ListResourcesResult>(value),
+        "ListResourceTemplatesResult" => again::<ListResourceTemplatesResult>(value),
+        "ReadResourceResult" => again::<ReadResourceResult>(value),
+        "ListPromptsResult" => again::<ListPromptsResult>(value),
+        "GetPromptRequest" => again::<GetPromptParams>(value),
+        "GetPromptResult" => again::<GetPromptResult>(value),
+        "CompleteRequest" => again::<CompleteParams>(value),
+        "CompleteResult" => again::<CompleteResult>(value),
+        "SetLevelRequest" => again::<SetLevelParams>(value),
+        "LoggingMessageNotification" => again::<LoggingMessageParams>(value),
+        "CreateMessageRequest" => again::<CreateMessageParams>(value),
+        "CreateMessageResult" => again::<CreateMessageResult>(value),
+        "ElicitRequest" => again::<ElicitParams>(value),
+        "ElicitResult" => again::<ElicitResult>(value),
+        "ElicitationCompleteNotification" => again::<ElicitationCompleteParams>(value),
+        "ListRootsResult" => again::<ListRootsResult>(value),
+        "CancelledNotification" => again::<CancelledParams>(value),
+        "ProgressNotification" => again::<ProgressParams>(value),
+        "GetTaskRequest" | "GetTaskPayloadRequest" | "CancelTaskRequest" => {
+            again::<TaskIdParams>(value)
+        }
+        "GetTaskResult" | "CancelTaskResult" | "TaskStatusNotification" => {
+            again::<TaskResult>(value)
+        }
+        "ListTasksResult" => again::<ListTasksResult>(value),
+        _ if def.ends_with("ListChangedNotification") || def == "InitializedNotification" => {
+            again::<MetaOnlyParams>(value)
+        }
+        other => panic!("no typed view for {other}"),
+    };
+    assert_eq!(&back, value, "{def}");
+}
+
 fn validate_method(schema: &mut Schema, info: &MethodInfo) {
     let v = schema.version;
     let def = message_def(info.name);
@@ -789,6 +845,7 @@ fn validate_method(schema: &mut Schema, info: &MethodInfo) {
         // The envelope carries the serialised params unchanged.
         if let Some(params) = &params {
             assert_eq!(to_value(params.as_bytes()), message["params"]);
+            typed_round_trip(def, &message["params"]);
         }
     }
     if info.kind == MethodKind::Request {
@@ -799,6 +856,7 @@ fn validate_method(schema: &mut Schema, info: &MethodInfo) {
             let envelope = schema.result_envelope();
             schema.expect_valid(envelope, &message);
             schema.expect_valid(result_def, &message["result"]);
+            typed_round_trip(result_def, &message["result"]);
         }
     }
 }

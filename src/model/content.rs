@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Annotations, Extra, Meta};
+use super::{Annotations, Extra, Meta, ProtocolVersion};
 
 /// A text block.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -82,6 +82,18 @@ pub enum ContentBlock {
 }
 
 impl ContentBlock {
+    /// The first revision whose schema has this kind of block; a peer on an older revision
+    /// cannot read it (e.g. send text instead of audio to a 2024-11-05 client).
+    pub fn since(&self) -> ProtocolVersion {
+        match self {
+            ContentBlock::Text(_) | ContentBlock::Image(_) | ContentBlock::Resource(_) => {
+                ProtocolVersion::V2024_11_05
+            }
+            ContentBlock::Audio(_) => ProtocolVersion::V2025_03_26,
+            ContentBlock::ResourceLink(_) => ProtocolVersion::V2025_06_18,
+        }
+    }
+
     /// A text block with no annotations.
     pub fn text(text: impl Into<String>) -> Self {
         ContentBlock::Text(TextContent {
@@ -148,12 +160,33 @@ pub enum SamplingContent {
 }
 
 impl SamplingContent {
+    /// The first revision whose schema has this kind of block.
+    pub fn since(&self) -> ProtocolVersion {
+        match self {
+            SamplingContent::Text(_) | SamplingContent::Image(_) => ProtocolVersion::V2024_11_05,
+            SamplingContent::Audio(_) => ProtocolVersion::V2025_03_26,
+            SamplingContent::ToolUse(_) | SamplingContent::ToolResult(_) => {
+                ProtocolVersion::V2025_11_25
+            }
+        }
+    }
+
     /// A text block with no annotations.
     pub fn text(text: impl Into<String>) -> Self {
         SamplingContent::Text(TextContent {
             text: text.into(),
             ..Default::default()
         })
+    }
+}
+
+impl SamplingContentList {
+    /// The first revision whose schema can carry this content (arrays need 2025-11-25).
+    pub fn since(&self) -> ProtocolVersion {
+        match self {
+            SamplingContentList::One(block) => block.since(),
+            SamplingContentList::Many(_) => ProtocolVersion::V2025_11_25,
+        }
     }
 }
 

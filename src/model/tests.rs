@@ -301,3 +301,19 @@ fn lifecycle_round_trips() {
         "capabilities": {"tools": {"listChanged": true}, "logging": {}, "completions": {}},
         "serverInfo": {"name": "s", "version": "1"}, "instructions": "i", "_meta": meta(), "x": 1}));
 }
+
+#[test]
+fn content_kinds_know_their_first_revision() {
+    use ProtocolVersion::*;
+    let audio: ContentBlock =
+        serde_json::from_value(json!({"type": "audio", "data": "", "mimeType": "audio/wav"}))
+            .unwrap();
+    assert_eq!(audio.since(), V2025_03_26);
+    assert_eq!(ContentBlock::text("a").since(), V2024_11_05);
+    let many = SamplingContentList::Many(vec![SamplingContent::text("a")]);
+    assert_eq!(many.since(), V2025_11_25);
+    assert_eq!(
+        SamplingContentList::One(SamplingContent::text("a")).since(),
+        V2024_11_05
+    );
+}
