@@ -953,3 +953,68 @@ fn every_method_of_the_table_has_a_schema_definition_where_it_exists() {
         }
     }
 }
+
+/// The definitions listed in a union such as `ClientRequest`.
+fn union_members(schema: &Schema, union: &str) -> Vec<String> {
+    let prefix = format!("#/{}/", schema.defs_key);
+    schema.root[schema.defs_key][union]["anyOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["$ref"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches(&prefix)
+                .to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn method_directions_and_kinds_match_the_schema_unions() {
+    for v in [V1, V2, V3, V4] {
+        let schema = Schema::load(v);
+        let from_client = [
+            union_members(&schema, "ClientRequest"),
+            union_members(&schema, "ClientNotification"),
+        ]
+        .concat();
+        let from_server = [
+            union_members(&schema, "ServerRequest"),
+            union_members(&schema, "ServerNotification"),
+        ]
+        .concat();
+        let mut seen = 0;
+        for info in METHODS.iter().filter(|i| i.exists_in(v)) {
+            let def = message_def(info.name);
+            let direction = match (
+                from_client.iter().any(|d| d == def),
+                from_server.iter().any(|d| d == def),
+            ) {
+                (true, true) => Direction::Either,
+                (true, false) => Direction::ClientToServer,
+                (false, true) => Direction::ServerToClient,
+                (false, false) => panic!("{def} is in no union of {v}"),
+            };
+            assert_eq!(info.direction, direction, "{} in {v}", info.name);
+            let is_request = def.ends_with("Request");
+            assert_eq!(
+                is_request,
+                info.kind == MethodKind::Request,
+                "{} in {v}",
+                info.name
+            );
+            seen += 1;
+        }
+        // Every union member is a method of the table.
+        assert_eq!(
+            from_client.len() + from_server.len(),
+            seen + METHODS
+                .iter()
+                .filter(|i| i.exists_in(v) && i.direction == Direction::Either)
+                .count(),
+            "{v}"
+        );
+    }
+}
