@@ -1,0 +1,139 @@
+//! The loop over real pipes, with `cat` and `sh` as the peer process.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{ms, Recorder};
+use mcp_sansio_stdio::{connect_child, DriveOptions, Driver, EndReason, FrameError, StderrMode};
+
+fn options() -> DriveOptions {
+    DriveOptions {
+        eof_linger: ms(300),
+        ..DriveOptions::default()
+    }
+}
+
+#[test]
+fn a_thousand_pipelined_lines_each_come_back_once_in_order() {
+    let mut child = connect_child("cat", [] as [&str; 0], StderrMode::Inherit).unwrap();
+    let mut machine = Recorder {
+        expect: Some(1000),
+        ..Recorder::default()
+    };
+    for i in 0..1000 {
+        machine.queue(format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}"
+        ));
+    }
+    let finished = child
+        .drive_blocking(Driver::new(options()), machine)
+        .unwrap();
+    assert_eq!(finished.reason, EndReason::Closed);
+    let got: Vec<String> = finished
+        .driven
+        .received
+        .iter()
+        .map(|b| String::from_utf8(b.to_vec()).unwrap())
+        .collect();
+    let want: Vec<String> = (0..1000)
+        .map(|i| format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}"))
+        .collect();
+    assert_eq!(got, want);
+    let report = child.shutdown_blocking(Default::default()).unwrap();
+    assert_eq!(report.stage, mcp_sansio_stdio::ShutdownStage::StdinClosed);
+}
+
+#[test]
+fn a_line_split_across_writes_is_one_frame() {
+    let script = r#"printf '{"a"'; sleep 0.1; printf ':1}\n{"b":'; sleep 0.1; printf '2}\n'"#;
+    let mut child = connect_child("sh", ["-c", script], StderrMode::Inherit).unwrap();
+    let machine = Recorder {
+        close_on_eof: true,
+        ..Recorder::default()
+    };
+    let finished = child
+        .drive_blocking(Driver::new(options()), machine)
+        .unwrap();
+    let got: Vec<&[u8]> = finished.driven.received.iter().map(|b| &b[..]).collect();
+    assert_eq!(got, [&b"{\"a\":1}"[..], &b"{\"b\":2}"[..]]);
+    assert_eq!(finished.driven.eof_calls, 1);
+}
+
+#[test]
+fn end_of_input_is_told_once_and_a_final_unterminated_line_is_a_frame() {
+    let mut child = connect_child("sh", ["-c", "printf 'last'"], StderrMode::Inherit).unwrap();
+    // This machine never closes: the loop must stop after the linger.
+    let started = Instant::now();
+    let finished = child
+        .drive_blocking(Driver::new(options()), Recorder::default())
+        .unwrap();
+    assert_eq!(finished.reason, EndReason::LingerExpired);
+    assert_eq!(finished.driven.eof_calls, 1);
+    assert_eq!(finished.driven.received, [&b"last"[..]]);
+    assert!(started.elapsed() >= ms(300));
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn an_overlong_line_is_refused_and_the_stream_goes_on() {
+    let script = "printf 'aaaaaaaaaaaaaaaaaaaa\\nok\\n'";
+    let mut child = connect_child("sh", ["-c", script], StderrMode::Inherit).unwrap();
+    let driver = Driver::new(DriveOptions {
+        max_line_len: 8,
+        ..options()
+    });
+    let machine = Recorder {
+        close_on_eof: true,
+        ..Recorder::default()
+    };
+    let finished = child.drive_blocking(driver, machine).unwrap();
+    assert_eq!(
+        finished.driven.frame_errors,
+        [FrameError::TooLong { len: 20, limit: 8 }]
+    );
+    assert_eq!(finished.driven.received, [&b"ok"[..]]);
+}
+
+#[test]
+fn deadlines_from_poll_timeout_fire_in_order_and_not_early() {
+    let mut child = connect_child("cat", [] as [&str; 0], StderrMode::Inherit).unwrap();
+    let start = Instant::now();
+    let machine = Recorder {
+        deadlines: [ms(30), ms(60), ms(120)].map(|d| start + d).into(),
+        close_after_timeouts: Some(3),
+        ..Recorder::default()
+    };
+    let finished = child
+        .drive_blocking(Driver::new(options()), machine)
+        .unwrap();
+    assert_eq!(finished.reason, EndReason::Closed);
+    let fired = &finished.driven.fired;
+    assert_eq!(fired.len(), 3);
+    for (deadline, at) in fired {
+        assert!(at >= deadline, "fired before its deadline");
+    }
+    assert!(start.elapsed() < Duration::from_secs(5));
+    child.shutdown_blocking(Default::default()).unwrap();
+}
+
+#[test]
+fn captured_stderr_keeps_the_childs_log_lines() {
+    let script = "echo 'log: starting' >&2; cat";
+    let mut child = connect_child("sh", ["-c", script], StderrMode::Capture).unwrap();
+    let mut machine = Recorder {
+        expect: Some(1),
+        ..Recorder::default()
+    };
+    machine.queue("{}");
+    child
+        .drive_blocking(Driver::new(options()), machine)
+        .unwrap();
+    child.shutdown_blocking(Default::default()).unwrap();
+    // The stderr reader runs on its own task: give it a moment after the child's exit.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while child.stderr_tail().as_deref() != Some("log: starting\n") && Instant::now() < deadline {
+        std::thread::sleep(ms(10));
+    }
+    assert_eq!(child.stderr_tail().as_deref(), Some("log: starting\n"));
+}
