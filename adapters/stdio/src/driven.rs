@@ -52,7 +52,7 @@ pub trait Driven {
     /// The transport is gone: the input reached end of file, failed, or the output could no
     /// longer be written. Called once. The loop keeps running (timers, commands, tasks, and
     /// writes while the output still works) until [`Driven::is_closed`] or the linger time
-    /// after end of input ([`crate::DriveOptions::eof_linger`]) runs out.
+    /// ([`crate::DriveOptions::linger`]) runs out.
     fn handle_eof(&mut self, now: Instant);
 
     /// The deadline returned by [`Driven::poll_timeout`] has passed (or is about to be

@@ -38,10 +38,15 @@ pub struct DriveOptions {
     pub output_high_water: usize,
     /// Capacity of the [`Remote`] command queue. Default 1024.
     pub command_capacity: usize,
-    /// How long the loop keeps running after the transport is gone (end of input or a failed
-    /// write) when the machine does not close by itself: time for in-flight handlers to answer
-    /// a peer that closed its writing side but still reads. Default 10 s.
-    pub eof_linger: Duration,
+    /// How long the loop keeps running once it should wind down, at most:
+    /// - after the transport is gone (end of input or a failed write) while the machine stays
+    ///   open: time for in-flight handlers to answer a peer that closed its writing side but
+    ///   still reads;
+    /// - after the machine closed while its last output cannot be written (a peer that stopped
+    ///   reading).
+    ///
+    /// Default 10 s.
+    pub linger: Duration,
 }
 
 impl Default for DriveOptions {
@@ -51,7 +56,7 @@ impl Default for DriveOptions {
             read_chunk: 64 * 1024,
             output_high_water: 1024 * 1024,
             command_capacity: 1024,
-            eof_linger: Duration::from_secs(10),
+            linger: Duration::from_secs(10),
         }
     }
 }
@@ -61,8 +66,8 @@ impl Default for DriveOptions {
 pub enum EndReason {
     /// The machine reported [`Driven::is_closed`] and its output was flushed (or could not be).
     Closed,
-    /// The transport went away and the machine had not closed within
-    /// [`DriveOptions::eof_linger`].
+    /// The [`DriveOptions::linger`] time ran out: the transport went away and the machine did
+    /// not close, or the machine closed and its output could not be flushed.
     LingerExpired,
 }
 
@@ -217,6 +222,10 @@ struct Loop<'w, D, R, W> {
     input_open: bool,
     /// When the transport went away (end of input or failed write): starts the linger.
     gone_at: Option<Instant>,
+    /// When the machine was first seen closed: starts the linger for the final flush.
+    closed_at: Option<Instant>,
+    /// Complete lines are buffered in the splitter but feeding stopped at the high-water mark.
+    backlog: bool,
     timer: Timer,
     armed: Option<Instant>,
     input_error: Option<io::Error>,
@@ -237,6 +246,8 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
             spare: Vec::new(),
             input_open: true,
             gone_at: None,
+            closed_at: None,
+            backlog: false,
             timer: Timer::never(),
             armed: None,
             input_error: None,
@@ -248,11 +259,23 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
         let reason = loop {
             self.drain();
             self.start_write();
-            let flushed = self.pending.is_empty() && !matches!(self.output, Output::Busy(_));
-            if self.driven.is_closed() && flushed {
-                break EndReason::Closed;
+            if self.backlog && !self.driven.is_closed() {
+                // Lines held back at the high-water mark: feed them while the writer works.
+                self.feed_buffered(Instant::now());
+                self.start_write();
             }
-            let linger_end = self.gone_at.map(|t| t + self.options.eof_linger);
+            let flushed = self.pending.is_empty() && !matches!(self.output, Output::Busy(_));
+            if self.driven.is_closed() {
+                if flushed {
+                    break EndReason::Closed;
+                }
+                self.closed_at.get_or_insert_with(Instant::now);
+            }
+            let linger_end = match (self.gone_at, self.closed_at) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+            .map(|t| t + self.options.linger);
             if linger_end.is_some_and(|end| Instant::now() >= end) {
                 break EndReason::LingerExpired;
             }
@@ -321,6 +344,7 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
     /// Waits until at least one source is ready; collects every source that is.
     async fn wait(&mut self) -> Wakes<W, D> {
         let want_read = self.input_open
+            && !self.backlog
             && !self.driven.is_closed()
             && self.pending.len() < self.options.output_high_water;
         let Self {
@@ -423,10 +447,7 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
             }
             Ok(n) => {
                 self.splitter.push(&self.scratch[..n]);
-                while let Some(item) = self.splitter.next_item() {
-                    self.feed(now, item);
-                    self.drain();
-                }
+                self.feed_buffered(now);
             }
             Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
             Err(error) => {
@@ -434,6 +455,24 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
                 self.input_error = Some(error);
                 self.transport_gone(now);
             }
+        }
+    }
+
+    /// Feeds buffered lines, each followed by a drain, until none is left or the pending
+    /// output reaches the high-water mark (then the rest waits in the splitter: a read chunk
+    /// full of tiny requests with large answers cannot make the output grow without bound).
+    fn feed_buffered(&mut self, now: Instant) {
+        self.backlog = false;
+        while !self.driven.is_closed() {
+            if self.pending.len() >= self.options.output_high_water {
+                self.backlog = true;
+                return;
+            }
+            let Some(item) = self.splitter.next_item() else {
+                return;
+            };
+            self.feed(now, item);
+            self.drain();
         }
     }
 

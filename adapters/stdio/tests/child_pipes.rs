@@ -9,7 +9,7 @@ use mcp_sansio_stdio::{connect_child, DriveOptions, Driver, EndReason, FrameErro
 
 fn options() -> DriveOptions {
     DriveOptions {
-        eof_linger: ms(300),
+        linger: ms(300),
         ..DriveOptions::default()
     }
 }
@@ -136,4 +136,73 @@ fn captured_stderr_keeps_the_childs_log_lines() {
         std::thread::sleep(ms(10));
     }
     assert_eq!(child.stderr_tail().as_deref(), Some("log: starting\n"));
+}
+
+/// Answers every frame with a 1 KiB line; at its deadline records how many frames it got
+/// and closes.
+#[derive(Default)]
+struct Amplifier {
+    received: usize,
+    outbox: usize,
+    deadline: Option<Instant>,
+    seen_at_deadline: Option<usize>,
+}
+
+impl mcp_sansio_stdio::Driven for Amplifier {
+    fn handle_frame(&mut self, _now: Instant, _frame: bytes::Bytes) {
+        self.received += 1;
+        self.outbox += 1;
+    }
+    fn handle_frame_error(&mut self, _now: Instant, _error: FrameError) {}
+    fn handle_eof(&mut self, _now: Instant) {}
+    fn handle_timeout(&mut self, now: Instant) {
+        if self.deadline.is_some_and(|d| d <= now) {
+            self.deadline = None;
+            self.seen_at_deadline = Some(self.received);
+        }
+    }
+    fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<usize> {
+        self.outbox = self.outbox.checked_sub(1)?;
+        buf.extend_from_slice(&[b'x'; 1024]);
+        Some(1024)
+    }
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.deadline
+    }
+    fn is_closed(&self) -> bool {
+        self.seen_at_deadline.is_some()
+    }
+}
+
+#[test]
+fn a_peer_that_does_not_read_stops_our_reading_instead_of_growing_our_output() {
+    // The child sends 200,000 tiny lines and never reads what we write to it.
+    let script = "yes '{}' | head -n 200000; exec sleep 5";
+    let mut child = connect_child("sh", ["-c", script], StderrMode::Inherit).unwrap();
+    let driver = Driver::new(DriveOptions {
+        output_high_water: 64 * 1024,
+        linger: ms(200),
+        ..DriveOptions::default()
+    });
+    let machine = Amplifier {
+        deadline: Some(Instant::now() + ms(500)),
+        ..Amplifier::default()
+    };
+    let finished = child.drive_blocking(driver, machine).unwrap();
+    // Closed but unable to flush: the linger ends the loop.
+    assert_eq!(finished.reason, EndReason::LingerExpired);
+    let seen = finished.driven.seen_at_deadline.unwrap();
+    // About: high-water mark + one batch in the writer + the pipe's buffer, 1 KiB per frame.
+    assert!(seen > 64, "it did read: {seen}");
+    assert!(
+        seen < 1000,
+        "read {seen} frames whose answers could not be written"
+    );
+    let report = child
+        .shutdown_blocking(mcp_sansio_stdio::ShutdownTimeouts {
+            after_stdin_close: ms(100),
+            after_sigterm: ms(500),
+        })
+        .unwrap();
+    assert_eq!(report.stage, mcp_sansio_stdio::ShutdownStage::Terminated);
 }
