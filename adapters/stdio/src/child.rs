@@ -175,8 +175,6 @@ impl ChildProcess {
     /// `after_stdin_close`; then `SIGTERM` and wait up to `after_sigterm`; then `SIGKILL`.
     pub async fn shutdown(&mut self, timeouts: ShutdownTimeouts) -> io::Result<ShutdownReport> {
         let start = Instant::now();
-        self.stdin = None;
-        self.stdout = None;
         let report = |stage, status| ShutdownReport {
             stage,
             status,
@@ -185,6 +183,8 @@ impl ChildProcess {
         if let Some(status) = self.child.try_status()? {
             return Ok(report(ShutdownStage::AlreadyExited, status));
         }
+        self.stdin = None;
+        self.stdout = None;
         if let Some(status) = self.wait_for_exit(timeouts.after_stdin_close).await? {
             return Ok(report(ShutdownStage::StdinClosed, status));
         }

@@ -40,8 +40,14 @@ fn a_thousand_pipelined_lines_each_come_back_once_in_order() {
         .map(|i| format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}"))
         .collect();
     assert_eq!(got, want);
+    // The loop closed cat's stdin when it returned, so cat may be gone before shutdown starts.
     let report = child.shutdown_blocking(Default::default()).unwrap();
-    assert_eq!(report.stage, mcp_sansio_stdio::ShutdownStage::StdinClosed);
+    use mcp_sansio_stdio::ShutdownStage::{AlreadyExited, StdinClosed};
+    assert!(
+        matches!(report.stage, AlreadyExited | StdinClosed),
+        "{report:?}"
+    );
+    assert!(report.status.success());
 }
 
 #[test]
