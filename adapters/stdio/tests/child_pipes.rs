@@ -198,6 +198,7 @@ fn a_peer_that_does_not_read_stops_our_reading_instead_of_growing_our_output() {
     // Closed but unable to flush: the linger ends the loop.
     assert_eq!(finished.reason, EndReason::LingerExpired);
     let seen = finished.driven.seen_at_deadline.unwrap();
+    eprintln!("frames accepted while the peer did not read: {seen}");
     // About: high-water mark + one batch in the writer + the pipe's buffer, 1 KiB per frame.
     assert!(seen > 64, "it did read: {seen}");
     assert!(
