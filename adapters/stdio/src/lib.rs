@@ -59,6 +59,7 @@ mod driven;
 mod driver;
 mod handle;
 mod interim_line_splitter;
+mod run_loop;
 mod stdio;
 
 pub use child::{
