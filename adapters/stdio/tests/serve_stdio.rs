@@ -140,8 +140,35 @@ fn answers_still_pending_at_eof_are_written_before_exit() {
     );
 }
 
+/// Regular files cannot be polled: stdin and stdout then go through the blocking path.
+fn regular_files_as_stdin_and_stdout_are_served() {
+    let dir = std::env::temp_dir().join(format!("mcp-stdio-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("in.jsonl");
+    let output = dir.join("out.jsonl");
+    std::fs::write(&input, "{\"a\":1}\n\n{\"b\":2}\r\n").unwrap();
+    let status = Command::new(std::env::current_exe().unwrap())
+        .env("ECHO_SERVER", "plain")
+        .stdin(std::fs::File::open(&input).unwrap())
+        .stdout(std::fs::File::create(&output).unwrap())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    let written = std::fs::read_to_string(&output).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(status.success());
+    assert_eq!(
+        written,
+        "{\"n\":1,\"echo\":{\"a\":1}}\n{\"n\":2,\"echo\":{\"b\":2}}\n"
+    );
+}
+
 fn run_tests() {
-    let tests: [(&str, fn()); 2] = [
+    let tests: [(&str, fn()); 3] = [
+        (
+            "regular_files_as_stdin_and_stdout_are_served",
+            regular_files_as_stdin_and_stdout_are_served,
+        ),
         (
             "pipelined_lines_with_split_writes_each_get_one_answer_and_eof_exits_cleanly",
             pipelined_lines_with_split_writes_each_get_one_answer_and_eof_exits_cleanly,
