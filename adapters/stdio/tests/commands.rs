@@ -126,3 +126,17 @@ fn a_slow_task_does_not_block_fast_ones_or_incoming_frames() {
     assert!(started.elapsed() < Duration::from_secs(5));
     child.shutdown_blocking(Default::default()).unwrap();
 }
+
+#[test]
+fn the_command_queue_is_bounded() {
+    let driver = Driver::<Recorder>::new(DriveOptions {
+        command_capacity: 2,
+        ..DriveOptions::default()
+    });
+    let remote = driver.remote();
+    assert_eq!(remote.try_send(|_, _| {}), Ok(()));
+    assert_eq!(remote.try_send(|_, _| {}), Ok(()));
+    assert_eq!(remote.try_send(|_, _| {}), Err(RemoteError::Full));
+    drop(driver);
+    assert_eq!(remote.try_send(|_, _| {}), Err(RemoteError::Closed));
+}
