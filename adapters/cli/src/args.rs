@@ -1,0 +1,267 @@
+//! The command-line grammar: every command, option, help text and example.
+//!
+//! The server command of `client` follows a literal `--` and is split off before parsing (see
+//! `split_server_command` in `main.rs`), so its own flags never reach this parser.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde_json::{Map, Value};
+
+const TOP_EXAMPLES: &str = "\
+Examples:
+  mcp-sansio serve --stdio
+  mcp-sansio client --stdio tools list -- node server.js
+  mcp-sansio client --stdio --pretty tools call add --args '{\"a\":1,\"b\":2}' -- ./my-server --verbose
+
+Exit status: 0 success, 1 the operation failed, 2 bad usage.";
+
+/// A sans-IO Model Context Protocol engine: serve, and talk to MCP servers.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-sansio", version, after_help = TOP_EXAMPLES, propagate_version = true)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// The top-level commands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Run the reference MCP server.
+    #[command(after_help = "Examples:\n  mcp-sansio serve --stdio\n\n\
+        Protocol messages go to stdout only; logs go to stderr. The server exits when stdin ends.")]
+    Serve(ServeArgs),
+    /// Start an MCP server as a child process and run one request against it.
+    #[command(
+        override_usage = "mcp-sansio client --stdio [OPTIONS] <COMMAND> [ARGS] -- <SERVER_CMD> [SERVER_ARGS]...",
+        after_help = CLIENT_EXAMPLES
+    )]
+    Client(ClientArgs),
+}
+
+const CLIENT_EXAMPLES: &str = "\
+The server command comes last, after a literal `--`; everything after it is passed to the
+server untouched. Results are printed to stdout as compact JSON (one line); --pretty indents them.
+
+Examples:
+  mcp-sansio client --stdio ping -- ./my-server
+  mcp-sansio client --stdio tools list -- node server.js
+  mcp-sansio client --stdio tools call echo --args '{\"text\":\"hi\"}' -- python -m my_server
+  mcp-sansio client --stdio resources read file:///tmp/notes.txt -- ./my-server
+  mcp-sansio client --stdio prompts get greet --args '{\"name\":\"Ada\"}' -- ./my-server
+  mcp-sansio client --stdio complete prompt greet --arg name --value A -- ./my-server
+  mcp-sansio client --stdio set-level debug -- ./my-server";
+
+/// Options of `serve`.
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// Serve on this process's stdin/stdout (the only transport so far).
+    #[arg(long, required = true)]
+    pub(crate) stdio: bool,
+}
+
+/// Options of `client`.
+#[derive(Debug, Args)]
+pub(crate) struct ClientArgs {
+    /// Talk to the server over its stdin/stdout (the only transport so far).
+    #[arg(long, required = true)]
+    pub(crate) stdio: bool,
+    /// Print results indented for people instead of one compact JSON line.
+    #[arg(long)]
+    pub(crate) pretty: bool,
+    /// Give up on the request after this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    pub(crate) timeout: f64,
+    /// What to do with the server's stderr (its logs).
+    #[arg(long, value_enum, default_value_t = StderrArg::Inherit)]
+    pub(crate) server_stderr: StderrArg,
+    #[command(subcommand)]
+    pub(crate) op: ClientOp,
+}
+
+/// Where the server's stderr goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum StderrArg {
+    /// Shown on our stderr.
+    Inherit,
+    /// Kept, and shown only if the request fails.
+    Capture,
+    /// Discarded.
+    Null,
+}
+
+/// One operation against the server.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ClientOp {
+    /// Tools: list them or call one.
+    #[command(subcommand)]
+    Tools(ToolsOp),
+    /// Resources: list them, read one, list templates.
+    #[command(subcommand)]
+    Resources(ResourcesOp),
+    /// Prompts: list them or get one.
+    #[command(subcommand)]
+    Prompts(PromptsOp),
+    /// Ask for completions of a prompt or resource-template argument.
+    #[command(subcommand)]
+    Complete(CompleteOp),
+    /// Check that the server answers.
+    Ping,
+    /// Set the server's log level (logging/setLevel).
+    #[command(
+        after_help = "Example:\n  mcp-sansio client --stdio set-level warning -- ./my-server"
+    )]
+    SetLevel {
+        /// The lowest level the server should send.
+        #[arg(value_enum)]
+        level: LogLevel,
+    },
+}
+
+/// `tools ...`
+#[derive(Debug, Subcommand)]
+pub(crate) enum ToolsOp {
+    /// List the server's tools (every page).
+    List,
+    /// Call a tool.
+    #[command(
+        after_help = "Example:\n  mcp-sansio client --stdio tools call add --args '{\"a\":1,\"b\":2}' -- ./my-server"
+    )]
+    Call {
+        /// The tool's name.
+        name: String,
+        /// The tool's arguments, a JSON object.
+        #[arg(long, value_name = "JSON", value_parser = parse_object)]
+        args: Option<Map<String, Value>>,
+    },
+}
+
+/// `resources ...`
+#[derive(Debug, Subcommand)]
+pub(crate) enum ResourcesOp {
+    /// List the server's resources (every page).
+    List,
+    /// Read one resource.
+    #[command(
+        after_help = "Example:\n  mcp-sansio client --stdio resources read file:///tmp/a.txt -- ./my-server"
+    )]
+    Read {
+        /// The resource's URI.
+        uri: String,
+    },
+    /// List the server's resource templates (every page).
+    Templates,
+}
+
+/// `prompts ...`
+#[derive(Debug, Subcommand)]
+pub(crate) enum PromptsOp {
+    /// List the server's prompts (every page).
+    List,
+    /// Get a prompt, filled with arguments.
+    #[command(
+        after_help = "Example:\n  mcp-sansio client --stdio prompts get greet --args '{\"name\":\"Ada\"}' -- ./my-server"
+    )]
+    Get {
+        /// The prompt's name.
+        name: String,
+        /// The prompt's arguments, a JSON object of strings.
+        #[arg(long, value_name = "JSON", value_parser = parse_string_object)]
+        args: Option<Map<String, Value>>,
+    },
+}
+
+/// `complete ...`
+#[derive(Debug, Subcommand)]
+pub(crate) enum CompleteOp {
+    /// Complete an argument of a prompt.
+    #[command(
+        after_help = "Example:\n  mcp-sansio client --stdio complete prompt greet --arg name --value A -- ./my-server"
+    )]
+    Prompt {
+        /// The prompt's name.
+        name: String,
+        #[command(flatten)]
+        argument: CompleteArgument,
+    },
+    /// Complete a variable of a resource template.
+    #[command(
+        after_help = "Example:\n  mcp-sansio client --stdio complete resource 'file:///{path}' --arg path --value /tm -- ./my-server"
+    )]
+    Resource {
+        /// The resource template's URI.
+        uri_template: String,
+        #[command(flatten)]
+        argument: CompleteArgument,
+    },
+}
+
+/// The argument being completed.
+#[derive(Debug, Args)]
+pub(crate) struct CompleteArgument {
+    /// The argument's name.
+    #[arg(long = "arg", value_name = "NAME")]
+    pub(crate) argument_name: String,
+    /// What has been typed so far.
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    pub(crate) value: String,
+    /// Values of the other arguments already resolved, a JSON object of strings.
+    #[arg(long, value_name = "JSON", value_parser = parse_string_object)]
+    pub(crate) context: Option<Map<String, Value>>,
+}
+
+/// The syslog levels of MCP logging.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LogLevel {
+    Debug,
+    Info,
+    Notice,
+    Warning,
+    Error,
+    Critical,
+    Alert,
+    Emergency,
+}
+
+impl LogLevel {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+}
+
+fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(format!("expected a JSON object, got {}", kind(&other))),
+        Err(error) => Err(format!("not valid JSON: {error}")),
+    }
+}
+
+fn parse_string_object(text: &str) -> Result<Map<String, Value>, String> {
+    let map = parse_object(text)?;
+    match map.iter().find(|(_, v)| !v.is_string()) {
+        Some((key, value)) => Err(format!(
+            "argument values must be strings; \"{key}\" is {}",
+            kind(value)
+        )),
+        None => Ok(map),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -1,0 +1,199 @@
+//! `mcp-sansio`: serve the reference MCP server on stdio, or start a server as a child and run
+//! one request against it.
+//!
+//! Exit status: 0 success, 1 the operation failed, 2 bad usage. Results go to stdout (compact
+//! JSON, `--pretty` for people), diagnostics to stderr.
+
+mod args;
+mod request;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use args::{Cli, ClientArgs, Command};
+
+/// Exit status for an operation that failed (usage errors exit with 2, through clap).
+const EXIT_FAILED: u8 = 1;
+/// Exit status for bad usage.
+const EXIT_USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let (argv, server_command) = split_server_command(std::env::args_os().collect());
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(if error.use_stderr() { EXIT_USAGE } else { 0 });
+        }
+    };
+    let outcome = match cli.command {
+        Command::Serve(_) => serve(),
+        Command::Client(client) => run_client(&client, server_command),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(message)) => {
+            eprintln!("error: {message}\n\nFor more information, try '--help'.");
+            ExitCode::from(EXIT_USAGE)
+        }
+        Err(Failure::Failed(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(EXIT_FAILED)
+        }
+    }
+}
+
+/// Why a command did not succeed.
+enum Failure {
+    Usage(String),
+    Failed(String),
+}
+
+/// Splits argv at the first literal `--`: what follows is the server command of `client`,
+/// passed on untouched (so its flags never meet our parser).
+fn split_server_command(mut argv: Vec<OsString>) -> (Vec<OsString>, Option<Vec<OsString>>) {
+    match argv.iter().position(|arg| arg == "--") {
+        Some(at) => {
+            let server = argv.split_off(at + 1);
+            argv.pop();
+            (argv, Some(server))
+        }
+        None => (argv, None),
+    }
+}
+
+fn serve() -> Result<(), Failure> {
+    Err(Failure::Failed(
+        "not wired yet: `serve --stdio` needs the session and the application layer, which \
+         are not merged yet"
+            .into(),
+    ))
+}
+
+fn run_client(client: &ClientArgs, server: Option<Vec<OsString>>) -> Result<(), Failure> {
+    let server = match server {
+        Some(server) if !server.is_empty() => server,
+        _ => {
+            return Err(Failure::Usage(
+                "missing the server command: put it last, after `--` \
+                 (e.g. `mcp-sansio client --stdio ping -- ./my-server`)"
+                    .into(),
+            ))
+        }
+    };
+    if !(client.timeout.is_finite() && client.timeout > 0.0) {
+        return Err(Failure::Usage(format!(
+            "--timeout must be a positive number of seconds, got {}",
+            client.timeout
+        )));
+    }
+    let planned = request::plan(&client.op);
+    let params = planned
+        .params
+        .as_ref()
+        .map_or_else(|| "no params".to_string(), |p| p.to_string());
+    Err(Failure::Failed(format!(
+        "not wired yet: would send `{}` ({params}) to `{}`; the client needs the session, which \
+         is not merged yet",
+        planned.method,
+        server[0].to_string_lossy()
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn plan_of(args: &[&str]) -> request::PlannedRequest {
+        let argv: Vec<OsString> = args.iter().map(OsString::from).collect();
+        let (argv, _) = split_server_command(argv);
+        let cli = Cli::try_parse_from(argv).unwrap();
+        let Command::Client(client) = cli.command else {
+            panic!("not a client command")
+        };
+        request::plan(&client.op)
+    }
+
+    #[test]
+    fn the_grammar_passes_clap_consistency_checks() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_server_command_keeps_its_own_flags_and_dashes() {
+        let argv = [
+            "mcp-sansio",
+            "client",
+            "--stdio",
+            "ping",
+            "--",
+            "srv",
+            "--x",
+            "--",
+            "y",
+        ];
+        let (ours, server) = split_server_command(argv.iter().map(OsString::from).collect());
+        assert_eq!(ours, ["mcp-sansio", "client", "--stdio", "ping"]);
+        assert_eq!(server.unwrap(), ["srv", "--x", "--", "y"]);
+    }
+
+    #[test]
+    fn each_operation_maps_to_its_method_and_params() {
+        let base = ["mcp-sansio", "client", "--stdio"];
+        let with = |rest: &[&str]| {
+            let mut v = base.to_vec();
+            v.extend_from_slice(rest);
+            v.extend_from_slice(&["--", "srv"]);
+            plan_of(&v)
+        };
+        let p = with(&["tools", "call", "add", "--args", r#"{"a":1}"#]);
+        assert_eq!(p.method, "tools/call");
+        assert_eq!(p.params, Some(json!({"name":"add","arguments":{"a":1}})));
+        let p = with(&["tools", "list"]);
+        assert_eq!(
+            (p.method, p.paginated, p.params),
+            ("tools/list", true, None)
+        );
+        let p = with(&["resources", "read", "file:///a"]);
+        assert_eq!(p.params, Some(json!({"uri":"file:///a"})));
+        assert_eq!(
+            with(&["resources", "templates"]).method,
+            "resources/templates/list"
+        );
+        let p = with(&["prompts", "get", "greet", "--args", r#"{"who":"Ada"}"#]);
+        assert_eq!(
+            p.params,
+            Some(json!({"name":"greet","arguments":{"who":"Ada"}}))
+        );
+        let p = with(&[
+            "complete", "prompt", "greet", "--arg", "who", "--value", "A",
+        ]);
+        assert_eq!(
+            p.params,
+            Some(
+                json!({"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"who","value":"A"}})
+            )
+        );
+        let p = with(&[
+            "complete",
+            "resource",
+            "file:///{p}",
+            "--arg",
+            "p",
+            "--context",
+            r#"{"q":"1"}"#,
+        ]);
+        assert_eq!(
+            p.params,
+            Some(json!({"ref":{"type":"ref/resource","uri":"file:///{p}"},
+                        "argument":{"name":"p","value":""},"context":{"arguments":{"q":"1"}}}))
+        );
+        assert_eq!(with(&["ping"]).method, "ping");
+        let p = with(&["set-level", "warning"]);
+        assert_eq!(p.params, Some(json!({"level":"warning"})));
+    }
+}

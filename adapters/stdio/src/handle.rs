@@ -1,0 +1,162 @@
+//! Ways for code outside the loop to act on the machine: [`LoopHandle`] runs futures and
+//! blocking jobs on the loop's own executor and applies their results to the machine, and
+//! [`Remote`] carries commands in from other threads or runtimes.
+//!
+//! A command is a closure `FnOnce(&mut D, Instant)`: it runs inside the loop with exclusive
+//! access to the machine and the current time, and the loop drains the machine's outputs right
+//! after it, as the drive-loop contract requires. This is how application handlers, wherever
+//! they run, call `respond`, `notify` or `send_request` on the session.
+
+use std::future::Future;
+use std::rc::Rc;
+use std::time::Instant;
+
+use smol::channel::{Sender, TrySendError};
+use smol::{LocalExecutor, Task};
+
+/// A command run on the machine inside the loop, sent from any thread.
+pub(crate) type RemoteCommand<D> = Box<dyn FnOnce(&mut D, Instant) + Send>;
+/// A command run on the machine inside the loop, produced by a task on the loop's executor.
+pub(crate) type LocalCommand<D> = Box<dyn FnOnce(&mut D, Instant)>;
+
+/// Spawns work on the loop's executor (same thread, concurrently with the loop) and applies
+/// its result to the machine. Cloneable, not `Send`: keep it inside the machine or its handlers.
+///
+/// A slow handler never blocks the loop: while its future waits, the loop keeps reading frames,
+/// running timers and other tasks. Dropping the returned [`Task`] cancels the work (use it for
+/// `notifications/cancelled`); call [`Task::detach`] to let it run to completion on its own.
+pub struct LoopHandle<D> {
+    pub(crate) executor: Rc<LocalExecutor<'static>>,
+    pub(crate) local_tx: Sender<LocalCommand<D>>,
+}
+
+impl<D> Clone for LoopHandle<D> {
+    fn clone(&self) -> Self {
+        Self {
+            executor: Rc::clone(&self.executor),
+            local_tx: self.local_tx.clone(),
+        }
+    }
+}
+
+impl<D: 'static> LoopHandle<D> {
+    /// Runs `future` on the loop's executor. It may be `!Send` and may hold other handles.
+    pub fn spawn<T: 'static>(&self, future: impl Future<Output = T> + 'static) -> Task<T> {
+        self.executor.spawn(future)
+    }
+
+    /// Runs `future` on the loop's executor, then `then(machine, now, output)` inside the loop.
+    ///
+    /// The typical use is an async request handler: `then` calls `respond` with its output.
+    /// If the loop has ended by the time the future finishes, `then` is dropped unrun.
+    pub fn spawn_then<T: 'static>(
+        &self,
+        future: impl Future<Output = T> + 'static,
+        then: impl FnOnce(&mut D, Instant, T) + 'static,
+    ) -> Task<()> {
+        let tx = self.local_tx.clone();
+        self.executor.spawn(async move {
+            let output = future.await;
+            let command: LocalCommand<D> = Box::new(move |machine, now| then(machine, now, output));
+            // Unbounded: its length is bounded by the number of live tasks.
+            let _ = tx.try_send(command);
+        })
+    }
+
+    /// Runs the blocking closure `job` on the blocking thread pool, then `then` inside the loop.
+    ///
+    /// For synchronous handlers that compute or block (file reads, CPU work): the loop thread
+    /// never runs them. Dropping the returned task stops waiting for the job; a job already
+    /// running on its thread finishes there and its result is discarded.
+    pub fn spawn_blocking_then<T: Send + 'static>(
+        &self,
+        job: impl FnOnce() -> T + Send + 'static,
+        then: impl FnOnce(&mut D, Instant, T) + 'static,
+    ) -> Task<()> {
+        self.spawn_then(smol::unblock(job), then)
+    }
+}
+
+/// Sends commands into a running loop from any thread or runtime. Cloneable and `Send`.
+///
+/// The queue is bounded ([`crate::DriveOptions::command_capacity`]): [`Remote::send`] waits,
+/// [`Remote::send_blocking`] blocks the calling thread, [`Remote::try_send`] refuses when full.
+pub struct Remote<D> {
+    pub(crate) tx: Sender<RemoteCommand<D>>,
+}
+
+impl<D> Clone for Remote<D> {
+    fn clone(&self) -> Self {
+        Self {
+            tx: self.tx.clone(),
+        }
+    }
+}
+
+/// Why a command could not be queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteError {
+    /// The loop's command queue is full (only from [`Remote::try_send`]).
+    Full,
+    /// The loop and its driver are gone.
+    Closed,
+}
+
+impl std::fmt::Display for RemoteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RemoteError::Full => "the loop's command queue is full",
+            RemoteError::Closed => "the loop has ended",
+        })
+    }
+}
+
+impl std::error::Error for RemoteError {}
+
+impl<D: 'static> Remote<D> {
+    /// Queues `command`, waiting while the queue is full.
+    pub async fn send(
+        &self,
+        command: impl FnOnce(&mut D, Instant) + Send + 'static,
+    ) -> Result<(), RemoteError> {
+        let command: RemoteCommand<D> = Box::new(command);
+        self.tx.send(command).await.map_err(|_| RemoteError::Closed)
+    }
+
+    /// Queues `command`, blocking this thread while the queue is full. Not for async contexts.
+    pub fn send_blocking(
+        &self,
+        command: impl FnOnce(&mut D, Instant) + Send + 'static,
+    ) -> Result<(), RemoteError> {
+        let command: RemoteCommand<D> = Box::new(command);
+        self.tx
+            .send_blocking(command)
+            .map_err(|_| RemoteError::Closed)
+    }
+
+    /// Queues `command` if there is room.
+    pub fn try_send(
+        &self,
+        command: impl FnOnce(&mut D, Instant) + Send + 'static,
+    ) -> Result<(), RemoteError> {
+        let command: RemoteCommand<D> = Box::new(command);
+        self.tx.try_send(command).map_err(|e| match e {
+            TrySendError::Full(_) => RemoteError::Full,
+            TrySendError::Closed(_) => RemoteError::Closed,
+        })
+    }
+
+    /// Runs `f` on the machine inside the loop and returns its result (e.g. the id
+    /// `send_request` assigned). Fails if the loop ends before running it.
+    pub async fn call<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut D, Instant) -> T + Send + 'static,
+    ) -> Result<T, RemoteError> {
+        let (reply_tx, reply_rx) = smol::channel::bounded(1);
+        self.send(move |machine, now| {
+            let _ = reply_tx.try_send(f(machine, now));
+        })
+        .await?;
+        reply_rx.recv().await.map_err(|_| RemoteError::Closed)
+    }
+}

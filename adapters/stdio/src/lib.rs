@@ -1,0 +1,73 @@
+//! # mcp-sansio-stdio
+//!
+//! Runs an mcp-sansio state machine on stdio: on this process's own stdin/stdout
+//! ([`serve_stdio`]) or on a child process's pipes ([`connect_child`], [`ChildProcess`]).
+//! It only moves bytes and time (smol + async-io); every protocol decision stays in the
+//! machine, which the loop reaches through the small [`Driven`] trait.
+//!
+//! ## How the loop drives the machine
+//!
+//! Following the crate-wide drive-loop contract: after every input (a frame, a frame error, end
+//! of input, a timeout) and every command, the loop drains [`Driven::poll_transmit`] into one
+//! buffer (one message per line) and writes it in one `write_all` + `flush`; then it sleeps
+//! until the earlier of new input, a command, a finished task and [`Driven::poll_timeout`].
+//!
+//! ## Running application code next to the machine
+//!
+//! A [`Driver`] owns a single-threaded executor. Before running, take its [`LoopHandle`]
+//! (spawn `!Send` futures and blocking jobs whose results are applied to the machine inside the
+//! loop: `spawn_then`, `spawn_blocking_then`) and its [`Remote`] (send closures
+//! `FnOnce(&mut D, Instant)` into the loop from any thread). A slow handler never blocks other
+//! requests: it is a task, the loop keeps serving while it waits.
+//!
+//! ```no_run
+//! use std::time::Instant;
+//! use bytes::Bytes;
+//! use mcp_sansio_stdio::{Driven, Driver, DriveOptions, FrameError};
+//!
+//! /// Answers every line with itself.
+//! struct Echo { out: Vec<Bytes>, closed: bool }
+//! impl Driven for Echo {
+//!     fn handle_frame(&mut self, _now: Instant, frame: Bytes) { self.out.push(frame) }
+//!     fn handle_frame_error(&mut self, _now: Instant, _error: FrameError) {}
+//!     fn handle_eof(&mut self, _now: Instant) { self.closed = true }
+//!     fn handle_timeout(&mut self, _now: Instant) {}
+//!     fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<usize> {
+//!         let frame = self.out.pop()?;
+//!         buf.extend_from_slice(&frame);
+//!         Some(frame.len())
+//!     }
+//!     fn poll_timeout(&self) -> Option<Instant> { None }
+//!     fn is_closed(&self) -> bool { self.closed && self.out.is_empty() }
+//! }
+//!
+//! let driver = Driver::new(DriveOptions::default());
+//! let finished = driver.serve_stdio(Echo { out: Vec::new(), closed: false });
+//! eprintln!("stopped: {:?}", finished.reason);
+//! ```
+//!
+//! ## Framing (interim)
+//!
+//! Lines are cut by a tiny private splitter (`interim_line_splitter`) until the core's
+//! `mcp_sansio::framing::ndjson` lands; the swap touches that one module.
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+#![warn(unreachable_pub)]
+
+mod child;
+mod driven;
+mod driver;
+mod handle;
+mod interim_line_splitter;
+mod run_loop;
+mod stdio;
+
+pub use child::{
+    connect_child, ChildProcess, ShutdownReport, ShutdownStage, ShutdownTimeouts, StderrMode,
+    STDERR_TAIL_LIMIT,
+};
+pub use driven::{Driven, FrameError};
+pub use driver::{DriveOptions, Driver, EndReason, Finished};
+pub use handle::{LoopHandle, Remote, RemoteError};
+pub use smol::Task;
+pub use stdio::serve_stdio;

@@ -1,0 +1,357 @@
+//! The run loop: moves bytes between a reader/writer pair and a [`Driven`] machine, moves time
+//! into it, and runs the application's tasks and commands next to it on one thread.
+//!
+//! One iteration: drain the machine's transmits into the pending output, hand that batch to
+//! the writer if it is idle (one `write_all` + `flush` per batch), then wait for whatever comes
+//! first: bytes read, a write finished, a command, a task's result, the machine's deadline. Each
+//! input is fed to the machine and followed by a drain, as the drive-loop contract requires.
+//! Reading pauses while the pending output is above a high-water mark, so a peer that does not
+//! read cannot make us buffer without bound; writing never stops reading below that mark, so
+//! two peers that both write before they read cannot deadlock on full pipes.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::task::Poll;
+use std::time::Instant;
+
+use smol::channel::Receiver;
+use smol::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use smol::stream::Stream;
+use smol::Timer;
+
+use crate::driven::Driven;
+use crate::driver::{DriveOptions, EndReason, Finished};
+use crate::handle::{LocalCommand, RemoteCommand};
+use crate::interim_line_splitter::{LineItem, LineSplitter};
+
+/// The command queues; a queue whose senders are all gone becomes `None`.
+pub(crate) struct Queues<D> {
+    // Boxed: a receiver is `!Unpin` and is polled as a stream across iterations.
+    pub(crate) local: Option<Pin<Box<Receiver<LocalCommand<D>>>>>,
+    pub(crate) remote: Option<Pin<Box<Receiver<RemoteCommand<D>>>>>,
+}
+
+type WriteJob<'w, W> = Pin<Box<dyn Future<Output = (W, Vec<u8>, io::Result<()>)> + 'w>>;
+
+/// The writer and the batch it is writing.
+enum Output<'w, W> {
+    Idle(W),
+    Busy(WriteJob<'w, W>),
+    Failed,
+}
+
+/// Everything that became ready during one wait.
+struct Wakes<W, D> {
+    written: Option<(W, Vec<u8>, io::Result<()>)>,
+    read: Option<io::Result<usize>>,
+    local: Option<Option<LocalCommand<D>>>,
+    remote: Option<Option<RemoteCommand<D>>>,
+    timer: bool,
+}
+
+impl<W, D> Wakes<W, D> {
+    fn any(&self) -> bool {
+        self.written.is_some()
+            || self.read.is_some()
+            || self.local.is_some()
+            || self.remote.is_some()
+            || self.timer
+    }
+}
+
+/// The state of one run.
+pub(crate) struct Loop<'w, D, R, W> {
+    driven: D,
+    reader: R,
+    output: Output<'w, W>,
+    queues: Queues<D>,
+    options: DriveOptions,
+    splitter: LineSplitter,
+    scratch: Vec<u8>,
+    /// Output drained from the machine, not yet handed to the writer.
+    pending: Vec<u8>,
+    /// A spare buffer, swapped with `pending` when a write starts.
+    spare: Vec<u8>,
+    input_open: bool,
+    /// When the transport went away (end of input or failed write): starts the linger.
+    gone_at: Option<Instant>,
+    /// When the machine was first seen closed: starts the linger for the final flush.
+    closed_at: Option<Instant>,
+    /// Complete lines are buffered in the splitter but feeding stopped at the high-water mark.
+    backlog: bool,
+    timer: Timer,
+    armed: Option<Instant>,
+    input_error: Option<io::Error>,
+    output_error: Option<io::Error>,
+}
+
+impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D, R, W> {
+    pub(crate) fn new(
+        driven: D,
+        reader: R,
+        writer: W,
+        queues: Queues<D>,
+        options: DriveOptions,
+    ) -> Self {
+        Self {
+            splitter: LineSplitter::new(options.max_line_len),
+            scratch: vec![0; options.read_chunk.max(1)],
+            driven,
+            reader,
+            output: Output::Idle(writer),
+            queues,
+            options,
+            pending: Vec::new(),
+            spare: Vec::new(),
+            input_open: true,
+            gone_at: None,
+            closed_at: None,
+            backlog: false,
+            timer: Timer::never(),
+            armed: None,
+            input_error: None,
+            output_error: None,
+        }
+    }
+
+    pub(crate) async fn run(mut self) -> Finished<D> {
+        let reason = loop {
+            self.drain();
+            self.start_write();
+            if self.backlog && !self.driven.is_closed() {
+                // Lines held back at the high-water mark: feed them while the writer works.
+                self.feed_buffered(Instant::now());
+                self.start_write();
+            }
+            let flushed = self.pending.is_empty() && !matches!(self.output, Output::Busy(_));
+            if self.driven.is_closed() {
+                if flushed {
+                    break EndReason::Closed;
+                }
+                self.closed_at.get_or_insert_with(Instant::now);
+            }
+            let linger_end = match (self.gone_at, self.closed_at) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+            .map(|t| t + self.options.linger);
+            if linger_end.is_some_and(|end| Instant::now() >= end) {
+                break EndReason::LingerExpired;
+            }
+            self.arm_timer(linger_end);
+            let wakes = self.wait().await;
+            self.handle_wakes(wakes);
+        };
+        if let Output::Idle(mut writer) = std::mem::replace(&mut self.output, Output::Failed) {
+            let _ = writer.close().await;
+        }
+        Finished {
+            driven: self.driven,
+            reason,
+            input_error: self.input_error,
+            output_error: self.output_error,
+        }
+    }
+
+    /// Moves every pending transmit of the machine into `pending`, one line each.
+    fn drain(&mut self) {
+        loop {
+            let start = self.pending.len();
+            if self.driven.poll_transmit(&mut self.pending).is_none() {
+                break;
+            }
+            debug_assert!(
+                memchr::memchr(b'\n', &self.pending[start..]).is_none(),
+                "a transmit must not contain a newline"
+            );
+            self.pending.push(b'\n');
+        }
+        if matches!(self.output, Output::Failed) {
+            self.pending.clear();
+        }
+    }
+
+    /// Hands the pending batch to the writer when it is idle: one write and flush per batch.
+    fn start_write(&mut self) {
+        if self.pending.is_empty() || !matches!(self.output, Output::Idle(_)) {
+            return;
+        }
+        let Output::Idle(mut writer) = std::mem::replace(&mut self.output, Output::Failed) else {
+            return;
+        };
+        let batch = std::mem::replace(&mut self.pending, std::mem::take(&mut self.spare));
+        self.output = Output::Busy(Box::pin(async move {
+            let result = async {
+                writer.write_all(&batch).await?;
+                writer.flush().await
+            }
+            .await;
+            (writer, batch, result)
+        }));
+    }
+
+    fn arm_timer(&mut self, linger_end: Option<Instant>) {
+        let deadline = match (self.driven.poll_timeout(), linger_end) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if deadline != self.armed {
+            match deadline {
+                Some(at) => self.timer.set_at(at),
+                None => self.timer = Timer::never(),
+            }
+            self.armed = deadline;
+        }
+    }
+
+    /// Waits until at least one source is ready; collects every source that is.
+    async fn wait(&mut self) -> Wakes<W, D> {
+        let want_read = self.input_open
+            && !self.backlog
+            && !self.driven.is_closed()
+            && self.pending.len() < self.options.output_high_water;
+        let Self {
+            reader,
+            output,
+            queues,
+            scratch,
+            timer,
+            armed,
+            ..
+        } = self;
+        std::future::poll_fn(|cx| {
+            let mut wakes = Wakes {
+                written: None,
+                read: None,
+                local: None,
+                remote: None,
+                timer: false,
+            };
+            if let Output::Busy(job) = output {
+                if let Poll::Ready(done) = job.as_mut().poll(cx) {
+                    wakes.written = Some(done);
+                }
+            }
+            if let Some(rx) = queues.local.as_mut() {
+                if let Poll::Ready(item) = rx.as_mut().poll_next(cx) {
+                    wakes.local = Some(item);
+                }
+            }
+            if let Some(rx) = queues.remote.as_mut() {
+                if let Poll::Ready(item) = rx.as_mut().poll_next(cx) {
+                    wakes.remote = Some(item);
+                }
+            }
+            if want_read {
+                if let Poll::Ready(result) = Pin::new(&mut *reader).poll_read(cx, scratch) {
+                    wakes.read = Some(result);
+                }
+            }
+            if armed.is_some() && Pin::new(&mut *timer).poll(cx).is_ready() {
+                *armed = None;
+                wakes.timer = true;
+            }
+            if wakes.any() {
+                Poll::Ready(wakes)
+            } else {
+                Poll::Pending
+            }
+        })
+        .await
+    }
+
+    fn handle_wakes(&mut self, wakes: Wakes<W, D>) {
+        let now = Instant::now();
+        if let Some((writer, mut batch, result)) = wakes.written {
+            match result {
+                Ok(()) => {
+                    batch.clear();
+                    self.spare = batch;
+                    self.output = Output::Idle(writer);
+                }
+                Err(error) => {
+                    self.output = Output::Failed;
+                    self.pending.clear();
+                    self.output_error = Some(error);
+                    // Nothing can answer the peer any more: stop reading it too.
+                    self.input_open = false;
+                    self.transport_gone(now);
+                }
+            }
+        }
+        if let Some(result) = wakes.read {
+            self.handle_read(now, result);
+        }
+        match wakes.local {
+            Some(Some(command)) => command(&mut self.driven, now),
+            Some(None) => self.queues.local = None,
+            None => {}
+        }
+        self.drain();
+        match wakes.remote {
+            Some(Some(command)) => command(&mut self.driven, now),
+            Some(None) => self.queues.remote = None,
+            None => {}
+        }
+        self.drain();
+        if wakes.timer && self.driven.poll_timeout().is_some_and(|at| at <= now) {
+            self.driven.handle_timeout(now);
+        }
+    }
+
+    fn handle_read(&mut self, now: Instant, result: io::Result<usize>) {
+        match result {
+            Ok(0) => {
+                self.input_open = false;
+                if let Some(item) = self.splitter.finish() {
+                    self.feed(now, item);
+                }
+                self.transport_gone(now);
+            }
+            Ok(n) => {
+                self.splitter.push(&self.scratch[..n]);
+                self.feed_buffered(now);
+            }
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => {
+                self.input_open = false;
+                self.input_error = Some(error);
+                self.transport_gone(now);
+            }
+        }
+    }
+
+    /// Feeds buffered lines, each followed by a drain, until none is left or the pending
+    /// output reaches the high-water mark (then the rest waits in the splitter: a read chunk
+    /// full of tiny requests with large answers cannot make the output grow without bound).
+    fn feed_buffered(&mut self, now: Instant) {
+        self.backlog = false;
+        while !self.driven.is_closed() {
+            if self.pending.len() >= self.options.output_high_water {
+                self.backlog = true;
+                return;
+            }
+            let Some(item) = self.splitter.next_item() else {
+                return;
+            };
+            self.feed(now, item);
+            self.drain();
+        }
+    }
+
+    fn feed(&mut self, now: Instant, item: LineItem) {
+        match item {
+            LineItem::Frame(frame) => self.driven.handle_frame(now, frame),
+            LineItem::Error(error) => self.driven.handle_frame_error(now, error),
+        }
+    }
+
+    /// Tells the machine once that the transport is gone and starts the linger.
+    fn transport_gone(&mut self, now: Instant) {
+        if self.gone_at.is_none() {
+            self.gone_at = Some(now);
+            self.driven.handle_eof(now);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! Commands from other threads and tasks on the loop's executor, over a real `cat` pipe.
+
+mod common;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use common::{ms, Recorder};
+use mcp_sansio_stdio::{connect_child, DriveOptions, Driver, RemoteError, StderrMode};
+
+#[test]
+fn commands_sent_from_another_thread_run_in_the_loop_and_their_output_is_written() {
+    let mut child = connect_child("cat", [] as [&str; 0], StderrMode::Inherit).unwrap();
+    let driver = Driver::<Recorder>::new(DriveOptions::default());
+    let remote = driver.remote();
+    let sender = std::thread::spawn(move || {
+        for i in 0..100 {
+            remote
+                .send_blocking(move |m: &mut Recorder, _now| m.queue(format!("cmd {i}")))
+                .unwrap();
+        }
+        // `call` returns what the closure computed inside the loop.
+        let queued = smol::block_on(remote.call(|m: &mut Recorder, _now| m.outbox.len() + 1000));
+        queued.unwrap()
+    });
+    let machine = Recorder {
+        expect: Some(100),
+        ..Recorder::default()
+    };
+    let finished = child.drive_blocking(driver, machine).unwrap();
+    let got: Vec<String> = finished
+        .driven
+        .received
+        .iter()
+        .map(|b| String::from_utf8(b.to_vec()).unwrap())
+        .collect();
+    assert_eq!(
+        got,
+        (0..100).map(|i| format!("cmd {i}")).collect::<Vec<_>>()
+    );
+    // The call was answered (its value depends on timing, but it ran in the loop).
+    assert!(sender.join().unwrap() >= 1000);
+    child.shutdown_blocking(Default::default()).unwrap();
+}
+
+#[test]
+fn a_remote_fails_once_the_loop_has_ended() {
+    let mut child = connect_child("cat", [] as [&str; 0], StderrMode::Inherit).unwrap();
+    let driver = Driver::<Recorder>::new(DriveOptions::default());
+    let remote = driver.remote();
+    let machine = Recorder {
+        closed: true,
+        ..Recorder::default()
+    };
+    child.drive_blocking(driver, machine).unwrap();
+    assert_eq!(remote.try_send(|_, _| {}), Err(RemoteError::Closed));
+    child.shutdown_blocking(Default::default()).unwrap();
+}
+
+#[test]
+fn a_slow_task_does_not_block_fast_ones_or_incoming_frames() {
+    let mut child = connect_child("cat", [] as [&str; 0], StderrMode::Inherit).unwrap();
+    let driver = Driver::<Recorder>::new(DriveOptions::default());
+    let handle = driver.handle();
+    let order = Rc::new(RefCell::new(Vec::new()));
+
+    let log = Rc::clone(&order);
+    handle
+        .spawn_then(
+            async {
+                smol::Timer::after(ms(300)).await;
+                "slow"
+            },
+            move |m: &mut Recorder, _now, out| {
+                log.borrow_mut().push((out, m.received.len()));
+                m.queue(out);
+            },
+        )
+        .detach();
+    let log = Rc::clone(&order);
+    handle
+        .spawn_then(
+            async {
+                smol::Timer::after(ms(10)).await;
+                "fast"
+            },
+            move |m: &mut Recorder, _now, out| {
+                log.borrow_mut().push((out, m.received.len()));
+                m.queue(out);
+            },
+        )
+        .detach();
+    let log = Rc::clone(&order);
+    handle
+        .spawn_blocking_then(
+            || {
+                std::thread::sleep(ms(50));
+                "blocking"
+            },
+            move |m: &mut Recorder, _now, out| {
+                log.borrow_mut().push((out, m.received.len()));
+                m.queue(out);
+            },
+        )
+        .detach();
+    // Dropping a task cancels it: its continuation must never run.
+    drop(handle.spawn_then(
+        async {
+            smol::Timer::after(ms(20)).await;
+        },
+        |m: &mut Recorder, _now, ()| m.queue("cancelled task ran"),
+    ));
+
+    let mut machine = Recorder {
+        expect: Some(4),
+        ..Recorder::default()
+    };
+    machine.queue("frame");
+    let started = Instant::now();
+    let finished = child.drive_blocking(driver, machine).unwrap();
+    let order: Vec<&str> = order.borrow().iter().map(|(what, _)| *what).collect();
+    assert_eq!(order, ["fast", "blocking", "slow"]);
+    let got: Vec<&[u8]> = finished.driven.received.iter().map(|b| &b[..]).collect();
+    assert_eq!(got, [&b"frame"[..], b"fast", b"blocking", b"slow"]);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    child.shutdown_blocking(Default::default()).unwrap();
+}
+
+#[test]
+fn the_command_queue_is_bounded() {
+    let driver = Driver::<Recorder>::new(DriveOptions {
+        command_capacity: 2,
+        ..DriveOptions::default()
+    });
+    let remote = driver.remote();
+    assert_eq!(remote.try_send(|_, _| {}), Ok(()));
+    assert_eq!(remote.try_send(|_, _| {}), Ok(()));
+    assert_eq!(remote.try_send(|_, _| {}), Err(RemoteError::Full));
+    drop(driver);
+    assert_eq!(remote.try_send(|_, _| {}), Err(RemoteError::Closed));
+}
