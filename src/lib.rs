@@ -30,6 +30,11 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+pub mod config;
 pub mod framing;
 pub mod jsonrpc;
 pub mod model;
+pub mod pair;
+pub mod session;
+
+pub use config::Config;
