@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use mcp_sansio::jsonrpc::RawJson;
 use mcp_sansio::model::{Implementation, ProtocolVersion, ServerCapabilities};
 use mcp_sansio::pair::Pair;
@@ -64,11 +64,7 @@ fn bench(c: &mut Criterion) {
         {
             let mut pair = connected();
             group.bench_function(format!("{name}/{in_flight}_in_flight"), |b| {
-                b.iter_batched_ref(
-                    || (),
-                    |_| round_trips(&mut pair, method, &params, in_flight),
-                    BatchSize::SmallInput,
-                )
+                b.iter(|| round_trips(&mut pair, method, &params, in_flight))
             });
         }
     }

@@ -259,6 +259,10 @@ impl Session {
         let Some(token) = &entry.progress_token else {
             return Ok(());
         };
+        // JSON has no NaN or infinity: they would go out as `null` and break the schema.
+        if !progress.is_finite() || total.is_some_and(|t| !t.is_finite()) {
+            return Err(SendError::InvalidParams);
+        }
         let params = ProgressOut {
             progress_token: token,
             progress,
