@@ -8,6 +8,7 @@
 mod error;
 mod event;
 mod gating;
+mod idhash;
 mod inbound;
 mod lifecycle;
 mod outbound;
