@@ -12,6 +12,7 @@ mod idhash;
 mod inbound;
 mod lifecycle;
 mod outbound;
+mod sending;
 mod timer;
 mod tombstones;
 
