@@ -30,6 +30,7 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+pub mod app;
 pub mod framing;
 pub mod jsonrpc;
 pub mod model;

@@ -1,0 +1,5 @@
+//! The application layer: MCP servers and clients built on the session, still free of IO.
+
+pub mod cursor;
+pub mod schema;
+pub mod uri_template;
