@@ -31,6 +31,11 @@
 #![warn(unreachable_pub)]
 
 pub mod app;
+pub mod config;
 pub mod framing;
 pub mod jsonrpc;
 pub mod model;
+pub mod pair;
+pub mod session;
+
+pub use config::Config;
