@@ -11,6 +11,7 @@ mod id;
 mod message;
 mod methods;
 mod raw;
+mod raw_de;
 
 pub use decode::{decode, decode_message, decode_slice};
 pub use encode::{

@@ -129,9 +129,9 @@ impl Serialize for RawJson {
 
 impl<'de> Deserialize<'de> for RawJson {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = Box::<RawValue>::deserialize(deserializer)?;
-        let text: Box<str> = raw.into();
-        Ok(RawJson(Bytes::from(text.into_boxed_bytes())))
+        // serde_json hands over the raw text; a buffering deserializer (serde's `flatten`,
+        // tagged or untagged enums) cannot, so that path rebuilds the text in member order.
+        super::raw_de::deserialize(deserializer).map(|text| RawJson(Bytes::from(text)))
     }
 }
 
