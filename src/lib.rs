@@ -9,7 +9,8 @@
 //! ## Layers
 //!
 //! - [`jsonrpc`]: envelopes, exact request ids, lazy payloads, decode and encode.
-//! - [`framing`]: incremental push parsers and encoders for message framing (ndjson lines).
+//! - [`framing`]: incremental push parsers and encoders for message framing (ndjson lines,
+//!   server-sent events).
 //! - [`model`]: typed MCP params and results of every protocol revision.
 //!
 //! ## The drive-loop contract
@@ -33,6 +34,8 @@
 pub mod app;
 pub mod config;
 pub mod framing;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
 pub mod jsonrpc;
 pub mod model;
 pub mod pair;

@@ -91,6 +91,12 @@ fn decode_value(frame: &Bytes, text: &str) -> Result<Message, DecodeError> {
     let env: Envelope<'_> = match serde_json::from_str(text) {
         Ok(env) => env,
         Err(e) if e.classify() == serde_json::error::Category::Data => {
+            // A data error can stop the parse before a later syntax error (`8 x`, or a
+            // duplicate member followed by garbage): the text must be valid JSON to be an
+            // invalid request rather than a parse error.
+            if let Err(syntax) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                return Err(DecodeError::parse(syntax.to_string()));
+            }
             return Err(DecodeError::invalid(
                 recover_id(text),
                 data_error_detail(&e),

@@ -275,3 +275,13 @@ fn batch_encoding() {
     };
     assert_eq!(items.len(), 2);
 }
+
+#[test]
+fn a_type_error_before_a_syntax_error_is_still_a_parse_error() {
+    // serde stops at the first error; a wrong type or a duplicate member must not hide that the
+    // text is not JSON at all.
+    for text in ["8 x", "\"s\" ]", r#"{"jsonrpc":"2.0","id":1,"id":2,"#] {
+        assert_eq!(err(text).kind, DecodeErrorKind::Parse, "{text}");
+    }
+    assert_eq!(err("8").kind, DecodeErrorKind::InvalidRequest);
+}

@@ -1,0 +1,349 @@
+//! Newline-delimited JSON framing (the stdio transport): cutting a byte stream into lines, and
+//! writing one message per line.
+//!
+//! The decoder is a push parser: [`NdjsonDecoder::push`] takes chunks of any size and
+//! [`NdjsonDecoder::poll_frame`] hands back one line at a time as a [`Bytes`] slice of the
+//! internal buffer (no copy per frame). Lines end with `\n`; a `\r` before it is dropped; blank
+//! and whitespace-only lines are skipped. A line longer (blank or not: its bytes are not kept to
+//! look at) than the limit yields one
+//! [`FrameError::LineTooLong`] in its place, and its bytes are dropped as they arrive (never
+//! buffered), so memory stays bounded while a huge line streams in.
+
+use std::collections::VecDeque;
+
+use bytes::{Bytes, BytesMut};
+
+use super::FrameError;
+
+/// The default maximum line length: 4 MiB.
+pub const DEFAULT_MAX_LINE_LEN: usize = 4 * 1024 * 1024;
+
+/// An incremental ndjson decoder.
+///
+/// Memory held: the complete lines pushed but not yet polled, plus at most `max_line_len + 1`
+/// bytes of the current unfinished line. Poll until `None` after each push to keep it small.
+#[derive(Debug)]
+pub struct NdjsonDecoder {
+    max_line_len: usize,
+    /// Complete lines not yet polled, followed by the start of the unfinished line.
+    buf: BytesMut,
+    /// Where the unfinished line starts in `buf` (everything before it ends with `\n`).
+    tail_start: usize,
+    /// Bytes already split off `buf` since the decoder was created.
+    consumed: u64,
+    /// Inside an over-long line: drop bytes until the next `\n`.
+    discarding: bool,
+    /// Errors to report, each at the stream position (`consumed` + offset) it belongs to.
+    errors: VecDeque<(u64, FrameError)>,
+}
+
+impl Default for NdjsonDecoder {
+    fn default() -> Self {
+        Self::new(DEFAULT_MAX_LINE_LEN)
+    }
+}
+
+impl NdjsonDecoder {
+    /// A decoder that accepts lines of up to `max_line_len` bytes (terminator excluded).
+    pub fn new(max_line_len: usize) -> Self {
+        NdjsonDecoder {
+            max_line_len,
+            buf: BytesMut::new(),
+            tail_start: 0,
+            consumed: 0,
+            discarding: false,
+            errors: VecDeque::new(),
+        }
+    }
+
+    /// The configured maximum line length.
+    pub fn max_line_len(&self) -> usize {
+        self.max_line_len
+    }
+
+    /// Bytes currently buffered (unpolled lines and the unfinished line).
+    pub fn buffered_len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Whether the decoder is inside an over-long line, dropping bytes until the next newline.
+    pub fn is_discarding(&self) -> bool {
+        self.discarding
+    }
+
+    /// Feeds the next chunk of the stream.
+    pub fn push(&mut self, mut chunk: &[u8]) {
+        while !chunk.is_empty() {
+            if self.discarding {
+                match memchr::memchr(b'\n', chunk) {
+                    None => return,
+                    Some(pos) => {
+                        self.discarding = false;
+                        chunk = &chunk[pos + 1..];
+                    }
+                }
+                continue;
+            }
+            let partial = self.buf.len() - self.tail_start;
+            match memchr::memchr(b'\n', chunk) {
+                Some(pos) => {
+                    let line = &chunk[..pos];
+                    let content = partial + line.len() - usize::from(self.ends_with_cr(line));
+                    if content > self.max_line_len {
+                        self.reject_tail();
+                    } else {
+                        self.buf.extend_from_slice(&chunk[..=pos]);
+                        self.tail_start = self.buf.len();
+                    }
+                    chunk = &chunk[pos + 1..];
+                }
+                None => {
+                    // One extra byte is allowed: it may be the `\r` of a CRLF.
+                    if partial + chunk.len() > self.max_line_len.saturating_add(1) {
+                        self.reject_tail();
+                        self.discarding = true;
+                    } else {
+                        self.buf.extend_from_slice(chunk);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Signals the end of the stream: a final line without a newline is treated as complete
+    /// (and polled like any other line). Equivalent to pushing `"\n"`.
+    ///
+    /// Accepting the unterminated last line is the lenient choice: a peer that writes its last
+    /// message and closes the pipe is still heard. The decoder stays usable afterwards.
+    pub fn finish(&mut self) {
+        self.push(b"\n");
+    }
+
+    /// The next complete line (without `\n` or `\r\n`), or an error standing in for an
+    /// over-long line, in stream order. `None` when no complete line is buffered.
+    #[must_use]
+    pub fn poll_frame(&mut self) -> Option<Result<Bytes, FrameError>> {
+        loop {
+            if let Some(&(at, error)) = self.errors.front() {
+                if at <= self.consumed {
+                    self.errors.pop_front();
+                    return Some(Err(error));
+                }
+            }
+            let end = memchr::memchr(b'\n', &self.buf[..self.tail_start])?;
+            let mut line = self.buf.split_to(end + 1);
+            self.tail_start -= end + 1;
+            self.consumed += (end + 1) as u64;
+            line.truncate(end);
+            if line.last() == Some(&b'\r') {
+                line.truncate(end - 1);
+            }
+            if !is_blank(&line) {
+                return Some(Ok(line.freeze()));
+            }
+        }
+    }
+
+    fn ends_with_cr(&self, line: &[u8]) -> bool {
+        match line.last() {
+            Some(&b) => b == b'\r',
+            None => self.buf.len() > self.tail_start && self.buf.last() == Some(&b'\r'),
+        }
+    }
+
+    /// Drops the unfinished line and records one error in its place.
+    fn reject_tail(&mut self) {
+        self.buf.truncate(self.tail_start);
+        let at = self.consumed + self.tail_start as u64;
+        self.errors.push_back((
+            at,
+            FrameError::LineTooLong {
+                max: self.max_line_len,
+            },
+        ));
+    }
+}
+
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+/// Appends `message` to `buf` as exactly one line: raw `\n` and `\r` bytes become spaces (in
+/// valid JSON they can only be insignificant whitespace) and a `\n` is appended.
+pub fn encode_frame(buf: &mut Vec<u8>, message: &[u8]) {
+    buf.reserve(message.len() + 1);
+    let mut rest = message;
+    while let Some(pos) = memchr::memchr2(b'\n', b'\r', rest) {
+        buf.extend_from_slice(&rest[..pos]);
+        buf.push(b' ');
+        rest = &rest[pos + 1..];
+    }
+    buf.extend_from_slice(rest);
+    buf.push(b'\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(d: &mut NdjsonDecoder) -> Vec<Result<Vec<u8>, FrameError>> {
+        std::iter::from_fn(|| d.poll_frame())
+            .map(|r| r.map(|b| b.to_vec()))
+            .collect()
+    }
+
+    fn ok(s: &str) -> Result<Vec<u8>, FrameError> {
+        Ok(s.as_bytes().to_vec())
+    }
+
+    const TOO_LONG: Result<Vec<u8>, FrameError> = Err(FrameError::LineTooLong { max: 8 });
+
+    #[test]
+    fn many_messages_in_one_chunk() {
+        let mut d = NdjsonDecoder::default();
+        d.push(b"{\"a\":1}\n{\"b\":2}\n{\"c\"");
+        assert_eq!(drain(&mut d), vec![ok("{\"a\":1}"), ok("{\"b\":2}")]);
+        d.push(b":3}\n");
+        assert_eq!(drain(&mut d), vec![ok("{\"c\":3}")]);
+    }
+
+    #[test]
+    fn one_message_over_many_single_byte_chunks_including_utf8() {
+        let msg = "{\"s\":\"h\u{e9}llo \u{1f600}\"}\n";
+        let mut d = NdjsonDecoder::default();
+        for b in msg.as_bytes() {
+            assert_eq!(d.poll_frame(), None);
+            d.push(std::slice::from_ref(b));
+        }
+        assert_eq!(drain(&mut d), vec![ok(msg.trim_end())]);
+    }
+
+    #[test]
+    fn crlf_is_tolerated_even_when_split() {
+        let mut d = NdjsonDecoder::default();
+        d.push(b"{}\r");
+        assert_eq!(d.poll_frame(), None);
+        d.push(b"\n[1]\r\n");
+        assert_eq!(drain(&mut d), vec![ok("{}"), ok("[1]")]);
+    }
+
+    #[test]
+    fn blank_and_whitespace_lines_are_skipped() {
+        let mut d = NdjsonDecoder::default();
+        d.push(b"\n\r\n  \t \n{}\n \r\n");
+        assert_eq!(drain(&mut d), vec![ok("{}")]);
+    }
+
+    #[test]
+    fn overlong_line_in_one_chunk_yields_one_error_and_keeps_neighbours() {
+        let mut d = NdjsonDecoder::new(8);
+        d.push(b"{\"a\":1}\n0123456789abc\n{\"b\":2}\n");
+        assert_eq!(
+            drain(&mut d),
+            vec![ok("{\"a\":1}"), TOO_LONG, ok("{\"b\":2}")]
+        );
+    }
+
+    #[test]
+    fn overlong_line_streamed_is_not_buffered() {
+        let mut d = NdjsonDecoder::new(8);
+        d.push(b"[1]\n");
+        for _ in 0..1000 {
+            d.push(b"xxxxxxxxxxxxxxxx");
+            assert!(
+                d.buffered_len() <= 4 + 9,
+                "buffer grew to {}",
+                d.buffered_len()
+            );
+        }
+        assert!(d.is_discarding());
+        d.push(b"yyy\n[2]\n");
+        assert!(!d.is_discarding());
+        assert_eq!(drain(&mut d), vec![ok("[1]"), TOO_LONG, ok("[2]")]);
+    }
+
+    #[test]
+    fn error_is_reported_in_stream_order() {
+        let mut d = NdjsonDecoder::new(8);
+        d.push(b"[1]\n[2]\n0123456789");
+        // The error belongs after both earlier lines, even though it was detected first.
+        assert_eq!(d.poll_frame(), Some(ok("[1]").map(Bytes::from)));
+        d.push(b"more\n[3]\n");
+        assert_eq!(drain(&mut d), vec![ok("[2]"), TOO_LONG, ok("[3]")]);
+    }
+
+    #[test]
+    fn exact_limit_is_accepted_with_lf_and_crlf() {
+        let mut d = NdjsonDecoder::new(8);
+        d.push(b"12345678\n12345678\r");
+        d.push(b"\n123456789\n");
+        assert_eq!(
+            drain(&mut d),
+            vec![ok("12345678"), ok("12345678"), TOO_LONG]
+        );
+    }
+
+    #[test]
+    fn limit_plus_one_without_cr_is_rejected_when_the_newline_arrives() {
+        let mut d = NdjsonDecoder::new(8);
+        d.push(b"123456789");
+        assert!(!d.is_discarding());
+        d.push(b"\n[1]\n");
+        assert_eq!(drain(&mut d), vec![TOO_LONG, ok("[1]")]);
+    }
+
+    #[test]
+    fn consecutive_overlong_lines_each_yield_one_error() {
+        let mut d = NdjsonDecoder::new(8);
+        d.push(b"aaaaaaaaaaaaaaa\nbbbbbbbbbbbbbbbbbbbb");
+        d.push(b"bbbbbbbbbbbbbbb\n{}\n");
+        assert_eq!(drain(&mut d), vec![TOO_LONG, TOO_LONG, ok("{}")]);
+    }
+
+    #[test]
+    fn finish_returns_the_unterminated_last_line() {
+        let mut d = NdjsonDecoder::default();
+        d.push(b"[1]\n[2]");
+        assert_eq!(drain(&mut d), vec![ok("[1]")]);
+        d.finish();
+        assert_eq!(drain(&mut d), vec![ok("[2]")]);
+        d.finish();
+        assert_eq!(drain(&mut d), vec![]);
+    }
+
+    #[test]
+    fn finish_while_discarding_reports_only_once() {
+        let mut d = NdjsonDecoder::new(4);
+        d.push(b"0123456789");
+        d.finish();
+        assert_eq!(drain(&mut d), vec![Err(FrameError::LineTooLong { max: 4 })]);
+    }
+
+    #[test]
+    fn frames_share_the_buffer() {
+        let mut d = NdjsonDecoder::default();
+        d.push(b"[1]\n[2]\n");
+        let a = d.poll_frame().unwrap().unwrap();
+        let b = d.poll_frame().unwrap().unwrap();
+        // Adjacent slices of one allocation: no copy per frame.
+        assert_eq!(a.as_ptr().wrapping_add(4), b.as_ptr());
+    }
+
+    #[test]
+    fn encoder_guarantees_one_line() {
+        let mut buf = Vec::new();
+        encode_frame(&mut buf, b"{\n  \"a\": 1\r\n}");
+        encode_frame(&mut buf, b"[]");
+        assert_eq!(buf, b"{   \"a\": 1  }\n[]\n");
+        let mut d = NdjsonDecoder::default();
+        d.push(&buf);
+        assert_eq!(drain(&mut d), vec![ok("{   \"a\": 1  }"), ok("[]")]);
+    }
+
+    #[test]
+    fn error_message_names_the_limit() {
+        let text = FrameError::LineTooLong { max: 42 }.to_string();
+        assert!(text.contains("42") && text.contains("line"), "{text}");
+    }
+}

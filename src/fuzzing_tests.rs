@@ -1,0 +1,122 @@
+//! Runs every fuzz body on built-in seeds and on a few thousand deterministic mutations of them.
+
+use super::*;
+
+const SEEDS: &[&[u8]] = &[
+    b"",
+    b"\x00",
+    b"\x07{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n",
+    b"\x03{\"a\":1}\r\n\r\n  \n{\"b\":\"\xc3\xa9\"}\nxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n[]",
+    b"\x10id: 1\nretry: 100\ndata:\n\n",
+    b"\x21\xEF\xBB\xBFevent: e\r\ndata: a\r\ndata: b\r\rid: x\0y\n: c\n\n",
+    b"\x05data: 0123456789012345678901234567890123456789\n\ndata: ok\n\n",
+    br#"{"jsonrpc":"2.0","id":"a\"b\\c\u00e9","method":"tools/call","params":{"n":1}}"#,
+    br#"{"jsonrpc":"2.0","id":18446744073709551615,"result":{}}"#,
+    br#"{"jsonrpc":"2.0","id":-9223372036854775808,"result":[]}"#,
+    br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m","data":[1]}}"#,
+    br#"{"jsonrpc":"2.0","method":"notifications/progress","params":null}"#,
+    br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}"#,
+    br#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#,
+    br#"{"jsonrpc":"2\u002e0","id":"1","method":"m\u0041","params":[]}"#,
+    br#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","id":3,"result":1},5]"#,
+    br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","code":2}}"#,
+    b"[]",
+    b"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+];
+
+/// A fuzz body and its name.
+type Body = (&'static str, fn(&[u8]));
+
+const BODIES: &[Body] = &[
+    ("ndjson", ndjson),
+    ("sse", sse),
+    ("jsonrpc_decode", jsonrpc_decode),
+    ("jsonrpc_differential", jsonrpc_differential),
+];
+
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// A seed with a few random byte edits (replace, insert, delete), biased towards the bytes
+/// that matter to the parsers.
+fn mutate(rng: &mut XorShift, seed: &[u8]) -> Vec<u8> {
+    const INTERESTING: &[u8] = b"\n\r:{}[]\",\\0123456789- \xEF\xBB\xBF\x00\xFF";
+    let mut out = seed.to_vec();
+    for _ in 0..=rng.below(4) {
+        let byte = if rng.below(2) == 0 {
+            INTERESTING[rng.below(INTERESTING.len())]
+        } else {
+            rng.next() as u8
+        };
+        let at = rng.below(out.len() + 1);
+        match rng.below(3) {
+            0 if at < out.len() => out[at] = byte,
+            1 if at < out.len() => {
+                out.remove(at);
+            }
+            _ => out.insert(at, byte),
+        }
+    }
+    out
+}
+
+fn random_bytes(rng: &mut XorShift) -> Vec<u8> {
+    (0..rng.below(200)).map(|_| rng.next() as u8).collect()
+}
+
+#[test]
+fn bodies_accept_the_seeds() {
+    for (name, body) in BODIES {
+        for seed in SEEDS {
+            let result = std::panic::catch_unwind(|| body(seed));
+            assert!(
+                result.is_ok(),
+                "{name} failed on seed {:?}",
+                String::from_utf8_lossy(seed)
+            );
+        }
+    }
+}
+
+#[test]
+fn bodies_accept_mutations_and_random_bytes() {
+    let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
+    for round in 0..2000 {
+        let input = if round % 4 == 0 {
+            random_bytes(&mut rng)
+        } else {
+            let seed = SEEDS[rng.below(SEEDS.len())];
+            mutate(&mut rng, seed)
+        };
+        for (name, body) in BODIES {
+            let result = std::panic::catch_unwind(|| body(&input));
+            assert!(result.is_ok(), "{name} failed on {input:?}");
+        }
+    }
+}
+
+#[test]
+fn the_model_check_catches_a_wrong_decoder() {
+    // The ndjson model must disagree with a stream decoded under another limit, or the body
+    // could not detect a broken limit.
+    let stream = b"0123456789\n[1]\n";
+    assert_ne!(ndjson_model(stream, 4), ndjson_model(stream, 20));
+    assert!(std::panic::catch_unwind(|| compare(
+        "{}",
+        &serde_json::json!({"jsonrpc": "2.0", "method": "a"}),
+        Err(DecodeErrorKind::InvalidRequest)
+    ))
+    .is_err());
+}
