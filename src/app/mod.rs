@@ -3,4 +3,5 @@
 pub mod cursor;
 pub mod runtime;
 pub mod schema;
+pub mod server;
 pub mod uri_template;
