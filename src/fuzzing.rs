@@ -235,6 +235,11 @@ enum Expected {
 }
 
 fn compare(text: &str, value: &Value, ours: Result<Message, DecodeErrorKind>) {
+    if has_negative_zero_id(value) {
+        // `Value` reads both `-0` (an integer literal, the id 0 for us) and `-0.0` (not an
+        // id) as the float -0.0, so it cannot tell which one the text held.
+        return;
+    }
     let expected = expect(value);
     match ours {
         Ok(message) => assert_eq!(observed(&message), expected, "value {value}"),
@@ -305,6 +310,13 @@ fn expect(value: &Value) -> Expected {
             _ => Expected::Invalid,
         },
     }
+}
+
+fn has_negative_zero_id(value: &Value) -> bool {
+    value
+        .get("id")
+        .and_then(Value::as_f64)
+        .is_some_and(|f| f == 0.0 && f.is_sign_negative())
 }
 
 /// `None`: not a valid id; `Some(None)`: `null`; `Some(Some(id))`: a valid id.

@@ -42,7 +42,7 @@ pub struct SseEvent {
 impl SseEvent {
     /// The data as text.
     pub fn data_str(&self) -> &str {
-        // `data` is built from a `String`, so this never fails.
+        // `data` is built from UTF-8-checked lines, so this never fails.
         std::str::from_utf8(&self.data).unwrap_or("")
     }
 }
@@ -234,11 +234,14 @@ impl SseDecoder {
         };
         match field {
             b"data" => {
+                // Replacing invalid UTF-8 line by line equals decoding the whole stream (a line
+                // end is never inside a sequence), and the limit then bounds the text we keep.
+                let value = String::from_utf8_lossy(value);
                 if self.data.len() + value.len() + 1 > self.max_event_size {
                     self.overflow();
                     return;
                 }
-                self.data.extend_from_slice(value);
+                self.data.extend_from_slice(value.as_bytes());
                 self.data.push(b'\n');
             }
             b"event" => self.event_type = String::from_utf8_lossy(value).into_owned(),
@@ -266,10 +269,7 @@ impl SseDecoder {
             return;
         }
         self.data.pop();
-        let data = match String::from_utf8_lossy(&self.data) {
-            std::borrow::Cow::Borrowed(_) => std::mem::take(&mut self.data),
-            std::borrow::Cow::Owned(fixed) => fixed.into_bytes(),
-        };
+        let data = std::mem::take(&mut self.data);
         let event = std::mem::take(&mut self.event_type);
         self.out.push_back(Ok(SseItem::Event(SseEvent {
             id: self.last_event_id.clone(),

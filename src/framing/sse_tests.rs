@@ -138,6 +138,18 @@ fn invalid_utf8_is_replaced() {
 }
 
 #[test]
+fn data_limit_counts_replacement_characters() {
+    // Three invalid bytes become three 3-byte U+FFFD: 9 bytes of text, over a limit of 8.
+    let mut d = SseDecoder::new(8);
+    d.push(b"data:\xFF\xFF\xFF\n\ndata:\xFF\n\n");
+    assert_eq!(
+        d.poll_item(),
+        Some(Err(FrameError::EventTooLarge { max: 8 }))
+    );
+    assert_eq!(d.poll_item(), Some(ev("", None, "\u{fffd}")));
+}
+
+#[test]
 fn unterminated_event_is_dropped_at_finish() {
     let mut d = SseDecoder::default();
     d.push(b"id: 1\ndata: a\n\ndata: b\n");

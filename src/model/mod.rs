@@ -2,10 +2,43 @@
 //!
 //! Each area has its own file. Every type keeps unknown members (`extra`) and `_meta`, so a
 //! decode/encode round trip loses nothing; JSON Schemas (`inputSchema`, `outputSchema`,
-//! `requestedSchema`) are kept verbatim as raw JSON.
+//! `requestedSchema`) are kept verbatim as raw JSON. [`methods`] maps every method to its
+//! direction, kind, gating capability and revisions.
 
+mod common;
+mod completion;
+mod content;
+mod elicitation;
 mod lifecycle;
+mod logging;
+pub mod methods;
+mod notifications;
+mod prompts;
+mod resources;
+mod roots;
+mod sampling;
+mod tasks;
+mod tools;
 mod version;
 
+pub use common::*;
+pub use completion::*;
+pub use content::*;
+pub use elicitation::*;
 pub use lifecycle::*;
+pub use logging::*;
+pub use methods::{
+    client_capability_for, method_exists, method_info, server_capability_for, ClientCapabilityKey,
+    Direction, MethodInfo, MethodKind, ServerCapabilityKey, METHODS,
+};
+pub use notifications::*;
+pub use prompts::*;
+pub use resources::*;
+pub use roots::*;
+pub use sampling::*;
+pub use tasks::*;
+pub use tools::*;
 pub use version::*;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,85 @@
+//! Shared building blocks: `_meta`, cursors and pagination, progress tokens, roles,
+//! annotations and the empty result.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Number, Value};
+
+use super::Extra;
+use crate::jsonrpc::RequestId;
+
+/// The `_meta` object of params and results: free-form, kept as is.
+pub type Meta = Map<String, Value>;
+
+/// An opaque pagination position.
+pub type Cursor = String;
+
+/// A progress token: a string or an integer, compared exactly like a request id.
+pub type ProgressToken = RequestId;
+
+/// The `progressToken` member of a request's `_meta`, when present and well-formed.
+pub fn progress_token(meta: Option<&Meta>) -> Option<ProgressToken> {
+    let token = meta?.get("progressToken")?;
+    serde_json::from_value(token.clone()).ok()
+}
+
+/// Params of a paginated list request (`tools/list`, `resources/list`, `prompts/list`,
+/// `resources/templates/list`, `tasks/list`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaginatedParams {
+    /// Where to continue listing, from a previous `nextCursor`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<Cursor>,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Who a message is from or for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Role {
+    /// The user.
+    User,
+    /// The assistant (the model).
+    Assistant,
+}
+
+/// Hints for the client on how to use or show an object.
+///
+/// 2024-11-05 nests `audience` and `priority` in an inline `annotations` object; 2025-03-26
+/// names it `Annotations`; `lastModified` appears in 2025-06-18.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Annotations {
+    /// Who the object is meant for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audience: Option<Vec<Role>>,
+    /// Importance from 0 (optional) to 1 (required), kept exactly as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<Number>,
+    /// ISO 8601 time of the last change (2025-06-18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A result with no defined members (`ping`, `logging/setLevel`, `resources/subscribe`, ...).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EmptyResult {
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Params that carry only `_meta` (list_changed notifications, `ping`, `roots/list`,
+/// `notifications/initialized`).
+pub type MetaOnlyParams = EmptyResult;

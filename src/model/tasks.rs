@@ -1,0 +1,147 @@
+//! Tasks (2025-11-25): the task object and status, the `task` request param, the
+//! `CreateTaskResult`, and params and results of `tasks/get`, `tasks/result`, `tasks/list`,
+//! `tasks/cancel` and `notifications/tasks/status`.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Cursor, Extra, Meta};
+
+/// The state of a task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// Running.
+    Working,
+    /// Waiting for input from the requester (e.g. an elicitation).
+    InputRequired,
+    /// Finished with a result.
+    Completed,
+    /// Finished with an error.
+    Failed,
+    /// Cancelled.
+    Cancelled,
+}
+
+impl TaskStatus {
+    /// Whether the task can no longer change state.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
+        )
+    }
+}
+
+/// A task.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Task {
+    /// The task's id.
+    pub task_id: String,
+    /// Its state.
+    pub status: TaskStatus,
+    /// A human-readable status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_message: Option<String>,
+    /// ISO 8601 creation time.
+    pub created_at: String,
+    /// ISO 8601 time of the last change.
+    pub last_updated_at: String,
+    /// How long the result is kept, in milliseconds; `null` means unlimited (always written).
+    #[serde(default)]
+    pub ttl: Option<u64>,
+    /// Suggested polling interval in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_interval: Option<u64>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The `task` param of a task-augmented request (`tools/call`, `sampling/createMessage`,
+/// `elicitation/create`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskMetadata {
+    /// Requested lifetime of the result in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl: Option<u64>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Result of a task-augmented request: the task that was created.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateTaskResult {
+    /// The new task.
+    pub task: Task,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Params of `tasks/get`, `tasks/result` and `tasks/cancel`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskIdParams {
+    /// The task's id.
+    pub task_id: String,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Params of `tasks/get`.
+pub type GetTaskParams = TaskIdParams;
+/// Params of `tasks/result`.
+pub type GetTaskPayloadParams = TaskIdParams;
+/// Params of `tasks/cancel`.
+pub type CancelTaskParams = TaskIdParams;
+
+/// Result of `tasks/get` and `tasks/cancel`, and params of `notifications/tasks/status`: a
+/// task plus `_meta`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskResult {
+    /// The task's members, inline.
+    #[serde(flatten)]
+    pub task: Task,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// Result of `tasks/get`.
+pub type GetTaskResult = TaskResult;
+/// Result of `tasks/cancel`.
+pub type CancelTaskResult = TaskResult;
+/// Params of `notifications/tasks/status`.
+pub type TaskStatusParams = TaskResult;
+
+/// Result of `tasks/result`: the result of the original request (e.g. a `CallToolResult`),
+/// kept as raw JSON for the caller to parse with the original request's result type.
+pub type GetTaskPayloadResult = crate::jsonrpc::RawJson;
+
+/// Result of `tasks/list`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListTasksResult {
+    /// One page of tasks.
+    pub tasks: Vec<Task>,
+    /// Where the next page starts; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<Cursor>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}

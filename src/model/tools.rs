@@ -1,0 +1,171 @@
+//! Tools: descriptions, annotations, and the params and results of `tools/list` and
+//! `tools/call`.
+//!
+//! `inputSchema` and `outputSchema` are kept verbatim as [`RawJson`]. Version differences:
+//! `annotations` (2025-03-26), `title`, `outputSchema`, `structuredContent` (2025-06-18),
+//! `icons`, `execution` and the `task` param (2025-11-25).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{ContentBlock, Cursor, Extra, Icon, Meta, TaskMetadata};
+use crate::jsonrpc::RawJson;
+
+/// A tool the server offers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    /// Programmatic name.
+    pub name: String,
+    /// Display name (2025-06-18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema of the arguments, verbatim.
+    pub input_schema: RawJson,
+    /// JSON Schema of `structuredContent`, verbatim (2025-06-18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<RawJson>,
+    /// Behaviour hints (2025-03-26).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    /// Icons (2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Execution properties such as task support (2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<ToolExecution>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl Tool {
+    /// A tool with a name and an input schema; the schema text is checked and kept as is.
+    pub fn new(name: impl Into<String>, input_schema: &str) -> Result<Self, serde_json::Error> {
+        Ok(Tool {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema: RawJson::from_text(input_schema.to_owned())?,
+            output_schema: None,
+            annotations: None,
+            icons: None,
+            execution: None,
+            meta: None,
+            extra: Extra::new(),
+        })
+    }
+}
+
+/// Untrusted hints about a tool's behaviour (2025-03-26).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not change its environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may destroy data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Calling twice with the same arguments has no extra effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool talks to an open world (e.g. the web).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Whether a tool may, must or must not be run as a task (2025-11-25).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TaskSupport {
+    /// Never as a task (the default).
+    Forbidden,
+    /// Either way.
+    Optional,
+    /// Only as a task.
+    Required,
+}
+
+/// Execution properties of a tool (2025-11-25).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolExecution {
+    /// Task support; absent means forbidden.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_support: Option<TaskSupport>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Result of `tools/list`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListToolsResult {
+    /// One page of tools.
+    pub tools: Vec<Tool>,
+    /// Where the next page starts; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<Cursor>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Params of `tools/call`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolParams {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Map<String, Value>>,
+    /// Run as a task (2025-11-25): the result is then a `CreateTaskResult`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskMetadata>,
+    /// Request metadata (`progressToken`).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Result of `tools/call`.
+///
+/// 2024-11-05 and 2025-03-26 require `content`; 2025-06-18 adds `structuredContent`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// The unstructured result.
+    pub content: Vec<ContentBlock>,
+    /// The structured result, matching `outputSchema` (2025-06-18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Map<String, Value>>,
+    /// Whether the call failed (a tool error, not a protocol error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
