@@ -876,3 +876,37 @@ fn unknown_methods_and_bad_params_from_a_raw_client() {
     assert_eq!(errors["b"], json!(code::INVALID_PARAMS));
     assert_eq!(errors["c"], json!(code::METHOD_NOT_FOUND));
 }
+
+#[test]
+fn a_dropped_job_answers_with_an_internal_error() {
+    let (_open, g) = gate();
+    let seen = Arc::new(AtomicUsize::new(0));
+    let mut rig = Rig::new(
+        Server::builder(info()).tool(gated_tool("slow", g, seen)),
+        no_caps(),
+    );
+    let id = rig.send("tools/call", json!({"name": "slow"}), false);
+    assert_eq!(rig.jobs.len(), 1);
+    rig.jobs.clear(); // the driver's executor shut down
+    rig.pump();
+    match rig.outcome(&id) {
+        Some(Outcome::Error(e)) => assert_eq!(e.code, code::INTERNAL_ERROR),
+        other => panic!("expected an internal error, got {other:?}"),
+    }
+}
+
+#[test]
+fn closing_the_server_cancels_running_handlers() {
+    let (_open, g) = gate();
+    let seen = Arc::new(AtomicUsize::new(0));
+    let mut rig = Rig::new(
+        Server::builder(info()).tool(gated_tool("slow", g, seen.clone())),
+        no_caps(),
+    );
+    rig.send("tools/call", json!({"name": "slow"}), false);
+    rig.server.close(rig.now);
+    rig.run_jobs();
+    assert!(rig.jobs.is_empty());
+    assert_eq!(seen.load(Ordering::SeqCst), 1);
+    assert_eq!(rig.server.session().state(), State::Closed);
+}

@@ -88,12 +88,15 @@ impl Server {
         fut: impl Future<Output = HandlerResult<T>> + Send + 'static,
         encode: impl FnOnce(T) -> Value + Send + 'static,
     ) {
-        let outbox = self.outbox.clone();
+        let mut guard = ReplyGuard {
+            outbox: self.outbox.clone(),
+            id: Some(id),
+        };
         self.spawn(Box::pin(async move {
             let outcome = fut.await.map(encode).and_then(|v| {
                 RawJson::try_from(&v).map_err(|e| ErrorObject::internal(e.to_string()))
             });
-            outbox.push_required(OutboxItem::Reply { id, outcome });
+            guard.reply(outcome);
         }));
     }
 
@@ -237,6 +240,29 @@ impl Server {
             .ok_or_else(|| ErrorObject::invalid_params("unknown logging level"))?;
         self.shared.set_level(level);
         Ok(json!({}))
+    }
+}
+
+/// Sends a job's one reply; if the driver drops the job unfinished (executor shut down, task
+/// aborted), answers with an internal error instead so the request does not hang forever.
+struct ReplyGuard {
+    outbox: crate::app::runtime::Outbox<OutboxItem>,
+    id: Option<RequestId>,
+}
+
+impl ReplyGuard {
+    fn reply(&mut self, outcome: Result<RawJson, ErrorObject>) {
+        if let Some(id) = self.id.take() {
+            self.outbox.push_required(OutboxItem::Reply { id, outcome });
+        }
+    }
+}
+
+impl Drop for ReplyGuard {
+    fn drop(&mut self) {
+        self.reply(Err(ErrorObject::internal(
+            "the handler was dropped before it finished",
+        )));
     }
 }
 

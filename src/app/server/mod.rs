@@ -36,7 +36,7 @@ use crate::app::runtime::{first_poll, CancelToken, Job, Outbox, WakeHook};
 use crate::config::Config;
 use crate::jsonrpc::{self as m, RawJson, RequestId};
 use crate::session::{
-    Event, Outcome, RequestOptions, SendError, ServerSetup, Session, State, Transmit,
+    Event, FrameError, Outcome, RequestOptions, SendError, ServerSetup, Session, State, Transmit,
 };
 
 /// Optional outbox items (progress, logs, resource updates) held at most; past it they are
@@ -114,6 +114,21 @@ impl Server {
         self.last_now = now;
         self.drain_outbox();
         self.session.handle_timeout(now);
+        self.process();
+    }
+
+    /// The framer could not produce a frame (e.g. an over-long line); see
+    /// `Session::handle_decode_error`.
+    pub fn handle_decode_error(&mut self, now: Instant, error: FrameError) {
+        self.last_now = now;
+        self.session.handle_decode_error(now, error);
+        self.process();
+    }
+
+    /// Closes the session; running handlers see their cancellation.
+    pub fn close(&mut self, now: Instant) {
+        self.last_now = now;
+        self.session.close(now);
         self.process();
     }
 

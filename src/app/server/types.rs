@@ -596,3 +596,55 @@ where
 {
     boxed(f)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_json_keeps_the_input_schema_verbatim() {
+        let schema = json!({"type": "object", "properties": {"b": {}, "a": {}}, "x-vendor": 1});
+        let tool = Tool::new("t", schema.clone())
+            .icons(vec![Icon {
+                src: "https://example.com/i.png".into(),
+                ..Default::default()
+            }])
+            .output_schema(json!({"type": "object"}));
+        let v = tool.to_json();
+        assert_eq!(v["inputSchema"], schema);
+        assert_eq!(v["outputSchema"], json!({"type": "object"}));
+        assert_eq!(v["icons"][0]["src"], "https://example.com/i.png");
+        assert!(v.get("title").is_none() && v.get("annotations").is_none());
+    }
+
+    #[test]
+    fn completion_is_capped_at_one_hundred_values() {
+        let c = Completion {
+            values: (0..150).map(|i| i.to_string()).collect(),
+            total: Some(150),
+            has_more: None,
+        };
+        let v = c.to_json();
+        assert_eq!(v["completion"]["values"].as_array().unwrap().len(), 100);
+        assert_eq!(v["completion"]["hasMore"], true);
+        assert_eq!(v["completion"]["total"], 150);
+        let small = Completion {
+            values: vec!["a".into()],
+            ..Default::default()
+        };
+        assert!(small.to_json()["completion"].get("hasMore").is_none());
+    }
+
+    #[test]
+    fn resource_contents_text_and_blob() {
+        let t = ResourceContents::text("u", "hi").mime_type("text/plain");
+        assert_eq!(
+            t.to_json(),
+            json!({"uri": "u", "mimeType": "text/plain", "text": "hi"})
+        );
+        assert_eq!(
+            ResourceContents::blob("u", "AAE=").to_json(),
+            json!({"uri": "u", "blob": "AAE="})
+        );
+    }
+}
