@@ -8,7 +8,7 @@ use std::future::Future;
 use serde_json::{json, Map, Value};
 
 use super::context::{LogLevel, OutboxItem, RequestContext};
-use super::types::{
+use super::{
     CallToolResult, CompleteRequest, HandlerResult, PromptRequest, ResourceRead, Tool, ToolCall,
 };
 use super::{Server, MAX_SUBSCRIPTIONS};
@@ -301,10 +301,10 @@ macro_rules! list_entry {
     )*};
 }
 list_entry!(
-    super::types::Tool,
-    super::types::Resource,
-    super::types::ResourceTemplate,
-    super::types::Prompt
+    super::Tool,
+    super::Resource,
+    super::ResourceTemplate,
+    super::Prompt
 );
 
 /// A tool with an outputSchema must return matching `structuredContent`; if it does not, that

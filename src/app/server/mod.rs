@@ -10,6 +10,9 @@ mod builder;
 mod context;
 mod dispatch;
 mod handle;
+mod prompt;
+mod resource;
+mod tool;
 mod types;
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
@@ -22,11 +25,13 @@ use serde_json::json;
 pub use builder::ServerBuilder;
 pub use context::{LogLevel, PeerError, RequestContext};
 pub use handle::ServerHandle;
-pub use types::{
-    completion_handler, CallToolResult, CompleteRequest, Completion, CompletionFn, GetPromptResult,
-    HandlerFn, HandlerResult, Prompt, PromptArgument, PromptRequest, Resource, ResourceContents,
-    ResourceRead, ResourceTemplate, Tool, ToolCall,
+pub use prompt::{
+    completion_handler, CompleteRequest, Completion, CompletionFn, GetPromptResult, Prompt,
+    PromptArgument, PromptRequest,
 };
+pub use resource::{Resource, ResourceContents, ResourceRead, ResourceTemplate};
+pub use tool::{CallToolResult, Tool, ToolCall};
+pub use types::{HandlerFn, HandlerResult};
 
 use builder::Registry;
 use context::{OutboxItem, PeerReply, Shared};
