@@ -196,10 +196,35 @@ where
     boxed(f)
 }
 
+impl From<crate::model::GetPromptResult> for GetPromptResult {
+    /// Converts the typed model result (messages encoded as they go on the wire).
+    fn from(r: crate::model::GetPromptResult) -> Self {
+        GetPromptResult {
+            description: r.description,
+            messages: r
+                .messages
+                .iter()
+                .filter_map(|m| serde_json::to_value(m).ok())
+                .collect(),
+        }
+    }
+}
+
+impl From<crate::model::Completion> for Completion {
+    /// Converts the typed model completion.
+    fn from(c: crate::model::Completion) -> Self {
+        Completion {
+            values: c.values,
+            total: c.total,
+            has_more: c.has_more,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::server::{ResourceContents, Tool};
+    use crate::app::server::{CallToolResult, ResourceContents, Tool};
 
     #[test]
     fn tool_json_keeps_the_input_schema_verbatim() {
@@ -233,6 +258,27 @@ mod tests {
             ..Default::default()
         };
         assert!(small.to_json()["completion"].get("hasMore").is_none());
+    }
+
+    #[test]
+    fn typed_model_results_convert_to_the_same_wire_form() {
+        let typed: crate::model::CallToolResult = serde_json::from_value(json!({
+            "content": [{"type": "text", "text": "hi"}],
+            "structuredContent": {"n": 1},
+            "isError": false
+        }))
+        .unwrap();
+        let r = CallToolResult::from(typed);
+        assert_eq!(r.content, vec![json!({"type": "text", "text": "hi"})]);
+        assert_eq!(r.structured_content, Some(json!({"n": 1})));
+        let typed: crate::model::GetPromptResult = serde_json::from_value(json!({
+            "messages": [{"role": "user", "content": {"type": "text", "text": "x"}}]
+        }))
+        .unwrap();
+        assert_eq!(
+            GetPromptResult::from(typed).to_json(),
+            GetPromptResult::user_text("x").to_json()
+        );
     }
 
     #[test]

@@ -153,3 +153,18 @@ impl Tool {
         Value::Object(m)
     }
 }
+
+impl From<crate::model::CallToolResult> for CallToolResult {
+    /// Converts the typed model result (content blocks encoded as they go on the wire).
+    fn from(r: crate::model::CallToolResult) -> Self {
+        CallToolResult {
+            content: r
+                .content
+                .iter()
+                .filter_map(|b| serde_json::to_value(b).ok())
+                .collect(),
+            structured_content: r.structured_content.map(Value::Object),
+            is_error: r.is_error.unwrap_or(false),
+        }
+    }
+}
