@@ -1,6 +1,9 @@
 //! The application-layer server driven by a real client `Session` over an in-memory wire with
 //! a virtual clock. Every result the server sends is validated against the official
-//! 2025-11-25 schema definition of its method.
+//! 2025-11-25 schema definition of its method, and every frame it writes as a JSONRPCMessage
+//! (`common::assert_valid`).
+
+mod common;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -83,6 +86,7 @@ impl Rig {
             }
             while self.server.poll_transmit(&mut buf).is_some() {
                 let frame = std::mem::take(&mut buf);
+                common::assert_valid(ProtocolVersion::V2025_11_25, &frame);
                 self.wire.push(serde_json::from_slice(&frame).unwrap());
                 self.client.handle_input(self.now, Bytes::from(frame));
                 moved = true;
