@@ -442,6 +442,39 @@ fn pagination_returns_every_item_exactly_once() {
 }
 
 #[test]
+fn a_cursor_survives_changes_between_pages() {
+    let mut builder = Server::builder(info()).config(Config {
+        page_size: 2,
+        ..Config::default()
+    });
+    for name in ["a", "b", "c", "d", "e"] {
+        builder = builder.tool(tool_named(name));
+    }
+    let mut rig = Rig::new(builder, no_caps());
+    let first = rig.call("tools/list", json!({}), "ListToolsResult");
+    let cursor = first["nextCursor"].as_str().unwrap().to_owned();
+    let handle = rig.server.handle();
+    handle.remove_tool("a"); // already listed
+    handle.remove_tool("c"); // not listed yet
+    handle.add_tool(tool_named("aa")); // sorts before the cursor: not listed on later pages
+    rig.pump();
+    let mut names = Vec::new();
+    let mut next = Some(cursor);
+    while let Some(c) = next {
+        let page = rig.call("tools/list", json!({ "cursor": c }), "ListToolsResult");
+        names.extend(
+            page["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["name"].clone()),
+        );
+        next = page["nextCursor"].as_str().map(str::to_owned);
+    }
+    assert_eq!(names, [json!("d"), json!("e")]);
+}
+
+#[test]
 fn invalid_cursor_is_invalid_params() {
     let mut rig = Rig::new(full_server(), no_caps());
     for cursor in [json!("garbage"), json!(7)] {
@@ -724,7 +757,15 @@ fn a_pending_handler_does_not_block_another_request() {
     rig.pump();
     assert_eq!(rig.result(&slow)["content"][0]["text"], "slow done");
     let order: Vec<&Value> = rig.wire.iter().filter_map(|m| m.get("id")).collect();
-    assert_eq!(order.len(), 2);
+    let expected = [
+        serde_json::to_value(&fast).unwrap(),
+        serde_json::to_value(&slow).unwrap(),
+    ];
+    assert_eq!(
+        order,
+        expected.iter().collect::<Vec<_>>(),
+        "the fast call answered first"
+    );
     assert_eq!(seen.load(Ordering::SeqCst), 0);
 }
 
