@@ -1071,3 +1071,39 @@ fn measure_sync_tool_call_throughput() {
         n as f64 / elapsed.as_secs_f64()
     );
 }
+
+#[test]
+fn a_finished_handler_cancels_its_pending_sampling_request() {
+    let tool = Tool::new("ask", json!({"type": "object"})).handler(|_, ctx| async move {
+        let params = json!({"messages": [], "maxTokens": 1});
+        let sample = Box::pin(ctx.sample(params));
+        futures_select(sample, ctx.cancelled()).await;
+        Ok(CallToolResult::text("stopped"))
+    });
+    let caps = ClientCapabilities {
+        sampling: Some(SamplingCapability::default()),
+        ..Default::default()
+    };
+    let mut rig = Rig::new(Server::builder(info()).tool(tool), caps);
+    let call = rig.send("tools/call", json!({"name": "ask"}), false);
+    let sid = rig
+        .client_events
+        .iter()
+        .find_map(|e| match e {
+            Event::Request { id, method, .. } if method == "sampling/createMessage" => {
+                Some(id.clone())
+            }
+            _ => None,
+        })
+        .expect("sampling request sent");
+    rig.client.cancel(rig.now, &call, None).unwrap();
+    rig.pump();
+    rig.run_jobs();
+    rig.pump();
+    let cancelled = rig
+        .client_events
+        .iter()
+        .any(|e| matches!(e, Event::Cancelled { id, .. } if *id == sid));
+    assert!(cancelled, "the client was told to stop sampling");
+    assert_eq!(rig.server.session().pending_outbound(), 0);
+}
