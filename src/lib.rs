@@ -15,6 +15,9 @@
 //! - [`session`]: one MCP conversation (client or server side) of the stateful era: handshake,
 //!   capability gating, request ids, deadlines, cancellation, progress, ping.
 //! - [`config`]: every limit and timeout of a session, with documented defaults.
+//! - [`app`]: the application layer: a server with registries (tools, resources, templates,
+//!   prompts, completion) whose handlers run as jobs on the driver's executor, and the
+//!   runtime-agnostic primitives (outbox, oneshot, cancel token) it and the client share.
 //! - [`pair`]: a client and a server session wired in memory on a virtual clock, with fault
 //!   hooks, for tests, benches and simulation.
 //!
@@ -36,6 +39,7 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+pub mod app;
 pub mod config;
 pub mod framing;
 #[cfg(any(test, feature = "fuzzing"))]
