@@ -1,5 +1,6 @@
 //! The application layer: MCP servers and clients built on the session, still free of IO.
 
+pub mod client;
 pub mod cursor;
 pub mod runtime;
 pub mod schema;
