@@ -531,3 +531,6 @@ fn raw_notification(method: &Method, params: Option<RawJson>) -> ClientEvent {
             .unwrap_or(serde_json::Value::Null),
     }
 }
+
+#[cfg(test)]
+mod tests;
