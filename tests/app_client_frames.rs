@@ -142,3 +142,28 @@ fn a_second_initialize_is_refused() {
         Poll::Ready(Err(ClientError::NotSent(_)))
     ));
 }
+
+#[test]
+fn handle_wake_starts_deadlines_at_the_given_time() {
+    use std::time::Duration;
+    let t0 = Instant::now();
+    let mut client = ready_client(t0);
+    let handle = client.handle();
+    let mut call = Box::pin(async move {
+        let options = mcp_sansio::app::client::CallOptions {
+            timeout: Some(Duration::from_secs(5)),
+            ..Default::default()
+        };
+        handle.request_raw("ping", None, options).await
+    });
+    assert!(poll(&mut call).is_pending());
+    client.handle_wake(t0 + Duration::from_secs(100));
+    assert_eq!(sent(&mut client)[0]["method"], "ping");
+    client.handle_timeout(t0 + Duration::from_secs(104));
+    assert!(poll(&mut call).is_pending(), "timed out from a stale time");
+    client.handle_timeout(t0 + Duration::from_secs(105));
+    assert!(matches!(
+        poll(&mut call),
+        Poll::Ready(Err(ClientError::TimedOut))
+    ));
+}

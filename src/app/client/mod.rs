@@ -6,7 +6,9 @@
 //! `poll_timeout`) plus `poll_job()` (handler futures still pending after their inline first
 //! poll) and `poll_event()`. Handles and jobs talk to the state machine through a shared
 //! outbox, drained at the start of every `handle_*` and `poll_transmit`; the wake hook tells
-//! the driver to run its loop once after something was pushed from outside.
+//! the driver to run its loop once (`handle_wake(now)`, then drain `poll_transmit`) after
+//! something was pushed from outside. Calls made before the handshake finished fail with
+//! [`ClientError::NotSent`]; run `ClientHandle::initialize` first.
 
 mod builder;
 pub mod elicitation;
@@ -169,6 +171,14 @@ impl Client {
         self.last_now = now;
         self.process();
         self.session.handle_timeout(now);
+        self.process();
+    }
+
+    /// Drains what handles and jobs pushed, with a fresh time: call it when the wake hook
+    /// fired, so deadlines of calls made since then start now rather than at the last
+    /// `handle_*` (which is what `poll_transmit`, having no `now`, uses).
+    pub fn handle_wake(&mut self, now: Instant) {
+        self.last_now = now;
         self.process();
     }
 
