@@ -29,6 +29,7 @@
 //! assert!(server.poll_job().is_none(), "a sync handler finished in its first poll");
 //! ```
 
+pub mod client;
 pub mod cursor;
 pub mod runtime;
 pub mod schema;
