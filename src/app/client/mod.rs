@@ -1,0 +1,527 @@
+//! An MCP client over a `Session`: typed async calls through a [`ClientHandle`], handlers for
+//! the server's requests (sampling, elicitation, roots) run as jobs, and server notifications
+//! as [`ClientEvent`]s (see docs/app-api.md). Still sans-IO.
+//!
+//! The drive loop is the session's (`handle_input`, `handle_timeout`, `poll_transmit`,
+//! `poll_timeout`) plus `poll_job()` (handler futures still pending after their inline first
+//! poll) and `poll_event()`. Handles and jobs talk to the state machine through a shared
+//! outbox, drained at the start of every `handle_*` and `poll_transmit`; the wake hook tells
+//! the driver to run its loop once after something was pushed from outside.
+
+mod builder;
+pub mod elicitation;
+mod handle;
+mod types;
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+
+pub use builder::{ClientBuilder, ClientHandlerFn};
+pub use handle::{ClientHandle, PendingCall, MAX_PAGES};
+pub use types::{
+    describe_close, CallOptions, ClientError, ClientEvent, HandlerContext, Progress, ProgressFn,
+};
+
+use builder::Handlers;
+
+use crate::app::runtime::{first_poll, lock, CancelToken, Job, OneshotSender, Outbox, WakeHook};
+use crate::config::Config;
+use crate::jsonrpc::{self as m, ErrorObject, Method, RawJson, RequestId};
+use crate::model::{InitializeResult, ListRootsResult, LoggingMessageParams, Root};
+use crate::session::{
+    ClientSetup, CloseReason, Event, Outcome, RequestOptions, Session, State, Transmit,
+};
+
+/// Application events queued at most (`poll_event`); newer ones are dropped and counted.
+const MAX_EVENTS: usize = 1024;
+
+/// What handles and jobs push for the state machine.
+pub(crate) enum ClientItem {
+    /// `ClientHandle::initialize`.
+    Initialize {
+        reply: OneshotSender<Result<InitializeResult, ClientError>>,
+    },
+    /// A typed or raw call.
+    Request {
+        key: u64,
+        method: String,
+        params: Option<RawJson>,
+        timeout: Option<Duration>,
+        progress: Option<ProgressFn>,
+        reply: OneshotSender<Result<RawJson, ClientError>>,
+    },
+    /// The caller dropped or cancelled the call with this key.
+    Cancel { key: u64 },
+    /// A handler's answer to the server's request `id`.
+    Reply {
+        id: RequestId,
+        outcome: Result<RawJson, ErrorObject>,
+    },
+    /// `ClientHandle::set_roots`.
+    SetRoots(Vec<Root>),
+}
+
+impl std::fmt::Debug for ClientItem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientItem::Initialize { .. } => f.write_str("Initialize"),
+            ClientItem::Request { key, method, .. } => write!(f, "Request({key}, {method})"),
+            ClientItem::Cancel { key } => write!(f, "Cancel({key})"),
+            ClientItem::Reply { id, .. } => write!(f, "Reply({id:?})"),
+            ClientItem::SetRoots(roots) => write!(f, "SetRoots({})", roots.len()),
+        }
+    }
+}
+
+/// One of our calls waiting for its `Event::Completed`.
+struct Call {
+    key: u64,
+    reply: OneshotSender<Result<RawJson, ClientError>>,
+    progress: Option<ProgressFn>,
+}
+
+/// The pending `initialize`, resolved by `Initialized` or `Closed` (the session emits
+/// `Completed` first, then one of those).
+struct InitCall {
+    id: RequestId,
+    reply: OneshotSender<Result<InitializeResult, ClientError>>,
+    result: Option<RawJson>,
+}
+
+/// An MCP client state machine. See the module docs for the drive loop.
+pub struct Client {
+    session: Session,
+    handlers: Handlers,
+    outbox: Outbox<ClientItem>,
+    handle: ClientHandle,
+    jobs: VecDeque<Job>,
+    calls: HashMap<RequestId, Call>,
+    /// Request ids of calls by their handle-side key (for cancellation).
+    keys: HashMap<u64, RequestId>,
+    init: Option<InitCall>,
+    /// Cancel tokens of the server's requests whose handler has not replied yet.
+    running: HashMap<RequestId, CancelToken>,
+    events: VecDeque<ClientEvent>,
+    events_dropped: u64,
+    /// The latest time the driver gave us (requests sent while draining in `poll_transmit`,
+    /// which has no `now`, get their deadlines from it).
+    last_now: Instant,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("state", &self.session.state())
+            .field("calls", &self.calls.len())
+            .field("jobs", &self.jobs.len())
+            .finish()
+    }
+}
+
+impl Client {
+    fn from_parts(config: Config, setup: ClientSetup, handlers: Handlers, now: Instant) -> Client {
+        // Optional items are never pushed (every item matters), so the capacity is moot.
+        let outbox = Outbox::new(0);
+        Client {
+            session: Session::client(config, setup, now),
+            handlers,
+            handle: ClientHandle::new(outbox.clone()),
+            outbox,
+            jobs: VecDeque::new(),
+            calls: HashMap::new(),
+            keys: HashMap::new(),
+            init: None,
+            running: HashMap::new(),
+            events: VecDeque::new(),
+            events_dropped: 0,
+            last_now: now,
+        }
+    }
+
+    /// The underlying session (state, negotiated version, server info, stats).
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// A handle for typed calls from anywhere (Clone + Send + Sync).
+    pub fn handle(&self) -> ClientHandle {
+        self.handle.clone()
+    }
+
+    /// Sets the hook called when a handle or job pushed work from outside the state
+    /// machine: the driver should then run its loop once (drain `poll_transmit`).
+    pub fn set_waker(&mut self, hook: WakeHook) {
+        self.outbox.set_wake_hook(hook);
+    }
+
+    /// One frame (one JSON text) from the server.
+    pub fn handle_input(&mut self, now: Instant, frame: Bytes) {
+        self.last_now = now;
+        self.process();
+        self.session.handle_input(now, frame);
+        self.process();
+    }
+
+    /// Fires due timers (request deadlines, keep-alive).
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.last_now = now;
+        self.process();
+        self.session.handle_timeout(now);
+        self.process();
+    }
+
+    /// Appends one message to `buf` (see `Session::poll_transmit`).
+    #[must_use]
+    pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
+        self.process();
+        self.session.poll_transmit(buf)
+    }
+
+    /// The next deadline.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.session.poll_timeout()
+    }
+
+    /// A handler future still pending after its first poll: run it to completion on any
+    /// executor. Its reply arrives through the outbox (and the wake hook).
+    #[must_use]
+    pub fn poll_job(&mut self) -> Option<Job> {
+        self.jobs.pop_front()
+    }
+
+    /// The next server notification or lifecycle event for the application.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<ClientEvent> {
+        self.process();
+        self.events.pop_front()
+    }
+
+    /// Events dropped because the application did not drain `poll_event` fast enough.
+    pub fn events_dropped(&self) -> u64 {
+        self.events_dropped
+    }
+
+    /// Replaces the roots and sends `notifications/roots/list_changed` (once initialized).
+    /// Ignored when the client declared no roots.
+    pub fn set_roots(&mut self, roots: Vec<Root>) {
+        let Some(shared) = &self.handlers.roots else {
+            return;
+        };
+        *lock(shared) = roots;
+        if self.session.state() == State::Ready {
+            let _ = self
+                .session
+                .notify(m::NOTIFICATIONS_ROOTS_LIST_CHANGED, None);
+        }
+    }
+
+    /// Closes the session: every pending call fails with [`ClientError::Closed`].
+    pub fn close(&mut self, now: Instant) {
+        self.last_now = now;
+        self.process();
+        self.session.close(now);
+        self.process();
+    }
+
+    /// Handles session events and outbox items until neither has anything left.
+    fn process(&mut self) {
+        loop {
+            let mut progressed = false;
+            while let Some(event) = self.session.poll_event() {
+                progressed = true;
+                self.handle_event(event);
+            }
+            let items = self.outbox.drain();
+            progressed |= !items.is_empty();
+            for item in items {
+                self.apply(item);
+            }
+            if !progressed {
+                break;
+            }
+        }
+    }
+
+    fn push_event(&mut self, event: ClientEvent) {
+        if self.events.len() < MAX_EVENTS {
+            self.events.push_back(event);
+        } else {
+            self.events_dropped += 1;
+        }
+    }
+
+    fn handle_event(&mut self, event: Event) {
+        match event {
+            Event::Initialized { protocol_version } => {
+                if let Some(init) = self.init.take() {
+                    let result = init
+                        .result
+                        .ok_or_else(|| ClientError::InvalidResult("no initialize result".into()))
+                        .and_then(|raw| {
+                            raw.parse::<InitializeResult>()
+                                .map_err(|e| ClientError::InvalidResult(e.to_string()))
+                        });
+                    init.reply.send(result);
+                }
+                self.push_event(ClientEvent::Initialized { protocol_version });
+            }
+            Event::Request { id, method, params } => self.dispatch(id, &method, params),
+            Event::Notification { method, params } => self.notification(&method, params),
+            Event::Cancelled { id, .. } => {
+                if let Some(token) = self.running.get(&id) {
+                    token.cancel();
+                }
+            }
+            Event::Progress {
+                id,
+                progress,
+                total,
+                message,
+            } => {
+                let progress = Progress {
+                    id,
+                    progress,
+                    total,
+                    message,
+                };
+                match self.calls.get(&progress.id).and_then(|c| c.progress.clone()) {
+                    Some(callback) => callback(progress),
+                    None => self.push_event(ClientEvent::Progress(progress)),
+                }
+            }
+            Event::Completed { id, outcome } => self.completed(id, outcome),
+            Event::Closed { reason } => self.closed(reason),
+        }
+    }
+
+    fn completed(&mut self, id: RequestId, outcome: Outcome) {
+        if let Some(init) = self.init.as_mut().filter(|i| i.id == id) {
+            // Resolved on `Initialized` or `Closed`, which the session emits next.
+            if let Outcome::Result(raw) = outcome {
+                init.result = Some(raw);
+            }
+            return;
+        }
+        let Some(call) = self.calls.remove(&id) else {
+            return;
+        };
+        self.keys.remove(&call.key);
+        let result = match outcome {
+            Outcome::Result(raw) => Ok(raw),
+            Outcome::Error(e) => Err(ClientError::Rpc(e)),
+            Outcome::TimedOut => Err(ClientError::TimedOut),
+            Outcome::Cancelled => Err(ClientError::Cancelled),
+            Outcome::Closed => Err(ClientError::Closed(None)),
+        };
+        call.reply.send(result);
+    }
+
+    fn closed(&mut self, reason: CloseReason) {
+        if let Some(init) = self.init.take() {
+            init.reply.send(Err(ClientError::Closed(Some(reason.clone()))));
+        }
+        for (_, call) in self.calls.drain() {
+            call.reply.send(Err(ClientError::Closed(Some(reason.clone()))));
+        }
+        self.keys.clear();
+        for (_, token) in self.running.drain() {
+            token.cancel();
+        }
+        self.push_event(ClientEvent::Closed { reason });
+    }
+
+    fn notification(&mut self, method: &Method, params: Option<RawJson>) {
+        let event = match method.as_ref() {
+            m::NOTIFICATIONS_MESSAGE => {
+                match params.as_ref().map(|p| p.parse::<LoggingMessageParams>()) {
+                    Some(Ok(log)) => ClientEvent::Log(log),
+                    _ => raw_notification(method, params),
+                }
+            }
+            m::NOTIFICATIONS_TOOLS_LIST_CHANGED => ClientEvent::ToolsListChanged,
+            m::NOTIFICATIONS_RESOURCES_LIST_CHANGED => ClientEvent::ResourcesListChanged,
+            m::NOTIFICATIONS_PROMPTS_LIST_CHANGED => ClientEvent::PromptsListChanged,
+            m::NOTIFICATIONS_RESOURCES_UPDATED => {
+                let uri = params
+                    .as_ref()
+                    .and_then(|p| p.to_value().ok())
+                    .and_then(|v| v.get("uri").and_then(|u| u.as_str()).map(str::to_owned));
+                match uri {
+                    Some(uri) => ClientEvent::ResourceUpdated { uri },
+                    None => raw_notification(method, params),
+                }
+            }
+            _ => raw_notification(method, params),
+        };
+        self.push_event(event);
+    }
+
+    fn apply(&mut self, item: ClientItem) {
+        match item {
+            ClientItem::Initialize { reply } => self.start_initialize(reply),
+            ClientItem::Request {
+                key,
+                method,
+                params,
+                timeout,
+                progress,
+                reply,
+            } => {
+                let opts = RequestOptions {
+                    timeout,
+                    progress: progress.is_some(),
+                    related_to: None,
+                };
+                match self
+                    .session
+                    .send_request(self.last_now, &method, params, opts)
+                {
+                    Ok(id) => {
+                        self.keys.insert(key, id.clone());
+                        let call = Call {
+                            key,
+                            reply,
+                            progress,
+                        };
+                        self.calls.insert(id, call);
+                    }
+                    Err(e) => reply.send(Err(ClientError::NotSent(e))),
+                }
+            }
+            ClientItem::Cancel { key } => {
+                if let Some(id) = self.keys.get(&key).cloned() {
+                    let reason = Some("cancelled by the caller".to_owned());
+                    // Completed{Cancelled} follows from the session and resolves the call.
+                    let _ = self.session.cancel(self.last_now, &id, reason);
+                }
+            }
+            ClientItem::Reply { id, outcome } => {
+                self.running.remove(&id);
+                // An error means the server cancelled the request or the session closed:
+                // the session suppresses the reply and counts it.
+                let _ = match outcome {
+                    Ok(result) => self.session.respond(&id, result),
+                    Err(error) => self.session.respond_error(&id, error),
+                };
+            }
+            ClientItem::SetRoots(roots) => self.set_roots(roots),
+        }
+    }
+
+    fn start_initialize(&mut self, reply: OneshotSender<Result<InitializeResult, ClientError>>) {
+        if self.init.is_some() {
+            let e = crate::session::SendError::WrongRole;
+            return reply.send(Err(ClientError::NotSent(e)));
+        }
+        match self.session.initialize(self.last_now) {
+            Ok(id) => {
+                self.init = Some(InitCall {
+                    id,
+                    reply,
+                    result: None,
+                })
+            }
+            Err(e) => reply.send(Err(ClientError::NotSent(e))),
+        }
+    }
+
+    /// Answers one of the server's requests: roots inline, sampling and elicitation through
+    /// their handlers as jobs, anything else `-32601`.
+    fn dispatch(&mut self, id: RequestId, method: &Method, params: Option<RawJson>) {
+        let ctx = HandlerContext {
+            id: id.clone(),
+            cancel: CancelToken::new(),
+        };
+        let job = match method.as_ref() {
+            m::ROOTS_LIST => return self.answer_roots(&id),
+            m::SAMPLING_CREATE_MESSAGE => self
+                .handlers
+                .sampling
+                .clone()
+                .map(|h| self.job(&id, params, ctx.clone(), move |p, c| h(p, c))),
+            m::ELICITATION_CREATE => self
+                .handlers
+                .elicitation
+                .clone()
+                .map(|h| self.job(&id, params, ctx.clone(), move |p, c| h(p, c))),
+            _ => None,
+        };
+        match job {
+            Some(Ok(job)) => {
+                self.running.insert(id, ctx.cancel);
+                if let Some(pending) = first_poll(job) {
+                    self.jobs.push_back(pending);
+                }
+            }
+            Some(Err(error)) => {
+                let _ = self.session.respond_error(&id, error);
+            }
+            None => {
+                let _ = self
+                    .session
+                    .respond_error(&id, ErrorObject::method_not_found(method));
+            }
+        }
+    }
+
+    /// Parses `params`, and wraps the handler's future into a job that pushes its reply.
+    fn job<P, R, F>(
+        &self,
+        id: &RequestId,
+        params: Option<RawJson>,
+        ctx: HandlerContext,
+        handler: F,
+    ) -> Result<Job, ErrorObject>
+    where
+        P: serde::de::DeserializeOwned,
+        R: serde::Serialize + Send + 'static,
+        F: FnOnce(P, HandlerContext) -> crate::app::runtime::BoxFuture<Result<R, ErrorObject>>,
+    {
+        let params = params
+            .ok_or_else(|| ErrorObject::invalid_params("Invalid params: missing"))?
+            .parse::<P>()
+            .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
+        let future = handler(params, ctx);
+        let outbox = self.outbox.clone();
+        let id = id.clone();
+        Ok(Box::pin(async move {
+            let outcome = future.await.and_then(|result| {
+                RawJson::from_serialize(&result)
+                    .map_err(|e| ErrorObject::internal(format!("unencodable result: {e}")))
+            });
+            outbox.push_required(ClientItem::Reply { id, outcome });
+        }))
+    }
+
+    fn answer_roots(&mut self, id: &RequestId) {
+        let Some(shared) = &self.handlers.roots else {
+            let _ = self
+                .session
+                .respond_error(id, ErrorObject::method_not_found(m::ROOTS_LIST));
+            return;
+        };
+        let result = ListRootsResult {
+            roots: lock(shared).clone(),
+            meta: None,
+            extra: Default::default(),
+        };
+        let _ = match RawJson::from_serialize(&result) {
+            Ok(raw) => self.session.respond(id, raw),
+            Err(e) => self
+                .session
+                .respond_error(id, ErrorObject::internal(e.to_string())),
+        };
+    }
+}
+
+fn raw_notification(method: &Method, params: Option<RawJson>) -> ClientEvent {
+    ClientEvent::Notification {
+        method: method.to_string(),
+        params: params
+            .and_then(|p| p.to_value().ok())
+            .unwrap_or(serde_json::Value::Null),
+    }
+}
