@@ -7,7 +7,10 @@ use crate::model::{fill_schema_defaults, ElicitAction, ElicitMode, ElicitParams,
 /// Accepts a form-mode elicitation with `content`, completed by the `default` of every
 /// property of the requested schema that `content` lacks (values given are kept). A URL-mode
 /// request cannot be answered with values, so it is declined.
-pub fn accept_with_defaults(params: &ElicitParams, mut content: Map<String, Value>) -> ElicitResult {
+pub fn accept_with_defaults(
+    params: &ElicitParams,
+    mut content: Map<String, Value>,
+) -> ElicitResult {
     if params.mode() == ElicitMode::Url {
         return ElicitResult {
             action: ElicitAction::Decline,

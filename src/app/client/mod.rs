@@ -287,7 +287,11 @@ impl Client {
                     total,
                     message,
                 };
-                match self.calls.get(&progress.id).and_then(|c| c.progress.clone()) {
+                match self
+                    .calls
+                    .get(&progress.id)
+                    .and_then(|c| c.progress.clone())
+                {
                     Some(callback) => callback(progress),
                     None => self.push_event(ClientEvent::Progress(progress)),
                 }
@@ -321,10 +325,12 @@ impl Client {
 
     fn closed(&mut self, reason: CloseReason) {
         if let Some(init) = self.init.take() {
-            init.reply.send(Err(ClientError::Closed(Some(reason.clone()))));
+            init.reply
+                .send(Err(ClientError::Closed(Some(reason.clone()))));
         }
         for (_, call) in self.calls.drain() {
-            call.reply.send(Err(ClientError::Closed(Some(reason.clone()))));
+            call.reply
+                .send(Err(ClientError::Closed(Some(reason.clone()))));
         }
         self.keys.clear();
         for (_, token) in self.running.drain() {

@@ -77,7 +77,9 @@ pub fn describe_close(reason: &CloseReason) -> String {
             format!("the server chose protocol version {server_version:?}, which this client does not support")
         }
         CloseReason::InitializeFailed(e) => format!("the server refused initialize: {e}"),
-        CloseReason::InitializeTimedOut => "the server did not answer initialize in time".to_owned(),
+        CloseReason::InitializeTimedOut => {
+            "the server did not answer initialize in time".to_owned()
+        }
         CloseReason::InvalidInitializeResult(e) => format!("invalid initialize result: {e}"),
         CloseReason::KeepAliveTimedOut => "a keep-alive ping got no answer".to_owned(),
     }
