@@ -223,3 +223,92 @@ fn a_missing_server_program_fails_clearly() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("cannot start the server"), "{stderr}");
 }
+
+/// Pending once (waking itself), then ready: turns a handler into a job the loop must run.
+struct YieldOnce(bool);
+
+impl std::future::Future for YieldOnce {
+    type Output = ();
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
+}
+
+/// The library path (`connect_stdio_client`): server-everything asks our sampling handler
+/// (an async job on the loop's executor) in the middle of a tool call, and the tool's result
+/// carries the handler's answer; server notifications reach the event sink.
+#[test]
+fn server_everything_sampling_reaches_our_async_handler() {
+    use std::sync::{Arc, Mutex};
+
+    use mcp_sansio::app::client::{Client, ClientEvent};
+    use mcp_sansio::model::{CreateMessageParams, CreateMessageResult, Implementation};
+    use mcp_sansio_stdio::{connect_stdio_client, StderrMode};
+
+    let Some(peers) = peers() else { return };
+    let prompts_seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = Arc::clone(&prompts_seen);
+    let builder = Client::builder(Implementation::new("client-stdio-test", "1")).sampling(
+        move |params: CreateMessageParams, _ctx| {
+            let seen = Arc::clone(&seen);
+            async move {
+                YieldOnce(false).await;
+                let asked = serde_json::to_value(&params.messages).unwrap_or_default();
+                seen.lock().unwrap().push(asked.to_string());
+                let answer = json!({"role": "assistant", "model": "test-model",
+                    "content": {"type": "text", "text": "sampled by mcp-sansio"}});
+                Ok(serde_json::from_value::<CreateMessageResult>(answer).expect("a result"))
+            }
+        },
+    );
+    let events = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let sink = std::rc::Rc::clone(&events);
+    let client = connect_stdio_client(
+        &peers.node22,
+        [peers.server_everything.as_str(), "stdio"],
+        StderrMode::Null,
+        builder,
+    )
+    .expect("spawn server-everything")
+    .on_event(move |event| sink.borrow_mut().push(event));
+    let handle = client.handle();
+    let (outcome, _report) = client
+        .block_on(async move {
+            handle.initialize().await?;
+            let tools = handle.list_all_tools().await?;
+            let result = handle
+                .call_tool(
+                    "trigger-sampling-request",
+                    json!({"prompt": "say hi", "maxTokens": 5}),
+                )
+                .await?;
+            Ok::<_, mcp_sansio::app::client::ClientError>((tools, result))
+        })
+        .expect("drive server-everything");
+    let (tools, result) = outcome.expect("the calls succeed");
+    assert!(tools.iter().any(|t| t.name == "trigger-sampling-request"));
+    assert!(!result.is_error.unwrap_or(false));
+    let text = serde_json::to_value(&result.content)
+        .expect("content")
+        .to_string();
+    assert!(text.contains("sampled by mcp-sansio"), "{text}");
+    assert!(text.contains("test-model"), "{text}");
+    let prompts = prompts_seen.lock().unwrap().clone();
+    assert_eq!(prompts.len(), 1, "{prompts:?}");
+    assert!(prompts[0].contains("say hi"), "{prompts:?}");
+    // The session ends with our close, which the sink sees last.
+    let events = events.borrow();
+    assert!(
+        matches!(events.last(), Some(ClientEvent::Closed { .. })),
+        "{events:?}"
+    );
+}
