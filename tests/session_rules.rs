@@ -932,3 +932,115 @@ fn pending_outbound_is_bounded() {
         Err(SendError::TooManyPending)
     );
 }
+
+#[test]
+fn client_refuses_server_requests_for_capabilities_it_did_not_declare() {
+    let now = Instant::now();
+    let mut pair = mcp_sansio::pair::Pair::new(
+        Config::default(),
+        client_setup(V::V2025_06_18, r#"{"roots":{}}"#),
+        Config::default(),
+        server_setup("{}"),
+        now,
+    );
+    pair.set_recording(true);
+    pair.connect().unwrap();
+    pair.inject(
+        Direction::ToClient,
+        &br#"{"jsonrpc":"2.0","id":"e","method":"elicitation/create","params":{}}"#[..],
+    );
+    pair.inject(
+        Direction::ToClient,
+        &br#"{"jsonrpc":"2.0","id":"i","method":"initialize","params":{}}"#[..],
+    );
+    pair.inject(
+        Direction::ToClient,
+        &br#"{"jsonrpc":"2.0","id":"r","method":"roots/list"}"#[..],
+    );
+    pair.drive();
+    let replies = frames(&pair, Direction::ToServer);
+    let codes: Vec<_> = replies
+        .iter()
+        .filter(|f| f.get("error").is_some())
+        .map(|f| (f["id"].clone(), f["error"]["code"].clone()))
+        .collect();
+    assert_eq!(
+        codes,
+        vec![(json!("e"), json!(-32601)), (json!("i"), json!(-32601))]
+    );
+    assert!(
+        matches!(pair.client_events.pop_front(), Some(Event::Request { method, .. }) if method == "roots/list")
+    );
+}
+
+#[test]
+fn framer_errors_are_answered_without_an_id() {
+    let (mut s, now) = server_after_initialize("2025-06-18", "{}", true);
+    s.handle_decode_error(now, mcp_sansio::session::FrameError::TooLong { limit: 10 });
+    let out = drain(&mut s);
+    assert_eq!(out[0]["error"]["code"], -32600);
+    assert_eq!(out[0]["id"], Value::Null);
+    assert_eq!(s.stats().oversized_frames, 1);
+}
+
+#[test]
+fn outbound_queue_is_bounded_for_commands() {
+    let now = Instant::now();
+    let config = Config {
+        max_outbound_queue: 2,
+        ..Config::default()
+    };
+    let mut s = Session::server(config, server_setup(ALL_SERVER_CAPS), now);
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}"#;
+    feed(&mut s, now, init);
+    feed(
+        &mut s,
+        now,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    let log = || Some(raw(json!({"level":"info","data":1})));
+    s.notify("notifications/message", log()).unwrap();
+    s.notify("notifications/message", log()).unwrap();
+    assert_eq!(
+        s.notify("notifications/message", log()),
+        Err(SendError::QueueFull)
+    );
+    assert_eq!(drain(&mut s).len(), 2);
+    assert!(s.notify("notifications/message", log()).is_ok());
+}
+
+#[test]
+fn event_queue_drops_notifications_but_never_requests_past_its_bound() {
+    let now = Instant::now();
+    let config = Config {
+        max_queued_events: 1,
+        ..Config::default()
+    };
+    let mut s = Session::server(config, server_setup(ALL_SERVER_CAPS), now);
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"x","version":"1"}}}"#;
+    feed(&mut s, now, init);
+    feed(
+        &mut s,
+        now,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    feed(
+        &mut s,
+        now,
+        r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#,
+    );
+    feed(
+        &mut s,
+        now,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+    );
+    let events: Vec<_> = std::iter::from_fn(|| s.poll_event()).collect();
+    assert!(
+        matches!(
+            events[..],
+            [Event::Initialized { .. }, Event::Request { .. }]
+        ),
+        "{events:?}"
+    );
+    assert_eq!(s.stats().notifications_dropped, 1);
+}

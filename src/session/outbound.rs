@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::gating;
+use super::idhash::IdBuildHasher;
 use super::timer::Deadlines;
 use super::tombstones::Tombstones;
 use super::{CloseReason, Event, Outcome, RequestOptions, Role, SendError, Session, State};
@@ -43,7 +43,7 @@ pub(crate) struct Pending {
 pub(crate) struct Outbound {
     role: Role,
     next_id: u64,
-    pending: HashMap<RequestId, Pending>,
+    pending: HashMap<RequestId, Pending, IdBuildHasher>,
     deadlines: Deadlines,
     tombstones: Tombstones,
     keep_alive: Option<RequestId>,
@@ -54,7 +54,7 @@ impl Outbound {
         Outbound {
             role,
             next_id: 0,
-            pending: HashMap::new(),
+            pending: HashMap::default(),
             deadlines: Deadlines::default(),
             tombstones: Tombstones::new(tombstone_capacity),
             keep_alive: None,
@@ -177,131 +177,6 @@ impl Session {
         };
         self.enqueue(Message::Request(request), opts.related_to);
         Ok(id)
-    }
-
-    /// Lifecycle, direction and capability gating of an outbound request.
-    fn check_send_request(&self, method: &str) -> Result<(), SendError> {
-        if self.state == State::Closed {
-            return Err(SendError::Closed);
-        }
-        if method == m::INITIALIZE {
-            return Err(SendError::Reserved {
-                method: method.to_owned(),
-            });
-        }
-        let rule = gating::request_rule(method);
-        if let Some((sender, _)) = rule {
-            if !sender.allows(self.role) {
-                return Err(SendError::WrongDirection {
-                    method: method.to_owned(),
-                });
-            }
-        }
-        if method == m::PING {
-            return Ok(());
-        }
-        if self.state != State::Ready {
-            return Err(SendError::NotInitialized);
-        }
-        match rule {
-            Some((_, Some(cap))) if !self.peer_declared(cap) => {
-                Err(SendError::CapabilityNotDeclared {
-                    method: method.to_owned(),
-                    capability: cap,
-                })
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// Whether the peer declared `cap` (the receiver's capability gates requests).
-    pub(crate) fn peer_declared(&self, cap: gating::Capability) -> bool {
-        match self.role {
-            Role::Client => self
-                .peer_server_caps
-                .as_ref()
-                .is_some_and(|c| gating::server_has(c, cap, self.version)),
-            Role::Server => self
-                .peer_client_caps
-                .as_ref()
-                .is_some_and(|c| gating::client_has(c, cap)),
-        }
-    }
-
-    /// Whether this side declared `cap` (the sender's capability gates notifications; the
-    /// receiver's gates inbound requests).
-    pub(crate) fn self_declared(&self, cap: gating::Capability) -> bool {
-        match (&self.client_setup, &self.server_setup) {
-            (Some(c), _) => gating::client_has(&c.capabilities, cap),
-            (_, Some(s)) => gating::server_has(&s.capabilities, cap, self.version),
-            _ => false,
-        }
-    }
-
-    /// Sends a notification (gated by this side's own declared capabilities).
-    pub fn notify(&mut self, method: &str, params: Option<RawJson>) -> Result<(), SendError> {
-        self.notify_inner(method, params, None)
-    }
-
-    /// Sends a notification that belongs to an inbound request (e.g. a log message while
-    /// handling `tools/call`), so a multi-stream transport routes it with that request.
-    pub fn notify_related(
-        &mut self,
-        inbound: &RequestId,
-        method: &str,
-        params: Option<RawJson>,
-    ) -> Result<(), SendError> {
-        self.notify_inner(method, params, Some(inbound.clone()))
-    }
-
-    fn notify_inner(
-        &mut self,
-        method: &str,
-        params: Option<RawJson>,
-        related: Option<RequestId>,
-    ) -> Result<(), SendError> {
-        self.check_notify(method)?;
-        let n = Notification {
-            method: m::intern_method(method),
-            params,
-        };
-        self.enqueue_command(Message::Notification(n), related)
-    }
-
-    fn check_notify(&self, method: &str) -> Result<(), SendError> {
-        if self.state == State::Closed {
-            return Err(SendError::Closed);
-        }
-        if matches!(
-            method,
-            m::NOTIFICATIONS_INITIALIZED | m::NOTIFICATIONS_CANCELLED | m::NOTIFICATIONS_PROGRESS
-        ) {
-            return Err(SendError::Reserved {
-                method: method.to_owned(),
-            });
-        }
-        let rule = gating::notification_rule(method);
-        if let Some((sender, cap)) = rule {
-            if !sender.allows(self.role) {
-                return Err(SendError::WrongDirection {
-                    method: method.to_owned(),
-                });
-            }
-            if let Some(cap) = cap {
-                if !self.self_declared(cap) {
-                    return Err(SendError::CapabilityNotDeclared {
-                        method: method.to_owned(),
-                        capability: cap,
-                    });
-                }
-            }
-        }
-        // Logging may flow while the server waits for `initialized`; nothing else may.
-        let early_log = method == m::NOTIFICATIONS_MESSAGE && self.state == State::Initializing;
-        if self.state != State::Ready && !early_log {
-            return Err(SendError::NotInitialized);
-        }
-        Ok(())
     }
 
     /// Cancels one of our pending requests: it completes with `Outcome::Cancelled` and the

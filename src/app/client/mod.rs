@@ -6,11 +6,14 @@
 //! `poll_timeout`) plus `poll_job()` (handler futures still pending after their inline first
 //! poll) and `poll_event()`. Handles and jobs talk to the state machine through a shared
 //! outbox, drained at the start of every `handle_*` and `poll_transmit`; the wake hook tells
-//! the driver to run its loop once after something was pushed from outside.
+//! the driver to run its loop once (`handle_wake(now)`, then drain `poll_transmit`) after
+//! something was pushed from outside. Calls made before the handshake finished fail with
+//! [`ClientError::NotSent`]; run `ClientHandle::initialize` first.
 
 mod builder;
 pub mod elicitation;
 mod handle;
+mod inbound;
 mod types;
 
 use std::collections::{HashMap, VecDeque};
@@ -26,10 +29,10 @@ pub use types::{
 
 use builder::Handlers;
 
-use crate::app::runtime::{first_poll, lock, CancelToken, Job, OneshotSender, Outbox, WakeHook};
+use crate::app::runtime::{lock, CancelToken, Job, OneshotSender, Outbox, WakeHook};
 use crate::config::Config;
-use crate::jsonrpc::{self as m, ErrorObject, Method, RawJson, RequestId};
-use crate::model::{InitializeResult, ListRootsResult, LoggingMessageParams, Root};
+use crate::jsonrpc::{self as m, ErrorObject, RawJson, RequestId};
+use crate::model::{InitializeResult, Root};
 use crate::session::{
     ClientSetup, CloseReason, Event, Outcome, RequestOptions, Session, State, Transmit,
 };
@@ -169,6 +172,14 @@ impl Client {
         self.last_now = now;
         self.process();
         self.session.handle_timeout(now);
+        self.process();
+    }
+
+    /// Drains what handles and jobs pushed, with a fresh time: call it when the wake hook
+    /// fired, so deadlines of calls made since then start now rather than at the last
+    /// `handle_*` (which is what `poll_transmit`, having no `now`, uses).
+    pub fn handle_wake(&mut self, now: Instant) {
+        self.last_now = now;
         self.process();
     }
 
@@ -339,32 +350,6 @@ impl Client {
         self.push_event(ClientEvent::Closed { reason });
     }
 
-    fn notification(&mut self, method: &Method, params: Option<RawJson>) {
-        let event = match method.as_ref() {
-            m::NOTIFICATIONS_MESSAGE => {
-                match params.as_ref().map(|p| p.parse::<LoggingMessageParams>()) {
-                    Some(Ok(log)) => ClientEvent::Log(log),
-                    _ => raw_notification(method, params),
-                }
-            }
-            m::NOTIFICATIONS_TOOLS_LIST_CHANGED => ClientEvent::ToolsListChanged,
-            m::NOTIFICATIONS_RESOURCES_LIST_CHANGED => ClientEvent::ResourcesListChanged,
-            m::NOTIFICATIONS_PROMPTS_LIST_CHANGED => ClientEvent::PromptsListChanged,
-            m::NOTIFICATIONS_RESOURCES_UPDATED => {
-                let uri = params
-                    .as_ref()
-                    .and_then(|p| p.to_value().ok())
-                    .and_then(|v| v.get("uri").and_then(|u| u.as_str()).map(str::to_owned));
-                match uri {
-                    Some(uri) => ClientEvent::ResourceUpdated { uri },
-                    None => raw_notification(method, params),
-                }
-            }
-            _ => raw_notification(method, params),
-        };
-        self.push_event(event);
-    }
-
     fn apply(&mut self, item: ClientItem) {
         match item {
             ClientItem::Initialize { reply } => self.start_initialize(reply),
@@ -433,101 +418,7 @@ impl Client {
             Err(e) => reply.send(Err(ClientError::NotSent(e))),
         }
     }
-
-    /// Answers one of the server's requests: roots inline, sampling and elicitation through
-    /// their handlers as jobs, anything else `-32601`.
-    fn dispatch(&mut self, id: RequestId, method: &Method, params: Option<RawJson>) {
-        let ctx = HandlerContext {
-            id: id.clone(),
-            cancel: CancelToken::new(),
-        };
-        let job = match method.as_ref() {
-            m::ROOTS_LIST => return self.answer_roots(&id),
-            m::SAMPLING_CREATE_MESSAGE => self
-                .handlers
-                .sampling
-                .clone()
-                .map(|h| self.job(&id, params, ctx.clone(), move |p, c| h(p, c))),
-            m::ELICITATION_CREATE => self
-                .handlers
-                .elicitation
-                .clone()
-                .map(|h| self.job(&id, params, ctx.clone(), move |p, c| h(p, c))),
-            _ => None,
-        };
-        match job {
-            Some(Ok(job)) => {
-                self.running.insert(id, ctx.cancel);
-                if let Some(pending) = first_poll(job) {
-                    self.jobs.push_back(pending);
-                }
-            }
-            Some(Err(error)) => {
-                let _ = self.session.respond_error(&id, error);
-            }
-            None => {
-                let _ = self
-                    .session
-                    .respond_error(&id, ErrorObject::method_not_found(method));
-            }
-        }
-    }
-
-    /// Parses `params`, and wraps the handler's future into a job that pushes its reply.
-    fn job<P, R, F>(
-        &self,
-        id: &RequestId,
-        params: Option<RawJson>,
-        ctx: HandlerContext,
-        handler: F,
-    ) -> Result<Job, ErrorObject>
-    where
-        P: serde::de::DeserializeOwned,
-        R: serde::Serialize + Send + 'static,
-        F: FnOnce(P, HandlerContext) -> crate::app::runtime::BoxFuture<Result<R, ErrorObject>>,
-    {
-        let params = params
-            .ok_or_else(|| ErrorObject::invalid_params("Invalid params: missing"))?
-            .parse::<P>()
-            .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
-        let future = handler(params, ctx);
-        let outbox = self.outbox.clone();
-        let id = id.clone();
-        Ok(Box::pin(async move {
-            let outcome = future.await.and_then(|result| {
-                RawJson::from_serialize(&result)
-                    .map_err(|e| ErrorObject::internal(format!("unencodable result: {e}")))
-            });
-            outbox.push_required(ClientItem::Reply { id, outcome });
-        }))
-    }
-
-    fn answer_roots(&mut self, id: &RequestId) {
-        let Some(shared) = &self.handlers.roots else {
-            let _ = self
-                .session
-                .respond_error(id, ErrorObject::method_not_found(m::ROOTS_LIST));
-            return;
-        };
-        let result = ListRootsResult {
-            roots: lock(shared).clone(),
-            meta: None,
-            extra: Default::default(),
-        };
-        let _ = match RawJson::from_serialize(&result) {
-            Ok(raw) => self.session.respond(id, raw),
-            Err(e) => self
-                .session
-                .respond_error(id, ErrorObject::internal(e.to_string())),
-        };
-    }
 }
 
-fn raw_notification(method: &Method, params: Option<RawJson>) -> ClientEvent {
-    ClientEvent::Notification {
-        method: method.to_string(),
-        params: params
-            .and_then(|p| p.to_value().ok())
-            .unwrap_or(serde_json::Value::Null),
-    }
-}
+#[cfg(test)]
+mod tests;

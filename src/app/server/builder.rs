@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use serde_json::Map;
 
-use super::types::{CompletionFn, Prompt, Resource, ResourceTemplate, Tool};
 use super::Server;
+use super::{CompletionFn, Prompt, Resource, ResourceTemplate, Tool};
 use crate::config::Config;
 use crate::model::{
     Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,

@@ -269,3 +269,26 @@ impl RequestContext {
         self.server().notify_resource_updated(uri);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_parse_order_and_filter() {
+        for (name, level) in LEVELS {
+            assert_eq!(LogLevel::parse(name), Some(level));
+            assert_eq!(level.as_str(), name);
+        }
+        assert_eq!(LogLevel::parse("WARNING"), None);
+        assert!(LogLevel::Debug < LogLevel::Emergency);
+        let shared = Shared::default();
+        assert!(
+            shared.passes(LogLevel::Debug),
+            "before setLevel everything passes"
+        );
+        shared.set_level(LogLevel::Error);
+        assert!(!shared.passes(LogLevel::Warning));
+        assert!(shared.passes(LogLevel::Error) && shared.passes(LogLevel::Alert));
+    }
+}

@@ -8,7 +8,7 @@ use std::future::Future;
 use serde_json::{json, Map, Value};
 
 use super::context::{LogLevel, OutboxItem, RequestContext};
-use super::types::{
+use super::{
     CallToolResult, CompleteRequest, HandlerResult, PromptRequest, ResourceRead, Tool, ToolCall,
 };
 use super::{Server, MAX_SUBSCRIPTIONS};
@@ -88,12 +88,15 @@ impl Server {
         fut: impl Future<Output = HandlerResult<T>> + Send + 'static,
         encode: impl FnOnce(T) -> Value + Send + 'static,
     ) {
-        let outbox = self.outbox.clone();
+        let mut guard = ReplyGuard {
+            outbox: self.outbox.clone(),
+            id: Some(id),
+        };
         self.spawn(Box::pin(async move {
             let outcome = fut.await.map(encode).and_then(|v| {
                 RawJson::try_from(&v).map_err(|e| ErrorObject::internal(e.to_string()))
             });
-            outbox.push_required(OutboxItem::Reply { id, outcome });
+            guard.reply(outcome);
         }));
     }
 
@@ -240,6 +243,29 @@ impl Server {
     }
 }
 
+/// Sends a job's one reply; if the driver drops the job unfinished (executor shut down, task
+/// aborted), answers with an internal error instead so the request does not hang forever.
+struct ReplyGuard {
+    outbox: crate::app::runtime::Outbox<OutboxItem>,
+    id: Option<RequestId>,
+}
+
+impl ReplyGuard {
+    fn reply(&mut self, outcome: Result<RawJson, ErrorObject>) {
+        if let Some(id) = self.id.take() {
+            self.outbox.push_required(OutboxItem::Reply { id, outcome });
+        }
+    }
+}
+
+impl Drop for ReplyGuard {
+    fn drop(&mut self) {
+        self.reply(Err(ErrorObject::internal(
+            "the handler was dropped before it finished",
+        )));
+    }
+}
+
 fn parse_params(params: Option<RawJson>) -> Result<Params, ErrorObject> {
     match params {
         None => Ok(Map::new()),
@@ -275,10 +301,10 @@ macro_rules! list_entry {
     )*};
 }
 list_entry!(
-    super::types::Tool,
-    super::types::Resource,
-    super::types::ResourceTemplate,
-    super::types::Prompt
+    super::Tool,
+    super::Resource,
+    super::ResourceTemplate,
+    super::Prompt
 );
 
 /// A tool with an outputSchema must return matching `structuredContent`; if it does not, that

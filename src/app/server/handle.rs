@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::context::{LogLevel, OutboxItem, Shared};
-use super::types::{Prompt, Resource, ResourceTemplate, Tool};
+use super::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::app::runtime::Outbox;
 
 /// A registration change, applied when the server drains its outbox.

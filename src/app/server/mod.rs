@@ -10,6 +10,9 @@ mod builder;
 mod context;
 mod dispatch;
 mod handle;
+mod prompt;
+mod resource;
+mod tool;
 mod types;
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
@@ -22,11 +25,13 @@ use serde_json::json;
 pub use builder::ServerBuilder;
 pub use context::{LogLevel, PeerError, RequestContext};
 pub use handle::ServerHandle;
-pub use types::{
-    completion_handler, CallToolResult, CompleteRequest, Completion, CompletionFn, GetPromptResult,
-    HandlerFn, HandlerResult, Prompt, PromptArgument, PromptRequest, Resource, ResourceContents,
-    ResourceRead, ResourceTemplate, Tool, ToolCall,
+pub use prompt::{
+    completion_handler, CompleteRequest, Completion, CompletionFn, GetPromptResult, Prompt,
+    PromptArgument, PromptRequest,
 };
+pub use resource::{Resource, ResourceContents, ResourceRead, ResourceTemplate};
+pub use tool::{CallToolResult, Tool, ToolCall};
+pub use types::{HandlerFn, HandlerResult};
 
 use builder::Registry;
 use context::{OutboxItem, PeerReply, Shared};
@@ -36,7 +41,7 @@ use crate::app::runtime::{first_poll, CancelToken, Job, Outbox, WakeHook};
 use crate::config::Config;
 use crate::jsonrpc::{self as m, RawJson, RequestId};
 use crate::session::{
-    Event, Outcome, RequestOptions, SendError, ServerSetup, Session, State, Transmit,
+    Event, FrameError, Outcome, RequestOptions, SendError, ServerSetup, Session, State, Transmit,
 };
 
 /// Optional outbox items (progress, logs, resource updates) held at most; past it they are
@@ -57,8 +62,9 @@ pub struct Server {
     jobs: VecDeque<Job>,
     /// Cancel tokens of inbound requests whose handler has not replied yet.
     running: HashMap<RequestId, CancelToken>,
-    /// Reply slots of our server→client requests, by our request id.
-    peer_requests: HashMap<RequestId, PeerReply>,
+    /// Reply slots of our server→client requests, by our request id, with the inbound request
+    /// whose handler sent each (to cancel them when that handler finishes first).
+    peer_requests: HashMap<RequestId, (PeerReply, Option<RequestId>)>,
     subscriptions: BTreeSet<String>,
     events: VecDeque<Event>,
     /// The latest time the driver gave us (deadlines of requests sent while draining in
@@ -114,6 +120,21 @@ impl Server {
         self.last_now = now;
         self.drain_outbox();
         self.session.handle_timeout(now);
+        self.process();
+    }
+
+    /// The framer could not produce a frame (e.g. an over-long line); see
+    /// `Session::handle_decode_error`.
+    pub fn handle_decode_error(&mut self, now: Instant, error: FrameError) {
+        self.last_now = now;
+        self.session.handle_decode_error(now, error);
+        self.process();
+    }
+
+    /// Closes the session; running handlers see their cancellation.
+    pub fn close(&mut self, now: Instant) {
+        self.last_now = now;
+        self.session.close(now);
         self.process();
     }
 
@@ -178,7 +199,7 @@ impl Server {
                 }
             }
             Event::Completed { id, outcome } => {
-                if let Some(reply) = self.peer_requests.remove(&id) {
+                if let Some((reply, _)) = self.peer_requests.remove(&id) {
                     reply.send(peer_outcome(outcome));
                 }
             }
@@ -215,6 +236,7 @@ impl Server {
         match item {
             OutboxItem::Reply { id, outcome } => {
                 self.running.remove(&id);
+                self.cancel_orphans(&id);
                 let _ = match outcome {
                     Ok(result) => self.session.respond(&id, result),
                     Err(error) => self.session.respond_error(&id, error),
@@ -257,7 +279,7 @@ impl Server {
         reply: PeerReply,
     ) {
         let opts = RequestOptions {
-            related_to: related,
+            related_to: related.clone(),
             ..Default::default()
         };
         match self
@@ -265,13 +287,28 @@ impl Server {
             .send_request(self.last_now, method, params, opts)
         {
             Ok(id) => {
-                self.peer_requests.insert(id, reply);
+                self.peer_requests.insert(id, (reply, related));
             }
             Err(SendError::CapabilityNotDeclared { capability, .. }) => {
                 reply.send(Err(PeerError::CapabilityNotDeclared { capability }));
             }
             Err(SendError::Closed) => reply.send(Err(PeerError::Closed)),
             Err(e) => reply.send(Err(PeerError::Refused(e.to_string()))),
+        }
+    }
+
+    /// Cancels the server→client requests a finished handler left pending (it stopped
+    /// awaiting them, e.g. after its own request was cancelled), so the client stops working.
+    fn cancel_orphans(&mut self, inbound: &RequestId) {
+        let orphans: Vec<RequestId> = self
+            .peer_requests
+            .iter()
+            .filter(|(_, (_, related))| related.as_ref() == Some(inbound))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in orphans {
+            let reason = Some("the request it served has finished".to_owned());
+            let _ = self.session.cancel(self.last_now, &id, reason);
         }
     }
 

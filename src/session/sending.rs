@@ -1,0 +1,134 @@
+//! Gating of what the application asks to send (lifecycle, direction, declared
+//! capabilities) and plain notifications. A refused command is an error to the application;
+//! nothing reaches the wire.
+
+use super::gating;
+use super::{RequestId, Role, SendError, Session, State};
+use crate::jsonrpc::{self as m, Message, Notification, RawJson};
+
+impl Session {
+    /// Lifecycle, direction and capability gating of an outbound request.
+    pub(crate) fn check_send_request(&self, method: &str) -> Result<(), SendError> {
+        if self.state == State::Closed {
+            return Err(SendError::Closed);
+        }
+        if method == m::INITIALIZE {
+            return Err(SendError::Reserved {
+                method: method.to_owned(),
+            });
+        }
+        let rule = gating::request_rule(method);
+        if let Some((sender, _)) = rule {
+            if !sender.allows(self.role) {
+                return Err(SendError::WrongDirection {
+                    method: method.to_owned(),
+                });
+            }
+        }
+        if method == m::PING {
+            return Ok(());
+        }
+        if self.state != State::Ready {
+            return Err(SendError::NotInitialized);
+        }
+        match rule {
+            Some((_, Some(cap))) if !self.peer_declared(cap) => {
+                Err(SendError::CapabilityNotDeclared {
+                    method: method.to_owned(),
+                    capability: cap,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the peer declared `cap` (the receiver's capability gates requests).
+    pub(crate) fn peer_declared(&self, cap: gating::Capability) -> bool {
+        match self.role {
+            Role::Client => self
+                .peer_server_caps
+                .as_ref()
+                .is_some_and(|c| gating::server_has(c, cap, self.version)),
+            Role::Server => self
+                .peer_client_caps
+                .as_ref()
+                .is_some_and(|c| gating::client_has(c, cap)),
+        }
+    }
+
+    /// Whether this side declared `cap` (the sender's capability gates notifications; the
+    /// receiver's gates inbound requests).
+    pub(crate) fn self_declared(&self, cap: gating::Capability) -> bool {
+        match (&self.client_setup, &self.server_setup) {
+            (Some(c), _) => gating::client_has(&c.capabilities, cap),
+            (_, Some(s)) => gating::server_has(&s.capabilities, cap, self.version),
+            _ => false,
+        }
+    }
+
+    /// Sends a notification (gated by this side's own declared capabilities).
+    pub fn notify(&mut self, method: &str, params: Option<RawJson>) -> Result<(), SendError> {
+        self.notify_inner(method, params, None)
+    }
+
+    /// Sends a notification that belongs to an inbound request (e.g. a log message while
+    /// handling `tools/call`), so a multi-stream transport routes it with that request.
+    pub fn notify_related(
+        &mut self,
+        inbound: &RequestId,
+        method: &str,
+        params: Option<RawJson>,
+    ) -> Result<(), SendError> {
+        self.notify_inner(method, params, Some(inbound.clone()))
+    }
+
+    fn notify_inner(
+        &mut self,
+        method: &str,
+        params: Option<RawJson>,
+        related: Option<RequestId>,
+    ) -> Result<(), SendError> {
+        self.check_notify(method)?;
+        let n = Notification {
+            method: m::intern_method(method),
+            params,
+        };
+        self.enqueue_command(Message::Notification(n), related)
+    }
+
+    fn check_notify(&self, method: &str) -> Result<(), SendError> {
+        if self.state == State::Closed {
+            return Err(SendError::Closed);
+        }
+        if matches!(
+            method,
+            m::NOTIFICATIONS_INITIALIZED | m::NOTIFICATIONS_CANCELLED | m::NOTIFICATIONS_PROGRESS
+        ) {
+            return Err(SendError::Reserved {
+                method: method.to_owned(),
+            });
+        }
+        let rule = gating::notification_rule(method);
+        if let Some((sender, cap)) = rule {
+            if !sender.allows(self.role) {
+                return Err(SendError::WrongDirection {
+                    method: method.to_owned(),
+                });
+            }
+            if let Some(cap) = cap {
+                if !self.self_declared(cap) {
+                    return Err(SendError::CapabilityNotDeclared {
+                        method: method.to_owned(),
+                        capability: cap,
+                    });
+                }
+            }
+        }
+        // Logging may flow while the server waits for `initialized`; nothing else may.
+        let early_log = method == m::NOTIFICATIONS_MESSAGE && self.state == State::Initializing;
+        if self.state != State::Ready && !early_log {
+            return Err(SendError::NotInitialized);
+        }
+        Ok(())
+    }
+}
