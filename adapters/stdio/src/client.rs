@@ -58,9 +58,11 @@ impl ClientDriven {
     /// Wraps `client` for `driver`; events are dropped until [`ClientDriven::on_event`].
     pub fn new(mut client: Client, driver: &Driver<ClientDriven>) -> Self {
         let remote = driver.remote();
-        // `Full` means a wake-up is already queued; `Closed` means the loop is gone.
+        // The command runs inside the loop with a fresh `now`, so calls made since the last
+        // input get deadlines from the time they were made. `Full` means a wake-up is already
+        // queued (it drains everything pushed so far); `Closed` means the loop is gone.
         client.set_waker(Arc::new(move || {
-            let _ = remote.try_send(|_, _| {});
+            let _ = remote.try_send(|d: &mut ClientDriven, now| d.handle_wake(now));
         }));
         Self {
             client,
@@ -89,6 +91,12 @@ impl ClientDriven {
     /// flushes what is pending and returns.
     pub fn close(&mut self, now: Instant) {
         self.client.close(now);
+        self.after_input();
+    }
+
+    /// Drains what handles and jobs pushed into the client's outbox, at `now`.
+    fn handle_wake(&mut self, now: Instant) {
+        self.client.handle_wake(now);
         self.after_input();
     }
 
