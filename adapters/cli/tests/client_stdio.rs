@@ -202,6 +202,40 @@ fn server_everything_tools_resources_prompts_and_ping() {
     let got = ok_json(&["prompts", "get", name], &server);
     assert!(!got["messages"].as_array().expect("messages").is_empty());
 
+    let got = ok_json(
+        &[
+            "prompts",
+            "get",
+            "args-prompt",
+            "--args",
+            r#"{"city":"Paris"}"#,
+        ],
+        &server,
+    );
+    let text = got["messages"][0]["content"]["text"].as_str().unwrap_or("");
+    assert!(text.contains("Paris"), "{got}");
+
+    let template_read = ok_json(
+        &["resources", "read", "demo://resource/dynamic/text/7"],
+        &server,
+    );
+    let text = template_read["contents"][0]["text"].as_str().unwrap_or("");
+    assert!(text.starts_with("Resource 7"), "{template_read}");
+
+    let completion = ok_json(
+        &[
+            "complete",
+            "prompt",
+            "completable-prompt",
+            "--arg",
+            "department",
+            "--value",
+            "Eng",
+        ],
+        &server,
+    );
+    assert_eq!(completion["completion"]["values"], json!(["Engineering"]));
+
     assert_eq!(ok_json(&["ping"], &server), json!({}));
     assert_eq!(ok_json(&["set-level", "debug"], &server), json!({}));
 }
