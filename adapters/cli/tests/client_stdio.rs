@@ -346,3 +346,37 @@ fn server_everything_sampling_reaches_our_async_handler() {
         "{events:?}"
     );
 }
+
+#[test]
+fn a_silent_server_times_out_and_is_shut_down() {
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
+        .args(["client", "--stdio", "--timeout", "0.5", "ping", "--"])
+        .args(["sleep", "30"])
+        .output()
+        .expect("run mcp-sansio");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("initialize"), "{stderr}");
+    assert!(stderr.contains("in time"), "{stderr}");
+    // 0.5 s timeout + 2 s after closing stdin + SIGTERM ends `sleep`: well under its 30 s.
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}
+
+#[test]
+fn pretty_output_is_indented_json() {
+    let Some(peers) = peers() else { return };
+    let script = sdk_server_script();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
+        .args(["client", "--stdio", "--pretty", "--server-stderr", "null"])
+        .args(["resources", "read", "greeting://hello", "--"])
+        .args([peers.python.as_str(), script.as_str()])
+        .output()
+        .expect("run mcp-sansio");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().count() > 3, "{text}");
+    assert!(text.contains("\n  \"contents\""), "{text}");
+    let value: Value = serde_json::from_str(&text).expect("valid JSON");
+    assert_eq!(value["contents"][0]["text"], "Hello, world!");
+}
