@@ -40,6 +40,12 @@ pub(crate) enum Command {
 const CLIENT_EXAMPLES: &str = "\
 The server command comes last, after a literal `--`; everything after it is passed to the
 server untouched. Results are printed to stdout as compact JSON (one line); --pretty indents them.
+List operations follow nextCursor to the end and print every item in one result (--no-paginate:
+the first page only). Server log messages go to stderr.
+
+Exit status: 0 success; 1 failure: the server could not be started or closed early, a JSON-RPC
+error (its code and message on stderr), no answer within --timeout, or a tool result with
+\"isError\": true (the result is still printed on stdout); 2 bad usage.
 
 Examples:
   mcp-sansio client --stdio ping -- ./my-server
@@ -70,6 +76,10 @@ pub(crate) struct ClientArgs {
     /// Give up on the request after this many seconds.
     #[arg(long, value_name = "SECS", default_value_t = 60.0)]
     pub(crate) timeout: f64,
+    /// List operations: print only the first page (with its nextCursor) instead of following
+    /// nextCursor to the end.
+    #[arg(long)]
+    pub(crate) no_paginate: bool,
     /// What to do with the server's stderr (its logs).
     #[arg(long, value_enum, default_value_t = StderrArg::Inherit)]
     pub(crate) server_stderr: StderrArg,

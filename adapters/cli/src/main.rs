@@ -5,6 +5,7 @@
 //! JSON, `--pretty` for people), diagnostics to stderr.
 
 mod args;
+mod client_cmd;
 mod request;
 
 use std::ffi::OsString;
@@ -89,17 +90,7 @@ fn run_client(client: &ClientArgs, server: Option<Vec<OsString>>) -> Result<(), 
             client.timeout
         )));
     }
-    let planned = request::plan(&client.op);
-    let params = planned
-        .params
-        .as_ref()
-        .map_or_else(|| "no params".to_string(), |p| p.to_string());
-    Err(Failure::Failed(format!(
-        "not wired yet: would send `{}` ({params}) to `{}`; the client needs the session, which \
-         is not merged yet",
-        planned.method,
-        server[0].to_string_lossy()
-    )))
+    client_cmd::run(client, request::plan(&client.op), &server)
 }
 
 #[cfg(test)]

@@ -55,6 +55,7 @@
 #![warn(unreachable_pub)]
 
 mod child;
+mod client;
 mod driven;
 mod driver;
 mod handle;
@@ -66,6 +67,7 @@ pub use child::{
     connect_child, ChildProcess, ShutdownReport, ShutdownStage, ShutdownTimeouts, StderrMode,
     STDERR_TAIL_LIMIT,
 };
+pub use client::{connect_stdio_client, ClientDriven, ClientRunReport, EventSink, StdioClient};
 pub use driven::{Driven, FrameError};
 pub use driver::{DriveOptions, Driver, EndReason, Finished};
 pub use handle::{LoopHandle, Remote, RemoteError};

@@ -1,0 +1,204 @@
+//! `mcp-sansio client --stdio`: spawns the server, runs the handshake and one planned request
+//! (following `nextCursor` for lists), prints the result, and shuts the server down.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use mcp_sansio::app::client::{CallOptions, Client, ClientError, ClientEvent};
+use mcp_sansio::config::Config;
+use mcp_sansio::jsonrpc::RawJson;
+use mcp_sansio::model::Implementation;
+use mcp_sansio_stdio::{connect_stdio_client, ShutdownStage, StderrMode};
+use serde_json::{Map, Value};
+
+use crate::args::{ClientArgs, StderrArg};
+use crate::request::PlannedRequest;
+use crate::Failure;
+
+/// Pages followed at most when collecting a list (a server that never stops handing out
+/// cursors must not keep us forever).
+const MAX_PAGES: usize = 10_000;
+
+/// What the operation produced: the JSON to print, and whether it counts as a failure (a tool
+/// result with `isError: true`).
+struct Answer {
+    json: Value,
+    tool_error: bool,
+}
+
+/// Runs `planned` against `server` and prints the answer. See the `client` help for the exit
+/// status rules.
+pub(crate) fn run(
+    args: &ClientArgs,
+    planned: PlannedRequest,
+    server: &[OsString],
+) -> Result<(), Failure> {
+    let timeout = Duration::from_secs_f64(args.timeout);
+    let config = Config {
+        request_timeout: timeout,
+        max_request_timeout: timeout.max(Config::default().max_request_timeout),
+        ..Config::default()
+    };
+    let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")))
+        .config(config);
+    let stderr_mode = match args.server_stderr {
+        StderrArg::Inherit => StderrMode::Inherit,
+        StderrArg::Capture => StderrMode::Capture,
+        StderrArg::Null => StderrMode::Null,
+    };
+    let program = server[0].to_string_lossy().into_owned();
+    let client = connect_stdio_client(&server[0], &server[1..], stderr_mode, builder)
+        .map_err(|e| Failure::Failed(format!("cannot start the server `{program}`: {e}")))?
+        .on_event(report_event);
+    let handle = client.handle();
+    let paginate = planned.paginated && !args.no_paginate;
+    let app = async move {
+        handle
+            .initialize()
+            .await
+            .map_err(|e| describe("initialize", &e))?;
+        let options = || CallOptions {
+            timeout: Some(timeout),
+            ..CallOptions::default()
+        };
+        let call = |params: Option<Value>| {
+            let params = params.map(|p| RawJson::from_serialize(&p).expect("JSON values encode"));
+            handle.request_raw(planned.method, params, options())
+        };
+        let json = if paginate {
+            collect_pages(planned.method, planned.params.clone(), call).await?
+        } else {
+            let raw = call(planned.params.clone())
+                .await
+                .map_err(|e| describe(planned.method, &e))?;
+            raw.to_value()
+                .map_err(|e| format!("{}: unreadable result: {e}", planned.method))?
+        };
+        let tool_error = planned.method == mcp_sansio::jsonrpc::TOOLS_CALL
+            && json.get("isError") == Some(&Value::Bool(true));
+        Ok::<_, String>(Answer { json, tool_error })
+    };
+    let (outcome, report) = client
+        .block_on(app)
+        .map_err(|e| Failure::Failed(format!("driving the server failed: {e}")))?;
+    let show_stderr = || {
+        if let Some(tail) = report.stderr_tail.as_deref().filter(|t| !t.is_empty()) {
+            eprintln!("--- server stderr (last lines) ---\n{}", tail.trim_end());
+        }
+    };
+    match outcome {
+        Ok(answer) => {
+            print_json(&answer.json, args.pretty);
+            if answer.tool_error {
+                show_stderr();
+                return Err(Failure::Failed(
+                    "the tool reported an error (isError: true); its result is on stdout".into(),
+                ));
+            }
+            Ok(())
+        }
+        Err(mut message) => {
+            show_stderr();
+            if let Some(done) = report
+                .shutdown
+                .filter(|s| s.stage == ShutdownStage::AlreadyExited)
+            {
+                message.push_str(&format!(" (the server had exited: {})", done.status));
+            }
+            Err(Failure::Failed(message))
+        }
+    }
+}
+
+/// Follows `nextCursor` to the end and returns the first page with the list field holding
+/// every item and no `nextCursor`.
+async fn collect_pages<F, C>(method: &str, params: Option<Value>, call: F) -> Result<Value, String>
+where
+    F: Fn(Option<Value>) -> C,
+    C: std::future::Future<Output = Result<RawJson, ClientError>>,
+{
+    let field = list_field(method);
+    let mut merged: Option<Map<String, Value>> = None;
+    let mut cursor: Option<Value> = None;
+    for _ in 0..MAX_PAGES {
+        let mut page_params = match params.clone() {
+            Some(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        if let Some(c) = cursor.take() {
+            page_params.insert("cursor".into(), c);
+        }
+        let params = (!page_params.is_empty()).then_some(Value::Object(page_params));
+        let raw = call(params).await.map_err(|e| describe(method, &e))?;
+        let Ok(Value::Object(mut page)) = raw.to_value() else {
+            return Err(format!("{method}: the result is not a JSON object"));
+        };
+        let next = page.remove("nextCursor").filter(|c| !c.is_null());
+        let items = match page.remove(field) {
+            Some(Value::Array(items)) => items,
+            _ => return Err(format!("{method}: the result has no `{field}` array")),
+        };
+        let all = merged.get_or_insert_with(|| {
+            page.insert(field.into(), Value::Array(Vec::new()));
+            page
+        });
+        if let Some(Value::Array(list)) = all.get_mut(field) {
+            list.extend(items);
+        }
+        match next {
+            Some(next) => cursor = Some(next),
+            None => return Ok(Value::Object(merged.unwrap_or_default())),
+        }
+    }
+    Err(format!(
+        "{method}: the server kept returning nextCursor past {MAX_PAGES} pages"
+    ))
+}
+
+/// The array field of a list method's result.
+fn list_field(method: &str) -> &'static str {
+    match method {
+        mcp_sansio::jsonrpc::RESOURCES_LIST => "resources",
+        mcp_sansio::jsonrpc::RESOURCES_TEMPLATES_LIST => "resourceTemplates",
+        mcp_sansio::jsonrpc::PROMPTS_LIST => "prompts",
+        _ => "tools",
+    }
+}
+
+/// A one-line account of a failed call: JSON-RPC errors show their code and message.
+fn describe(method: &str, error: &ClientError) -> String {
+    match error {
+        ClientError::Rpc(e) => {
+            let data = e
+                .data
+                .as_ref()
+                .map(|d| format!(" (data: {})", d.get()))
+                .unwrap_or_default();
+            format!("{method}: JSON-RPC error {}: {}{data}", e.code, e.message)
+        }
+        ClientError::TimedOut => format!("{method}: no answer within --timeout"),
+        other => format!("{method}: {other}"),
+    }
+}
+
+/// Server log messages and other notifications go to stderr; stdout is for the result only.
+fn report_event(event: ClientEvent) {
+    match event {
+        ClientEvent::Log(log) => {
+            let data = serde_json::to_string(&log.data).unwrap_or_default();
+            let logger = log.logger.map(|l| format!(" {l}")).unwrap_or_default();
+            eprintln!("server log [{:?}{logger}]: {data}", log.level);
+        }
+        ClientEvent::Closed { .. } | ClientEvent::Initialized { .. } => {}
+        other => eprintln!("server notification: {other:?}"),
+    }
+}
+
+fn print_json(value: &Value, pretty: bool) {
+    let text = if pretty {
+        serde_json::to_string_pretty(value)
+    } else {
+        serde_json::to_string(value)
+    };
+    println!("{}", text.unwrap_or_default());
+}

@@ -1,0 +1,314 @@
+//! Runs the application-layer MCP [`Client`] on the adapter's loop: [`ClientDriven`] feeds it
+//! frames and time, spawns its pending handler jobs (sampling, elicitation) on the loop's
+//! executor, wakes the loop when a [`ClientHandle`] call or a finished job pushed work into the
+//! client's outbox, and hands server notifications ([`ClientEvent`]) to a callback.
+//!
+//! [`connect_stdio_client`] spawns a server as a child process and returns a [`StdioClient`]:
+//! take its [`ClientHandle`], write the application as an async block, and
+//! [`StdioClient::run`] drives the loop while that block runs, then closes the session and shuts
+//! the child down with the spec's sequence (close stdin, wait; `SIGTERM`, wait; `SIGKILL`).
+//!
+//! ```no_run
+//! use std::time::Instant;
+//! use mcp_sansio::app::client::Client;
+//! use mcp_sansio::model::Implementation;
+//! use mcp_sansio_stdio::{connect_stdio_client, StderrMode};
+//!
+//! let builder = Client::builder(Implementation::new("demo", "0.1.0"));
+//! let client = connect_stdio_client("my-server", ["--flag"], StderrMode::Inherit, builder)?;
+//! let handle = client.handle();
+//! let (tools, report) = client.block_on(async move {
+//!     handle.initialize().await?;
+//!     handle.list_all_tools().await
+//! })?;
+//! println!("{} tools; child ended at {:?}", tools.map_err(std::io::Error::other)?.len(), report.shutdown.map(|s| s.stage));
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+use std::ffi::OsStr;
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use mcp_sansio::app::client::{Client, ClientBuilder, ClientEvent, ClientHandle};
+use mcp_sansio::session::State;
+
+use crate::child::{connect_child, ChildProcess, ShutdownReport, ShutdownTimeouts, StderrMode};
+use crate::driven::{Driven, FrameError};
+use crate::driver::{DriveOptions, Driver, EndReason};
+use crate::handle::{LoopHandle, Remote};
+
+/// Where [`ClientDriven`] delivers the client's events (server logs, list changes, close).
+pub type EventSink = Box<dyn FnMut(ClientEvent)>;
+
+/// The application-layer [`Client`] made drivable by the adapter's loop.
+///
+/// Build it with [`ClientDriven::new`] from the [`Driver`] that will run it: that sets the
+/// client's wake hook to a no-op [`Remote`] command (any push into the client's outbox makes
+/// the loop run once and drain it) and keeps the driver's [`LoopHandle`] to spawn jobs.
+pub struct ClientDriven {
+    client: Client,
+    jobs: LoopHandle<ClientDriven>,
+    on_event: EventSink,
+}
+
+impl ClientDriven {
+    /// Wraps `client` for `driver`; events are dropped until [`ClientDriven::on_event`].
+    pub fn new(mut client: Client, driver: &Driver<ClientDriven>) -> Self {
+        let remote = driver.remote();
+        // The command runs inside the loop with a fresh `now`, so calls made since the last
+        // input get deadlines from the time they were made. `Full` means a wake-up is already
+        // queued (it drains everything pushed so far); `Closed` means the loop is gone.
+        client.set_waker(Arc::new(move || {
+            let _ = remote.try_send(|d: &mut ClientDriven, now| d.handle_wake(now));
+        }));
+        Self {
+            client,
+            jobs: driver.handle(),
+            on_event: Box::new(|_| {}),
+        }
+    }
+
+    /// Delivers every [`ClientEvent`] to `sink`, inside the loop, in arrival order.
+    pub fn on_event(mut self, sink: impl FnMut(ClientEvent) + 'static) -> Self {
+        self.on_event = Box::new(sink);
+        self
+    }
+
+    /// A handle for typed calls (Clone + Send).
+    pub fn handle(&self) -> ClientHandle {
+        self.client.handle()
+    }
+
+    /// The wrapped state machine (session state, negotiated version, stats).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Closes the session: pending calls fail with `ClientError::Closed`; the loop then
+    /// flushes what is pending and returns.
+    pub fn close(&mut self, now: Instant) {
+        self.client.close(now);
+        self.after_input();
+    }
+
+    /// Drains what handles and jobs pushed into the client's outbox, at `now`.
+    fn handle_wake(&mut self, now: Instant) {
+        self.client.handle_wake(now);
+        self.after_input();
+    }
+
+    /// Spawns the handler jobs still pending after their inline first poll and delivers the
+    /// events the last input produced.
+    fn after_input(&mut self) {
+        while let Some(job) = self.client.poll_job() {
+            // Detached: the job pushes its reply into the outbox and the wake hook runs us.
+            self.jobs.spawn(job).detach();
+        }
+        while let Some(event) = self.client.poll_event() {
+            (self.on_event)(event);
+        }
+    }
+}
+
+impl Driven for ClientDriven {
+    fn handle_frame(&mut self, now: Instant, frame: Bytes) {
+        self.client.handle_input(now, frame);
+        self.after_input();
+    }
+
+    fn handle_frame_error(&mut self, _now: Instant, _error: FrameError) {
+        // An over-long line from the server: the splitter already discarded it and a response
+        // in it is lost; the affected call times out like any unanswered request.
+    }
+
+    fn handle_eof(&mut self, now: Instant) {
+        // The server's stdout ended (it exited or closed it): nothing more can answer us.
+        self.close(now);
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        self.client.handle_timeout(now);
+        self.after_input();
+    }
+
+    fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<usize> {
+        let start = buf.len();
+        match self.client.poll_transmit(buf) {
+            Some(_) => Some(buf.len() - start),
+            None => {
+                // Draining the outbox may have completed calls or produced events.
+                self.after_input();
+                None
+            }
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.client.poll_timeout()
+    }
+
+    fn is_closed(&self) -> bool {
+        self.client.session().state() == State::Closed
+    }
+}
+
+/// How a [`StdioClient::run`] ended, besides the application's own output.
+#[derive(Debug)]
+pub struct ClientRunReport {
+    /// Why the loop returned.
+    pub reason: EndReason,
+    /// A read error on the child's stdout, if any.
+    pub input_error: Option<io::Error>,
+    /// A write error on the child's stdin (e.g. it exited early), if any.
+    pub output_error: Option<io::Error>,
+    /// How the child was shut down (`None` if the shutdown itself failed).
+    pub shutdown: Option<ShutdownReport>,
+    /// The child's stderr tail when it was captured ([`StderrMode::Capture`]).
+    pub stderr_tail: Option<String>,
+}
+
+/// An MCP server running as a child process, with a client ready to drive it.
+pub struct StdioClient {
+    child: ChildProcess,
+    driver: Driver<ClientDriven>,
+    driven: ClientDriven,
+    shutdown: ShutdownTimeouts,
+}
+
+/// Spawns `program args` as an MCP server on stdio and prepares a client for it (`builder`
+/// declares its capabilities and handlers). Nothing is sent before [`StdioClient::run`].
+pub fn connect_stdio_client<I, S>(
+    program: impl AsRef<OsStr>,
+    args: I,
+    stderr: StderrMode,
+    builder: ClientBuilder,
+) -> io::Result<StdioClient>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let child = connect_child(program, args, stderr)?;
+    Ok(StdioClient::new(child, builder, DriveOptions::default()))
+}
+
+impl StdioClient {
+    /// A client for an already spawned `child`, with the loop's `options`.
+    pub fn new(child: ChildProcess, builder: ClientBuilder, options: DriveOptions) -> Self {
+        let driver = Driver::new(options);
+        let driven = ClientDriven::new(builder.build(Instant::now()), &driver);
+        Self {
+            child,
+            driver,
+            driven,
+            shutdown: ShutdownTimeouts::default(),
+        }
+    }
+
+    /// A handle for typed calls (Clone + Send): use it inside the future given to `run`, or
+    /// from other threads while `run` runs.
+    pub fn handle(&self) -> ClientHandle {
+        self.driven.handle()
+    }
+
+    /// Sends commands into the loop from any thread (e.g. `|d, now| d.close(now)`).
+    pub fn remote(&self) -> Remote<ClientDriven> {
+        self.driver.remote()
+    }
+
+    /// The child's process id.
+    pub fn child_id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Delivers server notifications and lifecycle events to `sink` (inside the loop).
+    pub fn on_event(mut self, sink: impl FnMut(ClientEvent) + 'static) -> Self {
+        self.driven = self.driven.on_event(sink);
+        self
+    }
+
+    /// The waits of the shutdown sequence after the session closes.
+    pub fn shutdown_timeouts(mut self, timeouts: ShutdownTimeouts) -> Self {
+        self.shutdown = timeouts;
+        self
+    }
+
+    /// Drives the loop while `app` runs. When `app` finishes, closes the session, flushes,
+    /// closes the child's stdin and shuts the child down; returns `app`'s output.
+    ///
+    /// If the server goes away first, pending and later calls fail with `Closed`/`NotSent`, so
+    /// `app` still finishes.
+    pub async fn run<F: Future>(self, app: F) -> io::Result<(F::Output, ClientRunReport)> {
+        let StdioClient {
+            mut child,
+            driver,
+            driven,
+            shutdown,
+        } = self;
+        let remote = driver.remote();
+        let mut app = std::pin::pin!(app);
+        let (output, finished) = {
+            let drive = child.drive(driver, driven);
+            let mut drive = std::pin::pin!(drive);
+            // Whichever ends first: the app (then close the session and let the loop finish)
+            // or the loop (the server went away; then keep the machine answering the app).
+            let first = smol::future::or(async { Ok(app.as_mut().await) }, async {
+                Err(drive.as_mut().await)
+            })
+            .await;
+            match first {
+                Ok(output) => {
+                    let _ = remote.send(|d: &mut ClientDriven, now| d.close(now)).await;
+                    (output, drive.await?)
+                }
+                Err(finished) => {
+                    let mut finished = finished?;
+                    let output = finish_app(&mut finished.driven, app).await;
+                    (output, finished)
+                }
+            }
+        };
+        let report = child.shutdown(shutdown).await.ok();
+        Ok((
+            output,
+            ClientRunReport {
+                reason: finished.reason,
+                input_error: finished.input_error,
+                output_error: finished.output_error,
+                shutdown: report,
+                stderr_tail: child.stderr_tail(),
+            },
+        ))
+    }
+
+    /// [`StdioClient::run`], blocking the calling thread.
+    pub fn block_on<F: Future>(self, app: F) -> io::Result<(F::Output, ClientRunReport)> {
+        smol::block_on(self.run(app))
+    }
+}
+
+/// Runs `app` to completion against a client whose loop has ended: every wake-up drains the
+/// outbox, and the closed session refuses each new call (`NotSent`), so `app` cannot hang.
+async fn finish_app<F: Future>(driven: &mut ClientDriven, app: F) -> F::Output {
+    let (tx, rx) = smol::channel::bounded::<()>(1);
+    driven.client.set_waker(Arc::new(move || {
+        let _ = tx.try_send(());
+    }));
+    let mut app = std::pin::pin!(app);
+    loop {
+        let mut scratch = Vec::new();
+        while driven.poll_transmit(&mut scratch).is_some() {
+            scratch.clear();
+        }
+        let woke = smol::future::or(async { Err(app.as_mut().await) }, async {
+            let _ = rx.recv().await;
+            Ok(())
+        })
+        .await;
+        if let Err(output) = woke {
+            return output;
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! `StdioClient` against tiny shell-script servers: a server that answers `initialize` and
+//! then exits mid-session must not leave the application hanging, and its pending and later
+//! calls fail with clear errors.
+
+#![cfg(unix)]
+
+use std::time::{Duration, Instant};
+
+use mcp_sansio::app::client::{Client, ClientError};
+use mcp_sansio::model::Implementation;
+use mcp_sansio_stdio::{connect_stdio_client, EndReason, ShutdownStage, StderrMode};
+
+/// Answers `initialize` (same id, same protocol version), reads `notifications/initialized`
+/// and one more line (our next request), then exits without answering it.
+const ANSWER_INIT_THEN_EXIT: &str = r#"
+read -r line
+id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
+version=$(printf '%s' "$line" | sed 's/.*"protocolVersion":"\([^"]*\)".*/\1/')
+printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"%s","capabilities":{},"serverInfo":{"name":"sh","version":"1"}}}\n' "$id" "$version"
+read -r initialized
+read -r request
+exit 0
+"#;
+
+#[test]
+fn a_server_exiting_mid_session_fails_the_calls_instead_of_hanging() {
+    let builder = Client::builder(Implementation::new("client-driven-test", "1"));
+    let client = connect_stdio_client(
+        "sh",
+        ["-c", ANSWER_INIT_THEN_EXIT],
+        StderrMode::Capture,
+        builder,
+    )
+    .expect("spawn sh");
+    let handle = client.handle();
+    let started = Instant::now();
+    let (outcome, report) = client
+        .block_on(async move {
+            let init = handle.initialize().await;
+            // The server reads this ping and exits without answering.
+            let pending = handle.ping().await;
+            // By now the loop may have ended: this call must still resolve.
+            let later = handle.ping().await;
+            (init, pending, later)
+        })
+        .expect("drive");
+    let (init, pending, later) = outcome;
+    assert_eq!(init.expect("initialize").server_info.name, "sh");
+    assert!(
+        matches!(pending, Err(ClientError::Closed(_))),
+        "{pending:?}"
+    );
+    assert!(
+        matches!(later, Err(ClientError::NotSent(_) | ClientError::Closed(_))),
+        "{later:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(report.reason, EndReason::Closed);
+    let shutdown = report.shutdown.expect("shutdown report");
+    assert_eq!(shutdown.stage, ShutdownStage::AlreadyExited);
+    assert!(shutdown.status.success());
+}
+
+#[test]
+fn a_server_ignoring_stdin_close_is_terminated_after_the_app_finishes() {
+    // Answers initialize, then ignores everything including the end of its stdin.
+    let script = ANSWER_INIT_THEN_EXIT.replace("exit 0", "exec sleep 30");
+    let builder = Client::builder(Implementation::new("client-driven-test", "1"));
+    let client = connect_stdio_client("sh", ["-c", script.as_str()], StderrMode::Null, builder)
+        .expect("spawn sh")
+        .shutdown_timeouts(mcp_sansio_stdio::ShutdownTimeouts {
+            after_stdin_close: Duration::from_millis(200),
+            after_sigterm: Duration::from_secs(2),
+        });
+    let handle = client.handle();
+    let (init, report) = client
+        .block_on(async move { handle.initialize().await })
+        .expect("drive");
+    init.expect("initialize");
+    let shutdown = report.shutdown.expect("shutdown report");
+    assert_eq!(shutdown.stage, ShutdownStage::Terminated, "{shutdown:?}");
+}
