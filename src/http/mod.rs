@@ -1,0 +1,17 @@
+//! Streamable HTTP as HTTP-shaped values: no HTTP parser and no sockets. An integrator mounts
+//! [`Endpoint`] in any HTTP server: it hands in method, path, headers and body, and gets back a
+//! status, headers and either a full body or a stream id whose bytes it pulls with
+//! [`Endpoint::poll_stream`]. See docs/http.md.
+
+mod endpoint;
+pub mod event_id;
+pub mod headers;
+mod machine;
+pub mod replay;
+mod streams;
+mod types;
+
+pub use endpoint::{Endpoint, EndpointConfig, EndpointStats, ResponseMode};
+pub use machine::Machine;
+pub use streams::StreamChunk;
+pub use types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
