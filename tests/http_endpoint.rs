@@ -534,3 +534,18 @@ fn stateless_mode_answers_json_without_sessions() {
     assert_eq!(rig.ep.session_count(), 0);
     assert_eq!(rig.get("x", None).status, 405);
 }
+
+#[test]
+fn unparsable_or_invalid_bodies_are_400_with_a_json_rpc_error() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let head = rig.post_head(Some(&sid));
+    let resp = rig
+        .ep
+        .handle_request(rig.now, &head, Bytes::from_static(b"{not json"), [9; 16]);
+    assert_eq!(resp.status, 400);
+    assert_eq!(json_body(&resp)["error"]["code"], -32700);
+    let resp = rig.post(Some(&sid), json!({"jsonrpc": "2.0", "id": 5}));
+    assert_eq!(resp.status, 400);
+    assert_eq!(json_body(&resp)["error"]["code"], -32600);
+}

@@ -180,7 +180,10 @@ impl<M: Machine> Endpoint<M> {
         }
         let incoming = match decode(&body) {
             Ok(incoming) => incoming,
-            Err(_) => return rpc_error(400, -32700, "Parse error"),
+            Err(e) => {
+                let obj = e.to_error_object();
+                return rpc_error(400, obj.code, &obj.message);
+            }
         };
         let messages: Vec<&Message> = match &incoming {
             Incoming::Single(m) => vec![m],
