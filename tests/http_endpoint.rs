@@ -549,3 +549,46 @@ fn unparsable_or_invalid_bodies_are_400_with_a_json_rpc_error() {
     assert_eq!(resp.status, 400);
     assert_eq!(json_body(&resp)["error"]["code"], -32600);
 }
+
+#[test]
+fn a_cancelled_request_ends_its_stream() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let a = rig.post(Some(&sid), call(1, "wait"));
+    let (_, ended) = rig.drain(&a.body);
+    assert!(!ended);
+    let cancel =
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}});
+    assert_eq!(rig.post(Some(&sid), cancel).status, 202);
+    let (events, ended) = rig.drain(&a.body);
+    assert!(ended, "no response will come: the stream ends");
+    assert!(events.is_empty(), "{events:?}");
+}
+
+#[test]
+fn concurrent_posts_each_get_only_their_own_response() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let get = rig.get(&sid, None);
+    let posts: Vec<HttpResponse> = (1..=3)
+        .map(|i| rig.post(Some(&sid), call(i, "wait")))
+        .collect();
+    assert!(posts.iter().all(|p| p.status == 200));
+    rig.release_gates();
+    for (i, p) in posts.iter().enumerate() {
+        let (events, ended) = rig.drain(&p.body);
+        assert!(ended);
+        let responses: Vec<&String> = events
+            .iter()
+            .map(|(_, d)| d)
+            .filter(|d| d.contains("\"result\""))
+            .collect();
+        assert_eq!(responses.len(), 1, "{events:?}");
+        assert!(responses[0].contains(&format!("\"id\":{}", i + 1)));
+    }
+    let (on_get, _) = rig.drain(&get.body);
+    assert!(
+        on_get.iter().all(|(_, d)| d.is_empty()),
+        "nothing but priming on GET: {on_get:?}"
+    );
+}

@@ -3,14 +3,15 @@
 //! the streams each response body is pulled from.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
-use serde_json::json;
 
+use super::config::{EndpointConfig, EndpointStats, ResponseMode};
 use super::event_id::EventId;
-use super::headers::{accepts, is_json_content_type, HostPolicy};
+use super::headers::{accepts, is_json_content_type};
 use super::machine::Machine;
+use super::reply::{cancelled_id, error, handshake, method_not_allowed, rpc_error};
 use super::streams::{LogicalStream, Mode, SessionState, StreamChunk, STANDALONE};
 use super::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
 use crate::app::runtime::Job;
@@ -22,72 +23,6 @@ const JSON: &str = "application/json";
 const SSE: &str = "text/event-stream";
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
-
-/// How the response to a POSTed request is sent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ResponseMode {
-    /// JSON when the result is ready before anything else was sent for the request; SSE
-    /// otherwise (notifications or requests first, or a handler still running).
-    Auto,
-    /// Always an SSE stream.
-    AlwaysSse,
-    /// Always one JSON object (messages sent before the result are dropped and counted).
-    AlwaysJson,
-}
-
-/// Limits and switches of the endpoint.
-#[derive(Clone, Debug)]
-pub struct EndpointConfig {
-    /// POST bodies larger than this get 413. Default 4 MiB.
-    pub max_body: usize,
-    /// Sessions held at most; an `initialize` past it gets 503. Default 1024.
-    pub max_sessions: usize,
-    /// A session with no request and no open stream for this long is dropped. Default 30 min.
-    pub idle_timeout: Duration,
-    /// Replay buffer size per session, in bytes of encoded events. Default 1 MiB.
-    pub replay_budget: usize,
-    /// Whether GET opens a standalone stream (off: 405). Default on.
-    pub allow_get: bool,
-    /// Whether DELETE terminates a session (off: 405). Default on.
-    pub allow_delete: bool,
-    /// No sessions: every POST is answered on its own with JSON. Default off.
-    pub stateless: bool,
-    /// JSON or SSE for request responses. Default `Auto`.
-    pub response_mode: ResponseMode,
-    /// SSE `retry` (ms) sent with priming events to 2025-11-25 sessions. Default 1000.
-    pub retry_ms: u64,
-    /// Host and Origin allow-lists.
-    pub hosts: HostPolicy,
-    /// Versions the `MCP-Protocol-Version` header may name.
-    pub supported_versions: Vec<ProtocolVersion>,
-}
-
-impl Default for EndpointConfig {
-    fn default() -> Self {
-        EndpointConfig {
-            max_body: 4 << 20,
-            max_sessions: 1024,
-            idle_timeout: Duration::from_secs(30 * 60),
-            replay_budget: 1 << 20,
-            allow_get: true,
-            allow_delete: true,
-            stateless: false,
-            response_mode: ResponseMode::Auto,
-            retry_ms: 1000,
-            hosts: HostPolicy::default(),
-            supported_versions: ProtocolVersion::STATEFUL.to_vec(),
-        }
-    }
-}
-
-/// Counters.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct EndpointStats {
-    /// Sessions dropped for idleness.
-    pub sessions_expired: u64,
-    /// Sessions refused because the table was full.
-    pub sessions_refused: u64,
-}
 
 /// The server endpoint, generic over the per-session machine `M` built by a factory.
 pub struct Endpoint<M> {
@@ -196,6 +131,7 @@ impl<M: Machine> Endpoint<M> {
                 _ => None,
             })
             .collect();
+        let cancelled: Vec<RequestId> = messages.iter().filter_map(|m| cancelled_id(m)).collect();
         let is_init =
             matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
         let is_batch = matches!(incoming, Incoming::Batch(_));
@@ -236,6 +172,9 @@ impl<M: Machine> Endpoint<M> {
         if requests.is_empty() {
             session.machine.handle_input(now, body);
             session.pump();
+            cancelled
+                .iter()
+                .for_each(|id| session.request_cancelled(id));
             return HttpResponse::status(202);
         }
         let key = session.next_stream;
@@ -248,6 +187,9 @@ impl<M: Machine> Endpoint<M> {
         }
         session.machine.handle_input(now, body);
         session.pump();
+        cancelled
+            .iter()
+            .for_each(|id| session.request_cancelled(id));
         let mode = self.config.response_mode;
         let conn = self.new_conn();
         let mut resp = self.open_response(&sid, key, conn, mode, is_batch);
@@ -626,35 +568,4 @@ fn resume<M: Machine>(session: &mut SessionState<M>, key: u64, conn: StreamId, e
         stream.mode = Mode::Sse;
         session.flush_held();
     }
-}
-
-/// Feeds `machine` an `initialize` and `initialized` for `version` and discards the answer
-/// (stateless mode has no handshake of its own).
-fn handshake<M: Machine>(machine: &mut M, now: Instant, version: ProtocolVersion) {
-    let init = json!({"jsonrpc": "2.0", "id": "stateless-init", "method": "initialize",
-        "params": {"protocolVersion": version.as_str(), "capabilities": {},
-                   "clientInfo": {"name": "stateless", "version": "0"}}});
-    machine.handle_input(now, Bytes::from(init.to_string()));
-    let mut buf = Vec::new();
-    while machine.poll_transmit(&mut buf).is_some() {
-        buf.clear();
-    }
-    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    machine.handle_input(now, Bytes::from(done.to_string()));
-}
-
-fn method_not_allowed() -> HttpResponse {
-    error(405, "Method Not Allowed").with_header("Allow", "GET, POST, DELETE")
-}
-
-/// An HTTP error with a JSON-RPC error body (id null), as the TS SDK answers.
-fn error(status: u16, message: &str) -> HttpResponse {
-    rpc_error(status, -32000, message)
-}
-
-fn rpc_error(status: u16, code: i64, message: &str) -> HttpResponse {
-    let body = json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}, "id": null});
-    let mut resp = HttpResponse::status(status).with_header("Content-Type", JSON);
-    resp.body = Body::Full(Bytes::from(body.to_string()));
-    resp
 }

@@ -144,6 +144,14 @@ impl<M: Machine> SessionState<M> {
         }
     }
 
+    /// The client cancelled request `id`: its response will never come, so its stream must
+    /// not wait for it (otherwise a cancelled POST's SSE stream would stay open forever).
+    pub(crate) fn request_cancelled(&mut self, id: &RequestId) {
+        if let Some(key) = self.request_streams.remove(id) {
+            self.response_sent(key);
+        }
+    }
+
     fn response_sent(&mut self, key: u64) {
         let Some(stream) = self.streams.get_mut(&key) else {
             return;
