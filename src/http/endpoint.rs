@@ -8,11 +8,13 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::config::{EndpointConfig, EndpointStats, ResponseMode};
-use super::event_id::EventId;
 use super::headers::{accepts, is_json_content_type};
 use super::machine::Machine;
-use super::reply::{cancelled_id, error, handshake, method_not_allowed, rpc_error};
-use super::streams::{LogicalStream, Mode, SessionState, StreamChunk, STANDALONE};
+use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
+use super::streams::{LogicalStream, Mode, SessionState, StreamChunk};
+#[path = "endpoint_get.rs"]
+mod get;
+
 use super::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
 use crate::app::runtime::Job;
 use crate::jsonrpc::{decode, Incoming, Message, RequestId};
@@ -252,128 +254,6 @@ impl<M: Machine> Endpoint<M> {
         resp
     }
 
-    fn handle_stateless(
-        &mut self,
-        now: Instant,
-        head: &HttpRequestHead,
-        body: Bytes,
-        requests: Vec<RequestId>,
-        is_batch: bool,
-    ) -> HttpResponse {
-        if is_batch {
-            return rpc_error(400, -32600, "Invalid Request: batches are not supported");
-        }
-        let version = match self.check_version(head) {
-            Ok(v) => v,
-            Err(resp) => return resp,
-        };
-        if self.sessions.len() >= self.config.max_sessions {
-            self.stats.sessions_refused += 1;
-            return error(503, "Service Unavailable: too many exchanges in flight");
-        }
-        let mut machine = (self.factory)(now);
-        let is_init = requests.is_empty()
-            || decode(&body).is_ok_and(
-                |i| matches!(i, Incoming::Single(Message::Request(r)) if r.method == "initialize"),
-            );
-        if !is_init {
-            // No handshake in stateless mode: stand one in for the client.
-            handshake(&mut machine, now, version);
-        }
-        let key_sid = format!("#stateless-{}", self.next_exchange);
-        self.next_exchange += 1;
-        let mut state = SessionState::new(machine, now, 0, self.config.retry_ms);
-        if requests.is_empty() {
-            state.machine.handle_input(now, body);
-            return HttpResponse::status(202);
-        }
-        state
-            .streams
-            .insert(1, LogicalStream::new(Mode::Undecided, requests.len()));
-        for id in requests {
-            state.request_streams.insert(id, 1);
-        }
-        state.machine.handle_input(now, body);
-        state.pump();
-        self.sessions.insert(key_sid.clone(), state);
-        let conn = self.new_conn();
-        let resp = self.open_response(&key_sid, 1, conn, ResponseMode::AlwaysJson, false);
-        if matches!(resp.body, Body::Full(_)) {
-            self.sessions.remove(&key_sid);
-        }
-        resp
-    }
-
-    fn handle_get(&mut self, now: Instant, head: &HttpRequestHead) -> HttpResponse {
-        if self.config.stateless || !self.config.allow_get {
-            return method_not_allowed();
-        }
-        if !accepts(head.get("accept").unwrap_or(""), SSE) {
-            return error(406, "Not Acceptable: Accept must allow text/event-stream");
-        }
-        let sid = match self.lookup(head) {
-            Ok(sid) => sid,
-            Err(resp) => return resp,
-        };
-        if let Err(resp) = self.check_version(head) {
-            return resp;
-        }
-        let conn = self.new_conn();
-        let session = self.sessions.get_mut(&sid).expect("looked up");
-        session.last_activity = now;
-        session.pump();
-        let key = match head.get("last-event-id") {
-            Some(text) => {
-                let Some(cursor) = EventId::parse(text.trim()) else {
-                    return error(400, "Bad Request: invalid Last-Event-ID");
-                };
-                if cursor.stream >= session.next_stream {
-                    return error(400, "Bad Request: unknown Last-Event-ID");
-                }
-                let Ok(events) = session.replay.replay_after(cursor) else {
-                    return error(
-                        409,
-                        "Conflict: Last-Event-ID is older than the replay buffer holds",
-                    );
-                };
-                resume(session, cursor.stream, conn, events);
-                cursor.stream
-            }
-            None => {
-                if session
-                    .streams
-                    .get(&STANDALONE)
-                    .is_some_and(|s| s.conn.is_some())
-                {
-                    return error(409, "Conflict: only one standalone SSE stream per session");
-                }
-                session.open_standalone(conn);
-                STANDALONE
-            }
-        };
-        self.conns.insert(conn, (sid, key));
-        let mut resp = HttpResponse::status(200)
-            .with_header("Content-Type", SSE)
-            .with_header("Cache-Control", "no-cache");
-        resp.body = Body::Stream(conn);
-        resp
-    }
-
-    fn handle_delete(&mut self, now: Instant, head: &HttpRequestHead) -> HttpResponse {
-        if self.config.stateless || !self.config.allow_delete {
-            return method_not_allowed();
-        }
-        let sid = match self.lookup(head) {
-            Ok(sid) => sid,
-            Err(resp) => return resp,
-        };
-        if let Err(resp) = self.check_version(head) {
-            return resp;
-        }
-        self.terminate(now, &sid);
-        HttpResponse::status(200)
-    }
-
     /// Pulls the next bytes of response body `conn`. `None`: nothing now (call again after
     /// the next input or wake-up).
     #[must_use]
@@ -551,21 +431,5 @@ impl<M: Machine> Endpoint<M> {
     fn new_conn(&mut self) -> StreamId {
         self.next_conn += 1;
         StreamId(self.next_conn)
-    }
-}
-
-/// Attaches `conn` to logical stream `key` after a `Last-Event-ID`: the replayed events, then
-/// live ones (or the end, when the stream already finished).
-fn resume<M: Machine>(session: &mut SessionState<M>, key: u64, conn: StreamId, events: Vec<Bytes>) {
-    let stream = session.streams.entry(key).or_insert_with(|| {
-        let mut s = LogicalStream::new(Mode::Sse, 0);
-        s.finished = key != STANDALONE;
-        s
-    });
-    stream.conn = Some(conn);
-    stream.queue = events.into();
-    if key == STANDALONE {
-        stream.mode = Mode::Sse;
-        session.flush_held();
     }
 }
