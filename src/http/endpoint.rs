@@ -340,7 +340,10 @@ impl<M: Machine> Endpoint<M> {
                 s.machine.handle_timeout(now);
                 s.pump();
             }
-            if !sid.starts_with('#') && !s.has_attached() && now >= s.last_activity + idle {
+            if !sid.starts_with('#')
+                && !s.has_attached()
+                && s.last_activity.checked_add(idle).is_some_and(|t| now >= t)
+            {
                 expired.push(sid.clone());
             }
         }
@@ -357,7 +360,8 @@ impl<M: Machine> Endpoint<M> {
             .iter()
             .flat_map(|(sid, s)| {
                 let idle = (!sid.starts_with('#') && !s.has_attached())
-                    .then(|| s.last_activity + self.config.idle_timeout);
+                    .then_some(())
+                    .and_then(|_| s.last_activity.checked_add(self.config.idle_timeout));
                 [s.machine.poll_timeout(), idle]
             })
             .flatten()
