@@ -592,3 +592,22 @@ fn concurrent_posts_each_get_only_their_own_response() {
         "nothing but priming on GET: {on_get:?}"
     );
 }
+
+/// Not a check: prints POST round trips per second (run with `--ignored --nocapture`).
+#[test]
+#[ignore]
+fn measure_post_echo_throughput() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let head = rig.post_head(Some(&sid));
+    let bodies: Vec<Bytes> = (0..20_000)
+        .map(|i| Bytes::from(call(i + 10, "echo").to_string()))
+        .collect();
+    let start = Instant::now();
+    for body in bodies {
+        let resp = rig.ep.handle_request(rig.now, &head, body, [0; 16]);
+        assert_eq!(resp.status, 200);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!("POST tools/call echo → JSON: {:.0} req/s", 20_000.0 / secs);
+}
