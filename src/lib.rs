@@ -44,6 +44,7 @@ pub mod config;
 pub mod framing;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
+pub mod http;
 pub mod jsonrpc;
 pub mod model;
 pub mod pair;

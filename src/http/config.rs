@@ -1,0 +1,72 @@
+//! The endpoint's limits and switches, with their defaults, and its counters.
+
+use std::time::Duration;
+
+use super::headers::HostPolicy;
+use crate::model::ProtocolVersion;
+
+/// How the response to a POSTed request is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResponseMode {
+    /// JSON when the result is ready before anything else was sent for the request; SSE
+    /// otherwise (notifications or requests first, or a handler still running).
+    Auto,
+    /// Always an SSE stream.
+    AlwaysSse,
+    /// Always one JSON object (messages sent before the result are dropped and counted).
+    AlwaysJson,
+}
+
+/// Limits and switches of the endpoint.
+#[derive(Clone, Debug)]
+pub struct EndpointConfig {
+    /// POST bodies larger than this get 413. Default 4 MiB.
+    pub max_body: usize,
+    /// Sessions held at most; an `initialize` past it gets 503. Default 1024.
+    pub max_sessions: usize,
+    /// A session with no request and no open stream for this long is dropped. Default 30 min.
+    pub idle_timeout: Duration,
+    /// Replay buffer size per session, in bytes of encoded events. Default 1 MiB.
+    pub replay_budget: usize,
+    /// Whether GET opens a standalone stream (off: 405). Default on.
+    pub allow_get: bool,
+    /// Whether DELETE terminates a session (off: 405). Default on.
+    pub allow_delete: bool,
+    /// No sessions: every POST is answered on its own with JSON. Default off.
+    pub stateless: bool,
+    /// JSON or SSE for request responses. Default `Auto`.
+    pub response_mode: ResponseMode,
+    /// SSE `retry` (ms) sent with priming events to 2025-11-25 sessions. Default 1000.
+    pub retry_ms: u64,
+    /// Host and Origin allow-lists.
+    pub hosts: HostPolicy,
+    /// Versions the `MCP-Protocol-Version` header may name.
+    pub supported_versions: Vec<ProtocolVersion>,
+}
+
+impl Default for EndpointConfig {
+    fn default() -> Self {
+        EndpointConfig {
+            max_body: 4 << 20,
+            max_sessions: 1024,
+            idle_timeout: Duration::from_secs(30 * 60),
+            replay_budget: 1 << 20,
+            allow_get: true,
+            allow_delete: true,
+            stateless: false,
+            response_mode: ResponseMode::Auto,
+            retry_ms: 1000,
+            hosts: HostPolicy::default(),
+            supported_versions: ProtocolVersion::STATEFUL.to_vec(),
+        }
+    }
+}
+
+/// Counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EndpointStats {
+    /// Sessions dropped for idleness.
+    pub sessions_expired: u64,
+    /// Sessions refused because the table was full.
+    pub sessions_refused: u64,
+}

@@ -1,0 +1,439 @@
+//! The Streamable HTTP server endpoint: POST/GET/DELETE on one path, the session table
+//! (ids from caller-supplied random bytes, idle expiry, a session cap), header rules, and
+//! the streams each response body is pulled from.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use bytes::Bytes;
+
+use super::config::{EndpointConfig, EndpointStats, ResponseMode};
+use super::headers::{accepts, is_json_content_type};
+use super::machine::Machine;
+use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
+use super::streams::{LogicalStream, Mode, SessionState, StreamChunk};
+#[path = "endpoint_get.rs"]
+mod get;
+
+use super::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
+use crate::app::runtime::Job;
+use crate::jsonrpc::{decode, Incoming, Message, RequestId};
+use crate::model::ProtocolVersion;
+use crate::session::TransmitKind;
+
+const JSON: &str = "application/json";
+const SSE: &str = "text/event-stream";
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// The server endpoint, generic over the per-session machine `M` built by a factory.
+pub struct Endpoint<M> {
+    config: EndpointConfig,
+    factory: Box<dyn FnMut(Instant) -> M + Send>,
+    sessions: HashMap<String, SessionState<M>>,
+    /// Attached connection → (session key, logical stream).
+    conns: HashMap<StreamId, (String, u64)>,
+    next_conn: u64,
+    next_exchange: u64,
+    stats: EndpointStats,
+}
+
+impl<M: Machine> Endpoint<M> {
+    /// An endpoint whose sessions are built by `factory(now)`.
+    pub fn new(config: EndpointConfig, factory: impl FnMut(Instant) -> M + Send + 'static) -> Self {
+        Endpoint {
+            config,
+            factory: Box::new(factory),
+            sessions: HashMap::new(),
+            conns: HashMap::new(),
+            next_conn: 0,
+            next_exchange: 0,
+            stats: EndpointStats::default(),
+        }
+    }
+
+    /// Sessions (and in-flight stateless exchanges) held now.
+    pub fn session_count(&self) -> usize {
+        self.sessions.len()
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &EndpointStats {
+        &self.stats
+    }
+
+    /// Messages of session `id` that had no stream to go on.
+    pub fn dropped_messages(&self, id: &str) -> Option<u64> {
+        self.sessions.get(id).map(|s| s.dropped)
+    }
+
+    /// The machine of session `id` (to send server-initiated messages through it).
+    pub fn machine_mut(&mut self, id: &str) -> Option<&mut M> {
+        self.sessions.get_mut(id).map(|s| &mut s.machine)
+    }
+
+    /// One HTTP request. `random` seeds the session id if this is an `initialize`.
+    pub fn handle_request(
+        &mut self,
+        now: Instant,
+        head: &HttpRequestHead,
+        body: Bytes,
+        random: [u8; 16],
+    ) -> HttpResponse {
+        let hosts = &self.config.hosts;
+        if !hosts.host_allowed(head.get("host")) || !hosts.origin_allowed(head.get("origin")) {
+            return error(403, "Forbidden: Host or Origin not allowed");
+        }
+        match head.method {
+            HttpMethod::Post => self.handle_post(now, head, body, random),
+            HttpMethod::Get => self.handle_get(now, head),
+            HttpMethod::Delete => self.handle_delete(now, head),
+            HttpMethod::Other => method_not_allowed(),
+        }
+    }
+
+    fn handle_post(
+        &mut self,
+        now: Instant,
+        head: &HttpRequestHead,
+        body: Bytes,
+        random: [u8; 16],
+    ) -> HttpResponse {
+        let accept = head.get("accept").unwrap_or("");
+        if !accepts(accept, JSON) || !accepts(accept, SSE) {
+            return error(
+                406,
+                "Not Acceptable: Accept must allow application/json and text/event-stream",
+            );
+        }
+        if !head.get("content-type").is_some_and(is_json_content_type) {
+            return error(
+                415,
+                "Unsupported Media Type: Content-Type must be application/json",
+            );
+        }
+        if body.len() > self.config.max_body {
+            return error(413, "Payload Too Large");
+        }
+        let incoming = match decode(&body) {
+            Ok(incoming) => incoming,
+            Err(e) => {
+                let obj = e.to_error_object();
+                return rpc_error(400, obj.code, &obj.message);
+            }
+        };
+        let messages: Vec<&Message> = match &incoming {
+            Incoming::Single(m) => vec![m],
+            Incoming::Batch(items) => items.iter().filter_map(|r| r.as_ref().ok()).collect(),
+        };
+        let requests: Vec<RequestId> = messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::Request(r) => Some(r.id.clone()),
+                _ => None,
+            })
+            .collect();
+        let cancelled: Vec<RequestId> = messages.iter().filter_map(|m| cancelled_id(m)).collect();
+        let is_init =
+            matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
+        let is_batch = matches!(incoming, Incoming::Batch(_));
+        if self.config.stateless {
+            return self.handle_stateless(now, head, body, requests, is_batch);
+        }
+        let (sid, created) = if is_init && head.get(SESSION_HEADER).is_none() {
+            match self.create_session(now, random) {
+                Some(sid) => (sid, true),
+                None => return error(503, "Service Unavailable: too many sessions"),
+            }
+        } else {
+            match self.lookup(head) {
+                Ok(sid) => (sid, false),
+                Err(resp) => return resp,
+            }
+        };
+        if !is_init {
+            if let Err(resp) = self.check_version(head) {
+                return resp;
+            }
+        }
+        let session = self.sessions.get_mut(&sid).expect("looked up");
+        session.last_activity = now;
+        if is_batch && session.machine.protocol_version() != Some(ProtocolVersion::V2025_03_26) {
+            return rpc_error(
+                400,
+                -32600,
+                "Invalid Request: batches are only allowed in 2025-03-26",
+            );
+        }
+        if requests
+            .iter()
+            .any(|id| session.request_streams.contains_key(id))
+        {
+            return rpc_error(400, -32600, "Invalid Request: request id already in flight");
+        }
+        if requests.is_empty() {
+            session.machine.handle_input(now, body);
+            session.pump();
+            cancelled
+                .iter()
+                .for_each(|id| session.request_cancelled(id));
+            return HttpResponse::status(202);
+        }
+        let key = session.next_stream;
+        session.next_stream += 1;
+        session
+            .streams
+            .insert(key, LogicalStream::new(Mode::Undecided, requests.len()));
+        for id in requests {
+            session.request_streams.insert(id, key);
+        }
+        session.machine.handle_input(now, body);
+        session.pump();
+        cancelled
+            .iter()
+            .for_each(|id| session.request_cancelled(id));
+        let mode = self.config.response_mode;
+        let conn = self.new_conn();
+        let mut resp = self.open_response(&sid, key, conn, mode, is_batch);
+        if created {
+            resp = resp.with_header("Mcp-Session-Id", sid.clone());
+        }
+        resp
+    }
+
+    /// Decides JSON or SSE for a POST's stream once the machine ran, and builds the head.
+    fn open_response(
+        &mut self,
+        sid: &str,
+        key: u64,
+        conn: StreamId,
+        mode: ResponseMode,
+        batch: bool,
+    ) -> HttpResponse {
+        let session = self.sessions.get_mut(sid).expect("present");
+        let stream = session.streams.get_mut(&key).expect("just inserted");
+        let only_result = stream.finished && stream.raw.len() == 1;
+        // A batch has several responses, so it always streams.
+        let json = !batch
+            && match mode {
+                ResponseMode::AlwaysJson => true,
+                ResponseMode::AlwaysSse => false,
+                ResponseMode::Auto => only_result,
+            };
+        if json && stream.finished {
+            let raw = std::mem::take(&mut stream.raw);
+            session.streams.remove(&key);
+            let mut body = None;
+            for (kind, data) in raw {
+                match kind {
+                    TransmitKind::Response if body.is_none() => body = Some(data),
+                    _ => session.dropped += 1,
+                }
+            }
+            let mut resp = HttpResponse::status(200).with_header("Content-Type", JSON);
+            resp.body = body.map_or(Body::Empty, Body::Full);
+            return resp;
+        }
+        stream.conn = Some(conn);
+        if json {
+            stream.mode = Mode::Json;
+            let raw = std::mem::take(&mut stream.raw);
+            for (kind, data) in raw {
+                session.emit(key, kind, data);
+            }
+        } else {
+            session.start_sse(key);
+        }
+        self.conns.insert(conn, (sid.to_string(), key));
+        let ct = if json { JSON } else { SSE };
+        let mut resp = HttpResponse::status(200).with_header("Content-Type", ct);
+        if !json {
+            resp = resp.with_header("Cache-Control", "no-cache");
+        }
+        resp.body = Body::Stream(conn);
+        resp
+    }
+
+    /// Pulls the next bytes of response body `conn`. `None`: nothing now (call again after
+    /// the next input or wake-up).
+    #[must_use]
+    pub fn poll_stream(&mut self, conn: StreamId, buf: &mut Vec<u8>) -> Option<StreamChunk> {
+        let Some((sid, key)) = self.conns.get(&conn).cloned() else {
+            return Some(StreamChunk::End);
+        };
+        let Some(session) = self.sessions.get_mut(&sid) else {
+            self.conns.remove(&conn);
+            return Some(StreamChunk::End);
+        };
+        session.pump();
+        let Some(stream) = session.streams.get_mut(&key) else {
+            self.conns.remove(&conn);
+            return Some(StreamChunk::End);
+        };
+        if stream.conn != Some(conn) {
+            self.conns.remove(&conn);
+            return Some(StreamChunk::End);
+        }
+        if let Some(chunk) = stream.queue.pop_front() {
+            buf.extend_from_slice(&chunk);
+            return Some(StreamChunk::Data { len: chunk.len() });
+        }
+        if stream.finished {
+            session.streams.remove(&key);
+            self.conns.remove(&conn);
+            if sid.starts_with('#') {
+                self.sessions.remove(&sid);
+            }
+            return Some(StreamChunk::End);
+        }
+        None
+    }
+
+    /// The client went away from response `conn`. Not a cancellation: the request keeps
+    /// running and what it sends is kept for resumption.
+    pub fn stream_closed(&mut self, conn: StreamId) {
+        self.detach(conn);
+    }
+
+    /// Ends response `conn` early without ending its stream (SEP-1699): only for 2025-11-25
+    /// sessions, whose priming event carried an id and `retry`, so the client resumes by GET.
+    /// Returns whether it was closed.
+    pub fn close_stream(&mut self, conn: StreamId) -> bool {
+        let primes = self
+            .conns
+            .get(&conn)
+            .and_then(|(sid, _)| self.sessions.get(sid))
+            .is_some_and(|s| s.primes());
+        if primes {
+            self.detach(conn);
+        }
+        primes
+    }
+
+    fn detach(&mut self, conn: StreamId) {
+        let Some((sid, key)) = self.conns.remove(&conn) else {
+            return;
+        };
+        let Some(session) = self.sessions.get_mut(&sid) else {
+            return;
+        };
+        if let Some(stream) = session.streams.get_mut(&key) {
+            if stream.conn == Some(conn) {
+                stream.conn = None;
+                stream.queue.clear();
+                if stream.finished {
+                    session.streams.remove(&key);
+                }
+            }
+        }
+        if sid.starts_with('#') && !session.has_attached() {
+            self.sessions.remove(&sid);
+        }
+    }
+
+    /// Fires machine timers and expires idle sessions.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let idle = self.config.idle_timeout;
+        let mut expired = Vec::new();
+        for (sid, s) in self.sessions.iter_mut() {
+            if s.machine.poll_timeout().is_some_and(|t| t <= now) {
+                s.machine.handle_timeout(now);
+                s.pump();
+            }
+            if !sid.starts_with('#')
+                && !s.has_attached()
+                && s.last_activity.checked_add(idle).is_some_and(|t| now >= t)
+            {
+                expired.push(sid.clone());
+            }
+        }
+        for sid in expired {
+            self.stats.sessions_expired += 1;
+            self.terminate(now, &sid);
+        }
+    }
+
+    /// The earliest deadline: a machine timer or a session's idle expiry.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.sessions
+            .iter()
+            .flat_map(|(sid, s)| {
+                let idle = (!sid.starts_with('#') && !s.has_attached())
+                    .then_some(())
+                    .and_then(|_| s.last_activity.checked_add(self.config.idle_timeout));
+                [s.machine.poll_timeout(), idle]
+            })
+            .flatten()
+            .min()
+    }
+
+    /// A pending handler future of any session, for the driver to run.
+    #[must_use]
+    pub fn poll_job(&mut self) -> Option<Job> {
+        self.sessions
+            .values_mut()
+            .find_map(|s| s.machine.poll_job())
+    }
+
+    fn terminate(&mut self, now: Instant, sid: &str) {
+        if let Some(mut s) = self.sessions.remove(sid) {
+            s.machine.close(now);
+        }
+        self.conns.retain(|_, (owner, _)| owner != sid);
+    }
+
+    fn create_session(&mut self, now: Instant, random: [u8; 16]) -> Option<String> {
+        let live = self.sessions.keys().filter(|k| !k.starts_with('#')).count();
+        if live >= self.config.max_sessions {
+            self.stats.sessions_refused += 1;
+            return None;
+        }
+        let sid: String = random.iter().map(|b| format!("{b:02x}")).collect();
+        if self.sessions.contains_key(&sid) {
+            return None;
+        }
+        let machine = (self.factory)(now);
+        let state = SessionState::new(
+            machine,
+            now,
+            self.config.replay_budget,
+            self.config.retry_ms,
+        );
+        self.sessions.insert(sid.clone(), state);
+        Some(sid)
+    }
+
+    fn lookup(&self, head: &HttpRequestHead) -> Result<String, HttpResponse> {
+        let Some(sid) = head.get(SESSION_HEADER) else {
+            return Err(rpc_error(
+                400,
+                -32000,
+                "Bad Request: Mcp-Session-Id header is required",
+            ));
+        };
+        if sid.starts_with('#') || !self.sessions.contains_key(sid) {
+            return Err(rpc_error(404, -32001, "Session not found"));
+        }
+        Ok(sid.to_string())
+    }
+
+    /// The `MCP-Protocol-Version` header: absent means 2025-03-26; unsupported is 400. Any
+    /// supported value is accepted, even one other than the negotiated version (the
+    /// conformance suite sends 2025-03-26 on 2025-11-25 sessions).
+    fn check_version(&self, head: &HttpRequestHead) -> Result<ProtocolVersion, HttpResponse> {
+        match head.get(VERSION_HEADER) {
+            None => Ok(ProtocolVersion::V2025_03_26),
+            Some(text) => ProtocolVersion::parse(text.trim())
+                .filter(|v| self.config.supported_versions.contains(v))
+                .ok_or_else(|| {
+                    rpc_error(400, -32000, "Bad Request: unsupported MCP-Protocol-Version")
+                }),
+        }
+    }
+
+    fn new_conn(&mut self) -> StreamId {
+        self.next_conn += 1;
+        StreamId(self.next_conn)
+    }
+}

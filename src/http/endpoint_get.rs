@@ -1,0 +1,155 @@
+//! The endpoint's GET (standalone stream, resumption), DELETE and stateless POST paths.
+
+use std::time::Instant;
+
+use bytes::Bytes;
+
+use super::{Endpoint, SSE};
+use crate::http::event_id::EventId;
+use crate::http::headers::accepts;
+use crate::http::machine::Machine;
+use crate::http::reply::{error, handshake, method_not_allowed, rpc_error};
+use crate::http::streams::{LogicalStream, Mode, SessionState, STANDALONE};
+use crate::http::types::{Body, HttpRequestHead, HttpResponse, StreamId};
+use crate::http::ResponseMode;
+use crate::jsonrpc::{decode, Incoming, Message, RequestId};
+
+impl<M: Machine> Endpoint<M> {
+    pub(super) fn handle_stateless(
+        &mut self,
+        now: Instant,
+        head: &HttpRequestHead,
+        body: Bytes,
+        requests: Vec<RequestId>,
+        is_batch: bool,
+    ) -> HttpResponse {
+        if is_batch {
+            return rpc_error(400, -32600, "Invalid Request: batches are not supported");
+        }
+        let version = match self.check_version(head) {
+            Ok(v) => v,
+            Err(resp) => return resp,
+        };
+        if self.sessions.len() >= self.config.max_sessions {
+            self.stats.sessions_refused += 1;
+            return error(503, "Service Unavailable: too many exchanges in flight");
+        }
+        let mut machine = (self.factory)(now);
+        let is_init = requests.is_empty()
+            || decode(&body).is_ok_and(
+                |i| matches!(i, Incoming::Single(Message::Request(r)) if r.method == "initialize"),
+            );
+        if !is_init {
+            // No handshake in stateless mode: stand one in for the client.
+            handshake(&mut machine, now, version);
+        }
+        let key_sid = format!("#stateless-{}", self.next_exchange);
+        self.next_exchange += 1;
+        let mut state = SessionState::new(machine, now, 0, self.config.retry_ms);
+        if requests.is_empty() {
+            state.machine.handle_input(now, body);
+            return HttpResponse::status(202);
+        }
+        state
+            .streams
+            .insert(1, LogicalStream::new(Mode::Undecided, requests.len()));
+        for id in requests {
+            state.request_streams.insert(id, 1);
+        }
+        state.machine.handle_input(now, body);
+        state.pump();
+        self.sessions.insert(key_sid.clone(), state);
+        let conn = self.new_conn();
+        let resp = self.open_response(&key_sid, 1, conn, ResponseMode::AlwaysJson, false);
+        if matches!(resp.body, Body::Full(_)) {
+            self.sessions.remove(&key_sid);
+        }
+        resp
+    }
+
+    pub(super) fn handle_get(&mut self, now: Instant, head: &HttpRequestHead) -> HttpResponse {
+        if self.config.stateless || !self.config.allow_get {
+            return method_not_allowed();
+        }
+        if !accepts(head.get("accept").unwrap_or(""), SSE) {
+            return error(406, "Not Acceptable: Accept must allow text/event-stream");
+        }
+        let sid = match self.lookup(head) {
+            Ok(sid) => sid,
+            Err(resp) => return resp,
+        };
+        if let Err(resp) = self.check_version(head) {
+            return resp;
+        }
+        let conn = self.new_conn();
+        let session = self.sessions.get_mut(&sid).expect("looked up");
+        session.last_activity = now;
+        session.pump();
+        let key = match head.get("last-event-id") {
+            Some(text) => {
+                let Some(cursor) = EventId::parse(text.trim()) else {
+                    return error(400, "Bad Request: invalid Last-Event-ID");
+                };
+                if cursor.stream >= session.next_stream {
+                    return error(400, "Bad Request: unknown Last-Event-ID");
+                }
+                let Ok(events) = session.replay.replay_after(cursor) else {
+                    return error(
+                        409,
+                        "Conflict: Last-Event-ID is older than the replay buffer holds",
+                    );
+                };
+                resume(session, cursor.stream, conn, events);
+                cursor.stream
+            }
+            None => {
+                if session
+                    .streams
+                    .get(&STANDALONE)
+                    .is_some_and(|s| s.conn.is_some())
+                {
+                    return error(409, "Conflict: only one standalone SSE stream per session");
+                }
+                session.open_standalone(conn);
+                STANDALONE
+            }
+        };
+        self.conns.insert(conn, (sid, key));
+        let mut resp = HttpResponse::status(200)
+            .with_header("Content-Type", SSE)
+            .with_header("Cache-Control", "no-cache");
+        resp.body = Body::Stream(conn);
+        resp
+    }
+
+    pub(super) fn handle_delete(&mut self, now: Instant, head: &HttpRequestHead) -> HttpResponse {
+        if self.config.stateless || !self.config.allow_delete {
+            return method_not_allowed();
+        }
+        let sid = match self.lookup(head) {
+            Ok(sid) => sid,
+            Err(resp) => return resp,
+        };
+        if let Err(resp) = self.check_version(head) {
+            return resp;
+        }
+        self.terminate(now, &sid);
+        HttpResponse::status(200)
+    }
+}
+
+/// Attaches `conn` to logical stream `key` after a `Last-Event-ID`: the replayed events, then
+/// live ones (or the end, when the stream already finished).
+fn resume<M: Machine>(session: &mut SessionState<M>, key: u64, conn: StreamId, events: Vec<Bytes>) {
+    let stream = session.streams.entry(key).or_insert_with(|| {
+        let mut s = LogicalStream::new(Mode::Sse, 0);
+        s.finished = key != STANDALONE;
+        s
+    });
+    stream.conn = Some(conn);
+    stream.queue = events.into();
+    if key == STANDALONE {
+        stream.mode = Mode::Sse;
+        session.flush_held();
+    }
+}

@@ -1,0 +1,174 @@
+//! Header rules of the MCP endpoint: `Accept` (media ranges with q-values and wildcards),
+//! `Content-Type`, and the Origin/Host policy against DNS rebinding.
+
+/// Whether an `Accept` header value admits `media` (`type/subtype`, lower case): a matching
+/// range (`type/subtype`, `type/*` or `*/*`) whose q-value is not 0. The most specific
+/// matching range decides, as RFC 9110 says.
+pub fn accepts(accept: &str, media: &str) -> bool {
+    let (ty, _) = media.split_once('/').unwrap_or((media, ""));
+    let mut best: Option<(u8, bool)> = None; // (specificity, acceptable)
+    for range in accept.split(',') {
+        let mut parts = range.split(';');
+        let name = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let specificity = if name == media {
+            3
+        } else if name.strip_suffix("/*") == Some(ty) {
+            2
+        } else if name == "*/*" {
+            1
+        } else {
+            continue;
+        };
+        let acceptable = parts.all(|p| !is_q_zero(p));
+        if best.is_none_or(|(s, _)| specificity > s) {
+            best = Some((specificity, acceptable));
+        }
+    }
+    best.is_some_and(|(_, ok)| ok)
+}
+
+fn is_q_zero(param: &str) -> bool {
+    match param.split_once('=') {
+        Some((k, v)) if k.trim().eq_ignore_ascii_case("q") => {
+            v.trim().parse::<f32>().map(|q| q <= 0.0).unwrap_or(false)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a `Content-Type` value is `application/json` (parameters such as `charset` allowed).
+pub fn is_json_content_type(value: &str) -> bool {
+    let media = value.split(';').next().unwrap_or("").trim();
+    media.eq_ignore_ascii_case("application/json")
+}
+
+/// Which `Host` and `Origin` values the endpoint accepts (DNS-rebinding protection).
+#[derive(Clone, Debug)]
+pub struct HostPolicy {
+    /// Host names (without port, IPv6 in brackets) accepted in `Host` and in `Origin`.
+    /// Default: `localhost`, `127.0.0.1`, `[::1]`.
+    pub allowed_hosts: Vec<String>,
+    /// Whole origins (`scheme://host[:port]`) accepted in addition to `allowed_hosts`.
+    pub allowed_origins: Vec<String>,
+    /// Off: every `Host` and `Origin` passes (e.g. behind a proxy that already checks them).
+    pub enabled: bool,
+}
+
+impl Default for HostPolicy {
+    fn default() -> Self {
+        HostPolicy {
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
+            allowed_origins: Vec::new(),
+            enabled: true,
+        }
+    }
+}
+
+impl HostPolicy {
+    /// Whether a `Host` header value (`name[:port]`) is allowed. A missing `Host` passes:
+    /// HTTP/1.1 servers reject it before us, and HTTP/2 adapters map `:authority` into it.
+    pub fn host_allowed(&self, host: Option<&str>) -> bool {
+        match host {
+            None => true,
+            Some(_) if !self.enabled => true,
+            Some(h) => self.name_allowed(strip_port(h.trim())),
+        }
+    }
+
+    /// Whether an `Origin` header value is allowed. Absent passes (not a browser); `null`
+    /// and unparsable origins fail.
+    pub fn origin_allowed(&self, origin: Option<&str>) -> bool {
+        let Some(origin) = origin.map(str::trim) else {
+            return true;
+        };
+        if !self.enabled
+            || self
+                .allowed_origins
+                .iter()
+                .any(|o| o.eq_ignore_ascii_case(origin))
+        {
+            return true;
+        }
+        match origin.split_once("://") {
+            Some((_, authority)) if !authority.contains('/') => {
+                self.name_allowed(strip_port(authority))
+            }
+            _ => false,
+        }
+    }
+
+    fn name_allowed(&self, name: &str) -> bool {
+        self.allowed_hosts
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(name))
+    }
+}
+
+/// `host:port` → `host`; `[v6]:port` → `[v6]`; anything else unchanged.
+fn strip_port(authority: &str) -> &str {
+    if authority.starts_with('[') {
+        return match authority.find(']') {
+            Some(end) => &authority[..=end],
+            None => authority,
+        };
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+        _ => authority,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_with_wildcards_and_q_values() {
+        let both = "application/json, text/event-stream";
+        assert!(accepts(both, "application/json") && accepts(both, "text/event-stream"));
+        assert!(accepts("*/*", "text/event-stream"));
+        assert!(accepts("application/*;q=0.5", "application/json"));
+        assert!(!accepts("application/json", "text/event-stream"));
+        assert!(!accepts("text/event-stream;q=0, */*", "text/event-stream"));
+        assert!(accepts(
+            "text/*;q=0, text/event-stream",
+            "text/event-stream"
+        ));
+        assert!(!accepts("", "application/json"));
+    }
+
+    #[test]
+    fn content_type_is_json_with_parameters() {
+        assert!(is_json_content_type("application/json"));
+        assert!(is_json_content_type("Application/JSON; charset=utf-8"));
+        assert!(!is_json_content_type("text/plain"));
+        assert!(!is_json_content_type("application/jsonx"));
+    }
+
+    #[test]
+    fn loopback_hosts_with_ports_pass_and_others_fail() {
+        let p = HostPolicy::default();
+        for h in [
+            "localhost:3000",
+            "127.0.0.1:8080",
+            "[::1]:9",
+            "localhost",
+            "LOCALHOST:1",
+        ] {
+            assert!(p.host_allowed(Some(h)), "{h}");
+        }
+        for h in [
+            "evil.example",
+            "evil.example:3000",
+            "127.0.0.2:80",
+            "[::2]:1",
+        ] {
+            assert!(!p.host_allowed(Some(h)), "{h}");
+        }
+        assert!(p.origin_allowed(Some("http://localhost:3000")));
+        assert!(p.origin_allowed(Some("http://[::1]:3000")));
+        assert!(!p.origin_allowed(Some("http://evil.example")));
+        assert!(!p.origin_allowed(Some("null")));
+        assert!(p.origin_allowed(None));
+    }
+}

@@ -1,0 +1,53 @@
+//! The per-session state machine the endpoint drives, as a small trait so the endpoint is not
+//! tied to the application layer (implemented for `app::server::Server`).
+
+use std::time::Instant;
+
+use bytes::Bytes;
+
+use crate::app::runtime::Job;
+use crate::app::server::Server;
+use crate::model::ProtocolVersion;
+use crate::session::Transmit;
+
+/// One MCP conversation, server side, as the endpoint needs it.
+pub trait Machine {
+    /// One frame (one JSON text) from the client.
+    fn handle_input(&mut self, now: Instant, frame: Bytes);
+    /// Fires due timers.
+    fn handle_timeout(&mut self, now: Instant);
+    /// Appends one outgoing message to `buf`.
+    fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit>;
+    /// The next deadline.
+    fn poll_timeout(&self) -> Option<Instant>;
+    /// A pending handler future for the driver to run.
+    fn poll_job(&mut self) -> Option<Job>;
+    /// Ends the conversation (session terminated or expired).
+    fn close(&mut self, now: Instant);
+    /// The negotiated protocol version, once known.
+    fn protocol_version(&self) -> Option<ProtocolVersion>;
+}
+
+impl Machine for Server {
+    fn handle_input(&mut self, now: Instant, frame: Bytes) {
+        Server::handle_input(self, now, frame)
+    }
+    fn handle_timeout(&mut self, now: Instant) {
+        Server::handle_timeout(self, now)
+    }
+    fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
+        Server::poll_transmit(self, buf)
+    }
+    fn poll_timeout(&self) -> Option<Instant> {
+        Server::poll_timeout(self)
+    }
+    fn poll_job(&mut self) -> Option<Job> {
+        Server::poll_job(self)
+    }
+    fn close(&mut self, now: Instant) {
+        Server::close(self, now)
+    }
+    fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.session().protocol_version()
+    }
+}

@@ -1,0 +1,20 @@
+//! Streamable HTTP as HTTP-shaped values: no HTTP parser and no sockets. An integrator mounts
+//! [`Endpoint`] in any HTTP server: it hands in method, path, headers and body, and gets back a
+//! status, headers and either a full body or a stream id whose bytes it pulls with
+//! [`Endpoint::poll_stream`]. See docs/http.md.
+
+mod config;
+mod endpoint;
+pub mod event_id;
+pub mod headers;
+mod machine;
+pub mod replay;
+mod reply;
+mod streams;
+mod types;
+
+pub use config::{EndpointConfig, EndpointStats, ResponseMode};
+pub use endpoint::Endpoint;
+pub use machine::Machine;
+pub use streams::StreamChunk;
+pub use types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};

@@ -1,0 +1,63 @@
+//! Small pieces of the endpoint that need none of its state: error responses, the stand-in
+//! handshake of stateless mode, and reading `notifications/cancelled`.
+
+use std::time::Instant;
+
+use bytes::Bytes;
+use serde_json::json;
+
+use super::machine::Machine;
+use super::types::{Body, HttpResponse};
+use crate::jsonrpc::{Message, RequestId};
+use crate::model::ProtocolVersion;
+
+const JSON: &str = "application/json";
+
+/// Feeds `machine` an `initialize` and `initialized` for `version` and discards the answer
+/// (stateless mode has no handshake of its own).
+pub(crate) fn handshake<M: Machine>(machine: &mut M, now: Instant, version: ProtocolVersion) {
+    let init = json!({"jsonrpc": "2.0", "id": "stateless-init", "method": "initialize",
+        "params": {"protocolVersion": version.as_str(), "capabilities": {},
+                   "clientInfo": {"name": "stateless", "version": "0"}}});
+    machine.handle_input(now, Bytes::from(init.to_string()));
+    let mut buf = Vec::new();
+    while machine.poll_transmit(&mut buf).is_some() {
+        buf.clear();
+    }
+    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    machine.handle_input(now, Bytes::from(done.to_string()));
+}
+
+/// The request a `notifications/cancelled` names, if `message` is one.
+pub(crate) fn cancelled_id(message: &Message) -> Option<RequestId> {
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "requestId")]
+        request_id: RequestId,
+    }
+    match message {
+        Message::Notification(n) if n.method == "notifications/cancelled" => n
+            .params
+            .as_ref()?
+            .parse::<Params>()
+            .ok()
+            .map(|p| p.request_id),
+        _ => None,
+    }
+}
+
+pub(crate) fn method_not_allowed() -> HttpResponse {
+    error(405, "Method Not Allowed").with_header("Allow", "GET, POST, DELETE")
+}
+
+/// An HTTP error with a JSON-RPC error body (id null), as the TS SDK answers.
+pub(crate) fn error(status: u16, message: &str) -> HttpResponse {
+    rpc_error(status, -32000, message)
+}
+
+pub(crate) fn rpc_error(status: u16, code: i64, message: &str) -> HttpResponse {
+    let body = json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}, "id": null});
+    let mut resp = HttpResponse::status(status).with_header("Content-Type", JSON);
+    resp.body = Body::Full(Bytes::from(body.to_string()));
+    resp
+}

@@ -1,0 +1,277 @@
+//! One session's streams: routing every message its machine transmits to exactly one stream
+//! (by the inbound request it relates to), SSE event ids, the replay buffer, and the bytes
+//! waiting to be pulled by the adapter for each attached connection.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Instant;
+
+use bytes::Bytes;
+
+use super::event_id::EventId;
+use super::machine::Machine;
+use super::replay::ReplayBuffer;
+use super::types::StreamId;
+use crate::framing::sse::write_event;
+use crate::jsonrpc::RequestId;
+use crate::model::ProtocolVersion;
+use crate::session::TransmitKind;
+
+/// What `Endpoint::poll_stream` hands out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamChunk {
+    /// `len` bytes were appended to the caller's buffer: write them on that response.
+    Data {
+        /// Bytes appended.
+        len: usize,
+    },
+    /// The body is complete: finish the response.
+    End,
+}
+
+/// The logical stream id of the standalone GET stream.
+pub(crate) const STANDALONE: u64 = 0;
+/// Messages held for the standalone stream while no GET is open, at most.
+const MAX_HELD: usize = 1024;
+/// Undelivered chunks queued on one stream, at most (past it the connection is detached and
+/// the client resumes from the replay buffer).
+const MAX_QUEUED: usize = 4096;
+
+/// How a stream's body is encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// The response head is not decided yet: messages are kept raw.
+    Undecided,
+    /// `text/event-stream`.
+    Sse,
+    /// One JSON object (the response); other messages on it are dropped and counted.
+    Json,
+}
+
+/// One logical stream: a POST's response stream, or the standalone GET stream.
+#[derive(Debug)]
+pub(crate) struct LogicalStream {
+    pub(crate) mode: Mode,
+    /// The connection currently writing it, if any.
+    pub(crate) conn: Option<StreamId>,
+    pub(crate) queue: VecDeque<Bytes>,
+    /// Raw messages routed while `Undecided`.
+    pub(crate) raw: Vec<(TransmitKind, Bytes)>,
+    /// Requests of the POST still waiting for their response.
+    pub(crate) open_requests: usize,
+    /// All responses sent: the body ends once the queue is drained.
+    pub(crate) finished: bool,
+}
+
+impl LogicalStream {
+    pub(crate) fn new(mode: Mode, open_requests: usize) -> Self {
+        LogicalStream {
+            mode,
+            conn: None,
+            queue: VecDeque::new(),
+            raw: Vec::new(),
+            open_requests,
+            finished: false,
+        }
+    }
+}
+
+/// One MCP session as the endpoint holds it.
+pub(crate) struct SessionState<M> {
+    pub(crate) machine: M,
+    pub(crate) streams: HashMap<u64, LogicalStream>,
+    pub(crate) request_streams: HashMap<RequestId, u64>,
+    pub(crate) next_stream: u64,
+    next_seq: u64,
+    pub(crate) replay: ReplayBuffer,
+    /// Standalone messages waiting for a GET stream.
+    pub(crate) held: VecDeque<Bytes>,
+    pub(crate) last_activity: Instant,
+    /// Messages that had no stream to go on (dropped and counted).
+    pub(crate) dropped: u64,
+    /// SSE `retry` sent with priming events (2025-11-25 sessions).
+    pub(crate) retry_ms: u64,
+}
+
+impl<M: Machine> SessionState<M> {
+    pub(crate) fn new(machine: M, now: Instant, replay_budget: usize, retry_ms: u64) -> Self {
+        SessionState {
+            machine,
+            streams: HashMap::new(),
+            request_streams: HashMap::new(),
+            next_stream: STANDALONE + 1,
+            next_seq: 1,
+            replay: ReplayBuffer::new(replay_budget),
+            held: VecDeque::new(),
+            last_activity: now,
+            dropped: 0,
+            retry_ms,
+        }
+    }
+
+    /// Whether this session speaks 2025-11-25 (priming events, early close allowed).
+    pub(crate) fn primes(&self) -> bool {
+        self.machine.protocol_version() == Some(ProtocolVersion::V2025_11_25)
+    }
+
+    /// Routes everything the machine has to send.
+    pub(crate) fn pump(&mut self) {
+        let mut buf = Vec::new();
+        while let Some(t) = self.machine.poll_transmit(&mut buf) {
+            let data = Bytes::from(std::mem::take(&mut buf));
+            self.route(t.related, t.kind, data);
+        }
+    }
+
+    /// Puts one message on exactly one stream (or holds or drops it).
+    fn route(&mut self, related: Option<RequestId>, kind: TransmitKind, data: Bytes) {
+        let key = related.as_ref().and_then(|id| {
+            let key = *self.request_streams.get(id)?;
+            if kind == TransmitKind::Response {
+                self.request_streams.remove(id);
+            }
+            Some(key)
+        });
+        match key {
+            Some(key) if self.streams.contains_key(&key) => {
+                self.emit(key, kind, data);
+                if kind == TransmitKind::Response {
+                    self.response_sent(key);
+                }
+            }
+            // A response must never go on the standalone stream.
+            _ if kind == TransmitKind::Response => self.dropped += 1,
+            _ => self.emit_standalone(data),
+        }
+    }
+
+    /// The client cancelled request `id`: its response will never come, so its stream must
+    /// not wait for it (otherwise a cancelled POST's SSE stream would stay open forever).
+    pub(crate) fn request_cancelled(&mut self, id: &RequestId) {
+        if let Some(key) = self.request_streams.remove(id) {
+            self.response_sent(key);
+        }
+    }
+
+    fn response_sent(&mut self, key: u64) {
+        let Some(stream) = self.streams.get_mut(&key) else {
+            return;
+        };
+        stream.open_requests = stream.open_requests.saturating_sub(1);
+        if stream.open_requests == 0 {
+            stream.finished = true;
+            if stream.conn.is_none() && stream.mode != Mode::Undecided {
+                // Nobody is reading: what it carried is in the replay buffer.
+                self.streams.remove(&key);
+            }
+        }
+    }
+
+    fn emit_standalone(&mut self, data: Bytes) {
+        let attached = self
+            .streams
+            .get(&STANDALONE)
+            .is_some_and(|s| s.conn.is_some());
+        if attached {
+            self.emit(STANDALONE, TransmitKind::Notification, data);
+        } else if self.held.len() < MAX_HELD {
+            self.held.push_back(data);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Writes one message on stream `key` according to its mode.
+    pub(crate) fn emit(&mut self, key: u64, kind: TransmitKind, data: Bytes) {
+        let Some(stream) = self.streams.get_mut(&key) else {
+            self.dropped += 1;
+            return;
+        };
+        match stream.mode {
+            Mode::Undecided => stream.raw.push((kind, data)),
+            Mode::Json if kind == TransmitKind::Response => stream.queue.push_back(data),
+            Mode::Json => self.dropped += 1,
+            Mode::Sse => {
+                let event = self.sse_event(key, &data, None);
+                self.deliver(key, event);
+            }
+        }
+    }
+
+    /// Encodes one SSE event with the next id and records it for replay.
+    fn sse_event(&mut self, key: u64, data: &[u8], retry: Option<u64>) -> (EventId, Bytes) {
+        let id = EventId {
+            stream: key,
+            seq: self.next_seq,
+        };
+        self.next_seq += 1;
+        let mut text = String::new();
+        id.write(&mut text);
+        let mut buf = Vec::with_capacity(data.len() + 40);
+        let event = if data.is_empty() {
+            None
+        } else {
+            Some("message")
+        };
+        write_event(&mut buf, Some(&text), event, data, retry);
+        (id, Bytes::from(buf))
+    }
+
+    fn deliver(&mut self, key: u64, (id, event): (EventId, Bytes)) {
+        self.replay.push(id, event.clone());
+        if let Some(stream) = self.streams.get_mut(&key) {
+            if stream.conn.is_some() {
+                if stream.queue.len() < MAX_QUEUED {
+                    stream.queue.push_back(event);
+                } else {
+                    // The reader is too slow: cut it loose; it resumes from the replay buffer.
+                    stream.conn = None;
+                    stream.queue.clear();
+                }
+            }
+        }
+    }
+
+    /// Turns an undecided stream into SSE: the priming event (2025-11-25 only), then the raw
+    /// messages routed so far.
+    pub(crate) fn start_sse(&mut self, key: u64) {
+        let primes = self.primes();
+        let Some(stream) = self.streams.get_mut(&key) else {
+            return;
+        };
+        stream.mode = Mode::Sse;
+        let raw = std::mem::take(&mut stream.raw);
+        if primes {
+            let priming = self.sse_event(key, &[], Some(self.retry_ms));
+            // Empty data: never worth replaying.
+            if let Some(stream) = self.streams.get_mut(&key) {
+                stream.queue.push_back(priming.1);
+            }
+        }
+        for (kind, data) in raw {
+            self.emit(key, kind, data);
+        }
+    }
+
+    /// Opens (or reopens) the standalone stream on `conn`, flushing held messages onto it.
+    pub(crate) fn open_standalone(&mut self, conn: StreamId) {
+        let stream = self
+            .streams
+            .entry(STANDALONE)
+            .or_insert_with(|| LogicalStream::new(Mode::Undecided, 0));
+        stream.conn = Some(conn);
+        stream.queue.clear();
+        self.start_sse(STANDALONE);
+        self.flush_held();
+    }
+
+    pub(crate) fn flush_held(&mut self) {
+        while let Some(data) = self.held.pop_front() {
+            self.emit(STANDALONE, TransmitKind::Notification, data);
+        }
+    }
+
+    /// Whether any connection is attached (an attached stream keeps the session alive).
+    pub(crate) fn has_attached(&self) -> bool {
+        self.streams.values().any(|s| s.conn.is_some())
+    }
+}

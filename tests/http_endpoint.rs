@@ -1,0 +1,613 @@
+//! The Streamable HTTP endpoint driven with HTTP-shaped values and a real app `Server` (a tiny
+//! registry): one test per status-code and header rule.
+
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use mcp_sansio::app::runtime::{oneshot, Job, OneshotSender};
+use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
+use mcp_sansio::framing::sse::{SseDecoder, SseItem};
+use mcp_sansio::http::*;
+use mcp_sansio::model::Implementation;
+use serde_json::{json, Value};
+
+type Gates = Arc<Mutex<Vec<OneshotSender<()>>>>;
+
+fn server(now: Instant, gates: Gates) -> Server {
+    let schema = json!({"type": "object"});
+    Server::builder(Implementation::new("http-test", "1"))
+        .tool(Tool::new("echo", schema.clone()).sync_handler(|_, _| Ok(CallToolResult::text("hi"))))
+        .tool(Tool::new("chatty", schema.clone()).sync_handler(|_, ctx| {
+            ctx.log(LogLevel::Info, None, json!("working"));
+            Ok(CallToolResult::text("done"))
+        }))
+        .tool(Tool::new("wait", schema).handler(move |_, ctx| {
+            let (tx, rx) = oneshot::<()>();
+            gates.lock().unwrap().push(tx);
+            async move {
+                ctx.log(LogLevel::Info, None, json!("started"));
+                let _ = rx.await;
+                Ok(CallToolResult::text("finished"))
+            }
+        }))
+        .build(now)
+}
+
+struct Rig {
+    now: Instant,
+    ep: Endpoint<Server>,
+    gates: Gates,
+    jobs: Vec<Job>,
+    seed: u8,
+}
+
+const BOTH: &str = "application/json, text/event-stream";
+
+impl Rig {
+    fn new(config: EndpointConfig) -> Rig {
+        let gates: Gates = Arc::default();
+        let g = gates.clone();
+        Rig {
+            now: Instant::now(),
+            ep: Endpoint::new(config, move |now| server(now, g.clone())),
+            gates,
+            jobs: Vec::new(),
+            seed: 0,
+        }
+    }
+
+    fn post_head(&self, sid: Option<&str>) -> HttpRequestHead {
+        let mut h = HttpRequestHead::new(HttpMethod::Post, "/mcp")
+            .header("Host", "localhost:3000")
+            .header("Accept", BOTH)
+            .header("Content-Type", "application/json");
+        if let Some(sid) = sid {
+            h = h.header("Mcp-Session-Id", sid);
+        }
+        h
+    }
+
+    fn send(&mut self, head: &HttpRequestHead, body: Value) -> HttpResponse {
+        self.seed = self.seed.wrapping_add(1);
+        let resp = self.ep.handle_request(
+            self.now,
+            head,
+            Bytes::from(body.to_string()),
+            [self.seed; 16],
+        );
+        while let Some(job) = self.ep.poll_job() {
+            self.jobs.push(job);
+        }
+        resp
+    }
+
+    fn post(&mut self, sid: Option<&str>, body: Value) -> HttpResponse {
+        let head = self.post_head(sid);
+        self.send(&head, body)
+    }
+
+    /// initialize + initialized at `version`; returns the session id.
+    fn open(&mut self, version: &str) -> String {
+        let resp = self.post(None, init(version));
+        assert_eq!(resp.status, 200, "{}", resp.body_text());
+        let sid = resp.get("mcp-session-id").expect("session id").to_string();
+        let resp = self.post(
+            Some(&sid),
+            json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        );
+        assert_eq!(resp.status, 202);
+        sid
+    }
+
+    fn get(&mut self, sid: &str, last_event_id: Option<&str>) -> HttpResponse {
+        let mut h = HttpRequestHead::new(HttpMethod::Get, "/mcp")
+            .header("Host", "127.0.0.1:1")
+            .header("Accept", "text/event-stream")
+            .header("Mcp-Session-Id", sid);
+        if let Some(id) = last_event_id {
+            h = h.header("Last-Event-ID", id);
+        }
+        self.send(&h, Value::Null)
+    }
+
+    /// Runs pending jobs until none makes progress.
+    fn run_jobs(&mut self) {
+        let mut cx = Context::from_waker(Waker::noop());
+        self.jobs
+            .retain_mut(|job| job.as_mut().poll(&mut cx) == Poll::Pending);
+    }
+
+    fn release_gates(&mut self) {
+        for tx in self.gates.lock().unwrap().drain(..) {
+            tx.send(());
+        }
+        self.run_jobs();
+    }
+
+    /// Everything stream `id` has now: its SSE events and whether it ended.
+    fn drain(&mut self, body: &Body) -> (Vec<(String, String)>, bool) {
+        let Body::Stream(id) = body else {
+            panic!("not a stream: {body:?}")
+        };
+        let mut bytes = Vec::new();
+        let mut ended = false;
+        while let Some(chunk) = self.ep.poll_stream(*id, &mut bytes) {
+            if chunk == StreamChunk::End {
+                ended = true;
+                break;
+            }
+        }
+        let mut dec = SseDecoder::new(1 << 20);
+        dec.push(&bytes);
+        let mut events = Vec::new();
+        while let Some(item) = dec.poll_item() {
+            if let Ok(SseItem::Event(e)) = item {
+                events.push((e.id.clone(), e.data_str().to_string()));
+            }
+        }
+        (events, ended)
+    }
+}
+
+fn init(version: &str) -> Value {
+    json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":version,
+        "capabilities":{},"clientInfo":{"name":"c","version":"1"}}})
+}
+
+fn call(id: i64, tool: &str) -> Value {
+    json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":{}}})
+}
+
+fn json_body(resp: &HttpResponse) -> Value {
+    serde_json::from_str(resp.body_text()).expect("json body")
+}
+
+#[test]
+fn initialize_issues_a_visible_ascii_session_id_from_the_given_bytes() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let resp = rig.post(None, init("2025-11-25"));
+    assert_eq!(resp.status, 200);
+    assert_eq!(resp.get("content-type"), Some("application/json"));
+    let sid = resp.get("mcp-session-id").unwrap();
+    assert!(sid.len() >= 32 && sid.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+    assert_eq!(
+        sid,
+        "01".repeat(16),
+        "derived from the caller's random bytes"
+    );
+    assert_eq!(json_body(&resp)["result"]["protocolVersion"], "2025-11-25");
+}
+
+#[test]
+fn missing_session_id_is_400_and_unknown_is_404() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    rig.open("2025-11-25");
+    assert_eq!(rig.post(None, call(1, "echo")).status, 400);
+    assert_eq!(rig.post(Some("nope"), call(1, "echo")).status, 404);
+}
+
+#[test]
+fn delete_terminates_the_session_then_404() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let del =
+        HttpRequestHead::new(HttpMethod::Delete, "/mcp").header("Mcp-Session-Id", sid.as_str());
+    assert_eq!(rig.send(&del, Value::Null).status, 200);
+    assert_eq!(rig.post(Some(&sid), call(1, "echo")).status, 404);
+    assert_eq!(rig.ep.session_count(), 0);
+}
+
+#[test]
+fn idle_sessions_expire_on_the_timer() {
+    let config = EndpointConfig {
+        idle_timeout: Duration::from_secs(60),
+        ..Default::default()
+    };
+    let mut rig = Rig::new(config);
+    let sid = rig.open("2025-11-25");
+    let deadline = rig.ep.poll_timeout().expect("idle deadline");
+    assert_eq!(deadline, rig.now + Duration::from_secs(60));
+    rig.ep.handle_timeout(deadline - Duration::from_millis(1));
+    assert_eq!(rig.ep.session_count(), 1);
+    rig.now = deadline;
+    rig.ep.handle_timeout(deadline);
+    assert_eq!(rig.ep.stats().sessions_expired, 1);
+    assert_eq!(rig.post(Some(&sid), call(1, "echo")).status, 404);
+}
+
+#[test]
+fn past_max_sessions_initialize_gets_503() {
+    let mut rig = Rig::new(EndpointConfig {
+        max_sessions: 2,
+        ..Default::default()
+    });
+    rig.open("2025-11-25");
+    rig.open("2025-11-25");
+    assert_eq!(rig.post(None, init("2025-11-25")).status, 503);
+    assert_eq!(rig.ep.session_count(), 2);
+}
+
+#[test]
+fn accept_without_both_types_is_406() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let head = HttpRequestHead::new(HttpMethod::Post, "/mcp")
+        .header("Accept", "application/json")
+        .header("Content-Type", "application/json");
+    assert_eq!(rig.send(&head, init("2025-11-25")).status, 406);
+    assert_eq!(rig.ep.session_count(), 0);
+}
+
+#[test]
+fn non_json_content_type_is_415() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let head = HttpRequestHead::new(HttpMethod::Post, "/mcp")
+        .header("Accept", BOTH)
+        .header("Content-Type", "text/plain");
+    assert_eq!(rig.send(&head, init("2025-11-25")).status, 415);
+}
+
+#[test]
+fn body_over_the_limit_is_413() {
+    let mut rig = Rig::new(EndpointConfig {
+        max_body: 64,
+        ..Default::default()
+    });
+    let resp = rig.post(None, init("2025-11-25"));
+    assert_eq!(resp.status, 413);
+}
+
+#[test]
+fn notifications_and_responses_get_202() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let n = json!({"jsonrpc":"2.0","method":"notifications/roots/list_changed"});
+    let resp = rig.post(Some(&sid), n);
+    assert_eq!((resp.status, &resp.body), (202, &Body::Empty));
+    let r = json!({"jsonrpc":"2.0","id":"s-99","result":{}});
+    assert_eq!(rig.post(Some(&sid), r).status, 202);
+}
+
+#[test]
+fn immediate_result_is_json_and_log_first_is_sse() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-06-18");
+    let resp = rig.post(Some(&sid), call(1, "echo"));
+    assert_eq!(resp.get("content-type"), Some("application/json"));
+    assert_eq!(json_body(&resp)["result"]["content"][0]["text"], "hi");
+
+    let resp = rig.post(Some(&sid), call(2, "chatty"));
+    assert_eq!(resp.get("content-type"), Some("text/event-stream"));
+    let (events, ended) = rig.drain(&resp.body);
+    assert!(ended, "the stream closes after the response");
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(events[0].1.contains("notifications/message"));
+    assert!(events[1].1.contains("\"id\":2") && events[1].1.contains("done"));
+}
+
+#[test]
+fn always_sse_mode_streams_even_an_immediate_result() {
+    let mut rig = Rig::new(EndpointConfig {
+        response_mode: ResponseMode::AlwaysSse,
+        ..Default::default()
+    });
+    let sid = rig.open("2025-06-18");
+    let resp = rig.post(Some(&sid), call(1, "echo"));
+    assert_eq!(resp.get("content-type"), Some("text/event-stream"));
+    let (events, ended) = rig.drain(&resp.body);
+    assert!(ended);
+    assert_eq!(events.len(), 1);
+}
+
+#[test]
+fn get_stream_receives_a_server_initiated_notification() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-06-18");
+    let get = rig.get(&sid, None);
+    assert_eq!(get.status, 200);
+    assert_eq!(get.get("content-type"), Some("text/event-stream"));
+    rig.ep.machine_mut(&sid).unwrap().handle().add_tool(
+        Tool::new("new", json!({"type":"object"}))
+            .sync_handler(|_, _| Ok(CallToolResult::text("x"))),
+    );
+    let (events, ended) = rig.drain(&get.body);
+    assert!(!ended);
+    assert_eq!(events.len(), 1, "no priming before 2025-11-25: {events:?}");
+    assert!(events[0].1.contains("notifications/tools/list_changed"));
+    assert_eq!(
+        rig.get(&sid, None).status,
+        409,
+        "one standalone stream at a time"
+    );
+}
+
+#[test]
+fn get_is_405_when_configured_off() {
+    let mut rig = Rig::new(EndpointConfig {
+        allow_get: false,
+        ..Default::default()
+    });
+    let sid = rig.open("2025-11-25");
+    let resp = rig.get(&sid, None);
+    assert_eq!(resp.status, 405);
+    assert_eq!(resp.get("allow"), Some("GET, POST, DELETE"));
+    let put = HttpRequestHead::new(HttpMethod::parse("PUT"), "/mcp");
+    assert_eq!(rig.send(&put, Value::Null).status, 405);
+}
+
+#[test]
+fn priming_event_only_for_2025_11_25() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let new = rig.open("2025-11-25");
+    let resp = rig.post(Some(&new), call(1, "chatty"));
+    let Body::Stream(id) = resp.body else {
+        panic!()
+    };
+    let mut raw = Vec::new();
+    let _ = rig.ep.poll_stream(id, &mut raw);
+    let first = String::from_utf8(raw).unwrap();
+    assert!(
+        first.starts_with("id: ")
+            && first.contains("retry: 1000\n")
+            && first.ends_with("data:\n\n"),
+        "{first:?}"
+    );
+    let (events, _) = rig.drain(&resp.body);
+    assert_eq!(events.len(), 2);
+
+    let old = rig.open("2025-06-18");
+    let resp = rig.post(Some(&old), call(1, "chatty"));
+    let (events, _) = rig.drain(&resp.body);
+    assert!(
+        events.iter().all(|(_, data)| !data.is_empty()),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn resumption_replays_exactly_the_missed_suffix_of_that_stream() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    // Stream A: a slow call; the client reads the priming event and the first log, then drops.
+    let a = rig.post(Some(&sid), call(1, "wait"));
+    assert_eq!(a.get("content-type"), Some("text/event-stream"));
+    let (seen, _) = rig.drain(&a.body);
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    let Body::Stream(a_conn) = a.body else {
+        panic!()
+    };
+    rig.ep.stream_closed(a_conn);
+    // Another stream's traffic meanwhile must not leak into A's replay.
+    let b = rig.post(Some(&sid), call(2, "chatty"));
+    let (b_events, _) = rig.drain(&b.body);
+    assert_eq!(b_events.len(), 3);
+    // The slow call finishes while A is disconnected: not cancelled by the disconnect.
+    rig.release_gates();
+    let last_seen = &seen[1].0;
+    let resumed = rig.get(&sid, Some(last_seen));
+    assert_eq!(resumed.status, 200);
+    let (replayed, ended) = rig.drain(&resumed.body);
+    assert_eq!(replayed.len(), 1, "{replayed:?}");
+    assert!(replayed[0].1.contains("\"id\":1") && replayed[0].1.contains("finished"));
+    assert!(
+        ended,
+        "A already finished: the resumed body ends after the replay"
+    );
+    let stream_of = |id: &str| id.split('-').next().unwrap().to_string();
+    assert_eq!(stream_of(&replayed[0].0), stream_of(last_seen));
+}
+
+#[test]
+fn server_may_close_a_2025_11_25_post_stream_early_and_the_client_resumes() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let a = rig.post(Some(&sid), call(1, "wait"));
+    let Body::Stream(conn) = a.body else { panic!() };
+    let (seen, _) = rig.drain(&a.body);
+    assert!(rig.ep.close_stream(conn));
+    assert_eq!(
+        rig.ep.poll_stream(conn, &mut Vec::new()),
+        Some(StreamChunk::End)
+    );
+    rig.release_gates();
+    let resumed = rig.get(&sid, Some(&seen.last().unwrap().0));
+    let (replayed, _) = rig.drain(&resumed.body);
+    assert_eq!(replayed.len(), 1);
+    assert!(replayed[0].1.contains("finished"));
+
+    let old = rig.open("2025-06-18");
+    let b = rig.post(Some(&old), call(1, "wait"));
+    let Body::Stream(conn) = b.body else { panic!() };
+    assert!(
+        !rig.ep.close_stream(conn),
+        "older sessions never get an early close"
+    );
+}
+
+#[test]
+fn replay_past_the_budget_is_an_explicit_error() {
+    let mut rig = Rig::new(EndpointConfig {
+        replay_budget: 300,
+        ..Default::default()
+    });
+    let sid = rig.open("2025-11-25");
+    let a = rig.post(Some(&sid), call(1, "chatty"));
+    let (first, _) = rig.drain(&a.body);
+    for i in 2..6 {
+        let resp = rig.post(Some(&sid), call(i, "chatty"));
+        let _ = rig.drain(&resp.body);
+    }
+    let resp = rig.get(&sid, Some(&first[0].0));
+    assert_eq!(resp.status, 409, "{}", resp.body_text());
+    assert_eq!(rig.get(&sid, Some("garbage")).status, 400);
+}
+
+#[test]
+fn bad_host_or_origin_is_403_and_loopback_with_ports_passes() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let forged = [
+        ("Host", "evil.example:3000"),
+        ("Origin", "http://evil.example"),
+        ("Origin", "null"),
+    ];
+    for (name, value) in forged {
+        let mut head = rig.post_head(None);
+        head.headers.retain(|(n, _)| n != name);
+        let head = head.header(name, value);
+        assert_eq!(
+            rig.send(&head, init("2025-11-25")).status,
+            403,
+            "{name}: {value}"
+        );
+    }
+    for host in ["localhost:8080", "127.0.0.1:8080", "[::1]:8080"] {
+        let mut head = rig.post_head(None);
+        head.headers.retain(|(n, _)| n != "Host");
+        let head = head
+            .header("Host", host)
+            .header("Origin", format!("http://{host}"));
+        assert_eq!(rig.send(&head, init("2025-11-25")).status, 200, "{host}");
+    }
+}
+
+#[test]
+fn protocol_version_header_is_validated_and_2025_03_26_accepted() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let head = rig
+        .post_head(Some(&sid))
+        .header("MCP-Protocol-Version", "1999-01-01");
+    assert_eq!(rig.send(&head, call(1, "echo")).status, 400);
+    let head = rig
+        .post_head(Some(&sid))
+        .header("MCP-Protocol-Version", "2025-03-26");
+    assert_eq!(rig.send(&head, call(2, "echo")).status, 200);
+}
+
+#[test]
+fn batches_only_in_a_2025_03_26_session() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let new = rig.open("2025-11-25");
+    let batch = json!([call(1, "echo"), call(2, "echo")]);
+    assert_eq!(rig.post(Some(&new), batch.clone()).status, 400);
+    let old = rig.open("2025-03-26");
+    let resp = rig.post(Some(&old), batch);
+    assert_eq!(resp.get("content-type"), Some("text/event-stream"));
+    let (events, ended) = rig.drain(&resp.body);
+    assert!(ended);
+    assert_eq!(
+        events.len(),
+        2,
+        "one answer per request, on the batch's stream"
+    );
+}
+
+#[test]
+fn stateless_mode_answers_json_without_sessions() {
+    let mut rig = Rig::new(EndpointConfig {
+        stateless: true,
+        ..Default::default()
+    });
+    let resp = rig.post(None, init("2025-06-18"));
+    assert_eq!(resp.status, 200);
+    assert_eq!(resp.get("mcp-session-id"), None);
+    let resp = rig.post(None, call(1, "chatty"));
+    assert_eq!(resp.get("content-type"), Some("application/json"));
+    assert_eq!(json_body(&resp)["result"]["content"][0]["text"], "done");
+    // A running handler: the JSON body arrives on the stream when it finishes.
+    let resp = rig.post(None, call(2, "wait"));
+    assert_eq!(resp.get("content-type"), Some("application/json"));
+    let Body::Stream(id) = resp.body else {
+        panic!()
+    };
+    assert_eq!(rig.ep.poll_stream(id, &mut Vec::new()), None);
+    rig.release_gates();
+    let mut buf = Vec::new();
+    assert!(matches!(
+        rig.ep.poll_stream(id, &mut buf),
+        Some(StreamChunk::Data { .. })
+    ));
+    let v: Value = serde_json::from_slice(&buf).unwrap();
+    assert_eq!(v["result"]["content"][0]["text"], "finished");
+    assert_eq!(rig.ep.poll_stream(id, &mut buf), Some(StreamChunk::End));
+    assert_eq!(rig.ep.session_count(), 0);
+    assert_eq!(rig.get("x", None).status, 405);
+}
+
+#[test]
+fn unparsable_or_invalid_bodies_are_400_with_a_json_rpc_error() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let head = rig.post_head(Some(&sid));
+    let resp = rig
+        .ep
+        .handle_request(rig.now, &head, Bytes::from_static(b"{not json"), [9; 16]);
+    assert_eq!(resp.status, 400);
+    assert_eq!(json_body(&resp)["error"]["code"], -32700);
+    let resp = rig.post(Some(&sid), json!({"jsonrpc": "2.0", "id": 5}));
+    assert_eq!(resp.status, 400);
+    assert_eq!(json_body(&resp)["error"]["code"], -32600);
+}
+
+#[test]
+fn a_cancelled_request_ends_its_stream() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let a = rig.post(Some(&sid), call(1, "wait"));
+    let (_, ended) = rig.drain(&a.body);
+    assert!(!ended);
+    let cancel =
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}});
+    assert_eq!(rig.post(Some(&sid), cancel).status, 202);
+    let (events, ended) = rig.drain(&a.body);
+    assert!(ended, "no response will come: the stream ends");
+    assert!(events.is_empty(), "{events:?}");
+}
+
+#[test]
+fn concurrent_posts_each_get_only_their_own_response() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let get = rig.get(&sid, None);
+    let posts: Vec<HttpResponse> = (1..=3)
+        .map(|i| rig.post(Some(&sid), call(i, "wait")))
+        .collect();
+    assert!(posts.iter().all(|p| p.status == 200));
+    rig.release_gates();
+    for (i, p) in posts.iter().enumerate() {
+        let (events, ended) = rig.drain(&p.body);
+        assert!(ended);
+        let responses: Vec<&String> = events
+            .iter()
+            .map(|(_, d)| d)
+            .filter(|d| d.contains("\"result\""))
+            .collect();
+        assert_eq!(responses.len(), 1, "{events:?}");
+        assert!(responses[0].contains(&format!("\"id\":{}", i + 1)));
+    }
+    let (on_get, _) = rig.drain(&get.body);
+    assert!(
+        on_get.iter().all(|(_, d)| d.is_empty()),
+        "nothing but priming on GET: {on_get:?}"
+    );
+}
+
+/// Not a check: prints POST round trips per second (run with `--ignored --nocapture`).
+#[test]
+#[ignore]
+fn measure_post_echo_throughput() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let head = rig.post_head(Some(&sid));
+    let bodies: Vec<Bytes> = (0..20_000)
+        .map(|i| Bytes::from(call(i + 10, "echo").to_string()))
+        .collect();
+    let start = Instant::now();
+    for body in bodies {
+        let resp = rig.ep.handle_request(rig.now, &head, body, [0; 16]);
+        assert_eq!(resp.status, 200);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!("POST tools/call echo → JSON: {:.0} req/s", 20_000.0 / secs);
+}
