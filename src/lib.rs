@@ -31,8 +31,14 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+pub mod app;
+pub mod config;
 pub mod framing;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 pub mod jsonrpc;
 pub mod model;
+pub mod pair;
+pub mod session;
+
+pub use config::Config;

@@ -1,0 +1,408 @@
+//! Runtime-agnostic primitives shared by the server and client application layers: a shared
+//! outbox with a wake hook, a oneshot channel, a cancellation token, the `Job` type and the
+//! inline first poll. No IO, no threads, no clock: whoever drives the state machine brings the
+//! executor.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+
+/// A unit of handler work: a boxed `Send` future the driver runs on its own executor.
+pub type Job = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+
+/// A boxed `Send` future with an output (what adapted handlers return).
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// The hook called when something was pushed into an outbox from outside the state machine.
+pub type WakeHook = Arc<dyn Fn() + Send + Sync>;
+
+/// Locks a mutex, recovering the data if a panicking thread poisoned it (the data structures
+/// guarded here stay consistent between statements, so poisoning carries no meaning).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Polls `job` once with a no-op waker. Returns `None` when it finished right there (a sync
+/// handler), or the still-pending job for the driver to run.
+pub fn first_poll(mut job: Job) -> Option<Job> {
+    let mut cx = Context::from_waker(Waker::noop());
+    match job.as_mut().poll(&mut cx) {
+        Poll::Ready(()) => None,
+        Poll::Pending => Some(job),
+    }
+}
+
+/// A queue shared between the state machine and the jobs it handed out.
+///
+/// Jobs push items (replies, progress, log messages, registry changes) and call the wake hook;
+/// the state machine drains it at the start of every `handle_*` and `poll_transmit`.
+///
+/// Bounds: `push_required` items (one reply per handler invocation) are bounded by the number
+/// of live handlers, which the session's `max_inflight_inbound` bounds; `push` items (progress,
+/// logs, notifications) are refused past `capacity` and counted in `dropped`.
+pub struct Outbox<T> {
+    inner: Arc<Mutex<OutboxInner<T>>>,
+}
+
+struct OutboxInner<T> {
+    items: VecDeque<T>,
+    capacity: usize,
+    dropped: u64,
+    wake: Option<WakeHook>,
+}
+
+impl<T> Clone for Outbox<T> {
+    fn clone(&self) -> Self {
+        Outbox {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<T> fmt::Debug for Outbox<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = lock(&self.inner);
+        f.debug_struct("Outbox")
+            .field("len", &inner.items.len())
+            .field("capacity", &inner.capacity)
+            .field("dropped", &inner.dropped)
+            .finish()
+    }
+}
+
+impl<T> Outbox<T> {
+    /// An empty outbox holding at most `capacity` optional items.
+    pub fn new(capacity: usize) -> Self {
+        Outbox {
+            inner: Arc::new(Mutex::new(OutboxInner {
+                items: VecDeque::new(),
+                capacity,
+                dropped: 0,
+                wake: None,
+            })),
+        }
+    }
+
+    /// Sets the hook called after every push (the driver's "run your loop once" signal).
+    pub fn set_wake_hook(&self, hook: WakeHook) {
+        lock(&self.inner).wake = Some(hook);
+    }
+
+    /// Pushes an optional item (progress, log, notification); `false` and counted when full.
+    pub fn push(&self, item: T) -> bool {
+        let wake = {
+            let mut inner = lock(&self.inner);
+            if inner.items.len() >= inner.capacity {
+                inner.dropped += 1;
+                return false;
+            }
+            inner.items.push_back(item);
+            inner.wake.clone()
+        };
+        if let Some(wake) = wake {
+            wake();
+        }
+        true
+    }
+
+    /// Pushes an item that must not be lost (a handler's one reply); never refused.
+    pub fn push_required(&self, item: T) {
+        let wake = {
+            let mut inner = lock(&self.inner);
+            inner.items.push_back(item);
+            inner.wake.clone()
+        };
+        if let Some(wake) = wake {
+            wake();
+        }
+    }
+
+    /// Takes every queued item, oldest first.
+    pub fn drain(&self) -> VecDeque<T> {
+        std::mem::take(&mut lock(&self.inner).items)
+    }
+
+    /// Whether nothing is queued.
+    pub fn is_empty(&self) -> bool {
+        lock(&self.inner).items.is_empty()
+    }
+
+    /// Optional items refused because the outbox was full.
+    pub fn dropped(&self) -> u64 {
+        lock(&self.inner).dropped
+    }
+}
+
+/// Why a oneshot receiver got no value: the sender was dropped without sending.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Canceled;
+
+impl fmt::Display for Canceled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the sender was dropped before sending")
+    }
+}
+
+impl std::error::Error for Canceled {}
+
+struct Slot<T> {
+    value: Option<T>,
+    waker: Option<Waker>,
+    sender_gone: bool,
+}
+
+/// Creates a oneshot channel: one value from the core to one waiting future.
+pub fn oneshot<T>() -> (OneshotSender<T>, OneshotReceiver<T>) {
+    let slot = Arc::new(Mutex::new(Slot {
+        value: None,
+        waker: None,
+        sender_gone: false,
+    }));
+    (
+        OneshotSender {
+            slot: Some(slot.clone()),
+        },
+        OneshotReceiver { slot },
+    )
+}
+
+/// The sending side of [`oneshot`]; dropping it unsent resolves the receiver with [`Canceled`].
+pub struct OneshotSender<T> {
+    slot: Option<Arc<Mutex<Slot<T>>>>,
+}
+
+impl<T> fmt::Debug for OneshotSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("OneshotSender")
+    }
+}
+
+impl<T> OneshotSender<T> {
+    /// Delivers the value and wakes the receiver.
+    pub fn send(mut self, value: T) {
+        if let Some(slot) = self.slot.take() {
+            let waker = {
+                let mut s = lock(&slot);
+                s.value = Some(value);
+                s.sender_gone = true;
+                s.waker.take()
+            };
+            if let Some(w) = waker {
+                w.wake();
+            }
+        }
+    }
+}
+
+impl<T> Drop for OneshotSender<T> {
+    fn drop(&mut self) {
+        if let Some(slot) = self.slot.take() {
+            let waker = {
+                let mut s = lock(&slot);
+                s.sender_gone = true;
+                s.waker.take()
+            };
+            if let Some(w) = waker {
+                w.wake();
+            }
+        }
+    }
+}
+
+/// The receiving side of [`oneshot`]: a future resolving to the value.
+pub struct OneshotReceiver<T> {
+    slot: Arc<Mutex<Slot<T>>>,
+}
+
+impl<T> fmt::Debug for OneshotReceiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("OneshotReceiver")
+    }
+}
+
+impl<T> OneshotReceiver<T> {
+    /// The value if it already arrived (non-blocking).
+    pub fn try_take(&self) -> Option<T> {
+        lock(&self.slot).value.take()
+    }
+}
+
+impl<T> Future for OneshotReceiver<T> {
+    type Output = Result<T, Canceled>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut s = lock(&self.slot);
+        if let Some(v) = s.value.take() {
+            return Poll::Ready(Ok(v));
+        }
+        if s.sender_gone {
+            return Poll::Ready(Err(Canceled));
+        }
+        s.waker = Some(cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+/// A cancellation flag shared by the core (which sets it) and a handler (which watches it).
+#[derive(Clone, Default)]
+pub struct CancelToken {
+    inner: Arc<CancelInner>,
+}
+
+#[derive(Default)]
+struct CancelInner {
+    flag: AtomicBool,
+    /// Wakers of pending `cancelled()` futures; one entry per distinct waiting task.
+    wakers: Mutex<Vec<Waker>>,
+}
+
+impl fmt::Debug for CancelToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CancelToken")
+            .field("cancelled", &self.is_cancelled())
+            .finish()
+    }
+}
+
+impl CancelToken {
+    /// A token not cancelled yet.
+    pub fn new() -> Self {
+        CancelToken::default()
+    }
+
+    /// Sets the flag and wakes every waiting `cancelled()` future.
+    pub fn cancel(&self) {
+        self.inner.flag.store(true, Ordering::SeqCst);
+        let wakers = std::mem::take(&mut *lock(&self.inner.wakers));
+        for w in wakers {
+            w.wake();
+        }
+    }
+
+    /// Whether `cancel` was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.flag.load(Ordering::SeqCst)
+    }
+
+    /// A future that resolves once the token is cancelled.
+    pub fn cancelled(&self) -> Cancelled {
+        Cancelled {
+            token: self.clone(),
+        }
+    }
+}
+
+/// The future returned by [`CancelToken::cancelled`].
+#[derive(Debug)]
+pub struct Cancelled {
+    token: CancelToken,
+}
+
+impl Future for Cancelled {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.token.is_cancelled() {
+            return Poll::Ready(());
+        }
+        let mut wakers = lock(&self.token.inner.wakers);
+        // Re-check under the lock: `cancel` takes the wakers under the same lock.
+        if self.token.is_cancelled() {
+            return Poll::Ready(());
+        }
+        // One entry per waiting task keeps the list bounded by the number of waiters.
+        if !wakers.iter().any(|w| w.will_wake(cx.waker())) {
+            wakers.push(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::task::Wake;
+
+    struct CountWake(AtomicUsize);
+    impl Wake for CountWake {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn poll_once<F: Future + Unpin>(f: &mut F, waker: &Waker) -> Poll<F::Output> {
+        Pin::new(f).poll(&mut Context::from_waker(waker))
+    }
+
+    #[test]
+    fn first_poll_finishes_ready_jobs_and_returns_pending_ones() {
+        assert!(first_poll(Box::pin(async {})).is_none());
+        let (_tx, rx) = oneshot::<u8>();
+        let pending = first_poll(Box::pin(async move {
+            let _ = rx.await;
+        }));
+        assert!(pending.is_some());
+    }
+
+    #[test]
+    fn oneshot_delivers_and_wakes() {
+        let counter = Arc::new(CountWake(AtomicUsize::new(0)));
+        let waker = Waker::from(counter.clone());
+        let (tx, mut rx) = oneshot();
+        assert!(poll_once(&mut rx, &waker).is_pending());
+        tx.send(7);
+        assert_eq!(counter.0.load(Ordering::SeqCst), 1);
+        assert_eq!(poll_once(&mut rx, &waker), Poll::Ready(Ok(7)));
+    }
+
+    #[test]
+    fn oneshot_dropped_sender_cancels() {
+        let (tx, mut rx) = oneshot::<u8>();
+        drop(tx);
+        assert_eq!(
+            poll_once(&mut rx, Waker::noop()),
+            Poll::Ready(Err(Canceled))
+        );
+    }
+
+    #[test]
+    fn cancel_token_wakes_waiters_once_each() {
+        let counter = Arc::new(CountWake(AtomicUsize::new(0)));
+        let waker = Waker::from(counter.clone());
+        let token = CancelToken::new();
+        let mut fut = token.cancelled();
+        assert!(poll_once(&mut fut, &waker).is_pending());
+        assert!(poll_once(&mut fut, &waker).is_pending());
+        assert_eq!(lock(&token.inner.wakers).len(), 1);
+        token.cancel();
+        assert_eq!(counter.0.load(Ordering::SeqCst), 1);
+        assert!(token.is_cancelled());
+        assert!(poll_once(&mut fut, &waker).is_ready());
+    }
+
+    #[test]
+    fn outbox_bounds_optional_items_and_calls_the_hook() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let outbox = Outbox::new(2);
+        let c = calls.clone();
+        outbox.set_wake_hook(Arc::new(move || {
+            c.fetch_add(1, Ordering::SeqCst);
+        }));
+        assert!(outbox.push(1));
+        assert!(outbox.push(2));
+        assert!(!outbox.push(3));
+        outbox.push_required(4);
+        assert_eq!(outbox.dropped(), 1);
+        assert_eq!(calls.load(Ordering::SeqCst), 3);
+        assert_eq!(
+            outbox.drain().into_iter().collect::<Vec<_>>(),
+            vec![1, 2, 4]
+        );
+        assert!(outbox.is_empty());
+    }
+}

@@ -1,0 +1,294 @@
+//! What a handler holds while it runs: the request context, and the outbox items through
+//! which it (and a `ServerHandle`) talks to the server state machine.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::handle::{RegistryChange, ServerHandle};
+use crate::app::runtime::{oneshot, CancelToken, Cancelled, OneshotSender, Outbox};
+use crate::jsonrpc::{self as m, ErrorObject, RawJson, RequestId};
+
+/// A log severity (RFC 5424 order, lowest first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    /// `debug`
+    Debug = 1,
+    /// `info`
+    Info,
+    /// `notice`
+    Notice,
+    /// `warning`
+    Warning,
+    /// `error`
+    Error,
+    /// `critical`
+    Critical,
+    /// `alert`
+    Alert,
+    /// `emergency`
+    Emergency,
+}
+
+const LEVELS: [(&str, LogLevel); 8] = [
+    ("debug", LogLevel::Debug),
+    ("info", LogLevel::Info),
+    ("notice", LogLevel::Notice),
+    ("warning", LogLevel::Warning),
+    ("error", LogLevel::Error),
+    ("critical", LogLevel::Critical),
+    ("alert", LogLevel::Alert),
+    ("emergency", LogLevel::Emergency),
+];
+
+impl LogLevel {
+    /// The wire name (`"warning"`, …).
+    pub fn as_str(self) -> &'static str {
+        LEVELS[self as usize - 1].0
+    }
+
+    /// Parses a wire name.
+    pub fn parse(name: &str) -> Option<LogLevel> {
+        LEVELS.iter().find(|(n, _)| *n == name).map(|(_, l)| *l)
+    }
+
+    fn from_u8(v: u8) -> Option<LogLevel> {
+        LEVELS.get(usize::from(v).checked_sub(1)?).map(|(_, l)| *l)
+    }
+}
+
+/// Why a server→client request made by a handler failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PeerError {
+    /// The client did not declare the capability the method needs (e.g. `sampling`).
+    CapabilityNotDeclared {
+        /// The missing capability.
+        capability: &'static str,
+    },
+    /// The session refused to send it (closed, too many pending, …).
+    Refused(String),
+    /// The client answered with a JSON-RPC error.
+    Error(ErrorObject),
+    /// No answer within the request timeout.
+    TimedOut,
+    /// The request was cancelled.
+    Cancelled,
+    /// The session closed first.
+    Closed,
+}
+
+impl fmt::Display for PeerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PeerError::CapabilityNotDeclared { capability } => {
+                write!(f, "the client did not declare the {capability} capability")
+            }
+            PeerError::Refused(why) => write!(f, "request not sent: {why}"),
+            PeerError::Error(e) => write!(f, "client error: {e}"),
+            PeerError::TimedOut => f.write_str("the client did not answer in time"),
+            PeerError::Cancelled => f.write_str("the request was cancelled"),
+            PeerError::Closed => f.write_str("the session closed"),
+        }
+    }
+}
+
+impl std::error::Error for PeerError {}
+
+/// The reply slot of a server→client request.
+pub(crate) type PeerReply = OneshotSender<Result<Value, PeerError>>;
+
+/// One thing a job or a handle asks the server to do, drained in order.
+pub(crate) enum OutboxItem {
+    /// A handler finished.
+    Reply {
+        id: RequestId,
+        outcome: Result<RawJson, ErrorObject>,
+    },
+    /// `notifications/progress` for an inbound request.
+    Progress {
+        id: RequestId,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
+    /// A notification, related to an inbound request or not.
+    Notify {
+        related: Option<RequestId>,
+        method: &'static str,
+        params: Option<RawJson>,
+    },
+    /// A server→client request.
+    PeerRequest {
+        related: Option<RequestId>,
+        method: &'static str,
+        params: Option<RawJson>,
+        reply: PeerReply,
+    },
+    /// A resource changed: tell the client if it subscribed.
+    ResourceUpdated { uri: String },
+    /// Add or remove a registration.
+    Change(RegistryChange),
+}
+
+/// State shared by the server, its handles and every context.
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    /// 0 = no `logging/setLevel` yet (everything passes), else `LogLevel as u8`.
+    min_level: AtomicU8,
+}
+
+impl Shared {
+    pub(crate) fn set_level(&self, level: LogLevel) {
+        self.min_level.store(level as u8, Ordering::SeqCst);
+    }
+
+    pub(crate) fn passes(&self, level: LogLevel) -> bool {
+        LogLevel::from_u8(self.min_level.load(Ordering::SeqCst)).is_none_or(|min| level >= min)
+    }
+}
+
+/// Given to every handler: who is asking, and the ways to talk back while working.
+/// Clone + Send + Sync; every method is non-blocking.
+#[derive(Clone)]
+pub struct RequestContext {
+    id: RequestId,
+    cancel: CancelToken,
+    outbox: Outbox<OutboxItem>,
+    shared: Arc<Shared>,
+}
+
+impl fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("id", &self.id)
+            .field("cancelled", &self.cancel.is_cancelled())
+            .finish()
+    }
+}
+
+impl RequestContext {
+    pub(crate) fn new(
+        id: RequestId,
+        cancel: CancelToken,
+        outbox: Outbox<OutboxItem>,
+        shared: Arc<Shared>,
+    ) -> Self {
+        RequestContext {
+            id,
+            cancel,
+            outbox,
+            shared,
+        }
+    }
+
+    /// The id of the request being handled.
+    pub fn request_id(&self) -> &RequestId {
+        &self.id
+    }
+
+    /// Reports progress (a no-op when the client sent no progressToken). Dropped when the
+    /// outbox is full.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        self.outbox.push(OutboxItem::Progress {
+            id: self.id.clone(),
+            progress,
+            total,
+            message,
+        });
+    }
+
+    /// Sends `notifications/message` unless `level` is below the client's `logging/setLevel`.
+    pub fn log(&self, level: LogLevel, logger: Option<&str>, data: Value) {
+        if !self.shared.passes(level) {
+            return;
+        }
+        let mut params = json!({ "level": level.as_str(), "data": data });
+        if let Some(logger) = logger {
+            params["logger"] = Value::String(logger.to_owned());
+        }
+        self.outbox.push(OutboxItem::Notify {
+            related: Some(self.id.clone()),
+            method: m::NOTIFICATIONS_MESSAGE,
+            params: RawJson::try_from(&params).ok(),
+        });
+    }
+
+    /// Whether the client cancelled this request (its response will be suppressed).
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// A future that resolves when the client cancels this request.
+    pub fn cancelled(&self) -> Cancelled {
+        self.cancel.cancelled()
+    }
+
+    /// `sampling/createMessage` with `params` verbatim; resolves with the client's result.
+    pub fn sample(&self, params: Value) -> impl Future<Output = Result<Value, PeerError>> + Send {
+        self.peer_request(m::SAMPLING_CREATE_MESSAGE, Some(params))
+    }
+
+    /// `elicitation/create` with `params` verbatim; resolves with the client's result.
+    pub fn elicit(&self, params: Value) -> impl Future<Output = Result<Value, PeerError>> + Send {
+        self.peer_request(m::ELICITATION_CREATE, Some(params))
+    }
+
+    /// `roots/list`; resolves with the client's result (`{"roots": [...]}`).
+    pub fn list_roots(&self) -> impl Future<Output = Result<Value, PeerError>> + Send {
+        self.peer_request(m::ROOTS_LIST, None)
+    }
+
+    fn peer_request(
+        &self,
+        method: &'static str,
+        params: Option<Value>,
+    ) -> impl Future<Output = Result<Value, PeerError>> + Send {
+        let (reply, rx) = oneshot();
+        let params = params.and_then(|p| RawJson::try_from(&p).ok());
+        // Required: the handler awaits the answer, so it must not be dropped. Bounded because
+        // each live handler has at most one such request pending while it awaits it.
+        self.outbox.push_required(OutboxItem::PeerRequest {
+            related: Some(self.id.clone()),
+            method,
+            params,
+            reply,
+        });
+        async move { rx.await.unwrap_or(Err(PeerError::Closed)) }
+    }
+
+    /// A handle to change registrations or notify resource updates.
+    pub fn server(&self) -> ServerHandle {
+        ServerHandle::new(self.outbox.clone(), self.shared.clone())
+    }
+
+    /// Sends `notifications/resources/updated` for `uri` if the client subscribed to it.
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        self.server().notify_resource_updated(uri);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_parse_order_and_filter() {
+        for (name, level) in LEVELS {
+            assert_eq!(LogLevel::parse(name), Some(level));
+            assert_eq!(level.as_str(), name);
+        }
+        assert_eq!(LogLevel::parse("WARNING"), None);
+        assert!(LogLevel::Debug < LogLevel::Emergency);
+        let shared = Shared::default();
+        assert!(
+            shared.passes(LogLevel::Debug),
+            "before setLevel everything passes"
+        );
+        shared.set_level(LogLevel::Error);
+        assert!(!shared.passes(LogLevel::Warning));
+        assert!(shared.passes(LogLevel::Error) && shared.passes(LogLevel::Alert));
+    }
+}

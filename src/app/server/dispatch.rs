@@ -1,0 +1,336 @@
+//! Answers each inbound request from the registries: lists with cursors, tool calls with
+//! input validation, resource reads through fixed URIs then templates, prompts with argument
+//! checks, completion, logging and subscriptions.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+
+use serde_json::{json, Map, Value};
+
+use super::context::{LogLevel, OutboxItem, RequestContext};
+use super::{
+    CallToolResult, CompleteRequest, HandlerResult, PromptRequest, ResourceRead, Tool, ToolCall,
+};
+use super::{Server, MAX_SUBSCRIPTIONS};
+use crate::app::cursor::paginate;
+use crate::app::runtime::CancelToken;
+use crate::app::schema::Schema;
+use crate::jsonrpc::{self as m, code, ErrorObject, RawJson, RequestId};
+
+type Params = Map<String, Value>;
+
+impl Server {
+    /// Answers one inbound request (the session already did lifecycle and capability gating).
+    pub(super) fn dispatch(&mut self, id: RequestId, method: &str, params: Option<RawJson>) {
+        let params = match parse_params(params) {
+            Ok(p) => p,
+            Err(e) => return self.reply(id, Err(e)),
+        };
+        let outcome = match method {
+            m::TOOLS_LIST => self.list(&params, |s| list_json(&s.registry.tools, "tools")),
+            m::RESOURCES_LIST => {
+                self.list(&params, |s| list_json(&s.registry.resources, "resources"))
+            }
+            m::RESOURCES_TEMPLATES_LIST => self.list(&params, |s| {
+                list_json(&s.registry.templates, "resourceTemplates")
+            }),
+            m::PROMPTS_LIST => self.list(&params, |s| list_json(&s.registry.prompts, "prompts")),
+            m::TOOLS_CALL => return self.call_tool(id, &params),
+            m::RESOURCES_READ => return self.read_resource(id, &params),
+            m::PROMPTS_GET => return self.get_prompt(id, &params),
+            m::COMPLETION_COMPLETE => return self.complete(id, params),
+            m::RESOURCES_SUBSCRIBE => self.subscribe(&params, true),
+            m::RESOURCES_UNSUBSCRIBE => self.subscribe(&params, false),
+            m::LOGGING_SET_LEVEL => self.set_level(&params),
+            other => Err(ErrorObject::method_not_found(other)),
+        };
+        self.reply(id, outcome);
+    }
+
+    fn reply(&mut self, id: RequestId, outcome: Result<Value, ErrorObject>) {
+        let outcome = outcome
+            .and_then(|v| RawJson::try_from(&v).map_err(|e| ErrorObject::internal(e.to_string())));
+        self.outbox.push_required(OutboxItem::Reply { id, outcome });
+    }
+
+    fn list(
+        &self,
+        params: &Params,
+        items: impl Fn(&Server) -> (Vec<(&str, Value)>, &'static str),
+    ) -> Result<Value, ErrorObject> {
+        let cursor = match params.get("cursor") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(c)) => Some(c.as_str()),
+            Some(_) => return Err(ErrorObject::invalid_params("cursor must be a string")),
+        };
+        let (all, key) = items(self);
+        let (page, next) = paginate(all, cursor, self.page_size)
+            .map_err(|e| ErrorObject::invalid_params(e.to_string()))?;
+        let mut out = Map::new();
+        out.insert(key.into(), Value::Array(page));
+        if let Some(next) = next {
+            out.insert("nextCursor".into(), Value::String(next));
+        }
+        Ok(Value::Object(out))
+    }
+
+    /// A context and cancel token for a handler about to run for `id`.
+    fn context(&mut self, id: &RequestId) -> RequestContext {
+        let token = CancelToken::new();
+        self.running.insert(id.clone(), token.clone());
+        RequestContext::new(id.clone(), token, self.outbox.clone(), self.shared.clone())
+    }
+
+    /// Runs `fut` as a job whose outcome, encoded by `encode`, is the reply to `id`.
+    fn run<T: Send + 'static>(
+        &mut self,
+        id: RequestId,
+        fut: impl Future<Output = HandlerResult<T>> + Send + 'static,
+        encode: impl FnOnce(T) -> Value + Send + 'static,
+    ) {
+        let mut guard = ReplyGuard {
+            outbox: self.outbox.clone(),
+            id: Some(id),
+        };
+        self.spawn(Box::pin(async move {
+            let outcome = fut.await.map(encode).and_then(|v| {
+                RawJson::try_from(&v).map_err(|e| ErrorObject::internal(e.to_string()))
+            });
+            guard.reply(outcome);
+        }));
+    }
+
+    fn call_tool(&mut self, id: RequestId, params: &Params) {
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return self.reply(id, Err(ErrorObject::invalid_params("missing tool name")));
+        };
+        let Some(tool) = self.registry.tools.get(name).cloned() else {
+            let e = ErrorObject::invalid_params(format!("unknown tool: {name}"));
+            return self.reply(id, Err(e));
+        };
+        let arguments = match params.get("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(a)) => a.clone(),
+            Some(_) => {
+                let e = ErrorObject::invalid_params("arguments must be an object");
+                return self.reply(id, Err(e));
+            }
+        };
+        let instance = Value::Object(arguments.clone());
+        if let Err(errors) = tool.input_schema.validate(&instance) {
+            let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            let result = CallToolResult::error(format!("invalid arguments: {}", text.join("; ")));
+            return self.reply(id, Ok(result.to_json()));
+        }
+        let Some(handler) = tool.handler.clone() else {
+            let result = CallToolResult::error(format!("tool {name} has no handler"));
+            return self.reply(id, Ok(result.to_json()));
+        };
+        let ctx = self.context(&id);
+        let call = ToolCall {
+            name: name.to_owned(),
+            arguments,
+        };
+        let fut = handler(call, ctx);
+        let output_schema = tool.output_schema.clone();
+        self.run(id, fut, move |result| {
+            check_output(&tool, output_schema.as_deref(), result).to_json()
+        });
+    }
+
+    fn read_resource(&mut self, id: RequestId, params: &Params) {
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+            return self.reply(id, Err(ErrorObject::invalid_params("missing uri")));
+        };
+        let found = match self.registry.resources.get(uri) {
+            Some(r) => Some((r.handler.clone(), Vec::new())),
+            None => self.registry.templates.values().find_map(|t| {
+                t.template
+                    .matches(uri)
+                    .map(|vars| (t.handler.clone(), vars))
+            }),
+        };
+        let Some((Some(handler), variables)) = found else {
+            let e = ErrorObject::new(code::RESOURCE_NOT_FOUND, "Resource not found").with_data(
+                RawJson::try_from(&json!({ "uri": uri })).unwrap_or_else(|_| RawJson::null()),
+            );
+            return self.reply(id, Err(e));
+        };
+        let ctx = self.context(&id);
+        let read = ResourceRead {
+            uri: uri.to_owned(),
+            variables,
+        };
+        self.run(id, handler(read, ctx), |contents| {
+            let contents: Vec<Value> = contents.iter().map(|c| c.to_json()).collect();
+            json!({ "contents": contents })
+        });
+    }
+
+    fn get_prompt(&mut self, id: RequestId, params: &Params) {
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return self.reply(id, Err(ErrorObject::invalid_params("missing prompt name")));
+        };
+        let Some(prompt) = self.registry.prompts.get(name).cloned() else {
+            let e = ErrorObject::invalid_params(format!("unknown prompt: {name}"));
+            return self.reply(id, Err(e));
+        };
+        let mut arguments = BTreeMap::new();
+        if let Some(Value::Object(args)) = params.get("arguments") {
+            for (k, v) in args {
+                let Some(v) = v.as_str() else {
+                    let e = ErrorObject::invalid_params(format!("argument {k} must be a string"));
+                    return self.reply(id, Err(e));
+                };
+                arguments.insert(k.clone(), v.to_owned());
+            }
+        }
+        let missing = prompt
+            .arguments
+            .iter()
+            .find(|a| a.required && !arguments.contains_key(&a.name));
+        if let Some(a) = missing {
+            let e = ErrorObject::invalid_params(format!("missing required argument: {}", a.name));
+            return self.reply(id, Err(e));
+        }
+        let Some(handler) = prompt.handler.clone() else {
+            let e = ErrorObject::internal(format!("prompt {name} has no handler"));
+            return self.reply(id, Err(e));
+        };
+        let ctx = self.context(&id);
+        let request = PromptRequest {
+            name: name.to_owned(),
+            arguments,
+        };
+        self.run(id, handler(request, ctx), |r| r.to_json());
+    }
+
+    fn complete(&mut self, id: RequestId, params: Params) {
+        let Some(provider) = self.registry.completion.clone() else {
+            let e = ErrorObject::method_not_found(m::COMPLETION_COMPLETE);
+            return self.reply(id, Err(e));
+        };
+        let ctx = self.context(&id);
+        let request = CompleteRequest {
+            params: Value::Object(params),
+        };
+        self.run(id, provider(request, ctx), |c| c.to_json());
+    }
+
+    fn subscribe(&mut self, params: &Params, on: bool) -> Result<Value, ErrorObject> {
+        let uri = params
+            .get("uri")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ErrorObject::invalid_params("missing uri"))?;
+        if !on {
+            self.subscriptions.remove(uri);
+        } else if self.subscriptions.len() >= MAX_SUBSCRIPTIONS {
+            return Err(ErrorObject::internal("too many subscriptions"));
+        } else {
+            self.subscriptions.insert(uri.to_owned());
+        }
+        Ok(json!({}))
+    }
+
+    fn set_level(&mut self, params: &Params) -> Result<Value, ErrorObject> {
+        let level = params
+            .get("level")
+            .and_then(Value::as_str)
+            .and_then(LogLevel::parse)
+            .ok_or_else(|| ErrorObject::invalid_params("unknown logging level"))?;
+        self.shared.set_level(level);
+        Ok(json!({}))
+    }
+}
+
+/// Sends a job's one reply; if the driver drops the job unfinished (executor shut down, task
+/// aborted), answers with an internal error instead so the request does not hang forever.
+struct ReplyGuard {
+    outbox: crate::app::runtime::Outbox<OutboxItem>,
+    id: Option<RequestId>,
+}
+
+impl ReplyGuard {
+    fn reply(&mut self, outcome: Result<RawJson, ErrorObject>) {
+        if let Some(id) = self.id.take() {
+            self.outbox.push_required(OutboxItem::Reply { id, outcome });
+        }
+    }
+}
+
+impl Drop for ReplyGuard {
+    fn drop(&mut self) {
+        self.reply(Err(ErrorObject::internal(
+            "the handler was dropped before it finished",
+        )));
+    }
+}
+
+fn parse_params(params: Option<RawJson>) -> Result<Params, ErrorObject> {
+    match params {
+        None => Ok(Map::new()),
+        Some(raw) => match raw.to_value() {
+            Ok(Value::Object(o)) => Ok(o),
+            Ok(Value::Null) => Ok(Map::new()),
+            _ => Err(ErrorObject::invalid_params("params must be an object")),
+        },
+    }
+}
+
+/// Every registered item's list entry in key order, and the result member that holds them.
+fn list_json<'a, T: ListEntry>(
+    items: &'a BTreeMap<String, T>,
+    key: &'static str,
+) -> (Vec<(&'a str, Value)>, &'static str) {
+    let all = items.iter().map(|(k, v)| (k.as_str(), v.entry())).collect();
+    (all, key)
+}
+
+/// Something that appears in a list result.
+trait ListEntry {
+    fn entry(&self) -> Value;
+}
+
+macro_rules! list_entry {
+    ($($t:ty),*) => {$(
+        impl ListEntry for $t {
+            fn entry(&self) -> Value {
+                self.to_json()
+            }
+        }
+    )*};
+}
+list_entry!(
+    super::Tool,
+    super::Resource,
+    super::ResourceTemplate,
+    super::Prompt
+);
+
+/// A tool with an outputSchema must return matching `structuredContent`; if it does not, that
+/// is a bug in the handler, reported to the model as an `isError` result rather than sent on.
+fn check_output(tool: &Tool, schema: Option<&Schema>, result: CallToolResult) -> CallToolResult {
+    let Some(schema) = schema else {
+        return result;
+    };
+    if result.is_error {
+        return result;
+    }
+    let Some(structured) = &result.structured_content else {
+        return CallToolResult::error(format!(
+            "tool {} declares an outputSchema but returned no structuredContent",
+            tool.name()
+        ));
+    };
+    match schema.validate(structured) {
+        Ok(()) => result,
+        Err(errors) => {
+            let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            CallToolResult::error(format!(
+                "tool {} returned structuredContent that does not match its outputSchema: {}",
+                tool.name(),
+                text.join("; ")
+            ))
+        }
+    }
+}

@@ -1,0 +1,395 @@
+//! An MCP server: registries of tools, resources, templates and prompts answered over a
+//! `Session`, with handlers run as jobs (see docs/app-api.md). Still sans-IO.
+//!
+//! The drive loop is the session's (`handle_input`, `handle_timeout`, `poll_transmit`,
+//! `poll_timeout`) plus `poll_job()`: pending handler futures the driver must run. Jobs talk
+//! back through a shared outbox, drained at the start of every `handle_*` and `poll_transmit`;
+//! when a job pushes from outside, the wake hook tells the driver to run its loop once.
+
+mod builder;
+mod context;
+mod dispatch;
+mod handle;
+mod prompt;
+mod resource;
+mod tool;
+mod types;
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use serde_json::json;
+
+pub use builder::ServerBuilder;
+pub use context::{LogLevel, PeerError, RequestContext};
+pub use handle::ServerHandle;
+pub use prompt::{
+    completion_handler, CompleteRequest, Completion, CompletionFn, GetPromptResult, Prompt,
+    PromptArgument, PromptRequest,
+};
+pub use resource::{Resource, ResourceContents, ResourceRead, ResourceTemplate};
+pub use tool::{CallToolResult, Tool, ToolCall};
+pub use types::{HandlerFn, HandlerResult};
+
+use builder::Registry;
+use context::{OutboxItem, PeerReply, Shared};
+use handle::RegistryChange;
+
+use crate::app::runtime::{first_poll, CancelToken, Job, Outbox, WakeHook};
+use crate::config::Config;
+use crate::jsonrpc::{self as m, RawJson, RequestId};
+use crate::session::{
+    Event, FrameError, Outcome, RequestOptions, SendError, ServerSetup, Session, State, Transmit,
+};
+
+/// Optional outbox items (progress, logs, resource updates) held at most; past it they are
+/// dropped and counted (`Server::outbox_dropped`).
+const OUTBOX_CAPACITY: usize = 4096;
+/// Resource subscriptions held at most per session.
+const MAX_SUBSCRIPTIONS: usize = 1024;
+/// Application events queued at most (`poll_event`); older ones are kept, newer dropped.
+const MAX_EVENTS: usize = 1024;
+
+/// An MCP server state machine. See the module docs for the drive loop.
+pub struct Server {
+    session: Session,
+    registry: Registry,
+    outbox: Outbox<OutboxItem>,
+    shared: Arc<Shared>,
+    /// Jobs still pending after their inline first poll, for the driver.
+    jobs: VecDeque<Job>,
+    /// Cancel tokens of inbound requests whose handler has not replied yet.
+    running: HashMap<RequestId, CancelToken>,
+    /// Reply slots of our server→client requests, by our request id, with the inbound request
+    /// whose handler sent each (to cancel them when that handler finishes first).
+    peer_requests: HashMap<RequestId, (PeerReply, Option<RequestId>)>,
+    subscriptions: BTreeSet<String>,
+    events: VecDeque<Event>,
+    /// The latest time the driver gave us (deadlines of requests sent while draining in
+    /// `poll_transmit`, which has no `now`, are computed from it).
+    last_now: Instant,
+    page_size: usize,
+}
+
+impl Server {
+    fn from_parts(config: Config, setup: ServerSetup, registry: Registry, now: Instant) -> Server {
+        let page_size = config.page_size.max(1);
+        Server {
+            session: Session::server(config, setup, now),
+            registry,
+            outbox: Outbox::new(OUTBOX_CAPACITY),
+            shared: Arc::new(Shared::default()),
+            jobs: VecDeque::new(),
+            running: HashMap::new(),
+            peer_requests: HashMap::new(),
+            subscriptions: BTreeSet::new(),
+            events: VecDeque::new(),
+            last_now: now,
+            page_size,
+        }
+    }
+
+    /// The underlying session (state, negotiated version, stats).
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// A handle for changing registrations from anywhere.
+    pub fn handle(&self) -> ServerHandle {
+        ServerHandle::new(self.outbox.clone(), self.shared.clone())
+    }
+
+    /// Sets the hook called when a job or handle pushed work from outside the state machine:
+    /// the driver should then run its loop once (drain `poll_transmit`).
+    pub fn set_waker(&mut self, hook: WakeHook) {
+        self.outbox.set_wake_hook(hook);
+    }
+
+    /// One frame (one JSON text) from the client.
+    pub fn handle_input(&mut self, now: Instant, frame: Bytes) {
+        self.last_now = now;
+        self.drain_outbox();
+        self.session.handle_input(now, frame);
+        self.process();
+    }
+
+    /// Fires due timers.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.last_now = now;
+        self.drain_outbox();
+        self.session.handle_timeout(now);
+        self.process();
+    }
+
+    /// The framer could not produce a frame (e.g. an over-long line); see
+    /// `Session::handle_decode_error`.
+    pub fn handle_decode_error(&mut self, now: Instant, error: FrameError) {
+        self.last_now = now;
+        self.session.handle_decode_error(now, error);
+        self.process();
+    }
+
+    /// Closes the session; running handlers see their cancellation.
+    pub fn close(&mut self, now: Instant) {
+        self.last_now = now;
+        self.session.close(now);
+        self.process();
+    }
+
+    /// Appends one message to `buf` (see `Session::poll_transmit`).
+    #[must_use]
+    pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
+        self.process();
+        self.session.poll_transmit(buf)
+    }
+
+    /// The next deadline.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.session.poll_timeout()
+    }
+
+    /// A handler future still pending after its first poll: run it to completion on any
+    /// executor. Its reply arrives through the outbox (and the wake hook).
+    #[must_use]
+    pub fn poll_job(&mut self) -> Option<Job> {
+        self.jobs.pop_front()
+    }
+
+    /// Events the server does not consume: `Initialized`, `Closed` and client notifications
+    /// such as `notifications/roots/list_changed`.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// Sends `notifications/resources/updated` for `uri` if the client subscribed to it.
+    pub fn notify_resource_updated(&mut self, uri: &str) {
+        self.resource_updated(uri);
+    }
+
+    /// Optional outbox items dropped because the outbox was full.
+    pub fn outbox_dropped(&self) -> u64 {
+        self.outbox.dropped()
+    }
+
+    /// Handles session events and outbox items until neither has anything left.
+    fn process(&mut self) {
+        loop {
+            let mut progressed = false;
+            while let Some(event) = self.session.poll_event() {
+                progressed = true;
+                self.handle_event(event);
+            }
+            progressed |= self.drain_outbox();
+            if !progressed {
+                break;
+            }
+        }
+    }
+
+    fn handle_event(&mut self, event: Event) {
+        match event {
+            Event::Request { id, method, params } => self.dispatch(id, &method, params),
+            Event::Cancelled { id, .. } => {
+                if let Some(token) = self.running.get(&id) {
+                    token.cancel();
+                }
+            }
+            Event::Completed { id, outcome } => {
+                if let Some((reply, _)) = self.peer_requests.remove(&id) {
+                    reply.send(peer_outcome(outcome));
+                }
+            }
+            Event::Closed { .. } => {
+                for (_, token) in self.running.drain() {
+                    token.cancel();
+                }
+                self.push_event(event);
+            }
+            Event::Progress { .. } => {}
+            other => self.push_event(other),
+        }
+    }
+
+    fn push_event(&mut self, event: Event) {
+        if self.events.len() < MAX_EVENTS {
+            self.events.push_back(event);
+        }
+    }
+
+    /// Applies every outbox item; whether there was any.
+    fn drain_outbox(&mut self) -> bool {
+        let items = self.outbox.drain();
+        let any = !items.is_empty();
+        for item in items {
+            self.apply(item);
+        }
+        any
+    }
+
+    fn apply(&mut self, item: OutboxItem) {
+        // Errors below mean the session closed or the request is gone (cancelled): the
+        // session already counts suppressed replies, nothing else to do.
+        match item {
+            OutboxItem::Reply { id, outcome } => {
+                self.running.remove(&id);
+                self.cancel_orphans(&id);
+                let _ = match outcome {
+                    Ok(result) => self.session.respond(&id, result),
+                    Err(error) => self.session.respond_error(&id, error),
+                };
+            }
+            OutboxItem::Progress {
+                id,
+                progress,
+                total,
+                message,
+            } => {
+                let _ = self.session.notify_progress(&id, progress, total, message);
+            }
+            OutboxItem::Notify {
+                related,
+                method,
+                params,
+            } => {
+                let _ = match related {
+                    Some(id) => self.session.notify_related(&id, method, params),
+                    None => self.session.notify(method, params),
+                };
+            }
+            OutboxItem::PeerRequest {
+                related,
+                method,
+                params,
+                reply,
+            } => self.send_peer_request(related, method, params, reply),
+            OutboxItem::ResourceUpdated { uri } => self.resource_updated(&uri),
+            OutboxItem::Change(change) => self.change(change),
+        }
+    }
+
+    fn send_peer_request(
+        &mut self,
+        related: Option<RequestId>,
+        method: &'static str,
+        params: Option<RawJson>,
+        reply: PeerReply,
+    ) {
+        let opts = RequestOptions {
+            related_to: related.clone(),
+            ..Default::default()
+        };
+        match self
+            .session
+            .send_request(self.last_now, method, params, opts)
+        {
+            Ok(id) => {
+                self.peer_requests.insert(id, (reply, related));
+            }
+            Err(SendError::CapabilityNotDeclared { capability, .. }) => {
+                reply.send(Err(PeerError::CapabilityNotDeclared { capability }));
+            }
+            Err(SendError::Closed) => reply.send(Err(PeerError::Closed)),
+            Err(e) => reply.send(Err(PeerError::Refused(e.to_string()))),
+        }
+    }
+
+    /// Cancels the server→client requests a finished handler left pending (it stopped
+    /// awaiting them, e.g. after its own request was cancelled), so the client stops working.
+    fn cancel_orphans(&mut self, inbound: &RequestId) {
+        let orphans: Vec<RequestId> = self
+            .peer_requests
+            .iter()
+            .filter(|(_, (_, related))| related.as_ref() == Some(inbound))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in orphans {
+            let reason = Some("the request it served has finished".to_owned());
+            let _ = self.session.cancel(self.last_now, &id, reason);
+        }
+    }
+
+    fn resource_updated(&mut self, uri: &str) {
+        if self.subscriptions.contains(uri) {
+            let params = RawJson::try_from(&json!({ "uri": uri })).ok();
+            let _ = self
+                .session
+                .notify(m::NOTIFICATIONS_RESOURCES_UPDATED, params);
+        }
+    }
+
+    fn change(&mut self, change: RegistryChange) {
+        let r = &mut self.registry;
+        let (changed, method) = match change {
+            RegistryChange::AddTool(t) => (
+                {
+                    r.tools.insert(t.name.clone(), *t);
+                    true
+                },
+                m::NOTIFICATIONS_TOOLS_LIST_CHANGED,
+            ),
+            RegistryChange::RemoveTool(n) => (
+                r.tools.remove(&n).is_some(),
+                m::NOTIFICATIONS_TOOLS_LIST_CHANGED,
+            ),
+            RegistryChange::AddResource(x) => (
+                {
+                    r.resources.insert(x.uri.clone(), *x);
+                    true
+                },
+                m::NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+            ),
+            RegistryChange::RemoveResource(u) => (
+                r.resources.remove(&u).is_some(),
+                m::NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+            ),
+            RegistryChange::AddTemplate(t) => {
+                let key = t.template.as_str().to_owned();
+                r.templates.insert(key, *t);
+                (true, m::NOTIFICATIONS_RESOURCES_LIST_CHANGED)
+            }
+            RegistryChange::RemoveTemplate(k) => (
+                r.templates.remove(&k).is_some(),
+                m::NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+            ),
+            RegistryChange::AddPrompt(p) => (
+                {
+                    r.prompts.insert(p.name.clone(), *p);
+                    true
+                },
+                m::NOTIFICATIONS_PROMPTS_LIST_CHANGED,
+            ),
+            RegistryChange::RemovePrompt(n) => (
+                r.prompts.remove(&n).is_some(),
+                m::NOTIFICATIONS_PROMPTS_LIST_CHANGED,
+            ),
+        };
+        // Before initialization the client has not listed anything yet; the session also
+        // refuses the notification when the capability was not declared.
+        if changed && self.session.state() == State::Ready {
+            let _ = self.session.notify(method, None);
+        }
+    }
+
+    /// Runs a handler future as a job: polled once inline, queued for the driver if pending.
+    fn spawn(&mut self, job: Job) {
+        if let Some(pending) = first_poll(job) {
+            self.jobs.push_back(pending);
+        }
+    }
+}
+
+fn peer_outcome(outcome: Outcome) -> Result<serde_json::Value, PeerError> {
+    match outcome {
+        Outcome::Result(raw) => raw
+            .to_value()
+            .map_err(|e| PeerError::Refused(format!("unparsable result: {e}"))),
+        Outcome::Error(e) => Err(PeerError::Error(e)),
+        Outcome::TimedOut => Err(PeerError::TimedOut),
+        Outcome::Cancelled => Err(PeerError::Cancelled),
+        Outcome::Closed => Err(PeerError::Closed),
+    }
+}

@@ -1,0 +1,296 @@
+//! Prompts (with declared arguments) and the completion provider.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use super::context::RequestContext;
+use super::types::{boxed, handler_setters, icons_json, put, HandlerFn, HandlerResult};
+use crate::model::Icon;
+use std::future::Future;
+
+/// A `prompts/get` as the handler sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PromptRequest {
+    /// The prompt's name.
+    pub name: String,
+    /// The arguments (every required one is present).
+    pub arguments: BTreeMap<String, String>,
+}
+
+/// The result of `prompts/get`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GetPromptResult {
+    /// A description of this rendering.
+    pub description: Option<String>,
+    /// The messages, verbatim (`{"role":"user","content":{...}}`).
+    pub messages: Vec<Value>,
+}
+
+impl GetPromptResult {
+    /// One user message with one text block.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        GetPromptResult {
+            description: None,
+            messages: vec![json!({
+                "role": "user",
+                "content": {"type": "text", "text": text.into()}
+            })],
+        }
+    }
+
+    /// The wire form.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        put(
+            &mut m,
+            "description",
+            self.description.clone().map(Value::String),
+        );
+        m.insert("messages".into(), Value::Array(self.messages.clone()));
+        Value::Object(m)
+    }
+}
+
+/// One declared prompt argument.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PromptArgument {
+    /// Its name.
+    pub name: String,
+    /// A description.
+    pub description: Option<String>,
+    /// Whether `prompts/get` must supply it.
+    pub required: bool,
+}
+
+/// A prompt: its definition, arguments and handler.
+#[derive(Clone)]
+pub struct Prompt {
+    pub(crate) name: String,
+    title: Option<String>,
+    description: Option<String>,
+    pub(crate) arguments: Vec<PromptArgument>,
+    icons: Option<Vec<Icon>>,
+    pub(crate) handler: Option<HandlerFn<PromptRequest, GetPromptResult>>,
+}
+
+impl Prompt {
+    /// A prompt called `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Prompt {
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments: Vec::new(),
+            icons: None,
+            handler: None,
+        }
+    }
+
+    /// The prompt's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A human-readable title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// A description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Declares an argument.
+    pub fn argument(mut self, name: impl Into<String>, required: bool) -> Self {
+        self.arguments.push(PromptArgument {
+            name: name.into(),
+            description: None,
+            required,
+        });
+        self
+    }
+
+    /// Icons.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.icons = Some(icons);
+        self
+    }
+
+    handler_setters!(PromptRequest, GetPromptResult);
+
+    /// The `Prompt` object of `prompts/list`.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("name".into(), Value::String(self.name.clone()));
+        put(&mut m, "title", self.title.clone().map(Value::String));
+        put(
+            &mut m,
+            "description",
+            self.description.clone().map(Value::String),
+        );
+        if !self.arguments.is_empty() {
+            let args = self.arguments.iter().map(|a| {
+                let mut o = Map::new();
+                o.insert("name".into(), Value::String(a.name.clone()));
+                put(
+                    &mut o,
+                    "description",
+                    a.description.clone().map(Value::String),
+                );
+                o.insert("required".into(), Value::Bool(a.required));
+                Value::Object(o)
+            });
+            m.insert("arguments".into(), Value::Array(args.collect()));
+        }
+        put(&mut m, "icons", icons_json(&self.icons));
+        Value::Object(m)
+    }
+}
+
+/// A `completion/complete` request as the provider sees it (the params, verbatim:
+/// `ref`, `argument`, `context`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompleteRequest {
+    /// The request params.
+    pub params: Value,
+}
+
+/// A completion provider's answer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Completion {
+    /// Suggested values (at most 100 are sent; the spec's limit).
+    pub values: Vec<String>,
+    /// The total number of matches, when known.
+    pub total: Option<u64>,
+    /// Whether more values exist beyond these.
+    pub has_more: Option<bool>,
+}
+
+impl Completion {
+    /// The wire form (`{"completion": {...}}`), truncated to 100 values with `hasMore` set.
+    pub fn to_json(&self) -> Value {
+        let truncated = self.values.len() > 100;
+        let values: Vec<&String> = self.values.iter().take(100).collect();
+        let mut c = Map::new();
+        c.insert("values".into(), json!(values));
+        put(&mut c, "total", self.total.map(Value::from));
+        let has_more = if truncated { Some(true) } else { self.has_more };
+        put(&mut c, "hasMore", has_more.map(Value::Bool));
+        json!({ "completion": c })
+    }
+}
+
+/// The completion provider handler type.
+pub type CompletionFn = HandlerFn<CompleteRequest, Completion>;
+
+/// Wraps an async completion provider.
+pub fn completion_handler<F, Fut>(f: F) -> CompletionFn
+where
+    F: Fn(CompleteRequest, RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = HandlerResult<Completion>> + Send + 'static,
+{
+    boxed(f)
+}
+
+impl From<crate::model::GetPromptResult> for GetPromptResult {
+    /// Converts the typed model result (messages encoded as they go on the wire).
+    fn from(r: crate::model::GetPromptResult) -> Self {
+        GetPromptResult {
+            description: r.description,
+            messages: r
+                .messages
+                .iter()
+                .filter_map(|m| serde_json::to_value(m).ok())
+                .collect(),
+        }
+    }
+}
+
+impl From<crate::model::Completion> for Completion {
+    /// Converts the typed model completion.
+    fn from(c: crate::model::Completion) -> Self {
+        Completion {
+            values: c.values,
+            total: c.total,
+            has_more: c.has_more,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::server::{CallToolResult, ResourceContents, Tool};
+
+    #[test]
+    fn tool_json_keeps_the_input_schema_verbatim() {
+        let schema = json!({"type": "object", "properties": {"b": {}, "a": {}}, "x-vendor": 1});
+        let tool = Tool::new("t", schema.clone())
+            .icons(vec![Icon {
+                src: "https://example.com/i.png".into(),
+                ..Default::default()
+            }])
+            .output_schema(json!({"type": "object"}));
+        let v = tool.to_json();
+        assert_eq!(v["inputSchema"], schema);
+        assert_eq!(v["outputSchema"], json!({"type": "object"}));
+        assert_eq!(v["icons"][0]["src"], "https://example.com/i.png");
+        assert!(v.get("title").is_none() && v.get("annotations").is_none());
+    }
+
+    #[test]
+    fn completion_is_capped_at_one_hundred_values() {
+        let c = Completion {
+            values: (0..150).map(|i| i.to_string()).collect(),
+            total: Some(150),
+            has_more: None,
+        };
+        let v = c.to_json();
+        assert_eq!(v["completion"]["values"].as_array().unwrap().len(), 100);
+        assert_eq!(v["completion"]["hasMore"], true);
+        assert_eq!(v["completion"]["total"], 150);
+        let small = Completion {
+            values: vec!["a".into()],
+            ..Default::default()
+        };
+        assert!(small.to_json()["completion"].get("hasMore").is_none());
+    }
+
+    #[test]
+    fn typed_model_results_convert_to_the_same_wire_form() {
+        let typed: crate::model::CallToolResult = serde_json::from_value(json!({
+            "content": [{"type": "text", "text": "hi"}],
+            "structuredContent": {"n": 1},
+            "isError": false
+        }))
+        .unwrap();
+        let r = CallToolResult::from(typed);
+        assert_eq!(r.content, vec![json!({"type": "text", "text": "hi"})]);
+        assert_eq!(r.structured_content, Some(json!({"n": 1})));
+        let typed: crate::model::GetPromptResult = serde_json::from_value(json!({
+            "messages": [{"role": "user", "content": {"type": "text", "text": "x"}}]
+        }))
+        .unwrap();
+        assert_eq!(
+            GetPromptResult::from(typed).to_json(),
+            GetPromptResult::user_text("x").to_json()
+        );
+    }
+
+    #[test]
+    fn resource_contents_text_and_blob() {
+        let t = ResourceContents::text("u", "hi").mime_type("text/plain");
+        assert_eq!(
+            t.to_json(),
+            json!({"uri": "u", "mimeType": "text/plain", "text": "hi"})
+        );
+        assert_eq!(
+            ResourceContents::blob("u", "AAE=").to_json(),
+            json!({"uri": "u", "blob": "AAE="})
+        );
+    }
+}

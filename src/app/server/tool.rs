@@ -1,0 +1,170 @@
+//! Tools: the definition (inputSchema verbatim), the call a handler sees, and its result.
+
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use super::context::RequestContext;
+use super::types::{handler_setters, icons_json, put, HandlerFn};
+use crate::app::schema::Schema;
+use crate::model::Icon;
+
+/// A `tools/call` invocation as the handler sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCall {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments (an object; `{}` when the client sent none), already validated against
+    /// the tool's inputSchema.
+    pub arguments: Map<String, Value>,
+}
+
+/// The result of a tool call (`CallToolResult`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CallToolResult {
+    /// Content blocks, verbatim (`{"type":"text","text":...}`, images, resource links, …).
+    pub content: Vec<Value>,
+    /// Structured output (checked against the tool's outputSchema when it has one).
+    pub structured_content: Option<Value>,
+    /// Whether the tool failed (the model should see it; not a protocol error).
+    pub is_error: bool,
+}
+
+impl CallToolResult {
+    /// One text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        CallToolResult {
+            content: vec![json!({"type": "text", "text": text.into()})],
+            ..Default::default()
+        }
+    }
+
+    /// A tool failure with one text block.
+    pub fn error(text: impl Into<String>) -> Self {
+        CallToolResult {
+            is_error: true,
+            ..CallToolResult::text(text)
+        }
+    }
+
+    /// Structured output, with its JSON text as the text block (for older clients).
+    pub fn structured(value: Value) -> Self {
+        CallToolResult {
+            structured_content: Some(value.clone()),
+            ..CallToolResult::text(value.to_string())
+        }
+    }
+
+    /// The wire form.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("content".into(), Value::Array(self.content.clone()));
+        put(&mut m, "structuredContent", self.structured_content.clone());
+        if self.is_error {
+            m.insert("isError".into(), Value::Bool(true));
+        }
+        Value::Object(m)
+    }
+}
+
+/// A tool: its definition (inputSchema kept verbatim) and its handler.
+#[derive(Clone)]
+pub struct Tool {
+    pub(crate) name: String,
+    title: Option<String>,
+    description: Option<String>,
+    pub(crate) input_schema: Arc<Schema>,
+    pub(crate) output_schema: Option<Arc<Schema>>,
+    annotations: Option<Value>,
+    icons: Option<Vec<Icon>>,
+    pub(crate) handler: Option<HandlerFn<ToolCall, CallToolResult>>,
+}
+
+impl Tool {
+    /// A tool named `name` whose arguments must match `input_schema` (a JSON Schema object).
+    pub fn new(name: impl Into<String>, input_schema: Value) -> Self {
+        Tool {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema: Arc::new(Schema::new(input_schema)),
+            output_schema: None,
+            annotations: None,
+            icons: None,
+            handler: None,
+        }
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A human-readable title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// A description for the model.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// A schema the result's `structuredContent` must match.
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(Arc::new(Schema::new(schema)));
+        self
+    }
+
+    /// Behaviour hints (`readOnlyHint`, `destructiveHint`, …), verbatim.
+    pub fn annotations(mut self, annotations: Value) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Icons.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.icons = Some(icons);
+        self
+    }
+
+    handler_setters!(ToolCall, CallToolResult);
+
+    /// The `Tool` object of `tools/list`.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("name".into(), Value::String(self.name.clone()));
+        put(&mut m, "title", self.title.clone().map(Value::String));
+        put(
+            &mut m,
+            "description",
+            self.description.clone().map(Value::String),
+        );
+        m.insert("inputSchema".into(), self.input_schema.document().clone());
+        put(
+            &mut m,
+            "outputSchema",
+            self.output_schema.as_ref().map(|s| s.document().clone()),
+        );
+        put(&mut m, "annotations", self.annotations.clone());
+        put(&mut m, "icons", icons_json(&self.icons));
+        Value::Object(m)
+    }
+}
+
+impl From<crate::model::CallToolResult> for CallToolResult {
+    /// Converts the typed model result (content blocks encoded as they go on the wire).
+    fn from(r: crate::model::CallToolResult) -> Self {
+        CallToolResult {
+            content: r
+                .content
+                .iter()
+                .filter_map(|b| serde_json::to_value(b).ok())
+                .collect(),
+            structured_content: r.structured_content.map(Value::Object),
+            is_error: r.is_error.unwrap_or(false),
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! Errors the session returns to the application for commands it refuses.
+
+use std::fmt;
+
+use crate::jsonrpc::ErrorObject;
+
+/// Why the session refused to send something. Nothing went on the wire.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SendError {
+    /// The session is closed.
+    Closed,
+    /// Lifecycle gating: this cannot be sent in the current state (e.g. a request other than
+    /// `ping` before the handshake finished).
+    NotInitialized,
+    /// The command does not fit this side (e.g. `initialize` on a server, or a second
+    /// `initialize`).
+    WrongRole,
+    /// The method belongs to the other direction (e.g. a client sending `roots/list`).
+    WrongDirection {
+        /// The refused method.
+        method: String,
+    },
+    /// The peer (for requests) or this side (for notifications) did not declare the capability
+    /// the method needs.
+    CapabilityNotDeclared {
+        /// The refused method.
+        method: String,
+        /// The missing capability, e.g. `"tools"` or `"resources.subscribe"`.
+        capability: &'static str,
+    },
+    /// The session sends this itself (`initialize`, `notifications/initialized`,
+    /// `notifications/cancelled`, `notifications/progress`); use the dedicated command.
+    Reserved {
+        /// The refused method.
+        method: String,
+    },
+    /// `max_pending_outbound` reached.
+    TooManyPending,
+    /// `max_outbound_queue` reached: drain `poll_transmit` first.
+    QueueFull,
+    /// No such request (pending outbound for `cancel`, in flight inbound for progress).
+    UnknownRequest,
+    /// `initialize` is never cancellable.
+    NotCancellable,
+    /// `progress: true` needs params that are a JSON object (or absent).
+    InvalidParams,
+}
+
+impl fmt::Display for SendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendError::Closed => f.write_str("session closed"),
+            SendError::NotInitialized => f.write_str("not allowed before initialization"),
+            SendError::WrongRole => f.write_str("not allowed for this side of the session"),
+            SendError::WrongDirection { method } => {
+                write!(f, "{method} is not sent in this direction")
+            }
+            SendError::CapabilityNotDeclared { method, capability } => {
+                write!(f, "{method} needs capability {capability}, not declared")
+            }
+            SendError::Reserved { method } => write!(f, "{method} is sent by the session itself"),
+            SendError::TooManyPending => f.write_str("too many pending requests"),
+            SendError::QueueFull => f.write_str("outbound queue full"),
+            SendError::UnknownRequest => f.write_str("no such request"),
+            SendError::NotCancellable => f.write_str("initialize cannot be cancelled"),
+            SendError::InvalidParams => f.write_str("params must be a JSON object"),
+        }
+    }
+}
+
+impl std::error::Error for SendError {}
+
+/// Why `respond`/`respond_error` was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RespondError {
+    /// No inbound request with this id is in flight (already answered, or never received).
+    UnknownRequest,
+    /// The session is closed.
+    Closed,
+}
+
+impl fmt::Display for RespondError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RespondError::UnknownRequest => f.write_str("no such in-flight request"),
+            RespondError::Closed => f.write_str("session closed"),
+        }
+    }
+}
+
+impl std::error::Error for RespondError {}
+
+/// A frame the transport could not deliver whole (reported with `handle_decode_error`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FrameError {
+    /// The frame exceeded the framer's length limit and was discarded.
+    TooLong {
+        /// The limit that was exceeded, in bytes.
+        limit: usize,
+    },
+    /// Anything else the framer could not make sense of.
+    Malformed(String),
+}
+
+impl FrameError {
+    /// The error response the peer gets for this frame.
+    pub(crate) fn to_error_object(&self) -> ErrorObject {
+        match self {
+            FrameError::TooLong { limit } => ErrorObject::invalid_request(format!(
+                "Invalid Request: frame longer than {limit} bytes"
+            )),
+            FrameError::Malformed(why) => ErrorObject::parse_error(format!("Parse error: {why}")),
+        }
+    }
+}

@@ -1,0 +1,275 @@
+//! The peer's requests to us: the in-flight table, gating of what arrives, admission control,
+//! cancellation by the peer, and the application's responses and progress reports.
+//!
+//! Bounds: the in-flight table holds at most `max_inflight_inbound` entries (past it the
+//! session answers `-32603` itself); cancelled ids are remembered up to `tombstone_capacity`.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::gating;
+use super::tombstones::Tombstones;
+use super::{Event, RespondError, Role, SendError, Session, State};
+use crate::jsonrpc::{
+    self as m, code, ErrorObject, Message, Notification, RawJson, Request, RequestId, Response,
+};
+
+/// One request the application has not answered yet.
+#[derive(Debug)]
+struct InFlight {
+    /// The peer's `_meta.progressToken`, if it asked for progress.
+    progress_token: Option<RequestId>,
+}
+
+/// The inbound half of the session's tables.
+#[derive(Debug)]
+pub(crate) struct Inbound {
+    table: HashMap<RequestId, InFlight>,
+    cancelled: Tombstones,
+}
+
+impl Inbound {
+    pub(crate) fn new(tombstone_capacity: usize) -> Self {
+        Inbound {
+            table: HashMap::new(),
+            cancelled: Tombstones::new(tombstone_capacity),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.table.clear();
+    }
+}
+
+#[derive(Deserialize)]
+struct MetaOnly {
+    #[serde(rename = "_meta", default)]
+    meta: Option<ProgressMeta>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProgressMeta {
+    #[serde(default)]
+    progress_token: Option<RequestId>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CancelledIn {
+    request_id: RequestId,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProgressOut<'a> {
+    progress_token: &'a RequestId,
+    progress: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<String>,
+}
+
+fn progress_token(params: Option<&RawJson>) -> Option<RequestId> {
+    let params = params?;
+    // Only parse when a token can be there: most requests carry none.
+    memchr::memmem::find(params.as_bytes(), b"progressToken")?;
+    let parsed: MetaOnly = params.parse().ok()?;
+    parsed.meta?.progress_token
+}
+
+impl Session {
+    fn peer_role(&self) -> Role {
+        match self.role {
+            Role::Client => Role::Server,
+            Role::Server => Role::Client,
+        }
+    }
+
+    /// Refuses an inbound request with `error` (counted).
+    fn refuse(&mut self, id: RequestId, error: ErrorObject) {
+        self.stats.requests_refused += 1;
+        self.reply_error(Some(id), error);
+    }
+
+    /// A request from the peer.
+    pub(crate) fn handle_request(&mut self, _now: Instant, request: Request) {
+        if self.inbound.table.contains_key(&request.id) {
+            self.stats.duplicate_requests_dropped += 1;
+            return;
+        }
+        if request.method == m::INITIALIZE && self.role == Role::Server {
+            return self.handle_initialize(request);
+        }
+        if request.method == m::PING {
+            self.stats.pings_answered += 1;
+            return self.reply_result(request.id, RawJson::empty_object());
+        }
+        let rule = gating::request_rule(&request.method);
+        if let Some((sender, _)) = rule {
+            if !sender.allows(self.peer_role()) {
+                let error = ErrorObject::method_not_found(&request.method);
+                return self.refuse(request.id, error);
+            }
+        }
+        if self.state != State::Ready {
+            let error = ErrorObject::invalid_request("Invalid Request: session not initialized");
+            return self.refuse(request.id, error);
+        }
+        if let Some((_, Some(cap))) = rule {
+            if !self.self_declared(cap) {
+                let error = ErrorObject::new(
+                    code::METHOD_NOT_FOUND,
+                    format!(
+                        "Method not found: {} (capability {cap} not declared)",
+                        request.method
+                    ),
+                );
+                return self.refuse(request.id, error);
+            }
+        }
+        if self.inbound.table.len() >= self.config.max_inflight_inbound {
+            self.stats.requests_refused_busy += 1;
+            let error = ErrorObject::internal("server busy: too many requests in flight");
+            return self.reply_error(Some(request.id), error);
+        }
+        let entry = InFlight {
+            progress_token: progress_token(request.params.as_ref()),
+        };
+        self.inbound.table.insert(request.id.clone(), entry);
+        let event = Event::Request {
+            id: request.id,
+            method: request.method,
+            params: request.params,
+        };
+        self.push_event(event, false);
+    }
+
+    /// A notification from the peer.
+    pub(crate) fn handle_notification(&mut self, now: Instant, n: Notification) {
+        match n.method.as_ref() {
+            m::NOTIFICATIONS_CANCELLED => return self.handle_cancelled(n.params),
+            m::NOTIFICATIONS_PROGRESS => return self.handle_progress(now, n.params),
+            m::NOTIFICATIONS_INITIALIZED if self.role == Role::Server => {
+                return self.handle_initialized()
+            }
+            _ => {}
+        }
+        let wrong_way = gating::notification_rule(&n.method)
+            .is_some_and(|(sender, _)| !sender.allows(self.peer_role()));
+        // Before the handshake ends only log messages (server to client) may arrive.
+        let early_log = n.method == m::NOTIFICATIONS_MESSAGE && self.role == Role::Client;
+        if wrong_way || (self.state != State::Ready && !early_log) {
+            self.stats.notifications_dropped += 1;
+            return;
+        }
+        let event = Event::Notification {
+            method: n.method,
+            params: n.params,
+        };
+        if !self.push_event(event, true) {
+            self.stats.notifications_dropped += 1;
+        }
+    }
+
+    /// `notifications/cancelled`: the peer gives up on one of its in-flight requests.
+    fn handle_cancelled(&mut self, params: Option<RawJson>) {
+        let parsed = params.as_ref().and_then(|p| p.parse::<CancelledIn>().ok());
+        let Some(c) = parsed else {
+            self.stats.cancellations_ignored += 1;
+            return;
+        };
+        // `initialize` is answered synchronously and never enters the table: never cancellable.
+        if self.inbound.table.remove(&c.request_id).is_none() {
+            self.stats.cancellations_ignored += 1;
+            return;
+        }
+        self.inbound.cancelled.insert(c.request_id.clone());
+        let event = Event::Cancelled {
+            id: c.request_id,
+            reason: c.reason,
+        };
+        self.push_event(event, false);
+    }
+
+    /// Answers an inbound request with a result.
+    pub fn respond(&mut self, id: &RequestId, result: RawJson) -> Result<(), RespondError> {
+        self.finish_inbound(id, Ok(result))
+    }
+
+    /// Answers an inbound request with an error.
+    pub fn respond_error(
+        &mut self,
+        id: &RequestId,
+        error: ErrorObject,
+    ) -> Result<(), RespondError> {
+        self.finish_inbound(id, Err(error))
+    }
+
+    fn finish_inbound(
+        &mut self,
+        id: &RequestId,
+        outcome: Result<RawJson, ErrorObject>,
+    ) -> Result<(), RespondError> {
+        if self.state == State::Closed {
+            return Err(RespondError::Closed);
+        }
+        if self.inbound.table.remove(id).is_none() {
+            if self.inbound.cancelled.remove(id) {
+                self.stats.responses_suppressed += 1;
+                return Ok(());
+            }
+            return Err(RespondError::UnknownRequest);
+        }
+        let response = Response {
+            id: Some(id.clone()),
+            outcome,
+        };
+        self.enqueue(Message::Response(response), Some(id.clone()));
+        Ok(())
+    }
+
+    /// Reports progress on an inbound request, with the token the peer gave. `Ok` and nothing
+    /// sent when the peer asked for no progress or cancelled the request.
+    pub fn notify_progress(
+        &mut self,
+        inbound: &RequestId,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> Result<(), SendError> {
+        if self.state == State::Closed {
+            return Err(SendError::Closed);
+        }
+        let Some(entry) = self.inbound.table.get(inbound) else {
+            if self.inbound.cancelled.contains(inbound) {
+                return Ok(());
+            }
+            return Err(SendError::UnknownRequest);
+        };
+        let Some(token) = &entry.progress_token else {
+            return Ok(());
+        };
+        let params = ProgressOut {
+            progress_token: token,
+            progress,
+            total,
+            message,
+        };
+        let params = RawJson::from_serialize(&params).map_err(|_| SendError::InvalidParams)?;
+        let n = Notification {
+            method: m::intern_method(m::NOTIFICATIONS_PROGRESS),
+            params: Some(params),
+        };
+        self.enqueue_command(Message::Notification(n), Some(inbound.clone()))
+    }
+}

@@ -1,0 +1,430 @@
+//! One MCP conversation of the stateful era (2024-11-05 … 2025-11-25), client side or server
+//! side, as a sans-IO state machine: frames and time in, frames, events and deadlines out.
+//!
+//! The session owns the protocol's bookkeeping (handshake, capability gating, request ids,
+//! deadlines, cancellation, progress, ping) so the application only sees [`Event`]s and issues
+//! commands. See `docs/session-api.md` for the contract.
+
+mod error;
+mod event;
+mod gating;
+mod inbound;
+mod lifecycle;
+mod outbound;
+mod timer;
+mod tombstones;
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+
+use crate::config::Config;
+use crate::jsonrpc::{self, ErrorObject, Incoming, Message, MissingId, RawJson, RequestId};
+use crate::model::{ClientCapabilities, Implementation, ProtocolVersion, ServerCapabilities};
+
+pub use error::{FrameError, RespondError, SendError};
+pub use event::{CloseReason, Event, Outcome, Stats};
+
+/// Which side of the conversation a session plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Sends `initialize`; calls tools, reads resources.
+    Client,
+    /// Answers `initialize`; serves tools, resources, prompts.
+    Server,
+}
+
+/// The lifecycle state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// No `initialize` exchanged yet.
+    NotInitialized,
+    /// Client: `initialize` sent, no result yet. Server: result sent, waiting for
+    /// `notifications/initialized`.
+    Initializing,
+    /// Handshake done; everything the capabilities allow may flow.
+    Ready,
+    /// Closed; inputs are ignored and commands refused.
+    Closed,
+}
+
+/// What a client announces in `initialize`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientSetup {
+    /// Who the client is.
+    pub info: Implementation,
+    /// What the client can do.
+    pub capabilities: ClientCapabilities,
+    /// The version the client asks for.
+    pub protocol_version: ProtocolVersion,
+}
+
+/// What a server announces in its `initialize` result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServerSetup {
+    /// Who the server is.
+    pub info: Implementation,
+    /// What the server can do.
+    pub capabilities: ServerCapabilities,
+    /// Hints for the model.
+    pub instructions: Option<String>,
+}
+
+/// Per-call options of `send_request`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestOptions {
+    /// Overrides `Config::request_timeout`.
+    pub timeout: Option<Duration>,
+    /// Attach a unique `_meta.progressToken` (the request's own id) so the peer can report
+    /// progress. Requires object (or absent) params.
+    pub progress: bool,
+    /// The inbound request this one belongs to (HTTP stream routing), e.g. a sampling request
+    /// a server sends while handling `tools/call`.
+    pub related_to: Option<RequestId>,
+}
+
+/// What kind of message a [`Transmit`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransmitKind {
+    /// A request.
+    Request,
+    /// A notification.
+    Notification,
+    /// A response (result or error).
+    Response,
+}
+
+/// One message written by `poll_transmit`, and where it belongs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    /// Bytes appended to the caller's buffer.
+    pub len: usize,
+    /// The kind of message.
+    pub kind: TransmitKind,
+    /// The inbound request it answers or belongs to, for transports with several streams.
+    pub related: Option<RequestId>,
+}
+
+/// A message waiting for `poll_transmit`.
+#[derive(Debug)]
+struct Queued {
+    message: Message,
+    related: Option<RequestId>,
+}
+
+/// One MCP conversation, client or server side. See the module docs.
+#[derive(Debug)]
+pub struct Session {
+    role: Role,
+    state: State,
+    config: Config,
+    client_setup: Option<ClientSetup>,
+    server_setup: Option<ServerSetup>,
+    version: Option<ProtocolVersion>,
+    peer_info: Option<Implementation>,
+    peer_client_caps: Option<ClientCapabilities>,
+    peer_server_caps: Option<ServerCapabilities>,
+    instructions: Option<String>,
+    outbound: outbound::Outbound,
+    inbound: inbound::Inbound,
+    /// Everything to send, in production order (one stream order; see DESIGN.md §4 inv. 3).
+    queue: VecDeque<Queued>,
+    events: VecDeque<Event>,
+    stats: Stats,
+    /// When the peer last sent anything (keep-alive reference).
+    last_heard: Instant,
+}
+
+impl Session {
+    /// A client session; call [`Session::initialize`] to start the handshake.
+    pub fn client(config: Config, setup: ClientSetup, now: Instant) -> Session {
+        Self::new(Role::Client, config, Some(setup), None, now)
+    }
+
+    /// A server session, waiting for `initialize`.
+    pub fn server(config: Config, setup: ServerSetup, now: Instant) -> Session {
+        Self::new(Role::Server, config, None, Some(setup), now)
+    }
+
+    fn new(
+        role: Role,
+        config: Config,
+        client_setup: Option<ClientSetup>,
+        server_setup: Option<ServerSetup>,
+        now: Instant,
+    ) -> Session {
+        Session {
+            role,
+            state: State::NotInitialized,
+            outbound: outbound::Outbound::new(role, config.tombstone_capacity),
+            inbound: inbound::Inbound::new(config.tombstone_capacity),
+            config,
+            client_setup,
+            server_setup,
+            version: None,
+            peer_info: None,
+            peer_client_caps: None,
+            peer_server_caps: None,
+            instructions: None,
+            queue: VecDeque::new(),
+            events: VecDeque::new(),
+            stats: Stats::default(),
+            last_heard: now,
+        }
+    }
+
+    /// Client or server.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// The lifecycle state.
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    /// The negotiated version (server: from the moment it answered `initialize`).
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.version
+    }
+
+    /// The peer's `clientInfo`/`serverInfo`.
+    pub fn peer_info(&self) -> Option<&Implementation> {
+        self.peer_info.as_ref()
+    }
+
+    /// Server side: the client's declared capabilities.
+    pub fn peer_client_capabilities(&self) -> Option<&ClientCapabilities> {
+        self.peer_client_caps.as_ref()
+    }
+
+    /// Client side: the server's declared capabilities.
+    pub fn peer_server_capabilities(&self) -> Option<&ServerCapabilities> {
+        self.peer_server_caps.as_ref()
+    }
+
+    /// Client side: the server's `instructions`.
+    pub fn server_instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
+    }
+
+    /// Counters of dropped and refused messages.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Outbound requests awaiting a response.
+    pub fn pending_outbound(&self) -> usize {
+        self.outbound.len()
+    }
+
+    /// Inbound requests the application has not answered yet.
+    pub fn inflight_inbound(&self) -> usize {
+        self.inbound.len()
+    }
+
+    /// Feeds one frame: one JSON text (an ndjson line without its newline, an HTTP body).
+    pub fn handle_input(&mut self, now: Instant, frame: Bytes) {
+        if self.state == State::Closed {
+            return;
+        }
+        self.last_heard = now;
+        if frame.len() > self.config.max_frame_len {
+            self.stats.oversized_frames += 1;
+            let limit = self.config.max_frame_len;
+            self.reply_error(None, FrameError::TooLong { limit }.to_error_object());
+            return;
+        }
+        match jsonrpc::decode(&frame) {
+            Ok(Incoming::Single(message)) => self.handle_message(now, message),
+            Ok(Incoming::Batch(items)) => self.handle_batch(now, items),
+            Err(e) => self.handle_invalid(e),
+        }
+    }
+
+    /// Reports a frame the transport could not deliver whole (e.g. an over-long line).
+    pub fn handle_decode_error(&mut self, now: Instant, error: FrameError) {
+        if self.state == State::Closed {
+            return;
+        }
+        self.last_heard = now;
+        if matches!(error, FrameError::TooLong { .. }) {
+            self.stats.oversized_frames += 1;
+        } else {
+            self.stats.invalid_frames += 1;
+        }
+        self.reply_error(None, error.to_error_object());
+    }
+
+    /// Fires every deadline due at `now`: request timeouts and keep-alive pings.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.state == State::Closed {
+            return;
+        }
+        self.expire_requests(now);
+        self.keep_alive(now);
+    }
+
+    fn handle_batch(&mut self, now: Instant, items: Vec<Result<Message, jsonrpc::DecodeError>>) {
+        if !self.version.is_some_and(ProtocolVersion::allows_batches) {
+            self.stats.batches_refused += 1;
+            let error = ErrorObject::invalid_request(
+                "Invalid Request: batches are not allowed in this protocol version",
+            );
+            self.reply_error(None, error);
+            return;
+        }
+        for item in items {
+            if self.state == State::Closed {
+                return;
+            }
+            match item {
+                Ok(message) => self.handle_message(now, message),
+                Err(e) => self.handle_invalid(e),
+            }
+        }
+    }
+
+    fn handle_message(&mut self, now: Instant, message: Message) {
+        match message {
+            Message::Request(request) => self.handle_request(now, request),
+            Message::Notification(n) => self.handle_notification(now, n),
+            Message::Response(response) => self.handle_response(now, response),
+        }
+    }
+
+    fn handle_invalid(&mut self, e: jsonrpc::DecodeError) {
+        if e.wants_reply() {
+            self.stats.invalid_frames += 1;
+            self.reply_error(e.id.clone(), e.to_error_object());
+        } else {
+            self.stats.invalid_responses_dropped += 1;
+        }
+    }
+
+    /// Writes the next message into `buf` (appended; compact JSON without a raw `\n` or `\r`
+    /// and without a trailing newline).
+    #[must_use]
+    pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
+        let Queued { message, related } = self.queue.pop_front()?;
+        let start = buf.len();
+        message.encode_with(buf, self.missing_id());
+        // Raw payloads are valid JSON, where a raw CR/LF can only be insignificant whitespace.
+        for b in &mut buf[start..] {
+            if *b == b'\n' || *b == b'\r' {
+                *b = b' ';
+            }
+        }
+        let kind = match message {
+            Message::Request(_) => TransmitKind::Request,
+            Message::Notification(_) => TransmitKind::Notification,
+            Message::Response(_) => TransmitKind::Response,
+        };
+        Some(Transmit {
+            len: buf.len() - start,
+            kind,
+            related,
+        })
+    }
+
+    /// The next event for the application.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When `handle_timeout` must be called next.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        if self.state == State::Closed {
+            return None;
+        }
+        let requests = self.outbound.next_deadline();
+        let keep_alive = self.next_keep_alive();
+        match (requests, keep_alive) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Whether there is something to transmit.
+    pub fn has_transmit(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// How an error response with an unreadable id is spelled: per the negotiated version, or
+    /// before negotiation per the version this side would speak (client: the one it offers;
+    /// server: its latest supported).
+    fn missing_id(&self) -> MissingId {
+        let version = self.version.unwrap_or_else(|| match &self.client_setup {
+            Some(setup) => setup.protocol_version,
+            None => self.config.latest_supported(),
+        });
+        if version.omits_missing_error_id() {
+            MissingId::Omit
+        } else {
+            MissingId::Null
+        }
+    }
+
+    /// Queues a message produced by an application command (bounded by `max_outbound_queue`).
+    fn enqueue_command(
+        &mut self,
+        message: Message,
+        related: Option<RequestId>,
+    ) -> Result<(), SendError> {
+        if self.queue.len() >= self.config.max_outbound_queue {
+            return Err(SendError::QueueFull);
+        }
+        self.queue.push_back(Queued { message, related });
+        Ok(())
+    }
+
+    /// Queues a message unconditionally (responses to in-flight requests, handshake messages:
+    /// bounded by their own tables).
+    fn enqueue(&mut self, message: Message, related: Option<RequestId>) {
+        self.queue.push_back(Queued { message, related });
+    }
+
+    /// Queues an error reply the session generates itself; dropped and counted when the
+    /// outbound queue is full.
+    fn reply_error(&mut self, id: Option<RequestId>, error: ErrorObject) {
+        if self.queue.len() >= self.config.max_outbound_queue {
+            self.stats.replies_dropped += 1;
+            return;
+        }
+        let message = Message::Response(jsonrpc::Response::error(id.clone(), error));
+        self.queue.push_back(Queued {
+            message,
+            related: id,
+        });
+    }
+
+    /// Queues a result reply the session generates itself (bounded like `reply_error`).
+    fn reply_result(&mut self, id: RequestId, result: RawJson) {
+        if self.queue.len() >= self.config.max_outbound_queue {
+            self.stats.replies_dropped += 1;
+            return;
+        }
+        let message = Message::Response(jsonrpc::Response::result(id.clone(), result));
+        self.queue.push_back(Queued {
+            message,
+            related: Some(id),
+        });
+    }
+
+    /// Queues an event; `droppable` ones are dropped and counted past `max_queued_events`.
+    fn push_event(&mut self, event: Event, droppable: bool) -> bool {
+        if droppable && self.events.len() >= self.config.max_queued_events {
+            return false;
+        }
+        self.events.push_back(event);
+        true
+    }
+}

@@ -1,0 +1,481 @@
+//! Our requests to the peer: id allocation, the pending table keyed by exact id, deadlines,
+//! progress tokens, cancellation, and tombstones that let late responses be dropped quietly.
+//!
+//! Bounds: the pending table holds at most `max_pending_outbound` entries (plus the handshake
+//! and one keep-alive ping); the deadline set mirrors it; tombstones hold `tombstone_capacity`.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::gating;
+use super::timer::Deadlines;
+use super::tombstones::Tombstones;
+use super::{CloseReason, Event, Outcome, RequestOptions, Role, SendError, Session, State};
+use crate::jsonrpc::{
+    self as m, Message, Method, Notification, RawJson, Request, RequestId, Response,
+};
+
+/// Why the session sent a request: the application's, or its own bookkeeping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    /// The application's: ends with `Event::Completed`.
+    App,
+    /// The handshake's `initialize`: never cancellable; failure closes the session.
+    Initialize,
+    /// A keep-alive ping: silent on success, closes the session on timeout.
+    KeepAlive,
+}
+
+#[derive(Debug)]
+pub(crate) struct Pending {
+    pub(crate) purpose: Purpose,
+    started: Instant,
+    deadline: Instant,
+    timeout: Duration,
+    progress: bool,
+}
+
+/// The outbound half of the session's tables.
+#[derive(Debug)]
+pub(crate) struct Outbound {
+    role: Role,
+    next_id: u64,
+    pending: HashMap<RequestId, Pending>,
+    deadlines: Deadlines,
+    tombstones: Tombstones,
+    keep_alive: Option<RequestId>,
+}
+
+impl Outbound {
+    pub(crate) fn new(role: Role, tombstone_capacity: usize) -> Self {
+        Outbound {
+            role,
+            next_id: 0,
+            pending: HashMap::new(),
+            deadlines: Deadlines::default(),
+            tombstones: Tombstones::new(tombstone_capacity),
+            keep_alive: None,
+        }
+    }
+
+    /// A fresh id. Clients use integers, servers strings prefixed `s-`, so ids of the two
+    /// directions never collide even when both sides are this engine.
+    fn allocate(&mut self) -> RequestId {
+        let n = self.next_id;
+        self.next_id += 1;
+        match self.role {
+            Role::Client => RequestId::unsigned(n),
+            Role::Server => RequestId::string(format!("s-{n}")),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        self.deadlines.first()
+    }
+
+    fn remove(&mut self, id: &RequestId) -> Option<Pending> {
+        let pending = self.pending.remove(id)?;
+        self.deadlines.remove(pending.deadline, id);
+        if self.keep_alive.as_ref() == Some(id) {
+            self.keep_alive = None;
+        }
+        Some(pending)
+    }
+
+    /// Ends every pending request (session closing); returns the application's ids.
+    pub(crate) fn drain_app(&mut self) -> Vec<RequestId> {
+        self.deadlines.clear();
+        self.keep_alive = None;
+        let mut ids: Vec<RequestId> = self
+            .pending
+            .drain()
+            .filter(|(_, p)| p.purpose != Purpose::KeepAlive)
+            .map(|(id, _)| id)
+            .collect();
+        ids.sort();
+        ids
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CancelledOut<'a> {
+    request_id: &'a RequestId,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProgressIn {
+    progress_token: RequestId,
+    progress: f64,
+    #[serde(default)]
+    total: Option<f64>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+impl Session {
+    /// Sends a request; the session allocates its id. It ends with exactly one
+    /// `Event::Completed`.
+    pub fn send_request(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: Option<RawJson>,
+        opts: RequestOptions,
+    ) -> Result<RequestId, SendError> {
+        self.check_send_request(method)?;
+        if self.outbound.pending.len() >= self.config.max_pending_outbound {
+            return Err(SendError::TooManyPending);
+        }
+        if self.queue.len() >= self.config.max_outbound_queue {
+            return Err(SendError::QueueFull);
+        }
+        let method = m::intern_method(method);
+        self.start_request(now, method, params, opts, Purpose::App)
+    }
+
+    /// Registers and queues a request that passed every check.
+    pub(crate) fn start_request(
+        &mut self,
+        now: Instant,
+        method: Method,
+        params: Option<RawJson>,
+        opts: RequestOptions,
+        purpose: Purpose,
+    ) -> Result<RequestId, SendError> {
+        let id = self.outbound.allocate();
+        let params = if opts.progress {
+            Some(with_progress_token(params.as_ref(), &id)?)
+        } else {
+            params
+        };
+        let timeout = opts.timeout.unwrap_or(self.config.request_timeout);
+        let deadline = now + timeout;
+        let pending = Pending {
+            purpose,
+            started: now,
+            deadline,
+            timeout,
+            progress: opts.progress,
+        };
+        self.outbound.pending.insert(id.clone(), pending);
+        self.outbound.deadlines.insert(deadline, id.clone());
+        let request = Request {
+            id: id.clone(),
+            method,
+            params,
+        };
+        self.enqueue(Message::Request(request), opts.related_to);
+        Ok(id)
+    }
+
+    /// Lifecycle, direction and capability gating of an outbound request.
+    fn check_send_request(&self, method: &str) -> Result<(), SendError> {
+        if self.state == State::Closed {
+            return Err(SendError::Closed);
+        }
+        if method == m::INITIALIZE {
+            return Err(SendError::Reserved {
+                method: method.to_owned(),
+            });
+        }
+        let rule = gating::request_rule(method);
+        if let Some((sender, _)) = rule {
+            if !sender.allows(self.role) {
+                return Err(SendError::WrongDirection {
+                    method: method.to_owned(),
+                });
+            }
+        }
+        if method == m::PING {
+            return Ok(());
+        }
+        if self.state != State::Ready {
+            return Err(SendError::NotInitialized);
+        }
+        match rule {
+            Some((_, Some(cap))) if !self.peer_declared(cap) => {
+                Err(SendError::CapabilityNotDeclared {
+                    method: method.to_owned(),
+                    capability: cap,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the peer declared `cap` (the receiver's capability gates requests).
+    pub(crate) fn peer_declared(&self, cap: gating::Capability) -> bool {
+        match self.role {
+            Role::Client => self
+                .peer_server_caps
+                .as_ref()
+                .is_some_and(|c| gating::server_has(c, cap, self.version)),
+            Role::Server => self
+                .peer_client_caps
+                .as_ref()
+                .is_some_and(|c| gating::client_has(c, cap)),
+        }
+    }
+
+    /// Whether this side declared `cap` (the sender's capability gates notifications; the
+    /// receiver's gates inbound requests).
+    pub(crate) fn self_declared(&self, cap: gating::Capability) -> bool {
+        match (&self.client_setup, &self.server_setup) {
+            (Some(c), _) => gating::client_has(&c.capabilities, cap),
+            (_, Some(s)) => gating::server_has(&s.capabilities, cap, self.version),
+            _ => false,
+        }
+    }
+
+    /// Sends a notification (gated by this side's own declared capabilities).
+    pub fn notify(&mut self, method: &str, params: Option<RawJson>) -> Result<(), SendError> {
+        self.notify_inner(method, params, None)
+    }
+
+    /// Sends a notification that belongs to an inbound request (e.g. a log message while
+    /// handling `tools/call`), so a multi-stream transport routes it with that request.
+    pub fn notify_related(
+        &mut self,
+        inbound: &RequestId,
+        method: &str,
+        params: Option<RawJson>,
+    ) -> Result<(), SendError> {
+        self.notify_inner(method, params, Some(inbound.clone()))
+    }
+
+    fn notify_inner(
+        &mut self,
+        method: &str,
+        params: Option<RawJson>,
+        related: Option<RequestId>,
+    ) -> Result<(), SendError> {
+        self.check_notify(method)?;
+        let n = Notification {
+            method: m::intern_method(method),
+            params,
+        };
+        self.enqueue_command(Message::Notification(n), related)
+    }
+
+    fn check_notify(&self, method: &str) -> Result<(), SendError> {
+        if self.state == State::Closed {
+            return Err(SendError::Closed);
+        }
+        if matches!(
+            method,
+            m::NOTIFICATIONS_INITIALIZED | m::NOTIFICATIONS_CANCELLED | m::NOTIFICATIONS_PROGRESS
+        ) {
+            return Err(SendError::Reserved {
+                method: method.to_owned(),
+            });
+        }
+        let rule = gating::notification_rule(method);
+        if let Some((sender, cap)) = rule {
+            if !sender.allows(self.role) {
+                return Err(SendError::WrongDirection {
+                    method: method.to_owned(),
+                });
+            }
+            if let Some(cap) = cap {
+                if !self.self_declared(cap) {
+                    return Err(SendError::CapabilityNotDeclared {
+                        method: method.to_owned(),
+                        capability: cap,
+                    });
+                }
+            }
+        }
+        // Logging may flow while the server waits for `initialized`; nothing else may.
+        let early_log = method == m::NOTIFICATIONS_MESSAGE && self.state == State::Initializing;
+        if self.state != State::Ready && !early_log {
+            return Err(SendError::NotInitialized);
+        }
+        Ok(())
+    }
+
+    /// Cancels one of our pending requests: it completes with `Outcome::Cancelled` and the
+    /// peer gets `notifications/cancelled`. A late response is dropped and counted.
+    pub fn cancel(
+        &mut self,
+        now: Instant,
+        id: &RequestId,
+        reason: Option<String>,
+    ) -> Result<(), SendError> {
+        let _ = now;
+        if self.state == State::Closed {
+            return Err(SendError::Closed);
+        }
+        match self.outbound.pending.get(id).map(|p| p.purpose) {
+            None | Some(Purpose::KeepAlive) => Err(SendError::UnknownRequest),
+            Some(Purpose::Initialize) => Err(SendError::NotCancellable),
+            Some(Purpose::App) => {
+                self.outbound.remove(id);
+                self.abandon(id, reason.as_deref().or(Some("cancelled")));
+                self.push_event(
+                    Event::Completed {
+                        id: id.clone(),
+                        outcome: Outcome::Cancelled,
+                    },
+                    false,
+                );
+                Ok(())
+            }
+        }
+    }
+
+    /// Remembers the id of an abandoned request and tells the peer to stop.
+    fn abandon(&mut self, id: &RequestId, reason: Option<&str>) {
+        self.outbound.tombstones.insert(id.clone());
+        let params = RawJson::from_serialize(&CancelledOut {
+            request_id: id,
+            reason,
+        });
+        let Ok(params) = params else { return };
+        let n = Notification {
+            method: m::intern_method(m::NOTIFICATIONS_CANCELLED),
+            params: Some(params),
+        };
+        if self
+            .enqueue_command(Message::Notification(n), None)
+            .is_err()
+        {
+            self.stats.replies_dropped += 1;
+        }
+    }
+
+    /// A response from the peer: matched by exact id against the pending table.
+    pub(crate) fn handle_response(&mut self, now: Instant, response: Response) {
+        let Some(id) = response.id else {
+            self.stats.id_less_errors_dropped += 1;
+            return;
+        };
+        let Some(pending) = self.outbound.remove(&id) else {
+            if self.outbound.tombstones.contains(&id) {
+                self.stats.late_responses_dropped += 1;
+            } else {
+                self.stats.unknown_responses_dropped += 1;
+            }
+            return;
+        };
+        let outcome = match response.outcome {
+            Ok(result) => Outcome::Result(result),
+            Err(error) => Outcome::Error(error),
+        };
+        match pending.purpose {
+            Purpose::App => {
+                self.push_event(Event::Completed { id, outcome }, false);
+            }
+            Purpose::Initialize => self.handle_initialize_outcome(now, id, outcome),
+            Purpose::KeepAlive => {}
+        }
+    }
+
+    /// Ends every request whose deadline passed.
+    pub(crate) fn expire_requests(&mut self, now: Instant) {
+        while let Some(id) = self.outbound.deadlines.pop_due(now) {
+            let Some(pending) = self.outbound.pending.remove(&id) else {
+                continue;
+            };
+            match pending.purpose {
+                Purpose::App => {
+                    self.abandon(&id, Some("request timed out"));
+                    let outcome = Outcome::TimedOut;
+                    self.push_event(Event::Completed { id, outcome }, false);
+                }
+                Purpose::Initialize => {
+                    // `initialize` is never cancelled: no notification, the session closes.
+                    let outcome = Outcome::TimedOut;
+                    self.push_event(Event::Completed { id, outcome }, false);
+                    self.close_with(CloseReason::InitializeTimedOut);
+                }
+                Purpose::KeepAlive => {
+                    self.outbound.keep_alive = None;
+                    self.close_with(CloseReason::KeepAliveTimedOut);
+                }
+            }
+        }
+    }
+
+    /// When the next keep-alive ping is due.
+    pub(crate) fn next_keep_alive(&self) -> Option<Instant> {
+        let interval = self.config.keep_alive_interval?;
+        if self.state != State::Ready || self.outbound.keep_alive.is_some() {
+            return None;
+        }
+        Some(self.last_heard + interval)
+    }
+
+    pub(crate) fn keep_alive(&mut self, now: Instant) {
+        if self.next_keep_alive().is_some_and(|at| at <= now) {
+            let method = m::intern_method(m::PING);
+            let opts = RequestOptions::default();
+            if let Ok(id) = self.start_request(now, method, None, opts, Purpose::KeepAlive) {
+                self.outbound.keep_alive = Some(id);
+            }
+        }
+    }
+
+    /// `notifications/progress` from the peer for one of our requests.
+    pub(crate) fn handle_progress(&mut self, now: Instant, params: Option<RawJson>) {
+        let parsed = params.as_ref().and_then(|p| p.parse::<ProgressIn>().ok());
+        let Some(p) = parsed else {
+            self.stats.progress_dropped += 1;
+            return;
+        };
+        let id = p.progress_token;
+        let reset = self.config.reset_timeout_on_progress;
+        let cap = self.config.max_request_timeout;
+        let Some(pending) = self.outbound.pending.get_mut(&id) else {
+            self.stats.progress_dropped += 1;
+            return;
+        };
+        if !pending.progress || pending.purpose != Purpose::App {
+            self.stats.progress_dropped += 1;
+            return;
+        }
+        if reset {
+            let old = pending.deadline;
+            pending.deadline = (now + pending.timeout).min(pending.started + cap).max(old);
+            let new = pending.deadline;
+            self.outbound.deadlines.remove(old, &id);
+            self.outbound.deadlines.insert(new, id.clone());
+        }
+        let event = Event::Progress {
+            id,
+            progress: p.progress,
+            total: p.total,
+            message: p.message,
+        };
+        if !self.push_event(event, true) {
+            self.stats.progress_dropped += 1;
+        }
+    }
+}
+
+/// `params` with `_meta.progressToken` set to `token`.
+fn with_progress_token(params: Option<&RawJson>, token: &RequestId) -> Result<RawJson, SendError> {
+    let mut object: Map<String, Value> = match params {
+        None => Map::new(),
+        Some(p) => p.parse().map_err(|_| SendError::InvalidParams)?,
+    };
+    let meta = object
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(meta) = meta else {
+        return Err(SendError::InvalidParams);
+    };
+    let token = serde_json::to_value(token).map_err(|_| SendError::InvalidParams)?;
+    meta.insert("progressToken".to_owned(), token);
+    RawJson::from_serialize(&object).map_err(|_| SendError::InvalidParams)
+}
