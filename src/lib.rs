@@ -12,6 +12,14 @@
 //! - [`framing`]: incremental push parsers and encoders for message framing (ndjson lines,
 //!   server-sent events).
 //! - [`model`]: typed MCP params and results of every protocol revision.
+//! - [`session`]: one MCP conversation (client or server side) of the stateful era: handshake,
+//!   capability gating, request ids, deadlines, cancellation, progress, ping.
+//! - [`config`]: every limit and timeout of a session, with documented defaults.
+//! - [`app`]: the application layer: a server with registries (tools, resources, templates,
+//!   prompts, completion) whose handlers run as jobs on the driver's executor, and the
+//!   runtime-agnostic primitives (outbox, oneshot, cancel token) it and the client share.
+//! - [`pair`]: a client and a server session wired in memory on a virtual clock, with fault
+//!   hooks, for tests, benches and simulation.
 //!
 //! ## The drive-loop contract
 //!

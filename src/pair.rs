@@ -58,6 +58,10 @@ struct Link {
 impl Link {
     fn push(&mut self, at: Instant, frame: Bytes) {
         // Usually an append; a delayed frame is inserted after every frame due no later.
+        if self.frames.back().is_none_or(|(t, _)| *t <= at) {
+            self.frames.push_back((at, frame));
+            return;
+        }
         let pos = self.frames.partition_point(|(t, _)| *t <= at);
         self.frames.insert(pos, (at, frame));
     }

@@ -1107,3 +1107,12 @@ fn a_finished_handler_cancels_its_pending_sampling_request() {
     assert!(cancelled, "the client was told to stop sampling");
     assert_eq!(rig.server.session().pending_outbound(), 0);
 }
+
+#[test]
+fn a_handler_error_is_a_json_rpc_error() {
+    let prompt = Prompt::new("fails")
+        .handler(|_, _| async { Err(ErrorObject::new(-32000, "backend down")) });
+    let mut rig = Rig::new(Server::builder(info()).prompt(prompt), no_caps());
+    let e = rig.error("prompts/get", json!({"name": "fails"}));
+    assert_eq!((e.code, e.message.as_str()), (-32000, "backend down"));
+}

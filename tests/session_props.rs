@@ -92,7 +92,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => any::<usize>().prop_map(Op::ServerProgress),
         2 => (0u64..4000).prop_map(Op::Advance),
         2 => (any::<bool>(), 0u8..8, any::<usize>()).prop_map(|(to_server, kind, pick)| Op::Garbage { to_server, kind, pick }),
-        1 => (0u8..4).prop_map(Op::Faults),
+        1 => (0u8..5).prop_map(Op::Faults),
     ]
 }
 
@@ -276,9 +276,17 @@ fn run(version: ProtocolVersion, ops: Vec<Op>) {
                     pair.set_fault_hook(|_, _| Fault::Duplicate)
                 }
                 2 => pair.set_fault_hook(|_, _| Fault::Delay(Duration::from_millis(700))),
-                _ => pair.set_fault_hook(|_, f| {
+                3 => pair.set_fault_hook(|_, f| {
                     if f.len() % 3 == 0 {
                         Fault::Drop
+                    } else {
+                        Fault::Deliver
+                    }
+                }),
+                // Corruption: cut some frames in half.
+                _ => pair.set_fault_hook(|_, f| {
+                    if f.len() % 4 == 0 {
+                        Fault::Replace(f[..f.len() / 2].to_vec())
                     } else {
                         Fault::Deliver
                     }

@@ -42,7 +42,8 @@ pub enum SendError {
     UnknownRequest,
     /// `initialize` is never cancellable.
     NotCancellable,
-    /// `progress: true` needs params that are a JSON object (or absent).
+    /// `progress: true` needs params that are a JSON object (or absent); progress values must
+    /// be finite numbers.
     InvalidParams,
 }
 

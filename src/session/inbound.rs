@@ -10,6 +10,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::gating;
+use super::idhash::IdBuildHasher;
 use super::tombstones::Tombstones;
 use super::{Event, RespondError, Role, SendError, Session, State};
 use crate::jsonrpc::{
@@ -26,14 +27,14 @@ struct InFlight {
 /// The inbound half of the session's tables.
 #[derive(Debug)]
 pub(crate) struct Inbound {
-    table: HashMap<RequestId, InFlight>,
+    table: HashMap<RequestId, InFlight, IdBuildHasher>,
     cancelled: Tombstones,
 }
 
 impl Inbound {
     pub(crate) fn new(tombstone_capacity: usize) -> Self {
         Inbound {
-            table: HashMap::new(),
+            table: HashMap::default(),
             cancelled: Tombstones::new(tombstone_capacity),
         }
     }
@@ -259,6 +260,10 @@ impl Session {
         let Some(token) = &entry.progress_token else {
             return Ok(());
         };
+        // JSON has no NaN or infinity: they would go out as `null` and break the schema.
+        if !progress.is_finite() || total.is_some_and(|t| !t.is_finite()) {
+            return Err(SendError::InvalidParams);
+        }
         let params = ProgressOut {
             progress_token: token,
             progress,

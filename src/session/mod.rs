@@ -8,6 +8,7 @@
 mod error;
 mod event;
 mod gating;
+mod idhash;
 mod inbound;
 mod lifecycle;
 mod outbound;
@@ -316,8 +317,9 @@ impl Session {
         let start = buf.len();
         message.encode_with(buf, self.missing_id());
         // Raw payloads are valid JSON, where a raw CR/LF can only be insignificant whitespace.
-        for b in &mut buf[start..] {
-            if *b == b'\n' || *b == b'\r' {
+        let written = &mut buf[start..];
+        if memchr::memchr2(b'\n', b'\r', written).is_some() {
+            for b in written.iter_mut().filter(|b| matches!(**b, b'\n' | b'\r')) {
                 *b = b' ';
             }
         }

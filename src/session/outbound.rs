@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::gating;
+use super::idhash::IdBuildHasher;
 use super::timer::Deadlines;
 use super::tombstones::Tombstones;
 use super::{CloseReason, Event, Outcome, RequestOptions, Role, SendError, Session, State};
@@ -43,7 +44,7 @@ pub(crate) struct Pending {
 pub(crate) struct Outbound {
     role: Role,
     next_id: u64,
-    pending: HashMap<RequestId, Pending>,
+    pending: HashMap<RequestId, Pending, IdBuildHasher>,
     deadlines: Deadlines,
     tombstones: Tombstones,
     keep_alive: Option<RequestId>,
@@ -54,7 +55,7 @@ impl Outbound {
         Outbound {
             role,
             next_id: 0,
-            pending: HashMap::new(),
+            pending: HashMap::default(),
             deadlines: Deadlines::default(),
             tombstones: Tombstones::new(tombstone_capacity),
             keep_alive: None,
