@@ -1,7 +1,8 @@
 //! Interop with the official MCP SDKs (see tests/interop/README.md). Runs the SDK-written fixture
-//! clients (TypeScript and Python) against the TypeScript reference fixture server and, once the
-//! crate has its `mcp-sansio` binary, against `mcp-sansio serve --stdio`; also checks that the
-//! other external peers start. Needs the peers of scripts/install-peers (`.ci-cache/env`).
+//! clients (TypeScript and Python) against the TypeScript reference fixture server, and checks
+//! that the other external peers start. The same clients against our own `mcp-sansio serve
+//! --stdio` run in adapters/cli/tests/interop_sdk.rs, where Cargo provides the binary. Needs the
+//! peers of scripts/install-peers (`.ci-cache/env`).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -107,19 +108,6 @@ fn reference_server(peers: &Peers) -> Vec<String> {
     ]
 }
 
-/// Our stdio server, once the crate builds the `mcp-sansio` binary.
-fn our_server() -> Option<Vec<String>> {
-    let Some(binary) = option_env!("CARGO_BIN_EXE_mcp-sansio") else {
-        eprintln!("skipped: the crate has no `mcp-sansio` binary yet");
-        return None;
-    };
-    Some(vec![
-        binary.to_string(),
-        "serve".to_string(),
-        "--stdio".to_string(),
-    ])
-}
-
 fn as_strs(args: &[String]) -> Vec<&str> {
     args.iter().map(String::as_str).collect()
 }
@@ -135,20 +123,6 @@ fn ts_sdk_client_passes_against_the_ts_reference_fixture() {
 fn python_sdk_client_passes_against_the_ts_reference_fixture() {
     let Some(peers) = peers() else { return };
     let server = reference_server(&peers);
-    run_client(&peers.python, "py/fixture_client.py", &as_strs(&server));
-}
-
-#[test]
-fn ts_sdk_client_passes_against_our_stdio_server() {
-    let Some(peers) = peers() else { return };
-    let Some(server) = our_server() else { return };
-    run_client(&peers.node22, "ts/fixture_client.mjs", &as_strs(&server));
-}
-
-#[test]
-fn python_sdk_client_passes_against_our_stdio_server() {
-    let Some(peers) = peers() else { return };
-    let Some(server) = our_server() else { return };
     run_client(&peers.python, "py/fixture_client.py", &as_strs(&server));
 }
 

@@ -6,12 +6,18 @@
 
 mod args;
 mod client_cmd;
+mod fixture;
 mod request;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
 
+use std::sync::Arc;
+use std::time::Instant;
+
 use clap::Parser;
+use mcp_sansio::config::Config;
+use mcp_sansio_stdio::{serve_server_stdio, DriveOptions, Driver};
 
 use args::{Cli, ClientArgs, Command};
 
@@ -65,12 +71,29 @@ fn split_server_command(mut argv: Vec<OsString>) -> (Vec<OsString>, Option<Vec<O
     }
 }
 
+/// Serves the reference fixture on stdin/stdout until stdin ends and in-flight requests are
+/// answered. Protocol on stdout only; diagnostics on stderr.
 fn serve() -> Result<(), Failure> {
-    Err(Failure::Failed(
-        "not wired yet: `serve --stdio` needs the session and the application layer, which \
-         are not merged yet"
-            .into(),
-    ))
+    let mut config = Config::default();
+    fixture::page_size_from_env(&mut config);
+    let sleep: fixture::Sleep = Arc::new(|duration| {
+        Box::pin(async move {
+            smol::Timer::after(duration).await;
+        })
+    });
+    let driver = Driver::new(DriveOptions {
+        max_line_len: config.max_frame_len,
+        ..DriveOptions::default()
+    });
+    let server = fixture::fixture_server(config, sleep, Instant::now());
+    let finished = serve_server_stdio(driver, server);
+    if let Some(error) = finished.input_error {
+        eprintln!("mcp-sansio: reading stdin failed: {error}");
+    }
+    match finished.output_error {
+        Some(error) => Err(Failure::Failed(format!("writing stdout failed: {error}"))),
+        None => Ok(()),
+    }
 }
 
 fn run_client(client: &ClientArgs, server: Option<Vec<OsString>>) -> Result<(), Failure> {

@@ -136,11 +136,24 @@ fn bad_usage_exits_with_2_and_says_what_is_wrong() {
 }
 
 #[test]
-fn commands_that_need_the_session_fail_clearly_with_1() {
+fn a_client_whose_server_exits_at_once_fails_clearly_with_1() {
+    for args in [
+        &["client", "--stdio", "ping", "--", "true"][..],
+        &["client", "--stdio", "--pretty", "tools", "list", "--", "true"][..],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(!stderr(&out).is_empty(), "a reason on stderr");
+        assert!(stdout(&out).is_empty());
+    }
+}
+
+#[test]
+fn serve_with_no_input_exits_0_and_writes_nothing() {
+    // `output()` gives the child a closed stdin: end of input at once, nothing in flight.
     let out = run(&["serve", "--stdio"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("not wired yet"), "{}", stderr(&out));
-    assert!(stdout(&out).is_empty());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
 }
 
 #[test]

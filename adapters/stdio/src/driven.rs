@@ -13,9 +13,7 @@ use bytes::Bytes;
 pub enum FrameError {
     /// A line longer than the configured limit; its bytes were discarded up to the next newline.
     TooLong {
-        /// Bytes seen when the line was refused (at least `limit + 1`).
-        len: usize,
-        /// The configured line limit.
+        /// The configured line limit in bytes.
         limit: usize,
     },
 }
@@ -23,11 +21,8 @@ pub enum FrameError {
 impl fmt::Display for FrameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FrameError::TooLong { len, limit } => {
-                write!(
-                    f,
-                    "line of at least {len} bytes exceeds the {limit}-byte limit"
-                )
+            FrameError::TooLong { limit } => {
+                write!(f, "line exceeds the {limit}-byte limit")
             }
         }
     }

@@ -46,10 +46,11 @@
 //! eprintln!("stopped: {:?}", finished.reason);
 //! ```
 //!
-//! ## Framing (interim)
+//! ## Framing
 //!
-//! Lines are cut by a tiny private splitter (`interim_line_splitter`) until the core's
-//! `mcp_sansio::framing::ndjson` lands; the swap touches that one module.
+//! Lines are cut by the core's `mcp_sansio::framing::ndjson` decoder (bounded line length,
+//! `\r\n` tolerated, blank lines skipped); an over-long line reaches the machine as
+//! [`FrameError::TooLong`] and the stream goes on after it.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 #![warn(unreachable_pub)]
@@ -59,8 +60,9 @@ mod client;
 mod driven;
 mod driver;
 mod handle;
-mod interim_line_splitter;
+mod lines;
 mod run_loop;
+mod server;
 mod stdio;
 
 pub use child::{
@@ -71,5 +73,6 @@ pub use client::{connect_stdio_client, ClientDriven, ClientRunReport, EventSink,
 pub use driven::{Driven, FrameError};
 pub use driver::{DriveOptions, Driver, EndReason, Finished};
 pub use handle::{LoopHandle, Remote, RemoteError};
+pub use server::{serve_server_stdio, ServerDriven};
 pub use smol::Task;
 pub use stdio::serve_stdio;

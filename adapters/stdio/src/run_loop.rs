@@ -23,7 +23,7 @@ use smol::Timer;
 use crate::driven::Driven;
 use crate::driver::{DriveOptions, EndReason, Finished};
 use crate::handle::{LocalCommand, RemoteCommand};
-use crate::interim_line_splitter::{LineItem, LineSplitter};
+use crate::lines::{LineItem, Lines};
 
 /// The command queues; a queue whose senders are all gone becomes `None`.
 pub(crate) struct Queues<D> {
@@ -67,7 +67,7 @@ pub(crate) struct Loop<'w, D, R, W> {
     output: Output<'w, W>,
     queues: Queues<D>,
     options: DriveOptions,
-    splitter: LineSplitter,
+    lines: Lines,
     scratch: Vec<u8>,
     /// Output drained from the machine, not yet handed to the writer.
     pending: Vec<u8>,
@@ -78,8 +78,10 @@ pub(crate) struct Loop<'w, D, R, W> {
     gone_at: Option<Instant>,
     /// When the machine was first seen closed: starts the linger for the final flush.
     closed_at: Option<Instant>,
-    /// Complete lines are buffered in the splitter but feeding stopped at the high-water mark.
+    /// Complete lines are buffered in the decoder but feeding stopped at the high-water mark.
     backlog: bool,
+    /// The input ended while lines were still held back: end it once they are fed.
+    eof_pending: bool,
     timer: Timer,
     armed: Option<Instant>,
     input_error: Option<io::Error>,
@@ -95,7 +97,7 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
         options: DriveOptions,
     ) -> Self {
         Self {
-            splitter: LineSplitter::new(options.max_line_len),
+            lines: Lines::new(options.max_line_len),
             scratch: vec![0; options.read_chunk.max(1)],
             driven,
             reader,
@@ -108,6 +110,7 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
             gone_at: None,
             closed_at: None,
             backlog: false,
+            eof_pending: false,
             timer: Timer::never(),
             armed: None,
             input_error: None,
@@ -121,7 +124,9 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
             self.start_write();
             if self.backlog && !self.driven.is_closed() {
                 // Lines held back at the high-water mark: feed them while the writer works.
-                self.feed_buffered(Instant::now());
+                let now = Instant::now();
+                self.feed_buffered(now);
+                self.end_input_if_fed(now);
                 self.start_write();
             }
             let flushed = self.pending.is_empty() && !matches!(self.output, Output::Busy(_));
@@ -304,13 +309,14 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
         match result {
             Ok(0) => {
                 self.input_open = false;
-                if let Some(item) = self.splitter.finish() {
-                    self.feed(now, item);
-                }
-                self.transport_gone(now);
+                self.lines.finish();
+                self.feed_buffered(now);
+                // Lines held back at the high-water mark come before the end of input.
+                self.eof_pending = true;
+                self.end_input_if_fed(now);
             }
             Ok(n) => {
-                self.splitter.push(&self.scratch[..n]);
+                self.lines.push(&self.scratch[..n]);
                 self.feed_buffered(now);
             }
             Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
@@ -332,7 +338,7 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
                 self.backlog = true;
                 return;
             }
-            let Some(item) = self.splitter.next_item() else {
+            let Some(item) = self.lines.next_item() else {
                 return;
             };
             self.feed(now, item);
@@ -344,6 +350,14 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
         match item {
             LineItem::Frame(frame) => self.driven.handle_frame(now, frame),
             LineItem::Error(error) => self.driven.handle_frame_error(now, error),
+        }
+    }
+
+    /// At end of input, tells the machine once every buffered line was fed to it.
+    fn end_input_if_fed(&mut self, now: Instant) {
+        if self.eof_pending && !self.backlog {
+            self.eof_pending = false;
+            self.transport_gone(now);
         }
     }
 

@@ -1,0 +1,104 @@
+//! The official SDKs' fixture clients (tests/interop: TypeScript and Python) against our own
+//! `mcp-sansio serve --stdio`. Lives in the CLI package so that Cargo builds the binary first
+//! and hands us its path (`CARGO_BIN_EXE_mcp-sansio`): it can never be missing here. Needs the
+//! peers of scripts/install-peers (`source .ci-cache/env`); without them the tests skip with a
+//! message, except under `CI`, where they fail.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The clients check latencies (cancel, ping, log delivery): run one client at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Longest a single client run may take; the clients have their own 120 s watchdog.
+const RUN_LIMIT: Duration = Duration::from_secs(180);
+
+/// Small pages, so the clients' pagination checks see several of them.
+const PAGE_SIZE: &str = "2";
+
+/// The program (Node 22 or the venv's Python) from `.ci-cache/env`, or `None` (skip) outside CI.
+fn peer(var: &str) -> Option<PathBuf> {
+    if std::env::var("MCP_PEERS_READY").as_deref() != Ok("1") {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run scripts/install-peers and source .ci-cache/env (MCP_PEERS_READY != 1)"
+        );
+        eprintln!(
+            "skipped: interop peers not installed (scripts/install-peers; source .ci-cache/env)"
+        );
+        return None;
+    }
+    Some(PathBuf::from(
+        std::env::var(var).unwrap_or_else(|_| panic!("{var} unset")),
+    ))
+}
+
+fn interop_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop")
+}
+
+/// Waits for `child` up to `limit`, killing it past that; returns its success and stdout.
+fn finish(mut child: Child, limit: Duration) -> (bool, String) {
+    let stdout = child.stdout.take().expect("piped stdout");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        for line in BufReader::new(stdout).lines() {
+            text.push_str(&line.unwrap_or_default());
+            text.push('\n');
+        }
+        text
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for child") {
+            break Some(status);
+        }
+        if started.elapsed() > limit {
+            child.kill().expect("kill overdue child");
+            child.wait().expect("reap killed child");
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let text = reader.join().expect("stdout reader");
+    (status.is_some_and(|s| s.success()), text)
+}
+
+/// Runs a fixture client against `mcp-sansio serve --stdio`; every one of its checks must pass.
+fn run_client(program: &Path, script: &str) {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let child = Command::new(program)
+        .arg(interop_dir().join(script))
+        .arg("--")
+        .args([env!("CARGO_BIN_EXE_mcp-sansio"), "serve", "--stdio"])
+        .env("MCP_SANSIO_PAGE_SIZE", PAGE_SIZE)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
+    let (success, output) = finish(child, RUN_LIMIT);
+    let summary = output.lines().last().unwrap_or("");
+    let clean = summary.ends_with(" passed, 0 failed") && !summary.starts_with("0 passed");
+    assert!(success && clean, "{script} failed:\n{output}");
+}
+
+#[test]
+fn ts_sdk_client_passes_against_our_stdio_server() {
+    let Some(node) = peer("MCP_NODE22") else {
+        return;
+    };
+    run_client(&node, "ts/fixture_client.mjs");
+}
+
+#[test]
+fn python_sdk_client_passes_against_our_stdio_server() {
+    let Some(python) = peer("MCP_PYTHON") else {
+        return;
+    };
+    run_client(&python, "py/fixture_client.py");
+}

@@ -1,0 +1,305 @@
+//! `mcp-sansio serve --stdio` as a real child process, fed hostile and heavy input: malformed
+//! lines, non-JSON-RPC objects, 1,000 pipelined requests, an 8 MiB line, and end of input with
+//! work still in flight. Every stdout line must be one JSON-RPC message.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// How long any single expected message may take.
+const WAIT: Duration = Duration::from_secs(20);
+
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Value>,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
+            .args(["serve", "--stdio"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn mcp-sansio serve --stdio");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let message: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:?}"));
+                if tx.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        Server {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+        }
+    }
+
+    /// Starts the server and completes the handshake at `version`.
+    fn initialized(version: &str) -> Server {
+        let mut server = Server::start();
+        server.send(
+            &json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {},
+            "clientInfo": {"name": "robustness", "version": "0"}}}),
+        );
+        let reply = server.next();
+        assert_eq!(reply["result"]["protocolVersion"], version, "{reply}");
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write to the server");
+        stdin.flush().expect("flush to the server");
+    }
+
+    fn send(&mut self, message: &Value) {
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        self.send_raw(&line);
+    }
+
+    fn next(&self) -> Value {
+        self.lines
+            .recv_timeout(WAIT)
+            .expect("the server answered in time")
+    }
+
+    /// Sends a ping with `id` and asserts its answer is the next message.
+    fn assert_still_serving(&mut self, id: &str) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        let reply = self.next();
+        assert_eq!(reply, json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+    }
+
+    /// Closes stdin; returns the messages still written and whether the server exited with 0.
+    fn close_and_wait(mut self) -> (Vec<Value>, bool) {
+        self.stdin = None;
+        let mut rest = Vec::new();
+        while let Ok(message) = self.lines.recv_timeout(WAIT) {
+            rest.push(message);
+        }
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                break Some(status);
+            }
+            if started.elapsed() > WAIT {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        (rest, status.is_some_and(|s| s.success()))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_malformed_line_gets_a_parse_error_without_id_and_serving_goes_on() {
+    // 2025-11-25 omits the id of an error whose request id is unreadable.
+    let mut server = Server::initialized("2025-11-25");
+    server.send_raw(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \n");
+    let reply = server.next();
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    assert!(reply.get("id").is_none(), "{reply}");
+    server.assert_still_serving("after-parse-error");
+
+    // Before 2025-11-25 the schema spells it `"id": null`.
+    let mut server = Server::initialized("2025-06-18");
+    server.send_raw(b"not json at all\n");
+    let reply = server.next();
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    assert_eq!(reply["id"], Value::Null, "{reply}");
+    assert!(reply.get("id").is_some(), "{reply}");
+    server.assert_still_serving("after-parse-error");
+}
+
+#[test]
+fn a_json_object_that_is_not_json_rpc_gets_invalid_request() {
+    let mut server = Server::initialized("2025-11-25");
+    server.send(&json!({"hello": "world"}));
+    let reply = server.next();
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    server.send(&json!({"jsonrpc": "1.0", "id": 7, "method": "ping"}));
+    let reply = server.next();
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    server.assert_still_serving("after-invalid-request");
+}
+
+#[test]
+fn a_thousand_pipelined_requests_each_get_exactly_one_answer() {
+    let mut server = Server::initialized("2025-11-25");
+    let mut batch = Vec::new();
+    for i in 0..1000 {
+        let request = match i % 3 {
+            0 => json!({"jsonrpc": "2.0", "id": i, "method": "ping"}),
+            1 => json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                        "params": {"name": "test_simple_text"}}),
+            _ => json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                        "params": {"name": "test_slow", "arguments": {"ms": 1}}}),
+        };
+        batch.extend_from_slice(request.to_string().as_bytes());
+        batch.push(b'\n');
+    }
+    // One write of every request, then end of input: the server must still answer them all.
+    server.send_raw(&batch);
+    let (answers, exited_cleanly) = server.close_and_wait();
+    let mut seen: HashMap<i64, usize> = HashMap::new();
+    for answer in &answers {
+        let id = answer["id"].as_i64().unwrap_or_else(|| panic!("{answer}"));
+        assert!(answer.get("result").is_some(), "{answer}");
+        *seen.entry(id).or_default() += 1;
+    }
+    assert_eq!(seen.len(), 1000, "distinct ids answered");
+    assert!(seen.values().all(|&n| n == 1), "an id answered twice");
+    assert_eq!(answers.len(), 1000);
+    assert!(
+        exited_cleanly,
+        "the server did not exit with 0 after stdin closed"
+    );
+}
+
+#[test]
+fn an_eight_mib_line_is_refused_and_the_next_request_is_served() {
+    let mut server = Server::initialized("2025-11-25");
+    let mut huge = br#"{"jsonrpc":"2.0","id":"huge","method":"ping","params":{"pad":""#.to_vec();
+    huge.resize(8 * 1024 * 1024, b'x');
+    huge.extend_from_slice(b"\"}}\n");
+    server.send_raw(&huge);
+    let reply = server.next();
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert!(reply.get("id").is_none(), "{reply}");
+    server.assert_still_serving("after-huge-line");
+}
+
+#[test]
+fn end_of_input_flushes_in_flight_work_then_exits() {
+    let mut server = Server::initialized("2025-11-25");
+    server.send(
+        &json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call",
+                        "params": {"name": "test_slow", "arguments": {"ms": 300}}}),
+    );
+    let started = Instant::now();
+    let (rest, exited_cleanly) = server.close_and_wait();
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    assert_eq!(rest[0]["id"], "slow");
+    assert_eq!(rest[0]["result"]["content"][0]["text"], "Slept 300 ms");
+    assert!(exited_cleanly);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "exit took too long"
+    );
+}
+
+/// The fixture's contents without the SDK peers: names and exact contents from
+/// tests/interop/fixture.json, and the logging/progress timing of §5 of the conformance notes.
+#[test]
+fn the_reference_server_serves_the_fixture_contents() {
+    let fixture: Value = serde_json::from_str(include_str!("../../../tests/interop/fixture.json"))
+        .expect("fixture.json");
+    let mut server = Server::initialized("2025-11-25");
+    let mut call = |id: &str, method: &str, params: Value| {
+        server.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut notifications = Vec::new();
+        loop {
+            let message = server.next();
+            if message.get("id").is_some() {
+                assert_eq!(message["id"], id, "{message}");
+                return (message["result"].clone(), notifications);
+            }
+            notifications.push((Instant::now(), message));
+        }
+    };
+    let (tools, _) = call("list", "tools/list", json!({}));
+    let listed: Vec<&str> = tools["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("name"))
+        .collect();
+    for name in fixture["tools"].as_array().expect("fixture tools") {
+        assert!(listed.contains(&name.as_str().expect("name")), "{name}");
+    }
+    let schema = tools["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "json_schema_2020_12_tool"))
+        .expect("json_schema_2020_12_tool");
+    assert_eq!(schema["inputSchema"], fixture["jsonSchema202012"]);
+    let contents = &fixture["content"];
+    for (tool, key) in [
+        ("test_simple_text", "simpleText"),
+        ("test_image_content", "image"),
+        ("test_audio_content", "audio"),
+        ("test_embedded_resource", "embedded"),
+        ("test_multiple_content_types", "mixed"),
+        ("test_error_handling", "error"),
+    ] {
+        let (result, _) = call(tool, "tools/call", json!({"name": tool}));
+        assert_eq!(result["content"], contents[key], "{tool}");
+        assert_eq!(
+            result["isError"] == json!(true),
+            tool == "test_error_handling"
+        );
+    }
+    for (uri, key) in [
+        ("test://static-text", "staticText"),
+        ("test://static-binary", "staticBinary"),
+    ] {
+        let (result, _) = call(uri, "resources/read", json!({"uri": uri}));
+        assert_eq!(result["contents"], contents[key], "{uri}");
+    }
+    let (_, logs) = call(
+        "logging",
+        "tools/call",
+        json!({"name": "test_tool_with_logging"}),
+    );
+    let texts: Vec<&Value> = logs.iter().map(|(_, m)| &m["params"]["data"]).collect();
+    assert_eq!(
+        texts,
+        [
+            "Tool execution started",
+            "Tool processing data",
+            "Tool execution completed"
+        ]
+    );
+    let gap = logs[2].0 - logs[0].0;
+    assert!(gap >= Duration::from_millis(90), "log gaps {gap:?}");
+    let (_, progress) = call(
+        "progress",
+        "tools/call",
+        json!({"name": "test_tool_with_progress", "_meta": {"progressToken": 42}}),
+    );
+    let steps: Vec<(Value, Option<f64>, Option<f64>)> = progress
+        .iter()
+        .map(|(_, m)| {
+            let p = &m["params"];
+            (
+                p["progressToken"].clone(),
+                p["progress"].as_f64(),
+                p["total"].as_f64(),
+            )
+        })
+        .collect();
+    let want = [0.0, 50.0, 100.0].map(|n| (json!(42), Some(n), Some(100.0)));
+    assert_eq!(steps, want.to_vec());
+}

@@ -1,0 +1,135 @@
+//! [`ServerDriven`]: the application-layer [`Server`] on the adapter's loop. Frames go in,
+//! handler jobs run on the loop's executor, and the server's wake hook makes the loop run when
+//! a job finished elsewhere in time (a no-op [`Remote`] command, coalesced).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use mcp_sansio::app::server::Server;
+use mcp_sansio::session::{self, CloseReason, Event, State};
+
+use crate::driven::{Driven, FrameError};
+use crate::driver::{Driver, Finished};
+use crate::handle::{LoopHandle, Remote};
+
+/// Drives a [`Server`]: feeds it frames, reports refused lines to its session (the peer gets an
+/// error response), spawns its pending jobs on the loop's executor, and closes once the input
+/// ended and every in-flight request was answered.
+pub struct ServerDriven {
+    server: Server,
+    spawner: LoopHandle<ServerDriven>,
+    /// The input ended: close as soon as nothing is in flight.
+    input_ended: bool,
+}
+
+impl ServerDriven {
+    /// Wraps `server` for `driver`: takes its [`LoopHandle`] for jobs and sets the server's
+    /// wake hook to a no-op command through its [`Remote`].
+    pub fn new(mut server: Server, driver: &Driver<ServerDriven>) -> Self {
+        server.set_waker(wake_hook(driver.remote()));
+        Self {
+            server,
+            spawner: driver.handle(),
+            input_ended: false,
+        }
+    }
+
+    /// The server (state, counters).
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// Runs every job the server has pending after an input, and drains its events.
+    fn after_input(&mut self, now: Instant) {
+        while let Some(job) = self.server.poll_job() {
+            // Detached: a job the loop drops unfinished answers -32603 through its drop guard.
+            self.spawner.spawn(job).detach();
+        }
+        while let Some(event) = self.server.poll_event() {
+            if let Event::Closed { reason } = event {
+                if reason == CloseReason::Local {
+                    continue;
+                }
+                eprintln!("mcp-sansio: session closed: {reason:?}");
+            }
+        }
+        self.close_if_done(now);
+    }
+
+    /// After end of input: close once no inbound request is still being handled.
+    fn close_if_done(&mut self, now: Instant) {
+        let session = self.server.session();
+        if self.input_ended && session.state() != State::Closed && session.inflight_inbound() == 0 {
+            self.server.close(now);
+        }
+    }
+}
+
+/// A wake hook that queues at most one no-op command at a time: the loop drains the server
+/// right after running it.
+fn wake_hook(remote: Remote<ServerDriven>) -> mcp_sansio::app::runtime::WakeHook {
+    let queued = Arc::new(AtomicBool::new(false));
+    Arc::new(move || {
+        if queued.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let flag = Arc::clone(&queued);
+        let sent = remote.try_send(move |driven: &mut ServerDriven, now| {
+            flag.store(false, Ordering::Release);
+            driven.after_input(now);
+        });
+        if sent.is_err() {
+            // Full: the loop is about to run anyway. Closed: nobody is left to wake.
+            queued.store(false, Ordering::Release);
+        }
+    })
+}
+
+impl Driven for ServerDriven {
+    fn handle_frame(&mut self, now: Instant, frame: Bytes) {
+        self.server.handle_input(now, frame);
+        self.after_input(now);
+    }
+
+    fn handle_frame_error(&mut self, now: Instant, error: FrameError) {
+        let FrameError::TooLong { limit } = error;
+        self.server
+            .handle_decode_error(now, session::FrameError::TooLong { limit });
+        self.after_input(now);
+    }
+
+    fn handle_eof(&mut self, now: Instant) {
+        self.input_ended = true;
+        self.after_input(now);
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        self.server.handle_timeout(now);
+        self.after_input(now);
+    }
+
+    fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<usize> {
+        let sent = self.server.poll_transmit(buf).map(|t| t.len);
+        // Draining the outbox inside poll_transmit may have started jobs or answered the last
+        // request; `poll_transmit` has no `now`, and an adapter may read the clock.
+        self.after_input(Instant::now());
+        sent
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.server.poll_timeout()
+    }
+
+    fn is_closed(&self) -> bool {
+        self.server.session().state() == State::Closed && !self.server.session().has_transmit()
+    }
+}
+
+/// Serves `server` on this process's stdin/stdout with `driver` until the input ends and
+/// in-flight requests are answered (or the session closes). Blocks the calling thread.
+pub fn serve_server_stdio(driver: Driver<ServerDriven>, server: Server) -> Finished<ServerDriven> {
+    let driven = ServerDriven::new(server, &driver);
+    driver.serve_stdio(driven)
+}
