@@ -1,0 +1,44 @@
+//! The fixtures do the work the benches time: both engines echo the text back and complete
+//! every request, for 1 and for 64 in flight.
+
+use super::*;
+
+#[test]
+fn echo_tool_echoes_and_rejects_other_tools() {
+    let result = echo_tool(Some(&echo_params())).expect("echo answers");
+    assert!(is_echo(&result));
+    let other = RawJson::from_text(r#"{"name":"other","arguments":{"text":"x"}}"#).unwrap();
+    assert!(echo_tool(Some(&other)).is_none());
+}
+
+#[test]
+fn ours_completes_pings_and_echo_calls() {
+    let mut pair = OursPair::connected();
+    for n in [1, 64] {
+        assert_eq!(pair.round_trips(n, "ping", None, |_| {}), n);
+        let mut echoed = 0;
+        let params = echo_params();
+        let results = pair.round_trips(n, "tools/call", Some(&params), |r| {
+            echoed += usize::from(is_echo(r));
+        });
+        assert_eq!((results, echoed), (n, n));
+    }
+    assert_eq!(pair.client.pending_outbound(), 0);
+    assert_eq!(pair.server.inflight_inbound(), 0);
+}
+
+#[test]
+fn rmcp_completes_pings_and_echo_calls() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let client = rmcp_side::connect().await;
+        let params = rmcp_side::echo_params();
+        for n in [1, 64] {
+            assert_eq!(rmcp_side::pings(&client, n).await, n);
+            assert_eq!(rmcp_side::echo_calls(&client, n, &params).await, n);
+        }
+    });
+}
