@@ -171,7 +171,7 @@ impl OursPair {
         let mut done = 0;
         let mut results = 0;
         while done < n {
-            self.pump(|server| answer_echo(server));
+            self.pump(answer_echo);
             let mut progressed = false;
             while let Some(event) = self.client.poll_event() {
                 if let Event::Completed { outcome, .. } = event {
