@@ -7,7 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// Unknown members of an object, kept in order of appearance for round trips.
+/// Unknown members of an object, kept in order of appearance for round trips (serde_json is
+/// built with `preserve_order`).
 pub type Extra = Map<String, Value>;
 
 /// An icon for an implementation, tool, prompt or resource (2025-11-25).

@@ -139,7 +139,9 @@ fn bad_usage_exits_with_2_and_says_what_is_wrong() {
 fn a_client_whose_server_exits_at_once_fails_clearly_with_1() {
     for args in [
         &["client", "--stdio", "ping", "--", "true"][..],
-        &["client", "--stdio", "--pretty", "tools", "list", "--", "true"][..],
+        &[
+            "client", "--stdio", "--pretty", "tools", "list", "--", "true",
+        ][..],
     ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
