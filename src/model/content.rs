@@ -193,6 +193,9 @@ impl SamplingContentList {
 /// Sampling content: one block, or (2025-11-25) an array of blocks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+// The single-block variant is the common case; boxing it would cost an allocation per message
+// to save stack space on a value that only lives while a request is built or read.
+#[allow(clippy::large_enum_variant)]
 pub enum SamplingContentList {
     /// A single block (every revision).
     One(SamplingContent),
