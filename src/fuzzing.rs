@@ -1,6 +1,9 @@
 //! Fuzz bodies: plain functions that drive the parsers with arbitrary bytes and assert their
 //! invariants (no panic, chunking equivalence, limits, agreement with reference models).
 //!
+//! The state-machine bodies (`session_server`, `session_client`, `pair_ops`, `app_server`)
+//! decode an operation sequence from the input (see `ops`) and check invariants after each step.
+//!
 //! cargo-fuzz targets call these; the unit tests below run them on seeds and on pseudo-random
 //! inputs so the bodies are exercised by every `cargo test` and cannot rot. The first input byte
 //! seeds the chunk sizes (and the limits), the rest is the stream.
@@ -10,6 +13,15 @@ use serde_json::Value;
 
 use crate::framing::{self, FrameError, NdjsonDecoder, SseDecoder, SseEvent, SseItem};
 use crate::jsonrpc::{self, DecodeErrorKind, Incoming, Message, MissingId, RequestId};
+
+mod app_ops;
+mod ops;
+mod pair_ops;
+mod session_ops;
+
+pub use app_ops::app_server;
+pub use pair_ops::pair_ops;
+pub use session_ops::{session_client, session_server};
 
 /// A tiny deterministic generator for chunk sizes (xorshift64).
 struct Chunker(u64);

@@ -42,8 +42,8 @@ pub enum SendError {
     UnknownRequest,
     /// `initialize` is never cancellable.
     NotCancellable,
-    /// `progress: true` needs params that are a JSON object (or absent); progress values must
-    /// be finite numbers.
+    /// Params must be a JSON object or array (JSON-RPC 2.0); `progress: true` needs an object
+    /// (or absent params); progress values must be finite numbers.
     InvalidParams,
 }
 
@@ -64,7 +64,7 @@ impl fmt::Display for SendError {
             SendError::QueueFull => f.write_str("outbound queue full"),
             SendError::UnknownRequest => f.write_str("no such request"),
             SendError::NotCancellable => f.write_str("initialize cannot be cancelled"),
-            SendError::InvalidParams => f.write_str("params must be a JSON object"),
+            SendError::InvalidParams => f.write_str("params must be a JSON object or array"),
         }
     }
 }

@@ -134,6 +134,7 @@ impl Session {
         opts: RequestOptions,
     ) -> Result<RequestId, SendError> {
         self.check_send_request(method)?;
+        super::sending::check_structured(params.as_ref())?;
         if self.outbound.pending.len() >= self.config.max_pending_outbound {
             return Err(SendError::TooManyPending);
         }

@@ -89,6 +89,7 @@ impl Session {
         related: Option<RequestId>,
     ) -> Result<(), SendError> {
         self.check_notify(method)?;
+        check_structured(params.as_ref())?;
         let n = Notification {
             method: m::intern_method(method),
             params,
@@ -130,5 +131,41 @@ impl Session {
             return Err(SendError::NotInitialized);
         }
         Ok(())
+    }
+}
+
+/// JSON-RPC 2.0: params, when present, are an object or an array. Anything else would go out
+/// as a message the peer must reject as an invalid request.
+pub(crate) fn check_structured(params: Option<&RawJson>) -> Result<(), SendError> {
+    let first = params.and_then(|p| p.as_bytes().iter().find(|b| !b.is_ascii_whitespace()));
+    match first {
+        None | Some(b'{' | b'[') => Ok(()),
+        Some(_) => Err(SendError::InvalidParams),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use super::*;
+    use crate::pair::Pair;
+    use crate::session::RequestOptions;
+
+    /// Found by the `session_server` fuzz body: `send_request(.., params = 5)` queued
+    /// `"params":5`, a message every peer must reject as an invalid request.
+    #[test]
+    fn scalar_params_are_refused_not_sent() {
+        let mut pair = Pair::with_defaults(Instant::now());
+        assert!(pair.connect().is_some());
+        let (now, s) = (pair.now(), &mut pair.client);
+        let five = RawJson::from_text("5").unwrap();
+        let opts = RequestOptions::default();
+        let sent = s.send_request(now, "ping", Some(five.clone()), opts.clone());
+        assert_eq!(sent, Err(SendError::InvalidParams));
+        let null = RawJson::null();
+        assert_eq!(s.notify("x/y", Some(null)), Err(SendError::InvalidParams));
+        let array = RawJson::from_text(" [1]").unwrap();
+        assert!(s.send_request(now, "ping", Some(array), opts).is_ok());
     }
 }
