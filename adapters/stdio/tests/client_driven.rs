@@ -57,7 +57,16 @@ fn a_server_exiting_mid_session_fails_the_calls_instead_of_hanging() {
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(report.reason, EndReason::Closed);
     let shutdown = report.shutdown.expect("shutdown report");
-    assert_eq!(shutdown.stage, ShutdownStage::AlreadyExited);
+    // The child exits on its own; whether the shutdown sees it already gone or gone right
+    // after its stdin closed depends on when the OS reports the exit. Never a signal.
+    assert!(
+        matches!(
+            shutdown.stage,
+            ShutdownStage::AlreadyExited | ShutdownStage::StdinClosed
+        ),
+        "{:?}",
+        shutdown.stage
+    );
     assert!(shutdown.status.success());
 }
 
