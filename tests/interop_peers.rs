@@ -6,9 +6,13 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+#[path = "interop/harness.rs"]
+mod harness;
+use harness::{finish, peers_ready};
 
 /// The clients check latencies (cancel, ping, log delivery): run one peer pair at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -27,14 +31,7 @@ struct Peers {
 
 /// The installed peers, or `None` (test skipped) outside CI when they are not installed.
 fn peers() -> Option<Peers> {
-    if std::env::var("MCP_PEERS_READY").as_deref() != Ok("1") {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run scripts/install-peers and source .ci-cache/env (MCP_PEERS_READY != 1)"
-        );
-        eprintln!(
-            "skipped: interop peers not installed (scripts/install-peers; source .ci-cache/env)"
-        );
+    if !peers_ready() {
         return None;
     }
     let path =
@@ -48,33 +45,6 @@ fn peers() -> Option<Peers> {
 
 fn interop_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop")
-}
-
-/// Waits for `child` up to `limit`, killing it past that; returns its stdout and success.
-fn finish(mut child: Child, limit: Duration) -> (bool, String) {
-    let stdout = child.stdout.take().expect("piped stdout");
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        for line in BufReader::new(stdout).lines() {
-            text.push_str(&line.unwrap_or_default());
-            text.push('\n');
-        }
-        text
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for child") {
-            break Some(status);
-        }
-        if started.elapsed() > limit {
-            child.kill().expect("kill overdue child");
-            child.wait().expect("reap killed child");
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let text = reader.join().expect("stdout reader");
-    (status.is_some_and(|s| s.success()), text)
 }
 
 /// Runs a fixture client (`program script`) against `server` and asserts it reports no failure.

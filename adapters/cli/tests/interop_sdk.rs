@@ -4,11 +4,14 @@
 //! peers of scripts/install-peers (`source .ci-cache/env`); without them the tests skip with a
 //! message, except under `CI`, where they fail.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+#[path = "../../../tests/interop/harness.rs"]
+mod harness;
+use harness::{finish, peers_ready};
 
 /// The clients check latencies (cancel, ping, log delivery): run one client at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -21,14 +24,7 @@ const PAGE_SIZE: &str = "2";
 
 /// The program (Node 22 or the venv's Python) from `.ci-cache/env`, or `None` (skip) outside CI.
 fn peer(var: &str) -> Option<PathBuf> {
-    if std::env::var("MCP_PEERS_READY").as_deref() != Ok("1") {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run scripts/install-peers and source .ci-cache/env (MCP_PEERS_READY != 1)"
-        );
-        eprintln!(
-            "skipped: interop peers not installed (scripts/install-peers; source .ci-cache/env)"
-        );
+    if !peers_ready() {
         return None;
     }
     Some(PathBuf::from(
@@ -38,33 +34,6 @@ fn peer(var: &str) -> Option<PathBuf> {
 
 fn interop_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop")
-}
-
-/// Waits for `child` up to `limit`, killing it past that; returns its success and stdout.
-fn finish(mut child: Child, limit: Duration) -> (bool, String) {
-    let stdout = child.stdout.take().expect("piped stdout");
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        for line in BufReader::new(stdout).lines() {
-            text.push_str(&line.unwrap_or_default());
-            text.push('\n');
-        }
-        text
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for child") {
-            break Some(status);
-        }
-        if started.elapsed() > limit {
-            child.kill().expect("kill overdue child");
-            child.wait().expect("reap killed child");
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let text = reader.join().expect("stdout reader");
-    (status.is_some_and(|s| s.success()), text)
 }
 
 /// Runs a fixture client against `mcp-sansio serve --stdio`; every one of its checks must pass.
