@@ -1,0 +1,1 @@
+//! The HTTP client: performs the requests the core client builds.

@@ -1,0 +1,9 @@
+//! Runs the mcp-sansio HTTP state machines on hyper 1 and smol: the Streamable HTTP server
+//! endpoint ([`server`]) and the Streamable HTTP client ([`client`]). The adapter only moves
+//! bytes between sockets and the core; every protocol decision lives in `mcp_sansio::http`.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod client;
+pub mod server;
