@@ -3,6 +3,7 @@
 //! status, headers and either a full body or a stream id whose bytes it pulls with
 //! [`Endpoint::poll_stream`]. See docs/http.md.
 
+pub mod client;
 mod config;
 mod endpoint;
 pub mod event_id;
@@ -13,6 +14,9 @@ mod reply;
 mod streams;
 mod types;
 
+pub use client::{
+    ClientAction, ExchangeId, HttpClient, HttpClientConfig, HttpClientRequest, TransportEvent,
+};
 pub use config::{EndpointConfig, EndpointStats, ResponseMode};
 pub use endpoint::Endpoint;
 pub use machine::Machine;

@@ -1,0 +1,220 @@
+//! One HTTP exchange in flight: why it was sent, and its response body cut into JSON-RPC
+//! frames (one JSON object, or SSE events with their ids and `retry`), with bounded buffers.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use crate::framing::sse::{SseDecoder, SseItem};
+use crate::jsonrpc::{self, Incoming, Message, RequestId};
+
+/// Error bodies kept at most (to quote the server's error message).
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// Why an exchange was sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Purpose {
+    /// A POSTed request of the client machine; `init` for `initialize`.
+    Request { id: RequestId, init: bool },
+    /// A POSTed notification or response (202 expected).
+    Message,
+    /// The POSTed `notifications/initialized` (the handshake's last step).
+    Initialized,
+    /// The original `initialize` replayed after a 404; its answer stays in the transport.
+    Reinit,
+    /// A GET resuming the response stream of request `id` with `Last-Event-ID`.
+    Resume { id: RequestId },
+    /// The standalone GET stream.
+    Standalone,
+    /// The DELETE of `close`.
+    Delete,
+}
+
+impl Purpose {
+    /// The request whose response this exchange should carry.
+    pub(super) fn awaited(&self) -> Option<&RequestId> {
+        match self {
+            Purpose::Request { id, .. } | Purpose::Resume { id } => Some(id),
+            _ => None,
+        }
+    }
+}
+
+/// The response body as far as it has arrived.
+#[derive(Debug)]
+pub(super) enum BodyState {
+    /// No response head yet.
+    Pending,
+    /// `application/json`: the bytes so far.
+    Json(Vec<u8>),
+    /// `text/event-stream`.
+    Sse(SseDecoder),
+    /// A non-2xx status: the first bytes, to quote the server's message.
+    Error(Vec<u8>),
+    /// Nothing to read (202, an unknown type, or over a limit).
+    Ignore,
+}
+
+/// One exchange in flight.
+#[derive(Debug)]
+pub(super) struct Exchange {
+    pub(super) purpose: Purpose,
+    /// Sent with an `Mcp-Session-Id` (a 404 then means the session expired).
+    pub(super) with_session: bool,
+    pub(super) status: Option<u16>,
+    pub(super) body: BodyState,
+    /// The awaited response arrived.
+    pub(super) answered: bool,
+    /// Any SSE event or JSON body arrived (a reconnection that brings something resets the
+    /// attempt count).
+    pub(super) progressed: bool,
+    /// The last SSE event id seen on this stream (carried over from the stream it resumes).
+    pub(super) last_event_id: Option<String>,
+    /// The server's SSE `retry`, when given (carried over as well).
+    pub(super) retry: Option<Duration>,
+    /// Consecutive reconnection attempts that brought nothing.
+    pub(super) attempts: u32,
+    /// The body was over a limit.
+    pub(super) oversized: bool,
+}
+
+impl Exchange {
+    pub(super) fn new(purpose: Purpose, with_session: bool) -> Exchange {
+        Exchange {
+            purpose,
+            with_session,
+            status: None,
+            body: BodyState::Pending,
+            answered: false,
+            progressed: false,
+            last_event_id: None,
+            retry: None,
+            attempts: 0,
+            oversized: false,
+        }
+    }
+
+    /// Chooses how to read the body from the status and `Content-Type`.
+    pub(super) fn start_body(&mut self, status: u16, content_type: &str, max_event_size: usize) {
+        self.status = Some(status);
+        let media = content_type
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        self.body = if !(200..300).contains(&status) {
+            BodyState::Error(Vec::new())
+        } else if media == "text/event-stream" {
+            BodyState::Sse(SseDecoder::new(max_event_size))
+        } else if media == "application/json" || media.ends_with("+json") {
+            BodyState::Json(Vec::new())
+        } else {
+            BodyState::Ignore
+        };
+    }
+
+    /// Whether the response head was 2xx.
+    pub(super) fn ok(&self) -> bool {
+        self.status.is_some_and(|s| (200..300).contains(&s))
+    }
+
+    /// Whether the body is an SSE stream.
+    pub(super) fn is_sse(&self) -> bool {
+        matches!(self.body, BodyState::Sse(_))
+    }
+
+    /// Takes one body chunk; complete frames (SSE events with data) are appended to `out`.
+    pub(super) fn push_body(&mut self, chunk: &[u8], max_body: usize, out: &mut Vec<Bytes>) {
+        match &mut self.body {
+            BodyState::Json(buf) => {
+                if buf.len() + chunk.len() > max_body {
+                    self.oversized = true;
+                    self.body = BodyState::Ignore;
+                } else {
+                    buf.extend_from_slice(chunk);
+                }
+            }
+            BodyState::Error(buf) => {
+                let take = chunk.len().min(MAX_ERROR_BODY.saturating_sub(buf.len()));
+                buf.extend_from_slice(&chunk[..take]);
+            }
+            BodyState::Sse(decoder) => {
+                decoder.push(chunk);
+                self.drain_sse(out);
+            }
+            BodyState::Pending | BodyState::Ignore => {}
+        }
+    }
+
+    /// The body ended: a JSON body becomes its frame; an unterminated SSE event is dropped.
+    pub(super) fn end_body(&mut self, out: &mut Vec<Bytes>) {
+        match std::mem::replace(&mut self.body, BodyState::Ignore) {
+            BodyState::Json(buf) if !buf.is_empty() => {
+                self.progressed = true;
+                out.push(Bytes::from(buf));
+            }
+            BodyState::Sse(mut decoder) => {
+                decoder.finish();
+                self.body = BodyState::Sse(decoder);
+            }
+            BodyState::Error(buf) => self.body = BodyState::Error(buf),
+            _ => {}
+        }
+    }
+
+    /// The start of a non-2xx body, as text.
+    pub(super) fn error_text(&self) -> Option<&str> {
+        match &self.body {
+            BodyState::Error(buf) if !buf.is_empty() => std::str::from_utf8(buf).ok(),
+            _ => None,
+        }
+    }
+
+    fn drain_sse(&mut self, out: &mut Vec<Bytes>) {
+        let BodyState::Sse(decoder) = &mut self.body else {
+            return;
+        };
+        while let Some(item) = decoder.poll_item() {
+            match item {
+                Ok(SseItem::Event(event)) => {
+                    self.progressed = true;
+                    if !event.id.is_empty() {
+                        self.last_event_id = Some(event.id);
+                    }
+                    // Empty data: a priming event; only its id matters.
+                    if !event.data.is_empty() {
+                        out.push(event.data);
+                    }
+                }
+                Ok(SseItem::LastEventId(id)) => {
+                    self.progressed = true;
+                    self.last_event_id = (!id.is_empty()).then_some(id);
+                }
+                Ok(SseItem::Retry(ms)) => self.retry = Some(Duration::from_millis(ms)),
+                Err(_) => self.oversized = true,
+            }
+        }
+    }
+
+    /// Marks the exchange answered when `frame` is the response it awaits.
+    pub(super) fn note_frame(&mut self, frame: &Bytes) {
+        if self.answered {
+            return;
+        }
+        let Some(awaited) = self.purpose.awaited() else {
+            return;
+        };
+        self.answered = answers(frame, awaited);
+    }
+}
+
+/// Whether `frame` holds the response (result or error) to request `id`.
+pub(super) fn answers(frame: &Bytes, id: &RequestId) -> bool {
+    let is_answer = |m: &Message| matches!(m, Message::Response(r) if r.id.as_ref() == Some(id));
+    match jsonrpc::decode(frame) {
+        Ok(Incoming::Single(m)) => is_answer(&m),
+        Ok(Incoming::Batch(items)) => items.iter().flatten().any(is_answer),
+        Err(_) => false,
+    }
+}

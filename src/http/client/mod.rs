@@ -1,0 +1,683 @@
+//! The Streamable HTTP client transport as a sans-IO state machine: it sits between a client
+//! machine (`app::client::Client` or a client `Session`, which produce and consume JSON-RPC
+//! frames) and an HTTP adapter, which performs the requests it asks for and feeds the responses
+//! back in pieces. See docs/http.md.
+//!
+//! Drive loop (the crate-wide contract):
+//! - every frame the client machine transmits goes to [`HttpClient::handle_transmit`];
+//! - the adapter performs each [`ClientAction`] from [`HttpClient::poll_action`] and reports the
+//!   response with `handle_response_head`, `handle_response_body` (chunks as they arrive) and
+//!   `handle_response_end` or `handle_response_failed`;
+//! - every frame from [`HttpClient::poll_frame`] goes to the machine's `handle_input`, events
+//!   from [`HttpClient::poll_event`] to the application;
+//! - sleep until the earlier of new input and [`HttpClient::poll_timeout`], then
+//!   [`HttpClient::handle_timeout`].
+//!
+//! What it decides: the headers of every request (`Accept`, `Content-Type`, `Mcp-Session-Id`,
+//! `MCP-Protocol-Version`, `Last-Event-ID`), holding messages while the handshake is in flight,
+//! reading JSON or SSE responses, resuming a broken response stream by GET after the server's
+//! `retry` (bounded attempts, doubling delay), the standalone GET stream (405/400 tolerated), a
+//! new session after a 404 (every request in flight ends once, with a transport error), and
+//! DELETE on close. A request the transport cannot complete ends with a JSON-RPC error response
+//! it synthesizes (code [`TRANSPORT_ERROR`]), so the machine sees exactly one outcome.
+
+mod exchange;
+mod session;
+mod types;
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+
+pub use types::{
+    ClientAction, ExchangeId, HttpClientConfig, HttpClientRequest, HttpClientStats, TransportEvent,
+};
+
+use exchange::{Exchange, Purpose};
+
+use crate::http::HttpMethod;
+use crate::jsonrpc::{self, ErrorObject, Message, MissingId, RawJson, RequestId};
+use crate::session::TransmitKind;
+
+/// The JSON-RPC error code of the error responses the transport synthesizes for requests it
+/// could not complete (HTTP error status, stream lost without a way to resume, session expired).
+/// Their `data` holds `{"httpStatus": N}` when a status was received.
+pub const TRANSPORT_ERROR: i64 = -32000;
+
+/// The `Accept` of every POST.
+const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+
+/// Where the transport is in the session's life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Messages flow (or wait behind the handshake barrier).
+    Open,
+    /// The replayed `initialize` is in flight after a 404.
+    Reinitializing,
+    /// The session is gone for good: requests fail at once.
+    Lost,
+    /// The DELETE of `close` is in flight.
+    Closing,
+    /// Closed.
+    Closed,
+}
+
+/// A reconnection waiting for its delay.
+#[derive(Debug)]
+struct PendingResume {
+    at: Instant,
+    /// `Some(id)`: the response stream of request `id`; `None`: the standalone stream.
+    request: Option<RequestId>,
+    last_event_id: Option<String>,
+    retry: Option<Duration>,
+    attempts: u32,
+}
+
+/// The Streamable HTTP client transport. See the module docs for the drive loop.
+#[derive(Debug)]
+pub struct HttpClient {
+    config: HttpClientConfig,
+    phase: Phase,
+    session_id: Option<String>,
+    /// The negotiated version, sent as `MCP-Protocol-Version` once known.
+    protocol_version: Option<String>,
+    next_exchange: u64,
+    exchanges: HashMap<ExchangeId, Exchange>,
+    resumes: Vec<PendingResume>,
+    actions: VecDeque<ClientAction>,
+    frames: VecDeque<Bytes>,
+    events: VecDeque<TransportEvent>,
+    /// While this exchange (`initialize` or `notifications/initialized`) awaits its response
+    /// head, other messages are held: the server must see the handshake first.
+    barrier: Option<ExchangeId>,
+    held: VecDeque<(Bytes, TransmitKind)>,
+    /// The client's `initialize` and `notifications/initialized`, replayed after a 404.
+    init_frame: Option<Bytes>,
+    initialized_frame: Option<Bytes>,
+    reinitializations: u32,
+    standalone_unavailable: bool,
+    stats: HttpClientStats,
+}
+
+impl HttpClient {
+    /// A transport with no session yet; the first message should be the client's `initialize`.
+    pub fn new(config: HttpClientConfig) -> HttpClient {
+        HttpClient {
+            config,
+            phase: Phase::Open,
+            session_id: None,
+            protocol_version: None,
+            next_exchange: 0,
+            exchanges: HashMap::new(),
+            resumes: Vec::new(),
+            actions: VecDeque::new(),
+            frames: VecDeque::new(),
+            events: VecDeque::new(),
+            barrier: None,
+            held: VecDeque::new(),
+            init_frame: None,
+            initialized_frame: None,
+            reinitializations: 0,
+            standalone_unavailable: false,
+            stats: HttpClientStats::default(),
+        }
+    }
+
+    /// The `Mcp-Session-Id` the server issued, if any.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// The negotiated protocol version (sent as `MCP-Protocol-Version`), once known.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.protocol_version.as_deref()
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &HttpClientStats {
+        &self.stats
+    }
+
+    /// Exchanges in flight (requests sent and not finished).
+    pub fn exchanges_in_flight(&self) -> usize {
+        self.exchanges.len()
+    }
+
+    /// Whether `close` finished.
+    pub fn is_closed(&self) -> bool {
+        self.phase == Phase::Closed
+    }
+
+    /// One message the client machine transmitted (`poll_transmit`), with its kind.
+    pub fn handle_transmit(&mut self, _now: Instant, frame: Bytes, kind: TransmitKind) {
+        match self.phase {
+            Phase::Lost | Phase::Closing | Phase::Closed => {
+                self.refuse(&frame, kind, "the HTTP session is closed or lost")
+            }
+            Phase::Reinitializing => self.hold(frame, kind),
+            Phase::Open if self.barrier.is_some() => self.hold(frame, kind),
+            Phase::Open => self.dispatch(frame, kind),
+        }
+    }
+
+    /// The response head of exchange `id`: status and header fields.
+    pub fn handle_response_head<'a>(
+        &mut self,
+        _now: Instant,
+        id: ExchangeId,
+        status: u16,
+        headers: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) {
+        let Some(ex) = self.exchanges.get_mut(&id) else {
+            return;
+        };
+        let mut content_type = "";
+        let mut session = None;
+        for (name, value) in headers {
+            if name.eq_ignore_ascii_case("content-type") {
+                content_type = value;
+            } else if name.eq_ignore_ascii_case("mcp-session-id") {
+                session = Some(value);
+            }
+        }
+        ex.start_body(status, content_type, self.config.max_event_size);
+        let expired = status == 404 && ex.with_session && ex.purpose != Purpose::Delete;
+        let init = matches!(
+            ex.purpose,
+            Purpose::Request { init: true, .. } | Purpose::Reinit
+        );
+        let handshake_step = matches!(ex.purpose, Purpose::Initialized);
+        if expired {
+            self.session_expired();
+            return;
+        }
+        if init && (200..300).contains(&status) {
+            if let Some(sid) = session {
+                self.take_session_id(sid);
+            }
+        }
+        if self.barrier == Some(id) {
+            self.release_barrier();
+            if handshake_step && (200..300).contains(&status) {
+                self.open_standalone();
+            }
+        }
+    }
+
+    /// The next chunk of exchange `id`'s response body.
+    pub fn handle_response_body(&mut self, _now: Instant, id: ExchangeId, chunk: &[u8]) {
+        let Some(ex) = self.exchanges.get_mut(&id) else {
+            return;
+        };
+        let mut frames = Vec::new();
+        ex.push_body(chunk, self.config.max_body, &mut frames);
+        self.deliver(id, frames);
+    }
+
+    /// Exchange `id`'s response body is complete.
+    pub fn handle_response_end(&mut self, now: Instant, id: ExchangeId) {
+        self.finish(now, id, None);
+    }
+
+    /// Exchange `id` failed: no connection, or the connection broke before the body ended.
+    pub fn handle_response_failed(&mut self, now: Instant, id: ExchangeId, reason: &str) {
+        self.finish(now, id, Some(reason));
+    }
+
+    /// Fires due reconnections.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.phase != Phase::Open {
+            return;
+        }
+        let mut due = Vec::new();
+        let mut i = 0;
+        while i < self.resumes.len() {
+            if self.resumes[i].at <= now {
+                due.push(self.resumes.swap_remove(i));
+            } else {
+                i += 1;
+            }
+        }
+        due.sort_by_key(|r| r.at);
+        for resume in due {
+            self.reconnect(resume);
+        }
+    }
+
+    /// Ends the session: aborts every exchange, fails what is in flight, and sends DELETE when
+    /// the server issued a session id ([`TransportEvent::Closed`] once it is answered).
+    pub fn close(&mut self, _now: Instant) {
+        if matches!(self.phase, Phase::Closing | Phase::Closed) {
+            return;
+        }
+        self.abort_all("the HTTP transport closed");
+        for (frame, kind) in std::mem::take(&mut self.held) {
+            self.refuse(&frame, kind, "the HTTP transport closed");
+        }
+        match self.session_id.clone() {
+            Some(_) => {
+                self.phase = Phase::Closing;
+                let headers = self.session_headers(Vec::new());
+                self.send(HttpMethod::Delete, headers, Bytes::new(), Purpose::Delete);
+            }
+            None => {
+                self.phase = Phase::Closed;
+                self.events.push_back(TransportEvent::Closed);
+            }
+        }
+    }
+
+    /// The next request to perform or exchange to abort.
+    #[must_use]
+    pub fn poll_action(&mut self) -> Option<ClientAction> {
+        self.actions.pop_front()
+    }
+
+    /// The next frame for the client machine's `handle_input`.
+    #[must_use]
+    pub fn poll_frame(&mut self) -> Option<Bytes> {
+        self.frames.pop_front()
+    }
+
+    /// The next event for the application.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<TransportEvent> {
+        self.events.pop_front()
+    }
+
+    /// When `handle_timeout` must be called next (the earliest reconnection).
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        if self.phase != Phase::Open {
+            return None;
+        }
+        self.resumes.iter().map(|r| r.at).min()
+    }
+
+    /// Sends one message now (no barrier in the way).
+    fn dispatch(&mut self, frame: Bytes, kind: TransmitKind) {
+        if self.exchanges.len() >= self.config.max_exchanges {
+            return self.refuse(&frame, kind, "too many HTTP exchanges in flight");
+        }
+        let purpose = match kind {
+            TransmitKind::Request => match jsonrpc::decode_message(&frame) {
+                Ok(Message::Request(r)) => {
+                    let init = r.method == jsonrpc::INITIALIZE;
+                    if init {
+                        self.init_frame = Some(frame.clone());
+                    }
+                    Purpose::Request { id: r.id, init }
+                }
+                _ => Purpose::Message,
+            },
+            TransmitKind::Notification if is_initialized(&frame) => {
+                self.initialized_frame = Some(frame.clone());
+                Purpose::Initialized
+            }
+            _ => Purpose::Message,
+        };
+        let barrier = matches!(
+            purpose,
+            Purpose::Request { init: true, .. } | Purpose::Initialized
+        );
+        let id = self.post(frame, purpose);
+        if barrier {
+            self.barrier = Some(id);
+        }
+    }
+
+    /// Queues a POST of `frame` and returns its exchange.
+    fn post(&mut self, frame: Bytes, purpose: Purpose) -> ExchangeId {
+        let mut headers = vec![
+            ("Accept", ACCEPT_BOTH.to_owned()),
+            ("Content-Type", "application/json".to_owned()),
+        ];
+        if !matches!(
+            purpose,
+            Purpose::Request { init: true, .. } | Purpose::Reinit
+        ) {
+            headers = self.session_headers(headers);
+        }
+        self.send(HttpMethod::Post, headers, frame, purpose)
+    }
+
+    /// Adds `Mcp-Session-Id` and `MCP-Protocol-Version` when known.
+    fn session_headers(
+        &self,
+        mut headers: Vec<(&'static str, String)>,
+    ) -> Vec<(&'static str, String)> {
+        if let Some(sid) = &self.session_id {
+            headers.push(("Mcp-Session-Id", sid.clone()));
+        }
+        if let Some(version) = &self.protocol_version {
+            headers.push(("MCP-Protocol-Version", version.clone()));
+        }
+        headers
+    }
+
+    fn send(
+        &mut self,
+        method: HttpMethod,
+        headers: Vec<(&'static str, String)>,
+        body: Bytes,
+        purpose: Purpose,
+    ) -> ExchangeId {
+        let id = ExchangeId(self.next_exchange);
+        self.next_exchange += 1;
+        let with_session = headers.iter().any(|(n, _)| *n == "Mcp-Session-Id");
+        self.exchanges
+            .insert(id, Exchange::new(purpose, with_session));
+        self.actions
+            .push_back(ClientAction::Send(HttpClientRequest {
+                id,
+                method,
+                headers,
+                body,
+            }));
+        id
+    }
+
+    /// Opens a GET stream: the standalone one, or a resumption of a request's stream.
+    fn get(&mut self, purpose: Purpose, last_event_id: Option<&str>) -> ExchangeId {
+        let mut headers = vec![("Accept", "text/event-stream".to_owned())];
+        headers = self.session_headers(headers);
+        if let Some(last) = last_event_id {
+            headers.push(("Last-Event-ID", last.to_owned()));
+        }
+        self.send(HttpMethod::Get, headers, Bytes::new(), purpose)
+    }
+
+    fn open_standalone(&mut self) {
+        let wanted = self.config.open_standalone_stream
+            && !self.standalone_unavailable
+            && self.session_id.is_some()
+            && !self
+                .exchanges
+                .values()
+                .any(|e| e.purpose == Purpose::Standalone);
+        if wanted {
+            self.get(Purpose::Standalone, None);
+        }
+    }
+
+    /// Holds a message until the handshake step in flight is answered (bounded).
+    fn hold(&mut self, frame: Bytes, kind: TransmitKind) {
+        if self.held.len() >= self.config.max_held {
+            return self.refuse(&frame, kind, "too many messages waiting for the handshake");
+        }
+        self.held.push_back((frame, kind));
+    }
+
+    fn release_barrier(&mut self) {
+        self.barrier = None;
+        while self.barrier.is_none() && self.phase == Phase::Open {
+            let Some((frame, kind)) = self.held.pop_front() else {
+                break;
+            };
+            self.dispatch(frame, kind);
+        }
+    }
+
+    /// A message that cannot be sent: a request ends with a transport error, anything else is
+    /// dropped and counted.
+    fn refuse(&mut self, frame: &Bytes, kind: TransmitKind, reason: &str) {
+        let request = (kind == TransmitKind::Request)
+            .then(|| jsonrpc::decode_message(frame).ok())
+            .flatten();
+        match request {
+            Some(Message::Request(r)) => self.fail_request(&r.id, reason, None),
+            _ => self.stats.messages_dropped += 1,
+        }
+    }
+
+    /// Ends request `id` with a synthesized error response.
+    fn fail_request(&mut self, id: &RequestId, reason: &str, status: Option<u16>) {
+        self.stats.requests_failed += 1;
+        let mut error = ErrorObject::new(TRANSPORT_ERROR, reason);
+        if let Some(status) = status {
+            let data = format!("{{\"httpStatus\":{status}}}");
+            if let Ok(raw) = RawJson::from_text(data) {
+                error = error.with_data(raw);
+            }
+        }
+        let mut buf = Vec::new();
+        jsonrpc::encode_error(&mut buf, Some(id), &error, MissingId::Null);
+        self.frames.push_back(Bytes::from(buf));
+    }
+
+    fn take_session_id(&mut self, sid: &str) {
+        let visible = !sid.is_empty() && sid.bytes().all(|b| (0x21..=0x7e).contains(&b));
+        if visible {
+            self.session_id = Some(sid.to_owned());
+        } else {
+            self.stats.invalid_session_ids += 1;
+        }
+    }
+
+    /// Hands the frames of exchange `id` to the machine (or keeps the replayed `initialize`'s
+    /// answer), noting whether the awaited response was among them.
+    fn deliver(&mut self, id: ExchangeId, frames: Vec<Bytes>) {
+        for frame in frames {
+            let Some(ex) = self.exchanges.get_mut(&id) else {
+                return;
+            };
+            ex.note_frame(&frame);
+            let init = matches!(ex.purpose, Purpose::Request { init: true, .. });
+            if ex.purpose == Purpose::Reinit {
+                self.reinit_answered(id, &frame);
+                continue;
+            }
+            if init {
+                self.note_version(&frame);
+            }
+            self.frames.push_back(frame);
+        }
+    }
+
+    /// Records the protocol version of an `initialize` result.
+    fn note_version(&mut self, frame: &Bytes) {
+        #[derive(serde::Deserialize)]
+        struct Envelope {
+            result: Option<InitResult>,
+        }
+        #[derive(serde::Deserialize)]
+        struct InitResult {
+            #[serde(rename = "protocolVersion")]
+            protocol_version: String,
+        }
+        if let Ok(Envelope {
+            result: Some(result),
+        }) = serde_json::from_slice::<Envelope>(frame)
+        {
+            let version = result.protocol_version;
+            if !version.is_empty() && version.bytes().all(|b| (0x20..=0x7e).contains(&b)) {
+                self.protocol_version = Some(version);
+            }
+        }
+    }
+
+    /// The response of exchange `id` is over (`failure`: it broke or never came).
+    fn finish(&mut self, now: Instant, id: ExchangeId, failure: Option<&str>) {
+        let Some(ex) = self.exchanges.get_mut(&id) else {
+            return;
+        };
+        let mut frames = Vec::new();
+        ex.end_body(&mut frames);
+        if ex.oversized {
+            self.stats.oversized += 1;
+        }
+        self.deliver(id, frames);
+        let Some(mut ex) = self.exchanges.remove(&id) else {
+            return;
+        };
+        if ex.purpose.awaited().is_some() && ex.ok() && !ex.is_sse() && ex.progressed {
+            // A JSON body to a request is its response.
+            ex.answered = true;
+        }
+        if self.barrier == Some(id) {
+            self.release_barrier();
+        }
+        match ex.purpose.clone() {
+            Purpose::Request { id: request, .. } | Purpose::Resume { id: request } => {
+                if !ex.answered {
+                    self.unanswered(now, request, ex, failure);
+                }
+            }
+            Purpose::Reinit => {
+                if self.phase == Phase::Reinitializing {
+                    let reason = failure.map_or_else(
+                        || format!("re-initialization failed (HTTP {:?})", ex.status),
+                        |f| format!("re-initialization failed: {f}"),
+                    );
+                    self.session_lost(reason);
+                }
+            }
+            Purpose::Standalone => self.standalone_ended(now, ex),
+            Purpose::Delete => {
+                self.phase = Phase::Closed;
+                self.events.push_back(TransportEvent::Closed);
+            }
+            Purpose::Message | Purpose::Initialized => {
+                if !ex.ok() {
+                    self.stats.messages_dropped += 1;
+                }
+            }
+        }
+    }
+
+    /// A request's stream ended without its response: resume it, or end it with an error.
+    fn unanswered(
+        &mut self,
+        now: Instant,
+        request: RequestId,
+        ex: Exchange,
+        failure: Option<&str>,
+    ) {
+        if let Some(status) = ex.status.filter(|s| !(200..300).contains(s)) {
+            let reason = http_error_reason(status, ex.error_text());
+            return self.fail_request(&request, &reason, Some(status));
+        }
+        let resumable = ex.last_event_id.is_some() && (ex.is_sse() || ex.status.is_none());
+        if resumable && self.phase == Phase::Open {
+            let attempts = if ex.progressed { 0 } else { ex.attempts + 1 };
+            return self.schedule(now, Some(request), ex, attempts);
+        }
+        let reason = match (failure, ex.status) {
+            (Some(f), _) => format!("the HTTP request failed: {f}"),
+            (None, Some(202)) => "the server answered the request with 202 and no response".into(),
+            (None, _) if ex.oversized => "the response exceeded the size limit".into(),
+            (None, _) => {
+                "the response stream ended before the response (no event id to resume from)".into()
+            }
+        };
+        self.fail_request(&request, &reason, ex.status);
+    }
+
+    /// Schedules a reconnection of a stream after its delay, or gives up.
+    fn schedule(&mut self, now: Instant, request: Option<RequestId>, ex: Exchange, attempts: u32) {
+        if attempts >= self.config.max_resume_attempts {
+            let reason = format!("gave up resuming the response stream after {attempts} attempts");
+            match request {
+                Some(id) => self.fail_request(&id, &reason, ex.status),
+                None => {
+                    self.standalone_unavailable = true;
+                    self.events
+                        .push_back(TransportEvent::StandaloneStreamUnavailable { status: None });
+                }
+            }
+            return;
+        }
+        let base = ex
+            .retry
+            .unwrap_or(self.config.default_retry)
+            .min(self.config.max_retry);
+        let factor = 1u32
+            .checked_shl(attempts.saturating_sub(1))
+            .unwrap_or(u32::MAX);
+        let delay = if attempts == 0 {
+            base
+        } else {
+            base.saturating_mul(factor).min(self.config.max_retry)
+        };
+        self.resumes.push(PendingResume {
+            at: now + delay,
+            request,
+            last_event_id: ex.last_event_id,
+            retry: ex.retry,
+            attempts,
+        });
+    }
+
+    /// A due reconnection: GET with `Last-Event-ID`.
+    fn reconnect(&mut self, resume: PendingResume) {
+        let purpose = match resume.request {
+            Some(id) => {
+                self.stats.resumes += 1;
+                Purpose::Resume { id }
+            }
+            None => {
+                self.stats.standalone_reopens += 1;
+                Purpose::Standalone
+            }
+        };
+        let id = self.get(purpose, resume.last_event_id.as_deref());
+        if let Some(ex) = self.exchanges.get_mut(&id) {
+            ex.last_event_id = resume.last_event_id;
+            ex.retry = resume.retry;
+            ex.attempts = resume.attempts;
+        }
+    }
+
+    /// The standalone stream ended: reopen it after the delay, or note it is not offered.
+    fn standalone_ended(&mut self, now: Instant, ex: Exchange) {
+        if self.phase != Phase::Open {
+            return;
+        }
+        match ex.status {
+            Some(status) if !(200..300).contains(&status) => {
+                self.standalone_unavailable = true;
+                self.events
+                    .push_back(TransportEvent::StandaloneStreamUnavailable {
+                        status: Some(status),
+                    });
+            }
+            Some(_) if !ex.is_sse() => {
+                self.standalone_unavailable = true;
+                self.events
+                    .push_back(TransportEvent::StandaloneStreamUnavailable { status: ex.status });
+            }
+            _ => {
+                let attempts = if ex.progressed { 0 } else { ex.attempts + 1 };
+                self.schedule(now, None, ex, attempts);
+            }
+        }
+    }
+}
+
+/// Whether a notification frame is `notifications/initialized`.
+fn is_initialized(frame: &Bytes) -> bool {
+    memchr::memmem::find(frame, jsonrpc::NOTIFICATIONS_INITIALIZED.as_bytes()).is_some()
+        && matches!(jsonrpc::decode_message(frame),
+            Ok(Message::Notification(n)) if n.method == jsonrpc::NOTIFICATIONS_INITIALIZED)
+}
+
+/// A one-line reason for a non-2xx answer, quoting a JSON-RPC error message when the body has one.
+fn http_error_reason(status: u16, body: Option<&str>) -> String {
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        error: Option<ErrorObject>,
+    }
+    let message = body
+        .and_then(|b| serde_json::from_str::<Envelope>(b).ok())
+        .and_then(|e| e.error)
+        .map(|e| e.message)
+        .or_else(|| body.map(|b| b.chars().take(200).collect()));
+    match message {
+        Some(m) if !m.is_empty() => format!("HTTP {status}: {m}"),
+        _ => format!("HTTP {status}"),
+    }
+}
+
+#[cfg(test)]
+mod tests;

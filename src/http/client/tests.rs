@@ -1,0 +1,224 @@
+//! Unit tests of the client transport with scripted HTTP answers.
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+
+use super::*;
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#;
+
+fn sends(t: &mut HttpClient) -> Vec<HttpClientRequest> {
+    let mut out = Vec::new();
+    while let Some(action) = t.poll_action() {
+        if let ClientAction::Send(r) = action {
+            out.push(r);
+        }
+    }
+    out
+}
+
+fn frames(t: &mut HttpClient) -> Vec<String> {
+    let mut out = Vec::new();
+    while let Some(f) = t.poll_frame() {
+        out.push(String::from_utf8(f.to_vec()).unwrap());
+    }
+    out
+}
+
+/// A transport whose handshake is done with session `s1` at 2025-11-25.
+fn ready(now: Instant, config: HttpClientConfig) -> HttpClient {
+    let mut t = HttpClient::new(config);
+    t.handle_transmit(
+        now,
+        Bytes::from_static(INIT.as_bytes()),
+        TransmitKind::Request,
+    );
+    let init = sends(&mut t).remove(0);
+    let head = [
+        ("content-type", "application/json"),
+        ("mcp-session-id", "s1"),
+    ];
+    t.handle_response_head(now, init.id, 200, head);
+    let result = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25"}}"#;
+    t.handle_response_body(now, init.id, result.as_bytes());
+    t.handle_response_end(now, init.id);
+    assert_eq!(frames(&mut t), vec![result.to_owned()]);
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    t.handle_transmit(
+        now,
+        Bytes::from_static(note.as_bytes()),
+        TransmitKind::Notification,
+    );
+    let post = sends(&mut t).remove(0);
+    t.handle_response_head(now, post.id, 202, []);
+    t.handle_response_end(now, post.id);
+    sends(&mut t); // the standalone GET, left pending
+    t
+}
+
+fn call(t: &mut HttpClient, now: Instant, id: u32) -> HttpClientRequest {
+    let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{}}}}"#);
+    t.handle_transmit(now, Bytes::from(frame), TransmitKind::Request);
+    sends(t).remove(0)
+}
+
+#[test]
+fn an_http_error_ends_the_request_with_the_servers_message() {
+    let now = Instant::now();
+    let mut t = ready(now, HttpClientConfig::default());
+    let req = call(&mut t, now, 7);
+    t.handle_response_head(now, req.id, 500, [("content-type", "application/json")]);
+    t.handle_response_body(
+        now,
+        req.id,
+        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"boom"}}"#,
+    );
+    t.handle_response_end(now, req.id);
+    let out = frames(&mut t);
+    assert_eq!(out.len(), 1);
+    assert!(
+        out[0].contains(r#""id":7"#) && out[0].contains("HTTP 500: boom"),
+        "{}",
+        out[0]
+    );
+    assert!(out[0].contains(r#""httpStatus":500"#));
+}
+
+#[test]
+fn a_202_to_a_request_ends_it_with_an_error() {
+    let now = Instant::now();
+    let mut t = ready(now, HttpClientConfig::default());
+    let req = call(&mut t, now, 3);
+    t.handle_response_head(now, req.id, 202, []);
+    t.handle_response_end(now, req.id);
+    let out = frames(&mut t);
+    assert!(out[0].contains("202"), "{}", out[0]);
+}
+
+#[test]
+fn resumption_backs_off_and_gives_up_after_the_bounded_attempts() {
+    let now = Instant::now();
+    let config = HttpClientConfig {
+        max_resume_attempts: 3,
+        ..HttpClientConfig::default()
+    };
+    let mut t = ready(now, config);
+    let req = call(&mut t, now, 5);
+    t.handle_response_head(now, req.id, 200, [("content-type", "text/event-stream")]);
+    t.handle_response_body(now, req.id, b"id: e1\nretry: 200\ndata:\n\n");
+    t.handle_response_end(now, req.id);
+    assert!(frames(&mut t).is_empty());
+    // 200 ms (the server's retry), then 200, 400 after attempts that brought nothing.
+    let mut at = now;
+    for delay in [200, 200, 400] {
+        let due = t.poll_timeout().expect("a reconnection is scheduled");
+        assert_eq!(due - at, Duration::from_millis(delay));
+        at = due;
+        t.handle_timeout(at);
+        let get = sends(&mut t).remove(0);
+        assert_eq!(get.method, HttpMethod::Get);
+        assert_eq!(get.header("Last-Event-ID"), Some("e1"));
+        t.handle_response_failed(at, get.id, "refused");
+    }
+    assert_eq!(t.poll_timeout(), None);
+    let out = frames(&mut t);
+    assert_eq!(out.len(), 1);
+    assert!(
+        out[0].contains(r#""id":5"#) && out[0].contains("gave up"),
+        "{}",
+        out[0]
+    );
+}
+
+#[test]
+fn a_stream_without_event_ids_cannot_resume_and_fails_once() {
+    let now = Instant::now();
+    let mut t = ready(now, HttpClientConfig::default());
+    let req = call(&mut t, now, 9);
+    t.handle_response_head(now, req.id, 200, [("content-type", "text/event-stream")]);
+    t.handle_response_body(
+        now,
+        req.id,
+        b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n",
+    );
+    t.handle_response_failed(now, req.id, "reset");
+    let out = frames(&mut t);
+    assert_eq!(out.len(), 2);
+    assert!(out[1].contains(r#""id":9"#) && out[1].contains("reset"));
+    assert_eq!(t.poll_timeout(), None);
+}
+
+#[test]
+fn a_400_on_the_standalone_get_is_tolerated_without_retries() {
+    let now = Instant::now();
+    let mut t = HttpClient::new(HttpClientConfig::default());
+    t.handle_transmit(
+        now,
+        Bytes::from_static(INIT.as_bytes()),
+        TransmitKind::Request,
+    );
+    let init = sends(&mut t).remove(0);
+    t.handle_response_head(
+        now,
+        init.id,
+        200,
+        [
+            ("content-type", "application/json"),
+            ("mcp-session-id", "s"),
+        ],
+    );
+    t.handle_response_body(
+        now,
+        init.id,
+        br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}"#,
+    );
+    t.handle_response_end(now, init.id);
+    // Held behind the handshake: a ping sent before `initialized` went out.
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    t.handle_transmit(
+        now,
+        Bytes::from_static(note.as_bytes()),
+        TransmitKind::Notification,
+    );
+    t.handle_transmit(
+        now,
+        Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+        TransmitKind::Request,
+    );
+    let posts = sends(&mut t);
+    assert_eq!(
+        posts.len(),
+        1,
+        "the ping waits for the initialized notification's answer"
+    );
+    t.handle_response_head(now, posts[0].id, 202, []);
+    let next = sends(&mut t);
+    assert_eq!(next.len(), 2, "the ping, then the standalone GET");
+    assert_eq!(next[0].header("MCP-Protocol-Version"), Some("2025-06-18"));
+    let get = next.iter().find(|r| r.method == HttpMethod::Get).unwrap();
+    t.handle_response_head(now, get.id, 400, []);
+    t.handle_response_end(now, get.id);
+    assert_eq!(
+        t.poll_event(),
+        Some(TransportEvent::StandaloneStreamUnavailable { status: Some(400) })
+    );
+    assert_eq!(t.poll_timeout(), None);
+}
+
+#[test]
+fn an_oversized_json_body_fails_the_request() {
+    let now = Instant::now();
+    let config = HttpClientConfig {
+        max_body: 70,
+        ..HttpClientConfig::default()
+    };
+    let mut t = ready(now, config);
+    let req = call(&mut t, now, 4);
+    t.handle_response_head(now, req.id, 200, [("content-type", "application/json")]);
+    t.handle_response_body(now, req.id, &[b' '; 71]);
+    t.handle_response_end(now, req.id);
+    let out = frames(&mut t);
+    assert!(out[0].contains("size limit"), "{}", out[0]);
+    assert_eq!(t.stats().oversized, 1);
+}

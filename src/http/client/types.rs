@@ -1,0 +1,134 @@
+//! The values the HTTP client transport hands the adapter and the application: requests to
+//! perform, actions, events, its configuration and its counters.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use crate::http::HttpMethod;
+
+/// Identifies one HTTP exchange (one request and its response) the adapter performs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExchangeId(pub u64);
+
+/// One HTTP request for the adapter to perform against the MCP endpoint URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpClientRequest {
+    /// Feed the response back under this id.
+    pub id: ExchangeId,
+    /// POST (a message), GET (an SSE stream) or DELETE (end the session).
+    pub method: HttpMethod,
+    /// Header fields to send (the adapter adds `Host`, `Content-Length` and its own ones, such
+    /// as `Authorization`).
+    pub headers: Vec<(&'static str, String)>,
+    /// The body (empty for GET and DELETE).
+    pub body: Bytes,
+}
+
+impl HttpClientRequest {
+    /// The value of header `name` (case-insensitive), if present.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// What the adapter must do next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientAction {
+    /// Perform this request and report its response with the `handle_response_*` methods.
+    Send(HttpClientRequest),
+    /// Stop this exchange (drop the connection or the body); report nothing more for it.
+    Abort(ExchangeId),
+}
+
+/// Something the application should know about the HTTP session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TransportEvent {
+    /// The server answered a request of our session with 404: the session is gone. Every
+    /// request in flight on it ended with a transport error; a new session is being set up
+    /// with the original `initialize` (when [`HttpClientConfig::reinitialize`] is on).
+    SessionExpired,
+    /// A new session replaced the expired one; calls flow again.
+    Reinitialized {
+        /// The new `Mcp-Session-Id`, if the server issued one.
+        session_id: Option<String>,
+    },
+    /// The session could not be re-established: every request now fails at once.
+    SessionLost {
+        /// Why.
+        reason: String,
+    },
+    /// The server does not offer the standalone GET stream (405, 400, or another non-2xx
+    /// status): server-initiated messages only arrive on POST response streams.
+    StandaloneStreamUnavailable {
+        /// The HTTP status, or `None` when the stream kept failing without one.
+        status: Option<u16>,
+    },
+    /// `close` finished (the DELETE was answered, or there was no session to delete).
+    Closed,
+}
+
+/// Limits and switches of the client transport.
+#[derive(Clone, Debug)]
+pub struct HttpClientConfig {
+    /// A JSON response body larger than this fails its request. Default 4 MiB.
+    pub max_body: usize,
+    /// One SSE event (a line or its data) larger than this is dropped. Default 4 MiB.
+    pub max_event_size: usize,
+    /// Exchanges in flight at most; a request past it fails at once. Default 1024.
+    pub max_exchanges: usize,
+    /// Messages held while the handshake or a re-initialization is in flight. Default 1024.
+    pub max_held: usize,
+    /// Reconnection delay when the server sent no SSE `retry`. Default 1 s.
+    pub default_retry: Duration,
+    /// Upper bound of any reconnection delay (server `retry` and backoff). Default 30 s.
+    pub max_retry: Duration,
+    /// Consecutive reconnection attempts of one stream that bring nothing before giving up
+    /// (the delay doubles after each one). Default 5.
+    pub max_resume_attempts: u32,
+    /// Open the standalone GET stream once the session is set up. Default on.
+    pub open_standalone_stream: bool,
+    /// Set up a new session after a 404 by replaying the original `initialize`. Default on.
+    pub reinitialize: bool,
+    /// Re-initializations at most over the transport's life. Default 3.
+    pub max_reinitializations: u32,
+}
+
+impl Default for HttpClientConfig {
+    fn default() -> Self {
+        HttpClientConfig {
+            max_body: 4 << 20,
+            max_event_size: 4 << 20,
+            max_exchanges: 1024,
+            max_held: 1024,
+            default_retry: Duration::from_secs(1),
+            max_retry: Duration::from_secs(30),
+            max_resume_attempts: 5,
+            open_standalone_stream: true,
+            reinitialize: true,
+            max_reinitializations: 3,
+        }
+    }
+}
+
+/// Counters of the client transport. Cumulative.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HttpClientStats {
+    /// GET requests sent to resume a broken response stream (`Last-Event-ID`).
+    pub resumes: u64,
+    /// Reconnections of the standalone GET stream.
+    pub standalone_reopens: u64,
+    /// Requests ended by the transport with a transport error (HTTP error, stream lost, ...).
+    pub requests_failed: u64,
+    /// Sessions that expired (404).
+    pub sessions_expired: u64,
+    /// Notifications and responses that could not be sent (dropped).
+    pub messages_dropped: u64,
+    /// SSE events over `max_event_size`, and JSON bodies over `max_body`.
+    pub oversized: u64,
+    /// `Mcp-Session-Id` values that were not visible ASCII (ignored).
+    pub invalid_session_ids: u64,
+}
