@@ -29,12 +29,27 @@ pub(crate) enum Command {
     #[command(after_help = "Examples:\n  mcp-sansio serve --stdio\n\n\
         Protocol messages go to stdout only; logs go to stderr. The server exits when stdin ends.")]
     Serve(ServeArgs),
-    /// Start an MCP server as a child process and run one request against it.
+    /// Run one request against an MCP server: a child process on stdio, or an HTTP URL.
     #[command(
-        override_usage = "mcp-sansio client --stdio [OPTIONS] <COMMAND> [ARGS] -- <SERVER_CMD> [SERVER_ARGS]...",
+        override_usage = "mcp-sansio client --stdio [OPTIONS] <COMMAND> [ARGS] -- <SERVER_CMD> [SERVER_ARGS]...\n       mcp-sansio client <URL> [OPTIONS] <COMMAND> [ARGS]",
         after_help = CLIENT_EXAMPLES
     )]
     Client(ClientArgs),
+    /// Run one client scenario of the official conformance suite (named by the environment
+    /// variable MCP_CONFORMANCE_SCENARIO) against the suite's mock server at URL.
+    #[command(
+        after_help = "Example:\n  conformance client --command 'mcp-sansio conformance-client' --scenario initialize\n\n\
+        Scenarios: initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry."
+    )]
+    ConformanceClient(ConformanceClientArgs),
+}
+
+/// Options of `conformance-client`.
+#[derive(Debug, Args)]
+pub(crate) struct ConformanceClientArgs {
+    /// The mock server's URL (the suite appends it).
+    #[arg(value_name = "URL")]
+    pub(crate) url: String,
 }
 
 const CLIENT_EXAMPLES: &str = "\
@@ -54,7 +69,9 @@ Examples:
   mcp-sansio client --stdio resources read file:///tmp/notes.txt -- ./my-server
   mcp-sansio client --stdio prompts get greet --args '{\"name\":\"Ada\"}' -- ./my-server
   mcp-sansio client --stdio complete prompt greet --arg name --value A -- ./my-server
-  mcp-sansio client --stdio set-level debug -- ./my-server";
+  mcp-sansio client --stdio set-level debug -- ./my-server
+  mcp-sansio client http://127.0.0.1:3000/mcp tools list
+  mcp-sansio client http://127.0.0.1:3000/mcp --bearer-token T tools call echo --args '{\"text\":\"hi\"}'";
 
 /// Options of `serve`.
 #[derive(Debug, Args)]
@@ -67,9 +84,15 @@ pub(crate) struct ServeArgs {
 /// Options of `client`.
 #[derive(Debug, Args)]
 pub(crate) struct ClientArgs {
-    /// Talk to the server over its stdin/stdout (the only transport so far).
-    #[arg(long, required = true)]
+    /// Talk to the server over its stdin/stdout (the server command follows `--`).
+    #[arg(long, conflicts_with = "url", required_unless_present = "url")]
     pub(crate) stdio: bool,
+    /// Talk to the Streamable HTTP endpoint at this URL instead (http://host:port/path).
+    #[arg(value_name = "URL")]
+    pub(crate) url: Option<String>,
+    /// HTTP only: send `Authorization: Bearer <TOKEN>` with every request.
+    #[arg(long, value_name = "TOKEN", requires = "url")]
+    pub(crate) bearer_token: Option<String>,
     /// Print results indented for people instead of one compact JSON line.
     #[arg(long)]
     pub(crate) pretty: bool,

@@ -1,10 +1,11 @@
 //! `mcp-sansio client --stdio`: spawns the server, runs the handshake and one planned request
-//! (following `nextCursor` for lists), prints the result, and shuts the server down.
+//! (following `nextCursor` for lists), prints the result, and shuts the server down. The
+//! request logic (`perform`, `conclude`) is shared with `client URL` (client_http.rs).
 
 use std::ffi::OsString;
 use std::time::Duration;
 
-use mcp_sansio::app::client::{CallOptions, Client, ClientError, ClientEvent};
+use mcp_sansio::app::client::{CallOptions, Client, ClientError, ClientEvent, ClientHandle};
 use mcp_sansio::config::Config;
 use mcp_sansio::jsonrpc::RawJson;
 use mcp_sansio::model::Implementation;
@@ -21,9 +22,77 @@ const MAX_PAGES: usize = 10_000;
 
 /// What the operation produced: the JSON to print, and whether it counts as a failure (a tool
 /// result with `isError: true`).
-struct Answer {
+pub(crate) struct Answer {
     json: Value,
     tool_error: bool,
+}
+
+/// The client configuration of both transports: `timeout` bounds every request.
+pub(crate) fn client_config(timeout: Duration) -> Config {
+    Config {
+        request_timeout: timeout,
+        max_request_timeout: timeout.max(Config::default().max_request_timeout),
+        ..Config::default()
+    }
+}
+
+/// Runs the handshake and `planned` through `handle` (any transport): the answer, or a
+/// one-line account of what failed.
+pub(crate) async fn perform(
+    handle: ClientHandle,
+    planned: PlannedRequest,
+    paginate: bool,
+    timeout: Duration,
+) -> Result<Answer, String> {
+    handle
+        .initialize()
+        .await
+        .map_err(|e| describe("initialize", &e))?;
+    let options = || CallOptions {
+        timeout: Some(timeout),
+        ..CallOptions::default()
+    };
+    let call = |params: Option<Value>| {
+        let params = params.map(|p| RawJson::from_serialize(&p).expect("JSON values encode"));
+        handle.request_raw(planned.method, params, options())
+    };
+    let json = if paginate {
+        collect_pages(planned.method, planned.params.clone(), call).await?
+    } else {
+        let raw = call(planned.params.clone())
+            .await
+            .map_err(|e| describe(planned.method, &e))?;
+        raw.to_value()
+            .map_err(|e| format!("{}: unreadable result: {e}", planned.method))?
+    };
+    let tool_error = planned.method == mcp_sansio::jsonrpc::TOOLS_CALL
+        && json.get("isError") == Some(&Value::Bool(true));
+    Ok(Answer { json, tool_error })
+}
+
+/// Prints the answer; a failure or a tool error becomes the exit status (after `on_failure`,
+/// which shows what the transport kept, such as the server's stderr).
+pub(crate) fn conclude(
+    outcome: Result<Answer, String>,
+    pretty: bool,
+    on_failure: impl FnOnce(&mut String),
+) -> Result<(), Failure> {
+    match outcome {
+        Ok(answer) => {
+            print_json(&answer.json, pretty);
+            if answer.tool_error {
+                on_failure(&mut String::new());
+                return Err(Failure::Failed(
+                    "the tool reported an error (isError: true); its result is on stdout".into(),
+                ));
+            }
+            Ok(())
+        }
+        Err(mut message) => {
+            on_failure(&mut message);
+            Err(Failure::Failed(message))
+        }
+    }
 }
 
 /// Runs `planned` against `server` and prints the answer. See the `client` help for the exit
@@ -34,13 +103,8 @@ pub(crate) fn run(
     server: &[OsString],
 ) -> Result<(), Failure> {
     let timeout = Duration::from_secs_f64(args.timeout);
-    let config = Config {
-        request_timeout: timeout,
-        max_request_timeout: timeout.max(Config::default().max_request_timeout),
-        ..Config::default()
-    };
     let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")))
-        .config(config);
+        .config(client_config(timeout));
     let stderr_mode = match args.server_stderr {
         StderrArg::Inherit => StderrMode::Inherit,
         StderrArg::Capture => StderrMode::Capture,
@@ -52,62 +116,23 @@ pub(crate) fn run(
         .on_event(report_event);
     let handle = client.handle();
     let paginate = planned.paginated && !args.no_paginate;
-    let app = async move {
-        handle
-            .initialize()
-            .await
-            .map_err(|e| describe("initialize", &e))?;
-        let options = || CallOptions {
-            timeout: Some(timeout),
-            ..CallOptions::default()
-        };
-        let call = |params: Option<Value>| {
-            let params = params.map(|p| RawJson::from_serialize(&p).expect("JSON values encode"));
-            handle.request_raw(planned.method, params, options())
-        };
-        let json = if paginate {
-            collect_pages(planned.method, planned.params.clone(), call).await?
-        } else {
-            let raw = call(planned.params.clone())
-                .await
-                .map_err(|e| describe(planned.method, &e))?;
-            raw.to_value()
-                .map_err(|e| format!("{}: unreadable result: {e}", planned.method))?
-        };
-        let tool_error = planned.method == mcp_sansio::jsonrpc::TOOLS_CALL
-            && json.get("isError") == Some(&Value::Bool(true));
-        Ok::<_, String>(Answer { json, tool_error })
-    };
     let (outcome, report) = client
-        .block_on(app)
+        .block_on(perform(handle, planned, paginate, timeout))
         .map_err(|e| Failure::Failed(format!("driving the server failed: {e}")))?;
-    let show_stderr = || {
+    conclude(outcome, args.pretty, |message| {
         if let Some(tail) = report.stderr_tail.as_deref().filter(|t| !t.is_empty()) {
             eprintln!("--- server stderr (last lines) ---\n{}", tail.trim_end());
         }
-    };
-    match outcome {
-        Ok(answer) => {
-            print_json(&answer.json, args.pretty);
-            if answer.tool_error {
-                show_stderr();
-                return Err(Failure::Failed(
-                    "the tool reported an error (isError: true); its result is on stdout".into(),
-                ));
-            }
-            Ok(())
+        if message.is_empty() {
+            return;
         }
-        Err(mut message) => {
-            show_stderr();
-            if let Some(done) = report
-                .shutdown
-                .filter(|s| s.stage == ShutdownStage::AlreadyExited)
-            {
-                message.push_str(&format!(" (the server had exited: {})", done.status));
-            }
-            Err(Failure::Failed(message))
+        if let Some(done) = report
+            .shutdown
+            .filter(|s| s.stage == ShutdownStage::AlreadyExited)
+        {
+            message.push_str(&format!(" (the server had exited: {})", done.status));
         }
-    }
+    })
 }
 
 /// Follows `nextCursor` to the end and returns the first page with the list field holding
@@ -182,7 +207,7 @@ fn describe(method: &str, error: &ClientError) -> String {
 }
 
 /// Server log messages and other notifications go to stderr; stdout is for the result only.
-fn report_event(event: ClientEvent) {
+pub(crate) fn report_event(event: ClientEvent) {
     match event {
         ClientEvent::Log(log) => {
             let data = serde_json::to_string(&log.data).unwrap_or_default();

@@ -6,6 +6,8 @@
 
 mod args;
 mod client_cmd;
+mod client_http;
+mod conformance_client;
 mod fixture;
 mod request;
 
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Serve(_) => serve(),
         Command::Client(client) => run_client(&client, server_command),
+        Command::ConformanceClient(args) => conformance_client::run(&args.url),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -97,6 +100,20 @@ fn serve() -> Result<(), Failure> {
 }
 
 fn run_client(client: &ClientArgs, server: Option<Vec<OsString>>) -> Result<(), Failure> {
+    if !(client.timeout.is_finite() && client.timeout > 0.0) {
+        return Err(Failure::Usage(format!(
+            "--timeout must be a positive number of seconds, got {}",
+            client.timeout
+        )));
+    }
+    if let Some(url) = &client.url {
+        if server.is_some() {
+            return Err(Failure::Usage(
+                "a server command after `--` only goes with --stdio".into(),
+            ));
+        }
+        return client_http::run(client, request::plan(&client.op), url);
+    }
     let server = match server {
         Some(server) if !server.is_empty() => server,
         _ => {
@@ -107,12 +124,6 @@ fn run_client(client: &ClientArgs, server: Option<Vec<OsString>>) -> Result<(), 
             ))
         }
     };
-    if !(client.timeout.is_finite() && client.timeout > 0.0) {
-        return Err(Failure::Usage(format!(
-            "--timeout must be a positive number of seconds, got {}",
-            client.timeout
-        )));
-    }
     client_cmd::run(client, request::plan(&client.op), &server)
 }
 

@@ -92,6 +92,8 @@ pub struct HttpClient {
     /// head, other messages are held: the server must see the handshake first.
     barrier: Option<ExchangeId>,
     held: VecDeque<(Bytes, TransmitKind)>,
+    /// When a barrier on the standalone stream's head is lifted anyway.
+    barrier_deadline: Option<Instant>,
     /// The client's `initialize` and `notifications/initialized`, replayed after a 404.
     init_frame: Option<Bytes>,
     initialized_frame: Option<Bytes>,
@@ -116,6 +118,7 @@ impl HttpClient {
             events: VecDeque::new(),
             barrier: None,
             held: VecDeque::new(),
+            barrier_deadline: None,
             init_frame: None,
             initialized_frame: None,
             reinitializations: 0,
@@ -164,7 +167,7 @@ impl HttpClient {
     /// The response head of exchange `id`: status and header fields.
     pub fn handle_response_head<'a>(
         &mut self,
-        _now: Instant,
+        now: Instant,
         id: ExchangeId,
         status: u16,
         headers: impl IntoIterator<Item = (&'a str, &'a str)>,
@@ -198,9 +201,12 @@ impl HttpClient {
             }
         }
         if self.barrier == Some(id) {
-            self.release_barrier();
-            if handshake_step && (200..300).contains(&status) {
-                self.open_standalone();
+            // Requests wait for the standalone stream's head (bounded by `standalone_wait`),
+            // so a server already has it when they make it send something.
+            let opened =
+                handshake_step && (200..300).contains(&status) && self.open_standalone(now);
+            if !opened {
+                self.release_barrier();
             }
         }
     }
@@ -229,6 +235,9 @@ impl HttpClient {
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.phase != Phase::Open {
             return;
+        }
+        if self.barrier_deadline.is_some_and(|at| at <= now) {
+            self.release_barrier();
         }
         let mut due = Vec::new();
         let mut i = 0;
@@ -292,7 +301,11 @@ impl HttpClient {
         if self.phase != Phase::Open {
             return None;
         }
-        self.resumes.iter().map(|r| r.at).min()
+        let resume = self.resumes.iter().map(|r| r.at).min();
+        match (resume, self.barrier_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Sends one message now (no barrier in the way).
@@ -388,7 +401,9 @@ impl HttpClient {
         self.send(HttpMethod::Get, headers, Bytes::new(), purpose)
     }
 
-    fn open_standalone(&mut self) {
+    /// Opens the standalone stream when wanted, as the barrier for held messages; whether it
+    /// did.
+    fn open_standalone(&mut self, now: Instant) -> bool {
         let wanted = self.config.open_standalone_stream
             && !self.standalone_unavailable
             && self.session_id.is_some()
@@ -397,8 +412,11 @@ impl HttpClient {
                 .values()
                 .any(|e| e.purpose == Purpose::Standalone);
         if wanted {
-            self.get(Purpose::Standalone, None);
+            let id = self.get(Purpose::Standalone, None);
+            self.barrier = Some(id);
+            self.barrier_deadline = Some(now + self.config.standalone_wait);
         }
+        wanted
     }
 
     /// Holds a message until the handshake step in flight is answered (bounded).
@@ -411,6 +429,7 @@ impl HttpClient {
 
     fn release_barrier(&mut self) {
         self.barrier = None;
+        self.barrier_deadline = None;
         while self.barrier.is_none() && self.phase == Phase::Open {
             let Some((frame, kind)) = self.held.pop_front() else {
                 break;

@@ -18,6 +18,7 @@ impl HttpClient {
         self.stats.sessions_expired += 1;
         self.session_id = None;
         self.barrier = None;
+        self.barrier_deadline = None;
         self.abort_all("the HTTP session expired (404)");
         self.events.push_back(TransportEvent::SessionExpired);
         let replay =

@@ -53,7 +53,10 @@ fn ready(now: Instant, config: HttpClientConfig) -> HttpClient {
     let post = sends(&mut t).remove(0);
     t.handle_response_head(now, post.id, 202, []);
     t.handle_response_end(now, post.id);
-    sends(&mut t); // the standalone GET, left pending
+    let get = sends(&mut t).remove(0);
+    assert_eq!(get.method, HttpMethod::Get);
+    // The standalone stream opens (and stays open); held messages flow after its head.
+    t.handle_response_head(now, get.id, 200, [("content-type", "text/event-stream")]);
     t
 }
 
@@ -194,16 +197,66 @@ fn a_400_on_the_standalone_get_is_tolerated_without_retries() {
     );
     t.handle_response_head(now, posts[0].id, 202, []);
     let next = sends(&mut t);
-    assert_eq!(next.len(), 2, "the ping, then the standalone GET");
-    assert_eq!(next[0].header("MCP-Protocol-Version"), Some("2025-06-18"));
-    let get = next.iter().find(|r| r.method == HttpMethod::Get).unwrap();
+    assert_eq!(
+        next.len(),
+        1,
+        "the standalone GET; the ping waits for its head"
+    );
+    let get = &next[0];
+    assert_eq!(get.method, HttpMethod::Get);
+    assert_eq!(get.header("MCP-Protocol-Version"), Some("2025-06-18"));
+    assert_eq!(t.poll_timeout(), Some(now + Duration::from_secs(1)));
     t.handle_response_head(now, get.id, 400, []);
+    let ping = sends(&mut t);
+    assert_eq!(ping.len(), 1);
+    assert!(ping[0].body.starts_with(br#"{"jsonrpc":"2.0","id":1"#));
     t.handle_response_end(now, get.id);
     assert_eq!(
         t.poll_event(),
         Some(TransportEvent::StandaloneStreamUnavailable { status: Some(400) })
     );
     assert_eq!(t.poll_timeout(), None);
+}
+
+#[test]
+fn a_standalone_get_without_a_head_holds_messages_only_for_standalone_wait() {
+    let now = Instant::now();
+    let mut t = HttpClient::new(HttpClientConfig::default());
+    t.handle_transmit(
+        now,
+        Bytes::from_static(INIT.as_bytes()),
+        TransmitKind::Request,
+    );
+    let init = sends(&mut t).remove(0);
+    t.handle_response_head(
+        now,
+        init.id,
+        200,
+        [
+            ("content-type", "application/json"),
+            ("mcp-session-id", "s"),
+        ],
+    );
+    t.handle_response_end(now, init.id);
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    t.handle_transmit(
+        now,
+        Bytes::from_static(note.as_bytes()),
+        TransmitKind::Notification,
+    );
+    let post = sends(&mut t).remove(0);
+    t.handle_response_head(now, post.id, 202, []);
+    assert_eq!(sends(&mut t).len(), 1, "the GET");
+    t.handle_transmit(
+        now,
+        Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+        TransmitKind::Request,
+    );
+    assert!(sends(&mut t).is_empty());
+    let at = now + Duration::from_secs(1);
+    assert_eq!(t.poll_timeout(), Some(at));
+    t.handle_timeout(at);
+    assert_eq!(sends(&mut t).len(), 1, "the ping goes after the wait");
 }
 
 #[test]

@@ -91,6 +91,9 @@ pub struct HttpClientConfig {
     pub max_resume_attempts: u32,
     /// Open the standalone GET stream once the session is set up. Default on.
     pub open_standalone_stream: bool,
+    /// How long other messages wait for the standalone stream's response head after the
+    /// handshake (so the server has the stream before requests that may use it). Default 1 s.
+    pub standalone_wait: Duration,
     /// Set up a new session after a 404 by replaying the original `initialize`. Default on.
     pub reinitialize: bool,
     /// Re-initializations at most over the transport's life. Default 3.
@@ -108,6 +111,7 @@ impl Default for HttpClientConfig {
             max_retry: Duration::from_secs(30),
             max_resume_attempts: 5,
             open_standalone_stream: true,
+            standalone_wait: Duration::from_secs(1),
             reinitialize: true,
             max_reinitializations: 3,
         }

@@ -1,0 +1,112 @@
+//! Performs one request the core asked for and streams its response back to the loop as
+//! inputs (head, body chunks, end or failure). Nothing here decides anything about MCP.
+
+use std::rc::Rc;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use mcp_sansio::http::{ExchangeId, HttpClientRequest, HttpMethod};
+use smol::channel::Sender;
+
+use super::pool::Pool;
+
+/// What an exchange reports to the loop.
+pub(crate) enum Input {
+    /// Status and headers.
+    Head {
+        id: ExchangeId,
+        status: u16,
+        headers: Vec<(String, String)>,
+    },
+    /// A body chunk.
+    Body { id: ExchangeId, chunk: Bytes },
+    /// The body ended.
+    End { id: ExchangeId },
+    /// The exchange failed.
+    Failed { id: ExchangeId, reason: String },
+}
+
+/// Where requests go and what every request carries.
+pub(crate) struct Target {
+    /// `host:port`, the `Host` header.
+    pub(crate) authority: String,
+    /// The endpoint's path and query.
+    pub(crate) path: String,
+    /// `Authorization: Bearer ...`, when configured.
+    pub(crate) authorization: Option<String>,
+}
+
+/// Runs `request` and reports its response to `inputs`.
+pub(crate) async fn run(
+    pool: Rc<Pool>,
+    target: Rc<Target>,
+    request: HttpClientRequest,
+    inputs: Sender<Input>,
+) {
+    let id = request.id;
+    if let Err(reason) = perform(&pool, &target, request, &inputs).await {
+        let _ = inputs.send(Input::Failed { id, reason }).await;
+    }
+}
+
+async fn perform(
+    pool: &Pool,
+    target: &Target,
+    request: HttpClientRequest,
+    inputs: &Sender<Input>,
+) -> Result<(), String> {
+    let id = request.id;
+    let method = match request.method {
+        HttpMethod::Post => hyper::Method::POST,
+        HttpMethod::Get => hyper::Method::GET,
+        HttpMethod::Delete => hyper::Method::DELETE,
+        HttpMethod::Other => return Err("unsupported method".into()),
+    };
+    let mut builder = hyper::Request::builder()
+        .method(method)
+        .uri(target.path.as_str())
+        .header(hyper::header::HOST, target.authority.as_str());
+    for (name, value) in &request.headers {
+        builder = builder.header(*name, value.as_str());
+    }
+    if let Some(auth) = &target.authorization {
+        builder = builder.header(hyper::header::AUTHORIZATION, auth.as_str());
+    }
+    let http_request = builder
+        .body(Full::new(request.body))
+        .map_err(|e| format!("invalid request: {e}"))?;
+    let mut sender = pool.checkout().await?;
+    let response = sender
+        .send_request(http_request)
+        .await
+        .map_err(|e| format!("request failed: {e}"))?;
+    let (parts, mut body) = response.into_parts();
+    let headers = parts
+        .headers
+        .iter()
+        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect();
+    let status = parts.status.as_u16();
+    if inputs
+        .send(Input::Head {
+            id,
+            status,
+            headers,
+        })
+        .await
+        .is_err()
+    {
+        return Ok(());
+    }
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| format!("response body broke: {e}"))?;
+        if let Ok(chunk) = frame.into_data() {
+            if inputs.send(Input::Body { id, chunk }).await.is_err() {
+                return Ok(());
+            }
+        }
+    }
+    pool.checkin(sender);
+    let _ = inputs.send(Input::End { id }).await;
+    Ok(())
+}
