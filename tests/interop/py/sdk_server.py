@@ -7,8 +7,11 @@ It is the peer our CLI client drives in the interop tests. It serves:
   - resource `greeting://hello` (text/plain "Hello, world!") and template `greeting://{name}`;
   - prompt `greet {name}` -> one user message "Please greet <name>.".
 
-Run: $MCP_PYTHON tests/interop/py/sdk_server.py
+Run: $MCP_PYTHON tests/interop/py/sdk_server.py               (stdio)
+     $MCP_PYTHON tests/interop/py/sdk_server.py --http PORT   (Streamable HTTP at 127.0.0.1:PORT/mcp)
 """
+
+import sys
 
 from mcp.server.mcpserver import MCPServer
 
@@ -41,4 +44,7 @@ def greet(name: str) -> str:
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run("stdio")
