@@ -172,3 +172,70 @@ async fn futures_lite_join<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Ou
     .await;
     out.into_iter().flatten().collect()
 }
+
+/// Not a test: prints loopback round trips per second of `ping` through the whole client
+/// (handle -> Client -> HttpClient -> hyper pool) against the scripted responder, 1 and 64 in
+/// flight, next to the floor: a bare hyper keep-alive POST loop on one connection to the same
+/// responder. Run: `cargo test --release -p mcp-sansio-http --test client_pool -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore]
+fn measure_ping_round_trips() {
+    const ROUNDS: usize = 2000;
+    let url = serve(Arc::new(Seen::default()));
+    // Floor: one connection, sequential POSTs, nothing else (same single-threaded executor
+    // setup as the client).
+    let local = smol::LocalExecutor::new();
+    let floor = smol::block_on(local.run(async {
+        let addr = url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_owned();
+        let stream = smol::net::TcpStream::connect(addr.as_str()).await.unwrap();
+        stream.set_nodelay(true).unwrap();
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(FuturesIo::new(stream))
+            .await
+            .unwrap();
+        let conn = local.spawn(async move {
+            let _ = conn.await;
+        });
+        let body = Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        let started = std::time::Instant::now();
+        for _ in 0..ROUNDS {
+            let req = Request::post("/mcp")
+                .header("host", addr.as_str())
+                .header("content-type", "application/json")
+                .body(Full::new(body.clone()))
+                .unwrap();
+            sender.ready().await.unwrap();
+            let resp = sender.send_request(req).await.unwrap();
+            resp.into_body().collect().await.unwrap();
+        }
+        let rate = ROUNDS as f64 / started.elapsed().as_secs_f64();
+        drop(sender);
+        let _ = conn.cancel().await;
+        rate
+    }));
+    for in_flight in [1usize, 64] {
+        let builder = Client::builder(Implementation::new("measure", "1"));
+        let client = connect_http_client(&url, builder, HttpClientOptions::default()).unwrap();
+        let handle = client.handle();
+        let (rate, _) = client
+            .block_on(async move {
+                handle.initialize().await.unwrap();
+                let started = std::time::Instant::now();
+                for _ in 0..ROUNDS / in_flight {
+                    let pings = (0..in_flight).map(|_| handle.ping()).collect();
+                    for result in futures_lite_join(pings).await {
+                        result.unwrap();
+                    }
+                }
+                (ROUNDS / in_flight * in_flight) as f64 / started.elapsed().as_secs_f64()
+            })
+            .unwrap();
+        println!(
+            "ping round trips, {in_flight} in flight: {rate:.0}/s (floor, 1 in flight: {floor:.0}/s; ratio {:.2})",
+            rate / floor
+        );
+    }
+}
