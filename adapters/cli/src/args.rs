@@ -35,6 +35,12 @@ pub(crate) enum Command {
         after_help = CLIENT_EXAMPLES
     )]
     Client(ClientArgs),
+    /// Put load on an MCP server: throughput, latency percentiles, errors.
+    #[command(
+        override_usage = "mcp-sansio bench --stdio [OPTIONS] -- <SERVER_CMD> [SERVER_ARGS]...",
+        after_help = crate::bench::BENCH_HELP
+    )]
+    Bench(crate::bench::BenchArgs),
 }
 
 const CLIENT_EXAMPLES: &str = "\

@@ -5,6 +5,7 @@
 //! JSON, `--pretty` for people), diagnostics to stderr.
 
 mod args;
+mod bench;
 mod client_cmd;
 mod fixture;
 mod request;
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Serve(_) => serve(),
         Command::Client(client) => run_client(&client, server_command),
+        Command::Bench(bench) => bench::run(&bench, server_command),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
