@@ -300,6 +300,8 @@ fn bad_options_are_usage_errors() {
         &["--mix", "tool:a", "--args", "b={}"],
         &["--duration", "5x"],
         &["--requests", "5", "--duration", "1s"],
+        &["--duration", "200h"],
+        &["--sessions", "0"],
     ] {
         let run = bench(options, &our_server());
         assert_eq!(run.code, Some(2), "{options:?}: {}", run.stderr);

@@ -12,6 +12,8 @@ use crate::args::StderrArg;
 pub(crate) const MAX_CONCURRENCY: usize = 1024;
 /// The most sessions (server processes) per run.
 pub(crate) const MAX_SESSIONS: usize = 256;
+/// The longest duration, warmup or timeout accepted (keeps every deadline far from overflow).
+const MAX_TIME: Duration = Duration::from_secs(7 * 24 * 3600);
 /// How long a run lasts when neither `--duration` nor `--requests` is given.
 const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 
@@ -111,6 +113,15 @@ impl BenchArgs {
         }
         if self.timeout.is_zero() {
             return Err("--timeout must be above 0".into());
+        }
+        for (name, time) in [
+            ("--duration", self.duration.unwrap_or_default()),
+            ("--warmup", self.warmup),
+            ("--timeout", self.timeout),
+        ] {
+            if time > MAX_TIME {
+                return Err(format!("{name} must be at most 7 days"));
+            }
         }
         let stop = match (self.requests, self.duration) {
             (Some(0), _) => return Err("--requests must be at least 1".into()),

@@ -13,6 +13,9 @@ const SUB_BUCKETS: usize = 1 << PRECISION_BITS;
 const BUCKETS: usize = (64 - PRECISION_BITS as usize + 1) * SUB_BUCKETS;
 
 /// Latency counts by bucket, with the exact count, sum, minimum and maximum.
+///
+/// The bucket array grows only up to the highest bucket used (at most [`BUCKETS`] entries,
+/// 58 KiB), so a histogram of sub-second latencies stays under 20 KiB.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Histogram {
     counts: Vec<u64>,
@@ -25,7 +28,7 @@ pub(crate) struct Histogram {
 impl Default for Histogram {
     fn default() -> Self {
         Self {
-            counts: vec![0; BUCKETS],
+            counts: Vec::new(),
             count: 0,
             sum: 0,
             min: u64::MAX,
@@ -59,7 +62,12 @@ fn bucket_high(bucket: usize) -> u64 {
 impl Histogram {
     /// Counts one value.
     pub(crate) fn record(&mut self, value_ns: u64) {
-        self.counts[bucket_of(value_ns)] += 1;
+        let bucket = bucket_of(value_ns);
+        debug_assert!(bucket < BUCKETS);
+        if bucket >= self.counts.len() {
+            self.counts.resize(bucket + 1, 0);
+        }
+        self.counts[bucket] += 1;
         self.count += 1;
         self.sum += u128::from(value_ns);
         self.min = self.min.min(value_ns);
@@ -68,6 +76,9 @@ impl Histogram {
 
     /// Adds every count of `other`.
     pub(crate) fn merge(&mut self, other: &Histogram) {
+        if other.counts.len() > self.counts.len() {
+            self.counts.resize(other.counts.len(), 0);
+        }
         for (mine, theirs) in self.counts.iter_mut().zip(&other.counts) {
             *mine += theirs;
         }

@@ -149,12 +149,11 @@ pub(crate) async fn drive_session(
             }
         })
         .await;
-    let shared = Rc::try_unwrap(shared)
-        .ok()
-        .expect("every worker has finished")
-        .into_inner();
+    // Every worker has finished; take the tallies out (no other owner can be left using them).
+    let mut shared = shared.borrow_mut();
+    let recorder = std::mem::replace(&mut shared.recorder, Recorder::new(0));
     SessionLoad {
-        recorder: shared.recorder,
+        recorder,
         lost: shared.lost,
     }
 }

@@ -9,8 +9,8 @@ use serde_json::{json, Map, Value};
 
 /// The largest weight accepted for one entry (keeps the scheduler's sums far from overflow).
 const MAX_WEIGHT: u32 = 1_000_000;
-/// The most entries a mix may have.
-const MAX_ENTRIES: usize = 64;
+/// The most entries a mix may have (each has its own histogram in every session).
+const MAX_ENTRIES: usize = 16;
 
 /// What one mix entry asks the server.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -252,6 +252,8 @@ mod tests {
         for bad in ["echo", "=1", r#"echo=[1]"#, "echo={", r#"other={}"#] {
             assert!(Mix::parse("tool:echo", &[bad.into()]).is_err(), "{bad}");
         }
+        let seventeen = vec!["ping"; 17].join(",");
+        assert!(Mix::parse(&seventeen, &[]).is_err());
         let twice = [r#"echo={}"#.to_string(), r#"echo={}"#.to_string()];
         assert!(Mix::parse("tool:echo", &twice).is_err());
     }
