@@ -131,6 +131,12 @@ fn a_fixed_number_of_calls_completes_exactly_without_errors() {
     assert_eq!(report["sessions_lost"], 0);
     assert_eq!(report["responses_unmatched"], 0);
     assert_eq!(report["responses_invalid"], 0);
+    let server = &report["server"];
+    assert!(
+        server["name"].as_str().unwrap().starts_with("mcp-sansio"),
+        "{server}"
+    );
+    assert!(!server["protocol_version"].as_str().unwrap().is_empty());
     assert_eq!(
         (report["sessions"].clone(), report["concurrency"].clone()),
         (2.into(), 8.into())
@@ -249,18 +255,18 @@ fn a_server_that_cannot_start_fails_the_run() {
 
 #[test]
 fn a_server_that_dies_midway_is_a_lost_session() {
-    // Our server, killed by `timeout` one second into a five-second run.
+    // Our server, killed by `timeout` three seconds into a thirty-second run.
     let run = bench(
         &[
             "--json",
             "--duration",
-            "5s",
+            "30s",
             "--warmup",
             "0",
             "--concurrency",
             "4",
         ],
-        &["timeout", "1", BIN, "serve", "--stdio"],
+        &["timeout", "3", BIN, "serve", "--stdio"],
     );
     assert_eq!(run.code, Some(1), "stderr:\n{}", run.stderr);
     let report = run.report();

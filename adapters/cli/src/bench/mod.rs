@@ -80,10 +80,12 @@ pub(crate) fn run(args: &BenchArgs, server: Option<Vec<OsString>>) -> Result<(),
     let mut recorder = Recorder::new(settings.mix.entries.len());
     let mut correlation = Correlation::default();
     let mut sessions_lost = 0;
+    let mut server = None;
     let mut first_failure = None;
     for outcome in outcomes {
         match outcome {
             Ok(ran) => {
+                server.get_or_insert(ran.server);
                 if ran.output.lost {
                     sessions_lost += 1;
                 }
@@ -116,6 +118,7 @@ pub(crate) fn run(args: &BenchArgs, server: Option<Vec<OsString>>) -> Result<(),
     let report = Report {
         transport,
         target,
+        server: server.unwrap_or_default(),
         mix: &settings.mix,
         sessions: settings.sessions,
         concurrency: settings.concurrency,
@@ -158,6 +161,7 @@ fn one_session(
     match ran.output {
         Some(output) => Ok(Ran {
             output,
+            server: ran.server,
             stats: ran.stats,
         }),
         // Another session failed to start; this one did not run. Its failure is reported.

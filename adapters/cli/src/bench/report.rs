@@ -11,6 +11,7 @@ use super::cli::Stop;
 use super::histogram::Histogram;
 use super::mix::Mix;
 use super::stats::{OpStats, Recorder};
+use super::transport::ServerIdentity;
 
 /// The correlation counters summed over the sessions (see `mcp_sansio::session::Stats`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -27,6 +28,8 @@ pub(crate) struct Correlation {
 pub(crate) struct Report<'a> {
     pub(crate) transport: &'static str,
     pub(crate) target: String,
+    /// Who answered the first session's handshake.
+    pub(crate) server: ServerIdentity,
     pub(crate) mix: &'a Mix,
     pub(crate) sessions: usize,
     pub(crate) concurrency: usize,
@@ -90,6 +93,11 @@ impl Report<'_> {
         json!({
             "transport": self.transport,
             "target": self.target,
+            "server": {
+                "name": self.server.name,
+                "version": self.server.version,
+                "protocol_version": self.server.protocol_version,
+            },
             "sessions": self.sessions,
             "concurrency": self.concurrency,
             "requests": requests,
@@ -120,6 +128,11 @@ impl Report<'_> {
             Stop::Duration(d) => format!("{} s", d.as_secs_f64()),
         };
         let _ = writeln!(out, "target      {} `{}`", self.transport, self.target);
+        let _ = writeln!(
+            out,
+            "server      {} {} (protocol {})",
+            self.server.name, self.server.version, self.server.protocol_version
+        );
         let _ = writeln!(
             out,
             "load        {} session(s) x {} in flight, {stop} after {} s warmup",
@@ -243,6 +256,11 @@ mod tests {
         Report {
             transport: "stdio",
             target: "srv --x".into(),
+            server: ServerIdentity {
+                name: "srv".into(),
+                version: "1.0".into(),
+                protocol_version: "2025-11-25".into(),
+            },
             mix,
             sessions: 2,
             concurrency: 8,
@@ -285,6 +303,7 @@ mod tests {
         assert_eq!(json["ops"][1]["completed"], 1);
         assert_eq!(json["error_samples"][0]["count"], 1);
         assert_eq!(json["requests"], 4);
+        assert_eq!(json["server"]["protocol_version"], "2025-11-25");
         assert_eq!(report.problems(), 1);
         let table = report.to_table();
         assert!(table.contains("tool_is_error"), "{table}");

@@ -7,11 +7,11 @@ use std::ffi::OsString;
 use std::future::Future;
 use std::time::Duration;
 
-use mcp_sansio::app::client::{Client, ClientHandle};
+use mcp_sansio::app::client::{Client, ClientError, ClientHandle};
 use mcp_sansio::config::Config;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::session::Stats;
-use mcp_sansio_stdio::{connect_stdio_client, ShutdownStage, StderrMode};
+use mcp_sansio_stdio::{connect_stdio_client, ClientRunReport, ShutdownStage, StderrMode};
 
 use crate::args::StderrArg;
 
@@ -44,9 +44,22 @@ impl Target {
     }
 }
 
+/// Who answered the handshake.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ServerIdentity {
+    /// `serverInfo.name`.
+    pub(crate) name: String,
+    /// `serverInfo.version`.
+    pub(crate) version: String,
+    /// The protocol version the server chose.
+    pub(crate) protocol_version: String,
+}
+
 /// A session that ran: the load's output and what the session counted.
 pub(crate) struct Ran<T> {
     pub(crate) output: T,
+    /// From the server's initialize result.
+    pub(crate) server: ServerIdentity,
     /// The client session's drop counters (unknown, late, invalid responses); `None` if the
     /// session had already ended.
     pub(crate) stats: Option<Stats>,
@@ -144,19 +157,33 @@ where
         stderr_tail: None,
         stopped_by_another: false,
     })?;
-    if let Err(e) = initialized {
-        let mut message = format!("the server `{program}` did not initialize: {e}");
-        if let Some(done) = report
-            .shutdown
-            .filter(|s| s.stage == ShutdownStage::AlreadyExited)
-        {
-            message.push_str(&format!(" (it had exited: {})", done.status));
-        }
-        return Err(NotRun {
-            message,
-            stderr_tail: report.stderr_tail,
-            stopped_by_another: false,
-        });
+    let server = match initialized {
+        Ok(result) => ServerIdentity {
+            name: result.server_info.name,
+            version: result.server_info.version,
+            protocol_version: result.protocol_version,
+        },
+        Err(e) => return Err(init_failed(&program, &e, report)),
+    };
+    Ok(Ran {
+        output,
+        server,
+        stats,
+    })
+}
+
+/// Why the handshake failed, with the exit status of a server that quit.
+fn init_failed(program: &str, error: &ClientError, report: ClientRunReport) -> NotRun {
+    let mut message = format!("the server `{program}` did not initialize: {error}");
+    if let Some(done) = report
+        .shutdown
+        .filter(|s| s.stage == ShutdownStage::AlreadyExited)
+    {
+        message.push_str(&format!(" (it had exited: {})", done.status));
     }
-    Ok(Ran { output, stats })
+    NotRun {
+        message,
+        stderr_tail: report.stderr_tail,
+        stopped_by_another: false,
+    }
 }
