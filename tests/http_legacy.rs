@@ -507,3 +507,31 @@ fn a_reader_too_far_behind_ends_its_session_instead_of_growing_without_bound() {
     assert!(events.is_empty() && ended);
     assert_eq!(rig.router.legacy().session_count(), 0);
 }
+
+/// Not a pass/fail test: prints legacy round trips per second (POST `tools/call` → 202, then
+/// the answer pulled off the SSE stream). Run with `--ignored --nocapture`.
+#[test]
+#[ignore]
+fn measure_legacy_post_echo_throughput() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let (conn, uri) = rig.initialized();
+    let head = HttpRequestHead::new(HttpMethod::Post, uri.as_str())
+        .header("Content-Type", "application/json");
+    let bodies: Vec<Bytes> = (0..20_000)
+        .map(|i| Bytes::from(call(i + 10, "echo").to_string()))
+        .collect();
+    let mut buf = Vec::new();
+    let start = Instant::now();
+    for body in bodies {
+        let resp = rig.router.handle_request(rig.now, &head, body, [0; 16]);
+        assert_eq!(resp.status, 202);
+        buf.clear();
+        let chunk = rig.router.poll_stream(conn, &mut buf);
+        assert!(matches!(chunk, Some(StreamChunk::Data { .. })));
+    }
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "legacy POST tools/call echo → SSE message: {:.0} req/s",
+        20_000.0 / secs
+    );
+}
