@@ -10,7 +10,9 @@ use bytes::Bytes;
 use mcp_sansio::app::runtime::{oneshot, Job, OneshotSender};
 use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
 use mcp_sansio::framing::sse::{SseDecoder, SseItem};
-use mcp_sansio::http::legacy::{Route, Router, RouterPaths, LEGACY_STREAM_BIT};
+use mcp_sansio::http::legacy::{
+    LegacyConfig, LegacyEndpoint, Route, Router, RouterPaths, LEGACY_STREAM_BIT,
+};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
 use serde_json::{json, Value};
@@ -460,8 +462,8 @@ fn an_open_stream_keeps_the_session_alive_past_the_idle_timeout() {
     let (conn, uri) = rig.initialized();
     assert_eq!(
         rig.router.poll_timeout(),
-        None,
-        "an attached stream has no idle deadline"
+        Some(rig.now + Duration::from_secs(15)),
+        "an attached stream has no idle deadline, only its keep-alive"
     );
     rig.now += Duration::from_secs(3600);
     rig.router.handle_timeout(rig.now);
@@ -534,4 +536,58 @@ fn measure_legacy_post_echo_throughput() {
         "legacy POST tools/call echo → SSE message: {:.0} req/s",
         20_000.0 / secs
     );
+}
+
+#[test]
+fn idle_streams_get_keep_alive_comments_on_the_timer() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let (conn, uri) = rig.initialized();
+    let start = rig.now;
+    let due = rig.router.poll_timeout().expect("keep-alive deadline");
+    assert_eq!(due, start + Duration::from_secs(15));
+    rig.router.handle_timeout(due - Duration::from_millis(1));
+    let mut buf = Vec::new();
+    assert_eq!(
+        rig.router.poll_stream(conn, &mut buf),
+        None,
+        "nothing before it is due"
+    );
+    rig.now = due;
+    rig.router.handle_timeout(due);
+    assert_eq!(
+        rig.router.poll_stream(conn, &mut buf),
+        Some(StreamChunk::Data { len: 3 })
+    );
+    assert_eq!(buf, b":\n\n");
+    assert_eq!(rig.router.poll_stream(conn, &mut buf), None);
+    assert_eq!(
+        rig.router.poll_timeout(),
+        Some(due + Duration::from_secs(15))
+    );
+    // A comment dispatches nothing: the next message still parses alone.
+    assert_eq!(rig.post_to(&uri, call(1, "echo")).status, 202);
+    assert_eq!(messages(&rig.drain(conn).0).len(), 1);
+
+    // Off: no deadline at all for an attached stream.
+    let legacy = LegacyEndpoint::new(
+        LegacyConfig {
+            keep_alive: None,
+            ..Default::default()
+        },
+        |now| server(now, Gates::default()),
+    );
+    let streamable = Endpoint::new(EndpointConfig::default(), |now| {
+        server(now, Gates::default())
+    });
+    let paths = RouterPaths {
+        messages: "/ignored".into(),
+        ..Default::default()
+    };
+    rig.router = Router::from_parts(streamable, legacy, paths);
+    let (_conn, uri) = rig.open();
+    assert!(
+        uri.starts_with("/messages?"),
+        "the legacy config names the POST path"
+    );
+    assert_eq!(rig.router.poll_timeout(), None);
 }

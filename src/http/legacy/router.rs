@@ -63,10 +63,26 @@ impl<M: Machine> Router<M> {
         let legacy = LegacyConfig {
             endpoint: config.clone(),
             messages_path: paths.messages.clone(),
+            ..LegacyConfig::default()
         };
         Router {
             streamable: Endpoint::new(config, factory.clone()),
             legacy: LegacyEndpoint::new(legacy, factory),
+            paths,
+        }
+    }
+
+    /// Both endpoints as built by the caller (e.g. with their own keep-alive or limits). The
+    /// message path is the legacy endpoint's `messages_path`, whatever `paths.messages` says.
+    pub fn from_parts(
+        streamable: Endpoint<M>,
+        legacy: LegacyEndpoint<M>,
+        mut paths: RouterPaths,
+    ) -> Self {
+        paths.messages = legacy.config().messages_path.clone();
+        Router {
+            streamable,
+            legacy,
             paths,
         }
     }

@@ -4,7 +4,7 @@
 //! idle rule as the Streamable [`Endpoint`](crate::http::Endpoint), from the same config.
 
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
@@ -38,6 +38,9 @@ pub struct LegacyConfig {
     /// The path POSTs go to; the `endpoint` event is `<messages_path>?sessionId=<id>`.
     /// Default `/messages`.
     pub messages_path: String,
+    /// A keep-alive comment (`:`) goes on every open stream this often, so proxies and
+    /// clients with read timeouts keep idle sessions open (`None`: never). Default 15 s.
+    pub keep_alive: Option<Duration>,
 }
 
 impl Default for LegacyConfig {
@@ -45,6 +48,7 @@ impl Default for LegacyConfig {
         LegacyConfig {
             endpoint: EndpointConfig::default(),
             messages_path: "/messages".into(),
+            keep_alive: Some(Duration::from_secs(15)),
         }
     }
 }
@@ -148,8 +152,9 @@ impl<M: Machine> LegacyEndpoint<M> {
         let conn = StreamId(LEGACY_STREAM_BIT | self.next_conn);
         let uri = format!("{}?{SESSION_PARAM}={sid}", self.config.messages_path);
         let machine = (self.factory)(now);
-        self.sessions
-            .insert(sid.clone(), LegacySession::new(machine, now, conn, &uri));
+        let mut session = LegacySession::new(machine, now, conn, &uri);
+        session.next_keep_alive = self.config.keep_alive.and_then(|d| now.checked_add(d));
+        self.sessions.insert(sid.clone(), session);
         self.conns.insert(conn, sid);
         let mut resp = HttpResponse::status(200)
             .with_header("Content-Type", "text/event-stream")
@@ -253,6 +258,10 @@ impl<M: Machine> LegacyEndpoint<M> {
                 s.machine.handle_timeout(now);
                 s.pump();
             }
+            if s.next_keep_alive.is_some_and(|t| t <= now) {
+                s.keep_alive();
+                s.next_keep_alive = self.config.keep_alive.and_then(|d| now.checked_add(d));
+            }
             if s.conn.is_none() && s.last_activity.checked_add(idle).is_some_and(|t| now >= t) {
                 expired.push(sid.clone());
             }
@@ -263,7 +272,8 @@ impl<M: Machine> LegacyEndpoint<M> {
         }
     }
 
-    /// The earliest deadline: a machine timer or a detached session's idle expiry.
+    /// The earliest deadline: a machine timer, a keep-alive, or a detached session's idle
+    /// expiry.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         let idle = self.config.endpoint.idle_timeout;
@@ -275,7 +285,7 @@ impl<M: Machine> LegacyEndpoint<M> {
                     .is_none()
                     .then(|| s.last_activity.checked_add(idle))
                     .flatten();
-                [s.machine.poll_timeout(), expiry]
+                [s.machine.poll_timeout(), s.next_keep_alive, expiry]
             })
             .flatten()
             .min()

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use crate::framing::sse::write_event;
+use crate::framing::sse::{write_event, write_keep_alive};
 use crate::http::machine::Machine;
 use crate::http::types::StreamId;
 
@@ -27,6 +27,8 @@ pub(crate) struct LegacySession<M> {
     pub(crate) ended: bool,
     /// Messages that could not be delivered (stream gone or reader too slow).
     pub(crate) dropped: u64,
+    /// When the next keep-alive comment is due (`None`: keep-alives are off).
+    pub(crate) next_keep_alive: Option<Instant>,
 }
 
 impl<M: Machine> LegacySession<M> {
@@ -41,6 +43,17 @@ impl<M: Machine> LegacySession<M> {
             last_activity: now,
             ended: false,
             dropped: 0,
+            next_keep_alive: None,
+        }
+    }
+
+    /// Queues a keep-alive comment, unless the reader is already behind (then the queued
+    /// events keep the connection busy anyway).
+    pub(crate) fn keep_alive(&mut self) {
+        if self.conn.is_some() && !self.ended && self.queue.is_empty() {
+            let mut buf = Vec::with_capacity(3);
+            write_keep_alive(&mut buf);
+            self.queue.push_back(Bytes::from(buf));
         }
     }
 
