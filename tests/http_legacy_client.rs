@@ -98,7 +98,7 @@ impl Client for LegacyClient {
         self.handle_response_head(key, status, headers)
     }
     fn data(&mut self, key: RequestKey, data: &[u8]) {
-        self.handle_response_data(key, data)
+        self.handle_response_body(key, data)
     }
     fn end(&mut self, key: RequestKey) {
         self.handle_response_end(key)
@@ -125,7 +125,7 @@ impl Client for AutoClient {
         self.handle_response_head(now, key, status, headers)
     }
     fn data(&mut self, key: RequestKey, data: &[u8]) {
-        self.handle_response_data(key, data)
+        self.handle_response_body(key, data)
     }
     fn end(&mut self, key: RequestKey) {
         self.handle_response_end(key)
@@ -506,7 +506,7 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
             "{status}: nothing detected before the endpoint event"
         );
         c.handle_response_head(now, get.key, 200, &sse_head());
-        c.handle_response_data(get.key, b"event: endpoint\ndata: msg?sid=7\n\n");
+        c.handle_response_body(get.key, b"event: endpoint\ndata: msg?sid=7\n\n");
         assert_eq!(
             c.poll_event(),
             Some(ClientEvent::Detected(TransportKind::LegacySse))
@@ -561,12 +561,12 @@ fn frames_wait_for_the_endpoint_event_and_go_out_in_order() {
     );
     c.handle_response_head(get.key, 200, &sse_head());
     // A message before the endpoint event is still delivered; comments and odd events skipped.
-    c.handle_response_data(
+    c.handle_response_body(
         get.key,
         b": hi\n\nevent: other\ndata: x\n\ndata: {\"early\":1}\n\n",
     );
-    c.handle_response_data(get.key, b"event: endpoint\r\ndata: /m?s=1\r\n\r\n");
-    c.handle_response_data(get.key, b"event: endpoint\ndata: /ignored\n\n");
+    c.handle_response_body(get.key, b"event: endpoint\r\ndata: /m?s=1\r\n\r\n");
+    c.handle_response_body(get.key, b"event: endpoint\ndata: /ignored\n\n");
     let bodies: Vec<_> = std::iter::from_fn(|| c.poll_request())
         .map(|r| r.body)
         .collect();
@@ -647,7 +647,7 @@ fn bad_streams_and_endpoints_close_the_client() {
         let (mut c, key) = start();
         c.handle_frame(init_frame()).unwrap();
         c.handle_response_head(key, status, &headers);
-        c.handle_response_data(key, data);
+        c.handle_response_body(key, data);
         assert_eq!(c.poll_event(), Some(ClientEvent::Closed(reason.clone())));
         assert!(
             c.poll_request().is_none(),
@@ -664,7 +664,7 @@ fn bad_streams_and_endpoints_close_the_client() {
         Some(ClientEvent::Closed(CloseReason::StreamEnded))
     );
     let (mut c, key) = start();
-    c.handle_request_failed(key);
+    c.handle_response_failed(key);
     assert_eq!(
         c.poll_event(),
         Some(ClientEvent::Closed(CloseReason::RequestFailed))
@@ -678,7 +678,7 @@ fn a_refused_post_answers_its_request_with_an_error_exactly_once() {
         LegacyClient::new("http://127.0.0.1:1/sse", ClientConfig::default(), now, 1).unwrap();
     let get = c.poll_request().unwrap();
     c.handle_response_head(get.key, 200, &sse_head());
-    c.handle_response_data(get.key, b"event: endpoint\ndata: /m?s=1\n\n");
+    c.handle_response_body(get.key, b"event: endpoint\ndata: /m?s=1\n\n");
     assert!(matches!(c.poll_event(), Some(ClientEvent::Ready { .. })));
     c.handle_frame(Bytes::from_static(
         br#"{"jsonrpc":"2.0","id":41,"method":"ping"}"#,
@@ -691,7 +691,7 @@ fn a_refused_post_answers_its_request_with_an_error_exactly_once() {
     let (a, b) = (c.poll_request().unwrap(), c.poll_request().unwrap());
     c.handle_response_head(a.key, 500, &[]);
     c.handle_response_end(a.key);
-    c.handle_request_failed(b.key);
+    c.handle_response_failed(b.key);
     assert_eq!(
         c.poll_event(),
         Some(ClientEvent::PostFailed { status: Some(500) })
@@ -737,7 +737,7 @@ fn pending_and_inbound_frames_are_bounded() {
     assert_eq!(c.handle_frame(Bytes::from("2")), Ok(()));
     assert_eq!(c.handle_frame(Bytes::from("3")), Err(SendError::Full));
     c.handle_response_head(get.key, 200, &sse_head());
-    c.handle_response_data(get.key, b"data: 1\n\ndata: 2\n\ndata: 3\n\n");
+    c.handle_response_body(get.key, b"data: 1\n\ndata: 2\n\ndata: 3\n\n");
     assert_eq!(
         c.poll_event(),
         Some(ClientEvent::Closed(CloseReason::InboundOverflow))

@@ -266,9 +266,9 @@ fn drive(url: &str) -> Run {
             Ok(Net::Head(key, status, headers)) => {
                 client.handle_response_head(now, key, status, &headers)
             }
-            Ok(Net::Data(key, data)) => client.handle_response_data(key, &data),
+            Ok(Net::Data(key, data)) => client.handle_response_body(key, &data),
             Ok(Net::End(key)) => client.handle_response_end(key),
-            Ok(Net::Failed(key)) => client.handle_request_failed(key),
+            Ok(Net::Failed(key)) => client.handle_response_failed(key),
             Err(_) => {}
         }
     }

@@ -128,7 +128,7 @@ proptest! {
         let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#;
         let _ = auto.handle_frame(Bytes::from_static(init));
         legacy.handle_response_head(RequestKey(1), 200, &[]);
-        legacy.handle_response_data(RequestKey(1), &prefix);
+        legacy.handle_response_body(RequestKey(1), &prefix);
         for (op, key, status, data, ms) in inputs {
             let now = start + Duration::from_millis(ms);
             let key = RequestKey(key);
@@ -138,8 +138,8 @@ proptest! {
                     auto.handle_response_head(now, key, status % 600, &[]);
                 }
                 1 => {
-                    legacy.handle_response_data(key, &data);
-                    auto.handle_response_data(key, &data);
+                    legacy.handle_response_body(key, &data);
+                    auto.handle_response_body(key, &data);
                 }
                 2 => {
                     legacy.handle_response_end(key);

@@ -182,7 +182,7 @@ impl LegacyClient {
     }
 
     /// A chunk of response body `key` (only the SSE stream's matter).
-    pub fn handle_response_data(&mut self, key: RequestKey, data: &[u8]) {
+    pub fn handle_response_body(&mut self, key: RequestKey, data: &[u8]) {
         if key != self.get_key || self.state == State::Closed {
             return;
         }
@@ -218,7 +218,7 @@ impl LegacyClient {
     }
 
     /// Request `key` failed without a (complete) response.
-    pub fn handle_request_failed(&mut self, key: RequestKey) {
+    pub fn handle_response_failed(&mut self, key: RequestKey) {
         if key == self.get_key {
             self.close_with(CloseReason::RequestFailed);
         } else if let Some(frame) = self.posts.remove(&key) {

@@ -264,9 +264,9 @@ impl AutoClient {
     }
 
     /// A chunk of response body `key`.
-    pub fn handle_response_data(&mut self, key: RequestKey, data: &[u8]) {
+    pub fn handle_response_body(&mut self, key: RequestKey, data: &[u8]) {
         match &mut self.phase {
-            Phase::Legacy(c) if key != PROBE => c.handle_response_data(key, data),
+            Phase::Legacy(c) if key != PROBE => c.handle_response_body(key, data),
             Phase::Streamable { sse, done: false } if key == PROBE => {
                 if *sse {
                     self.decoder.push(data);
@@ -298,9 +298,9 @@ impl AutoClient {
     }
 
     /// Request `key` failed without a (complete) response.
-    pub fn handle_request_failed(&mut self, key: RequestKey) {
+    pub fn handle_response_failed(&mut self, key: RequestKey) {
         match &mut self.phase {
-            Phase::Legacy(c) if key != PROBE => c.handle_request_failed(key),
+            Phase::Legacy(c) if key != PROBE => c.handle_response_failed(key),
             Phase::Probing { .. } | Phase::Streamable { done: false, .. } if key == PROBE => {
                 self.close_with(CloseReason::RequestFailed)
             }
