@@ -27,6 +27,15 @@ fn server(now: Instant, gates: Gates) -> Server {
             ctx.log(LogLevel::Info, None, json!("working"));
             Ok(CallToolResult::text("done"))
         }))
+        .tool(
+            Tool::new("ask", schema.clone()).handler(|_, ctx| async move {
+                let text = match ctx.list_roots().await {
+                    Ok(roots) => format!("{} roots", roots["roots"].as_array().map_or(0, Vec::len)),
+                    Err(e) => format!("failed: {e:?}"),
+                };
+                Ok(CallToolResult::text(text))
+            }),
+        )
         .tool(Tool::new("wait", schema).handler(move |_, _| {
             let (tx, rx) = oneshot::<()>();
             gates.lock().unwrap().push(tx);
@@ -590,4 +599,31 @@ fn idle_streams_get_keep_alive_comments_on_the_timer() {
         "the legacy config names the POST path"
     );
     assert_eq!(rig.router.poll_timeout(), None);
+}
+
+#[test]
+fn a_server_request_goes_out_on_the_stream_and_its_answer_comes_back_by_post() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let (conn, uri) = rig.open();
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+        "protocolVersion":"2024-11-05","capabilities":{"roots":{}},
+        "clientInfo":{"name":"c","version":"1"}}});
+    assert_eq!(rig.post_to(&uri, init).status, 202);
+    assert_eq!(messages(&rig.drain(conn).0).len(), 1);
+    let done = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+    assert_eq!(rig.post_to(&uri, done).status, 202);
+
+    assert_eq!(rig.post_to(&uri, call(5, "ask")).status, 202);
+    rig.run_jobs();
+    let got = messages(&rig.drain(conn).0);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0]["method"], "roots/list");
+    let answer = json!({"jsonrpc":"2.0","id":got[0]["id"].clone(),
+        "result":{"roots":[{"uri":"file:///a"},{"uri":"file:///b"}]}});
+    assert_eq!(rig.post_to(&uri, answer).status, 202);
+    rig.run_jobs();
+    let got = messages(&rig.drain(conn).0);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0]["id"], 5);
+    assert_eq!(got[0]["result"]["content"][0]["text"], "2 roots");
 }
