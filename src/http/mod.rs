@@ -8,6 +8,7 @@ mod config;
 mod endpoint;
 pub mod event_id;
 pub mod headers;
+pub mod legacy;
 mod machine;
 pub mod replay;
 mod reply;

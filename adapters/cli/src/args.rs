@@ -42,6 +42,12 @@ pub(crate) enum Command {
         Scenarios: initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry."
     )]
     ConformanceClient(ConformanceClientArgs),
+    /// Put load on an MCP server: throughput, latency percentiles, errors.
+    #[command(
+        override_usage = "mcp-sansio bench --stdio [OPTIONS] -- <SERVER_CMD> [SERVER_ARGS]...",
+        after_help = crate::bench::BENCH_HELP
+    )]
+    Bench(crate::bench::BenchArgs),
 }
 
 /// Options of `conformance-client`.

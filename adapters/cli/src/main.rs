@@ -5,6 +5,7 @@
 //! JSON, `--pretty` for people), diagnostics to stderr.
 
 mod args;
+mod bench;
 mod client_cmd;
 mod client_http;
 mod conformance_client;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
         Command::Serve(_) => serve(),
         Command::Client(client) => run_client(&client, server_command),
         Command::ConformanceClient(args) => conformance_client::run(&args.url),
+        Command::Bench(bench) => bench::run(&bench, server_command),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,187 @@
+//! The grammar of `mcp-sansio bench` and the checks that turn it into [`Settings`].
+
+use std::time::Duration;
+
+use clap::Args;
+
+use super::mix::Mix;
+use crate::args::StderrArg;
+
+/// The most calls in flight per session (the client session's own limit on pending requests
+/// is 1024).
+pub(crate) const MAX_CONCURRENCY: usize = 1024;
+/// The most sessions (server processes) per run.
+pub(crate) const MAX_SESSIONS: usize = 256;
+/// The longest duration, warmup or timeout accepted (keeps every deadline far from overflow).
+const MAX_TIME: Duration = Duration::from_secs(7 * 24 * 3600);
+/// How long a run lasts when neither `--duration` nor `--requests` is given.
+const DEFAULT_DURATION: Duration = Duration::from_secs(10);
+
+pub(crate) const BENCH_HELP: &str = "\
+Starts SESSIONS copies of the server (the command after `--`), runs the MCP handshake with each,
+then keeps CONCURRENCY calls in flight per session, drawn from the mix in proportion to the
+weights (a fixed interleaved order). Calls made during --warmup are not counted. Every answer is
+checked: ping must return {}, a tool call a result with a `content` array and no \"isError\": true,
+a resource read a `contents` array; anything else, JSON-RPC errors, timeouts and lost sessions
+are counted as errors. Throughput counts successful calls; latencies are those of successful
+calls, from sending to the checked answer.
+
+Mix entries: ping | tool:NAME | read:URI, each optionally =WEIGHT (default 1). A URI ending in
+`=digits` needs an explicit weight. Tool arguments: --args NAME=JSON-object (once per tool).
+
+Output: a table on stdout (--json: one JSON object); a live progress line on stderr when stderr is
+a terminal or with --progress.
+
+Exit status: 0 the run completed without errors; 1 a server could not be started or initialized,
+or some calls failed (the report is still printed); 2 bad usage.
+
+Examples:
+  mcp-sansio bench --stdio --requests 20000 --concurrency 64 -- mcp-sansio serve --stdio
+  mcp-sansio bench --stdio --duration 10s --mix ping=1,tool:echo=3 --args 'echo={\"message\":\"hi\"}' \\
+      -- node server-everything/dist/index.js stdio
+  mcp-sansio bench --stdio --sessions 4 --concurrency 16 --json --mix read:test://static-text -- ./my-server";
+
+/// Options of `bench`.
+#[derive(Debug, Args)]
+pub(crate) struct BenchArgs {
+    /// Start each session's server as a child process and talk over its stdin/stdout.
+    #[arg(long, required = true)]
+    pub(crate) stdio: bool,
+    /// The calls to make: comma-separated `ping`, `tool:NAME`, `read:URI`, each `=WEIGHT`.
+    #[arg(long, value_name = "MIX", default_value = "ping")]
+    pub(crate) mix: String,
+    /// Arguments of a tool in the mix: NAME=JSON-object (repeatable).
+    #[arg(long = "args", value_name = "NAME=JSON")]
+    pub(crate) tool_args: Vec<String>,
+    /// Calls in flight per session.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub(crate) concurrency: usize,
+    /// Sessions (server processes) run side by side.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub(crate) sessions: usize,
+    /// Measure for this long (e.g. 10s, 500ms, 2m) [default: 10s unless --requests].
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, conflicts_with = "requests")]
+    pub(crate) duration: Option<Duration>,
+    /// Measure exactly this many calls (over all sessions).
+    #[arg(long, value_name = "N")]
+    pub(crate) requests: Option<u64>,
+    /// Make uncounted calls for this long first.
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, default_value = "1s")]
+    pub(crate) warmup: Duration,
+    /// Count a call as a timeout after this long.
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, default_value = "30s")]
+    pub(crate) timeout: Duration,
+    /// Print the report as one JSON object instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Show the live progress line even when stderr is not a terminal.
+    #[arg(long)]
+    pub(crate) progress: bool,
+    /// What to do with the servers' stderr (Capture: shown if a server fails to start).
+    #[arg(long, value_enum, default_value_t = StderrArg::Capture)]
+    pub(crate) server_stderr: StderrArg,
+}
+
+/// When the measured part of a run ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// After this many measured calls over all sessions.
+    Requests(u64),
+    /// When this much time has passed since the warmup ended.
+    Duration(Duration),
+}
+
+/// The checked settings of a run.
+#[derive(Clone, Debug)]
+pub(crate) struct Settings {
+    pub(crate) mix: Mix,
+    pub(crate) concurrency: usize,
+    pub(crate) sessions: usize,
+    pub(crate) stop: Stop,
+    pub(crate) warmup: Duration,
+    pub(crate) timeout: Duration,
+}
+
+impl BenchArgs {
+    /// Checks the options and parses the mix.
+    pub(crate) fn settings(&self) -> Result<Settings, String> {
+        if !(1..=MAX_CONCURRENCY).contains(&self.concurrency) {
+            return Err(format!("--concurrency must be 1..={MAX_CONCURRENCY}"));
+        }
+        if !(1..=MAX_SESSIONS).contains(&self.sessions) {
+            return Err(format!("--sessions must be 1..={MAX_SESSIONS}"));
+        }
+        if self.timeout.is_zero() {
+            return Err("--timeout must be above 0".into());
+        }
+        for (name, time) in [
+            ("--duration", self.duration.unwrap_or_default()),
+            ("--warmup", self.warmup),
+            ("--timeout", self.timeout),
+        ] {
+            if time > MAX_TIME {
+                return Err(format!("{name} must be at most 7 days"));
+            }
+        }
+        let stop = match (self.requests, self.duration) {
+            (Some(0), _) => return Err("--requests must be at least 1".into()),
+            (Some(n), _) => Stop::Requests(n),
+            (None, Some(d)) if d.is_zero() => return Err("--duration must be above 0".into()),
+            (None, Some(d)) => Stop::Duration(d),
+            (None, None) => Stop::Duration(DEFAULT_DURATION),
+        };
+        Ok(Settings {
+            mix: Mix::parse(&self.mix, &self.tool_args)?,
+            concurrency: self.concurrency,
+            sessions: self.sessions,
+            stop,
+            warmup: self.warmup,
+            timeout: self.timeout,
+        })
+    }
+}
+
+/// Parses `10s`, `500ms`, `2m`, `1.5s`, `100us` or a bare number of seconds.
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration (e.g. 10s, 500ms, 2m)"))?;
+    let seconds = match unit {
+        "" | "s" => value,
+        "ms" => value / 1e3,
+        "us" => value / 1e6,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => {
+            return Err(format!(
+                "`{text}`: unknown unit `{unit}` (use us, ms, s, m or h)"
+            ))
+        }
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|_| format!("`{text}` is out of range"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_in_every_unit() {
+        let d = |s| parse_duration(s).unwrap();
+        assert_eq!(d("10s"), Duration::from_secs(10));
+        assert_eq!(d("10"), Duration::from_secs(10));
+        assert_eq!(d("500ms"), Duration::from_millis(500));
+        assert_eq!(d("1.5s"), Duration::from_millis(1500));
+        assert_eq!(d("2m"), Duration::from_secs(120));
+        assert_eq!(d("250us"), Duration::from_micros(250));
+        assert_eq!(d("0"), Duration::ZERO);
+        for bad in ["", "s", "ten", "5x", "-1s", "1e999s"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+}

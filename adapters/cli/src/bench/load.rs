@@ -1,0 +1,252 @@
+//! The load itself: [`Control`] (shared by every session thread) decides when calls start,
+//! count and stop; [`drive_session`] keeps `concurrency` calls in flight on one initialized
+//! client, checks every answer and records it. Transport-independent: it only needs a
+//! [`ClientHandle`].
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use mcp_sansio::app::client::{CallOptions, ClientHandle};
+use smol::lock::Barrier;
+
+use super::check::{check, ErrorKind};
+use super::cli::{Settings, Stop};
+use super::mix::{Mix, Scheduler};
+use super::stats::Recorder;
+
+/// What a worker may do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Admission {
+    /// Send a call that is not counted.
+    Warmup,
+    /// Send a call that is counted.
+    Measured,
+    /// Send nothing more.
+    Stop,
+}
+
+/// Run-wide state shared by the session threads: the start line, the stop rule, the counters
+/// the progress line reads.
+pub(crate) struct Control {
+    stop: Stop,
+    warmup: Duration,
+    /// Every session waits here once (ready or failed) so the load starts together.
+    ready: Barrier,
+    start: OnceLock<Instant>,
+    aborted: AtomicBool,
+    tickets: AtomicU64,
+    /// Measured calls completed so far (successes and errors).
+    pub(crate) completed: AtomicU64,
+    /// Measured calls that failed so far.
+    pub(crate) errors: AtomicU64,
+}
+
+impl Control {
+    /// Control for `sessions` sessions.
+    pub(crate) fn new(stop: Stop, warmup: Duration, sessions: usize) -> Self {
+        Self {
+            stop,
+            warmup,
+            ready: Barrier::new(sessions),
+            start: OnceLock::new(),
+            aborted: AtomicBool::new(false),
+            tickets: AtomicU64::new(0),
+            completed: AtomicU64::new(0),
+            errors: AtomicU64::new(0),
+        }
+    }
+
+    /// A session is ready (`ok`) or could not start; waits for every other session. Returns
+    /// false when the run is aborted (some session failed).
+    pub(crate) async fn arrive(&self, ok: bool) -> bool {
+        if !ok {
+            self.aborted.store(true, Ordering::SeqCst);
+        }
+        self.ready.wait().await;
+        self.start.get_or_init(Instant::now);
+        !self.aborted.load(Ordering::SeqCst)
+    }
+
+    /// When the load started (after every session was ready), once it has.
+    pub(crate) fn started(&self) -> Option<Instant> {
+        self.start.get().copied()
+    }
+
+    /// When the warmup ends and measuring begins, once the load has started.
+    pub(crate) fn measure_from(&self) -> Option<Instant> {
+        self.started().map(|start| start + self.warmup)
+    }
+
+    /// Whether a worker may start another call at `now`, and whether it counts.
+    pub(crate) fn admit(&self, now: Instant) -> Admission {
+        let Some(measure_from) = self.measure_from() else {
+            return Admission::Stop;
+        };
+        if self.aborted.load(Ordering::Relaxed) {
+            return Admission::Stop;
+        }
+        if now < measure_from {
+            return Admission::Warmup;
+        }
+        match self.stop {
+            Stop::Requests(n) if self.tickets.fetch_add(1, Ordering::Relaxed) < n => {
+                Admission::Measured
+            }
+            Stop::Duration(d) if now < measure_from + d => Admission::Measured,
+            _ => Admission::Stop,
+        }
+    }
+
+    fn count(&self, failed: bool) {
+        self.completed.fetch_add(1, Ordering::Relaxed);
+        if failed {
+            self.errors.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// What one session's load produced.
+pub(crate) struct SessionLoad {
+    pub(crate) recorder: Recorder,
+    /// The server went away (calls failed with `closed`) before the run ended.
+    pub(crate) lost: bool,
+}
+
+/// Per-session state shared by its workers (one thread, so `RefCell`).
+struct Shared {
+    scheduler: Scheduler,
+    recorder: Recorder,
+    lost: bool,
+}
+
+/// Keeps `settings.concurrency` calls in flight on `handle` until `control` says stop.
+pub(crate) async fn drive_session(
+    handle: ClientHandle,
+    mix: &Mix,
+    settings: &Settings,
+    control: &Control,
+) -> SessionLoad {
+    let shared = RefCell::new(Shared {
+        scheduler: Scheduler::new(mix),
+        recorder: Recorder::new(mix.entries.len()),
+        lost: false,
+    });
+    let executor = smol::LocalExecutor::new();
+    let shared = Rc::new(shared);
+    executor
+        .run(async {
+            let workers: Vec<_> = (0..settings.concurrency)
+                .map(|_| {
+                    let (handle, shared) = (handle.clone(), shared.clone());
+                    executor.spawn(worker(handle, mix, settings.timeout, control, shared))
+                })
+                .collect();
+            for worker in workers {
+                worker.await;
+            }
+        })
+        .await;
+    // Every worker has finished; take the tallies out (no other owner can be left using them).
+    let mut shared = shared.borrow_mut();
+    let recorder = std::mem::replace(&mut shared.recorder, Recorder::new(0));
+    SessionLoad {
+        recorder,
+        lost: shared.lost,
+    }
+}
+
+/// One call at a time, back to back, until told to stop or the session is lost.
+async fn worker(
+    handle: ClientHandle,
+    mix: &Mix,
+    timeout: Duration,
+    control: &Control,
+    shared: Rc<RefCell<Shared>>,
+) {
+    loop {
+        if shared.borrow().lost {
+            return;
+        }
+        let admission = control.admit(Instant::now());
+        if admission == Admission::Stop {
+            return;
+        }
+        let index = shared.borrow_mut().scheduler.next_index();
+        let entry = &mix.entries[index];
+        let options = CallOptions {
+            timeout: Some(timeout),
+            ..CallOptions::default()
+        };
+        let sent = Instant::now();
+        let answer = handle
+            .request_raw(entry.op.method(), entry.params.clone(), options)
+            .await;
+        let done = Instant::now();
+        let outcome = check(&entry.op, answer);
+        let mut shared = shared.borrow_mut();
+        if matches!(&outcome, Err(e) if e.kind == ErrorKind::Closed) {
+            shared.lost = true;
+        }
+        if admission == Admission::Measured {
+            control.count(outcome.is_err());
+            shared
+                .recorder
+                .record(index, done.duration_since(sent), done, outcome);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_is_admitted_before_every_session_arrived() {
+        let control = Control::new(Stop::Requests(5), Duration::ZERO, 2);
+        assert_eq!(control.admit(Instant::now()), Admission::Stop);
+    }
+
+    #[test]
+    fn a_request_budget_is_shared_exactly() {
+        let control = Control::new(Stop::Requests(3), Duration::ZERO, 1);
+        assert!(smol::block_on(control.arrive(true)));
+        let now = Instant::now();
+        let admitted: Vec<_> = (0..5).map(|_| control.admit(now)).collect();
+        let (m, s) = (Admission::Measured, Admission::Stop);
+        assert_eq!(admitted, [m, m, m, s, s]);
+    }
+
+    #[test]
+    fn warmup_then_a_measured_window() {
+        let warmup = Duration::from_secs(5);
+        let control = Control::new(Stop::Duration(Duration::from_secs(10)), warmup, 1);
+        assert!(smol::block_on(control.arrive(true)));
+        let from = control.measure_from().unwrap();
+        assert_eq!(
+            control.admit(from - Duration::from_secs(1)),
+            Admission::Warmup
+        );
+        assert_eq!(control.admit(from), Admission::Measured);
+        assert_eq!(
+            control.admit(from + Duration::from_secs(9)),
+            Admission::Measured
+        );
+        assert_eq!(
+            control.admit(from + Duration::from_secs(10)),
+            Admission::Stop
+        );
+    }
+
+    #[test]
+    fn one_failed_session_aborts_the_run() {
+        let control = std::sync::Arc::new(Control::new(Stop::Requests(5), Duration::ZERO, 2));
+        let other = control.clone();
+        let failed = std::thread::spawn(move || smol::block_on(other.arrive(false)));
+        assert!(!smol::block_on(control.arrive(true)));
+        assert!(!failed.join().unwrap());
+        assert_eq!(control.admit(Instant::now()), Admission::Stop);
+    }
+}

@@ -1,0 +1,189 @@
+//! Where a session's server is and how a session reaches it. Each transport connects one
+//! client, runs the handshake, hands the initialized [`ClientHandle`] to the load, then closes
+//! and reports the session's correlation counters. Adding a transport (a URL for Streamable
+//! HTTP) is one more [`Target`] variant and one more `run_*` function.
+
+use std::ffi::OsString;
+use std::future::Future;
+use std::time::Duration;
+
+use mcp_sansio::app::client::{Client, ClientError, ClientHandle};
+use mcp_sansio::config::Config;
+use mcp_sansio::model::Implementation;
+use mcp_sansio::session::Stats;
+use mcp_sansio_stdio::{connect_stdio_client, ClientRunReport, ShutdownStage, StderrMode};
+
+use crate::args::StderrArg;
+
+/// How long to wait for the session's counters once the load is over.
+const STATS_WAIT: Duration = Duration::from_secs(2);
+
+/// The server under load.
+#[derive(Clone, Debug)]
+pub(crate) enum Target {
+    /// A command started once per session, spoken to over its stdin/stdout.
+    Stdio {
+        command: Vec<OsString>,
+        stderr: StderrArg,
+    },
+}
+
+impl Target {
+    /// A short description for the report.
+    pub(crate) fn describe(&self) -> (&'static str, String) {
+        match self {
+            Target::Stdio { command, .. } => (
+                "stdio",
+                command
+                    .iter()
+                    .map(|a| a.to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+        }
+    }
+}
+
+/// Who answered the handshake.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ServerIdentity {
+    /// `serverInfo.name`.
+    pub(crate) name: String,
+    /// `serverInfo.version`.
+    pub(crate) version: String,
+    /// The protocol version the server chose.
+    pub(crate) protocol_version: String,
+}
+
+/// A session that ran: the load's output and what the session counted.
+pub(crate) struct Ran<T> {
+    pub(crate) output: T,
+    /// From the server's initialize result.
+    pub(crate) server: ServerIdentity,
+    /// The client session's drop counters (unknown, late, invalid responses); `None` if the
+    /// session had already ended.
+    pub(crate) stats: Option<Stats>,
+}
+
+/// Why a session did not run.
+pub(crate) struct NotRun {
+    /// One line: what failed.
+    pub(crate) message: String,
+    /// The server's stderr tail, when captured.
+    pub(crate) stderr_tail: Option<String>,
+    /// This session was fine but stopped because another one failed.
+    pub(crate) stopped_by_another: bool,
+}
+
+/// Connects to `target` and initializes. `load` gets `Some(handle)` when the session is ready
+/// and `None` when it is not (it must still run, to meet the other sessions at the start
+/// line) and returns whether it ran.
+pub(crate) fn run_session<T, F>(
+    target: &Target,
+    timeout: Duration,
+    load: impl FnOnce(Option<ClientHandle>) -> F,
+) -> Result<Ran<T>, NotRun>
+where
+    F: Future<Output = T>,
+{
+    match target {
+        Target::Stdio { command, stderr } => run_stdio(command, *stderr, timeout, load),
+    }
+}
+
+fn client_config(timeout: Duration) -> Config {
+    Config {
+        request_timeout: timeout,
+        max_request_timeout: timeout.max(Config::default().max_request_timeout),
+        ..Config::default()
+    }
+}
+
+fn run_stdio<T, F>(
+    command: &[OsString],
+    stderr: StderrArg,
+    timeout: Duration,
+    load: impl FnOnce(Option<ClientHandle>) -> F,
+) -> Result<Ran<T>, NotRun>
+where
+    F: Future<Output = T>,
+{
+    let builder = Client::builder(Implementation::new(
+        "mcp-sansio-bench",
+        env!("CARGO_PKG_VERSION"),
+    ))
+    .config(client_config(timeout));
+    let mode = match stderr {
+        StderrArg::Inherit => StderrMode::Inherit,
+        StderrArg::Capture => StderrMode::Capture,
+        StderrArg::Null => StderrMode::Null,
+    };
+    let program = command[0].to_string_lossy().into_owned();
+    let client = match connect_stdio_client(&command[0], &command[1..], mode, builder) {
+        Ok(client) => client,
+        Err(e) => {
+            // Still meet the others at the start line, so they stop too.
+            smol::block_on(load(None));
+            return Err(NotRun {
+                message: format!("cannot start the server `{program}`: {e}"),
+                stderr_tail: None,
+                stopped_by_another: false,
+            });
+        }
+    };
+    let handle = client.handle();
+    let remote = client.remote();
+    let app = async move {
+        let initialized = handle.initialize().await;
+        let ready = initialized.is_ok().then(|| handle.clone());
+        let output = load(ready).await;
+        let stats = smol::future::or(
+            async {
+                remote
+                    .call(|d, _| d.client().session().stats().clone())
+                    .await
+                    .ok()
+            },
+            async {
+                smol::Timer::after(STATS_WAIT).await;
+                None
+            },
+        )
+        .await;
+        (initialized, output, stats)
+    };
+    let ((initialized, output, stats), report) = client.block_on(app).map_err(|e| NotRun {
+        message: format!("driving the server `{program}` failed: {e}"),
+        stderr_tail: None,
+        stopped_by_another: false,
+    })?;
+    let server = match initialized {
+        Ok(result) => ServerIdentity {
+            name: result.server_info.name,
+            version: result.server_info.version,
+            protocol_version: result.protocol_version,
+        },
+        Err(e) => return Err(init_failed(&program, &e, report)),
+    };
+    Ok(Ran {
+        output,
+        server,
+        stats,
+    })
+}
+
+/// Why the handshake failed, with the exit status of a server that quit.
+fn init_failed(program: &str, error: &ClientError, report: ClientRunReport) -> NotRun {
+    let mut message = format!("the server `{program}` did not initialize: {error}");
+    if let Some(done) = report
+        .shutdown
+        .filter(|s| s.stage == ShutdownStage::AlreadyExited)
+    {
+        message.push_str(&format!(" (it had exited: {})", done.status));
+    }
+    NotRun {
+        message,
+        stderr_tail: report.stderr_tail,
+        stopped_by_another: false,
+    }
+}

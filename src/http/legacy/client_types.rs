@@ -1,0 +1,118 @@
+//! The values the client-side transports exchange with their adapter and application: the
+//! HTTP requests they ask for, the events they report, their limits.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use crate::http::types::HttpRequestHead;
+
+/// Names one HTTP request a client transport asked for, so the adapter can hand back its
+/// response (head, body chunks, end) or its failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RequestKey(pub u64);
+
+/// One HTTP request for the adapter to perform.
+#[derive(Clone, Debug)]
+pub struct OutgoingRequest {
+    /// Quote it when handing back the response.
+    pub key: RequestKey,
+    /// The absolute URL (`http(s)://authority/path?query`).
+    pub url: String,
+    /// Method, path-and-query and headers (the adapter adds `Host` and framing headers).
+    pub head: HttpRequestHead,
+    /// The body (empty for GET).
+    pub body: Bytes,
+}
+
+/// Which HTTP transport a server speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransportKind {
+    /// Streamable HTTP (2025-03-26 and later): one endpoint, POST + optional GET.
+    StreamableHttp,
+    /// The legacy HTTP+SSE transport (2024-11-05): SSE GET + message POST.
+    LegacySse,
+}
+
+/// Something the transport reports to the application.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientEvent {
+    /// Auto-detection decided (`AutoClient` only).
+    Detected(TransportKind),
+    /// Legacy: the `endpoint` event arrived; messages are POSTed to `post_url` from now on.
+    Ready {
+        /// The resolved message URL.
+        post_url: String,
+    },
+    /// A POSTed message was refused (`Some(status)`) or its request failed (`None`). A
+    /// request in it is answered with a JSON-RPC error frame, so it completes exactly once.
+    PostFailed {
+        /// The HTTP status, if a response came.
+        status: Option<u16>,
+    },
+    /// The transport is over; no more frames will come.
+    Closed(CloseReason),
+}
+
+/// Why a transport closed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CloseReason {
+    /// `close()` was called.
+    Local,
+    /// A response had this unexpected status.
+    HttpStatus(u16),
+    /// The SSE GET was answered with something other than `text/event-stream`.
+    NotEventStream,
+    /// The SSE stream ended (the legacy transport cannot resume it).
+    StreamEnded,
+    /// The adapter reported a failed request (connection refused, reset, ...).
+    RequestFailed,
+    /// The `endpoint` event's URI is not a valid reference.
+    InvalidEndpoint,
+    /// The `endpoint` event names another origin.
+    CrossOriginEndpoint,
+    /// No `endpoint` event within `endpoint_timeout`.
+    EndpointTimeout,
+    /// Incoming frames piled up past `max_inbound_frames` without being polled.
+    InboundOverflow,
+    /// Auto-detection's first frame was not an `initialize` request.
+    NotInitialize,
+}
+
+/// Why an outgoing frame was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendError {
+    /// The transport is closed.
+    Closed,
+    /// Too many frames wait to be sent (`max_pending_frames`).
+    Full,
+    /// Auto-detection found Streamable HTTP and handed over: send through its client.
+    HandedOff,
+}
+
+/// Limits of the client-side transports.
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// How long to wait for the `endpoint` event after the GET. Default 10 s.
+    pub endpoint_timeout: Duration,
+    /// The largest SSE event (and JSON body) accepted, in bytes. Default 4 MiB.
+    pub max_event_size: usize,
+    /// Frames waiting to be POSTed or in flight, at most. Default 1024.
+    pub max_pending_frames: usize,
+    /// Received frames waiting for `poll_frame`, at most. Default 4096.
+    pub max_inbound_frames: usize,
+    /// Headers added to every request (e.g. `Authorization`).
+    pub extra_headers: Vec<(String, String)>,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            endpoint_timeout: Duration::from_secs(10),
+            max_event_size: 4 << 20,
+            max_pending_frames: 1024,
+            max_inbound_frames: 4096,
+            extra_headers: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! The legacy HTTP+SSE transport of 2024-11-05 as HTTP-shaped values: the server endpoint
+//! (SSE GET + message POST), a router serving it beside Streamable HTTP, and the client side
+//! with the 2025-03-26 auto-detection. See docs/http.md ("Legacy HTTP+SSE").
+
+mod client;
+mod client_types;
+mod detect;
+mod router;
+mod server;
+mod session;
+pub mod url;
+
+pub use client::LegacyClient;
+pub use client_types::{
+    ClientConfig, ClientEvent, CloseReason, OutgoingRequest, RequestKey, SendError, TransportKind,
+};
+pub use detect::{AutoClient, StreamableHandoff};
+pub use router::{Route, Router, RouterPaths};
+pub use server::{LegacyConfig, LegacyEndpoint, LEGACY_STREAM_BIT, SESSION_PARAM};

@@ -1,0 +1,192 @@
+//! One server speaking both HTTP transports at once, as the 2025-03-26 backwards-compatibility
+//! section suggests: Streamable HTTP on its endpoint path and the legacy pair (SSE GET + message
+//! POST) on theirs. The router only dispatches by path; each endpoint keeps its own sessions.
+
+use std::time::Instant;
+
+use bytes::Bytes;
+
+use super::server::{LegacyConfig, LegacyEndpoint, LEGACY_STREAM_BIT};
+use crate::app::runtime::Job;
+use crate::http::config::EndpointConfig;
+use crate::http::endpoint::Endpoint;
+use crate::http::machine::Machine;
+use crate::http::reply::error;
+use crate::http::streams::StreamChunk;
+use crate::http::types::{HttpMethod, HttpRequestHead, HttpResponse, StreamId};
+
+/// The three paths the router serves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RouterPaths {
+    /// The Streamable HTTP endpoint. Default `/mcp`.
+    pub streamable: String,
+    /// The legacy SSE endpoint (GET). Default `/sse`.
+    pub sse: String,
+    /// The legacy message endpoint (POST). Default `/messages`.
+    pub messages: String,
+}
+
+impl Default for RouterPaths {
+    fn default() -> Self {
+        RouterPaths {
+            streamable: "/mcp".into(),
+            sse: "/sse".into(),
+            messages: "/messages".into(),
+        }
+    }
+}
+
+/// Which endpoint a request or stream belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// The Streamable HTTP endpoint.
+    Streamable,
+    /// The legacy HTTP+SSE endpoint.
+    Legacy,
+}
+
+/// A Streamable [`Endpoint`] and a [`LegacyEndpoint`] behind one request entry point.
+/// Stream ids of the two never collide (legacy ids carry [`LEGACY_STREAM_BIT`]).
+pub struct Router<M> {
+    streamable: Endpoint<M>,
+    legacy: LegacyEndpoint<M>,
+    paths: RouterPaths,
+}
+
+impl<M: Machine> Router<M> {
+    /// Both endpoints with the same limits and policy (`config`), each building its sessions
+    /// with a clone of `factory`. The session cap applies to each transport separately.
+    pub fn new<F>(config: EndpointConfig, paths: RouterPaths, factory: F) -> Self
+    where
+        F: FnMut(Instant) -> M + Clone + Send + 'static,
+    {
+        let legacy = LegacyConfig {
+            endpoint: config.clone(),
+            messages_path: paths.messages.clone(),
+            ..LegacyConfig::default()
+        };
+        Router {
+            streamable: Endpoint::new(config, factory.clone()),
+            legacy: LegacyEndpoint::new(legacy, factory),
+            paths,
+        }
+    }
+
+    /// Both endpoints as built by the caller (e.g. with their own keep-alive or limits). The
+    /// message path is the legacy endpoint's `messages_path`, whatever `paths.messages` says.
+    pub fn from_parts(
+        streamable: Endpoint<M>,
+        legacy: LegacyEndpoint<M>,
+        mut paths: RouterPaths,
+    ) -> Self {
+        paths.messages = legacy.config().messages_path.clone();
+        Router {
+            streamable,
+            legacy,
+            paths,
+        }
+    }
+
+    /// The Streamable endpoint (sessions, stats, `close_stream`).
+    pub fn streamable(&mut self) -> &mut Endpoint<M> {
+        &mut self.streamable
+    }
+
+    /// The legacy endpoint (sessions, stats).
+    pub fn legacy(&mut self) -> &mut LegacyEndpoint<M> {
+        &mut self.legacy
+    }
+
+    /// Which endpoint serves `path` (query string allowed), if any.
+    pub fn route(&self, path: &str) -> Option<Route> {
+        let path = path.split(['?', '#']).next().unwrap_or("");
+        if path == self.paths.streamable {
+            Some(Route::Streamable)
+        } else if path == self.paths.sse || path == self.paths.messages {
+            Some(Route::Legacy)
+        } else {
+            None
+        }
+    }
+
+    /// One HTTP request, dispatched by path: 404 for an unknown path, 405 for a GET on the
+    /// message path or anything but GET on the SSE path.
+    pub fn handle_request(
+        &mut self,
+        now: Instant,
+        head: &HttpRequestHead,
+        body: Bytes,
+        random: [u8; 16],
+    ) -> HttpResponse {
+        let bare = head.path.split(['?', '#']).next().unwrap_or("");
+        match self.route(&head.path) {
+            Some(Route::Streamable) => self.streamable.handle_request(now, head, body, random),
+            Some(Route::Legacy) => {
+                let wanted = if bare == self.paths.sse {
+                    HttpMethod::Get
+                } else {
+                    HttpMethod::Post
+                };
+                if head.method != wanted {
+                    let allow = if wanted == HttpMethod::Get {
+                        "GET"
+                    } else {
+                        "POST"
+                    };
+                    return error(405, "Method Not Allowed").with_header("Allow", allow);
+                }
+                self.legacy.handle_request(now, head, body, random)
+            }
+            None => error(404, "Not Found"),
+        }
+    }
+
+    /// Which endpoint produced stream `conn`.
+    pub fn stream_route(conn: StreamId) -> Route {
+        if conn.0 & LEGACY_STREAM_BIT != 0 {
+            Route::Legacy
+        } else {
+            Route::Streamable
+        }
+    }
+
+    /// Pulls the next bytes of response body `conn` from whichever endpoint owns it.
+    #[must_use]
+    pub fn poll_stream(&mut self, conn: StreamId, buf: &mut Vec<u8>) -> Option<StreamChunk> {
+        match Self::stream_route(conn) {
+            Route::Legacy => self.legacy.poll_stream(conn, buf),
+            Route::Streamable => self.streamable.poll_stream(conn, buf),
+        }
+    }
+
+    /// The client went away from response `conn`.
+    pub fn stream_closed(&mut self, conn: StreamId) {
+        match Self::stream_route(conn) {
+            Route::Legacy => self.legacy.stream_closed(conn),
+            Route::Streamable => self.streamable.stream_closed(conn),
+        }
+    }
+
+    /// Fires timers and expires idle sessions of both endpoints.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.streamable.handle_timeout(now);
+        self.legacy.handle_timeout(now);
+    }
+
+    /// The earliest deadline of either endpoint.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        [self.streamable.poll_timeout(), self.legacy.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// A pending handler future of either endpoint.
+    #[must_use]
+    pub fn poll_job(&mut self) -> Option<Job> {
+        self.streamable
+            .poll_job()
+            .or_else(|| self.legacy.poll_job())
+    }
+}
