@@ -8,6 +8,7 @@ mod args;
 mod client_cmd;
 mod fixture;
 mod request;
+mod serve_http;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -36,7 +37,10 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match cli.command {
-        Command::Serve(_) => serve(),
+        Command::Serve(args) => match &args.http {
+            Some(addr) => serve_http::serve_http(addr),
+            None => serve(),
+        },
         Command::Client(client) => run_client(&client, server_command),
     };
     match outcome {
