@@ -50,7 +50,10 @@ fn help_works_on_every_command_and_shows_examples() {
     }
     for (args, example) in [
         (&["--help"][..], "mcp-sansio serve --stdio"),
-        (&["serve", "--help"][..], "mcp-sansio serve --http 127.0.0.1:8080"),
+        (
+            &["serve", "--help"][..],
+            "mcp-sansio serve --http 127.0.0.1:8080",
+        ),
         (&["client", "--help"][..], "-- node server.js"),
         (
             &["client", "tools", "call", "--help"][..],

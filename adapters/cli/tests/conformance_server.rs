@@ -22,6 +22,8 @@ use http_fixture::HttpFixture;
 const SUITE_LIMIT: Duration = Duration::from_secs(300);
 /// Active (30) + pending (2) server scenarios of 0.1.16.
 const SCENARIOS: usize = 32;
+/// `-2026-11-30T08-46-40-258Z` at the end of a result directory's name.
+const TIMESTAMP_SUFFIX: usize = "-2026-11-30T08-46-40-258Z".len();
 
 fn scratch_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mcp-sansio-conformance-{}", std::process::id()));
@@ -38,12 +40,9 @@ fn read_results(dir: &Path) -> BTreeMap<String, Vec<Value>> {
         let Some(rest) = name.strip_prefix("server-") else {
             continue;
         };
-        // The timestamp is the last `-`-separated part (ISO with `-` replaced, no `-` inside
-        // the scenario part is lost: the scenario is everything before the date's year).
-        let scenario = match rest.rfind("-20") {
-            Some(at) => rest[..at].to_owned(),
-            None => rest.to_owned(),
-        };
+        // `<scenario>-YYYY-MM-DDTHH-MM-SS-mmmZ`: the timestamp has a fixed length (scenario
+        // names themselves contain dashes and digits, e.g. json-schema-2020-12).
+        let scenario = rest[..rest.len().saturating_sub(TIMESTAMP_SUFFIX)].to_owned();
         let text = std::fs::read_to_string(entry.path().join("checks.json"))
             .unwrap_or_else(|e| panic!("{name}/checks.json: {e}"));
         let checks: Vec<Value> = serde_json::from_str(&text).expect("checks.json is JSON");

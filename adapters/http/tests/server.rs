@@ -8,6 +8,9 @@ use std::net::TcpStream;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use std::sync::Mutex;
+
+use mcp_sansio::app::runtime::{oneshot, OneshotSender};
 use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
 use mcp_sansio::http::EndpointConfig;
 use mcp_sansio::model::Implementation;
@@ -23,15 +26,21 @@ fn app(now: std::time::Instant) -> Server {
     let schema = json!({"type": "object"});
     Server::builder(Implementation::new("adapter-test", "1"))
         .tool(Tool::new("echo", schema.clone()).sync_handler(|_, _| Ok(CallToolResult::text("hi"))))
-        .tool(Tool::new("slow_log", schema).handler(|_, ctx| async move {
-            ctx.log(LogLevel::Info, None, json!("first"));
-            smol::Timer::after(Duration::from_millis(30)).await;
-            ctx.log(LogLevel::Info, None, json!("second"));
-            smol::Timer::after(Duration::from_millis(30)).await;
-            Ok(CallToolResult::text("slow done"))
+        .tool(Tool::new("gated_log", schema).handler(|_, ctx| {
+            let (tx, rx) = oneshot::<()>();
+            GATES.lock().unwrap().push(tx);
+            async move {
+                ctx.log(LogLevel::Info, None, json!("first"));
+                let _ = rx.await;
+                ctx.log(LogLevel::Info, None, json!("second"));
+                Ok(CallToolResult::text("gated done"))
+            }
         }))
         .build(now)
 }
+
+/// Opened by the test to let `gated_log` finish (only one test calls it).
+static GATES: Mutex<Vec<OneshotSender<()>>> = Mutex::new(Vec::new());
 
 struct Running {
     addr: String,
@@ -227,27 +236,31 @@ fn a_handler_that_logs_streams_sse_events_as_they_happen() {
         ("Content-Type", "application/json"),
         ("Mcp-Session-Id", sid.as_str()),
     ];
-    conn.send("POST", "/mcp", &headers, &call(7, "slow_log").to_string());
+    conn.send("POST", "/mcp", &headers, &call(7, "gated_log").to_string());
     let head = conn.head();
     assert_eq!(head.status, 200);
     assert_eq!(head.header("content-type"), Some("text/event-stream"));
-    let mut chunks = Vec::new();
-    while let Some(chunk) = conn.chunk() {
-        chunks.push(chunk);
+    // The handler is parked on its gate: whatever arrives now was streamed before the result
+    // existed.
+    let mut early = String::new();
+    while !early.contains("\"first\"") {
+        early.push_str(&conn.chunk().expect("the stream ended before the first log"));
     }
-    let all = chunks.concat();
-    let first = all.find("\"first\"").expect("first log");
-    let second = all.find("\"second\"").expect("second log");
-    let result = all.find("slow done").expect("result");
-    assert!(first < second && second < result, "{all}");
     assert!(
-        all.starts_with("id: "),
-        "a 2025-11-25 stream opens with a priming event: {all}"
+        early.starts_with("id: "),
+        "a 2025-11-25 stream opens with a priming event: {early}"
     );
-    assert!(
-        chunks.len() >= 3,
-        "events arrive as they happen, not at once: {chunks:?}"
-    );
+    assert!(!early.contains("gated done"), "{early}");
+    for gate in GATES.lock().unwrap().drain(..) {
+        gate.send(());
+    }
+    let mut rest = String::new();
+    while let Some(chunk) = conn.chunk() {
+        rest.push_str(&chunk);
+    }
+    let second = rest.find("\"second\"").expect("second log");
+    let result = rest.find("gated done").expect("result");
+    assert!(second < result, "{rest}");
     // The connection is still usable afterwards.
     assert_eq!(conn.post(Some(&sid), &call(8, "echo")).status, 200);
     server.shutdown();
