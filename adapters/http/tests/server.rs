@@ -1,7 +1,7 @@
 //! The HTTP server adapter through real loopback sockets with a tiny raw HTTP/1.1 client:
 //! keep-alive reuse, SSE streaming, the adapter's own answers (404 path, 401 bearer), a few
-//! endpoint status codes end to end (406, 415, 413, 400, 404 session), and graceful shutdown
-//! ending an open SSE stream.
+//! endpoint status codes end to end (406, 415, 413, 400, 404 session), a dropped SSE
+//! connection resumed on a new one, and graceful shutdown ending an open SSE stream.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -36,8 +36,23 @@ fn app(now: std::time::Instant) -> Server {
                 Ok(CallToolResult::text("gated done"))
             }
         }))
+        .tool(
+            Tool::new("gated_resume", json!({"type": "object"})).handler(|_, ctx| {
+                let (tx, rx) = oneshot::<()>();
+                RESUME_GATES.lock().unwrap().push(tx);
+                async move {
+                    ctx.log(LogLevel::Info, None, json!("before the drop"));
+                    let _ = rx.await;
+                    ctx.log(LogLevel::Info, None, json!("after the drop"));
+                    Ok(CallToolResult::text("resumed result"))
+                }
+            }),
+        )
         .build(now)
 }
+
+/// Opened by the test to let `gated_resume` finish (only one test calls it).
+static RESUME_GATES: Mutex<Vec<OneshotSender<()>>> = Mutex::new(Vec::new());
 
 /// Opened by the test to let `gated_log` finish (only one test calls it).
 static GATES: Mutex<Vec<OneshotSender<()>>> = Mutex::new(Vec::new());
@@ -377,4 +392,61 @@ fn shutdown_ends_open_streams_and_returns() {
         TcpStream::connect(&server.addr).is_err(),
         "no longer accepting"
     );
+}
+
+#[test]
+fn a_dropped_sse_connection_is_resumed_on_a_new_one_with_last_event_id() {
+    let mut server = Running::start(HttpServerOptions::default());
+    let mut conn = server.connect();
+    let sid = conn.open_session();
+    let headers = [
+        ("Accept", BOTH),
+        ("Content-Type", "application/json"),
+        ("Mcp-Session-Id", sid.as_str()),
+    ];
+    conn.send(
+        "POST",
+        "/mcp",
+        &headers,
+        &call(9, "gated_resume").to_string(),
+    );
+    assert_eq!(conn.head().status, 200);
+    let mut seen = String::new();
+    while !seen.contains("before the drop") {
+        seen.push_str(&conn.chunk().expect("stream ended early"));
+    }
+    // The id of the last event read: the resumption cursor.
+    let cursor = seen
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .last()
+        .expect("event ids")
+        .to_owned();
+    drop(conn); // the client goes away: not a cancellation
+    for gate in RESUME_GATES.lock().unwrap().drain(..) {
+        gate.send(());
+    }
+    let mut conn = server.connect();
+    let headers = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", sid.as_str()),
+        ("Last-Event-ID", cursor.as_str()),
+    ];
+    conn.send("GET", "/mcp", &headers, "");
+    assert_eq!(conn.head().status, 200);
+    let mut rest = String::new();
+    while let Some(chunk) = conn.chunk() {
+        rest.push_str(&chunk);
+    }
+    assert!(
+        !rest.contains("before the drop"),
+        "only events after the cursor: {rest}"
+    );
+    let after = rest
+        .find("after the drop")
+        .expect("the log sent while away");
+    let result = rest.find("resumed result").expect("the result");
+    assert!(after < result, "{rest}");
+    assert!(rest.contains("\"id\":9"), "{rest}");
+    server.shutdown();
 }
