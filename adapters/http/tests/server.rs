@@ -418,8 +418,8 @@ fn a_dropped_sse_connection_is_resumed_on_a_new_one_with_last_event_id() {
     // The id of the last event read: the resumption cursor.
     let cursor = seen
         .lines()
-        .filter_map(|l| l.strip_prefix("id: "))
-        .last()
+        .rev()
+        .find_map(|l| l.strip_prefix("id: "))
         .expect("event ids")
         .to_owned();
     drop(conn); // the client goes away: not a cancellation
