@@ -23,6 +23,18 @@ fn server(now: Instant, gates: Gates) -> Server {
             ctx.log(LogLevel::Info, None, json!("working"));
             Ok(CallToolResult::text("done"))
         }))
+        .tool(Tool::new("closer", schema.clone()).handler({
+            let gates = gates.clone();
+            move |_, ctx| {
+                let (tx, rx) = oneshot::<()>();
+                gates.lock().unwrap().push(tx);
+                async move {
+                    ctx.close_sse_stream();
+                    let _ = rx.await;
+                    Ok(CallToolResult::text("after close"))
+                }
+            }
+        }))
         .tool(Tool::new("wait", schema).handler(move |_, ctx| {
             let (tx, rx) = oneshot::<()>();
             gates.lock().unwrap().push(tx);
@@ -423,6 +435,36 @@ fn server_may_close_a_2025_11_25_post_stream_early_and_the_client_resumes() {
         !rig.ep.close_stream(conn),
         "older sessions never get an early close"
     );
+}
+
+#[test]
+fn a_handler_closes_its_2025_11_25_stream_after_priming_and_the_result_comes_on_resume() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let a = rig.post(Some(&sid), call(1, "closer"));
+    assert_eq!(a.get("content-type"), Some("text/event-stream"));
+    let (seen, ended) = rig.drain(&a.body);
+    assert!(ended, "the handler asked for the close: the body ends");
+    assert_eq!(seen.len(), 1, "only the priming event: {seen:?}");
+    assert_eq!(seen[0].1, "", "priming data is empty");
+    let resumed = rig.get(&sid, Some(&seen[0].0));
+    assert_eq!(resumed.status, 200);
+    let (early, ended) = rig.drain(&resumed.body);
+    assert!(early.is_empty() && !ended, "still running: {early:?}");
+    rig.release_gates();
+    let (late, ended) = rig.drain(&resumed.body);
+    assert_eq!(late.len(), 1, "{late:?}");
+    assert!(late[0].1.contains("after close") && late[0].1.contains("\"id\":1"));
+    assert!(ended);
+
+    // Older sessions cannot resume a POST stream: the close request is ignored.
+    let old = rig.open("2025-06-18");
+    let b = rig.post(Some(&old), call(1, "closer"));
+    let (seen, ended) = rig.drain(&b.body);
+    assert!(seen.is_empty() && !ended, "{seen:?}");
+    rig.release_gates();
+    let (late, ended) = rig.drain(&b.body);
+    assert!(late.len() == 1 && late[0].1.contains("after close") && ended);
 }
 
 #[test]

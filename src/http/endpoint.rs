@@ -286,6 +286,11 @@ impl<M: Machine> Endpoint<M> {
             }
             return Some(StreamChunk::End);
         }
+        if stream.close_requested {
+            // SEP-1699: the handler closed it; the client resumes by GET with Last-Event-ID.
+            self.detach(conn);
+            return Some(StreamChunk::End);
+        }
         None
     }
 

@@ -147,6 +147,7 @@ fn resume<M: Machine>(session: &mut SessionState<M>, key: u64, conn: StreamId, e
         s
     });
     stream.conn = Some(conn);
+    stream.close_requested = false;
     stream.queue = events.into();
     if key == STANDALONE {
         stream.mode = Mode::Sse;

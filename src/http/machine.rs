@@ -7,6 +7,7 @@ use bytes::Bytes;
 
 use crate::app::runtime::Job;
 use crate::app::server::Server;
+use crate::jsonrpc::RequestId;
 use crate::model::ProtocolVersion;
 use crate::session::Transmit;
 
@@ -26,6 +27,10 @@ pub trait Machine {
     fn close(&mut self, now: Instant);
     /// The negotiated protocol version, once known.
     fn protocol_version(&self) -> Option<ProtocolVersion>;
+    /// An inbound request whose response stream should end now (SEP-1699); `None` by default.
+    fn poll_stream_close(&mut self) -> Option<RequestId> {
+        None
+    }
 }
 
 impl Machine for Server {
@@ -49,5 +54,8 @@ impl Machine for Server {
     }
     fn protocol_version(&self) -> Option<ProtocolVersion> {
         self.session().protocol_version()
+    }
+    fn poll_stream_close(&mut self) -> Option<RequestId> {
+        Server::poll_stream_close(self)
     }
 }

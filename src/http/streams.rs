@@ -60,6 +60,9 @@ pub(crate) struct LogicalStream {
     pub(crate) open_requests: usize,
     /// All responses sent: the body ends once the queue is drained.
     pub(crate) finished: bool,
+    /// The handler asked to end the response early (SEP-1699): nothing new is queued on the
+    /// current connection, which ends once its queue is drained; events still go to replay.
+    pub(crate) close_requested: bool,
 }
 
 impl LogicalStream {
@@ -71,6 +74,7 @@ impl LogicalStream {
             raw: Vec::new(),
             open_requests,
             finished: false,
+            close_requested: false,
         }
     }
 }
@@ -113,12 +117,35 @@ impl<M: Machine> SessionState<M> {
         self.machine.protocol_version() == Some(ProtocolVersion::V2025_11_25)
     }
 
-    /// Routes everything the machine has to send.
+    /// Routes everything the machine has to send. Close requests are applied before the
+    /// message that followed them out of the machine, so a handler that asks to close and
+    /// then answers gets its answer on the resumed stream, not on the closing one.
     pub(crate) fn pump(&mut self) {
         let mut buf = Vec::new();
-        while let Some(t) = self.machine.poll_transmit(&mut buf) {
+        loop {
+            let transmit = self.machine.poll_transmit(&mut buf);
+            while let Some(id) = self.machine.poll_stream_close() {
+                self.request_close(&id);
+            }
+            let Some(t) = transmit else {
+                break;
+            };
             let data = Bytes::from(std::mem::take(&mut buf));
             self.route(t.related, t.kind, data);
+        }
+    }
+
+    /// A handler asked to end request `id`'s response stream early: only 2025-11-25 sessions,
+    /// whose streams open with a priming event (id + retry) the client can resume from.
+    fn request_close(&mut self, id: &RequestId) {
+        if !self.primes() {
+            return;
+        }
+        let Some(key) = self.request_streams.get(id).copied() else {
+            return;
+        };
+        if let Some(stream) = self.streams.get_mut(&key) {
+            stream.close_requested = true;
         }
     }
 
@@ -219,7 +246,7 @@ impl<M: Machine> SessionState<M> {
     fn deliver(&mut self, key: u64, (id, event): (EventId, Bytes)) {
         self.replay.push(id, event.clone());
         if let Some(stream) = self.streams.get_mut(&key) {
-            if stream.conn.is_some() {
+            if stream.conn.is_some() && !stream.close_requested {
                 if stream.queue.len() < MAX_QUEUED {
                     stream.queue.push_back(event);
                 } else {

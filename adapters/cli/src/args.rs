@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 const TOP_EXAMPLES: &str = "\
 Examples:
   mcp-sansio serve --stdio
+  mcp-sansio serve --http 127.0.0.1:8080
   mcp-sansio client --stdio tools list -- node server.js
   mcp-sansio client --stdio --pretty tools call add --args '{\"a\":1,\"b\":2}' -- ./my-server --verbose
 
@@ -26,8 +27,14 @@ pub(crate) struct Cli {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Run the reference MCP server.
-    #[command(after_help = "Examples:\n  mcp-sansio serve --stdio\n\n\
-        Protocol messages go to stdout only; logs go to stderr. The server exits when stdin ends.")]
+    #[command(
+        after_help = "Examples:\n  mcp-sansio serve --stdio\n  mcp-sansio serve --http 127.0.0.1:8080\n  \
+        mcp-sansio serve --http            # a free loopback port\n\n\
+        --stdio: protocol messages go to stdout only; logs go to stderr. The server exits when stdin \
+        ends.\n--http: serves Streamable HTTP at http://ADDR/mcp and prints `listening on URL` on \
+        stderr once bound; Host/Origin must be localhost, 127.0.0.1 or [::1]. It stops \
+        gracefully on SIGINT or SIGTERM."
+    )]
     Serve(ServeArgs),
     /// Run one request against an MCP server: a child process on stdio, or an HTTP URL.
     #[command(
@@ -81,10 +88,14 @@ Examples:
 
 /// Options of `serve`.
 #[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
 pub(crate) struct ServeArgs {
-    /// Serve on this process's stdin/stdout (the only transport so far).
-    #[arg(long, required = true)]
+    /// Serve on this process's stdin/stdout.
+    #[arg(long)]
     pub(crate) stdio: bool,
+    /// Serve Streamable HTTP at http://ADDR/mcp (default 127.0.0.1:0: a free loopback port).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
+    pub(crate) http: Option<String>,
 }
 
 /// Options of `client`.

@@ -151,15 +151,27 @@ fn tools(sleep: Sleep) -> Vec<Tool> {
                     Value::Object(call.arguments)
                 )))
             }),
-        static_tool(
-            "test_reconnection",
-            "Returns a text result (stream reconnection is HTTP only)",
-            CallToolResult::text("Reconnection test completed"),
-        ),
     ];
+    tools.push(reconnection_tool(sleep.clone()));
     tools.extend(timed_tools(sleep));
     tools.extend(client_request_tools());
     tools
+}
+
+/// `test_reconnection` (SEP-1699): over HTTP on a 2025-11-25 session, ends its SSE response
+/// stream right after the priming event, waits a moment, then answers; the client gets the
+/// result by resuming with `Last-Event-ID`. Elsewhere the close is a no-op.
+fn reconnection_tool(sleep: Sleep) -> Tool {
+    Tool::new("test_reconnection", no_input())
+        .description("Closes its SSE stream before the result (the client resumes)")
+        .handler(move |_call, ctx| {
+            let sleep = sleep.clone();
+            async move {
+                ctx.close_sse_stream();
+                pause(&sleep, &ctx, 2 * STEP).await;
+                Ok(CallToolResult::text("Reconnection test completed"))
+            }
+        })
 }
 
 /// The tools that wait: logging and progress with pauses, and `test_slow`.

@@ -11,6 +11,7 @@ mod client_http;
 mod conformance_client;
 mod fixture;
 mod request;
+mod serve_http;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -39,7 +40,10 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match cli.command {
-        Command::Serve(_) => serve(),
+        Command::Serve(args) => match &args.http {
+            Some(addr) => serve_http::serve_http(addr),
+            None => serve(),
+        },
         Command::Client(client) => run_client(&client, server_command),
         Command::ConformanceClient(args) => conformance_client::run(&args.url),
         Command::Bench(bench) => bench::run(&bench, server_command),

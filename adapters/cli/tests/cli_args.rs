@@ -50,6 +50,10 @@ fn help_works_on_every_command_and_shows_examples() {
     }
     for (args, example) in [
         (&["--help"][..], "mcp-sansio serve --stdio"),
+        (
+            &["serve", "--help"][..],
+            "mcp-sansio serve --http 127.0.0.1:8080",
+        ),
         (&["client", "--help"][..], "-- node server.js"),
         (
             &["client", "tools", "call", "--help"][..],
@@ -81,6 +85,8 @@ fn bad_usage_exits_with_2_and_says_what_is_wrong() {
         (&[], "Usage"),
         (&["frobnicate"], "unrecognized subcommand"),
         (&["serve"], "--stdio"),
+        (&["serve", "--http", "nowhere"], "--http wants IP:PORT"),
+        (&["serve", "--stdio", "--http"], "cannot be used with"),
         (&["client", "--stdio", "ping"], "missing the server command"),
         (
             &["client", "--stdio", "ping", "--"],

@@ -1,5 +1,5 @@
 //! The official SDKs' fixture clients (tests/interop: TypeScript and Python) against our own
-//! `mcp-sansio serve --stdio`. Lives in the CLI package so that Cargo builds the binary first
+//! `mcp-sansio serve --stdio` and `mcp-sansio serve --http` (Streamable HTTP on loopback). Lives in the CLI package so that Cargo builds the binary first
 //! and hands us its path (`CARGO_BIN_EXE_mcp-sansio`): it can never be missing here. Needs the
 //! peers of scripts/install-peers (`source .ci-cache/env`); without them the tests skip with a
 //! message, except under `CI`, where they fail.
@@ -12,6 +12,9 @@ use std::time::Duration;
 #[path = "../../../tests/interop/harness.rs"]
 mod harness;
 use harness::{finish, peers_ready};
+#[path = "support/http_fixture.rs"]
+mod http_fixture;
+use http_fixture::HttpFixture;
 
 /// The clients check latencies (cancel, ping, log delivery): run one client at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -70,4 +73,44 @@ fn python_sdk_client_passes_against_our_stdio_server() {
         return;
     };
     run_client(&python, "py/fixture_client.py");
+}
+
+/// Runs a fixture client in HTTP mode against `mcp-sansio serve --http` on a loopback port.
+fn run_http_client(program: &Path, script: &str) {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let server = HttpFixture::start(&[("MCP_SANSIO_PAGE_SIZE", PAGE_SIZE)]);
+    let child = Command::new(program)
+        .arg(interop_dir().join(script))
+        .args(["--url", &server.url])
+        .env("MCP_SANSIO_PAGE_SIZE", PAGE_SIZE)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
+    let (success, output) = finish(child, RUN_LIMIT);
+    let summary = output.lines().last().unwrap_or("");
+    let clean = summary.ends_with(" passed, 0 failed") && !summary.starts_with("0 passed");
+    assert!(success && clean, "{script} --url failed:\n{output}");
+    assert!(
+        output.contains("PASS sse-resume-test_reconnection"),
+        "the resumption check did not run:\n{output}"
+    );
+}
+
+#[test]
+fn ts_sdk_client_passes_against_our_http_server() {
+    let Some(node) = peer("MCP_NODE22") else {
+        return;
+    };
+    run_http_client(&node, "ts/fixture_client.mjs");
+}
+
+#[test]
+fn python_sdk_client_passes_against_our_http_server() {
+    let Some(python) = peer("MCP_PYTHON") else {
+        return;
+    };
+    run_http_client(&python, "py/fixture_client.py");
 }

@@ -1,1 +1,324 @@
-//! The HTTP server: accepts connections and hands each request to the core endpoint.
+//! The Streamable HTTP server: hyper 1 (HTTP/1.1, keep-alive) on smol, running the core
+//! [`Endpoint`] for the application [`Server`] of each session.
+//!
+//! Everything runs on one thread: an accept loop, one task per connection, the handler jobs
+//! the sessions hand out, and a driver task that fires the endpoint's timers
+//! ([`Endpoint::poll_timeout`]) and reacts to handler wake-ups. Response bodies are pulled from
+//! [`Endpoint::poll_stream`] only when hyper can write more (backpressure), and report
+//! [`Endpoint::stream_closed`] when the client goes away. Session ids come from the OS random
+//! source. Every protocol decision (status codes, sessions, SSE, resumption) is the core's;
+//! this module moves bytes and time, checks the mount path and the optional bearer token.
+//!
+//! ```no_run
+//! use std::net::SocketAddr;
+//! use mcp_sansio::app::server::Server;
+//! use mcp_sansio::model::Implementation;
+//! use mcp_sansio_http::server::{HttpServer, HttpServerOptions};
+//!
+//! let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+//! let server = HttpServer::bind(addr, HttpServerOptions::default(), |now| {
+//!     Server::builder(Implementation::new("demo", "1")).build(now)
+//! })
+//! .unwrap();
+//! eprintln!("listening on {}", server.url());
+//! let stop = server.shutdown_handle(); // stop.shutdown() from any thread ends `run`
+//! server.run().unwrap();
+//! ```
+
+mod auth;
+mod body;
+mod io;
+mod service;
+mod shared;
+
+use std::future::{poll_fn, Future};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::pin::pin;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use mcp_sansio::app::server::Server;
+use mcp_sansio::http::{Endpoint, EndpointConfig};
+use smol::channel::{self, Receiver, Sender};
+use smol::{Async, LocalExecutor, Timer};
+
+pub use auth::BearerAuth;
+use io::{SmolTimer, TcpIo};
+use service::Route;
+use shared::Shared;
+
+/// How the server is mounted and bounded.
+#[derive(Clone, Debug)]
+pub struct HttpServerOptions {
+    /// The path the endpoint answers on; other paths get 404. Default `/mcp`.
+    pub path: String,
+    /// The core endpoint's limits and switches (body size, sessions, Host/Origin policy...).
+    pub endpoint: EndpointConfig,
+    /// Require `Authorization: Bearer` checked by this hook. Default none.
+    pub auth: Option<BearerAuth>,
+    /// Open connections at most; past it new ones are closed at once. Default 1024.
+    pub max_connections: usize,
+    /// How long shutdown waits for open connections to finish. Default 5 s.
+    pub drain_timeout: Duration,
+}
+
+impl Default for HttpServerOptions {
+    fn default() -> Self {
+        HttpServerOptions {
+            path: "/mcp".to_owned(),
+            endpoint: EndpointConfig::default(),
+            auth: None,
+            max_connections: 1024,
+            drain_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Stops a running [`HttpServer`] from any thread: it stops accepting, ends open response
+/// streams, waits up to `drain_timeout` for connections to finish, and `run` returns.
+#[derive(Clone, Debug)]
+pub struct ShutdownHandle {
+    stop: Sender<()>,
+    requested: Arc<AtomicBool>,
+}
+
+impl ShutdownHandle {
+    /// Starts the graceful shutdown (idempotent).
+    pub fn shutdown(&self) {
+        self.requested.store(true, Ordering::Release);
+        self.stop.close();
+    }
+
+    /// Whether shutdown was asked for.
+    pub fn is_requested(&self) -> bool {
+        self.requested.load(Ordering::Acquire)
+    }
+}
+
+/// A bound, not yet running Streamable HTTP server.
+pub struct HttpServer {
+    listener: Async<TcpListener>,
+    local_addr: SocketAddr,
+    options: HttpServerOptions,
+    factory: Box<dyn FnMut(Instant) -> Server + Send>,
+    stop_tx: Sender<()>,
+    stop_rx: Receiver<()>,
+    requested: Arc<AtomicBool>,
+}
+
+/// What a finished run saw.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunReport {
+    /// Connections accepted.
+    pub connections: u64,
+    /// Connections closed at once because `max_connections` were open.
+    pub refused_connections: u64,
+    /// Connections still open when the drain timeout expired (dropped).
+    pub abandoned_connections: u64,
+}
+
+impl HttpServer {
+    /// Binds `addr` (use `127.0.0.1:0` for an ephemeral loopback port). `factory(now)` builds
+    /// the application server of each new session.
+    pub fn bind(
+        addr: SocketAddr,
+        options: HttpServerOptions,
+        factory: impl FnMut(Instant) -> Server + Send + 'static,
+    ) -> std::io::Result<HttpServer> {
+        let listener = Async::<TcpListener>::bind(addr)?;
+        let local_addr = listener.get_ref().local_addr()?;
+        let (stop_tx, stop_rx) = channel::bounded(1);
+        Ok(HttpServer {
+            listener,
+            local_addr,
+            options,
+            factory: Box::new(factory),
+            stop_tx,
+            stop_rx,
+            requested: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The endpoint's URL, e.g. `http://127.0.0.1:41234/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.local_addr, self.options.path)
+    }
+
+    /// A handle that stops [`run`](Self::run) from anywhere.
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        ShutdownHandle {
+            stop: self.stop_tx.clone(),
+            requested: self.requested.clone(),
+        }
+    }
+
+    /// Serves until shut down, on the calling thread (a single-threaded smol executor).
+    pub fn run(self) -> std::io::Result<RunReport> {
+        let executor = Rc::new(LocalExecutor::new());
+        let main = self.run_on(executor.clone());
+        smol::block_on(executor.run(main))
+    }
+
+    /// Serves until shut down, spawning connection tasks and jobs on `executor`; the caller
+    /// drives the executor (e.g. `smol::block_on(executor.run(server.run_on(executor)))`).
+    pub async fn run_on(
+        mut self,
+        executor: Rc<LocalExecutor<'static>>,
+    ) -> std::io::Result<RunReport> {
+        let (kick_tx, kick_rx) = channel::bounded::<()>(1);
+        let hook_tx = kick_tx.clone();
+        let wake: mcp_sansio::app::runtime::WakeHook = Arc::new(move || {
+            let _ = hook_tx.try_send(());
+        });
+        let mut factory = self.factory;
+        let endpoint = Endpoint::new(self.options.endpoint.clone(), move |now| {
+            let mut server = factory(now);
+            server.set_waker(wake.clone());
+            server
+        });
+        let shared = Shared::new(endpoint, &executor, kick_tx);
+        let route = Rc::new(Route {
+            path: self.options.path.clone(),
+            auth: self.options.auth.clone(),
+            max_body: self.options.endpoint.max_body,
+        });
+        executor
+            .spawn(drive(shared.clone(), kick_rx, self.stop_rx.clone()))
+            .detach();
+        // Each connection task holds a clone; `recv` on `live_rx` fails once all are gone.
+        let (live_tx, live_rx) = channel::bounded::<()>(1);
+        let mut report = RunReport::default();
+        let stop = self.stop_rx.clone();
+        let listener = &mut self.listener;
+        loop {
+            let accepted = smol::future::or(async { Some(listener.accept().await) }, async {
+                let _ = stop.recv().await;
+                None
+            })
+            .await;
+            let Some(accepted) = accepted else {
+                break;
+            };
+            let stream = match accepted {
+                Ok((stream, _peer)) => stream,
+                Err(_) => {
+                    // Out of descriptors or a reset before accept: back off a little.
+                    Timer::after(Duration::from_millis(10)).await;
+                    continue;
+                }
+            };
+            if live_tx.sender_count() > self.options.max_connections {
+                report.refused_connections += 1;
+                drop(stream);
+                continue;
+            }
+            report.connections += 1;
+            let _ = stream.get_ref().set_nodelay(true);
+            let conn = serve_connection(
+                shared.clone(),
+                route.clone(),
+                stream,
+                self.stop_rx.clone(),
+                live_tx.clone(),
+            );
+            executor.spawn(conn).detach();
+        }
+        drop(self.listener);
+        drop(live_tx);
+        shared.with(|core| core.closing = true);
+        let drained = smol::future::or(
+            async {
+                let _ = live_rx.recv().await;
+                true
+            },
+            async {
+                Timer::after(self.options.drain_timeout).await;
+                false
+            },
+        )
+        .await;
+        if !drained {
+            report.abandoned_connections = live_rx.sender_count() as u64;
+        }
+        Ok(report)
+    }
+}
+
+/// Fires the endpoint's timers and settles after handler wake-ups, until shutdown.
+async fn drive(shared: Shared, kick: Receiver<()>, stop: Receiver<()>) {
+    loop {
+        let deadline = shared
+            .try_with(|core| core.endpoint.poll_timeout())
+            .flatten();
+        let mut timer = match deadline {
+            Some(at) => Timer::at(at),
+            None => Timer::never(),
+        };
+        let go_on = smol::future::or(
+            async { kick.recv().await.is_ok() },
+            smol::future::or(
+                async {
+                    (&mut timer).await;
+                    true
+                },
+                async {
+                    let _ = stop.recv().await;
+                    false
+                },
+            ),
+        )
+        .await;
+        if !go_on {
+            return;
+        }
+        let now = Instant::now();
+        shared.with(|core| {
+            if deadline.is_some_and(|at| at <= now) {
+                core.endpoint.handle_timeout(now);
+            }
+        });
+        // `with` kicked us again: drop that kick unless it came from outside meanwhile.
+        let _ = kick.try_recv();
+    }
+}
+
+/// Serves one connection (HTTP/1.1, keep-alive) until it closes, or finishes its current
+/// response and closes once shutdown starts.
+async fn serve_connection(
+    shared: Shared,
+    route: Rc<Route>,
+    stream: Async<TcpStream>,
+    stop: Receiver<()>,
+    live: Sender<()>,
+) {
+    let service = service_fn(move |req| {
+        let shared = shared.clone();
+        let route = route.clone();
+        async move { service::handle(shared, &route, req).await }
+    });
+    let conn = http1::Builder::new()
+        .timer(SmolTimer)
+        .keep_alive(true)
+        .serve_connection(TcpIo(stream), service);
+    let mut conn = pin!(conn);
+    let mut stopping = pin!(stop.recv());
+    let mut shutting_down = false;
+    let _ = poll_fn(|cx| {
+        if !shutting_down && stopping.as_mut().poll(cx).is_ready() {
+            shutting_down = true;
+            conn.as_mut().graceful_shutdown();
+        }
+        conn.as_mut().poll(cx)
+    })
+    .await;
+    drop(live);
+}

@@ -131,6 +131,8 @@ pub(crate) enum OutboxItem {
     ResourceUpdated { uri: String },
     /// Add or remove a registration.
     Change(RegistryChange),
+    /// End the HTTP response stream of this inbound request early (SEP-1699).
+    CloseStream { id: RequestId },
 }
 
 /// State shared by the server, its handles and every context.
@@ -257,6 +259,15 @@ impl RequestContext {
             reply,
         });
         async move { rx.await.unwrap_or(Err(PeerError::Closed)) }
+    }
+
+    /// Asks the transport to end this request's SSE response stream now, before the result
+    /// (SEP-1699 polling: the client resumes with `Last-Event-ID` and gets the rest). Only
+    /// HTTP transports act on it, and only for 2025-11-25 sessions; elsewhere it is a no-op.
+    pub fn close_sse_stream(&self) {
+        self.outbox.push(OutboxItem::CloseStream {
+            id: self.id.clone(),
+        });
     }
 
     /// A handle to change registrations or notify resource updates.

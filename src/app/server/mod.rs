@@ -51,6 +51,9 @@ const OUTBOX_CAPACITY: usize = 4096;
 const MAX_SUBSCRIPTIONS: usize = 1024;
 /// Application events queued at most (`poll_event`); older ones are kept, newer dropped.
 const MAX_EVENTS: usize = 1024;
+/// Stream-close requests queued at most (`poll_stream_close`); a transport that never asks
+/// for them (stdio) keeps only the newest.
+const MAX_STREAM_CLOSES: usize = 64;
 
 /// An MCP server state machine. See the module docs for the drive loop.
 pub struct Server {
@@ -67,6 +70,8 @@ pub struct Server {
     peer_requests: HashMap<RequestId, (PeerReply, Option<RequestId>)>,
     subscriptions: BTreeSet<String>,
     events: VecDeque<Event>,
+    /// Inbound requests whose handler asked to end their response stream early.
+    stream_closes: VecDeque<RequestId>,
     /// The latest time the driver gave us (deadlines of requests sent while draining in
     /// `poll_transmit`, which has no `now`, are computed from it).
     last_now: Instant,
@@ -86,6 +91,7 @@ impl Server {
             peer_requests: HashMap::new(),
             subscriptions: BTreeSet::new(),
             events: VecDeque::new(),
+            stream_closes: VecDeque::new(),
             last_now: now,
             page_size,
         }
@@ -156,6 +162,14 @@ impl Server {
     #[must_use]
     pub fn poll_job(&mut self) -> Option<Job> {
         self.jobs.pop_front()
+    }
+
+    /// An inbound request whose handler asked to end its response stream early
+    /// (`RequestContext::close_sse_stream`), for an HTTP transport to act on. Requests queued
+    /// before a message that `poll_transmit` returns come out before it is routed.
+    #[must_use]
+    pub fn poll_stream_close(&mut self) -> Option<RequestId> {
+        self.stream_closes.pop_front()
     }
 
     /// Events the server does not consume: `Initialized`, `Closed` and client notifications
@@ -268,6 +282,12 @@ impl Server {
             } => self.send_peer_request(related, method, params, reply),
             OutboxItem::ResourceUpdated { uri } => self.resource_updated(&uri),
             OutboxItem::Change(change) => self.change(change),
+            OutboxItem::CloseStream { id } => {
+                if self.stream_closes.len() >= MAX_STREAM_CLOSES {
+                    self.stream_closes.pop_front();
+                }
+                self.stream_closes.push_back(id);
+            }
         }
     }
 

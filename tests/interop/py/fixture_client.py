@@ -5,6 +5,10 @@ the conformance "everything" fixture (/work/shared/conformance.md §5) plus the 
 (`test_slow` for cancellation, paging of lists with MCP_SANSIO_PAGE_SIZE).
 
 Usage: $MCP_PYTHON tests/interop/py/fixture_client.py [--] SERVER_COMMAND [ARGS...]
+       $MCP_PYTHON tests/interop/py/fixture_client.py --url http://127.0.0.1:PORT/mcp
+With --url it talks Streamable HTTP (`streamable_http_client`) instead of stdio, and also checks
+`test_reconnection` (SEP-1699: the server closes the POST stream after its priming event; the SDK
+resumes by GET with Last-Event-ID and gets the result there).
 Prints `PASS name` or `FAIL name: why` per check, then `N passed, N failed`; exits 1 on failure.
 """
 
@@ -24,6 +28,7 @@ import anyio
 import mcp.types as types
 from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 # setLevel and (un)subscribe are deprecated for the 2026 protocol revision, but they are exactly
@@ -213,7 +218,7 @@ def check_paging(items: list[Any], pages: list[int], key_of: Callable[[Any], str
         ensure(len(pages) >= want, f"{len(items)} items came in {len(pages)} page(s), want {want}")
 
 
-async def run_checks(session: ClientSession, rec: Recorder, r: Runner) -> None:  # noqa: C901
+async def run_checks(session: ClientSession, rec: Recorder, r: Runner, http: bool = False) -> None:  # noqa: C901
     state: dict[str, Any] = {}
 
     async def initialize() -> None:
@@ -545,6 +550,14 @@ async def run_checks(session: ClientSession, rec: Recorder, r: Runner) -> None: 
 
     await r.check("cancellation", cancellation)
 
+    if http:
+
+        async def reconnection() -> None:
+            result = await call("test_reconnection", {})
+            ensure(text_of(result) == "Reconnection test completed", f"result {wire(result)}")
+
+        await r.check("sse-resume-test_reconnection", reconnection)
+
     async def no_transport_errors() -> None:
         ensure(not rec.transport_errors, "; ".join(repr(e) for e in rec.transport_errors))
 
@@ -554,14 +567,19 @@ async def run_checks(session: ClientSession, rec: Recorder, r: Runner) -> None: 
 async def main(argv: list[str]) -> int:
     if argv and argv[0] == "--":
         argv = argv[1:]
-    if not argv:
-        print("usage: fixture_client.py [--] SERVER_COMMAND [ARGS...]", file=sys.stderr)
+    url = argv[1] if len(argv) == 2 and argv[0] == "--url" else None
+    if not argv or (argv[0] == "--url" and url is None):
+        print("usage: fixture_client.py [--] SERVER_COMMAND [ARGS...] | --url URL", file=sys.stderr)
         return 2
     rec = Recorder()
     runner = Runner()
-    params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ))
+    if url is not None:
+        transport = streamable_http_client(url)
+    else:
+        transport = stdio_client(StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ)))
     with anyio.fail_after(120):
-        async with stdio_client(params) as (read, write):
+        async with transport as streams:
+            read, write = streams[0], streams[1]
             async with ClientSession(
                 read,
                 write,
@@ -572,7 +590,7 @@ async def main(argv: list[str]) -> int:
                 message_handler=rec.on_message,
                 client_info=types.Implementation(name="mcp-sansio-interop-py", version="0.1.0"),
             ) as session:
-                await run_checks(session, rec, runner)
+                await run_checks(session, rec, runner, http=url is not None)
     print(f"{runner.passed} passed, {runner.failed} failed", flush=True)
     return 0 if runner.failed == 0 else 1
 

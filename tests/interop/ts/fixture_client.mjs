@@ -4,6 +4,10 @@
 // (`test_slow` for cancellation, paging of lists with MCP_SANSIO_PAGE_SIZE).
 //
 // Usage: $MCP_NODE22 tests/interop/ts/fixture_client.mjs [--] SERVER_COMMAND [ARGS...]
+//        $MCP_NODE22 tests/interop/ts/fixture_client.mjs --url http://127.0.0.1:PORT/mcp
+// With --url it talks Streamable HTTP (`StreamableHTTPClientTransport`) instead of stdio, and
+// also checks `test_reconnection` (SEP-1699: the server closes the POST stream after its
+// priming event; the SDK resumes by GET with Last-Event-ID and gets the result there).
 // Prints `PASS name` or `FAIL name: why` per check, then `N passed, N failed`; exits 1 on failure.
 
 import { sdk } from './sdk.mjs';
@@ -11,13 +15,15 @@ import { FIXTURE, expectedPromptMessages, fillElicitation } from './fixture_expe
 
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');
+const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
 const { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, McpError } =
   await sdk('types.js');
 
 const argv = process.argv.slice(2);
 if (argv[0] === '--') argv.shift();
-if (argv.length === 0) {
-  console.error('usage: fixture_client.mjs [--] SERVER_COMMAND [ARGS...]');
+const HTTP_URL = argv[0] === '--url' ? argv[1] : undefined;
+if (argv.length === 0 || (argv[0] === '--url' && !HTTP_URL)) {
+  console.error('usage: fixture_client.mjs [--] SERVER_COMMAND [ARGS...] | --url URL');
   process.exit(2);
 }
 
@@ -122,12 +128,14 @@ const isForgivenError = (err) => {
 };
 const unforgivenErrors = (errors) => errors.filter((err) => !isForgivenError(err));
 
-const transport = new StdioClientTransport({
-  command: argv[0],
-  args: argv.slice(1),
-  env: { ...process.env },
-  stderr: 'inherit',
-});
+const transport = HTTP_URL
+  ? new StreamableHTTPClientTransport(new URL(HTTP_URL))
+  : new StdioClientTransport({
+      command: argv[0],
+      args: argv.slice(1),
+      env: { ...process.env },
+      stderr: 'inherit',
+    });
 
 const opts = { timeout: REQUEST_TIMEOUT_MS };
 
@@ -505,6 +513,17 @@ await check('cancellation', async () => {
   const late = unforgivenErrors(protocolErrors.slice(errorsBefore));
   assert(late.length === 0, `protocol errors after the cancel: ${late.map(String).join('; ')}`);
 });
+
+if (HTTP_URL) {
+  await check('http-session-id', async () => {
+    assert(/^[\x21-\x7e]{32,}$/.test(transport.sessionId ?? ''), `session id ${transport.sessionId}`);
+  });
+
+  await check('sse-resume-test_reconnection', async () => {
+    const result = await callTool('test_reconnection', {});
+    assert(textOf(result) === 'Reconnection test completed', `result ${json(result)}`);
+  });
+}
 
 await check('no-protocol-errors', async () => {
   const errors = unforgivenErrors(protocolErrors);

@@ -1,0 +1,47 @@
+//! `mcp-sansio serve --http 127.0.0.1:0` as a test peer: started, its URL read from the
+//! `listening on URL` line on stderr, killed by PID when dropped.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+/// A running `serve --http`.
+pub struct HttpFixture {
+    child: Child,
+    /// `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+}
+
+impl HttpFixture {
+    /// Starts the server with extra environment variables.
+    pub fn start(envs: &[(&str, &str)]) -> HttpFixture {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .envs(envs.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn mcp-sansio serve --http");
+        let mut lines = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
+        let first = lines.next().and_then(Result::ok).unwrap_or_default();
+        let Some(url) = first.strip_prefix("listening on ").map(str::to_owned) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("unexpected first stderr line: {first:?}");
+        };
+        assert!(
+            url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+            "{url}"
+        );
+        // Keep draining stderr (shown on ours) so the server never blocks on a full pipe.
+        std::thread::spawn(move || lines.map_while(Result::ok).for_each(|l| eprintln!("{l}")));
+        HttpFixture { child, url }
+    }
+}
+
+impl Drop for HttpFixture {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,123 @@
+//! One HTTP request: path and bearer checks, the body read up to the endpoint's limit, then
+//! the core endpoint decides everything else; its response is turned back into hyper's.
+
+use std::convert::Infallible;
+use std::time::Instant;
+
+use bytes::{Bytes, BytesMut};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE, WWW_AUTHENTICATE};
+use hyper::{Request, Response, StatusCode};
+use mcp_sansio::http::{Body, HttpMethod, HttpRequestHead, HttpResponse};
+
+use super::auth::BearerAuth;
+use super::body::{ResponseBody, StreamBody};
+use super::shared::Shared;
+
+/// What every request of one server needs.
+pub(crate) struct Route {
+    pub(crate) path: String,
+    pub(crate) auth: Option<BearerAuth>,
+    /// The endpoint's `max_body`: reading stops one byte past it (the endpoint answers 413).
+    pub(crate) max_body: usize,
+}
+
+/// Handles one request.
+pub(crate) async fn handle(
+    shared: Shared,
+    route: &Route,
+    req: Request<Incoming>,
+) -> Result<Response<ResponseBody>, Infallible> {
+    if req.uri().path() != route.path {
+        return Ok(plain(StatusCode::NOT_FOUND, "Not Found"));
+    }
+    if let Some(auth) = &route.auth {
+        if let Err(failure) = auth.check(req.headers()) {
+            let mut resp = plain(StatusCode::UNAUTHORIZED, "Unauthorized");
+            if let Ok(value) = HeaderValue::from_str(&auth.challenge(failure)) {
+                resp.headers_mut().insert(WWW_AUTHENTICATE, value);
+            }
+            return Ok(resp);
+        }
+    }
+    let head = request_head(&req);
+    let body = match read_body(req.into_body(), route.max_body.saturating_add(1)).await {
+        Ok(body) => body,
+        Err(_) => {
+            return Ok(plain(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: unreadable body",
+            ))
+        }
+    };
+    let mut random = [0u8; 16];
+    if getrandom::fill(&mut random).is_err() {
+        return Ok(plain(StatusCode::INTERNAL_SERVER_ERROR, "no OS randomness"));
+    }
+    let resp = shared.with(|core| {
+        core.endpoint
+            .handle_request(Instant::now(), &head, body, random)
+    });
+    Ok(response(resp, &shared))
+}
+
+/// Method, path and headers as the endpoint takes them.
+fn request_head(req: &Request<Incoming>) -> HttpRequestHead {
+    let mut head = HttpRequestHead::new(HttpMethod::parse(req.method().as_str()), req.uri().path());
+    for (name, value) in req.headers() {
+        head.headers.push((
+            name.as_str().to_owned(),
+            String::from_utf8_lossy(value.as_bytes()).into_owned(),
+        ));
+    }
+    head
+}
+
+/// Reads the body, stopping once it exceeds `limit` bytes (what was read is returned, so the
+/// endpoint sees the size and answers 413 itself).
+async fn read_body(mut body: Incoming, limit: usize) -> Result<Bytes, hyper::Error> {
+    let mut buf = BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        if let Ok(data) = frame?.into_data() {
+            let room = limit - buf.len();
+            buf.extend_from_slice(&data[..data.len().min(room)]);
+            if buf.len() >= limit {
+                break;
+            }
+        }
+    }
+    Ok(buf.freeze())
+}
+
+/// The endpoint's response as hyper's.
+fn response(resp: HttpResponse, shared: &Shared) -> Response<ResponseBody> {
+    let body = match resp.body {
+        Body::Empty => ResponseBody::Empty,
+        Body::Full(bytes) => ResponseBody::Full(Some(bytes)),
+        Body::Stream(id) => ResponseBody::Stream(StreamBody::new(id, shared.clone())),
+    };
+    let mut out = Response::new(body);
+    *out.status_mut() =
+        StatusCode::from_u16(resp.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    for (name, value) in &resp.headers {
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(value),
+        ) {
+            out.headers_mut().append(name, value);
+        }
+    }
+    out
+}
+
+/// A short text response made by the adapter itself (routing, auth, transport failures).
+fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
+    let mut resp = Response::new(ResponseBody::Full(Some(Bytes::from_static(
+        text.as_bytes(),
+    ))));
+    *resp.status_mut() = status;
+    resp.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    resp
+}

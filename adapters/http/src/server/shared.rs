@@ -1,0 +1,103 @@
+//! The state every task of one server shares on its single thread: the core endpoint, the
+//! wakers of response bodies waiting for bytes, and the executor handler jobs run on.
+//!
+//! Invariant that keeps bodies from missing data: every event that can make the machines
+//! produce output (a request, a timer, a job's wake-up) is followed by [`Shared::settle`],
+//! which spawns the jobs it created and wakes every waiting body. A body's own poll only moves
+//! output that such an event already produced.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+use std::task::Waker;
+
+use mcp_sansio::app::server::Server;
+use mcp_sansio::http::{Endpoint, StreamId};
+use smol::channel::Sender;
+use smol::LocalExecutor;
+
+/// The mutable part, behind one `RefCell` (never borrowed across an `.await`).
+pub(crate) struct Core {
+    pub(crate) endpoint: Endpoint<Server>,
+    /// Bodies waiting for bytes, woken (and forgotten) by `settle`.
+    wakers: HashMap<StreamId, Waker>,
+    /// Shutting down: bodies end at their next poll.
+    pub(crate) closing: bool,
+}
+
+/// Cloned into every task.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    core: Rc<RefCell<Core>>,
+    /// Weak: tasks hold `Shared`, and the executor holds the tasks; a strong reference would
+    /// keep both alive forever (and their sockets open) after `run` returns.
+    executor: Weak<LocalExecutor<'static>>,
+    /// Tells the driver to look at its deadline again (coalesced, capacity 1).
+    kick: Sender<()>,
+}
+
+impl Shared {
+    pub(crate) fn new(
+        endpoint: Endpoint<Server>,
+        executor: &Rc<LocalExecutor<'static>>,
+        kick: Sender<()>,
+    ) -> Self {
+        Shared {
+            core: Rc::new(RefCell::new(Core {
+                endpoint,
+                wakers: HashMap::new(),
+                closing: false,
+            })),
+            executor: Rc::downgrade(executor),
+            kick,
+        }
+    }
+
+    /// Runs `f` on the core, then settles (jobs spawned, bodies woken, driver kicked).
+    pub(crate) fn with<T>(&self, f: impl FnOnce(&mut Core) -> T) -> T {
+        let out = f(&mut self.core.borrow_mut());
+        self.settle();
+        out
+    }
+
+    /// Runs `f` on the core without settling (a body pulling its bytes); `None` when the core
+    /// is already borrowed (only possible from a drop inside a borrow).
+    pub(crate) fn try_with<T>(&self, f: impl FnOnce(&mut Core) -> T) -> Option<T> {
+        let mut core = self.core.try_borrow_mut().ok()?;
+        Some(f(&mut core))
+    }
+
+    /// Spawns every pending handler job, wakes every waiting body, and kicks the driver so it
+    /// re-reads the endpoint's next deadline.
+    pub(crate) fn settle(&self) {
+        let (jobs, wakers) = {
+            let mut core = self.core.borrow_mut();
+            let mut jobs = Vec::new();
+            while let Some(job) = core.endpoint.poll_job() {
+                jobs.push(job);
+            }
+            let wakers: Vec<Waker> = core.wakers.drain().map(|(_, w)| w).collect();
+            (jobs, wakers)
+        };
+        if let Some(executor) = self.executor.upgrade() {
+            for job in jobs {
+                // Detached: a job dropped unfinished answers -32603 through its drop guard.
+                executor.spawn(job).detach();
+            }
+        }
+        wakers.into_iter().for_each(Waker::wake);
+        let _ = self.kick.try_send(());
+    }
+}
+
+impl Core {
+    /// Body `id` waits for bytes.
+    pub(crate) fn park(&mut self, id: StreamId, waker: &Waker) {
+        self.wakers.insert(id, waker.clone());
+    }
+
+    /// Body `id` is gone.
+    pub(crate) fn forget(&mut self, id: StreamId) {
+        self.wakers.remove(&id);
+    }
+}

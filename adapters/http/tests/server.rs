@@ -1,0 +1,452 @@
+//! The HTTP server adapter through real loopback sockets with a tiny raw HTTP/1.1 client:
+//! keep-alive reuse, SSE streaming, the adapter's own answers (404 path, 401 bearer), a few
+//! endpoint status codes end to end (406, 415, 413, 400, 404 session), a dropped SSE
+//! connection resumed on a new one, and graceful shutdown ending an open SSE stream.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use std::sync::Mutex;
+
+use mcp_sansio::app::runtime::{oneshot, OneshotSender};
+use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
+use mcp_sansio::http::EndpointConfig;
+use mcp_sansio::model::Implementation;
+use mcp_sansio_http::server::{
+    BearerAuth, HttpServer, HttpServerOptions, RunReport, ShutdownHandle,
+};
+use serde_json::{json, Value};
+
+/// Every socket read gives up after this (a hang fails the test instead of blocking it).
+const READ_LIMIT: Duration = Duration::from_secs(10);
+
+fn app(now: std::time::Instant) -> Server {
+    let schema = json!({"type": "object"});
+    Server::builder(Implementation::new("adapter-test", "1"))
+        .tool(Tool::new("echo", schema.clone()).sync_handler(|_, _| Ok(CallToolResult::text("hi"))))
+        .tool(Tool::new("gated_log", schema).handler(|_, ctx| {
+            let (tx, rx) = oneshot::<()>();
+            GATES.lock().unwrap().push(tx);
+            async move {
+                ctx.log(LogLevel::Info, None, json!("first"));
+                let _ = rx.await;
+                ctx.log(LogLevel::Info, None, json!("second"));
+                Ok(CallToolResult::text("gated done"))
+            }
+        }))
+        .tool(
+            Tool::new("gated_resume", json!({"type": "object"})).handler(|_, ctx| {
+                let (tx, rx) = oneshot::<()>();
+                RESUME_GATES.lock().unwrap().push(tx);
+                async move {
+                    ctx.log(LogLevel::Info, None, json!("before the drop"));
+                    let _ = rx.await;
+                    ctx.log(LogLevel::Info, None, json!("after the drop"));
+                    Ok(CallToolResult::text("resumed result"))
+                }
+            }),
+        )
+        .build(now)
+}
+
+/// Opened by the test to let `gated_resume` finish (only one test calls it).
+static RESUME_GATES: Mutex<Vec<OneshotSender<()>>> = Mutex::new(Vec::new());
+
+/// Opened by the test to let `gated_log` finish (only one test calls it).
+static GATES: Mutex<Vec<OneshotSender<()>>> = Mutex::new(Vec::new());
+
+struct Running {
+    addr: String,
+    stop: ShutdownHandle,
+    thread: Option<JoinHandle<RunReport>>,
+}
+
+impl Running {
+    fn start(options: HttpServerOptions) -> Running {
+        let server = HttpServer::bind("127.0.0.1:0".parse().unwrap(), options, app).unwrap();
+        let addr = server.local_addr().to_string();
+        assert!(server.url().ends_with("/mcp"));
+        let stop = server.shutdown_handle();
+        let thread = std::thread::spawn(move || server.run().unwrap());
+        Running {
+            addr,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn connect(&self) -> Conn {
+        let stream = TcpStream::connect(&self.addr).unwrap();
+        stream.set_read_timeout(Some(READ_LIMIT)).unwrap();
+        Conn {
+            reader: BufReader::new(stream.try_clone().unwrap()),
+            stream,
+            host: self.addr.clone(),
+        }
+    }
+
+    fn shutdown(&mut self) -> RunReport {
+        self.stop.shutdown();
+        self.thread.take().unwrap().join().unwrap()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            self.stop.shutdown();
+        }
+    }
+}
+
+/// One response: status, headers (lower-case names), and the body read so far.
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+}
+
+struct Conn {
+    stream: TcpStream,
+    reader: BufReader<TcpStream>,
+    host: String,
+}
+
+const BOTH: &str = "application/json, text/event-stream";
+
+impl Conn {
+    fn send(&mut self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) {
+        let mut req = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\n",
+            self.host,
+            body.len()
+        );
+        for (n, v) in headers {
+            req.push_str(&format!("{n}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        req.push_str(body);
+        self.stream.write_all(req.as_bytes()).unwrap();
+    }
+
+    fn head(&mut self) -> Reply {
+        let mut line = String::new();
+        self.reader.read_line(&mut line).unwrap();
+        let status = line.split(' ').nth(1).expect("status").parse().unwrap();
+        let mut headers = Vec::new();
+        loop {
+            let mut line = String::new();
+            self.reader.read_line(&mut line).unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            let (n, v) = line.split_once(':').unwrap();
+            headers.push((n.to_ascii_lowercase(), v.trim().to_owned()));
+        }
+        Reply {
+            status,
+            headers,
+            body: String::new(),
+        }
+    }
+
+    /// The next chunk of a chunked body (`None` at the last chunk).
+    fn chunk(&mut self) -> Option<String> {
+        let mut size = String::new();
+        self.reader.read_line(&mut size).unwrap();
+        let size = usize::from_str_radix(size.trim(), 16).expect("chunk size");
+        let mut data = vec![0; size + 2];
+        self.reader.read_exact(&mut data).unwrap();
+        data.truncate(size);
+        (size > 0).then(|| String::from_utf8(data).unwrap())
+    }
+
+    /// A whole response (Content-Length or chunked).
+    fn reply(&mut self) -> Reply {
+        let mut reply = self.head();
+        if let Some(len) = reply.header("content-length") {
+            let mut body = vec![0; len.parse().unwrap()];
+            self.reader.read_exact(&mut body).unwrap();
+            reply.body = String::from_utf8(body).unwrap();
+        } else if reply.header("transfer-encoding") == Some("chunked") {
+            while let Some(chunk) = self.chunk() {
+                reply.body.push_str(&chunk);
+            }
+        }
+        reply
+    }
+
+    fn post(&mut self, sid: Option<&str>, body: &Value) -> Reply {
+        let mut headers = vec![("Accept", BOTH), ("Content-Type", "application/json")];
+        if let Some(sid) = sid {
+            headers.push(("Mcp-Session-Id", sid));
+        }
+        self.send("POST", "/mcp", &headers, &body.to_string());
+        self.reply()
+    }
+
+    /// initialize + initialized (2025-11-25); the session id.
+    fn open_session(&mut self) -> String {
+        let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+            "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+        let reply = self.post(None, &init);
+        assert_eq!(reply.status, 200, "{reply:?}");
+        assert_eq!(reply.json()["result"]["protocolVersion"], "2025-11-25");
+        let sid = reply
+            .header("mcp-session-id")
+            .expect("session id")
+            .to_owned();
+        let done = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+        assert_eq!(self.post(Some(&sid), &done).status, 202);
+        sid
+    }
+}
+
+fn call(id: u64, tool: &str) -> Value {
+    json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":{}}})
+}
+
+#[test]
+fn one_keep_alive_connection_carries_a_whole_session() {
+    let mut server = Running::start(HttpServerOptions::default());
+    let mut conn = server.connect();
+    let sid = conn.open_session();
+    assert_eq!(sid.len(), 32, "128 random bits in hex: {sid}");
+    for id in 1..=3 {
+        let reply = conn.post(Some(&sid), &call(id, "echo"));
+        assert_eq!(reply.status, 200);
+        assert_eq!(reply.header("content-type"), Some("application/json"));
+        assert_eq!(reply.json()["result"]["content"][0]["text"], "hi");
+    }
+    let other = server.connect().open_session();
+    assert_ne!(sid, other, "session ids come from the OS random source");
+    let report = server.shutdown();
+    assert_eq!(report.connections, 2, "{report:?}");
+}
+
+#[test]
+fn a_handler_that_logs_streams_sse_events_as_they_happen() {
+    let mut server = Running::start(HttpServerOptions::default());
+    let mut conn = server.connect();
+    let sid = conn.open_session();
+    let headers = [
+        ("Accept", BOTH),
+        ("Content-Type", "application/json"),
+        ("Mcp-Session-Id", sid.as_str()),
+    ];
+    conn.send("POST", "/mcp", &headers, &call(7, "gated_log").to_string());
+    let head = conn.head();
+    assert_eq!(head.status, 200);
+    assert_eq!(head.header("content-type"), Some("text/event-stream"));
+    // The handler is parked on its gate: whatever arrives now was streamed before the result
+    // existed.
+    let mut early = String::new();
+    while !early.contains("\"first\"") {
+        early.push_str(&conn.chunk().expect("the stream ended before the first log"));
+    }
+    assert!(
+        early.starts_with("id: "),
+        "a 2025-11-25 stream opens with a priming event: {early}"
+    );
+    assert!(!early.contains("gated done"), "{early}");
+    for gate in GATES.lock().unwrap().drain(..) {
+        gate.send(());
+    }
+    let mut rest = String::new();
+    while let Some(chunk) = conn.chunk() {
+        rest.push_str(&chunk);
+    }
+    let second = rest.find("\"second\"").expect("second log");
+    let result = rest.find("gated done").expect("result");
+    assert!(second < result, "{rest}");
+    // The connection is still usable afterwards.
+    assert_eq!(conn.post(Some(&sid), &call(8, "echo")).status, 200);
+    server.shutdown();
+}
+
+#[test]
+fn status_codes_come_through_the_sockets() {
+    let options = HttpServerOptions {
+        endpoint: EndpointConfig {
+            max_body: 1024,
+            ..EndpointConfig::default()
+        },
+        ..HttpServerOptions::default()
+    };
+    let mut server = Running::start(options);
+    let mut conn = server.connect();
+    let sid = conn.open_session();
+    let ping = json!({"jsonrpc":"2.0","id":1,"method":"ping"}).to_string();
+    let with =
+        |accept: &'static str, ctype: &'static str| [("Accept", accept), ("Content-Type", ctype)];
+    conn.send(
+        "POST",
+        "/mcp",
+        &with("application/json", "application/json"),
+        &ping,
+    );
+    assert_eq!(conn.reply().status, 406);
+    conn.send("POST", "/mcp", &with(BOTH, "text/plain"), &ping);
+    assert_eq!(conn.reply().status, 415);
+    conn.send("POST", "/other", &with(BOTH, "application/json"), &ping);
+    assert_eq!(conn.reply().status, 404, "only the mount path is served");
+    conn.send("POST", "/mcp", &with(BOTH, "application/json"), "{not json");
+    let reply = conn.reply();
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.json()["error"]["code"], -32700);
+    let unknown = json!({"jsonrpc":"2.0","id":2,"method":"ping"});
+    assert_eq!(
+        conn.post(Some("0123456789abcdef0123456789abcdef"), &unknown)
+            .status,
+        404
+    );
+    assert_eq!(conn.post(Some(&sid), &unknown).status, 200, "still served");
+    // Last: the adapter stops reading past max_body, so this connection is not reused.
+    let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(4096));
+    let mut conn = server.connect();
+    conn.send("POST", "/mcp", &with(BOTH, "application/json"), &big);
+    assert_eq!(conn.head().status, 413);
+    server.shutdown();
+}
+
+#[test]
+fn a_bearer_hook_guards_the_endpoint() {
+    let options = HttpServerOptions {
+        auth: Some(
+            BearerAuth::new(|token| token == "s3cret")
+                .resource_metadata("http://127.0.0.1/.well-known/oauth-protected-resource"),
+        ),
+        ..HttpServerOptions::default()
+    };
+    let mut server = Running::start(options);
+    let mut conn = server.connect();
+    let ping = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+    .to_string();
+    let base = [("Accept", BOTH), ("Content-Type", "application/json")];
+    conn.send("POST", "/mcp", &base, &ping);
+    let reply = conn.reply();
+    assert_eq!(reply.status, 401);
+    let challenge = reply.header("www-authenticate").expect("challenge");
+    assert!(challenge.starts_with("Bearer realm=\"mcp\""), "{challenge}");
+    assert!(
+        challenge.contains("resource_metadata=\"http://127.0.0.1/"),
+        "{challenge}"
+    );
+    assert!(!challenge.contains("invalid_token"), "no token was sent");
+    let mut wrong = base.to_vec();
+    wrong.push(("Authorization", "Bearer nope"));
+    conn.send("POST", "/mcp", &wrong, &ping);
+    let reply = conn.reply();
+    assert_eq!(reply.status, 401);
+    assert!(reply
+        .header("www-authenticate")
+        .unwrap()
+        .contains("error=\"invalid_token\""));
+    let mut right = base.to_vec();
+    right.push(("Authorization", "Bearer s3cret"));
+    conn.send("POST", "/mcp", &right, &ping);
+    assert_eq!(conn.reply().status, 200);
+    server.shutdown();
+}
+
+#[test]
+fn shutdown_ends_open_streams_and_returns() {
+    let mut server = Running::start(HttpServerOptions::default());
+    let mut conn = server.connect();
+    let sid = conn.open_session();
+    let headers = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", sid.as_str()),
+    ];
+    conn.send("GET", "/mcp", &headers, "");
+    let head = conn.head();
+    assert_eq!(head.status, 200);
+    assert_eq!(head.header("content-type"), Some("text/event-stream"));
+    let priming = conn.chunk().expect("priming event");
+    assert!(priming.starts_with("id: "), "{priming}");
+    let report = server.shutdown();
+    assert_eq!(report.abandoned_connections, 0, "{report:?}");
+    // The stream was ended (last chunk) and the connection closed.
+    assert_eq!(conn.chunk(), None);
+    let mut rest = Vec::new();
+    assert_eq!(conn.reader.read_to_end(&mut rest).unwrap(), 0);
+    assert!(
+        TcpStream::connect(&server.addr).is_err(),
+        "no longer accepting"
+    );
+}
+
+#[test]
+fn a_dropped_sse_connection_is_resumed_on_a_new_one_with_last_event_id() {
+    let mut server = Running::start(HttpServerOptions::default());
+    let mut conn = server.connect();
+    let sid = conn.open_session();
+    let headers = [
+        ("Accept", BOTH),
+        ("Content-Type", "application/json"),
+        ("Mcp-Session-Id", sid.as_str()),
+    ];
+    conn.send(
+        "POST",
+        "/mcp",
+        &headers,
+        &call(9, "gated_resume").to_string(),
+    );
+    assert_eq!(conn.head().status, 200);
+    let mut seen = String::new();
+    while !seen.contains("before the drop") {
+        seen.push_str(&conn.chunk().expect("stream ended early"));
+    }
+    // The id of the last event read: the resumption cursor.
+    let cursor = seen
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("id: "))
+        .expect("event ids")
+        .to_owned();
+    drop(conn); // the client goes away: not a cancellation
+    for gate in RESUME_GATES.lock().unwrap().drain(..) {
+        gate.send(());
+    }
+    let mut conn = server.connect();
+    let headers = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", sid.as_str()),
+        ("Last-Event-ID", cursor.as_str()),
+    ];
+    conn.send("GET", "/mcp", &headers, "");
+    assert_eq!(conn.head().status, 200);
+    let mut rest = String::new();
+    while let Some(chunk) = conn.chunk() {
+        rest.push_str(&chunk);
+    }
+    assert!(
+        !rest.contains("before the drop"),
+        "only events after the cursor: {rest}"
+    );
+    let after = rest
+        .find("after the drop")
+        .expect("the log sent while away");
+    let result = rest.find("resumed result").expect("the result");
+    assert!(after < result, "{rest}");
+    assert!(rest.contains("\"id\":9"), "{rest}");
+    server.shutdown();
+}
