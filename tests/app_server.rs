@@ -1116,3 +1116,48 @@ fn a_handler_error_is_a_json_rpc_error() {
     let e = rig.error("prompts/get", json!({"name": "fails"}));
     assert_eq!((e.code, e.message.as_str()), (-32000, "backend down"));
 }
+
+#[test]
+fn handle_wake_starts_server_requests_at_the_given_time() {
+    let caps = ClientCapabilities {
+        sampling: Some(SamplingCapability::default()),
+        ..Default::default()
+    };
+    let (open, gate) = gate();
+    let late_sampler = Tool::new("late", json!({"type": "object"})).handler(move |_, ctx| {
+        let rx = gate.lock().unwrap().take();
+        async move {
+            if let Some(rx) = rx {
+                let _ = rx.await;
+            }
+            let params = json!({"messages": [], "maxTokens": 1});
+            let _ = ctx.sample(params).await;
+            Ok(CallToolResult::text("done"))
+        }
+    });
+    let mut rig = Rig::new(Server::builder(info()).tool(late_sampler), caps);
+    let t0 = rig.now;
+    rig.send("tools/call", json!({"name": "late"}), false);
+    assert_eq!(rig.jobs.len(), 1, "the handler waits for its gate");
+    assert_eq!(rig.server.poll_timeout(), None, "nothing sent yet");
+    open.send(());
+    rig.run_jobs();
+    // The job pushed its sampling request from outside; the driver wakes the server later.
+    let woken_at = t0 + Duration::from_secs(100);
+    rig.server.handle_wake(woken_at);
+    let timeout = Config::default().request_timeout;
+    assert_eq!(rig.server.poll_timeout(), Some(woken_at + timeout));
+    let mut buf = Vec::new();
+    assert!(rig.server.poll_transmit(&mut buf).is_some());
+    let sent: Value = serde_json::from_slice(&buf).unwrap();
+    assert_eq!(sent["method"], "sampling/createMessage");
+}
+
+#[test]
+fn handles_see_the_session_close() {
+    let mut rig = Rig::new(Server::builder(info()).tool(echo_tool()), no_caps());
+    let handle = rig.server.handle();
+    assert!(!handle.is_closed());
+    rig.server.close(rig.now);
+    assert!(handle.is_closed());
+}

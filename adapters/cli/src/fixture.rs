@@ -2,6 +2,10 @@
 //! (/work/shared/conformance.md §5) plus the interop extras (`test_slow`, list paging from
 //! `MCP_SANSIO_PAGE_SIZE`). It only builds a `Server`; any adapter (stdio, HTTP) can run it.
 //! Timers come from the caller through [`Sleep`], so the fixture stays runtime-agnostic.
+//!
+//! Per session: build the server with [`fixture_server`], then spawn [`extras`] (the timed
+//! reference extras: late additions at 2 s, watched-resource updates every 3 s) on the session's
+//! executor when it starts; it ends by itself once the session closed.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,6 +19,10 @@ use mcp_sansio::config::Config;
 use mcp_sansio::jsonrpc::ErrorObject;
 use mcp_sansio::model::Implementation;
 use serde_json::{json, Value};
+
+#[path = "fixture_extras.rs"]
+mod late;
+pub(crate) use late::extras;
 
 /// A timer of the caller's runtime: a future that resolves after the given duration.
 pub(crate) type Sleep = Arc<dyn Fn(Duration) -> BoxFuture<()> + Send + Sync>;

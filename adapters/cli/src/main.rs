@@ -94,8 +94,13 @@ fn serve() -> Result<(), Failure> {
         max_line_len: config.max_frame_len,
         ..DriveOptions::default()
     });
-    let server = fixture::fixture_server(config, sleep, Instant::now());
+    let server = fixture::fixture_server(config, sleep.clone(), Instant::now());
+    // Runs on the loop's executor and stops with it (and by itself once the session closed).
+    let extras = driver
+        .handle()
+        .spawn(fixture::extras(server.handle(), sleep));
     let finished = serve_server_stdio(driver, server);
+    drop(extras);
     if let Some(error) = finished.input_error {
         eprintln!("mcp-sansio: reading stdin failed: {error}");
     }

@@ -1,6 +1,7 @@
 //! `mcp-sansio serve --stdio` as a real child process, fed hostile and heavy input: malformed
 //! lines, non-JSON-RPC objects, 1,000 pipelined requests, an 8 MiB line, and end of input with
-//! work still in flight. Every stdout line must be one JSON-RPC message.
+//! work still in flight. Every stdout line must be one JSON-RPC message. Also the fixture's
+//! contents and its timed extras (late additions, watched-resource updates).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -73,7 +74,19 @@ impl Server {
         self.send_raw(&line);
     }
 
+    /// The next message, skipping the fixture's timed extras (list_changed at 2 s, resource
+    /// updates), which may interleave with anything a test that runs that long expects.
     fn next(&self) -> Value {
+        loop {
+            let message = self.next_any();
+            if !is_timed_extra(&message) {
+                return message;
+            }
+        }
+    }
+
+    /// The next message, whatever it is.
+    fn next_any(&self) -> Value {
         self.lines
             .recv_timeout(WAIT)
             .expect("the server answered in time")
@@ -91,7 +104,9 @@ impl Server {
         self.stdin = None;
         let mut rest = Vec::new();
         while let Ok(message) = self.lines.recv_timeout(WAIT) {
-            rest.push(message);
+            if !is_timed_extra(&message) {
+                rest.push(message);
+            }
         }
         let started = Instant::now();
         let status = loop {
@@ -105,6 +120,19 @@ impl Server {
         };
         (rest, status.is_some_and(|s| s.success()))
     }
+}
+
+/// A notification of the fixture's timed extras (see `fixture_extras.rs`).
+fn is_timed_extra(message: &Value) -> bool {
+    matches!(
+        message["method"].as_str(),
+        Some(
+            "notifications/tools/list_changed"
+                | "notifications/resources/list_changed"
+                | "notifications/prompts/list_changed"
+                | "notifications/resources/updated"
+        )
+    )
 }
 
 impl Drop for Server {
@@ -302,4 +330,129 @@ fn the_reference_server_serves_the_fixture_contents() {
         .collect();
     let want = [0.0, 50.0, 100.0].map(|n| (json!(42), Some(n), Some(100.0)));
     assert_eq!(steps, want.to_vec());
+}
+
+/// The timed reference extras: 2 s after the start the late tool, resource and prompt arrive,
+/// each announced by its list_changed; a subscriber to `test://watched-resource` hears
+/// `notifications/resources/updated` (every 3 s); after unsubscribing it hears no more.
+#[test]
+fn the_late_additions_and_watched_resource_updates_arrive() {
+    let started = Instant::now();
+    let mut server = Server::initialized("2025-11-25");
+    let request = |server: &mut Server, id: &str, method: &str, params: Value| {
+        server.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        server.next()
+    };
+    let reply = request(
+        &mut server,
+        "sub",
+        "resources/subscribe",
+        json!({"uri": "test://watched-resource"}),
+    );
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    let tools = names(&request(&mut server, "t0", "tools/list", json!({})));
+    assert!(
+        !tools.contains(&"test_dynamic_tool".to_owned()) || started.elapsed() >= LATE,
+        "the late tool was there from the start"
+    );
+
+    let mut changed = Vec::new();
+    let mut updated_at = None;
+    while changed.len() < 3 || updated_at.is_none() {
+        let message = server.next_any();
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "extras too late"
+        );
+        let method = message["method"].as_str().unwrap_or_default().to_owned();
+        assert!(is_timed_extra(&message), "unexpected {message}");
+        if method == "notifications/resources/updated" {
+            assert_eq!(message["params"]["uri"], "test://watched-resource");
+            updated_at.get_or_insert(started.elapsed());
+        } else {
+            changed.push(method);
+        }
+    }
+    changed.sort();
+    assert_eq!(
+        changed,
+        [
+            "notifications/prompts/list_changed",
+            "notifications/resources/list_changed",
+            "notifications/tools/list_changed"
+        ]
+    );
+    assert!(updated_at >= Some(Duration::from_secs(3)), "{updated_at:?}");
+
+    let tools = names(&request(&mut server, "t1", "tools/list", json!({})));
+    assert!(tools.contains(&"test_dynamic_tool".to_owned()), "{tools:?}");
+    let resources = names(&request(&mut server, "r1", "resources/list", json!({})));
+    assert!(
+        resources.contains(&"test://dynamic-resource".to_owned()),
+        "{resources:?}"
+    );
+    let prompts = names(&request(&mut server, "p1", "prompts/list", json!({})));
+    assert!(
+        prompts.contains(&"test_dynamic_prompt".to_owned()),
+        "{prompts:?}"
+    );
+    let call = request(
+        &mut server,
+        "call",
+        "tools/call",
+        json!({"name": "test_dynamic_tool"}),
+    );
+    assert!(call["result"]["content"][0]["text"].is_string(), "{call}");
+    let read = request(
+        &mut server,
+        "read",
+        "resources/read",
+        json!({"uri": "test://dynamic-resource"}),
+    );
+    assert_eq!(
+        read["result"]["contents"][0]["uri"],
+        "test://dynamic-resource"
+    );
+    let prompt = request(
+        &mut server,
+        "get",
+        "prompts/get",
+        json!({"name": "test_dynamic_prompt"}),
+    );
+    assert_eq!(prompt["result"]["messages"][0]["role"], "user", "{prompt}");
+
+    // Unsubscribed, the next tick (at most 3 s away) brings nothing.
+    let reply = request(
+        &mut server,
+        "unsub",
+        "resources/unsubscribe",
+        json!({"uri": "test://watched-resource"}),
+    );
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    if let Ok(message) = server.lines.recv_timeout(Duration::from_millis(3200)) {
+        panic!("after unsubscribing: {message}");
+    }
+}
+
+/// When the late additions are due.
+const LATE: Duration = Duration::from_secs(2);
+
+/// The names (tools, prompts) or URIs (resources) of a one-page list reply.
+fn names(reply: &Value) -> Vec<String> {
+    let result = &reply["result"];
+    let items = ["tools", "resources", "prompts"]
+        .iter()
+        .find_map(|key| result[key].as_array())
+        .unwrap_or_else(|| panic!("not a list: {reply}"));
+    assert!(result.get("nextCursor").is_none(), "one page expected");
+    items
+        .iter()
+        .map(|item| {
+            item.get("uri")
+                .or_else(|| item.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect()
 }

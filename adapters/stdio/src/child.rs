@@ -8,12 +8,14 @@ use std::process::ExitStatus;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use smol::io::AsyncReadExt;
+use smol::io::{AsyncRead, AsyncReadExt};
 use smol::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use smol::Timer;
 
 use crate::driven::Driven;
 use crate::driver::{Driver, Finished};
+#[cfg(unix)]
+use crate::pipe_reader::PipeReader;
 
 /// What happens to the child's stderr (which the spec reserves for logs, not errors).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,7 +161,7 @@ impl ChildProcess {
         let (Some(stdin), Some(stdout)) = (self.stdin.take(), self.stdout.take()) else {
             return Err(io::Error::other("the child's pipes were already driven"));
         };
-        Ok(driver.run(driven, stdout, stdin).await)
+        Ok(driver.run(driven, pipe_reader(stdout), stdin).await)
     }
 
     /// [`ChildProcess::drive`], blocking the calling thread.
@@ -243,4 +245,26 @@ fn send_sigterm(pid: u32) -> io::Result<()> {
 #[cfg(not(unix))]
 fn send_sigterm(_pid: u32) -> io::Result<()> {
     Ok(())
+}
+
+/// The child's stdout as a [`PipeReader`] (no empty re-read after a short read): our own
+/// descriptor of the same pipe, registered with the reactor. Falls back to the stdout as it is
+/// if the descriptor cannot be duplicated or registered.
+#[cfg(unix)]
+fn pipe_reader(stdout: ChildStdout) -> Box<dyn AsyncRead + Unpin> {
+    use std::os::fd::AsFd;
+    let own = stdout
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|fd| smol::Async::new(std::fs::File::from(fd)));
+    match own {
+        // Dropping `stdout` closes only its own descriptor; the pipe stays open through ours.
+        Ok(io) => Box::new(PipeReader::new(io)),
+        Err(_) => Box::new(stdout),
+    }
+}
+
+#[cfg(not(unix))]
+fn pipe_reader(stdout: ChildStdout) -> Box<dyn AsyncRead + Unpin> {
+    Box::new(stdout)
 }

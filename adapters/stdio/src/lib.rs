@@ -61,6 +61,7 @@ mod driven;
 mod driver;
 mod handle;
 mod lines;
+mod pipe_reader;
 mod run_loop;
 mod server;
 mod stdio;

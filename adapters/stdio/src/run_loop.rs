@@ -196,17 +196,21 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
         }));
     }
 
+    /// Arms the timer for the machine's deadline (or the linger's end), but only when that
+    /// moves earlier than what is armed. Each request moves a client's deadline later (its own
+    /// timeout), and re-setting the reactor's timer costs a wake-up of the reactor per request;
+    /// a timer left armed too early fires once, finds nothing due (`handle_wakes` checks
+    /// `poll_timeout` against the clock) and is re-armed for the real deadline.
     fn arm_timer(&mut self, linger_end: Option<Instant>) {
         let deadline = match (self.driven.poll_timeout(), linger_end) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        if deadline != self.armed {
-            match deadline {
-                Some(at) => self.timer.set_at(at),
-                None => self.timer = Timer::never(),
+        if let Some(at) = deadline {
+            if self.armed.is_none_or(|armed| at < armed) {
+                self.timer.set_at(at);
+                self.armed = Some(at);
             }
-            self.armed = deadline;
         }
     }
 

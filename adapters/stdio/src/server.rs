@@ -1,6 +1,7 @@
 //! [`ServerDriven`]: the application-layer [`Server`] on the adapter's loop. Frames go in,
 //! handler jobs run on the loop's executor, and the server's wake hook makes the loop run when
-//! a job finished elsewhere in time (a no-op [`Remote`] command, coalesced).
+//! a job finished elsewhere in time (a coalesced [`Remote`] command running
+//! `Server::handle_wake(now)`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -26,7 +27,7 @@ pub struct ServerDriven {
 
 impl ServerDriven {
     /// Wraps `server` for `driver`: takes its [`LoopHandle`] for jobs and sets the server's
-    /// wake hook to a no-op command through its [`Remote`].
+    /// wake hook to a `Server::handle_wake` command through its [`Remote`].
     pub fn new(mut server: Server, driver: &Driver<ServerDriven>) -> Self {
         server.set_waker(wake_hook(driver.remote()));
         Self {
@@ -67,8 +68,9 @@ impl ServerDriven {
     }
 }
 
-/// A wake hook that queues at most one no-op command at a time: the loop drains the server
-/// right after running it.
+/// A wake hook that queues at most one command at a time; the command drains the server's
+/// outbox with the loop's fresh `now` (`Server::handle_wake`), and the loop then drains the
+/// transmits.
 fn wake_hook(remote: Remote<ServerDriven>) -> mcp_sansio::app::runtime::WakeHook {
     let queued = Arc::new(AtomicBool::new(false));
     Arc::new(move || {
@@ -78,6 +80,7 @@ fn wake_hook(remote: Remote<ServerDriven>) -> mcp_sansio::app::runtime::WakeHook
         let flag = Arc::clone(&queued);
         let sent = remote.try_send(move |driven: &mut ServerDriven, now| {
             flag.store(false, Ordering::Release);
+            driven.server.handle_wake(now);
             driven.after_input(now);
         });
         if sent.is_err() {

@@ -24,6 +24,7 @@ use smol::Unblock;
 
 use crate::driven::Driven;
 use crate::driver::{DriveOptions, Driver, Finished};
+use crate::pipe_reader::PipeReader;
 
 /// Serves `driven` on stdin/stdout with default options until it closes or stdin ends (see
 /// [`Driver::serve_stdio`]). Blocks the calling thread.
@@ -39,7 +40,7 @@ impl<D: Driven + 'static> Driver<D> {
     pub fn serve_stdio(self, driven: D) -> Finished<D> {
         let chunk = self.options().read_chunk.max(1);
         let stdin: Box<dyn AsyncRead + Unpin> = match pipe::reopen(0) {
-            Some(pipe) => Box::new(pipe),
+            Some(pipe) => Box::new(PipeReader::new(pipe)),
             None => Box::new(Unblock::with_capacity(chunk, io::stdin())),
         };
         let stdout: Box<dyn AsyncWrite + Unpin> = match pipe::reopen(1) {
@@ -78,7 +79,7 @@ mod pipe {
 #[cfg(not(target_os = "linux"))]
 mod pipe {
     /// Without `/proc/self/fd`, every stream goes through `Unblock`.
-    pub(super) fn reopen(_fd: u8) -> Option<smol::io::Cursor<Vec<u8>>> {
+    pub(super) fn reopen(_fd: u8) -> Option<smol::Async<std::fs::File>> {
         None
     }
 }

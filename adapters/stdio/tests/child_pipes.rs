@@ -213,3 +213,83 @@ fn a_peer_that_does_not_read_stops_our_reading_instead_of_growing_our_output() {
         .unwrap();
     assert_eq!(report.stage, mcp_sansio_stdio::ShutdownStage::Terminated);
 }
+
+/// A machine whose deadline moves when frames come back from `cat`: later after the first
+/// echo, earlier after the second. The loop keeps an armed timer when the deadline moves later
+/// (it wakes early once, finds nothing due), and re-arms when it moves earlier.
+struct MovingDeadline {
+    deadline: Option<Instant>,
+    outbox: Vec<&'static str>,
+    fired: Vec<(Instant, Instant)>,
+    early_calls: usize,
+    closed: bool,
+}
+
+impl mcp_sansio_stdio::Driven for MovingDeadline {
+    fn handle_frame(&mut self, now: Instant, frame: bytes::Bytes) {
+        self.deadline = Some(match &frame[..] {
+            // Later than the armed one.
+            b"later" => now + ms(250),
+            // Earlier than the armed one (5 s away).
+            _ => now + ms(50),
+        });
+    }
+    fn handle_frame_error(&mut self, _now: Instant, _error: FrameError) {}
+    fn handle_eof(&mut self, _now: Instant) {}
+    fn handle_timeout(&mut self, now: Instant) {
+        let Some(deadline) = self.deadline else {
+            return;
+        };
+        if now < deadline {
+            self.early_calls += 1;
+            return;
+        }
+        self.fired.push((deadline, now));
+        if self.fired.len() == 1 {
+            self.deadline = Some(now + Duration::from_secs(5));
+            self.outbox.push("earlier");
+        } else {
+            self.deadline = None;
+            self.closed = true;
+        }
+    }
+    fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<usize> {
+        let line = self.outbox.pop()?;
+        buf.extend_from_slice(line.as_bytes());
+        Some(line.len())
+    }
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.deadline
+    }
+    fn is_closed(&self) -> bool {
+        self.closed
+    }
+}
+
+#[test]
+fn a_deadline_that_moves_later_or_earlier_fires_at_its_new_time() {
+    let mut child = connect_child("cat", [] as [&str; 0], StderrMode::Inherit).unwrap();
+    let start = Instant::now();
+    let machine = MovingDeadline {
+        deadline: Some(start + ms(20)),
+        outbox: vec!["later"],
+        fired: Vec::new(),
+        early_calls: 0,
+        closed: false,
+    };
+    let finished = child
+        .drive_blocking(Driver::new(options()), machine)
+        .unwrap();
+    assert_eq!(finished.reason, EndReason::Closed);
+    let m = &finished.driven;
+    assert_eq!(m.early_calls, 0, "handle_timeout before the deadline");
+    assert_eq!(m.fired.len(), 2, "{:?}", m.fired);
+    for (deadline, at) in &m.fired {
+        assert!(at >= deadline, "fired before its deadline");
+    }
+    // The first deadline is the moved one (unless cat echoed after 20 ms: then the original).
+    // The second was moved from 5 s to 50 ms after the echo: it must not wait for the 5 s.
+    let between = m.fired[1].1 - m.fired[0].1;
+    assert!(between < Duration::from_secs(4), "{between:?}");
+    child.shutdown_blocking(Default::default()).unwrap();
+}

@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::future::Future;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -140,11 +140,21 @@ pub(crate) enum OutboxItem {
 pub(crate) struct Shared {
     /// 0 = no `logging/setLevel` yet (everything passes), else `LogLevel as u8`.
     min_level: AtomicU8,
+    /// The session has closed: handles stop being useful (see `ServerHandle::is_closed`).
+    closed: AtomicBool,
 }
 
 impl Shared {
     pub(crate) fn set_level(&self, level: LogLevel) {
         self.min_level.store(level as u8, Ordering::SeqCst);
+    }
+
+    pub(crate) fn mark_closed(&self) {
+        self.closed.store(true, Ordering::Release);
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
     }
 
     pub(crate) fn passes(&self, level: LogLevel) -> bool {

@@ -89,6 +89,13 @@ impl ServerHandle {
             .push(OutboxItem::ResourceUpdated { uri: uri.into() });
     }
 
+    /// Whether the server's session has closed. Application tasks that outlive requests
+    /// (timers, watchers) check it to stop with the session: what they push afterwards is
+    /// never sent.
+    pub fn is_closed(&self) -> bool {
+        self.shared.is_closed()
+    }
+
     /// Whether a message at `level` passes the client's `logging/setLevel`.
     pub fn log_enabled(&self, level: LogLevel) -> bool {
         self.shared.passes(level)

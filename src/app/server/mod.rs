@@ -4,7 +4,8 @@
 //! The drive loop is the session's (`handle_input`, `handle_timeout`, `poll_transmit`,
 //! `poll_timeout`) plus `poll_job()`: pending handler futures the driver must run. Jobs talk
 //! back through a shared outbox, drained at the start of every `handle_*` and `poll_transmit`;
-//! when a job pushes from outside, the wake hook tells the driver to run its loop once.
+//! when a job pushes from outside, the wake hook tells the driver to run its loop once
+//! (`handle_wake(now)`, then drain `poll_transmit`).
 
 mod builder;
 mod context;
@@ -137,6 +138,15 @@ impl Server {
         self.process();
     }
 
+    /// Drains what handles and jobs pushed, with a fresh time: call it when the wake hook
+    /// fired, so server→client requests sent since then (sampling, elicitation, roots) start
+    /// their deadlines now rather than at the last `handle_*` (which is what `poll_transmit`,
+    /// having no `now`, uses).
+    pub fn handle_wake(&mut self, now: Instant) {
+        self.last_now = now;
+        self.process();
+    }
+
     /// Closes the session; running handlers see their cancellation.
     pub fn close(&mut self, now: Instant) {
         self.last_now = now;
@@ -218,6 +228,7 @@ impl Server {
                 }
             }
             Event::Closed { .. } => {
+                self.shared.mark_closed();
                 for (_, token) in self.running.drain() {
                     token.cancel();
                 }

@@ -2,7 +2,8 @@
 
 It spawns the server command given on its command line and drives it through every feature of
 the conformance "everything" fixture (/work/shared/conformance.md §5) plus the mcp-sansio extras
-(`test_slow` for cancellation, paging of lists with MCP_SANSIO_PAGE_SIZE).
+(`test_slow` for cancellation, paging of lists with MCP_SANSIO_PAGE_SIZE) and the fixture's timed
+extras (late additions at 2 s, watched-resource updates).
 
 Usage: $MCP_PYTHON tests/interop/py/fixture_client.py [--] SERVER_COMMAND [ARGS...]
        $MCP_PYTHON tests/interop/py/fixture_client.py --url http://127.0.0.1:PORT/mcp
@@ -39,6 +40,7 @@ FIXTURE: dict[str, Any] = json.loads((Path(__file__).resolve().parent.parent / "
 REQUEST_TIMEOUT_S = 10.0
 PAGE_SIZE = int(os.environ.get("MCP_SANSIO_PAGE_SIZE") or "0")
 SAMPLED_PREFIX = "interop-sampled:"
+EXTRAS_WAIT_S = 8.0
 
 
 class CheckFailed(Exception):
@@ -139,6 +141,8 @@ class Recorder:
         self.elicitation: list[dict[str, Any]] = []
         self.logs: list[types.LoggingMessageNotificationParams] = []
         self.transport_errors: list[Exception] = []
+        # Every other server notification, as (method, params), in arrival order.
+        self.notifications: list[tuple[str | None, dict[str, Any]]] = []
 
     async def on_sampling(
         self, context: ClientRequestContext, params: types.CreateMessageRequestParams
@@ -165,6 +169,9 @@ class Recorder:
     async def on_message(self, message: Any) -> None:
         if isinstance(message, Exception):
             self.transport_errors.append(message)
+            return
+        params = getattr(message, "params", None)
+        self.notifications.append((getattr(message, "method", None), wire(params) if params else {}))
 
 
 class Runner:
@@ -557,6 +564,50 @@ async def run_checks(session: ClientSession, rec: Recorder, r: Runner, http: boo
             ensure(text_of(result) == "Reconnection test completed", f"result {wire(result)}")
 
         await r.check("sse-resume-test_reconnection", reconnection)
+
+    # The timed reference extras (conformance.md §5): 2 s after start the late tool, resource and
+    # prompt arrive, each announced by its list_changed; a subscriber of test://watched-resource
+    # hears notifications/resources/updated (every 3 s). Waits are bounded.
+    async def wait_for(found: Callable[[], bool], what: str) -> None:
+        with anyio.move_on_after(EXTRAS_WAIT_S):
+            while not found():
+                await anyio.sleep(0.05)
+        ensure(found(), f"{what} did not arrive within {EXTRAS_WAIT_S} s")
+
+    async def late_additions() -> None:
+        for kind in ("tools", "resources", "prompts"):
+            method = f"notifications/{kind}/list_changed"
+            await wait_for(lambda m=method: any(n == m for n, _ in rec.notifications), method)
+        tools, _ = await list_all(list_tools, "tools")
+        ensure(any(t.name == "test_dynamic_tool" for t in tools), "test_dynamic_tool not listed")
+        resources, _ = await list_all(list_resources, "resources")
+        ensure(any(str(x.uri) == "test://dynamic-resource" for x in resources), "test://dynamic-resource not listed")
+        prompts, _ = await list_all(list_prompts, "prompts")
+        ensure(any(p.name == "test_dynamic_prompt" for p in prompts), "test_dynamic_prompt not listed")
+        called = await call("test_dynamic_tool", None)
+        ensure(not called.is_error and bool(text_of(called)), f"test_dynamic_tool: {wire(called)}")
+        read = wire((await session.read_resource("test://dynamic-resource")).contents)
+        ensure(read and read[0].get("uri") == "test://dynamic-resource", f"read: {read}")
+        prompt = wire((await session.get_prompt("test_dynamic_prompt", None)).messages)
+        ensure(prompt and prompt[0].get("role") == "user", f"prompt: {prompt}")
+
+    await r.check("late-additions", late_additions)
+
+    async def resources_updated() -> None:
+        watched = "test://watched-resource"
+        start = len(rec.notifications)
+
+        def updated() -> bool:
+            return any(
+                n == "notifications/resources/updated" and p.get("uri") == watched
+                for n, p in rec.notifications[start:]
+            )
+
+        await session.subscribe_resource(watched)
+        await wait_for(updated, "notifications/resources/updated")
+        await session.unsubscribe_resource(watched)
+
+    await r.check("resources-updated", resources_updated)
 
     async def no_transport_errors() -> None:
         ensure(not rec.transport_errors, "; ".join(repr(e) for e in rec.transport_errors))

@@ -1,7 +1,8 @@
 // Interop client written with the official TypeScript MCP SDK (`Client` + `StdioClientTransport`).
 // It spawns the server command given on its command line and drives it through every feature of
 // the conformance "everything" fixture (/work/shared/conformance.md §5) plus the mcp-sansio extras
-// (`test_slow` for cancellation, paging of lists with MCP_SANSIO_PAGE_SIZE).
+// (`test_slow` for cancellation, paging of lists with MCP_SANSIO_PAGE_SIZE) and the fixture's
+// timed extras (late additions at 2 s, watched-resource updates).
 //
 // Usage: $MCP_NODE22 tests/interop/ts/fixture_client.mjs [--] SERVER_COMMAND [ARGS...]
 //        $MCP_NODE22 tests/interop/ts/fixture_client.mjs --url http://127.0.0.1:PORT/mcp
@@ -524,6 +525,51 @@ if (HTTP_URL) {
     assert(textOf(result) === 'Reconnection test completed', `result ${json(result)}`);
   });
 }
+
+
+// The timed reference extras (conformance.md §5): 2 s after start the late tool, resource and
+// prompt arrive, each announced by its list_changed; a subscriber of test://watched-resource
+// hears notifications/resources/updated (every 3 s). Waits are bounded.
+const EXTRAS_WAIT_MS = 8_000;
+const WATCHED = 'test://watched-resource';
+
+/** Waits until `found()` holds, polling the wire tap; fails after EXTRAS_WAIT_MS. */
+async function waitForWire(found, what) {
+  const deadline = Date.now() + EXTRAS_WAIT_MS;
+  while (!found()) {
+    assert(Date.now() < deadline, `${what} did not arrive within ${EXTRAS_WAIT_MS} ms`);
+    await sleep(50);
+  }
+}
+
+await check('late-additions', async () => {
+  for (const kind of ['tools', 'resources', 'prompts']) {
+    const method = `notifications/${kind}/list_changed`;
+    await waitForWire(() => rawIncoming.some((m) => m.method === method), method);
+  }
+  const tools = (await listAll((params) => client.listTools(params, opts), 'tools')).items;
+  assert(tools.some((t) => t.name === 'test_dynamic_tool'), 'test_dynamic_tool not listed');
+  const resources = (await listAll((params) => client.listResources(params, opts), 'resources')).items;
+  assert(resources.some((r) => r.uri === 'test://dynamic-resource'), 'test://dynamic-resource not listed');
+  const prompts = (await listAll((params) => client.listPrompts(params, opts), 'prompts')).items;
+  assert(prompts.some((p) => p.name === 'test_dynamic_prompt'), 'test_dynamic_prompt not listed');
+  const called = await callTool('test_dynamic_tool');
+  assert(!called.isError && textOf(called), `test_dynamic_tool: ${json(called)}`);
+  const read = await client.readResource({ uri: 'test://dynamic-resource' }, opts);
+  assert(read.contents?.[0]?.uri === 'test://dynamic-resource', `read: ${json(read)}`);
+  const prompt = await client.getPrompt({ name: 'test_dynamic_prompt' }, opts);
+  assert(prompt.messages?.[0]?.role === 'user', `prompt: ${json(prompt)}`);
+});
+
+await check('resources-updated', async () => {
+  const from = rawIncoming.length;
+  await client.subscribeResource({ uri: WATCHED }, opts);
+  await waitForWire(
+    () => rawIncoming.slice(from).some((m) => m.method === 'notifications/resources/updated' && m.params?.uri === WATCHED),
+    'notifications/resources/updated',
+  );
+  await client.unsubscribeResource({ uri: WATCHED }, opts);
+});
 
 await check('no-protocol-errors', async () => {
   const errors = unforgivenErrors(protocolErrors);

@@ -4,6 +4,9 @@
 //   - tool `test_slow {ms: integer}`: sleeps `ms` milliseconds, stops early when cancelled;
 //   - every list (tools, resources, templates, prompts) is paged with the page size read from the
 //     environment variable MCP_SANSIO_PAGE_SIZE (unset or 0 = one page).
+// and the fixture's timed reference extras: `test_dynamic_tool`, `test://dynamic-resource` and
+// `test_dynamic_prompt` appear 2 s after start (each with its list_changed notification), and
+// subscribers of `test://watched-resource` get `notifications/resources/updated` every 3 s.
 // It exists to validate the interop clients against a real SDK peer and as a comparison peer.
 //
 // Run: $MCP_NODE22 tests/interop/ts/reference_fixture_server.mjs   (after sourcing .ci-cache/env)
@@ -378,6 +381,9 @@ server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
   if (uri === 'test://watched-resource') {
     return { contents: [{ uri, mimeType: 'text/plain', text: 'Watched resource content' }] };
   }
+  if (uri === 'test://dynamic-resource' && lateAdded) {
+    return { contents: [{ uri, mimeType: 'text/plain', text: 'This resource was added after the session started.' }] };
+  }
   const match = /^test:\/\/template\/([^/]+)\/data$/.exec(uri);
   if (match) {
     const id = match[1];
@@ -394,8 +400,15 @@ server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
   throw new McpError(-32002, `Resource not found: ${uri}`);
 });
 
-server.setRequestHandler(SubscribeRequestSchema, async () => ({}));
-server.setRequestHandler(UnsubscribeRequestSchema, async () => ({}));
+const subscriptions = new Set();
+server.setRequestHandler(SubscribeRequestSchema, async (req) => {
+  subscriptions.add(req.params.uri);
+  return {};
+});
+server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
+  subscriptions.delete(req.params.uri);
+  return {};
+});
 
 server.setRequestHandler(ListPromptsRequestSchema, async (req) => page(PROMPTS, req.params?.cursor, 'prompts'));
 
@@ -432,6 +445,9 @@ server.setRequestHandler(GetPromptRequestSchema, async (req) => {
           user({ type: 'text', text: 'Please analyze the image above.' }),
         ],
       };
+    case 'test_dynamic_prompt':
+      if (lateAdded) return { messages: [user({ type: 'text', text: 'This prompt was added after the session started.' })] };
+    // falls through: not registered yet
     default:
       throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${req.params.name}`);
   }
@@ -440,5 +456,29 @@ server.setRequestHandler(GetPromptRequestSchema, async (req) => {
 server.setRequestHandler(CompleteRequestSchema, async () => ({
   completion: { values: [], total: 0, hasMore: false },
 }));
+
+// The timed extras. Unref'd timers: they never keep the process alive after stdin closed.
+let lateAdded = false;
+setTimeout(() => {
+  lateAdded = true;
+  TOOLS.push({ name: 'test_dynamic_tool', description: 'A tool registered 2 s after the session started', inputSchema: noInput });
+  TOOL_HANDLERS.test_dynamic_tool = async () => text('This tool was added after the session started.');
+  RESOURCES.push({
+    uri: 'test://dynamic-resource',
+    name: 'dynamic-resource',
+    title: 'Dynamic resource',
+    description: 'A resource registered 2 s after the session started',
+    mimeType: 'text/plain',
+  });
+  PROMPTS.push({ name: 'test_dynamic_prompt', description: 'A prompt registered 2 s after the session started' });
+  for (const send of [server.sendToolListChanged, server.sendResourceListChanged, server.sendPromptListChanged]) {
+    send.call(server).catch(() => {});
+  }
+}, 2_000).unref();
+setInterval(() => {
+  if (subscriptions.has('test://watched-resource')) {
+    server.sendResourceUpdated({ uri: 'test://watched-resource' }).catch(() => {});
+  }
+}, 3_000).unref();
 
 await server.connect(new StdioServerTransport());
