@@ -327,11 +327,23 @@ fn get_stream_receives_a_server_initiated_notification() {
     assert!(!ended);
     assert_eq!(events.len(), 1, "no priming before 2025-11-25: {events:?}");
     assert!(events[0].1.contains("notifications/tools/list_changed"));
-    assert_eq!(
-        rig.get(&sid, None).status,
-        409,
-        "one standalone stream at a time"
-    );
+    // A second GET replaces the first (a client reopens only after losing its stream, and
+    // a dead idle connection is not visible to the server): the old response ends, and
+    // later messages go to the new one only.
+    let second = rig.get(&sid, None);
+    assert_eq!(second.status, 200);
+    let (old_events, old_ended) = rig.drain(&get.body);
+    assert!(old_ended, "the replaced response ends");
+    assert!(old_events.is_empty(), "{old_events:?}");
+    rig.ep
+        .machine_mut(&sid)
+        .unwrap()
+        .handle()
+        .remove_tool("new");
+    let (events, ended) = rig.drain(&second.body);
+    assert!(!ended);
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert!(events[0].1.contains("notifications/tools/list_changed"));
 }
 
 #[test]

@@ -103,14 +103,15 @@ impl<M: Machine> Endpoint<M> {
                 cursor.stream
             }
             None => {
-                if session
-                    .streams
-                    .get(&STANDALONE)
-                    .is_some_and(|s| s.conn.is_some())
-                {
-                    return error(409, "Conflict: only one standalone SSE stream per session");
-                }
+                // One standalone stream at a time, and the newest GET wins: a client only
+                // opens another after losing the first, and a connection that died while idle
+                // is invisible until the next write, so refusing (409) would lock the client
+                // out. The replaced response ends at its next poll (its conn is unmapped).
+                let stale = session.streams.get(&STANDALONE).and_then(|s| s.conn);
                 session.open_standalone(conn);
+                if let Some(stale) = stale {
+                    self.conns.remove(&stale);
+                }
                 STANDALONE
             }
         };

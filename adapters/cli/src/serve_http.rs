@@ -1,13 +1,18 @@
 //! `serve --http ADDR`: the reference fixture on the Streamable HTTP adapter at `/mcp`. Prints
 //! `listening on http://HOST:PORT/mcp` on stderr once bound (so port 0 works for tests) and
-//! shuts down gracefully on SIGINT or SIGTERM.
+//! shuts down gracefully on SIGINT or SIGTERM. Every HTTP session gets its own fixture server
+//! and its own timed extras (late additions, watched-resource updates), which end with it.
 
 use std::net::SocketAddr;
+use std::rc::Rc;
 use std::sync::Arc;
+
+use mcp_sansio::app::runtime::BoxFuture;
 
 use mcp_sansio::config::Config;
 use mcp_sansio_http::server::{HttpServer, HttpServerOptions};
 use smol::stream::StreamExt;
+use smol::LocalExecutor;
 
 use crate::fixture;
 use crate::Failure;
@@ -24,8 +29,13 @@ pub(crate) fn serve_http(addr: &str) -> Result<(), Failure> {
             smol::Timer::after(duration).await;
         })
     });
+    // The factory runs inside the endpoint (it must be Send); it hands each session's extras
+    // to a task on the serving executor. One entry per session, drained at once.
+    let (extras_tx, extras_rx) = smol::channel::unbounded::<BoxFuture<()>>();
     let server = HttpServer::bind(addr, HttpServerOptions::default(), move |now| {
-        fixture::fixture_server(config.clone(), sleep.clone(), now)
+        let server = fixture::fixture_server(config.clone(), sleep.clone(), now);
+        let _ = extras_tx.try_send(fixture::extras(server.handle(), sleep.clone()));
+        server
     })
     .map_err(|e| Failure::Failed(format!("cannot listen on {addr}: {e}")))?;
     let stop = server.shutdown_handle();
@@ -40,8 +50,16 @@ pub(crate) fn serve_http(addr: &str) -> Result<(), Failure> {
         })
     });
     eprintln!("listening on {}", server.url());
-    let report = server
-        .run()
+    let executor = Rc::new(LocalExecutor::new());
+    let spawner = executor.clone();
+    executor
+        .spawn(async move {
+            while let Ok(extras) = extras_rx.recv().await {
+                spawner.spawn(extras).detach();
+            }
+        })
+        .detach();
+    let report = smol::block_on(executor.run(server.run_on(executor.clone())))
         .map_err(|e| Failure::Failed(format!("serving failed: {e}")))?;
     if report.abandoned_connections > 0 {
         eprintln!(
