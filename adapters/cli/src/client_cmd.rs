@@ -126,11 +126,16 @@ pub(crate) fn run(
         if message.is_empty() {
             return;
         }
-        if let Some(done) = report
-            .shutdown
-            .filter(|s| s.stage == ShutdownStage::AlreadyExited)
-        {
-            message.push_str(&format!(" (the server had exited: {})", done.status));
+        // A server that dies at once closes its stdout before it can be reaped, so its
+        // status may only be seen right after stdin closes: report a failure status then too.
+        match report.shutdown {
+            Some(done) if done.stage == ShutdownStage::AlreadyExited => {
+                message.push_str(&format!(" (the server had exited: {})", done.status));
+            }
+            Some(done) if done.stage == ShutdownStage::StdinClosed && !done.status.success() => {
+                message.push_str(&format!(" (the server exited: {})", done.status));
+            }
+            _ => {}
         }
     })
 }
