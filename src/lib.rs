@@ -14,6 +14,8 @@
 //! - [`model`]: typed MCP params and results of every protocol revision.
 //! - [`session`]: one MCP conversation (client or server side) of the stateful era: handshake,
 //!   capability gating, request ids, deadlines, cancellation, progress, ping.
+//! - [`stateless`]: the per-request checks of the stateless revision (2026-07-28) and its
+//!   `server/discover` result.
 //! - [`config`]: every limit and timeout of a session, with documented defaults.
 //! - [`app`]: the application layer: a server with registries (tools, resources, templates,
 //!   prompts, completion) whose handlers run as jobs on the driver's executor, and the
@@ -49,5 +51,6 @@ pub mod jsonrpc;
 pub mod model;
 pub mod pair;
 pub mod session;
+pub mod stateless;
 
 pub use config::Config;

@@ -166,7 +166,9 @@ impl MethodInfo {
 use ClientCapabilityKey as C;
 use Direction::{ClientToServer as CS, Either as EI, ServerToClient as SC};
 use MethodKind::{Notification as N, Request as R};
-use ProtocolVersion::{V2024_11_05 as V1, V2025_03_26 as V2, V2025_06_18 as V3, V2025_11_25 as V4};
+use ProtocolVersion::{
+    V2024_11_05 as V1, V2025_03_26 as V2, V2025_06_18 as V3, V2025_11_25 as V4, V2026_07_28 as V5,
+};
 use ServerCapabilityKey as S;
 
 const fn info(
@@ -188,7 +190,9 @@ const fn info(
     }
 }
 
-/// Every method of the stateful revisions (2024-11-05 to 2025-11-25).
+/// Every method of every revision. Those 2026-07-28 removed (or embedded in input-required
+/// results) end at 2025-11-25; its new ones start at 2026-07-28. Directions and gates are the
+/// stateful revisions' ones: see [`super::modern::MODERN_METHODS`] for 2026-07-28's.
 pub const METHODS: &[MethodInfo] = &[
     MethodInfo {
         until: Some(V4),
@@ -198,7 +202,10 @@ pub const METHODS: &[MethodInfo] = &[
         until: Some(V4),
         ..info(m::NOTIFICATIONS_INITIALIZED, CS, N, None, None, V1)
     },
-    info(m::PING, EI, R, None, None, V1),
+    MethodInfo {
+        until: Some(V4),
+        ..info(m::PING, EI, R, None, None, V1)
+    },
     info(m::NOTIFICATIONS_CANCELLED, EI, N, None, None, V1),
     info(m::NOTIFICATIONS_PROGRESS, EI, N, None, None, V1),
     info(m::TOOLS_LIST, CS, R, Some(S::Tools), None, V1),
@@ -221,22 +228,28 @@ pub const METHODS: &[MethodInfo] = &[
         V1,
     ),
     info(m::RESOURCES_READ, CS, R, Some(S::Resources), None, V1),
-    info(
-        m::RESOURCES_SUBSCRIBE,
-        CS,
-        R,
-        Some(S::ResourcesSubscribe),
-        None,
-        V1,
-    ),
-    info(
-        m::RESOURCES_UNSUBSCRIBE,
-        CS,
-        R,
-        Some(S::ResourcesSubscribe),
-        None,
-        V1,
-    ),
+    MethodInfo {
+        until: Some(V4),
+        ..info(
+            m::RESOURCES_SUBSCRIBE,
+            CS,
+            R,
+            Some(S::ResourcesSubscribe),
+            None,
+            V1,
+        )
+    },
+    MethodInfo {
+        until: Some(V4),
+        ..info(
+            m::RESOURCES_UNSUBSCRIBE,
+            CS,
+            R,
+            Some(S::ResourcesSubscribe),
+            None,
+            V1,
+        )
+    },
     info(
         m::NOTIFICATIONS_RESOURCES_UPDATED,
         SC,
@@ -271,63 +284,106 @@ pub const METHODS: &[MethodInfo] = &[
         None,
         V1,
     ),
-    info(m::LOGGING_SET_LEVEL, CS, R, Some(S::Logging), None, V1),
+    MethodInfo {
+        until: Some(V4),
+        ..info(m::LOGGING_SET_LEVEL, CS, R, Some(S::Logging), None, V1)
+    },
     info(m::NOTIFICATIONS_MESSAGE, SC, N, Some(S::Logging), None, V1),
+    MethodInfo {
+        until: Some(V4),
+        ..info(
+            m::SAMPLING_CREATE_MESSAGE,
+            SC,
+            R,
+            None,
+            Some(C::Sampling),
+            V1,
+        )
+    },
+    MethodInfo {
+        until: Some(V4),
+        ..info(m::ROOTS_LIST, SC, R, None, Some(C::Roots), V1)
+    },
+    MethodInfo {
+        until: Some(V4),
+        ..info(
+            m::NOTIFICATIONS_ROOTS_LIST_CHANGED,
+            CS,
+            N,
+            None,
+            Some(C::RootsListChanged),
+            V1,
+        )
+    },
+    MethodInfo {
+        until: Some(V4),
+        ..info(m::ELICITATION_CREATE, SC, R, None, Some(C::Elicitation), V3)
+    },
+    MethodInfo {
+        until: Some(V4),
+        ..info(
+            m::NOTIFICATIONS_ELICITATION_COMPLETE,
+            SC,
+            N,
+            None,
+            Some(C::ElicitationUrl),
+            V4,
+        )
+    },
+    MethodInfo {
+        until: Some(V4),
+        ..info(m::TASKS_GET, EI, R, Some(S::Tasks), Some(C::Tasks), V4)
+    },
+    MethodInfo {
+        until: Some(V4),
+        ..info(m::TASKS_RESULT, EI, R, Some(S::Tasks), Some(C::Tasks), V4)
+    },
+    MethodInfo {
+        until: Some(V4),
+        ..info(
+            m::TASKS_LIST,
+            EI,
+            R,
+            Some(S::TasksList),
+            Some(C::TasksList),
+            V4,
+        )
+    },
+    MethodInfo {
+        until: Some(V4),
+        ..info(
+            m::TASKS_CANCEL,
+            EI,
+            R,
+            Some(S::TasksCancel),
+            Some(C::TasksCancel),
+            V4,
+        )
+    },
+    MethodInfo {
+        until: Some(V4),
+        ..info(
+            m::NOTIFICATIONS_TASKS_STATUS,
+            EI,
+            N,
+            Some(S::Tasks),
+            Some(C::Tasks),
+            V4,
+        )
+    },
+    info(m::SERVER_DISCOVER, CS, R, None, None, V5),
+    info(m::SUBSCRIPTIONS_LISTEN, CS, R, None, None, V5),
     info(
-        m::SAMPLING_CREATE_MESSAGE,
+        m::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
         SC,
-        R,
-        None,
-        Some(C::Sampling),
-        V1,
-    ),
-    info(m::ROOTS_LIST, SC, R, None, Some(C::Roots), V1),
-    info(
-        m::NOTIFICATIONS_ROOTS_LIST_CHANGED,
-        CS,
         N,
         None,
-        Some(C::RootsListChanged),
-        V1,
-    ),
-    info(m::ELICITATION_CREATE, SC, R, None, Some(C::Elicitation), V3),
-    info(
-        m::NOTIFICATIONS_ELICITATION_COMPLETE,
-        SC,
-        N,
         None,
-        Some(C::ElicitationUrl),
-        V4,
-    ),
-    info(m::TASKS_GET, EI, R, Some(S::Tasks), Some(C::Tasks), V4),
-    info(m::TASKS_RESULT, EI, R, Some(S::Tasks), Some(C::Tasks), V4),
-    info(
-        m::TASKS_LIST,
-        EI,
-        R,
-        Some(S::TasksList),
-        Some(C::TasksList),
-        V4,
-    ),
-    info(
-        m::TASKS_CANCEL,
-        EI,
-        R,
-        Some(S::TasksCancel),
-        Some(C::TasksCancel),
-        V4,
-    ),
-    info(
-        m::NOTIFICATIONS_TASKS_STATUS,
-        EI,
-        N,
-        Some(S::Tasks),
-        Some(C::Tasks),
-        V4,
+        V5,
     ),
 ];
 
-/// What the table knows about `method`, or `None` for a method no stateful revision has.
+/// What the table knows about `method`, or `None` for a method no revision has.
 pub fn method_info(method: &str) -> Option<&'static MethodInfo> {
     METHODS.iter().find(|i| i.name == method)
 }

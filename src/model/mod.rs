@@ -12,6 +12,7 @@ mod elicitation;
 mod lifecycle;
 mod logging;
 pub mod methods;
+pub mod modern;
 mod notifications;
 mod prompts;
 mod resources;

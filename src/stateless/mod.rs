@@ -1,0 +1,19 @@
+//! Stateless request validation for 2026-07-28: pure functions that check a decoded
+//! request's per-request `_meta` against what a server supports, say which JSON-RPC error
+//! (and HTTP status) a bad request gets, and build the `server/discover` result.
+//!
+//! Nothing here keeps state between requests: the revision forbids relying on earlier
+//! requests, so every check reads only the request and the server's [`ServerProfile`].
+
+mod capabilities;
+mod discover;
+mod error;
+mod validate;
+
+pub use capabilities::{capability_name, missing_capabilities, required_capabilities_object};
+pub use discover::{discover_response, ServerProfile, MAX_SUPPORTED_VERSIONS};
+pub use error::StatelessError;
+pub use validate::{validate_request, ValidatedRequest};
+
+#[cfg(test)]
+mod tests;

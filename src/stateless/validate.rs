@@ -1,0 +1,105 @@
+//! The per-request checks of 2026-07-28, in the order a server applies them: params and
+//! `_meta` shape (-32602), protocol version (-32022), method and server capability (-32601);
+//! then, once a handler knows what it needs, client capabilities (-32021).
+
+use serde::Deserialize;
+
+use super::capabilities::{capability_name, missing_capabilities, required_capabilities_object};
+use super::{ServerProfile, StatelessError};
+use crate::jsonrpc::RawJson;
+use crate::model::modern::{
+    modern_method, ModernMethod, RequestMeta, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY,
+};
+use crate::model::{
+    server_capability_for, ClientCapabilities, ClientCapabilityKey, Meta, MethodKind,
+    ProtocolVersion,
+};
+
+/// A request that passed the stateless checks, with its protocol fields typed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidatedRequest {
+    /// The revision the request uses.
+    pub version: ProtocolVersion,
+    /// What the revision says about the method.
+    pub method: &'static ModernMethod,
+    /// The client capabilities the request declared.
+    pub client_capabilities: ClientCapabilities,
+    /// The whole typed `_meta` (client info, log level, other keys).
+    pub meta: RequestMeta,
+}
+
+impl ValidatedRequest {
+    /// Refuses with -32021 unless the request declared every capability in `required`.
+    pub fn require(&self, required: &[ClientCapabilityKey]) -> Result<(), StatelessError> {
+        let missing = missing_capabilities(&self.client_capabilities, required);
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<&str> = missing.iter().map(|&k| capability_name(k)).collect();
+        Err(StatelessError::MissingClientCapability {
+            required: Box::new(required_capabilities_object(&missing)),
+            names: names.join(", "),
+        })
+    }
+}
+
+/// Only `_meta` of the params; the method's own members are the handler's business.
+#[derive(Deserialize)]
+struct ParamsMeta {
+    #[serde(rename = "_meta", default)]
+    meta: Option<Meta>,
+}
+
+/// Checks one decoded request (`method`, raw `params`) against `profile`.
+pub fn validate_request(
+    profile: &ServerProfile,
+    method: &str,
+    params: Option<&RawJson>,
+) -> Result<ValidatedRequest, StatelessError> {
+    let meta = request_meta(params)?;
+    let requested = meta.protocol_version.as_deref().unwrap_or_default();
+    let version = ProtocolVersion::parse(requested)
+        .filter(|&v| profile.serves_statelessly(v))
+        .ok_or_else(|| StatelessError::UnsupportedVersion {
+            requested: requested.to_owned(),
+            supported: profile.supported_strings(),
+        })?;
+    let info = modern_method(method)
+        .filter(|i| i.kind == MethodKind::Request)
+        .ok_or_else(|| StatelessError::MethodNotFound(method.to_owned()))?;
+    if let Some(key) = server_capability_for(method, version) {
+        if !key.is_declared(&profile.capabilities) {
+            return Err(StatelessError::MethodNotFound(method.to_owned()));
+        }
+    }
+    let client_capabilities = meta.client_capabilities.clone().unwrap_or_default();
+    Ok(ValidatedRequest {
+        version,
+        method: info,
+        client_capabilities,
+        meta,
+    })
+}
+
+/// The typed `_meta` of `params`, refusing a request without its required fields.
+fn request_meta(params: Option<&RawJson>) -> Result<RequestMeta, StatelessError> {
+    let invalid = |why: &str| StatelessError::InvalidParams(why.to_owned());
+    let params = params.ok_or_else(|| invalid("Missing params: every request carries _meta"))?;
+    if !params.is_object() {
+        return Err(invalid("Params must be an object"));
+    }
+    let meta = params
+        .parse::<ParamsMeta>()
+        .map_err(|_| invalid("_meta must be an object"))?
+        .meta
+        .ok_or_else(|| invalid("Missing _meta: every request carries protocol fields"))?;
+    for key in [PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY] {
+        if meta.get(key).is_none_or(|v| v.is_null()) {
+            return Err(StatelessError::InvalidParams(format!(
+                "Missing required _meta field {key}"
+            )));
+        }
+    }
+    RequestMeta::from_meta(&meta)
+        .map_err(|e| StatelessError::InvalidParams(format!("Invalid _meta: {e}")))
+}
