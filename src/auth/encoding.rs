@@ -2,7 +2,7 @@
 //! standard base64 (HTTP Basic), and percent-encoding for URLs and form bodies.
 //!
 //! SHA-256 is implemented here (FIPS 180-4) so the core takes no crypto dependency for one hash
-//! of 43 bytes; the unit tests check it against the FIPS example vectors.
+//! of 43 bytes; tests/auth_parsers.rs checks it against the FIPS example vectors.
 
 const K: [u32; 64] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -177,54 +177,4 @@ pub fn form_encode(pairs: &[(&str, &str)]) -> String {
         out.push_str(&percent_encode(value));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn hexs(d: &[u8]) -> String {
-        d.iter().map(|b| format!("{b:02x}")).collect()
-    }
-
-    #[test]
-    fn sha256_fips_vectors() {
-        assert_eq!(
-            hexs(&sha256(b"abc")),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
-        assert_eq!(
-            hexs(&sha256(b"")),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
-        assert_eq!(
-            hexs(&sha256(
-                b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
-            )),
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
-        );
-    }
-
-    #[test]
-    fn base64_rfc4648_vectors() {
-        let cases = [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foobar", "Zm9vYmFy"),
-        ];
-        for (input, want) in cases {
-            assert_eq!(base64_standard(input.as_bytes()), want);
-            assert_eq!(base64url(input.as_bytes()), want.trim_end_matches('='));
-        }
-        assert_eq!(base64url(&[0xfb, 0xff]), "-_8");
-    }
-
-    #[test]
-    fn percent_round_trip() {
-        let text = "a b&c=d/é+%";
-        assert_eq!(percent_decode(&percent_encode(text)), text);
-        assert_eq!(percent_decode("%zz%4"), "%zz%4");
-    }
 }
