@@ -416,3 +416,30 @@ fn percent_round_trip() {
     assert_eq!(percent_decode(&percent_encode(text)), text);
     assert_eq!(percent_decode("%zz%4"), "%zz%4");
 }
+
+proptest::proptest! {
+    /// No input makes a parser panic.
+    #[test]
+    fn parsers_never_panic(text in "\\PC{0,200}", bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..200)) {
+        let _ = parse_challenges(&text);
+        let _ = BearerChallenge::find([text.as_str()]);
+        let _ = parse_redirect(&text);
+        let _ = mcp_sansio::auth::url::HttpUrl::parse(&text);
+        let _ = resource_covers(&text, "https://x.test/mcp");
+        let _ = protected_resource_metadata_urls(&text, Some(&text));
+        let _ = authorization_server_metadata_urls(&text);
+        let _ = percent_decode(&text);
+        let _ = ProtectedResourceMetadata::parse(&bytes);
+        let _ = AuthorizationServerMetadata::parse(&bytes);
+        let _ = request::parse_token_response(&bytes);
+    }
+
+    /// Quoted parameter values survive any content (escaped on the way in).
+    #[test]
+    fn quoted_scope_round_trips(scope in "[ -~]{0,60}") {
+        let escaped = scope.replace('\\', "\\\\").replace('"', "\\\"");
+        let header = format!("Bearer realm=\"r\", scope=\"{escaped}\"");
+        let found = BearerChallenge::find([header.as_str()]).and_then(|c| c.scope);
+        proptest::prop_assert_eq!(found.as_deref(), Some(scope.as_str()));
+    }
+}
