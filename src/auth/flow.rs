@@ -15,6 +15,8 @@ use super::discovery::{
     authorization_server_metadata_urls, legacy_metadata_url, protected_resource_metadata_urls,
 };
 use super::encoding::base64url;
+use super::flow_rules::{choose_auth_method, token_error, union_scopes, with_offline_access};
+use super::flow_types::{AuthConfig, AuthEvent, Registration, Token};
 use super::metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 use super::pkce::Pkce;
 use super::request::{
@@ -25,87 +27,6 @@ use super::request::{
 use super::secret::Secret;
 use super::url::{resource_covers, HttpUrl};
 use super::AuthError;
-
-/// Settings of one client's authorization against one MCP server.
-#[derive(Debug, Clone)]
-pub struct AuthConfig {
-    /// The MCP server URL (the protected resource).
-    pub server_url: String,
-    /// The redirect URI registered for this client.
-    pub redirect_uri: String,
-    /// The `client_name` sent at dynamic registration.
-    pub client_name: String,
-    /// Credentials obtained out of band; when set, no registration happens.
-    pub pre_registered: Option<ClientCredentials>,
-    /// An https URL of this client's ID metadata document, used as `client_id` when the
-    /// authorization server advertises `client_id_metadata_document_supported`.
-    pub client_metadata_url: Option<String>,
-    /// Use the `client_credentials` grant (machine to machine, needs `pre_registered`)
-    /// instead of an authorization code.
-    pub client_credentials_grant: bool,
-    /// The most authorizations (user round trips) before giving up; step-up loops end here.
-    pub max_authorizations: u32,
-    /// How long before expiry the token is refreshed.
-    pub refresh_margin: Duration,
-}
-
-impl AuthConfig {
-    /// Defaults: dynamic registration, at most 3 authorizations, refresh 30 s before expiry.
-    #[must_use]
-    pub fn new(server_url: impl Into<String>, redirect_uri: impl Into<String>) -> Self {
-        Self {
-            server_url: server_url.into(),
-            redirect_uri: redirect_uri.into(),
-            client_name: "mcp-sansio".into(),
-            pre_registered: None,
-            client_metadata_url: None,
-            client_credentials_grant: false,
-            max_authorizations: 3,
-            refresh_margin: Duration::from_secs(30),
-        }
-    }
-}
-
-/// How the client obtained its identity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Registration {
-    /// Credentials from the configuration.
-    PreRegistered,
-    /// A client ID metadata document URL as `client_id`.
-    MetadataDocument,
-    /// RFC 7591 dynamic registration.
-    Dynamic,
-}
-
-/// A bearer token and what is known about it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Token {
-    /// The access token (redacted in Debug).
-    pub access: Secret,
-    /// The refresh token, if granted.
-    pub refresh: Option<Secret>,
-    /// When the access token expires, if the server said.
-    pub expires_at: Option<Instant>,
-    /// The granted (or, if not echoed, requested) scope.
-    pub scope: Option<String>,
-}
-
-/// What the application must know or do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AuthEvent {
-    /// Send the user agent to `url`; then call [`AuthFlow::handle_redirect`] with where it
-    /// was redirected.
-    Authorize {
-        /// The authorization URL.
-        url: String,
-    },
-    /// The client has a registration.
-    Registered(Registration),
-    /// A token is ready: retry the MCP request with [`AuthFlow::access_token`].
-    Authorized,
-    /// Authorization failed; a later challenge may start over.
-    Failed(AuthError),
-}
 
 #[derive(Debug)]
 enum Phase {
@@ -657,63 +578,5 @@ impl AuthFlow {
         });
         self.phase = Phase::Ready;
         self.events.push_back(AuthEvent::Authorized);
-    }
-}
-
-/// Prefers a confidential method when the server offers one; RFC 8414 says an absent list
-/// means `client_secret_basic`.
-fn choose_auth_method(supported: Option<&[String]>) -> ClientAuthMethod {
-    let Some(supported) = supported else {
-        return ClientAuthMethod::ClientSecretBasic;
-    };
-    [
-        ClientAuthMethod::ClientSecretBasic,
-        ClientAuthMethod::ClientSecretPost,
-        ClientAuthMethod::None,
-    ]
-    .into_iter()
-    .find(|m| supported.iter().any(|s| s == m.as_str()))
-    .unwrap_or(ClientAuthMethod::None)
-}
-
-/// SEP-2207: ask for `offline_access` only when the server lists it and the refresh grant.
-fn with_offline_access(
-    scope: Option<String>,
-    meta: &AuthorizationServerMetadata,
-) -> Option<String> {
-    let lists =
-        |v: &Option<Vec<String>>, x: &str| v.as_ref().is_some_and(|v| v.iter().any(|s| s == x));
-    let wanted = lists(&meta.scopes_supported, "offline_access")
-        && lists(&meta.grant_types_supported, "refresh_token");
-    match scope {
-        Some(s) if wanted && !s.split(' ').any(|x| x == "offline_access") => {
-            Some(format!("{s} offline_access"))
-        }
-        None if wanted => Some("offline_access".into()),
-        other => other,
-    }
-}
-
-fn union_scopes(current: Option<&str>, added: Option<&str>) -> String {
-    let mut scopes: Vec<&str> = Vec::new();
-    for s in current
-        .into_iter()
-        .chain(added)
-        .flat_map(str::split_whitespace)
-    {
-        if !scopes.contains(&s) {
-            scopes.push(s);
-        }
-    }
-    scopes.join(" ")
-}
-
-fn token_error(response: &HttpResponse) -> String {
-    let code = serde_json::from_slice::<serde_json::Value>(&response.body)
-        .ok()
-        .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_owned));
-    match code {
-        Some(code) => format!("status {}: {code}", response.status),
-        None => format!("status {}", response.status),
     }
 }

@@ -12,6 +12,8 @@ pub mod challenge;
 pub mod discovery;
 pub mod encoding;
 mod flow;
+mod flow_rules;
+mod flow_types;
 pub mod metadata;
 pub mod pkce;
 pub mod request;
@@ -19,7 +21,8 @@ pub mod secret;
 pub mod url;
 
 pub use challenge::{parse_challenges, BearerChallenge, Challenge};
-pub use flow::{AuthConfig, AuthEvent, AuthFlow, Registration, Token};
+pub use flow::AuthFlow;
+pub use flow_types::{AuthConfig, AuthEvent, Registration, Token};
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use pkce::Pkce;
 pub use request::{
