@@ -42,6 +42,7 @@
 #![warn(unreachable_pub)]
 
 pub mod app;
+pub mod auth;
 pub mod config;
 pub mod framing;
 #[cfg(any(test, feature = "fuzzing"))]

@@ -1,0 +1,63 @@
+//! Small decisions of the flow: which client authentication method to register, when to add
+//! `offline_access`, how step-up merges scopes, and how a token error reads.
+
+use super::metadata::AuthorizationServerMetadata;
+use super::request::{ClientAuthMethod, HttpResponse};
+
+/// Prefers a confidential method when the server offers one; RFC 8414 says an absent list
+/// means `client_secret_basic`.
+pub(super) fn choose_auth_method(supported: Option<&[String]>) -> ClientAuthMethod {
+    let Some(supported) = supported else {
+        return ClientAuthMethod::ClientSecretBasic;
+    };
+    [
+        ClientAuthMethod::ClientSecretBasic,
+        ClientAuthMethod::ClientSecretPost,
+        ClientAuthMethod::None,
+    ]
+    .into_iter()
+    .find(|m| supported.iter().any(|s| s == m.as_str()))
+    .unwrap_or(ClientAuthMethod::None)
+}
+
+/// SEP-2207: ask for `offline_access` only when the server lists it and the refresh grant.
+pub(super) fn with_offline_access(
+    scope: Option<String>,
+    meta: &AuthorizationServerMetadata,
+) -> Option<String> {
+    let lists =
+        |v: &Option<Vec<String>>, x: &str| v.as_ref().is_some_and(|v| v.iter().any(|s| s == x));
+    let wanted = lists(&meta.scopes_supported, "offline_access")
+        && lists(&meta.grant_types_supported, "refresh_token");
+    match scope {
+        Some(s) if wanted && !s.split(' ').any(|x| x == "offline_access") => {
+            Some(format!("{s} offline_access"))
+        }
+        None if wanted => Some("offline_access".into()),
+        other => other,
+    }
+}
+
+pub(super) fn union_scopes(current: Option<&str>, added: Option<&str>) -> String {
+    let mut scopes: Vec<&str> = Vec::new();
+    for s in current
+        .into_iter()
+        .chain(added)
+        .flat_map(str::split_whitespace)
+    {
+        if !scopes.contains(&s) {
+            scopes.push(s);
+        }
+    }
+    scopes.join(" ")
+}
+
+pub(super) fn token_error(response: &HttpResponse) -> String {
+    let code = serde_json::from_slice::<serde_json::Value>(&response.body)
+        .ok()
+        .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_owned));
+    match code {
+        Some(code) => format!("status {}: {code}", response.status),
+        None => format!("status {}", response.status),
+    }
+}

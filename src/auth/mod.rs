@@ -1,0 +1,83 @@
+//! OAuth 2.1 authorization for MCP clients as sans-IO pieces: parsers and builders for every
+//! message of the flow, and [`AuthFlow`], a state machine that emits HTTP-shaped requests to
+//! perform and takes their responses. The core never sends them: the application (or an
+//! adapter) does, and passes in the current time and random bytes.
+//!
+//! Covers the MCP authorization spec of 2025-03-26 (metadata at the server root, default
+//! endpoints), 2025-06-18 and 2025-11-25 (RFC 9728 protected-resource metadata, RFC 8414 /
+//! OIDC discovery, RFC 8707 resource indicators, PKCE S256, dynamic registration, client ID
+//! metadata documents, scope selection and step-up). See `docs/auth.md`.
+
+pub mod challenge;
+pub mod discovery;
+pub mod encoding;
+mod flow;
+mod flow_rules;
+mod flow_types;
+pub mod metadata;
+pub mod pkce;
+pub mod request;
+pub mod secret;
+pub mod url;
+
+pub use challenge::{parse_challenges, BearerChallenge, Challenge};
+pub use flow::AuthFlow;
+pub use flow_types::{AuthConfig, AuthEvent, Registration, Token};
+pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
+pub use pkce::Pkce;
+pub use request::{
+    authorization_url, parse_redirect, select_scope, token_request, ClientAuthMethod,
+    ClientCredentials, Grant, HttpRequest, HttpResponse, TokenResponse,
+};
+pub use secret::Secret;
+
+/// Why authorization failed. Messages never contain a secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthError {
+    /// A discovery document was missing required members or was not JSON.
+    BadMetadata(String),
+    /// No protected-resource or authorization-server metadata could be found.
+    DiscoveryFailed(String),
+    /// The PRM `resource` does not identify the MCP server the client talks to.
+    ResourceMismatch {
+        /// The resource the metadata names.
+        resource: String,
+        /// The MCP server URL.
+        server: String,
+    },
+    /// No way to obtain a client identity (no pre-registration, metadata document or DCR).
+    RegistrationUnavailable,
+    /// The registration endpoint refused or answered garbage.
+    RegistrationFailed(String),
+    /// The authorization server answered the redirect with an error, or without a code.
+    AuthorizationDenied(String),
+    /// The redirect's `state` differs from the one sent.
+    StateMismatch,
+    /// The token endpoint refused or answered garbage.
+    BadTokenResponse(String),
+    /// More authorization attempts than allowed (step-up loops).
+    RetryLimit(u32),
+    /// The call does not fit the flow's current state.
+    UnexpectedInput(&'static str),
+}
+
+impl std::fmt::Display for AuthError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::BadMetadata(m) => write!(f, "bad metadata: {m}"),
+            Self::DiscoveryFailed(m) => write!(f, "discovery failed: {m}"),
+            Self::ResourceMismatch { resource, server } => {
+                write!(f, "resource {resource} does not match server {server}")
+            }
+            Self::RegistrationUnavailable => f.write_str("no client registration method available"),
+            Self::RegistrationFailed(m) => write!(f, "client registration failed: {m}"),
+            Self::AuthorizationDenied(m) => write!(f, "authorization denied: {m}"),
+            Self::StateMismatch => f.write_str("redirect state does not match"),
+            Self::BadTokenResponse(m) => write!(f, "token request failed: {m}"),
+            Self::RetryLimit(n) => write!(f, "gave up after {n} authorization attempts"),
+            Self::UnexpectedInput(m) => write!(f, "unexpected input: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for AuthError {}

@@ -1,0 +1,354 @@
+//! Builders for the HTTP requests of the OAuth flow and parsers for their answers: the
+//! authorization URL, the token request (authorization_code, refresh_token,
+//! client_credentials; client_secret_basic / client_secret_post / none), the RFC 7591
+//! registration request, scope selection and the redirect `Location` reader.
+
+use serde::Deserialize;
+
+use super::encoding::{base64_standard, form_encode, percent_encode};
+use super::metadata::parse_json;
+use super::pkce::{Pkce, METHOD_S256};
+use super::secret::Secret;
+use super::url::{query_param, with_query};
+use super::AuthError;
+
+/// An HTTP request for the application to perform.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    /// `GET` or `POST`.
+    pub method: &'static str,
+    /// The absolute URL.
+    pub url: String,
+    /// Header `(name, value)` pairs. A Basic `Authorization` value carries a secret: don't log it.
+    pub headers: Vec<(&'static str, String)>,
+    /// The body (empty for GET).
+    pub body: Vec<u8>,
+}
+
+/// An HTTP response the application received.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HttpResponse {
+    /// The status code.
+    pub status: u16,
+    /// Header `(name, value)` pairs, names in any case.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl HttpResponse {
+    /// All values of header `name` (case-insensitive).
+    pub fn header_values<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.headers
+            .iter()
+            .filter(move |(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// How the client authenticates at the token endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientAuthMethod {
+    /// HTTP Basic with the form-encoded id and secret.
+    ClientSecretBasic,
+    /// `client_id` and `client_secret` in the form body.
+    ClientSecretPost,
+    /// A public client: `client_id` in the body only.
+    None,
+}
+
+impl ClientAuthMethod {
+    /// The RFC 7591 name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ClientSecretBasic => "client_secret_basic",
+            Self::ClientSecretPost => "client_secret_post",
+            Self::None => "none",
+        }
+    }
+
+    /// Parses an RFC 7591 name this crate supports.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "client_secret_basic" => Some(Self::ClientSecretBasic),
+            "client_secret_post" => Some(Self::ClientSecretPost),
+            "none" => Some(Self::None),
+            _ => None,
+        }
+    }
+}
+
+/// A client's identity at the authorization server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientCredentials {
+    /// The client identifier (a URL for a client ID metadata document).
+    pub client_id: String,
+    /// The client secret, for confidential clients.
+    pub client_secret: Option<Secret>,
+    /// How to authenticate at the token endpoint.
+    pub auth_method: ClientAuthMethod,
+}
+
+/// The grant of a token request.
+#[derive(Debug, Clone)]
+pub enum Grant<'a> {
+    /// Exchange an authorization code (with its PKCE verifier and redirect URI).
+    AuthorizationCode {
+        /// The code from the redirect.
+        code: &'a Secret,
+        /// The PKCE verifier of this authorization.
+        verifier: &'a Secret,
+        /// The redirect URI used in the authorization request.
+        redirect_uri: &'a str,
+    },
+    /// Use a refresh token.
+    RefreshToken(&'a Secret),
+    /// Machine-to-machine: the client's own credentials, with an optional scope.
+    ClientCredentials {
+        /// Space-separated scopes.
+        scope: Option<&'a str>,
+    },
+}
+
+/// The scope to request: the challenge's, else every scope the PRM lists, else none (SEP-835).
+#[must_use]
+pub fn select_scope(
+    challenge_scope: Option<&str>,
+    scopes_supported: Option<&[String]>,
+) -> Option<String> {
+    if let Some(scope) = challenge_scope.filter(|s| !s.trim().is_empty()) {
+        return Some(scope.to_owned());
+    }
+    scopes_supported
+        .filter(|s| !s.is_empty())
+        .map(|s| s.join(" "))
+}
+
+/// Parameters of an authorization request.
+#[derive(Debug, Clone)]
+pub struct AuthorizationParams<'a> {
+    /// The client identifier.
+    pub client_id: &'a str,
+    /// Where the authorization server redirects the user agent.
+    pub redirect_uri: &'a str,
+    /// The PKCE pair of this attempt.
+    pub pkce: &'a Pkce,
+    /// The anti-CSRF state value.
+    pub state: &'a str,
+    /// The scope, if any.
+    pub scope: Option<&'a str>,
+    /// The RFC 8707 resource indicator.
+    pub resource: &'a str,
+}
+
+/// The authorization URL (response_type=code with PKCE S256, state, scope and resource).
+#[must_use]
+pub fn authorization_url(endpoint: &str, p: &AuthorizationParams<'_>) -> String {
+    let mut pairs = vec![
+        ("response_type", "code"),
+        ("client_id", p.client_id),
+        ("redirect_uri", p.redirect_uri),
+        ("code_challenge", p.pkce.challenge.as_str()),
+        ("code_challenge_method", METHOD_S256),
+        ("state", p.state),
+    ];
+    if let Some(scope) = p.scope {
+        pairs.push(("scope", scope));
+    }
+    pairs.push(("resource", p.resource));
+    with_query(endpoint, &form_encode(&pairs))
+}
+
+/// The token request for `grant` with the client's authentication and the RFC 8707 resource.
+#[must_use]
+pub fn token_request(
+    endpoint: &str,
+    grant: &Grant<'_>,
+    client: &ClientCredentials,
+    resource: Option<&str>,
+) -> HttpRequest {
+    let mut pairs: Vec<(&str, &str)> = match grant {
+        Grant::AuthorizationCode {
+            code,
+            verifier,
+            redirect_uri,
+        } => vec![
+            ("grant_type", "authorization_code"),
+            ("code", code.expose()),
+            ("code_verifier", verifier.expose()),
+            ("redirect_uri", redirect_uri),
+        ],
+        Grant::RefreshToken(token) => vec![
+            ("grant_type", "refresh_token"),
+            ("refresh_token", token.expose()),
+        ],
+        Grant::ClientCredentials { scope } => {
+            let mut p = vec![("grant_type", "client_credentials")];
+            if let Some(scope) = scope {
+                p.push(("scope", scope));
+            }
+            p
+        }
+    };
+    if let Some(resource) = resource {
+        pairs.push(("resource", resource));
+    }
+    let mut headers = vec![
+        (
+            "content-type",
+            "application/x-www-form-urlencoded".to_owned(),
+        ),
+        ("accept", "application/json".to_owned()),
+    ];
+    let secret = client.client_secret.as_ref().map(Secret::expose);
+    match (client.auth_method, secret) {
+        (ClientAuthMethod::ClientSecretBasic, Some(secret)) => {
+            // RFC 6749 §2.3.1: id and secret are form-encoded before base64.
+            let pair = format!(
+                "{}:{}",
+                percent_encode(&client.client_id),
+                percent_encode(secret)
+            );
+            headers.push((
+                "authorization",
+                format!("Basic {}", base64_standard(pair.as_bytes())),
+            ));
+        }
+        (ClientAuthMethod::ClientSecretPost, Some(secret)) => {
+            pairs.push(("client_id", &client.client_id));
+            pairs.push(("client_secret", secret));
+        }
+        _ => pairs.push(("client_id", &client.client_id)),
+    }
+    HttpRequest {
+        method: "POST",
+        url: endpoint.to_owned(),
+        headers,
+        body: form_encode(&pairs).into_bytes(),
+    }
+}
+
+/// Fields of an RFC 7591 registration request.
+#[derive(Debug, Clone)]
+pub struct RegistrationParams<'a> {
+    /// The client's display name.
+    pub client_name: &'a str,
+    /// The redirect URI to register.
+    pub redirect_uri: &'a str,
+    /// The token endpoint auth method to ask for.
+    pub auth_method: ClientAuthMethod,
+    /// The scope to register, if any.
+    pub scope: Option<&'a str>,
+}
+
+/// The RFC 7591 dynamic client registration request.
+#[must_use]
+pub fn registration_request(endpoint: &str, p: &RegistrationParams<'_>) -> HttpRequest {
+    let mut doc = serde_json::json!({
+        "client_name": p.client_name,
+        "redirect_uris": [p.redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": p.auth_method.as_str(),
+    });
+    if let (Some(scope), Some(map)) = (p.scope, doc.as_object_mut()) {
+        map.insert("scope".into(), scope.into());
+    }
+    HttpRequest {
+        method: "POST",
+        url: endpoint.to_owned(),
+        headers: vec![
+            ("content-type", "application/json".to_owned()),
+            ("accept", "application/json".to_owned()),
+        ],
+        body: doc.to_string().into_bytes(),
+    }
+}
+
+#[derive(Deserialize)]
+struct RegistrationBody {
+    client_id: String,
+    #[serde(default)]
+    client_secret: Option<String>,
+    #[serde(default)]
+    token_endpoint_auth_method: Option<String>,
+}
+
+/// Reads an RFC 7591 registration response; `requested` is the method asked for, used when
+/// the server does not echo one.
+pub fn parse_registration(
+    body: &[u8],
+    requested: ClientAuthMethod,
+) -> Result<ClientCredentials, AuthError> {
+    let reg: RegistrationBody = parse_json(body, "registration response")?;
+    let auth_method = reg
+        .token_endpoint_auth_method
+        .as_deref()
+        .and_then(ClientAuthMethod::from_name)
+        .unwrap_or(requested);
+    Ok(ClientCredentials {
+        client_id: reg.client_id,
+        client_secret: reg.client_secret.map(Secret::new),
+        auth_method,
+    })
+}
+
+/// A token endpoint's successful answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenResponse {
+    /// The access token.
+    pub access_token: Secret,
+    /// The token type (`Bearer`).
+    pub token_type: String,
+    /// Lifetime in seconds, if given.
+    pub expires_in: Option<u64>,
+    /// A refresh token, if given.
+    pub refresh_token: Option<Secret>,
+    /// The granted scope, if given.
+    pub scope: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct TokenBody {
+    access_token: String,
+    #[serde(default)]
+    token_type: Option<String>,
+    #[serde(default)]
+    expires_in: Option<u64>,
+    #[serde(default)]
+    refresh_token: Option<String>,
+    #[serde(default)]
+    scope: Option<String>,
+}
+
+/// Reads a token response body; the token type must be Bearer (or absent).
+pub fn parse_token_response(body: &[u8]) -> Result<TokenResponse, AuthError> {
+    let t: TokenBody = parse_json(body, "token response")?;
+    let token_type = t.token_type.unwrap_or_else(|| "Bearer".into());
+    if !token_type.eq_ignore_ascii_case("bearer") || t.access_token.is_empty() {
+        return Err(AuthError::BadTokenResponse(format!(
+            "unusable token (type {token_type})"
+        )));
+    }
+    Ok(TokenResponse {
+        access_token: Secret::new(t.access_token),
+        token_type,
+        expires_in: t.expires_in,
+        refresh_token: t.refresh_token.map(Secret::new),
+        scope: t.scope,
+    })
+}
+
+/// The `code` and `state` of a redirect URL (the `Location` of the authorization endpoint's
+/// answer). An `error` parameter becomes [`AuthError::AuthorizationDenied`].
+pub fn parse_redirect(location: &str) -> Result<(Secret, Option<String>), AuthError> {
+    if let Some(error) = query_param(location, "error") {
+        return Err(AuthError::AuthorizationDenied(error));
+    }
+    let code = query_param(location, "code")
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| AuthError::AuthorizationDenied("redirect carries no code".into()))?;
+    Ok((Secret::new(code), query_param(location, "state")))
+}

@@ -1,0 +1,445 @@
+//! The OAuth parsers and builders of `mcp_sansio::auth`: PKCE vectors, `WWW-Authenticate`
+//! parsing, metadata documents, discovery URL orders, and the request builders.
+
+use mcp_sansio::auth::discovery::{
+    authorization_server_metadata_urls, legacy_metadata_url, protected_resource_metadata_urls,
+};
+use mcp_sansio::auth::encoding::{
+    base64_standard, base64url, percent_decode, percent_encode, sha256,
+};
+use mcp_sansio::auth::request::{registration_request, RegistrationParams};
+use mcp_sansio::auth::url::{query_param, resource_covers};
+use mcp_sansio::auth::*;
+
+/// RFC 7636 appendix B.
+#[test]
+fn pkce_s256_matches_rfc7636_appendix_b() {
+    let octets: [u8; 32] = [
+        116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186, 22, 212, 37,
+        77, 105, 214, 191, 240, 91, 88, 5, 88, 83, 132, 141, 121,
+    ];
+    let pkce = Pkce::from_random(&octets);
+    assert_eq!(
+        pkce.verifier.expose(),
+        "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+    );
+    assert_eq!(
+        pkce.challenge,
+        "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+    );
+    assert_eq!(
+        Pkce::from_verifier("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk").challenge,
+        pkce.challenge
+    );
+    assert!(!format!("{pkce:?}").contains("dBjft"));
+}
+
+#[test]
+fn bearer_challenge_reads_all_parameters_and_escapes() {
+    let value = r#"Bearer realm="mcp", error="insufficient_scope", scope="mcp:basic mcp:write", resource_metadata="https://x.test/.well-known/oauth-protected-resource/mcp", error_description="need \"write\"""#;
+    let c = BearerChallenge::find([value]).expect("bearer");
+    assert_eq!(c.error.as_deref(), Some("insufficient_scope"));
+    assert_eq!(c.scope.as_deref(), Some("mcp:basic mcp:write"));
+    assert_eq!(
+        c.resource_metadata.as_deref(),
+        Some("https://x.test/.well-known/oauth-protected-resource/mcp")
+    );
+    assert_eq!(c.error_description.as_deref(), Some(r#"need "write""#));
+}
+
+#[test]
+fn several_challenges_in_one_value_and_across_values() {
+    let value = r#"Basic realm="a, b", bearer scope=read, Negotiate"#;
+    let all = parse_challenges(value);
+    let schemes: Vec<_> = all.iter().map(|c| c.scheme.as_str()).collect();
+    assert_eq!(schemes, ["Basic", "bearer", "Negotiate"]);
+    assert_eq!(all[0].param("REALM"), Some("a, b"));
+    assert_eq!(all[1].param("scope"), Some("read"));
+    let found = BearerChallenge::find(["Basic realm=x", "Bearer error=invalid_token"]);
+    assert_eq!(
+        found.and_then(|c| c.error).as_deref(),
+        Some("invalid_token")
+    );
+    assert_eq!(BearerChallenge::find(["Basic realm=x"]), None);
+}
+
+#[test]
+fn challenge_parser_survives_garbage() {
+    for value in [
+        "",
+        "=",
+        "\"",
+        "Bearer =\"",
+        "Bearer a=\"unterminated",
+        ",,,",
+        "é = ü",
+    ] {
+        let _ = parse_challenges(value);
+    }
+    let long = "Bearer ".to_owned() + &"a=b, ".repeat(10_000);
+    let parsed = parse_challenges(&long);
+    assert!(parsed[0].params.len() <= mcp_sansio::auth::challenge::MAX_PARAMS);
+}
+
+#[test]
+fn protected_resource_metadata_keeps_unknown_members() {
+    let body = br#"{"resource":"https://x.test/mcp","authorization_servers":["https://as.test"],"scopes_supported":["a","b"],"x-vendor":{"k":1}}"#;
+    let prm = ProtectedResourceMetadata::parse(body).expect("prm");
+    assert_eq!(
+        prm.scopes_supported.as_deref(),
+        Some(&["a".into(), "b".into()][..])
+    );
+    assert_eq!(prm.extra["x-vendor"]["k"], 1);
+    let round = serde_json::to_value(&prm).expect("serialize");
+    assert_eq!(round["x-vendor"]["k"], 1);
+}
+
+#[test]
+fn bad_metadata_is_refused() {
+    let prm_cases: [&[u8]; 3] = [
+        b"not json",
+        br#"{"authorization_servers":["https://as.test"]}"#,
+        br#"{"resource":"https://x.test","authorization_servers":[]}"#,
+    ];
+    for body in prm_cases {
+        assert!(matches!(
+            ProtectedResourceMetadata::parse(body),
+            Err(AuthError::BadMetadata(_))
+        ));
+    }
+    let as_cases: [&[u8]; 3] = [
+        br#"{"issuer":"https://as.test","token_endpoint":"https://as.test/t","code_challenge_methods_supported":["S256"]}"#,
+        br#"{"issuer":"https://as.test","authorization_endpoint":"https://as.test/a","token_endpoint":"https://as.test/t"}"#,
+        br#"{"issuer":"https://as.test","authorization_endpoint":"https://as.test/a","token_endpoint":"https://as.test/t","code_challenge_methods_supported":["plain"]}"#,
+    ];
+    for body in as_cases {
+        assert!(matches!(
+            AuthorizationServerMetadata::parse(body),
+            Err(AuthError::BadMetadata(_))
+        ));
+    }
+}
+
+#[test]
+fn prm_urls_header_then_path_then_root() {
+    assert_eq!(
+        protected_resource_metadata_urls(
+            "http://127.0.0.1:9/api/mcp/",
+            Some("http://127.0.0.1:9/custom/prm")
+        ),
+        [
+            "http://127.0.0.1:9/custom/prm",
+            "http://127.0.0.1:9/.well-known/oauth-protected-resource/api/mcp",
+            "http://127.0.0.1:9/.well-known/oauth-protected-resource",
+        ]
+    );
+    assert_eq!(
+        protected_resource_metadata_urls("https://X.test", Some("not a url")),
+        ["https://x.test/.well-known/oauth-protected-resource"]
+    );
+    assert!(protected_resource_metadata_urls("file:///x", None).is_empty());
+}
+
+#[test]
+fn as_metadata_urls_with_and_without_path() {
+    assert_eq!(
+        authorization_server_metadata_urls("https://as.test/tenant1/"),
+        [
+            "https://as.test/.well-known/oauth-authorization-server/tenant1",
+            "https://as.test/.well-known/openid-configuration/tenant1",
+            "https://as.test/tenant1/.well-known/openid-configuration",
+        ]
+    );
+    assert_eq!(
+        authorization_server_metadata_urls("https://as.test"),
+        [
+            "https://as.test/.well-known/oauth-authorization-server",
+            "https://as.test/.well-known/openid-configuration",
+        ]
+    );
+    assert_eq!(
+        legacy_metadata_url("http://h:1/deep/mcp"),
+        Some((
+            "http://h:1/.well-known/oauth-authorization-server".into(),
+            "http://h:1".into()
+        ))
+    );
+}
+
+#[test]
+fn resource_check_is_origin_and_segment_prefix() {
+    assert!(resource_covers("https://x.test/mcp", "https://X.test/mcp/"));
+    assert!(resource_covers("https://x.test", "https://x.test/mcp"));
+    assert!(!resource_covers("https://x.test/mc", "https://x.test/mcp"));
+    assert!(!resource_covers(
+        "https://evil.test/mcp",
+        "https://x.test/mcp"
+    ));
+    assert!(!resource_covers("http://x.test/mcp", "https://x.test/mcp"));
+    assert!(!resource_covers("garbage", "https://x.test/mcp"));
+}
+
+#[test]
+fn scope_selection_challenge_then_prm_then_none() {
+    let supported = vec!["a".to_owned(), "b".to_owned()];
+    assert_eq!(
+        select_scope(Some("x y"), Some(&supported)).as_deref(),
+        Some("x y")
+    );
+    assert_eq!(select_scope(None, Some(&supported)).as_deref(), Some("a b"));
+    assert_eq!(select_scope(Some(" "), Some(&[])), None);
+    assert_eq!(select_scope(None, None), None);
+}
+
+#[test]
+fn authorization_url_carries_pkce_state_scope_and_resource() {
+    let pkce = Pkce::from_verifier("v".repeat(43).as_str());
+    let url = authorization_url(
+        "https://as.test/authorize?tenant=1",
+        &request::AuthorizationParams {
+            client_id: "cid",
+            redirect_uri: "http://127.0.0.1:3000/cb",
+            pkce: &pkce,
+            state: "st",
+            scope: Some("mcp:basic mcp:write"),
+            resource: "https://x.test/mcp",
+        },
+    );
+    let q = |n| query_param(&url, n);
+    assert_eq!(q("tenant").as_deref(), Some("1"));
+    assert_eq!(q("response_type").as_deref(), Some("code"));
+    assert_eq!(q("client_id").as_deref(), Some("cid"));
+    assert_eq!(
+        q("redirect_uri").as_deref(),
+        Some("http://127.0.0.1:3000/cb")
+    );
+    assert_eq!(q("code_challenge"), Some(pkce.challenge.clone()));
+    assert_eq!(q("code_challenge_method").as_deref(), Some("S256"));
+    assert_eq!(q("state").as_deref(), Some("st"));
+    assert_eq!(q("scope").as_deref(), Some("mcp:basic mcp:write"));
+    assert_eq!(q("resource").as_deref(), Some("https://x.test/mcp"));
+}
+
+fn form(body: &[u8]) -> Vec<(String, String)> {
+    std::str::from_utf8(body)
+        .expect("utf8")
+        .split('&')
+        .map(|p| {
+            let (n, v) = p.split_once('=').expect("pair");
+            (percent_decode(n), percent_decode(v))
+        })
+        .collect()
+}
+
+fn field(body: &[u8], name: &str) -> Option<String> {
+    form(body)
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v)
+}
+
+#[test]
+fn token_request_client_auth_methods() {
+    let code = Secret::new("the-code");
+    let verifier = Secret::new("the-verifier");
+    let grant = Grant::AuthorizationCode {
+        code: &code,
+        verifier: &verifier,
+        redirect_uri: "http://127.0.0.1/cb",
+    };
+    let mut client = ClientCredentials {
+        client_id: "id:1".into(),
+        client_secret: Some(Secret::new("s&cret")),
+        auth_method: ClientAuthMethod::ClientSecretBasic,
+    };
+    let basic = token_request(
+        "https://as.test/token",
+        &grant,
+        &client,
+        Some("https://x.test/mcp"),
+    );
+    assert_eq!(basic.method, "POST");
+    let auth = basic
+        .headers
+        .iter()
+        .find(|(n, _)| *n == "authorization")
+        .expect("basic");
+    assert_eq!(
+        auth.1,
+        format!("Basic {}", base64_standard(b"id%3A1:s%26cret"))
+    );
+    assert_eq!(
+        field(&basic.body, "grant_type").as_deref(),
+        Some("authorization_code")
+    );
+    assert_eq!(field(&basic.body, "code").as_deref(), Some("the-code"));
+    assert_eq!(
+        field(&basic.body, "code_verifier").as_deref(),
+        Some("the-verifier")
+    );
+    assert_eq!(
+        field(&basic.body, "resource").as_deref(),
+        Some("https://x.test/mcp")
+    );
+    assert_eq!(field(&basic.body, "client_secret"), None);
+
+    client.auth_method = ClientAuthMethod::ClientSecretPost;
+    let post = token_request("https://as.test/token", &grant, &client, None);
+    assert!(post.headers.iter().all(|(n, _)| *n != "authorization"));
+    assert_eq!(field(&post.body, "client_id").as_deref(), Some("id:1"));
+    assert_eq!(
+        field(&post.body, "client_secret").as_deref(),
+        Some("s&cret")
+    );
+    assert_eq!(field(&post.body, "resource"), None);
+
+    client.auth_method = ClientAuthMethod::None;
+    let refresh = Secret::new("r1");
+    let none = token_request(
+        "https://as.test/token",
+        &Grant::RefreshToken(&refresh),
+        &client,
+        None,
+    );
+    assert_eq!(
+        field(&none.body, "grant_type").as_deref(),
+        Some("refresh_token")
+    );
+    assert_eq!(field(&none.body, "refresh_token").as_deref(), Some("r1"));
+    assert_eq!(field(&none.body, "client_id").as_deref(), Some("id:1"));
+    assert_eq!(field(&none.body, "client_secret"), None);
+
+    let cc = token_request(
+        "https://as.test/token",
+        &Grant::ClientCredentials { scope: Some("a b") },
+        &client,
+        None,
+    );
+    assert_eq!(
+        field(&cc.body, "grant_type").as_deref(),
+        Some("client_credentials")
+    );
+    assert_eq!(field(&cc.body, "scope").as_deref(), Some("a b"));
+}
+
+#[test]
+fn registration_request_is_rfc7591_json() {
+    let req = registration_request(
+        "https://as.test/register",
+        &RegistrationParams {
+            client_name: "c",
+            redirect_uri: "http://127.0.0.1/cb",
+            auth_method: ClientAuthMethod::None,
+            scope: Some("a"),
+        },
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&req.body).expect("json");
+    assert_eq!(doc["redirect_uris"][0], "http://127.0.0.1/cb");
+    assert_eq!(doc["token_endpoint_auth_method"], "none");
+    assert_eq!(doc["grant_types"][0], "authorization_code");
+    assert_eq!(doc["response_types"][0], "code");
+    assert_eq!(doc["scope"], "a");
+}
+
+#[test]
+fn redirect_location_gives_code_and_state() {
+    let (code, state) =
+        parse_redirect("http://127.0.0.1/cb?code=a%2Bb&state=xyz#frag").expect("ok");
+    assert_eq!(code.expose(), "a+b");
+    assert_eq!(state.as_deref(), Some("xyz"));
+    assert_eq!(
+        parse_redirect("http://127.0.0.1/cb?error=access_denied&state=x").err(),
+        Some(AuthError::AuthorizationDenied("access_denied".into()))
+    );
+    assert!(parse_redirect("http://127.0.0.1/cb?state=x").is_err());
+}
+
+#[test]
+fn secrets_never_appear_in_debug() {
+    let token = request::parse_token_response(
+        br#"{"access_token":"AT-123","token_type":"bearer","refresh_token":"RT-456","expires_in":10}"#,
+    )
+    .expect("token");
+    let text = format!("{token:?} {:?}", Secret::new("hunter2"));
+    for secret in ["AT-123", "RT-456", "hunter2"] {
+        assert!(!text.contains(secret), "{text}");
+    }
+    assert_eq!(token.access_token.expose(), "AT-123");
+    assert!(request::parse_token_response(br#"{"access_token":"x","token_type":"mac"}"#).is_err());
+}
+
+fn hex(d: &[u8]) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn sha256_fips_180_vectors() {
+    assert_eq!(
+        hex(&sha256(b"abc")),
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+    assert_eq!(
+        hex(&sha256(b"")),
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+    assert_eq!(
+        hex(&sha256(
+            b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
+        )),
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+    );
+    assert_eq!(
+        hex(&sha256(&[b'a'; 1_000_000])),
+        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+    );
+}
+
+#[test]
+fn base64_rfc4648_vectors() {
+    let cases = [
+        ("", ""),
+        ("f", "Zg=="),
+        ("fo", "Zm8="),
+        ("foo", "Zm9v"),
+        ("foobar", "Zm9vYmFy"),
+    ];
+    for (input, want) in cases {
+        assert_eq!(base64_standard(input.as_bytes()), want);
+        assert_eq!(base64url(input.as_bytes()), want.trim_end_matches('='));
+    }
+    assert_eq!(base64url(&[0xfb, 0xff]), "-_8");
+}
+
+#[test]
+fn percent_round_trip() {
+    let text = "a b&c=d/\u{e9}+%";
+    assert_eq!(percent_decode(&percent_encode(text)), text);
+    assert_eq!(percent_decode("%zz%4"), "%zz%4");
+}
+
+proptest::proptest! {
+    /// No input makes a parser panic.
+    #[test]
+    fn parsers_never_panic(text in "\\PC{0,200}", bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..200)) {
+        let _ = parse_challenges(&text);
+        let _ = BearerChallenge::find([text.as_str()]);
+        let _ = parse_redirect(&text);
+        let _ = mcp_sansio::auth::url::HttpUrl::parse(&text);
+        let _ = resource_covers(&text, "https://x.test/mcp");
+        let _ = protected_resource_metadata_urls(&text, Some(&text));
+        let _ = authorization_server_metadata_urls(&text);
+        let _ = percent_decode(&text);
+        let _ = ProtectedResourceMetadata::parse(&bytes);
+        let _ = AuthorizationServerMetadata::parse(&bytes);
+        let _ = request::parse_token_response(&bytes);
+    }
+
+    /// Quoted parameter values survive any content (escaped on the way in).
+    #[test]
+    fn quoted_scope_round_trips(scope in "[ -~]{0,60}") {
+        let escaped = scope.replace('\\', "\\\\").replace('"', "\\\"");
+        let header = format!("Bearer realm=\"r\", scope=\"{escaped}\"");
+        let found = BearerChallenge::find([header.as_str()]).and_then(|c| c.scope);
+        proptest::prop_assert_eq!(found.as_deref(), Some(scope.as_str()));
+    }
+}
