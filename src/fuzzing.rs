@@ -15,11 +15,15 @@ use crate::framing::{self, FrameError, NdjsonDecoder, SseDecoder, SseEvent, SseI
 use crate::jsonrpc::{self, DecodeErrorKind, Incoming, Message, MissingId, RequestId};
 
 mod app_ops;
+mod http_ops;
+mod model_types;
 mod ops;
 mod pair_ops;
 mod session_ops;
 
 pub use app_ops::app_server;
+pub use http_ops::http_endpoint;
+pub use model_types::model_types;
 pub use pair_ops::pair_ops;
 pub use session_ops::{session_client, session_server};
 
