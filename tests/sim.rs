@@ -92,6 +92,7 @@ fn http_world_holds_the_invariants_over_many_seeds() {
     let mut total = check::Tally::default();
     let (mut requests, mut drops, mut resumed, mut refused, mut events, mut not_found) =
         (0, 0, 0, 0, 0, 0);
+    let mut restarts = 0;
     for r in &reports {
         total.add(&r.tally);
         requests += r.requests;
@@ -100,14 +101,20 @@ fn http_world_holds_the_invariants_over_many_seeds() {
         refused += r.resume_refused;
         events += r.events;
         not_found += r.not_found;
+        restarts += r.restarts;
     }
     eprintln!(
-        "sim http_world: {} seeds, {requests} requests ({total:?}), {events} SSE events, {drops} drops, {resumed} resumed, {refused} resumes refused (409), {not_found} 404s after expiry",
+        "sim http_world: {} seeds, {requests} requests ({total:?}), {events} SSE events, {drops} drops, {resumed} resumed, {refused} resumes refused (409), {restarts} restarts, {not_found} 404s after restarts and expiry",
         reports.len()
     );
     assert_eq!(total.ended(), requests, "every request ends exactly once");
     if env_u64("SIM_SEED").is_none() {
-        assert!(drops > 0 && resumed > 0 && total.results > 0 && not_found > 0);
+        assert!(drops > 0 && resumed > 0 && total.results > 0);
+        assert!(
+            not_found >= reports.len() as u64,
+            "every run ends with an expiry and a 404"
+        );
+        assert!(restarts > 0 && refused > 0 && total.closed > 0);
     }
 }
 

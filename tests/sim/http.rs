@@ -3,8 +3,9 @@
 //! behind it. Every POST travels on its own connection with its own latency, so POSTs and the
 //! SSE streams they open overtake each other; chunks of one stream keep their order. Faults: a
 //! connection dropped in the middle of an SSE stream (chunks in flight are lost) and resumed by
-//! GET with `Last-Event-ID`, and the session expiring while the client is idle (its next POST
-//! gets 404 and it initializes again).
+//! GET with `Last-Event-ID`, a server restart that loses every session and connection, and the
+//! session expiring while the client is idle (after a restart or an expiry the next POST gets
+//! 404 and the client initializes again).
 //!
 //! Hook for the HTTP client core: when `mcp_sansio::http::client` lands, a second world should
 //! drive it in place of `ScriptedClient`'s transport half (`post`, `on_head`, `on_chunk`,
@@ -58,8 +59,12 @@ pub struct Report {
     pub resume_refused: u64,
     /// SSE events received.
     pub events: u64,
-    /// 404s after session expiry (each followed by a new handshake).
+    /// 404s after session expiry or a restart (each followed by a new handshake).
     pub not_found: u64,
+    /// Server restarts.
+    pub restarts: u64,
+    /// Handshakes that failed and were tried again.
+    pub handshake_retries: u64,
 }
 
 /// What an HTTP request in flight is, for the client when its answer arrives.
@@ -82,6 +87,8 @@ struct Expect {
 
 /// One response body being received.
 struct Conn {
+    /// The session it belongs to (its chunks are ignored once the client moved on).
+    sid: Option<String>,
     sse: bool,
     decoder: SseDecoder,
     json: Vec<u8>,
@@ -96,8 +103,12 @@ enum Arrival {
         body: Bytes,
         sent: Sent,
     },
-    /// A response head reaching the client.
-    Head { resp: HttpResponse, sent: Sent },
+    /// A response head reaching the client; `sid` is the session the request named.
+    Head {
+        resp: HttpResponse,
+        sent: Sent,
+        sid: Option<String>,
+    },
     /// Body bytes reaching the client.
     Chunk { conn: StreamId, bytes: Bytes },
     /// The end of a body.
@@ -111,6 +122,8 @@ pub struct HttpWorld {
     latency: Duration,
     jitter_ms: u64,
     ep: Endpoint<Worker>,
+    ep_config: EndpointConfig,
+    server_config: Config,
     idle_timeout: Duration,
     /// Endpoint connections whose body is still being pulled, and when their last chunk lands.
     pulling: BTreeMap<StreamId, Instant>,
@@ -149,9 +162,7 @@ impl HttpWorld {
             max_inflight_inbound: 4 + rng.below(16) as usize,
             ..Config::default()
         };
-        let ep = Endpoint::new(ep_config, move |now| {
-            Worker::new(server_config.clone(), now)
-        });
+        let ep = endpoint(&ep_config, &server_config);
         let versions = [
             ProtocolVersion::V2025_03_26,
             ProtocolVersion::V2025_06_18,
@@ -169,6 +180,8 @@ impl HttpWorld {
             rng,
             now,
             ep,
+            ep_config,
+            server_config,
             idle_timeout,
             pulling: BTreeMap::new(),
             net: BTreeMap::new(),
@@ -241,12 +254,13 @@ impl HttpWorld {
     /// The endpoint answers one request; the head travels back on that connection.
     fn serve(&mut self, head: HttpRequestHead, body: Bytes, sent: Sent) {
         let random = self.rng.bytes16();
+        let sid = head.get("mcp-session-id").map(str::to_string);
         let resp = self.ep.handle_request(self.now, &head, body, random);
         let at = self.now + self.wire_delay();
         if let Body::Stream(conn) = resp.body {
             self.pulling.insert(conn, at);
         }
-        self.schedule(at, Arrival::Head { resp, sent });
+        self.schedule(at, Arrival::Head { resp, sent, sid });
     }
 
     /// Pulls every open response body; chunks of one connection keep their order.
@@ -279,9 +293,18 @@ impl HttpWorld {
         any
     }
 
-    fn on_head(&mut self, resp: HttpResponse, sent: Sent) -> Result<(), String> {
-        if let Some(sid) = resp.get("mcp-session-id") {
-            self.sid = Some(sid.to_string());
+    fn on_head(
+        &mut self,
+        resp: HttpResponse,
+        sent: Sent,
+        sid: Option<String>,
+    ) -> Result<(), String> {
+        if sid.is_some() && sid != self.sid {
+            return Ok(()); // an answer for a session this client already gave up
+        }
+        let sid = sid.or_else(|| resp.get("mcp-session-id").map(str::to_string));
+        if self.sid.is_none() {
+            self.sid = sid.clone();
         }
         match (resp.status, &sent) {
             (404, _) => return self.session_lost(),
@@ -313,6 +336,7 @@ impl HttpWorld {
                 };
                 let sse = resp.get("content-type") == Some("text/event-stream");
                 let conn_state = Conn {
+                    sid,
                     sse,
                     decoder: SseDecoder::new(1 << 20),
                     json: Vec::new(),
@@ -331,6 +355,11 @@ impl HttpWorld {
             return Ok(()); // a stale answer for the old session; already handled
         }
         self.report.not_found += 1;
+        self.start_over()
+    }
+
+    /// Closes the client session (ending every pending request) and initializes a new one.
+    fn start_over(&mut self) -> Result<(), String> {
         self.sid = None;
         self.client.close(self.now);
         self.drain_client()?;
@@ -346,6 +375,9 @@ impl HttpWorld {
                 "a chunk for {conn:?}, which has no head or was dropped"
             ));
         };
+        if c.sid != self.sid {
+            return Ok(());
+        }
         if !c.sse {
             c.json.extend_from_slice(bytes);
             return Ok(());
@@ -380,7 +412,7 @@ impl HttpWorld {
         let Some(c) = self.conns.remove(&conn) else {
             return Ok(());
         };
-        if !c.sse && !c.json.is_empty() {
+        if !c.sse && !c.json.is_empty() && c.sid == self.sid {
             let requests = c.expect.requests.clone();
             self.deliver(&c.json, &requests)?;
         }
@@ -449,6 +481,16 @@ impl HttpWorld {
         );
     }
 
+    /// The server process restarts: every session, stream and replay buffer is gone, and so
+    /// is every response on the wire. Requests on their way in reach the new process.
+    fn restart_server(&mut self) {
+        self.report.restarts += 1;
+        self.ep = endpoint(&self.ep_config, &self.server_config);
+        self.pulling.clear();
+        self.conns.clear();
+        self.net.retain(|_, a| matches!(a, Arrival::Request { .. }));
+    }
+
     fn send_call(&mut self) -> Result<(), String> {
         let work = Work {
             steps: self.rng.below(5) as u32,
@@ -512,13 +554,20 @@ impl HttpWorld {
             progressed = true;
             match entry.remove() {
                 Arrival::Request { head, body, sent } => self.serve(head, body, sent),
-                Arrival::Head { resp, sent } => self.on_head(resp, sent)?,
+                Arrival::Head { resp, sent, sid } => self.on_head(resp, sent, sid)?,
                 Arrival::Chunk { conn, bytes } => self.on_chunk(conn, &bytes)?,
                 Arrival::End { conn } => self.on_end(conn)?,
             }
         }
         progressed |= self.pull_streams();
         progressed |= self.drain_client()?;
+        if self.client.state() == State::Closed {
+            // The handshake failed (its answer was lost in a restart and it timed out): a
+            // client tries again.
+            self.report.handshake_retries += 1;
+            self.start_over()?;
+            progressed = true;
+        }
         self.check_budgets()?;
         Ok(progressed)
     }
@@ -598,6 +647,7 @@ impl HttpWorld {
                     }
                 }
                 6 | 7 => self.drop_stream(),
+                8 if self.rng.chance(10) => self.restart_server(),
                 _ => {
                     let until = self.now + self.rng.millis(3000);
                     self.run_until(until, Self::never)?;
@@ -617,11 +667,21 @@ impl HttpWorld {
         // Idle past the expiry: the session goes, the next call gets 404, the client
         // initializes again and the call after that gets its result.
         let expired = self.ep.stats().sessions_expired;
+        // Zero when a restart already took the client's session and the client has not
+        // noticed yet (its next call gets 404 either way).
+        let held = self.ep.session_count();
         let not_found = self.report.not_found;
         let until = self.now + self.idle_timeout + Duration::from_secs(1);
         self.run_until(until, Self::never)?;
-        if self.ep.stats().sessions_expired != expired + 1 || self.ep.session_count() != 0 {
-            return Err("the idle session did not expire".into());
+        // (Orphans count too: sessions an abandoned handshake created after a restart.)
+        if self.ep.stats().sessions_expired != expired + held as u64 || self.ep.session_count() != 0
+        {
+            return Err(format!(
+                "the idle session did not expire: {} expired before, {} now, {} held",
+                expired,
+                self.ep.stats().sessions_expired,
+                self.ep.session_count()
+            ));
         }
         self.send_call()?;
         let until = self.now + Duration::from_secs(60);
@@ -651,6 +711,13 @@ impl HttpWorld {
         self.finish_incarnation()?;
         Ok(self.report)
     }
+}
+
+fn endpoint(config: &EndpointConfig, server_config: &Config) -> Endpoint<Worker> {
+    let server_config = server_config.clone();
+    Endpoint::new(config.clone(), move |now| {
+        Worker::new(server_config.clone(), now)
+    })
 }
 
 fn setup(version: ProtocolVersion) -> ClientSetup {
