@@ -1,8 +1,9 @@
 //! Fuzz bodies: plain functions that drive the parsers with arbitrary bytes and assert their
 //! invariants (no panic, chunking equivalence, limits, agreement with reference models).
 //!
-//! The state-machine bodies (`session_server`, `session_client`, `pair_ops`, `app_server`)
-//! decode an operation sequence from the input (see `ops`) and check invariants after each step.
+//! The state-machine bodies (`session_server`, `session_client`, `pair_ops`, `app_server`,
+//! `http_endpoint`) decode an operation sequence from the input (see `ops`) and check invariants
+//! after each step; `model_types` decodes the input as every MCP model type.
 //!
 //! cargo-fuzz targets call these; the unit tests below run them on seeds and on pseudo-random
 //! inputs so the bodies are exercised by every `cargo test` and cannot rot. The first input byte
@@ -15,11 +16,15 @@ use crate::framing::{self, FrameError, NdjsonDecoder, SseDecoder, SseEvent, SseI
 use crate::jsonrpc::{self, DecodeErrorKind, Incoming, Message, MissingId, RequestId};
 
 mod app_ops;
+mod http_ops;
+mod model_types;
 mod ops;
 mod pair_ops;
 mod session_ops;
 
 pub use app_ops::app_server;
+pub use http_ops::http_endpoint;
+pub use model_types::model_types;
 pub use pair_ops::pair_ops;
 pub use session_ops::{session_client, session_server};
 

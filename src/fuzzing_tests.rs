@@ -132,6 +132,8 @@ const STATE_BODIES: &[Body] = &[
     ("session_client", session_client),
     ("pair_ops", pair_ops),
     ("app_server", app_server),
+    ("http_endpoint", http_endpoint),
+    ("model_types", model_types),
 ];
 
 /// Seeds in `fuzz/corpus/<body>/`, read at test time so the committed corpus replays too.
@@ -166,9 +168,7 @@ fn state_bodies_accept_random_operation_sequences() {
     for (name, body) in STATE_BODIES {
         let seeds = corpus(name);
         let started = std::time::Instant::now();
-        // pair_ops is far slower per input (it drives two sessions through an hour of time).
-        let rounds = if *name == "pair_ops" { 16 } else { 200 };
-        for round in 0..rounds {
+        for round in 0..200 {
             let input = if round % 2 == 0 || seeds.is_empty() {
                 (0..rng.below(200)).map(|_| rng.next() as u8).collect()
             } else {

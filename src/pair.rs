@@ -2,6 +2,12 @@
 //! with hooks to drop, duplicate, delay or corrupt messages. Tests, benches and the simulator
 //! drive it with `step`/`drive`/`drive_bounded`; time only moves when the caller moves it.
 //!
+//! Every drive is bounded ([`PairLimits`]): `drive`, `advance` and `settle` each take at most
+//! `max_steps` steps in total, and a link holding `max_link_bytes` pushes back on its writer
+//! (the session keeps the message queued, as a full pipe would make it). Running out of steps
+//! is counted in [`Pair::steps_exhausted`]: with sessions that behave it never happens, so a
+//! test or fuzz body can treat it as a livelock.
+//!
 //! ```
 //! # use std::time::Instant;
 //! # use mcp_sansio::pair::Pair;
@@ -49,14 +55,36 @@ pub enum Fault {
 /// A fault hook: sees every message (direction and bytes) and decides its fate.
 pub type FaultHook = Box<dyn FnMut(Direction, &[u8]) -> Fault>;
 
+/// The pair's own bounds: how much work one call may do and how much a link may hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairLimits {
+    /// Steps one `drive`, `advance` or `settle` call may take in total. Default 100,000 (a
+    /// busy exchange needs a few per message).
+    pub max_steps: usize,
+    /// Bytes in flight on one link; past it the writer's messages wait in its session queue.
+    /// Default 16 MiB.
+    pub max_link_bytes: usize,
+}
+
+impl Default for PairLimits {
+    fn default() -> Self {
+        PairLimits {
+            max_steps: 100_000,
+            max_link_bytes: 16 << 20,
+        }
+    }
+}
+
 /// Frames on the wire, ordered by delivery time (stable for equal times).
 #[derive(Default)]
 struct Link {
     frames: VecDeque<(Instant, Bytes)>,
+    bytes: usize,
 }
 
 impl Link {
     fn push(&mut self, at: Instant, frame: Bytes) {
+        self.bytes += frame.len();
         // Usually an append; a delayed frame is inserted after every frame due no later.
         if self.frames.back().is_none_or(|(t, _)| *t <= at) {
             self.frames.push_back((at, frame));
@@ -67,11 +95,12 @@ impl Link {
     }
 
     fn pop_due(&mut self, now: Instant) -> Option<Bytes> {
-        if self.frames.front()?.0 <= now {
-            self.frames.pop_front().map(|(_, f)| f)
-        } else {
-            None
+        if self.frames.front()?.0 > now {
+            return None;
         }
+        let (_, frame) = self.frames.pop_front()?;
+        self.bytes -= frame.len();
+        Some(frame)
     }
 
     fn next_at(&self) -> Option<Instant> {
@@ -96,10 +125,12 @@ pub struct Pair {
     hook: Option<FaultHook>,
     transcript: Option<Vec<(Direction, Bytes)>>,
     buf: Vec<u8>,
+    limits: PairLimits,
+    steps_exhausted: u64,
 }
 
-/// Upper bound of `drive`: a pair that is still busy after this many steps is livelocked.
-pub const DRIVE_LIMIT: usize = 1_000_000;
+/// Upper bound of one `connect` handshake loop (wake-ups).
+const CONNECT_WAKEUPS: usize = 10_000;
 
 impl Pair {
     /// A pair of sessions with the given setups, at virtual time `now`.
@@ -122,6 +153,8 @@ impl Pair {
             hook: None,
             transcript: None,
             buf: Vec::with_capacity(4096),
+            limits: PairLimits::default(),
+            steps_exhausted: 0,
         }
     }
 
@@ -143,6 +176,30 @@ impl Pair {
     /// The virtual clock.
     pub fn now(&self) -> Instant {
         self.now
+    }
+
+    /// Sets the pair's own bounds (see [`PairLimits`]).
+    pub fn set_limits(&mut self, limits: PairLimits) {
+        self.limits = limits;
+    }
+
+    /// The pair's own bounds.
+    pub fn limits(&self) -> PairLimits {
+        self.limits
+    }
+
+    /// How many `drive`/`advance`/`settle` calls ran out of steps (a livelock, or a limit
+    /// set too low for the test).
+    pub fn steps_exhausted(&self) -> u64 {
+        self.steps_exhausted
+    }
+
+    /// Bytes in flight on the link in `direction`.
+    pub fn link_bytes(&self, direction: Direction) -> usize {
+        match direction {
+            Direction::ToServer => self.to_server.bytes,
+            Direction::ToClient => self.to_client.bytes,
+        }
     }
 
     /// Sets the one-way latency of both links (default zero).
@@ -184,7 +241,7 @@ impl Pair {
         // Jump from wake-up to wake-up only until the handshake resolves, so no timer of the
         // ready sessions (keep-alive) fires on the way.
         let ready = |p: &Pair| p.client.state() == State::Ready && p.server.state() == State::Ready;
-        for _ in 0..DRIVE_LIMIT {
+        for _ in 0..CONNECT_WAKEUPS {
             self.drive();
             if ready(self) || self.client.state() == State::Closed {
                 break;
@@ -239,10 +296,14 @@ impl Pair {
         progressed
     }
 
-    /// Moves everything one session wrote onto its outgoing link, through the fault hook.
+    /// Moves everything one session wrote onto its outgoing link, through the fault hook,
+    /// while the link has room.
     fn flush(&mut self, direction: Direction) -> bool {
         let mut any = false;
         loop {
+            if self.link(direction).bytes >= self.limits.max_link_bytes {
+                return any; // backpressure: the rest waits in the session's queue
+            }
             self.buf.clear();
             let session = match direction {
                 Direction::ToServer => &mut self.client,
@@ -275,19 +336,33 @@ impl Pair {
         }
     }
 
-    /// Steps until nothing happens at the current time (at most [`DRIVE_LIMIT`] steps).
-    /// Returns whether the pair became idle.
+    /// Steps until nothing happens at the current time, at most `max_steps` steps (see
+    /// [`PairLimits`]). Returns whether the pair became idle.
     pub fn drive(&mut self) -> bool {
-        self.drive_bounded(DRIVE_LIMIT)
+        let mut budget = self.limits.max_steps;
+        self.drive_within(&mut budget)
     }
 
-    /// Steps until idle or `max_steps` steps; returns whether it became idle.
+    /// Steps until idle or `max_steps` steps; returns whether it became idle. Not counted as
+    /// exhaustion: the caller asked for a partial drive.
     pub fn drive_bounded(&mut self, max_steps: usize) -> bool {
         for _ in 0..max_steps {
             if !self.step() {
                 return true;
             }
         }
+        false
+    }
+
+    /// Steps until idle, spending from `budget`; running dry is counted.
+    fn drive_within(&mut self, budget: &mut usize) -> bool {
+        while *budget > 0 {
+            *budget -= 1;
+            if !self.step() {
+                return true;
+            }
+        }
+        self.steps_exhausted += 1;
         false
     }
 
@@ -308,22 +383,28 @@ impl Pair {
     /// drives until idle.
     pub fn advance(&mut self, by: Duration) {
         let until = self.now + by;
-        self.run_until(until);
+        let mut budget = self.limits.max_steps;
+        self.run_until(until, &mut budget);
         self.now = self.now.max(until);
-        self.drive();
+        if budget > 0 {
+            self.drive_within(&mut budget);
+        }
     }
 
     /// Drives, jumping the clock from wake-up to wake-up, until nothing is due within `limit`
     /// from now. Returns whether the pair went quiet within the limit.
     pub fn settle(&mut self, limit: Duration) -> bool {
         let until = self.now + limit;
-        self.run_until(until)
+        let mut budget = self.limits.max_steps;
+        self.run_until(until, &mut budget)
     }
 
-    fn run_until(&mut self, until: Instant) -> bool {
-        // Each iteration either makes progress or moves the clock; bound it anyway.
-        for _ in 0..DRIVE_LIMIT {
-            if !self.drive() {
+    /// Drives and jumps the clock up to `until`, all steps spent from `budget`. Returns
+    /// whether the pair went quiet (nothing due at all).
+    fn run_until(&mut self, until: Instant, budget: &mut usize) -> bool {
+        // Each wake-up costs at least one step, so the budget bounds the loop too.
+        while *budget > 0 {
+            if !self.drive_within(budget) {
                 return false;
             }
             match self.next_wakeup() {
@@ -332,6 +413,7 @@ impl Pair {
                 None => return true,
             }
         }
+        self.steps_exhausted += 1;
         false
     }
 }

@@ -12,9 +12,15 @@ use crate::app::server::{
     CallToolResult, GetPromptResult, Prompt, Resource, ResourceContents, ResourceTemplate, Server,
     Tool,
 };
+use crate::config::Config;
 use crate::model::Implementation;
 
 fn server(c: &mut Cursor<'_>, now: Instant) -> Server {
+    registry_server(small_config(c), now)
+}
+
+/// The app server with the tiny registry (also behind the `http_endpoint` body's endpoint).
+pub(crate) fn registry_server(config: Config, now: Instant) -> Server {
     let echo = Tool::new("echo", json!({"type": "object"}))
         .sync_handler(|call, _| Ok(CallToolResult::text(format!("{:?}", call.arguments))));
     let resource = Resource::new("test://static", "static")
@@ -29,7 +35,7 @@ fn server(c: &mut Cursor<'_>, now: Instant) -> Server {
         .argument("name", true)
         .sync_handler(|req, _| Ok(GetPromptResult::user_text(format!("{:?}", req.arguments))));
     Server::builder(Implementation::new("fuzz-app", "0"))
-        .config(small_config(c))
+        .config(config)
         .tool(echo)
         .resource(resource)
         .resource_template(template)

@@ -1,6 +1,6 @@
 //! Fuzz body for a connected `Pair` driven by operations (requests both ways, answers, cancels,
-//! time, fault modes), asserting DESIGN.md §4 invariants 1 (every request ends exactly once)
-//! and 2 (responses match by exact id).
+//! time, fault modes), asserting DESIGN.md §4 invariants 1 (every request ends exactly once),
+//! 2 (responses match by exact id) and 6 (no livelock: no drive runs out of its step budget).
 //!
 //! Every answer the applications give echoes the request's id as JSON (`{"echo": <id>}`), so a
 //! completion carrying another request's answer is caught; the fault hook may forge responses
@@ -86,6 +86,12 @@ pub fn pair_ops(data: &[u8]) {
             ledger.outstanding
         );
     }
+    // Invariant 6: the sessions never keep each other busy without end.
+    assert_eq!(
+        pair.steps_exhausted(),
+        0,
+        "a drive ran out of steps (livelock)"
+    );
 }
 
 fn fault_for(mode: u8, direction: Direction, bytes: &[u8]) -> Fault {

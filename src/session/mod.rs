@@ -239,8 +239,13 @@ impl Session {
         self.last_heard = now;
         if frame.len() > self.config.max_frame_len {
             self.stats.oversized_frames += 1;
-            let limit = self.config.max_frame_len;
-            self.reply_error(None, FrameError::TooLong { limit }.to_error_object());
+            // Only a request can be answered. A frame without `"method"` is a response (often
+            // the peer's own error about our oversized frame): answering it would ping-pong
+            // forever between two peers with small limits.
+            if memchr::memmem::find(&frame, b"\"method\"").is_some() {
+                let limit = self.config.max_frame_len;
+                self.reply_error(None, FrameError::TooLong { limit }.to_error_object());
+            }
             return;
         }
         match jsonrpc::decode(&frame) {

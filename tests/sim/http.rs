@@ -1,0 +1,766 @@
+//! The HTTP world: a scripted Streamable HTTP client (a client `Session` for the messages, this
+//! file for the transport) against `mcp_sansio::http::Endpoint` with the simulated worker
+//! behind it. Every POST travels on its own connection with its own latency, so POSTs and the
+//! SSE streams they open overtake each other; chunks of one stream keep their order. Faults: a
+//! connection dropped in the middle of an SSE stream (chunks in flight are lost) and resumed by
+//! GET with `Last-Event-ID`, a server restart that loses every session and connection, and the
+//! session expiring while the client is idle (after a restart or an expiry the next POST gets
+//! 404 and the client initializes again).
+//!
+//! Hook for the HTTP client core: when `mcp_sansio::http::client` lands, a second world should
+//! drive it in place of `ScriptedClient`'s transport half (`post`, `on_head`, `on_chunk`,
+//! `drop_stream`), keeping the same checks.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use mcp_sansio::framing::{SseDecoder, SseItem};
+use mcp_sansio::http::event_id::EventId;
+use mcp_sansio::http::{
+    Body, Endpoint, EndpointConfig, HttpMethod, HttpRequestHead, HttpResponse, ResponseMode,
+    StreamChunk, StreamId,
+};
+use mcp_sansio::jsonrpc::{self, Incoming, Message, RequestId};
+use mcp_sansio::model::{ClientCapabilities, Implementation, ProtocolVersion};
+use mcp_sansio::session::{ClientSetup, RequestOptions, Session, State};
+use mcp_sansio::Config;
+use serde_json::Value;
+
+use super::check::{Ledger, Tally};
+use super::rng::Rng;
+use super::worker::{Work, Worker};
+
+const STEP_BUDGET: usize = 200_000;
+
+/// A deliberate transport bug, to prove the checks catch one (never set in the real runs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sabotage {
+    /// None: a correct client.
+    None,
+    /// Resume from the start of the stream instead of the last event seen (duplicates).
+    ResumeFromStart,
+    /// Lose one in ten SSE chunks without resuming (a silent gap).
+    LoseChunks,
+}
+
+/// What a run did, for the summary line.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Requests sent over all client sessions.
+    pub requests: u64,
+    /// How they ended.
+    pub tally: Tally,
+    /// SSE connections dropped mid-stream.
+    pub drops: u64,
+    /// Resumptions answered with the missed events.
+    pub resumed: u64,
+    /// Resumptions refused because the replay budget had evicted the events (409).
+    pub resume_refused: u64,
+    /// SSE events received.
+    pub events: u64,
+    /// 404s after session expiry or a restart (each followed by a new handshake).
+    pub not_found: u64,
+    /// Server restarts.
+    pub restarts: u64,
+    /// Handshakes that failed and were tried again.
+    pub handshake_retries: u64,
+}
+
+/// What an HTTP request in flight is, for the client when its answer arrives.
+#[derive(Clone, Debug)]
+enum Sent {
+    /// A POST carrying one message; `request` is its id when it is a request.
+    Post { request: Option<RequestId> },
+    /// A resuming GET for the stream `expect` describes.
+    Resume { expect: Expect },
+}
+
+/// What may arrive on one SSE stream: its logical stream, the last event seen, and the
+/// requests it carries.
+#[derive(Clone, Debug, Default)]
+struct Expect {
+    stream: Option<u64>,
+    last: Option<EventId>,
+    requests: Vec<RequestId>,
+}
+
+/// One response body being received.
+struct Conn {
+    /// The session it belongs to (its chunks are ignored once the client moved on).
+    sid: Option<String>,
+    sse: bool,
+    decoder: SseDecoder,
+    json: Vec<u8>,
+    expect: Expect,
+}
+
+/// Things travelling through the network, by arrival time.
+enum Arrival {
+    /// An HTTP request reaching the endpoint.
+    Request {
+        head: HttpRequestHead,
+        body: Bytes,
+        sent: Sent,
+    },
+    /// A response head reaching the client; `sid` is the session the request named.
+    Head {
+        resp: HttpResponse,
+        sent: Sent,
+        sid: Option<String>,
+    },
+    /// Body bytes reaching the client.
+    Chunk { conn: StreamId, bytes: Bytes },
+    /// The end of a body.
+    End { conn: StreamId },
+}
+
+/// The world of one seed.
+pub struct HttpWorld {
+    rng: Rng,
+    now: Instant,
+    latency: Duration,
+    jitter_ms: u64,
+    ep: Endpoint<Worker>,
+    ep_config: EndpointConfig,
+    server_config: Config,
+    idle_timeout: Duration,
+    /// Endpoint connections whose body is still being pulled, and when their last chunk lands.
+    pulling: BTreeMap<StreamId, Instant>,
+    net: BTreeMap<(Instant, u64), Arrival>,
+    counter: u64,
+    client: Session,
+    client_config: Config,
+    version: ProtocolVersion,
+    sid: Option<String>,
+    ledger: Ledger,
+    conns: HashMap<StreamId, Conn>,
+    report: Report,
+    buf: Vec<u8>,
+    /// A deliberate bug (see [`Sabotage`]).
+    pub sabotage: Sabotage,
+}
+
+impl HttpWorld {
+    /// A world for `seed`: latency, jitter, version, response mode and replay budget drawn
+    /// from it.
+    pub fn new(seed: u64) -> HttpWorld {
+        let mut rng = Rng::new(seed);
+        let now = Instant::now();
+        let idle_timeout = Duration::from_secs(60);
+        let ep_config = EndpointConfig {
+            idle_timeout,
+            replay_budget: if rng.chance(20) { 600 } else { 1 << 20 },
+            response_mode: if rng.chance(50) {
+                ResponseMode::Auto
+            } else {
+                ResponseMode::AlwaysSse
+            },
+            ..EndpointConfig::default()
+        };
+        let server_config = Config {
+            max_inflight_inbound: 4 + rng.below(16) as usize,
+            ..Config::default()
+        };
+        let ep = endpoint(&ep_config, &server_config);
+        let versions = [
+            ProtocolVersion::V2025_03_26,
+            ProtocolVersion::V2025_06_18,
+            ProtocolVersion::V2025_11_25,
+        ];
+        let version = versions[rng.below(3) as usize];
+        let client_config = Config {
+            request_timeout: Duration::from_secs(5 + rng.below(20)),
+            max_pending_outbound: 2 + rng.below(16) as usize,
+            ..Config::default()
+        };
+        let mut world = HttpWorld {
+            latency: rng.millis(50),
+            jitter_ms: rng.below(300),
+            rng,
+            now,
+            ep,
+            ep_config,
+            server_config,
+            idle_timeout,
+            pulling: BTreeMap::new(),
+            net: BTreeMap::new(),
+            counter: 0,
+            client: Session::client(client_config.clone(), setup(version), now),
+            client_config,
+            version,
+            sid: None,
+            ledger: Ledger::default(),
+            conns: HashMap::new(),
+            report: Report::default(),
+            buf: Vec::new(),
+            sabotage: Sabotage::None,
+        };
+        world.handshake();
+        world
+    }
+
+    fn handshake(&mut self) {
+        let id = self
+            .client
+            .initialize(self.now)
+            .expect("a new client initializes");
+        self.ledger.sent(id, None).expect("fresh ledger");
+    }
+
+    fn schedule(&mut self, at: Instant, arrival: Arrival) {
+        self.counter += 1;
+        self.net.insert((at, self.counter), arrival);
+    }
+
+    fn wire_delay(&mut self) -> Duration {
+        self.latency + self.rng.millis(self.jitter_ms)
+    }
+
+    fn head(&self, method: HttpMethod) -> HttpRequestHead {
+        let mut head = HttpRequestHead::new(method, "/mcp")
+            .header("Host", "127.0.0.1:8080")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json");
+        if let Some(sid) = &self.sid {
+            head = head
+                .header("Mcp-Session-Id", sid.clone())
+                .header("MCP-Protocol-Version", self.version.as_str());
+        }
+        head
+    }
+
+    /// Client transport: every message the client session writes is one POST.
+    fn post_all(&mut self) -> bool {
+        let mut any = false;
+        loop {
+            self.buf.clear();
+            if self.client.poll_transmit(&mut self.buf).is_none() {
+                return any;
+            }
+            any = true;
+            let body = Bytes::copy_from_slice(&self.buf);
+            let request = match jsonrpc::decode(&body) {
+                Ok(Incoming::Single(Message::Request(r))) => Some(r.id),
+                _ => None,
+            };
+            let head = self.head(HttpMethod::Post);
+            let at = self.now + self.wire_delay();
+            let sent = Sent::Post { request };
+            self.schedule(at, Arrival::Request { head, body, sent });
+        }
+    }
+
+    /// The endpoint answers one request; the head travels back on that connection.
+    fn serve(&mut self, head: HttpRequestHead, body: Bytes, sent: Sent) {
+        let random = self.rng.bytes16();
+        let sid = head.get("mcp-session-id").map(str::to_string);
+        let resp = self.ep.handle_request(self.now, &head, body, random);
+        let at = self.now + self.wire_delay();
+        if let Body::Stream(conn) = resp.body {
+            self.pulling.insert(conn, at);
+        }
+        self.schedule(at, Arrival::Head { resp, sent, sid });
+    }
+
+    /// Pulls every open response body; chunks of one connection keep their order.
+    fn pull_streams(&mut self) -> bool {
+        let mut any = false;
+        let conns: Vec<StreamId> = self.pulling.keys().copied().collect();
+        for conn in conns {
+            for _ in 0..10_000 {
+                self.buf.clear();
+                let Some(chunk) = self.ep.poll_stream(conn, &mut self.buf) else {
+                    break;
+                };
+                any = true;
+                let last = self.pulling[&conn];
+                let at = last.max(self.now + self.wire_delay());
+                match chunk {
+                    StreamChunk::Data { .. } => {
+                        self.pulling.insert(conn, at);
+                        let bytes = Bytes::copy_from_slice(&self.buf);
+                        self.schedule(at, Arrival::Chunk { conn, bytes });
+                    }
+                    StreamChunk::End => {
+                        self.pulling.remove(&conn);
+                        self.schedule(at, Arrival::End { conn });
+                        break;
+                    }
+                }
+            }
+        }
+        any
+    }
+
+    fn on_head(
+        &mut self,
+        resp: HttpResponse,
+        sent: Sent,
+        sid: Option<String>,
+    ) -> Result<(), String> {
+        if sid.is_some() && sid != self.sid {
+            return Ok(()); // an answer for a session this client already gave up
+        }
+        let sid = sid.or_else(|| resp.get("mcp-session-id").map(str::to_string));
+        if self.sid.is_none() {
+            self.sid = sid.clone();
+        }
+        match (resp.status, &sent) {
+            (404, _) => return self.session_lost(),
+            (409, Sent::Resume { .. }) => {
+                // Past the replay budget: an explicit refusal, never a silent gap. The
+                // stream's requests end by their timeouts.
+                self.report.resume_refused += 1;
+                return Ok(());
+            }
+            (200, Sent::Resume { .. }) => self.report.resumed += 1,
+            (200 | 202, _) => {}
+            (status, _) => {
+                return Err(format!(
+                    "unexpected {status} for {sent:?}: {}",
+                    resp.body_text()
+                ))
+            }
+        }
+        match resp.body {
+            Body::Full(bytes) => self.deliver(&bytes, &[]),
+            Body::Empty => Ok(()),
+            Body::Stream(conn) => {
+                let expect = match sent {
+                    Sent::Post { request } => Expect {
+                        requests: request.into_iter().collect(),
+                        ..Expect::default()
+                    },
+                    Sent::Resume { expect } => expect,
+                };
+                let sse = resp.get("content-type") == Some("text/event-stream");
+                let conn_state = Conn {
+                    sid,
+                    sse,
+                    decoder: SseDecoder::new(1 << 20),
+                    json: Vec::new(),
+                    expect,
+                };
+                self.conns.insert(conn, conn_state);
+                Ok(())
+            }
+        }
+    }
+
+    /// The session is gone (expired): close the client session, which ends every pending
+    /// request, and start over with a new handshake.
+    fn session_lost(&mut self) -> Result<(), String> {
+        if self.sid.is_none() {
+            return Ok(()); // a stale answer for the old session; already handled
+        }
+        self.report.not_found += 1;
+        self.start_over()
+    }
+
+    /// Closes the client session (ending every pending request) and initializes a new one.
+    fn start_over(&mut self) -> Result<(), String> {
+        self.sid = None;
+        self.client.close(self.now);
+        self.drain_client()?;
+        self.finish_incarnation()?;
+        self.client = Session::client(self.client_config.clone(), setup(self.version), self.now);
+        self.handshake();
+        Ok(())
+    }
+
+    fn on_chunk(&mut self, conn: StreamId, bytes: &[u8]) -> Result<(), String> {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return Err(format!(
+                "a chunk for {conn:?}, which has no head or was dropped"
+            ));
+        };
+        if c.sid != self.sid {
+            return Ok(());
+        }
+        if !c.sse {
+            c.json.extend_from_slice(bytes);
+            return Ok(());
+        }
+        if self.sabotage == Sabotage::LoseChunks && self.rng.chance(10) {
+            return Ok(());
+        }
+        c.decoder.push(bytes);
+        let mut messages = Vec::new();
+        while let Some(item) = c.decoder.poll_item() {
+            let id = match item.map_err(|e| format!("SSE decode: {e:?}"))? {
+                SseItem::Event(event) => {
+                    if !event.data.is_empty() {
+                        messages.push(event.data.clone());
+                    }
+                    event.id
+                }
+                SseItem::LastEventId(id) => id,
+                SseItem::Retry(_) => continue,
+            };
+            check_event_id(&mut c.expect, &id)?;
+        }
+        let requests = c.expect.requests.clone();
+        for data in messages {
+            self.report.events += 1;
+            self.deliver(&data, &requests)?;
+        }
+        Ok(())
+    }
+
+    fn on_end(&mut self, conn: StreamId) -> Result<(), String> {
+        let Some(c) = self.conns.remove(&conn) else {
+            return Ok(());
+        };
+        if !c.sse && !c.json.is_empty() && c.sid == self.sid {
+            let requests = c.expect.requests.clone();
+            self.deliver(&c.json, &requests)?;
+        }
+        Ok(())
+    }
+
+    /// Hands one server message to the client session, after checking it belongs on the
+    /// stream it came on (`requests` empty: any stream).
+    fn deliver(&mut self, data: &[u8], requests: &[RequestId]) -> Result<(), String> {
+        if !requests.is_empty() {
+            if let Some(owner) = related_request(data) {
+                if !requests.contains(&owner) {
+                    return Err(format!(
+                        "a message of {owner} arrived on the stream of {requests:?}"
+                    ));
+                }
+            }
+        }
+        self.client
+            .handle_input(self.now, Bytes::copy_from_slice(data));
+        Ok(())
+    }
+
+    /// The fault: a live SSE connection that has seen an event id is cut; what is in flight
+    /// on it is lost, and the client resumes with a GET carrying `Last-Event-ID`.
+    fn drop_stream(&mut self) {
+        let mut candidates: Vec<StreamId> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| c.sse && c.expect.last.is_some())
+            .map(|(id, _)| *id)
+            .collect();
+        if candidates.is_empty() {
+            return;
+        }
+        candidates.sort();
+        let conn = candidates[self.rng.below(candidates.len() as u64) as usize];
+        let expect = self.conns[&conn].expect.clone();
+        self.report.drops += 1;
+        self.conns.remove(&conn);
+        self.ep.stream_closed(conn);
+        self.pulling.remove(&conn);
+        // What was on the wire for it is lost with the connection.
+        self.net.retain(|_, a| match a {
+            Arrival::Chunk { conn: c, .. } | Arrival::End { conn: c } => *c != conn,
+            _ => true,
+        });
+        let mut last = expect.last.expect("candidates have seen an id");
+        if self.sabotage == Sabotage::ResumeFromStart {
+            last.seq = 0;
+        }
+        let mut text = String::new();
+        last.write(&mut text);
+        let head = self
+            .head(HttpMethod::Get)
+            .header("Last-Event-ID", text.as_str());
+        let at = self.now + self.rng.millis(1000) + self.wire_delay();
+        let sent = Sent::Resume { expect };
+        self.schedule(
+            at,
+            Arrival::Request {
+                head,
+                body: Bytes::new(),
+                sent,
+            },
+        );
+    }
+
+    /// The server process restarts: every session, stream and replay buffer is gone, and so
+    /// is every response on the wire. Requests on their way in reach the new process.
+    fn restart_server(&mut self) {
+        self.report.restarts += 1;
+        self.ep = endpoint(&self.ep_config, &self.server_config);
+        self.pulling.clear();
+        self.conns.clear();
+        self.net.retain(|_, a| matches!(a, Arrival::Request { .. }));
+    }
+
+    fn send_call(&mut self) -> Result<(), String> {
+        let work = Work {
+            steps: self.rng.below(5) as u32,
+            gap: self.rng.millis(1500),
+        };
+        let opts = RequestOptions {
+            timeout: self
+                .rng
+                .chance(15)
+                .then(|| Duration::from_millis(300 + self.rng.below(3000))),
+            progress: true,
+            related_to: None,
+        };
+        if let Ok(id) = self
+            .client
+            .send_request(self.now, "tools/call", Some(work.params()), opts)
+        {
+            self.ledger.sent(id, Some(work))?;
+        }
+        Ok(())
+    }
+
+    fn drain_client(&mut self) -> Result<bool, String> {
+        let mut any = false;
+        while let Some(event) = self.client.poll_event() {
+            self.ledger.event(&event)?;
+            any = true;
+        }
+        Ok(any)
+    }
+
+    fn finish_incarnation(&mut self) -> Result<(), String> {
+        if self.ledger.outstanding() != 0 {
+            return Err(format!(
+                "{} requests never ended when the client closed",
+                self.ledger.outstanding()
+            ));
+        }
+        let ledger = std::mem::take(&mut self.ledger);
+        self.report.requests += ledger.sent;
+        self.report.tally.add(&ledger.tally);
+        Ok(())
+    }
+
+    fn step(&mut self) -> Result<bool, String> {
+        let now = self.now;
+        let mut progressed = false;
+        if self.client.poll_timeout().is_some_and(|t| t <= now) {
+            self.client.handle_timeout(now);
+            progressed = true;
+        }
+        if self.ep.poll_timeout().is_some_and(|t| t <= now) {
+            self.ep.handle_timeout(now);
+            progressed = true;
+        }
+        progressed |= self.post_all();
+        while let Some(entry) = self.net.first_entry() {
+            if entry.key().0 > now {
+                break;
+            }
+            progressed = true;
+            match entry.remove() {
+                Arrival::Request { head, body, sent } => self.serve(head, body, sent),
+                Arrival::Head { resp, sent, sid } => self.on_head(resp, sent, sid)?,
+                Arrival::Chunk { conn, bytes } => self.on_chunk(conn, &bytes)?,
+                Arrival::End { conn } => self.on_end(conn)?,
+            }
+        }
+        progressed |= self.pull_streams();
+        progressed |= self.drain_client()?;
+        if self.client.state() == State::Closed {
+            // The handshake failed (its answer was lost in a restart and it timed out): a
+            // client tries again.
+            self.report.handshake_retries += 1;
+            self.start_over()?;
+            progressed = true;
+        }
+        self.check_budgets()?;
+        Ok(progressed)
+    }
+
+    /// Invariant 5, as far as the public API shows it.
+    fn check_budgets(&self) -> Result<(), String> {
+        if self.ep.session_count() > 2 {
+            return Err(format!(
+                "{} sessions held for one client",
+                self.ep.session_count()
+            ));
+        }
+        if self.client.pending_outbound() > self.client_config.max_pending_outbound + 1 {
+            return Err("client pending table over budget".into());
+        }
+        Ok(())
+    }
+
+    fn next_wakeup(&self) -> Option<Instant> {
+        [
+            self.net.keys().next().map(|(at, _)| *at),
+            self.client.poll_timeout(),
+            self.ep.poll_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    fn settle_now(&mut self) -> Result<(), String> {
+        for _ in 0..10_000 {
+            if !self.step()? {
+                return Ok(());
+            }
+        }
+        Err("still busy after 10000 steps at one instant (livelock)".into())
+    }
+
+    /// Runs everything due up to `until` (or until `done` holds after a wake-up).
+    fn run_until(&mut self, until: Instant, done: fn(&HttpWorld) -> bool) -> Result<(), String> {
+        for _ in 0..STEP_BUDGET {
+            self.settle_now()?;
+            if done(self) {
+                return Ok(());
+            }
+            match self.next_wakeup() {
+                Some(at) if at <= until => self.now = self.now.max(at),
+                _ => {
+                    self.now = self.now.max(until);
+                    return Ok(());
+                }
+            }
+        }
+        Err(format!(
+            "no quiescence after {STEP_BUDGET} wake-ups (livelock)"
+        ))
+    }
+
+    fn never(_: &HttpWorld) -> bool {
+        false
+    }
+
+    fn quiet(w: &HttpWorld) -> bool {
+        w.ledger.outstanding() == 0 && w.net.is_empty() && w.client.state() == State::Ready
+    }
+
+    /// The whole scripted run for this world's seed.
+    pub fn run(mut self) -> Result<Report, String> {
+        let ops = 20 + self.rng.below(60);
+        for _ in 0..ops {
+            match self.rng.below(10) {
+                0..=4 => self.send_call()?,
+                5 => {
+                    let pick = self.rng.next_u64();
+                    if let Some(id) = self.ledger.outstanding_at(pick) {
+                        let _ = self.client.cancel(self.now, &id, Some("sim".into()));
+                    }
+                }
+                6 | 7 => self.drop_stream(),
+                8 if self.rng.chance(10) => self.restart_server(),
+                _ => {
+                    let until = self.now + self.rng.millis(3000);
+                    self.run_until(until, Self::never)?;
+                }
+            }
+        }
+        // Calm: every request must end.
+        let until = self.now + Duration::from_secs(15 * 60);
+        self.run_until(until, Self::quiet)?;
+        if !Self::quiet(&self) {
+            return Err(format!(
+                "not quiet after 15 minutes: {} requests hanging, client {:?}",
+                self.ledger.outstanding(),
+                self.client.state()
+            ));
+        }
+        // Idle past the expiry: the session goes, the next call gets 404, the client
+        // initializes again and the call after that gets its result.
+        let expired = self.ep.stats().sessions_expired;
+        // Zero when a restart already took the client's session and the client has not
+        // noticed yet (its next call gets 404 either way).
+        let held = self.ep.session_count();
+        let not_found = self.report.not_found;
+        let until = self.now + self.idle_timeout + Duration::from_secs(1);
+        self.run_until(until, Self::never)?;
+        // (Orphans count too: sessions an abandoned handshake created after a restart.)
+        if self.ep.stats().sessions_expired != expired + held as u64 || self.ep.session_count() != 0
+        {
+            return Err(format!(
+                "the idle session did not expire: {} expired before, {} now, {} held",
+                expired,
+                self.ep.stats().sessions_expired,
+                self.ep.session_count()
+            ));
+        }
+        self.send_call()?;
+        let until = self.now + Duration::from_secs(60);
+        self.run_until(until, |w| w.sid.is_some() && Self::quiet(w))?;
+        if self.report.not_found != not_found + 1 {
+            return Err("a call on the expired session did not get 404".into());
+        }
+        let results = self.ledger.tally.results;
+        let work = Work {
+            steps: 2,
+            gap: Duration::from_millis(100),
+        };
+        let opts = RequestOptions {
+            progress: true,
+            ..RequestOptions::default()
+        };
+        let id = self
+            .client
+            .send_request(self.now, "tools/call", Some(work.params()), opts)
+            .map_err(|e| format!("call after re-initializing refused: {e:?}"))?;
+        self.ledger.sent(id, Some(work))?;
+        let until = self.now + Duration::from_secs(60);
+        self.run_until(until, Self::quiet)?;
+        if self.ledger.tally.results != results + 1 {
+            return Err("the call after re-initializing got no result".into());
+        }
+        self.finish_incarnation()?;
+        Ok(self.report)
+    }
+}
+
+fn endpoint(config: &EndpointConfig, server_config: &Config) -> Endpoint<Worker> {
+    let server_config = server_config.clone();
+    Endpoint::new(config.clone(), move |now| {
+        Worker::new(server_config.clone(), now)
+    })
+}
+
+fn setup(version: ProtocolVersion) -> ClientSetup {
+    ClientSetup {
+        info: Implementation::new("sim-http-client", "1"),
+        capabilities: ClientCapabilities::default(),
+        protocol_version: version,
+    }
+}
+
+/// Event ids on one stream name that stream and strictly increase: a replayed duplicate or an
+/// event of another stream fails here.
+fn check_event_id(expect: &mut Expect, text: &str) -> Result<(), String> {
+    if text.is_empty() {
+        return Ok(());
+    }
+    let id = EventId::parse(text).ok_or_else(|| format!("bad event id {text:?}"))?;
+    match expect.stream {
+        Some(stream) if stream != id.stream => {
+            return Err(format!("event {text} on the stream of {stream}"))
+        }
+        _ => expect.stream = Some(id.stream),
+    }
+    if let Some(last) = expect.last {
+        if id.seq <= last.seq {
+            return Err(format!(
+                "event {text} after {}-{} (duplicate or reordered)",
+                last.stream, last.seq
+            ));
+        }
+    }
+    expect.last = Some(id);
+    Ok(())
+}
+
+/// The client request a server message belongs to: a response's id or a progress token.
+fn related_request(data: &[u8]) -> Option<RequestId> {
+    match jsonrpc::decode(&Bytes::copy_from_slice(data)).ok()? {
+        Incoming::Single(Message::Response(r)) => r.id,
+        Incoming::Single(Message::Notification(n)) if n.method == "notifications/progress" => {
+            let params: Value = serde_json::from_slice(n.params?.as_bytes()).ok()?;
+            serde_json::from_value(params.get("progressToken")?.clone()).ok()
+        }
+        _ => None,
+    }
+}

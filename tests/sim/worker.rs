@@ -1,0 +1,197 @@
+//! The simulated server application: a server `Session` whose `tools/call` handler works on
+//! the virtual clock. A call's arguments say how many progress steps it reports and the gap
+//! between them; the result echoes the request id, so a response reaching another request is
+//! caught. Implements `http::Machine`, so the same worker sits behind the HTTP endpoint.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use mcp_sansio::app::runtime::Job;
+use mcp_sansio::http::Machine;
+use mcp_sansio::jsonrpc::{RawJson, RequestId};
+use mcp_sansio::model::{
+    Implementation, ListChangedCapability, ProtocolVersion, ServerCapabilities,
+};
+use mcp_sansio::session::{Event, ServerSetup, Session, Transmit};
+use mcp_sansio::Config;
+use serde_json::{json, Value};
+
+/// What a `tools/call` of the simulation asks the worker to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Work {
+    /// Progress notifications before the result.
+    pub steps: u32,
+    /// Time between two of them (and before the result).
+    pub gap: Duration,
+}
+
+impl Work {
+    /// The `tools/call` params asking for this work.
+    pub fn params(&self) -> RawJson {
+        let args = json!({"steps": self.steps, "gap_ms": self.gap.as_millis() as u64});
+        RawJson::from_text(json!({"name": "work", "arguments": args}).to_string())
+            .expect("valid JSON")
+    }
+
+    fn from_params(params: Option<&RawJson>) -> Option<Work> {
+        let value: Value = serde_json::from_slice(params?.as_bytes()).ok()?;
+        let args = value.get("arguments")?;
+        Some(Work {
+            steps: u32::try_from(args.get("steps")?.as_u64()?).ok()?,
+            gap: Duration::from_millis(args.get("gap_ms")?.as_u64()?),
+        })
+    }
+}
+
+/// One scheduled action of the worker.
+#[derive(Debug)]
+enum Action {
+    Progress {
+        id: RequestId,
+        step: u32,
+        total: u32,
+    },
+    Respond {
+        id: RequestId,
+    },
+}
+
+/// The result the worker answers request `id` with.
+pub fn echo_result(id: &RequestId) -> Value {
+    json!({"content": [{"type": "text", "text": "done"}], "echo": id})
+}
+
+/// A server session plus its application, on the virtual clock.
+pub struct Worker {
+    /// The server session.
+    pub session: Session,
+    /// Actions by due time (the counter keeps equal times in scheduling order).
+    plan: BTreeMap<(Instant, u64), Action>,
+    counter: u64,
+    /// Requests the application was handed (for the simulation's bookkeeping).
+    pub requests_seen: u64,
+}
+
+impl Worker {
+    /// A fresh server (a restart builds a new one: all state is lost).
+    pub fn new(config: Config, now: Instant) -> Worker {
+        let setup = ServerSetup {
+            info: Implementation::new("sim-server", "1"),
+            capabilities: ServerCapabilities {
+                tools: Some(ListChangedCapability::default()),
+                ..ServerCapabilities::default()
+            },
+            instructions: None,
+        };
+        Worker {
+            session: Session::server(config, setup, now),
+            plan: BTreeMap::new(),
+            counter: 0,
+            requests_seen: 0,
+        }
+    }
+
+    /// Scheduled actions not yet run (bounded by the session's in-flight limit).
+    pub fn planned(&self) -> usize {
+        self.plan.len()
+    }
+
+    fn schedule(&mut self, at: Instant, action: Action) {
+        self.counter += 1;
+        self.plan.insert((at, self.counter), action);
+    }
+
+    /// Hands every event of the session to the application.
+    fn drain_events(&mut self, now: Instant) {
+        while let Some(event) = self.session.poll_event() {
+            match event {
+                Event::Request { id, method, params } => {
+                    self.requests_seen += 1;
+                    match Work::from_params(params.as_ref()).filter(|_| method == "tools/call") {
+                        Some(work) => {
+                            let mut at = now;
+                            for step in 1..=work.steps {
+                                at += work.gap;
+                                let (id, total) = (id.clone(), work.steps);
+                                self.schedule(at, Action::Progress { id, step, total });
+                            }
+                            self.schedule(at + work.gap, Action::Respond { id });
+                        }
+                        None => {
+                            let err = mcp_sansio::jsonrpc::ErrorObject::new(-32602, "bad work");
+                            let _ = self.session.respond_error(&id, err);
+                        }
+                    }
+                }
+                Event::Cancelled { id, .. } => self.plan.retain(|_, a| match a {
+                    Action::Progress { id: x, .. } | Action::Respond { id: x } => *x != id,
+                }),
+                _ => {}
+            }
+        }
+    }
+
+    fn run_due(&mut self, now: Instant) {
+        while let Some(entry) = self.plan.first_entry() {
+            if entry.key().0 > now {
+                break;
+            }
+            match entry.remove() {
+                Action::Progress { id, step, total } => {
+                    let _ = self.session.notify_progress(
+                        &id,
+                        f64::from(step),
+                        Some(f64::from(total)),
+                        None,
+                    );
+                }
+                Action::Respond { id } => {
+                    let result = RawJson::from_text(echo_result(&id).to_string()).expect("JSON");
+                    let _ = self.session.respond(&id, result);
+                }
+            }
+        }
+    }
+}
+
+impl Machine for Worker {
+    fn handle_input(&mut self, now: Instant, frame: Bytes) {
+        self.session.handle_input(now, frame);
+        self.drain_events(now);
+        self.run_due(now);
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        if self.session.poll_timeout().is_some_and(|t| t <= now) {
+            self.session.handle_timeout(now);
+        }
+        self.drain_events(now);
+        self.run_due(now);
+    }
+
+    fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
+        self.session.poll_transmit(buf)
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        let next_action = self.plan.keys().next().map(|(at, _)| *at);
+        [self.session.poll_timeout(), next_action]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    fn poll_job(&mut self) -> Option<Job> {
+        None
+    }
+
+    fn close(&mut self, now: Instant) {
+        self.session.close(now);
+        self.plan.clear();
+    }
+
+    fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.session.protocol_version()
+    }
+}
