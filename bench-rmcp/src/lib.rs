@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::time::Instant;
 
 use bytes::Bytes;
-use mcp_sansio::framing::{encode_frame, NdjsonDecoder};
+use mcp_sansio::framing::NdjsonDecoder;
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::model::{
     ClientCapabilities, Implementation, ListChangedCapability, ProtocolVersion, ServerCapabilities,
@@ -74,21 +74,29 @@ struct TextBlock<'a> {
     text: &'a str,
 }
 
-/// The echo tool on our engine: reads the params, answers with the `text` argument.
-pub fn echo_tool(params: Option<&RawJson>) -> Option<RawJson> {
+impl<'a> EchoResult<'a> {
+    fn new(text: &'a str) -> Self {
+        EchoResult {
+            content: [TextBlock { kind: "text", text }],
+            is_error: false,
+        }
+    }
+}
+
+/// The echo tool's input: parses the params (unescaping the text), `None` unless it is a call
+/// of `echo`.
+fn echo_text(params: Option<&RawJson>) -> Option<Cow<'_, str>> {
     let call: EchoCall<'_> = params?.parse_borrowed().ok()?;
     if call.name != "echo" {
         return None;
     }
-    let text = call.arguments.map(|a| a.text).unwrap_or_default();
-    let result = EchoResult {
-        content: [TextBlock {
-            kind: "text",
-            text: &text,
-        }],
-        is_error: false,
-    };
-    RawJson::from_serialize(&result).ok()
+    Some(call.arguments.map(|a| a.text).unwrap_or_default())
+}
+
+/// The echo tool on our engine: reads the params, answers with the `text` argument.
+pub fn echo_tool(params: Option<&RawJson>) -> Option<RawJson> {
+    let text = echo_text(params)?;
+    RawJson::from_serialize(&EchoResult::new(&text)).ok()
 }
 
 /// The echo call's params, built once.
@@ -107,7 +115,6 @@ pub struct OursPair {
     /// The server session.
     pub server: Session,
     now: Instant,
-    scratch: Vec<u8>,
     wire: Vec<u8>,
     server_lines: NdjsonDecoder,
     client_lines: NdjsonDecoder,
@@ -134,7 +141,6 @@ impl OursPair {
             client: Session::client(Config::default(), client, now),
             server: Session::server(Config::default(), server, now),
             now,
-            scratch: Vec::with_capacity(4096),
             wire: Vec::with_capacity(64 * 1024),
             server_lines: NdjsonDecoder::default(),
             client_lines: NdjsonDecoder::default(),
@@ -196,7 +202,6 @@ impl OursPair {
             &mut self.client,
             &mut self.server,
             &mut self.server_lines,
-            &mut self.scratch,
             &mut self.wire,
             now,
         );
@@ -205,29 +210,25 @@ impl OursPair {
             &mut self.server,
             &mut self.client,
             &mut self.client_lines,
-            &mut self.scratch,
             &mut self.wire,
             now,
         );
     }
 }
 
-/// Moves everything `from` wrote to `to` as ndjson lines.
+/// Moves everything `from` wrote to `to` as ndjson lines, the way the stdio adapter writes
+/// them: each transmit appended to the outgoing batch, then a newline (`poll_transmit` never
+/// writes a raw newline, so no re-encoding is needed).
 fn transfer(
     from: &mut Session,
     to: &mut Session,
     lines: &mut NdjsonDecoder,
-    scratch: &mut Vec<u8>,
     wire: &mut Vec<u8>,
     now: Instant,
 ) {
     wire.clear();
-    loop {
-        scratch.clear();
-        if from.poll_transmit(scratch).is_none() {
-            break;
-        }
-        encode_frame(wire, scratch);
+    while from.poll_transmit(wire).is_some() {
+        wire.push(b'\n');
     }
     lines.push(wire);
     while let Some(frame) = lines.poll_frame() {
@@ -244,9 +245,13 @@ fn answer_echo(server: &mut Session) {
     }
 }
 
+/// Answers one call: the result is serialised straight into the session's outbound queue
+/// (`respond_serialize`), the same bytes `respond(id, echo_tool(params))` would send.
 fn respond_echo(server: &mut Session, id: &RequestId, params: Option<&RawJson>) {
-    match echo_tool(params) {
-        Some(result) => server.respond(id, result).expect("respond"),
+    match echo_text(params) {
+        Some(text) => server
+            .respond_serialize(id, &EchoResult::new(&text))
+            .expect("respond"),
         None => {
             let error = mcp_sansio::jsonrpc::ErrorObject::new(-32602, "unknown tool");
             server.respond_error(id, error).expect("respond");

@@ -43,12 +43,18 @@ pub fn encode_notification(buf: &mut Vec<u8>, method: &str, params: Option<&RawJ
 
 /// Appends a success response.
 pub fn encode_result(buf: &mut Vec<u8>, id: &RequestId, result: &RawJson) {
+    write_result_prefix(buf, id);
+    buf.extend_from_slice(result.as_bytes());
+    buf.push(b'}');
+}
+
+/// Appends the start of a success response, up to and including `"result":`; the caller
+/// writes the result value, then the closing `}`.
+pub fn write_result_prefix(buf: &mut Vec<u8>, id: &RequestId) {
     buf.extend_from_slice(PREFIX);
     buf.extend_from_slice(br#""id":"#);
     id.write_json(buf);
     buf.extend_from_slice(br#","result":"#);
-    buf.extend_from_slice(result.as_bytes());
-    buf.push(b'}');
 }
 
 /// Appends an error response.
@@ -69,10 +75,7 @@ pub fn encode_error(
         (None, MissingId::Omit) => {}
     }
     buf.extend_from_slice(br#""error":{"code":"#);
-    {
-        use std::io::Write;
-        let _ = write!(buf, "{}", error.code);
-    }
+    buf.extend_from_slice(itoa::Buffer::new().format(error.code).as_bytes());
     buf.extend_from_slice(br#","message":"#);
     write_json_string(buf, &error.message);
     if let Some(data) = &error.data {

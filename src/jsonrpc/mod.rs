@@ -16,7 +16,7 @@ mod raw_de;
 pub use decode::{decode, decode_message, decode_slice};
 pub use encode::{
     encode_batch, encode_error, encode_notification, encode_request, encode_result,
-    write_json_string, MissingId,
+    write_json_string, write_result_prefix, MissingId,
 };
 pub use error::{code, DecodeError, DecodeErrorKind, ErrorObject};
 pub use id::RequestId;

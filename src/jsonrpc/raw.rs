@@ -94,12 +94,17 @@ impl RawJson {
 
     /// Parses a typed view of the value.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_slice(&self.0)
+        self.parse_borrowed()
     }
 
     /// Parses a typed view that may borrow from this value's text.
     pub fn parse_borrowed<'a, T: Deserialize<'a>>(&'a self) -> Result<T, serde_json::Error> {
-        serde_json::from_slice(&self.0)
+        // One UTF-8 check of the whole text, then serde_json's `str` reader, which skips the
+        // per-string checks its byte reader makes (a call per key and per string value).
+        match std::str::from_utf8(&self.0) {
+            Ok(text) => serde_json::from_str(text),
+            Err(_) => serde_json::from_slice(&self.0),
+        }
     }
 
     /// Parses into a generic JSON tree.

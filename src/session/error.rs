@@ -78,6 +78,9 @@ pub enum RespondError {
     UnknownRequest,
     /// The session is closed.
     Closed,
+    /// `respond_serialize`: the result failed to serialise (nothing was sent; the request is
+    /// still in flight).
+    InvalidResult,
 }
 
 impl fmt::Display for RespondError {
@@ -85,6 +88,7 @@ impl fmt::Display for RespondError {
         match self {
             RespondError::UnknownRequest => f.write_str("no such in-flight request"),
             RespondError::Closed => f.write_str("session closed"),
+            RespondError::InvalidResult => f.write_str("the result did not serialise"),
         }
     }
 }

@@ -5,14 +5,17 @@
 //! session answers `-32603` itself); cancelled ids are remembered up to `tombstone_capacity`.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 use std::time::Instant;
+
+use memchr::memmem;
 
 use serde::{Deserialize, Serialize};
 
 use super::gating;
 use super::idhash::IdBuildHasher;
 use super::tombstones::Tombstones;
-use super::{Event, RespondError, Role, SendError, Session, State};
+use super::{Event, Payload, Queued, RespondError, Role, SendError, Session, State, TransmitKind};
 use crate::jsonrpc::{
     self as m, code, ErrorObject, Message, Notification, RawJson, Request, RequestId, Response,
 };
@@ -82,8 +85,11 @@ struct ProgressOut<'a> {
 
 fn progress_token(params: Option<&RawJson>) -> Option<RequestId> {
     let params = params?;
-    // Only parse when a token can be there: most requests carry none.
-    memchr::memmem::find(params.as_bytes(), b"progressToken")?;
+    // Only parse when a token can be there: most requests carry none. The searcher is built
+    // once; building it per request cost more than the search.
+    static TOKEN: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"progressToken"));
+    TOKEN.find(params.as_bytes())?;
     let parsed: MetaOnly = params.parse().ok()?;
     parsed.meta?.progress_token
 }
@@ -205,6 +211,43 @@ impl Session {
     /// Answers an inbound request with a result.
     pub fn respond(&mut self, id: &RequestId, result: RawJson) -> Result<(), RespondError> {
         self.finish_inbound(id, Ok(result))
+    }
+
+    /// Answers an inbound request with `result`, serialised straight into the outbound queue:
+    /// the same bytes on the wire as `respond(id, RawJson::from_serialize(result)?)`, without
+    /// the intermediate [`RawJson`] (its allocation and its copy into the message).
+    ///
+    /// If `result` fails to serialise, nothing is queued, the request stays in flight and the
+    /// error is [`RespondError::InvalidResult`].
+    pub fn respond_serialize<T: Serialize + ?Sized>(
+        &mut self,
+        id: &RequestId,
+        result: &T,
+    ) -> Result<(), RespondError> {
+        if self.state == State::Closed {
+            return Err(RespondError::Closed);
+        }
+        if !self.inbound.table.contains_key(id) {
+            if self.inbound.cancelled.remove(id) {
+                self.stats.responses_suppressed += 1;
+                return Ok(());
+            }
+            return Err(RespondError::UnknownRequest);
+        }
+        let len = self
+            .encoded
+            .push_result(id, result)
+            .map_err(|_| RespondError::InvalidResult)?;
+        self.inbound.table.remove(id);
+        let payload = Payload::Encoded {
+            len,
+            kind: TransmitKind::Response,
+        };
+        self.queue.push_back(Queued {
+            payload,
+            related: Some(id.clone()),
+        });
+        Ok(())
     }
 
     /// Answers an inbound request with an error.

@@ -5,6 +5,7 @@
 //! deadlines, cancellation, progress, ping) so the application only sees [`Event`]s and issues
 //! commands. See `docs/session-api.md` for the contract.
 
+mod encoded;
 mod error;
 mod event;
 mod gating;
@@ -111,8 +112,28 @@ pub struct Transmit {
 /// A message waiting for `poll_transmit`.
 #[derive(Debug)]
 struct Queued {
-    message: Message,
+    payload: Payload,
     related: Option<RequestId>,
+}
+
+/// What a queued message holds: a message to encode, or one encoded already.
+#[derive(Debug)]
+enum Payload {
+    Message(Message),
+    /// The next `len` bytes of the session's `encoded` buffer (`respond_serialize`).
+    Encoded {
+        len: usize,
+        kind: TransmitKind,
+    },
+}
+
+impl Queued {
+    fn message(message: Message, related: Option<RequestId>) -> Self {
+        Queued {
+            payload: Payload::Message(message),
+            related,
+        }
+    }
 }
 
 /// One MCP conversation, client or server side. See the module docs.
@@ -132,6 +153,8 @@ pub struct Session {
     inbound: inbound::Inbound,
     /// Everything to send, in production order (one stream order; see DESIGN.md §4 inv. 3).
     queue: VecDeque<Queued>,
+    /// Messages encoded when queued, in queue order (see [`Payload::Encoded`]).
+    encoded: encoded::EncodedBuf,
     events: VecDeque<Event>,
     stats: Stats,
     /// When the peer last sent anything (keep-alive reference).
@@ -170,6 +193,7 @@ impl Session {
             peer_server_caps: None,
             instructions: None,
             queue: VecDeque::new(),
+            encoded: encoded::EncodedBuf::default(),
             events: VecDeque::new(),
             stats: Stats::default(),
             last_heard: now,
@@ -319,7 +343,14 @@ impl Session {
     /// and without a trailing newline).
     #[must_use]
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
-        let Queued { message, related } = self.queue.pop_front()?;
+        let Queued { payload, related } = self.queue.pop_front()?;
+        let message = match payload {
+            Payload::Message(message) => message,
+            Payload::Encoded { len, kind } => {
+                buf.extend_from_slice(self.encoded.take(len));
+                return Some(Transmit { len, kind, related });
+            }
+        };
         let start = buf.len();
         message.encode_with(buf, self.missing_id());
         // Raw payloads are valid JSON, where a raw CR/LF can only be insignificant whitespace.
@@ -390,14 +421,14 @@ impl Session {
         if self.queue.len() >= self.config.max_outbound_queue {
             return Err(SendError::QueueFull);
         }
-        self.queue.push_back(Queued { message, related });
+        self.queue.push_back(Queued::message(message, related));
         Ok(())
     }
 
     /// Queues a message unconditionally (responses to in-flight requests, handshake messages:
     /// bounded by their own tables).
     fn enqueue(&mut self, message: Message, related: Option<RequestId>) {
-        self.queue.push_back(Queued { message, related });
+        self.queue.push_back(Queued::message(message, related));
     }
 
     /// Queues an error reply the session generates itself; dropped and counted when the
@@ -408,10 +439,7 @@ impl Session {
             return;
         }
         let message = Message::Response(jsonrpc::Response::error(id.clone(), error));
-        self.queue.push_back(Queued {
-            message,
-            related: id,
-        });
+        self.queue.push_back(Queued::message(message, id));
     }
 
     /// Queues a result reply the session generates itself (bounded like `reply_error`).
@@ -421,10 +449,7 @@ impl Session {
             return;
         }
         let message = Message::Response(jsonrpc::Response::result(id.clone(), result));
-        self.queue.push_back(Queued {
-            message,
-            related: Some(id),
-        });
+        self.queue.push_back(Queued::message(message, Some(id)));
     }
 
     /// Queues an event; `droppable` ones are dropped and counted past `max_queued_events`.

@@ -170,7 +170,9 @@ impl Session {
             progress: opts.progress,
         };
         self.outbound.pending.insert(id.clone(), pending);
-        self.outbound.deadlines.insert(deadline, id.clone());
+        self.outbound
+            .deadlines
+            .insert(deadline, timeout, id.clone());
         let request = Request {
             id: id.clone(),
             method,
@@ -323,9 +325,9 @@ impl Session {
         if reset {
             let old = pending.deadline;
             pending.deadline = (now + pending.timeout).min(pending.started + cap).max(old);
-            let new = pending.deadline;
+            let (new, timeout) = (pending.deadline, pending.timeout);
             self.outbound.deadlines.remove(old, &id);
-            self.outbound.deadlines.insert(new, id.clone());
+            self.outbound.deadlines.insert(new, timeout, id.clone());
         }
         let event = Event::Progress {
             id,
