@@ -7,6 +7,7 @@
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -27,6 +28,11 @@ impl Drop for Peer {
         let _ = self.child.wait();
     }
 }
+
+/// One peer at a time: `free_port` releases the port before the peer binds it, so two peers
+/// started together can race for the same port (one then fails to bind while the readiness
+/// probe connects to the other).
+static SERIAL: Mutex<()> = Mutex::new(());
 
 fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
@@ -86,6 +92,9 @@ fn our_http_client_drives_server_everything() {
     if !peers_ready() {
         return;
     }
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let node = std::env::var("MCP_NODE22").expect("MCP_NODE22");
     let server = std::env::var("MCP_SERVER_EVERYTHING").expect("MCP_SERVER_EVERYTHING");
     let port = free_port();
@@ -141,6 +150,9 @@ fn our_http_client_drives_the_python_sdk_server() {
     if !peers_ready() {
         return;
     }
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let python = std::env::var("MCP_PYTHON").expect("MCP_PYTHON");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop/py/sdk_server.py");
     let port = free_port();
