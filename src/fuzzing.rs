@@ -16,6 +16,7 @@ use crate::framing::{self, FrameError, NdjsonDecoder, SseDecoder, SseEvent, SseI
 use crate::jsonrpc::{self, DecodeErrorKind, Incoming, Message, MissingId, RequestId};
 
 mod app_ops;
+mod http_client_ops;
 mod http_ops;
 mod model_types;
 mod ops;
@@ -23,6 +24,7 @@ mod pair_ops;
 mod session_ops;
 
 pub use app_ops::app_server;
+pub use http_client_ops::http_client;
 pub use http_ops::http_endpoint;
 pub use model_types::model_types;
 pub use pair_ops::pair_ops;

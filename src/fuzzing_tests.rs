@@ -133,6 +133,7 @@ const STATE_BODIES: &[Body] = &[
     ("pair_ops", pair_ops),
     ("app_server", app_server),
     ("http_endpoint", http_endpoint),
+    ("http_client", http_client),
     ("model_types", model_types),
 ];
 

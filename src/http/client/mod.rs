@@ -527,13 +527,11 @@ impl HttpClient {
             self.stats.oversized += 1;
         }
         self.deliver(id, frames);
-        let Some(mut ex) = self.exchanges.remove(&id) else {
+        let Some(ex) = self.exchanges.remove(&id) else {
             return;
         };
-        if ex.purpose.awaited().is_some() && ex.ok() && !ex.is_sse() && ex.progressed {
-            // A JSON body to a request is its response.
-            ex.answered = true;
-        }
+        // Only the awaited response answers a request: a JSON body holding anything else (a
+        // notification, another id) ends it with a transport error below, so it never hangs.
         if self.barrier == Some(id) {
             self.release_barrier();
         }

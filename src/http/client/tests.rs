@@ -275,3 +275,23 @@ fn an_oversized_json_body_fails_the_request() {
     assert!(out[0].contains("size limit"), "{}", out[0]);
     assert_eq!(t.stats().oversized, 1);
 }
+
+/// Found by the `http_client` fuzz target: a JSON body that is not the awaited response (here
+/// a notification) used to count as the answer, so the request never ended.
+#[test]
+fn a_json_body_without_the_response_ends_the_request_with_an_error() {
+    let now = Instant::now();
+    let mut t = ready(now, HttpClientConfig::default());
+    let post = call(&mut t, now, 7);
+    t.handle_response_head(now, post.id, 200, [("content-type", "application/json")]);
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#;
+    t.handle_response_body(now, post.id, note.as_bytes());
+    t.handle_response_end(now, post.id);
+    let out = frames(&mut t);
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert_eq!(out[0], note);
+    assert!(
+        out[1].contains(r#""id":7"#) && out[1].contains("-32000"),
+        "{out:?}"
+    );
+}
