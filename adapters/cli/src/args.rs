@@ -51,7 +51,7 @@ pub(crate) enum Command {
     ConformanceClient(ConformanceClientArgs),
     /// Put load on an MCP server: throughput, latency percentiles, errors.
     #[command(
-        override_usage = "mcp-sansio bench --stdio [OPTIONS] -- <SERVER_CMD> [SERVER_ARGS]...",
+        override_usage = "mcp-sansio bench --stdio [OPTIONS] -- <SERVER_CMD> [SERVER_ARGS]...\n       mcp-sansio bench <URL> [OPTIONS]",
         after_help = crate::bench::BENCH_HELP
     )]
     Bench(crate::bench::BenchArgs),

@@ -1,7 +1,7 @@
-//! `mcp-sansio bench --stdio` end to end: it loads our own `serve --stdio` (and, when the
-//! interop peers are installed, the TypeScript and Python SDK servers) and the JSON report must
+//! `mcp-sansio bench` end to end: it loads our own `serve --stdio` (and, when the interop
+//! peers are installed, the TypeScript and Python SDK servers) and the JSON report must
 //! account for every call: exact completion counts, errors by kind, sane percentiles, and the
-//! exit status that goes with them.
+//! exit status that goes with them. The URL target (Streamable HTTP) is in `bench_cmd/url.rs`.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -13,6 +13,9 @@ use serde_json::Value;
 #[path = "../../../tests/interop/harness.rs"]
 #[allow(dead_code)] // only `peers_ready` is used here
 mod harness;
+
+#[path = "bench_cmd/url.rs"]
+mod url;
 
 /// Longest one bench run may take before the test kills it and fails.
 const RUN_LIMIT: Duration = Duration::from_secs(120);
@@ -41,11 +44,17 @@ impl Run {
 
 /// Runs `mcp-sansio bench --stdio <options> -- <server>`, killing it past [`RUN_LIMIT`].
 fn bench(options: &[&str], server: &[&str]) -> Run {
+    let mut args = vec!["bench", "--stdio", "--timeout", "20s"];
+    args.extend_from_slice(options);
+    args.push("--");
+    args.extend_from_slice(server);
+    run_cli(&args)
+}
+
+/// Runs `mcp-sansio <args>`, killing it past [`RUN_LIMIT`].
+fn run_cli(args: &[&str]) -> Run {
     let mut child = Command::new(BIN)
-        .args(["bench", "--stdio", "--timeout", "20s"])
-        .args(options)
-        .arg("--")
-        .args(server)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

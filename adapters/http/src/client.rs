@@ -36,6 +36,7 @@ use bytes::Bytes;
 use mcp_sansio::app::client::{Client, ClientBuilder, ClientEvent, ClientHandle};
 use mcp_sansio::http::client::HttpClientStats;
 use mcp_sansio::http::{ClientAction, ExchangeId, HttpClient, HttpClientConfig, TransportEvent};
+use mcp_sansio::session::Stats;
 use smol::channel::{Receiver, Sender};
 use smol::{LocalExecutor, Task, Timer};
 
@@ -79,6 +80,8 @@ pub struct HttpRunReport {
     pub connections_opened: u64,
     /// Whether the session was closed cleanly (DELETE answered, or no session to delete).
     pub closed: bool,
+    /// The client session's counters (responses that matched no request, came late, ...).
+    pub session: Stats,
 }
 
 type ClientSink = Box<dyn FnMut(ClientEvent)>;
@@ -390,6 +393,7 @@ async fn drive<F: Future>(
         stats: state.transport.stats().clone(),
         connections_opened: pool.opened(),
         closed: state.transport.is_closed(),
+        session: state.client.session().stats().clone(),
     };
     state.exchanges.clear();
     match output {

@@ -101,6 +101,18 @@ pub(crate) fn check(op: &Op, answer: Result<RawJson, ClientError>) -> Result<(),
     }
 }
 
+/// A call whose failure says the server is gone (see `Target::server_gone`): `closed`.
+pub(crate) fn server_gone(op: &Op, error: &ClientError) -> CallError {
+    let why = match error {
+        ClientError::Rpc(e) => e.message.clone(),
+        other => other.to_string(),
+    };
+    CallError::new(
+        ErrorKind::Closed,
+        format!("{}: the server is gone: {why}", op.label()),
+    )
+}
+
 /// `: <text>` of the first text content block, cut to 120 characters ("" if none).
 fn first_text(result: &serde_json::Map<String, Value>) -> String {
     let text = result

@@ -10,7 +10,7 @@ use crate::args::StderrArg;
 /// The most calls in flight per session (the client session's own limit on pending requests
 /// is 1024).
 pub(crate) const MAX_CONCURRENCY: usize = 1024;
-/// The most sessions (server processes) per run.
+/// The most sessions (server processes, or MCP sessions on one URL) per run.
 pub(crate) const MAX_SESSIONS: usize = 256;
 /// The longest duration, warmup or timeout accepted (keeps every deadline far from overflow).
 const MAX_TIME: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -18,13 +18,16 @@ const MAX_TIME: Duration = Duration::from_secs(7 * 24 * 3600);
 const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 
 pub(crate) const BENCH_HELP: &str = "\
-Starts SESSIONS copies of the server (the command after `--`), runs the MCP handshake with each,
-then keeps CONCURRENCY calls in flight per session, drawn from the mix in proportion to the
-weights (a fixed interleaved order). Calls made during --warmup are not counted. Every answer is
-checked: ping must return {}, a tool call a result with a `content` array and no \"isError\": true,
-a resource read a `contents` array; anything else, JSON-RPC errors, timeouts and lost sessions
-are counted as errors. Throughput counts successful calls; latencies are those of successful
-calls, from sending to the checked answer.
+Two targets: --stdio starts SESSIONS copies of the server (the command after `--`); a URL
+(Streamable HTTP, http://host:port/path) opens SESSIONS MCP sessions on that server, each with
+its own Mcp-Session-Id and its own kept-alive connections. Each session runs the MCP handshake,
+then keeps CONCURRENCY calls in flight, drawn from the mix in proportion to the weights (a fixed
+interleaved order). Calls made during --warmup are not counted. Every answer is checked: ping
+must return {}, a tool call a result with a `content` array and no \"isError\": true, a resource
+read a `contents` array; anything else, JSON-RPC errors (HTTP error statuses included), timeouts
+and lost sessions (a server process that exits, an HTTP server that no longer accepts or
+answers) are counted as errors. Throughput counts successful calls; latencies are those of
+successful calls, from sending to the checked answer.
 
 Mix entries: ping | tool:NAME | read:URI, each optionally =WEIGHT (default 1). A URI ending in
 `=digits` needs an explicit weight. Tool arguments: --args NAME=JSON-object (once per tool).
@@ -32,21 +35,29 @@ Mix entries: ping | tool:NAME | read:URI, each optionally =WEIGHT (default 1). A
 Output: a table on stdout (--json: one JSON object); a live progress line on stderr when stderr is
 a terminal or with --progress.
 
-Exit status: 0 the run completed without errors; 1 a server could not be started or initialized,
-or some calls failed (the report is still printed); 2 bad usage.
+Exit status: 0 the run completed without errors; 1 a server could not be started, reached or
+initialized, or some calls failed (the report is still printed); 2 bad usage.
 
 Examples:
   mcp-sansio bench --stdio --requests 20000 --concurrency 64 -- mcp-sansio serve --stdio
   mcp-sansio bench --stdio --duration 10s --mix ping=1,tool:echo=3 --args 'echo={\"message\":\"hi\"}' \\
       -- node server-everything/dist/index.js stdio
-  mcp-sansio bench --stdio --sessions 4 --concurrency 16 --json --mix read:test://static-text -- ./my-server";
+  mcp-sansio bench --stdio --sessions 4 --concurrency 16 --json --mix read:test://static-text -- ./my-server
+  mcp-sansio bench http://127.0.0.1:3000/mcp --sessions 4 --concurrency 16 --duration 10s
+  mcp-sansio bench http://127.0.0.1:3001/mcp --mix tool:echo --args 'echo={\"message\":\"hi\"}' --json";
 
 /// Options of `bench`.
 #[derive(Debug, Args)]
 pub(crate) struct BenchArgs {
     /// Start each session's server as a child process and talk over its stdin/stdout.
-    #[arg(long, required = true)]
+    #[arg(long, conflicts_with = "url", required_unless_present = "url")]
     pub(crate) stdio: bool,
+    /// Load the Streamable HTTP endpoint at this URL instead (http://host:port/path).
+    #[arg(value_name = "URL")]
+    pub(crate) url: Option<String>,
+    /// URL only: send `Authorization: Bearer <TOKEN>` with every request.
+    #[arg(long, value_name = "TOKEN", requires = "url")]
+    pub(crate) bearer_token: Option<String>,
     /// The calls to make: comma-separated `ping`, `tool:NAME`, `read:URI`, each `=WEIGHT`.
     #[arg(long, value_name = "MIX", default_value = "ping")]
     pub(crate) mix: String,
@@ -56,7 +67,7 @@ pub(crate) struct BenchArgs {
     /// Calls in flight per session.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub(crate) concurrency: usize,
-    /// Sessions (server processes) run side by side.
+    /// Sessions run side by side (server processes with --stdio, MCP sessions on a URL).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub(crate) sessions: usize,
     /// Measure for this long (e.g. 10s, 500ms, 2m) [default: 10s unless --requests].
@@ -77,7 +88,7 @@ pub(crate) struct BenchArgs {
     /// Show the live progress line even when stderr is not a terminal.
     #[arg(long)]
     pub(crate) progress: bool,
-    /// What to do with the servers' stderr (Capture: shown if a server fails to start).
+    /// --stdio: what to do with the servers' stderr (Capture: shown if a server fails to start).
     #[arg(long, value_enum, default_value_t = StderrArg::Capture)]
     pub(crate) server_stderr: StderrArg,
 }

@@ -9,10 +9,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use mcp_sansio::app::client::{CallOptions, ClientHandle};
+use mcp_sansio::app::client::{CallOptions, ClientError, ClientHandle};
 use smol::lock::Barrier;
 
-use super::check::{check, ErrorKind};
+use super::check::{check, server_gone, ErrorKind};
 use super::cli::{Settings, Stop};
 use super::mix::{Mix, Scheduler};
 use super::stats::Recorder;
@@ -122,12 +122,17 @@ struct Shared {
     lost: bool,
 }
 
-/// Keeps `settings.concurrency` calls in flight on `handle` until `control` says stop.
+/// A transport's rule for failures that mean its server is gone (the session is lost).
+pub(crate) type ServerGone = fn(&ClientError) -> bool;
+
+/// Keeps `settings.concurrency` calls in flight on `handle` until `control` says stop or the
+/// session is lost (a call failed with `closed`, or with an error `gone` recognizes).
 pub(crate) async fn drive_session(
     handle: ClientHandle,
     mix: &Mix,
     settings: &Settings,
     control: &Control,
+    gone: ServerGone,
 ) -> SessionLoad {
     let shared = RefCell::new(Shared {
         scheduler: Scheduler::new(mix),
@@ -141,7 +146,12 @@ pub(crate) async fn drive_session(
             let workers: Vec<_> = (0..settings.concurrency)
                 .map(|_| {
                     let (handle, shared) = (handle.clone(), shared.clone());
-                    executor.spawn(worker(handle, mix, settings.timeout, control, shared))
+                    let call = Call {
+                        mix,
+                        timeout: settings.timeout,
+                        gone,
+                    };
+                    executor.spawn(worker(handle, call, control, shared))
                 })
                 .collect();
             for worker in workers {
@@ -158,14 +168,21 @@ pub(crate) async fn drive_session(
     }
 }
 
+/// What a worker calls and how it judges the answers.
+struct Call<'a> {
+    mix: &'a Mix,
+    timeout: Duration,
+    gone: ServerGone,
+}
+
 /// One call at a time, back to back, until told to stop or the session is lost.
 async fn worker(
     handle: ClientHandle,
-    mix: &Mix,
-    timeout: Duration,
+    call: Call<'_>,
     control: &Control,
     shared: Rc<RefCell<Shared>>,
 ) {
+    let Call { mix, timeout, gone } = call;
     loop {
         if shared.borrow().lost {
             return;
@@ -185,7 +202,10 @@ async fn worker(
             .request_raw(entry.op.method(), entry.params.clone(), options)
             .await;
         let done = Instant::now();
-        let outcome = check(&entry.op, answer);
+        let outcome = match answer {
+            Err(error) if gone(&error) => Err(server_gone(&entry.op, &error)),
+            answer => check(&entry.op, answer),
+        };
         let mut shared = shared.borrow_mut();
         if matches!(&outcome, Err(e) if e.kind == ErrorKind::Closed) {
             shared.lost = true;

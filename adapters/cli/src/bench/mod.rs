@@ -1,10 +1,10 @@
 //! `mcp-sansio bench`: a load generator for any MCP server. Starts one thread per session,
-//! each with its own client and server, lines them up, runs the load, merges what they
-//! measured and prints the report.
+//! each with its own client and its own server process (stdio) or MCP session (URL), lines
+//! them up, runs the load, merges what they measured and prints the report.
 //!
 //! Split by concern: [`cli`] the options, [`mix`] what to call, [`load`] when to call and the
 //! workers, [`check`] judging answers, [`histogram`] and [`stats`] the tallies, [`transport`]
-//! reaching a server, [`report`] and [`progress`] the output.
+//! reaching a server ([`url`] over Streamable HTTP), [`report`] and [`progress`] the output.
 
 mod check;
 mod cli;
@@ -15,6 +15,7 @@ mod progress;
 mod report;
 mod stats;
 mod transport;
+mod url;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -29,23 +30,10 @@ use report::{Correlation, Report};
 use stats::Recorder;
 use transport::{run_session, NotRun, Ran, Target};
 
-/// Runs the benchmark described by `args` against the server command after `--`.
+/// Runs the benchmark described by `args` against the URL or the server command after `--`.
 pub(crate) fn run(args: &BenchArgs, server: Option<Vec<OsString>>) -> Result<(), Failure> {
-    let command = match server {
-        Some(command) if !command.is_empty() => command,
-        _ => {
-            return Err(Failure::Usage(
-                "missing the server command: put it last, after `--` \
-                 (e.g. `mcp-sansio bench --stdio -- ./my-server`)"
-                    .into(),
-            ))
-        }
-    };
+    let target = target(args, server).map_err(Failure::Usage)?;
     let settings = Arc::new(args.settings().map_err(Failure::Usage)?);
-    let target = Target::Stdio {
-        command,
-        stderr: args.server_stderr,
-    };
     let control = Arc::new(Control::new(
         settings.stop,
         settings.warmup,
@@ -142,13 +130,40 @@ pub(crate) fn run(args: &BenchArgs, server: Option<Vec<OsString>>) -> Result<(),
     }
 }
 
+/// The server under load: the URL, or the command after `--` with `--stdio`.
+fn target(args: &BenchArgs, server: Option<Vec<OsString>>) -> Result<Target, String> {
+    match (&args.url, server) {
+        (Some(_), Some(_)) => Err(
+            "a URL takes no server command: drop everything from `--` on, or use --stdio".into(),
+        ),
+        (Some(url), None) => {
+            url::check_url(url)?;
+            Ok(Target::Url {
+                url: url.clone(),
+                bearer_token: args.bearer_token.clone(),
+            })
+        }
+        (None, _) if args.bearer_token.is_some() => {
+            Err("--bearer-token goes with a URL, not with --stdio".into())
+        }
+        (None, Some(command)) if !command.is_empty() => Ok(Target::Stdio {
+            command,
+            stderr: args.server_stderr,
+        }),
+        (None, _) => Err("missing the server command: put it last, after `--` \
+             (e.g. `mcp-sansio bench --stdio -- ./my-server`)"
+            .into()),
+    }
+}
+
 /// Connects one session, waits for the others, runs the load on it.
 fn one_session(
     target: &Target,
     settings: &cli::Settings,
     control: &Control,
 ) -> Result<Ran<SessionLoad>, NotRun> {
-    let ran = run_session(target, settings.timeout, |handle| async move {
+    let gone = target.server_gone();
+    let ran = run_session(target, settings, |handle| async move {
         let Some(handle) = handle else {
             control.arrive(false).await;
             return None;
@@ -156,7 +171,7 @@ fn one_session(
         if !control.arrive(true).await {
             return None;
         }
-        Some(drive_session(handle, &settings.mix, settings, control).await)
+        Some(drive_session(handle, &settings.mix, settings, control, gone).await)
     })?;
     match ran.output {
         Some(output) => Ok(Ran {

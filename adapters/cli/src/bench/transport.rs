@@ -1,18 +1,21 @@
 //! Where a session's server is and how a session reaches it. Each transport connects one
 //! client, runs the handshake, hands the initialized [`ClientHandle`] to the load, then closes
-//! and reports the session's correlation counters. Adding a transport (a URL for Streamable
-//! HTTP) is one more [`Target`] variant and one more `run_*` function.
+//! and reports the session's correlation counters. Two targets: a command run once per session
+//! over stdio, and a Streamable HTTP URL (one MCP session per bench session, each with its own
+//! keep-alive connection pool, see [`super::url`]).
 
 use std::ffi::OsString;
 use std::future::Future;
 use std::time::Duration;
 
-use mcp_sansio::app::client::{Client, ClientError, ClientHandle};
+use mcp_sansio::app::client::{Client, ClientBuilder, ClientError, ClientHandle};
 use mcp_sansio::config::Config;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::session::Stats;
 use mcp_sansio_stdio::{connect_stdio_client, ClientRunReport, ShutdownStage, StderrMode};
 
+use super::cli::Settings;
+use super::url::run_url;
 use crate::args::StderrArg;
 
 /// How long to wait for the session's counters once the load is over.
@@ -25,6 +28,11 @@ pub(crate) enum Target {
     Stdio {
         command: Vec<OsString>,
         stderr: StderrArg,
+    },
+    /// A Streamable HTTP endpoint; each session is one MCP session on it.
+    Url {
+        url: String,
+        bearer_token: Option<String>,
     },
 }
 
@@ -40,6 +48,18 @@ impl Target {
                     .collect::<Vec<_>>()
                     .join(" "),
             ),
+            Target::Url { url, .. } => ("http", url.clone()),
+        }
+    }
+
+    /// Whether a failed call means the session's server is gone, not just that call: for a
+    /// URL, the transport's own errors for a request that got no HTTP response at all (no
+    /// connection, or it broke) or was refused because the session is lost. A child process
+    /// that exits closes the session, which the checks already count as `closed`.
+    pub(crate) fn server_gone(&self) -> fn(&ClientError) -> bool {
+        match self {
+            Target::Stdio { .. } => |_| false,
+            Target::Url { .. } => super::url::unreachable,
         }
     }
 }
@@ -80,15 +100,25 @@ pub(crate) struct NotRun {
 /// line) and returns whether it ran.
 pub(crate) fn run_session<T, F>(
     target: &Target,
-    timeout: Duration,
+    settings: &Settings,
     load: impl FnOnce(Option<ClientHandle>) -> F,
 ) -> Result<Ran<T>, NotRun>
 where
     F: Future<Output = T>,
 {
     match target {
-        Target::Stdio { command, stderr } => run_stdio(command, *stderr, timeout, load),
+        Target::Stdio { command, stderr } => run_stdio(command, *stderr, settings.timeout, load),
+        Target::Url { url, bearer_token } => run_url(url, bearer_token.clone(), settings, load),
     }
+}
+
+/// The bench's client identity, with the run's timeout as the request timeout.
+pub(super) fn client_builder(timeout: Duration) -> ClientBuilder {
+    Client::builder(Implementation::new(
+        "mcp-sansio-bench",
+        env!("CARGO_PKG_VERSION"),
+    ))
+    .config(client_config(timeout))
 }
 
 fn client_config(timeout: Duration) -> Config {
@@ -108,11 +138,7 @@ fn run_stdio<T, F>(
 where
     F: Future<Output = T>,
 {
-    let builder = Client::builder(Implementation::new(
-        "mcp-sansio-bench",
-        env!("CARGO_PKG_VERSION"),
-    ))
-    .config(client_config(timeout));
+    let builder = client_builder(timeout);
     let mode = match stderr {
         StderrArg::Inherit => StderrMode::Inherit,
         StderrArg::Capture => StderrMode::Capture,

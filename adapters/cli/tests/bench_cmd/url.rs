@@ -1,0 +1,330 @@
+//! `mcp-sansio bench URL`: the Streamable HTTP target against our `serve --http` (and, when
+//! the interop peers are installed, server-everything in streamableHttp mode and the Python
+//! SDK's streamable-http server). Same report, same checks as over stdio: the counts add up,
+//! failed calls are counted by kind, a server killed mid-run ends the run with lost sessions
+//! instead of a hang.
+
+use std::io::{BufRead, BufReader};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{assert_sane_latency, num, peer, run_cli, Run, BIN};
+
+/// How long a peer server may take to accept connections.
+const START_LIMIT: Duration = Duration::from_secs(60);
+
+/// A server on a loopback port, killed by its PID when dropped.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    /// `mcp-sansio serve --http 127.0.0.1:0`, its URL read from `listening on URL`.
+    fn ours() -> Server {
+        let mut child = Command::new(BIN)
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn mcp-sansio serve --http");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let first = lines.next().and_then(Result::ok).unwrap_or_default();
+        let url = first.strip_prefix("listening on ").map(str::to_owned);
+        let Some(url) = url.filter(|u| u.starts_with("http://127.0.0.1:")) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("unexpected first stderr line: {first:?}");
+        };
+        // Keep draining stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || lines.map_while(Result::ok).for_each(drop));
+        Server { child, url }
+    }
+
+    /// A peer started by `command`, serving on `port`; waits until the port accepts.
+    fn peer(mut command: Command, port: u16) -> Server {
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn the peer server");
+        let server = Server {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        };
+        let started = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < START_LIMIT, "the peer never listened");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        server
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    listener.local_addr().unwrap().port()
+}
+
+/// `mcp-sansio bench URL --timeout 20s <options>`.
+fn bench_url(url: &str, options: &[&str]) -> Run {
+    let mut args = vec!["bench", url, "--timeout", "20s"];
+    args.extend_from_slice(options);
+    run_cli(&args)
+}
+
+#[test]
+fn url_sessions_and_calls_in_flight_add_up_exactly() {
+    let server = Server::ours();
+    let run = bench_url(
+        &server.url,
+        &[
+            "--json",
+            "--requests",
+            "600",
+            "--sessions",
+            "3",
+            "--concurrency",
+            "8",
+            "--warmup",
+            "200ms",
+            "--mix",
+            "ping=1,tool:test_simple_text=1,read:test://static-text=1",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    let report = run.report();
+    assert_eq!(report["transport"], "http");
+    assert_eq!(report["target"], server.url.as_str());
+    assert_eq!(report["completed"], 600, "{report}");
+    assert_eq!(report["ok"], 600);
+    assert_eq!(report["errors"]["total"], 0);
+    assert_eq!(report["sessions_lost"], 0);
+    assert_eq!(report["responses_unmatched"], 0);
+    assert_eq!(
+        (report["sessions"].clone(), report["concurrency"].clone()),
+        (3.into(), 8.into())
+    );
+    let server_info = &report["server"];
+    assert!(
+        server_info["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("mcp-sansio"),
+        "{server_info}"
+    );
+    assert_sane_latency(&report["latency_us"]);
+    assert!(num(&report["throughput_per_s"]) > 0.0);
+    // Each session follows the 1:1:1 order over its share: 200 each, give or take one per
+    // session.
+    for op in report["ops"].as_array().unwrap() {
+        let ok = op["ok"].as_u64().unwrap();
+        assert!((197..=203).contains(&ok), "{op}");
+        assert_sane_latency(&op["latency_us"]);
+    }
+}
+
+#[test]
+fn url_failed_tools_and_unknown_tools_are_counted_by_kind() {
+    let server = Server::ours();
+    let run = bench_url(
+        &server.url,
+        &[
+            "--json",
+            "--requests",
+            "300",
+            "--concurrency",
+            "4",
+            "--warmup",
+            "0",
+            "--mix",
+            "ping=1,tool:test_error_handling=1,tool:no_such_tool=1",
+        ],
+    );
+    assert_eq!(run.code, Some(1), "failed calls make the exit status 1");
+    let report = run.report();
+    assert_eq!(report["completed"], 300, "{report}");
+    assert_eq!(report["ok"], 100);
+    assert_eq!(report["errors"]["tool_is_error"], 100);
+    assert_eq!(report["errors"]["rpc_error"], 100);
+    assert_eq!(report["errors"]["closed"], 0);
+    assert_eq!(report["sessions_lost"], 0);
+    assert_eq!(report["ops"][0]["ok"], 100);
+    let samples: Vec<&str> = report["error_samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        samples
+            .iter()
+            .any(|m| m.starts_with("tool:no_such_tool: JSON-RPC error -32602")),
+        "{samples:?}"
+    );
+}
+
+#[test]
+fn url_server_killed_midway_loses_every_session_without_a_hang() {
+    let server = Server::ours();
+    let pid = server.pid().to_string();
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(2));
+        Command::new("kill").args(["-KILL", &pid]).status()
+    });
+    let run = bench_url(
+        &server.url,
+        &[
+            "--json",
+            "--duration",
+            "30s",
+            "--warmup",
+            "0",
+            "--sessions",
+            "2",
+            "--concurrency",
+            "4",
+        ],
+    );
+    assert!(killer.join().unwrap().unwrap().success());
+    assert_eq!(run.code, Some(1), "stderr:\n{}", run.stderr);
+    let report = run.report();
+    assert_eq!(report["sessions_lost"], 2, "{report}");
+    let closed = report["errors"]["closed"].as_u64().unwrap();
+    assert!(
+        (2..=8).contains(&closed),
+        "the calls in flight fail, then each session stops: {report}"
+    );
+    assert_eq!(report["errors"]["total"], closed, "{report}");
+    assert!(report["ok"].as_u64().unwrap() > 0);
+    assert!(
+        num(&report["elapsed_s"]) < 10.0,
+        "the run ends with the server: {report}"
+    );
+    let sample = report["error_samples"][0]["message"].as_str().unwrap();
+    assert!(sample.starts_with("ping: the server is gone"), "{sample}");
+}
+
+#[test]
+fn url_unreachable_or_malformed_targets_fail_before_any_report() {
+    let port = free_port(); // free a moment ago: nothing listens there
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let run = bench_url(&url, &["--requests", "10", "--sessions", "2"]);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stdout.is_empty(), "no report: {}", run.stdout);
+    assert!(
+        run.stderr.contains("did not initialize") && run.stderr.contains("cannot connect"),
+        "{}",
+        run.stderr
+    );
+
+    for args in [
+        &["bench", "https://example.invalid/mcp"][..],
+        &["bench", "http://127.0.0.1:9/mcp", "--", "server"],
+        &["bench", "--stdio", "http://127.0.0.1:9/mcp"],
+        &[
+            "bench",
+            "http://127.0.0.1:9/mcp",
+            "--server-stderr",
+            "null",
+            "--stdio",
+        ],
+        &["bench", "--stdio", "--bearer-token", "t", "--", "server"],
+        &["bench"],
+    ] {
+        let run = run_cli(args);
+        assert_eq!(run.code, Some(2), "{args:?}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn url_loads_the_typescript_server_everything_streamable_http() {
+    let (Some(node), Some(everything)) = (peer("MCP_NODE22"), peer("MCP_SERVER_EVERYTHING")) else {
+        return;
+    };
+    let port = free_port();
+    let mut command = Command::new(node);
+    command
+        .args([everything.as_str(), "streamableHttp"])
+        .env("PORT", port.to_string());
+    let server = Server::peer(command, port);
+    let run = bench_url(
+        &server.url,
+        &[
+            "--json",
+            "--requests",
+            "300",
+            "--sessions",
+            "2",
+            "--concurrency",
+            "8",
+            "--warmup",
+            "0",
+            "--mix",
+            "ping=1,tool:echo=2",
+            "--args",
+            r#"echo={"message":"hello"}"#,
+        ],
+    );
+    assert_eq!(run.code, Some(0), "stderr:\n{}\n{}", run.stderr, run.stdout);
+    let report = run.report();
+    assert_eq!(
+        (report["completed"].clone(), report["ok"].clone()),
+        (300.into(), 300.into())
+    );
+    assert_eq!(report["ops"][1]["ok"], 200, "{report}");
+    assert_sane_latency(&report["latency_us"]);
+}
+
+#[test]
+fn url_loads_the_python_sdk_streamable_http_server() {
+    let Some(python) = peer("MCP_PYTHON") else {
+        return;
+    };
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop/py/sdk_server.py");
+    let port = free_port();
+    let mut command = Command::new(python);
+    command.arg(script).args(["--http", &port.to_string()]);
+    let server = Server::peer(command, port);
+    let run = bench_url(
+        &server.url,
+        &[
+            "--json",
+            "--requests",
+            "200",
+            "--sessions",
+            "2",
+            "--concurrency",
+            "4",
+            "--warmup",
+            "0",
+            "--mix",
+            "ping=1,tool:echo=2,read:greeting://hello=1",
+            "--args",
+            r#"echo={"text":"hello"}"#,
+        ],
+    );
+    assert_eq!(run.code, Some(0), "stderr:\n{}\n{}", run.stderr, run.stdout);
+    let report = run.report();
+    assert_eq!(
+        (report["completed"].clone(), report["ok"].clone()),
+        (200.into(), 200.into())
+    );
+    assert_sane_latency(&report["latency_us"]);
+}
