@@ -101,15 +101,15 @@ pub(crate) fn check(op: &Op, answer: Result<RawJson, ClientError>) -> Result<(),
     }
 }
 
-/// A call whose failure says the server is gone (see `Target::server_gone`): `closed`.
-pub(crate) fn server_gone(op: &Op, error: &ClientError) -> CallError {
+/// A call the transport could not get an answer for (see `Target::server_gone`): `closed`.
+pub(crate) fn no_answer(op: &Op, error: &ClientError) -> CallError {
     let why = match error {
         ClientError::Rpc(e) => e.message.clone(),
         other => other.to_string(),
     };
     CallError::new(
         ErrorKind::Closed,
-        format!("{}: the server is gone: {why}", op.label()),
+        format!("{}: no answer: {why}", op.label()),
     )
 }
 

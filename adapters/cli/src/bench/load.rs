@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use mcp_sansio::app::client::{CallOptions, ClientError, ClientHandle};
 use smol::lock::Barrier;
 
-use super::check::{check, server_gone, ErrorKind};
+use super::check::{check, no_answer, ErrorKind};
 use super::cli::{Settings, Stop};
 use super::mix::{Mix, Scheduler};
 use super::stats::Recorder;
@@ -122,11 +122,22 @@ struct Shared {
     lost: bool,
 }
 
-/// A transport's rule for failures that mean its server is gone (the session is lost).
-pub(crate) type ServerGone = fn(&ClientError) -> bool;
+/// What a failed call says about the transport under it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Delivery {
+    /// The failure is an answer (or a timeout): the checks judge it.
+    Answered,
+    /// The call got no answer at all (its connection broke): `closed`, the session goes on.
+    Broken,
+    /// The server cannot be reached any more: `closed`, and the session's load ends.
+    Unreachable,
+}
+
+/// A transport's rule for telling those apart.
+pub(crate) type ServerGone = fn(&ClientError) -> Delivery;
 
 /// Keeps `settings.concurrency` calls in flight on `handle` until `control` says stop or the
-/// session is lost (a call failed with `closed`, or with an error `gone` recognizes).
+/// session is lost (the session closed, or `gone` says the server is unreachable).
 pub(crate) async fn drive_session(
     handle: ClientHandle,
     mix: &Mix,
@@ -202,12 +213,17 @@ async fn worker(
             .request_raw(entry.op.method(), entry.params.clone(), options)
             .await;
         let done = Instant::now();
+        let delivery = match &answer {
+            Err(error) => gone(error),
+            Ok(_) => Delivery::Answered,
+        };
         let outcome = match answer {
-            Err(error) if gone(&error) => Err(server_gone(&entry.op, &error)),
+            Err(error) if delivery != Delivery::Answered => Err(no_answer(&entry.op, &error)),
             answer => check(&entry.op, answer),
         };
         let mut shared = shared.borrow_mut();
-        if matches!(&outcome, Err(e) if e.kind == ErrorKind::Closed) {
+        let closed = matches!(&outcome, Err(e) if e.kind == ErrorKind::Closed);
+        if (closed && delivery != Delivery::Broken) || delivery == Delivery::Unreachable {
             shared.lost = true;
         }
         if admission == Admission::Measured {

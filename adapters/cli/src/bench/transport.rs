@@ -15,6 +15,7 @@ use mcp_sansio::session::Stats;
 use mcp_sansio_stdio::{connect_stdio_client, ClientRunReport, ShutdownStage, StderrMode};
 
 use super::cli::Settings;
+use super::load::{Delivery, ServerGone};
 use super::url::run_url;
 use crate::args::StderrArg;
 
@@ -52,14 +53,14 @@ impl Target {
         }
     }
 
-    /// Whether a failed call means the session's server is gone, not just that call: for a
-    /// URL, the transport's own errors for a request that got no HTTP response at all (no
-    /// connection, or it broke) or was refused because the session is lost. A child process
-    /// that exits closes the session, which the checks already count as `closed`.
-    pub(crate) fn server_gone(&self) -> fn(&ClientError) -> bool {
+    /// What a failed call says about the transport: for a URL, the transport's own errors
+    /// for a request that got no HTTP response (its connection broke) or could not reach the
+    /// server at all (no connection, the session lost for good). A child process that exits
+    /// closes the session, which the checks already count as `closed`.
+    pub(crate) fn server_gone(&self) -> ServerGone {
         match self {
-            Target::Stdio { .. } => |_| false,
-            Target::Url { .. } => super::url::unreachable,
+            Target::Stdio { .. } => |_| Delivery::Answered,
+            Target::Url { .. } => super::url::delivery,
         }
     }
 }

@@ -11,6 +11,7 @@ use mcp_sansio_http::client::{connect_http_client, HttpClientOptions};
 use std::future::Future;
 
 use super::cli::Settings;
+use super::load::Delivery;
 use super::transport::{client_builder, NotRun, Ran, ServerIdentity};
 use mcp_sansio::app::client::ClientHandle;
 
@@ -19,13 +20,23 @@ use mcp_sansio::app::client::ClientHandle;
 const SPARE_EXCHANGES: usize = 16;
 
 /// How the core's HTTP transport words the errors it synthesizes for a request that got no
-/// HTTP response (no connection, or it broke before the answer) or was refused because the
-/// session is gone for good. A server's own JSON-RPC errors never reach here with these.
-const SERVER_GONE: [&str; 3] = [
-    "the HTTP request failed",
+/// HTTP response (`BROKEN`), and for one that could not reach the server at all: no
+/// connection, or the session is gone for good (`UNREACHABLE`). They carry no `httpStatus`;
+/// an HTTP error status is an answer from a live server.
+const UNREACHABLE: [&str; 3] = [
+    "the HTTP request failed: cannot connect",
     "the HTTP session is closed or lost",
     "re-initialization failed",
 ];
+const BROKEN: &str = "the HTTP request failed";
+
+/// Sizes the transport for `concurrency` calls: a response stream may stay open a little
+/// after its answer while the next call is already sent.
+fn max_exchanges(concurrency: usize) -> usize {
+    HttpClientConfig::default()
+        .max_exchanges
+        .max(2 * concurrency + SPARE_EXCHANGES)
+}
 
 /// Checks `url` the way the client will read it (a usage error, before anything starts).
 pub(crate) fn check_url(url: &str) -> Result<(), String> {
@@ -35,16 +46,20 @@ pub(crate) fn check_url(url: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// Whether `error` says the server is unreachable (see [`SERVER_GONE`]): such a call is
-/// counted as `closed` and ends the session's load, like a server process that exited.
-pub(crate) fn unreachable(error: &ClientError) -> bool {
-    match error {
-        ClientError::Rpc(e) => {
-            e.code == TRANSPORT_ERROR
-                && e.data.is_none()
-                && SERVER_GONE.iter().any(|p| e.message.starts_with(p))
-        }
-        _ => false,
+/// What `error` says about the transport (see [`UNREACHABLE`] and [`BROKEN`]).
+pub(crate) fn delivery(error: &ClientError) -> Delivery {
+    let ClientError::Rpc(e) = error else {
+        return Delivery::Answered;
+    };
+    if e.code != TRANSPORT_ERROR || e.data.is_some() {
+        return Delivery::Answered;
+    }
+    if UNREACHABLE.iter().any(|p| e.message.starts_with(p)) {
+        Delivery::Unreachable
+    } else if e.message.starts_with(BROKEN) {
+        Delivery::Broken
+    } else {
+        Delivery::Answered
     }
 }
 
@@ -60,7 +75,7 @@ where
 {
     let options = HttpClientOptions {
         transport: HttpClientConfig {
-            max_exchanges: settings.concurrency + SPARE_EXCHANGES,
+            max_exchanges: max_exchanges(settings.concurrency),
             ..HttpClientConfig::default()
         },
         bearer_token,
@@ -118,25 +133,30 @@ mod tests {
     use mcp_sansio::jsonrpc::{ErrorObject, RawJson};
 
     #[test]
-    fn only_the_transports_no_response_errors_mean_the_server_is_gone() {
-        let gone = ErrorObject::new(
-            TRANSPORT_ERROR,
-            "the HTTP request failed: cannot connect to 127.0.0.1:9: Connection refused",
-        );
-        assert!(unreachable(&ClientError::Rpc(gone)));
-        let lost = ErrorObject::new(TRANSPORT_ERROR, "the HTTP session is closed or lost");
-        assert!(unreachable(&ClientError::Rpc(lost)));
+    fn only_the_transports_no_response_errors_are_not_answers() {
+        let rpc = |message: &str| ClientError::Rpc(ErrorObject::new(TRANSPORT_ERROR, message));
+        let refused = "the HTTP request failed: cannot connect to 127.0.0.1:9: refused";
+        assert_eq!(delivery(&rpc(refused)), Delivery::Unreachable);
+        let lost = "the HTTP session is closed or lost";
+        assert_eq!(delivery(&rpc(lost)), Delivery::Unreachable);
+        let broken = "the HTTP request failed: request failed: connection error";
+        assert_eq!(delivery(&rpc(broken)), Delivery::Broken);
 
         // An HTTP error status is an answer: the server is there.
         let status = ErrorObject::new(TRANSPORT_ERROR, "the HTTP request failed: 503")
             .with_data(RawJson::from_text(String::from(r#"{"httpStatus":503}"#)).unwrap());
-        assert!(!unreachable(&ClientError::Rpc(status)));
+        assert_eq!(delivery(&ClientError::Rpc(status)), Delivery::Answered);
         // A server's own error with the same code, and an expired session (re-initialized).
-        let own = ErrorObject::new(TRANSPORT_ERROR, "tool failed");
-        assert!(!unreachable(&ClientError::Rpc(own)));
-        let expired = ErrorObject::new(TRANSPORT_ERROR, "the HTTP session expired (404)");
-        assert!(!unreachable(&ClientError::Rpc(expired)));
-        assert!(!unreachable(&ClientError::TimedOut));
+        assert_eq!(delivery(&rpc("tool failed")), Delivery::Answered);
+        let expired = "the HTTP session expired (404)";
+        assert_eq!(delivery(&rpc(expired)), Delivery::Answered);
+        assert_eq!(delivery(&ClientError::TimedOut), Delivery::Answered);
+    }
+
+    #[test]
+    fn a_response_stream_may_outlive_its_answer() {
+        assert_eq!(max_exchanges(1), 1024);
+        assert_eq!(max_exchanges(1024), 2064);
     }
 
     #[test]

@@ -205,9 +205,11 @@ fn url_server_killed_midway_loses_every_session_without_a_hang() {
     assert_eq!(run.code, Some(1), "stderr:\n{}", run.stderr);
     let report = run.report();
     assert_eq!(report["sessions_lost"], 2, "{report}");
+    // The calls in flight lose their connection, then at most one call per worker finds the
+    // port closed and ends its session.
     let closed = report["errors"]["closed"].as_u64().unwrap();
     assert!(
-        (2..=8).contains(&closed),
+        (2..=16).contains(&closed),
         "the calls in flight fail, then each session stops: {report}"
     );
     assert_eq!(report["errors"]["total"], closed, "{report}");
@@ -216,8 +218,10 @@ fn url_server_killed_midway_loses_every_session_without_a_hang() {
         num(&report["elapsed_s"]) < 10.0,
         "the run ends with the server: {report}"
     );
-    let sample = report["error_samples"][0]["message"].as_str().unwrap();
-    assert!(sample.starts_with("ping: the server is gone"), "{sample}");
+    for sample in report["error_samples"].as_array().unwrap() {
+        let message = sample["message"].as_str().unwrap();
+        assert!(message.starts_with("ping: no answer: "), "{message}");
+    }
 }
 
 #[test]
