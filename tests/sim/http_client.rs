@@ -761,6 +761,9 @@ impl HttpClientWorld {
         self.report.max_exchanges = self.report.max_exchanges.max(exchanges);
         let sessions = self.ep.session_count();
         self.report.max_sessions = self.report.max_sessions.max(sessions);
+        if sessions > 2 {
+            return Err(format!("{sessions} server sessions held for one client"));
+        }
         if exchanges > self.http_config.max_exchanges {
             return Err(format!("{exchanges} HTTP exchanges in flight"));
         }
