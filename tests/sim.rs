@@ -137,6 +137,7 @@ fn http_client_world_holds_the_invariants_over_many_seeds() {
         total.add(&r.tally);
         sum.requests += r.requests;
         sum.events += r.events;
+        sum.notifications += r.notifications;
         sum.drops += r.drops;
         sum.server_closes += r.server_closes;
         sum.resumes += r.resumes;
@@ -150,10 +151,11 @@ fn http_client_world_holds_the_invariants_over_many_seeds() {
         sum.max_sessions = sum.max_sessions.max(r.max_sessions);
     }
     eprintln!(
-        "sim http_client_world: {} seeds, {} requests ({total:?}), {} SSE events, {} drops, {} early closes, {} resumes, {} resumes refused (409), {} connections refused, {} restarts, {} expired (404), {} re-initialized, {} clients started over, at most {} exchanges and {} server sessions at once",
+        "sim http_client_world: {} seeds, {} requests ({total:?}), {} SSE events, {} server notifications, {} drops, {} early closes, {} resumes, {} resumes refused (409), {} connections refused, {} restarts, {} expired (404), {} re-initialized, {} clients started over, at most {} exchanges and {} server sessions at once",
         reports.len(),
         sum.requests,
         sum.events,
+        sum.notifications,
         sum.drops,
         sum.server_closes,
         sum.resumes,
@@ -175,6 +177,7 @@ fn http_client_world_holds_the_invariants_over_many_seeds() {
         assert!(sum.drops > 0 && sum.resumes > 0 && sum.server_closes > 0);
         assert!(sum.restarts > 0 && sum.refused > 0 && sum.resume_refused > 0);
         assert!(total.results > 0 && total.errors > 0 && total.timed_out > 0);
+        assert!(sum.notifications > 0);
         assert!(
             sum.expired >= reports.len() as u64 && sum.reinitialized >= reports.len() as u64,
             "every run ends with an expiry, a 404 and a new session"

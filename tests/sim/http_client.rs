@@ -23,9 +23,9 @@ use mcp_sansio::http::{
     Body, Endpoint, EndpointConfig, HttpMethod, HttpRequestHead, ResponseMode, StreamChunk,
     StreamId,
 };
-use mcp_sansio::jsonrpc::{self, Message, RequestId};
+use mcp_sansio::jsonrpc::{self, Message, RawJson, RequestId};
 use mcp_sansio::model::ProtocolVersion;
-use mcp_sansio::session::{Session, State};
+use mcp_sansio::session::{Event, Session, State};
 use mcp_sansio::Config;
 
 use super::check::{Ledger, Tally};
@@ -33,6 +33,9 @@ use super::http::{endpoint, setup, Sabotage};
 use super::judge::Judge;
 use super::rng::Rng;
 use super::worker::Worker;
+
+/// The numbered notification the server sends the client now and then.
+const TICK: &str = "notifications/sim/tick";
 
 /// What a run did, for the summary line.
 #[derive(Debug, Default)]
@@ -43,6 +46,8 @@ pub struct Report {
     pub tally: Tally,
     /// SSE events with data that reached the client.
     pub events: u64,
+    /// Server notifications that reached the client (each at most once).
+    pub notifications: u64,
     /// Connections reset by the network in the middle of an SSE stream.
     pub drops: u64,
     /// SSE streams the server closed early (SEP-1699).
@@ -158,6 +163,9 @@ pub struct HttpClientWorld {
     pub(super) awaiting_reinit: bool,
     /// Requests the transport handed an answer for (this client).
     answered: HashSet<RequestId>,
+    /// Numbered server notifications sent, and those the client got.
+    ticks_sent: u64,
+    ticks_seen: HashSet<u64>,
     /// The transport reported `SessionLost`: start a new client.
     lost: bool,
     /// The transport reported `Closed`.
@@ -237,6 +245,8 @@ impl HttpClientWorld {
             report: Report::default(),
             awaiting_reinit: false,
             answered: HashSet::new(),
+            ticks_sent: 0,
+            ticks_seen: HashSet::new(),
             lost: false,
             closed: false,
             buf: Vec::new(),
@@ -298,6 +308,7 @@ impl HttpClientWorld {
             while let Some(event) = self.session.poll_event() {
                 moved = true;
                 self.ledger.event(&event)?;
+                self.tick_seen(&event)?;
             }
             if !moved {
                 return Ok(any);
@@ -320,6 +331,42 @@ impl HttpClientWorld {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Fault-free traffic the other way: the server sends a numbered notification on the
+    /// client's session (it travels on the standalone stream, when there is one).
+    pub(super) fn server_notify(&mut self) {
+        let Some(sid) = self.http.session_id().map(str::to_string) else {
+            return;
+        };
+        let Some(worker) = self.ep.machine_mut(&sid) else {
+            return;
+        };
+        self.ticks_sent += 1;
+        let params = format!("{{\"seq\":{}}}", self.ticks_sent);
+        let params = RawJson::from_text(params).expect("valid JSON");
+        let _ = worker.session.notify(TICK, Some(params));
+    }
+
+    /// A numbered server notification reaches the client at most once, whatever the
+    /// resumptions replayed.
+    fn tick_seen(&mut self, event: &Event) -> Result<(), String> {
+        let Event::Notification { method, params } = event else {
+            return Ok(());
+        };
+        if method != TICK {
+            return Ok(());
+        }
+        let seq = params
+            .as_ref()
+            .and_then(|p| serde_json::from_slice::<serde_json::Value>(p.as_bytes()).ok())
+            .and_then(|v| v.get("seq")?.as_u64())
+            .ok_or("a tick without its number")?;
+        if !self.ticks_seen.insert(seq) {
+            return Err(format!("server notification {seq} delivered twice"));
+        }
+        self.report.notifications += 1;
         Ok(())
     }
 

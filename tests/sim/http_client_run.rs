@@ -90,8 +90,9 @@ impl HttpClientWorld {
     pub fn run(mut self) -> Result<Report, String> {
         let ops = 20 + self.rng.below(60);
         for _ in 0..ops {
-            match self.rng.below(11) {
+            match self.rng.below(12) {
                 0..=4 => self.send_call()?,
+                10 => self.server_notify(),
                 5 => {
                     let pick = self.rng.next_u64();
                     if let Some(id) = self.ledger.outstanding_at(pick) {
