@@ -209,8 +209,17 @@ impl HttpClientWorld {
             ..Config::default()
         };
         let http_config = HttpClientConfig {
-            max_exchanges: 64,
-            max_held: 64,
+            // Small limits on some seeds, so requests are refused at them too.
+            max_exchanges: if rng.chance(20) {
+                3 + rng.below(6) as usize
+            } else {
+                64
+            },
+            max_held: if rng.chance(20) {
+                1 + rng.below(4) as usize
+            } else {
+                64
+            },
             default_retry: Duration::from_millis(100 + rng.below(2000)),
             max_retry: Duration::from_secs(10),
             max_resume_attempts: 1 + rng.below(5) as u32,
@@ -812,7 +821,10 @@ impl HttpClientWorld {
             return Err(format!("{sessions} server sessions held for one client"));
         }
         if exchanges > self.http_config.max_exchanges {
-            return Err(format!("{exchanges} HTTP exchanges in flight"));
+            return Err(format!(
+                "{exchanges} HTTP exchanges in flight (max_exchanges {})",
+                self.http_config.max_exchanges
+            ));
         }
         if self.session.pending_outbound() > self.client_config.max_pending_outbound + 1 {
             return Err("client pending table over budget".into());
