@@ -1,8 +1,10 @@
 //! The seeded network simulation (DESIGN.md §4 and §5): a client and a server on a virtual
-//! clock over a stdio-like wire with latency, jitter and server crashes, and a scripted HTTP
+//! clock over a stdio-like wire with latency, jitter and server crashes; a scripted HTTP
 //! client against the Streamable HTTP endpoint with concurrent streams, reordering, dropped and
-//! resumed SSE streams and session expiry. Each seed is one deterministic run; a failing seed
-//! is printed with the command that replays it alone.
+//! resumed SSE streams and session expiry; and the real client stack (client `Session` over the
+//! sans-IO `HttpClient` transport) against the same endpoint under the same faults plus server
+//! restarts, refused connections and a partition. Each seed is one deterministic run; a failing
+//! seed is printed with the command that replays it alone.
 //!
 //!   SIM_SEED=123 cargo test --test sim          # replay one seed (every world)
 //!   SIM_SEEDS=5000 cargo test --test sim        # more seeds than the default
@@ -11,6 +13,12 @@
 mod check;
 #[path = "sim/http.rs"]
 mod http;
+#[path = "sim/http_client.rs"]
+mod http_client;
+#[path = "sim/http_client_run.rs"]
+mod http_client_run;
+#[path = "sim/judge.rs"]
+mod judge;
 #[path = "sim/rng.rs"]
 mod rng;
 #[path = "sim/stdio.rs"]
@@ -118,6 +126,65 @@ fn http_world_holds_the_invariants_over_many_seeds() {
     }
 }
 
+#[test]
+fn http_client_world_holds_the_invariants_over_many_seeds() {
+    let reports = seed_loop("http_client_world", |seed| {
+        http_client::HttpClientWorld::new(seed).run()
+    });
+    let mut total = check::Tally::default();
+    let mut sum = http_client::Report::default();
+    for r in &reports {
+        total.add(&r.tally);
+        sum.requests += r.requests;
+        sum.events += r.events;
+        sum.notifications += r.notifications;
+        sum.drops += r.drops;
+        sum.server_closes += r.server_closes;
+        sum.resumes += r.resumes;
+        sum.resume_refused += r.resume_refused;
+        sum.refused += r.refused;
+        sum.restarts += r.restarts;
+        sum.expired += r.expired;
+        sum.reinitialized += r.reinitialized;
+        sum.started_over += r.started_over;
+        sum.max_exchanges = sum.max_exchanges.max(r.max_exchanges);
+        sum.max_sessions = sum.max_sessions.max(r.max_sessions);
+    }
+    eprintln!(
+        "sim http_client_world: {} seeds, {} requests ({total:?}), {} SSE events, {} server notifications, {} drops, {} early closes, {} resumes, {} resumes refused (409), {} connections refused, {} restarts, {} expired (404), {} re-initialized, {} clients started over, at most {} exchanges and {} server sessions at once",
+        reports.len(),
+        sum.requests,
+        sum.events,
+        sum.notifications,
+        sum.drops,
+        sum.server_closes,
+        sum.resumes,
+        sum.resume_refused,
+        sum.refused,
+        sum.restarts,
+        sum.expired,
+        sum.reinitialized,
+        sum.started_over,
+        sum.max_exchanges,
+        sum.max_sessions,
+    );
+    assert_eq!(
+        total.ended(),
+        sum.requests,
+        "every request ends exactly once"
+    );
+    if env_u64("SIM_SEED").is_none() {
+        assert!(sum.drops > 0 && sum.resumes > 0 && sum.server_closes > 0);
+        assert!(sum.restarts > 0 && sum.refused > 0 && sum.resume_refused > 0);
+        assert!(total.results > 0 && total.errors > 0 && total.timed_out > 0);
+        assert!(sum.notifications > 0);
+        assert!(
+            sum.expired >= reports.len() as u64 && sum.reinitialized >= reports.len() as u64,
+            "every run ends with an expiry, a 404 and a new session"
+        );
+    }
+}
+
 /// The checks can fail: a client that resumes from the start of the stream (duplicates) and
 /// one that silently loses chunks (gaps) are both caught on some seed, as is a pipe that
 /// reorders (progress out of order).
@@ -143,6 +210,24 @@ fn the_checks_catch_a_broken_transport() {
     assert!(
         gaps.iter().any(|e| e.contains("progress")),
         "lost chunks went unnoticed: {gaps:?}"
+    );
+    let dup = failures(&|seed| {
+        let mut w = http_client::HttpClientWorld::new(seed);
+        w.sabotage = http::Sabotage::ResumeFromStart;
+        w.run().map(drop)
+    });
+    assert!(
+        dup.iter().any(|e| e.contains("duplicate")),
+        "the real client resuming from the start went unnoticed: {dup:?}"
+    );
+    let gaps = failures(&|seed| {
+        let mut w = http_client::HttpClientWorld::new(seed);
+        w.sabotage = http::Sabotage::LoseChunks;
+        w.run().map(drop)
+    });
+    assert!(
+        gaps.iter().any(|e| e.contains("gap")),
+        "chunks lost on the way to the real client went unnoticed: {gaps:?}"
     );
     let reordered = failures(&|seed| {
         let mut w = stdio::StdioWorld::new(seed);

@@ -7,9 +7,8 @@
 //! session expiring while the client is idle (after a restart or an expiry the next POST gets
 //! 404 and the client initializes again).
 //!
-//! Hook for the HTTP client core: when `mcp_sansio::http::client` lands, a second world should
-//! drive it in place of `ScriptedClient`'s transport half (`post`, `on_head`, `on_chunk`,
-//! `drop_stream`), keeping the same checks.
+//! This world's client transport is hand-rolled on purpose (it judges the endpoint alone);
+//! `http_client.rs` drives the real client transport against the same endpoint.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
@@ -713,14 +712,14 @@ impl HttpWorld {
     }
 }
 
-fn endpoint(config: &EndpointConfig, server_config: &Config) -> Endpoint<Worker> {
+pub fn endpoint(config: &EndpointConfig, server_config: &Config) -> Endpoint<Worker> {
     let server_config = server_config.clone();
     Endpoint::new(config.clone(), move |now| {
         Worker::new(server_config.clone(), now)
     })
 }
 
-fn setup(version: ProtocolVersion) -> ClientSetup {
+pub fn setup(version: ProtocolVersion) -> ClientSetup {
     ClientSetup {
         info: Implementation::new("sim-http-client", "1"),
         capabilities: ClientCapabilities::default(),

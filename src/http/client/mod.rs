@@ -310,7 +310,8 @@ impl HttpClient {
 
     /// Sends one message now (no barrier in the way).
     fn dispatch(&mut self, frame: Bytes, kind: TransmitKind) {
-        if self.exchanges.len() >= self.config.max_exchanges {
+        // A stream waiting to reconnect holds its place: its GET comes back as an exchange.
+        if self.exchanges.len() + self.resumes.len() >= self.config.max_exchanges {
             return self.refuse(&frame, kind, "too many HTTP exchanges in flight");
         }
         let purpose = match kind {

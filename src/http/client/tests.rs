@@ -134,6 +134,47 @@ fn resumption_backs_off_and_gives_up_after_the_bounded_attempts() {
     );
 }
 
+/// Found by the simulator (tests/sim/http_client.rs, seed 21 with `max_exchanges` 6): a
+/// stream waiting to reconnect did not count against `max_exchanges`, so new requests took
+/// its place and the reconnection then went over the limit.
+#[test]
+fn a_stream_waiting_to_reconnect_counts_against_max_exchanges() {
+    let now = Instant::now();
+    let config = HttpClientConfig {
+        max_exchanges: 3,
+        ..HttpClientConfig::default()
+    };
+    // The standalone GET is one exchange; two calls fill the limit.
+    let mut t = ready(now, config);
+    let first = call(&mut t, now, 1);
+    let _second = call(&mut t, now, 2);
+    assert_eq!(t.exchanges_in_flight(), 3);
+    t.handle_response_head(now, first.id, 200, [("content-type", "text/event-stream")]);
+    t.handle_response_body(now, first.id, b"id: 7-1\nretry: 100\ndata:\n\n");
+    t.handle_response_failed(now, first.id, "reset");
+    assert_eq!(t.exchanges_in_flight(), 2);
+    // The third call finds the limit reached: the reconnection of the first holds a place.
+    let frame = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}"#;
+    t.handle_transmit(
+        now,
+        Bytes::from_static(frame.as_bytes()),
+        TransmitKind::Request,
+    );
+    assert!(sends(&mut t).is_empty(), "the third call was sent");
+    let out = frames(&mut t);
+    assert_eq!(out.len(), 1);
+    assert!(
+        out[0].contains(r#""id":3"#) && out[0].contains("too many"),
+        "{}",
+        out[0]
+    );
+    let due = t.poll_timeout().expect("the reconnection is scheduled");
+    t.handle_timeout(due);
+    let get = sends(&mut t).remove(0);
+    assert_eq!(get.header("Last-Event-ID"), Some("7-1"));
+    assert_eq!(t.exchanges_in_flight(), 3, "over max_exchanges");
+}
+
 #[test]
 fn a_stream_without_event_ids_cannot_resume_and_fails_once() {
     let now = Instant::now();

@@ -78,7 +78,8 @@ pub struct HttpClientConfig {
     pub max_body: usize,
     /// One SSE event (a line or its data) larger than this is dropped. Default 4 MiB.
     pub max_event_size: usize,
-    /// Exchanges in flight at most; a request past it fails at once. Default 1024.
+    /// Exchanges in flight at most (a stream waiting to reconnect counts); a request past it
+    /// fails at once. Default 1024.
     pub max_exchanges: usize,
     /// Messages held while the handshake or a re-initialization is in flight. Default 1024.
     pub max_held: usize,

@@ -1,0 +1,316 @@
+//! Fuzz body for the legacy HTTP+SSE endpoint behind the `Router` (`/mcp` Streamable, `/sse`
+//! and `/messages` legacy) fed an arbitrary sequence of requests: SSE GETs, message POSTs
+//! naming known, unknown or missing sessions, with arbitrary headers and bodies, requests to
+//! other paths and methods, body pulls, dropped streams, `close_session`, and time.
+//! Invariants: no panic; unknown paths get 404 and wrong methods 405 with `Allow`; each
+//! endpoint's session table stays within `max_sessions`; stream ids say which endpoint owns
+//! them; a legacy stream starts with exactly one `endpoint` event naming its session's message
+//! URI and then carries only `message` events holding one valid JSON-RPC message each (and
+//! keep-alive comments); a body that ended stays ended; a POST to a session whose stream ended
+//! gets 404; no deadline at or before `now` survives `handle_timeout`.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+
+use super::app_ops::registry_server;
+use super::ops::{self, Cursor};
+use super::session_ops::small_config;
+use crate::app::runtime::first_poll;
+use crate::app::server::Server;
+use crate::framing::{SseDecoder, SseItem};
+use crate::http::legacy::{Route, Router, RouterPaths};
+use crate::http::{
+    Body, EndpointConfig, HttpMethod, HttpRequestHead, HttpResponse, StreamChunk, StreamId,
+};
+
+/// One response body being pulled.
+struct Pull {
+    /// `Some` for a legacy SSE stream: its decoder and the session its `endpoint` event named.
+    legacy: Option<(SseDecoder, Option<String>)>,
+    ended: bool,
+}
+
+struct World {
+    router: Router<Server>,
+    max_sessions: usize,
+    now: Instant,
+    /// Legacy sessions named by `endpoint` events, and whether their stream ended.
+    sids: Vec<(String, bool)>,
+    pulls: BTreeMap<StreamId, Pull>,
+    random: u8,
+}
+
+const PATHS: &[&str] = &[
+    "/sse",
+    "/messages",
+    "/mcp",
+    "/",
+    "/sse?x=1",
+    "/messages?sessionId=",
+    "/messages?sessionId=zz&sessionId=yy",
+];
+const ACCEPTS: &[&str] = &[
+    "text/event-stream",
+    "application/json, text/event-stream",
+    "application/json",
+    "*/*",
+];
+const CONTENT_TYPES: &[&str] = &["application/json", "application/json; charset=utf-8", ""];
+const VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "1999-01-01"];
+
+fn config(c: &mut Cursor<'_>) -> EndpointConfig {
+    let b = c.byte();
+    EndpointConfig {
+        max_body: if b & 1 == 0 { 4 << 20 } else { 96 },
+        max_sessions: 1 + usize::from((b >> 1) % 3),
+        idle_timeout: Duration::from_secs(if b & 8 == 0 { 1800 } else { 5 }),
+        ..EndpointConfig::default()
+    }
+}
+
+/// A `Router` fed arbitrary requests to both transports. See the module docs.
+pub fn legacy_router(data: &[u8]) {
+    let mut c = Cursor::new(data);
+    let ep_config = config(&mut c);
+    let max_sessions = ep_config.max_sessions;
+    let server_config = small_config(&mut c);
+    let factory = move |now| registry_server(server_config.clone(), now);
+    let mut w = World {
+        router: Router::new(ep_config, RouterPaths::default(), factory),
+        max_sessions,
+        now: Instant::now(),
+        sids: Vec::new(),
+        pulls: BTreeMap::new(),
+        random: 0,
+    };
+    while !c.is_empty() {
+        match c.below(10) {
+            0 | 1 => open_sse(&mut c, &mut w),
+            2..=4 => post_message(&mut c, &mut w),
+            5 => other_request(&mut c, &mut w),
+            6 | 7 => pull(&mut c, &mut w),
+            8 => close(&mut c, &mut w),
+            _ => {
+                w.now += c.pick(ops::JUMPS);
+                w.router.handle_timeout(w.now);
+                run_jobs(&mut w);
+                if let Some(t) = w.router.poll_timeout() {
+                    assert!(t > w.now, "a deadline at or before now survived");
+                }
+            }
+        }
+        assert!(w.router.legacy().session_count() <= w.max_sessions);
+        assert!(w.router.streamable().session_count() <= w.max_sessions);
+    }
+}
+
+fn host(c: &mut Cursor<'_>, head: HttpRequestHead) -> HttpRequestHead {
+    match c.below(8) {
+        0 => head,
+        1 => head.header("Host", "evil.example"),
+        _ => head.header("Host", "127.0.0.1:3000"),
+    }
+}
+
+fn open_sse(c: &mut Cursor<'_>, w: &mut World) {
+    let mut head = host(c, HttpRequestHead::new(HttpMethod::Get, "/sse"));
+    if c.below(4) != 0 {
+        head = head.header("Accept", c.pick(ACCEPTS));
+    }
+    let resp = request(w, &head, Bytes::new());
+    if let Body::Stream(conn) = resp.body {
+        assert_eq!(resp.status, 200);
+        assert_eq!(Router::<Server>::stream_route(conn), Route::Legacy);
+    }
+}
+
+fn post_message(c: &mut Cursor<'_>, w: &mut World) {
+    let path = match c.below(6) {
+        0 => c.pick(PATHS).to_owned(),
+        1 => format!(
+            "/messages?sessionId={}",
+            String::from_utf8_lossy(c.bytes(8))
+        ),
+        _ if !w.sids.is_empty() => {
+            let (sid, _) = &w.sids[c.below(w.sids.len())];
+            format!("/messages?sessionId={sid}")
+        }
+        _ => "/messages".to_owned(),
+    };
+    let mut head = host(c, HttpRequestHead::new(HttpMethod::Post, path.as_str()))
+        .header("Content-Type", c.pick(CONTENT_TYPES));
+    if c.below(3) == 0 {
+        head = head.header("MCP-Protocol-Version", c.pick(VERSIONS));
+    }
+    let [init, initialized] = ops::client_handshake();
+    let body = match c.below(6) {
+        0 => init,
+        1 => initialized,
+        2 => Bytes::from(vec![b' '; 100]),
+        _ => ops::frame(c),
+    };
+    let ended = w
+        .sids
+        .iter()
+        .any(|(sid, ended)| *ended && path.ends_with(&format!("={sid}")));
+    let resp = request(w, &head, body);
+    if ended && resp.status != 403 {
+        assert_eq!(resp.status, 404, "a POST to an ended session");
+    }
+}
+
+fn other_request(c: &mut Cursor<'_>, w: &mut World) {
+    let method = c.pick(&[
+        HttpMethod::Get,
+        HttpMethod::Post,
+        HttpMethod::Delete,
+        HttpMethod::Other,
+    ]);
+    let path = match c.below(4) {
+        0 => String::from_utf8_lossy(c.bytes(12)).into_owned(),
+        _ => c.pick(PATHS).to_owned(),
+    };
+    let head = host(c, HttpRequestHead::new(method, path.as_str()))
+        .header("Accept", c.pick(ACCEPTS))
+        .header("Content-Type", "application/json");
+    let body = ops::frame(c);
+    let route = w.router.route(&path);
+    let resp = request(w, &head, body);
+    let bare = path.split(['?', '#']).next().unwrap_or("");
+    match route {
+        None => assert_eq!(resp.status, 404, "unknown path {path:?}"),
+        Some(Route::Legacy) => {
+            let wanted = if bare == "/sse" {
+                HttpMethod::Get
+            } else {
+                HttpMethod::Post
+            };
+            if method != wanted {
+                assert_eq!(resp.status, 405);
+                assert!(resp.get("allow").is_some(), "405 without Allow");
+            }
+        }
+        Some(Route::Streamable) => {}
+    }
+}
+
+fn close(c: &mut Cursor<'_>, w: &mut World) {
+    if c.byte() & 1 == 0 {
+        if let Some(conn) = pick_conn(c, w) {
+            w.router.stream_closed(conn);
+        }
+    } else if !w.sids.is_empty() {
+        let (sid, _) = w.sids[c.below(w.sids.len())].clone();
+        let _ = w.router.legacy().close_session(&sid);
+    }
+}
+
+fn request(w: &mut World, head: &HttpRequestHead, body: Bytes) -> HttpResponse {
+    w.random = w.random.wrapping_add(1);
+    let resp = w.router.handle_request(w.now, head, body, [w.random; 16]);
+    run_jobs(w);
+    assert!((200..600).contains(&resp.status));
+    match &resp.body {
+        Body::Full(bytes) => {
+            let value: serde_json::Value =
+                serde_json::from_slice(bytes).expect("a full body is JSON");
+            assert!(value.is_object(), "a full body is one JSON object");
+        }
+        Body::Empty => {}
+        Body::Stream(conn) => {
+            let legacy = Router::<Server>::stream_route(*conn) == Route::Legacy;
+            let sse = resp.get("content-type") == Some("text/event-stream");
+            let pull = Pull {
+                legacy: (legacy && sse).then(|| (SseDecoder::new(1 << 22), None)),
+                ended: false,
+            };
+            assert!(
+                w.pulls.insert(*conn, pull).is_none(),
+                "a stream id was reused"
+            );
+        }
+    }
+    resp
+}
+
+fn pick_conn(c: &mut Cursor<'_>, w: &World) -> Option<StreamId> {
+    let conns: Vec<StreamId> = w.pulls.keys().copied().collect();
+    (!conns.is_empty()).then(|| conns[c.below(conns.len())])
+}
+
+/// Pulls one body until it has nothing more now, checking what comes out.
+fn pull(c: &mut Cursor<'_>, w: &mut World) {
+    let Some(conn) = pick_conn(c, w) else { return };
+    let mut buf = Vec::new();
+    for _ in 0..10_000 {
+        buf.clear();
+        let chunk = w.router.poll_stream(conn, &mut buf);
+        let p = w.pulls.get_mut(&conn).expect("picked");
+        match chunk {
+            None => return,
+            Some(StreamChunk::End) => {
+                p.ended = true;
+                if let Some((_, Some(sid))) = &p.legacy {
+                    if let Some(entry) = w.sids.iter_mut().find(|(s, _)| s == sid) {
+                        entry.1 = true;
+                    }
+                }
+                if w.pulls.len() > 32 {
+                    w.pulls.remove(&conn);
+                }
+                return;
+            }
+            Some(StreamChunk::Data { len }) => {
+                assert!(!p.ended, "data after the end of a body");
+                assert_eq!(len, buf.len());
+                if let Some((decoder, sid)) = &mut p.legacy {
+                    decoder.push(&buf);
+                    check_events(decoder, sid, &mut w.sids);
+                }
+            }
+        }
+    }
+}
+
+/// A legacy stream: one `endpoint` event first, then only `message` events.
+fn check_events(
+    decoder: &mut SseDecoder,
+    sid: &mut Option<String>,
+    sids: &mut Vec<(String, bool)>,
+) {
+    while let Some(item) = decoder.poll_item() {
+        let event = match item.expect("the endpoint writes valid SSE") {
+            SseItem::Event(e) => e,
+            _ => panic!("a legacy stream carries no ids or retry"),
+        };
+        match (event.event.as_deref(), &sid) {
+            (Some("endpoint"), None) => {
+                let uri = std::str::from_utf8(&event.data).expect("a UTF-8 URI");
+                let named = uri
+                    .strip_prefix("/messages?sessionId=")
+                    .expect("the endpoint event names the message path");
+                assert!(!named.is_empty() && named.bytes().all(|b| b.is_ascii_hexdigit()));
+                *sid = Some(named.to_owned());
+                // Ids come from the (wrapping) fuzz randomness: a new session may reuse one.
+                let known = sids.iter().position(|(s, _)| s == named);
+                match known {
+                    Some(i) => sids[i].1 = false,
+                    None if sids.len() < 16 => sids.push((named.to_owned(), false)),
+                    None => {}
+                }
+            }
+            (Some("message"), Some(_)) => {
+                ops::check_transmit(&event.data);
+            }
+            (kind, _) => panic!("unexpected event {kind:?} (endpoint seen: {sid:?})"),
+        }
+    }
+}
+
+fn run_jobs(w: &mut World) {
+    while let Some(job) = w.router.poll_job() {
+        let _ = first_poll(job);
+    }
+}
