@@ -14,6 +14,8 @@ use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
 use super::streams::{LogicalStream, Mode, SessionState, StreamChunk};
 #[path = "endpoint_get.rs"]
 mod get;
+#[path = "endpoint_modern.rs"]
+mod modern;
 
 use super::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
 use crate::app::runtime::Job;
@@ -83,6 +85,9 @@ impl<M: Machine> Endpoint<M> {
         let hosts = &self.config.hosts;
         if !hosts.host_allowed(head.get("host")) || !hosts.origin_allowed(head.get("origin")) {
             return error(403, "Forbidden: Host or Origin not allowed");
+        }
+        if Self::is_modern(head) {
+            return self.handle_modern(now, head, body);
         }
         match head.method {
             HttpMethod::Post => self.handle_post(now, head, body, random),

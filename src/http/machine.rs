@@ -27,6 +27,15 @@ pub trait Machine {
     fn close(&mut self, now: Instant);
     /// The negotiated protocol version, once known.
     fn protocol_version(&self) -> Option<ProtocolVersion>;
+    /// One frame from a client speaking 2026-07-28 (decided by the transport): served
+    /// statelessly. By default, like any frame.
+    fn handle_stateless_input(&mut self, now: Instant, frame: Bytes) {
+        self.handle_input(now, frame)
+    }
+    /// The HTTP status a refused stateless request should get (400/404); `None` by default.
+    fn stateless_status(&self, _id: &RequestId) -> Option<u16> {
+        None
+    }
     /// An inbound request whose response stream should end now (SEP-1699); `None` by default.
     fn poll_stream_close(&mut self) -> Option<RequestId> {
         None
@@ -57,5 +66,11 @@ impl Machine for Server {
     }
     fn poll_stream_close(&mut self) -> Option<RequestId> {
         Server::poll_stream_close(self)
+    }
+    fn handle_stateless_input(&mut self, now: Instant, frame: Bytes) {
+        Server::handle_stateless_input(self, now, frame)
+    }
+    fn stateless_status(&self, id: &RequestId) -> Option<u16> {
+        Server::stateless_status(self, id)
     }
 }

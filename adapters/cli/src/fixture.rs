@@ -23,6 +23,8 @@ use serde_json::{json, Value};
 #[path = "fixture_extras.rs"]
 mod late;
 pub(crate) use late::extras;
+#[path = "fixture_modern.rs"]
+mod modern;
 
 /// A timer of the caller's runtime: a future that resolves after the given duration.
 pub(crate) type Sleep = Arc<dyn Fn(Duration) -> BoxFuture<()> + Send + Sync>;
@@ -54,7 +56,11 @@ pub(crate) fn fixture_server(config: Config, sleep: Sleep, now: Instant) -> Serv
         env!("CARGO_PKG_VERSION"),
     ))
     .config(config);
-    for tool in tools(sleep) {
+    for tool in tools(sleep)
+        .into_iter()
+        .chain(modern::input_required_tools())
+        .chain(modern::diagnostic_tools())
+    {
         builder = builder.tool(tool);
     }
     for resource in resources() {
@@ -63,7 +69,9 @@ pub(crate) fn fixture_server(config: Config, sleep: Sleep, now: Instant) -> Serv
     for prompt in prompts() {
         builder = builder.prompt(prompt);
     }
-    builder
+    let mut server = builder
+        .prompt(modern::input_required_prompt())
+        .request_state_key(modern::state_key())
         .resource_template(template_data())
         .completion(completion_handler(|_req, _ctx| async {
             Ok(Completion {
@@ -72,7 +80,9 @@ pub(crate) fn fixture_server(config: Config, sleep: Sleep, now: Instant) -> Serv
                 has_more: Some(false),
             })
         }))
-        .build(now)
+        .build(now);
+    server.handle_wall_clock(now, modern::unix_ms());
+    server
 }
 
 fn no_input() -> Value {

@@ -6,13 +6,16 @@ use std::time::Instant;
 
 use serde_json::Map;
 
+use super::modern::Modern;
 use super::Server;
 use super::{CompletionFn, Prompt, Resource, ResourceTemplate, Tool};
 use crate::config::Config;
+use crate::model::modern::CacheHints;
 use crate::model::{
     Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
 };
 use crate::session::ServerSetup;
+use crate::stateless::{RequestStateKey, ServerProfile};
 
 /// Everything registered, each map ordered by its list key (keyset pagination needs order).
 #[derive(Clone, Default)]
@@ -36,6 +39,8 @@ pub struct ServerBuilder {
     enable_tools: bool,
     enable_resources: bool,
     enable_prompts: bool,
+    stateless_cache: CacheHints,
+    request_state_key: Option<RequestStateKey>,
 }
 
 impl Server {
@@ -49,6 +54,8 @@ impl Server {
             enable_tools: false,
             enable_resources: false,
             enable_prompts: false,
+            stateless_cache: CacheHints::NO_STORE,
+            request_state_key: None,
         }
     }
 }
@@ -117,6 +124,41 @@ impl ServerBuilder {
         self
     }
 
+    /// Cache hints (`ttlMs`, `cacheScope`) of cacheable 2026-07-28 results (the lists and
+    /// `resources/read`); by default `0` and `private` (not to be reused).
+    pub fn stateless_cache(mut self, hints: CacheHints) -> Self {
+        self.stateless_cache = hints;
+        self
+    }
+
+    /// The key (and lifetime) that integrity-protects the `requestState` of 2026-07-28
+    /// input-required results. Without one, none is minted and a retry carrying one is refused.
+    pub fn request_state_key(mut self, key: RequestStateKey) -> Self {
+        self.request_state_key = Some(key);
+        self
+    }
+
+    /// What 2026-07-28 clients are told in `server/discover`: the same capabilities minus
+    /// what only listen streams deliver (`listChanged`, `subscribe`: not served statelessly
+    /// yet), and the stateful versions the session config allows after the stateless ones.
+    fn profile(&self, capabilities: &ServerCapabilities) -> ServerProfile {
+        let mut caps = capabilities.clone();
+        for family in [&mut caps.tools, &mut caps.prompts].into_iter().flatten() {
+            family.list_changed = None;
+        }
+        if let Some(resources) = &mut caps.resources {
+            resources.list_changed = None;
+            resources.subscribe = None;
+        }
+        let mut profile = ServerProfile::new(self.info.clone(), caps).dual_era();
+        let allowed = &self.config.supported_versions;
+        profile
+            .supported_versions
+            .retain(|v| !v.is_stateful() || allowed.contains(v));
+        profile.instructions = self.instructions.clone();
+        profile
+    }
+
     fn capabilities(&self) -> ServerCapabilities {
         let r = &self.registry;
         let listed = || ListChangedCapability {
@@ -147,6 +189,9 @@ impl ServerBuilder {
             capabilities: self.capabilities(),
             instructions: self.instructions.clone(),
         };
-        Server::from_parts(self.config, setup, self.registry, now)
+        let mut modern = Modern::new(self.profile(&setup.capabilities), now);
+        modern.cache = self.stateless_cache;
+        modern.state_key = self.request_state_key;
+        Server::from_parts(self.config, setup, self.registry, modern, now)
     }
 }

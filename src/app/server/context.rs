@@ -9,8 +9,11 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::handle::{RegistryChange, ServerHandle};
+use super::mrtr::InputState;
 use crate::app::runtime::{oneshot, CancelToken, Cancelled, OneshotSender, Outbox};
 use crate::jsonrpc::{self as m, ErrorObject, RawJson, RequestId};
+use crate::model::modern::{InputKind, InputRequest};
+use crate::model::ClientCapabilities;
 
 /// A log severity (RFC 5424 order, lowest first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -170,6 +173,8 @@ pub struct RequestContext {
     cancel: CancelToken,
     outbox: Outbox<OutboxItem>,
     shared: Arc<Shared>,
+    /// Set when the request is served statelessly (2026-07-28): inputs become rounds.
+    input: Option<Arc<InputState>>,
 }
 
 impl fmt::Debug for RequestContext {
@@ -193,7 +198,43 @@ impl RequestContext {
             cancel,
             outbox,
             shared,
+            input: None,
         }
+    }
+
+    /// Serves the request statelessly: inputs are asked through `input` rounds.
+    pub(crate) fn with_input(mut self, input: Option<Arc<InputState>>) -> Self {
+        self.input = input;
+        self
+    }
+
+    /// Whether the request is served statelessly (2026-07-28, no session): `elicit`,
+    /// `sample`, `list_roots` and `input` then end the run with an input-required result
+    /// when their answer is not in the retry yet (docs/modern.md).
+    pub fn is_stateless(&self) -> bool {
+        self.input.is_some()
+    }
+
+    /// The client capabilities a stateless request declared in its `_meta` (`None` in a
+    /// stateful session, where the session checks them).
+    pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
+        self.input.as_ref().map(|i| i.capabilities())
+    }
+
+    /// Asks the client for input under `key`: in a stateful session, the embedded request
+    /// sent as a server→client request (the key is unused); served statelessly, the answer
+    /// from the retry's `inputResponses`, or else an input-required result asking it under
+    /// `key` (the handler runs again on the retry). `request.method` must be
+    /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
+    pub fn input(
+        &self,
+        key: impl Into<String>,
+        request: InputRequest,
+    ) -> impl Future<Output = Result<Value, PeerError>> + Send {
+        let kind = request.kind();
+        let key = key.into();
+        let method = kind.map(InputKind::method);
+        self.ask(Some(key), method, request)
     }
 
     /// The id of the request being handled.
@@ -258,6 +299,60 @@ impl RequestContext {
         method: &'static str,
         params: Option<Value>,
     ) -> impl Future<Output = Result<Value, PeerError>> + Send {
+        let request = InputRequest {
+            method: method.to_owned(),
+            params,
+            extra: Default::default(),
+        };
+        self.ask(None, Some(method), request)
+    }
+
+    /// One input: a round of the stateless exchange, or a server→client request.
+    fn ask(
+        &self,
+        key: Option<String>,
+        method: Option<&'static str>,
+        request: InputRequest,
+    ) -> impl Future<Output = Result<Value, PeerError>> + Send {
+        enum Asked {
+            Answered(Value),
+            Awaiting,
+            Sent(crate::app::runtime::OneshotReceiver<Result<Value, PeerError>>),
+            Refused,
+        }
+        let asked = match (&self.input, method) {
+            (Some(input), _) => {
+                let key = match (key, request.kind()) {
+                    (Some(key), _) => key,
+                    (None, Some(kind)) => input.auto_key(kind),
+                    (None, None) => String::new(),
+                };
+                match input.ask(key, request) {
+                    Some(answer) => Asked::Answered(answer),
+                    None => Asked::Awaiting,
+                }
+            }
+            (None, Some(method)) => Asked::Sent(self.send_peer_request(method, request.params)),
+            (None, None) => Asked::Refused,
+        };
+        async move {
+            match asked {
+                Asked::Answered(answer) => Ok(answer),
+                // The server ends this run with an input-required result.
+                Asked::Awaiting => std::future::pending().await,
+                Asked::Sent(rx) => rx.await.unwrap_or(Err(PeerError::Closed)),
+                Asked::Refused => Err(PeerError::Refused(
+                    "not an embeddable input request".to_owned(),
+                )),
+            }
+        }
+    }
+
+    fn send_peer_request(
+        &self,
+        method: &'static str,
+        params: Option<Value>,
+    ) -> crate::app::runtime::OneshotReceiver<Result<Value, PeerError>> {
         let (reply, rx) = oneshot();
         let params = params.and_then(|p| RawJson::try_from(&p).ok());
         // Required: the handler awaits the answer, so it must not be dropped. Bounded because
@@ -268,7 +363,7 @@ impl RequestContext {
             params,
             reply,
         });
-        async move { rx.await.unwrap_or(Err(PeerError::Closed)) }
+        rx
     }
 
     /// Asks the transport to end this request's SSE response stream now, before the result

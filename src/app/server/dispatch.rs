@@ -79,15 +79,25 @@ impl Server {
         let token = CancelToken::new();
         self.running.insert(id.clone(), token.clone());
         RequestContext::new(id.clone(), token, self.outbox.clone(), self.shared.clone())
+            .with_input(self.input_state(id))
+    }
+
+    /// The input state of a stateless exchange `id` (`None` in a stateful session).
+    fn input_state(&self, id: &RequestId) -> Option<std::sync::Arc<super::mrtr::InputState>> {
+        if self.modern.exchanges.is_empty() {
+            return None;
+        }
+        self.modern.exchanges.get(id)?.input.clone()
     }
 
     /// Runs `fut` as a job whose outcome, encoded by `encode`, is the reply to `id`.
     fn run<T: Send + 'static>(
         &mut self,
         id: RequestId,
-        fut: impl Future<Output = HandlerResult<T>> + Send + 'static,
+        fut: impl Future<Output = HandlerResult<T>> + Send + Unpin + 'static,
         encode: impl FnOnce(T) -> Value + Send + 'static,
     ) {
+        let fut = super::mrtr::Watch::new(fut, self.input_state(&id));
         let mut guard = ReplyGuard {
             outbox: self.outbox.clone(),
             id: Some(id),

@@ -11,6 +11,9 @@ mod builder;
 mod context;
 mod dispatch;
 mod handle;
+mod modern;
+mod modern_reply;
+mod mrtr;
 mod prompt;
 mod resource;
 mod tool;
@@ -37,6 +40,7 @@ pub use types::{HandlerFn, HandlerResult};
 use builder::Registry;
 use context::{OutboxItem, PeerReply, Shared};
 use handle::RegistryChange;
+use modern::Modern;
 
 use crate::app::runtime::{first_poll, CancelToken, Job, Outbox, WakeHook};
 use crate::config::Config;
@@ -77,10 +81,18 @@ pub struct Server {
     /// `poll_transmit`, which has no `now`, are computed from it).
     last_now: Instant,
     page_size: usize,
+    /// The stateless (2026-07-28) side: exchanges served without the session.
+    modern: Modern,
 }
 
 impl Server {
-    fn from_parts(config: Config, setup: ServerSetup, registry: Registry, now: Instant) -> Server {
+    fn from_parts(
+        config: Config,
+        setup: ServerSetup,
+        registry: Registry,
+        modern: Modern,
+        now: Instant,
+    ) -> Server {
         let page_size = config.page_size.max(1);
         Server {
             session: Session::server(config, setup, now),
@@ -95,6 +107,7 @@ impl Server {
             stream_closes: VecDeque::new(),
             last_now: now,
             page_size,
+            modern,
         }
     }
 
@@ -114,11 +127,14 @@ impl Server {
         self.outbox.set_wake_hook(hook);
     }
 
-    /// One frame (one JSON text) from the client.
+    /// One frame (one JSON text) from the client. Before any `initialize`, a request carrying
+    /// 2026-07-28 `_meta` is served statelessly (docs/modern.md); the rest goes to the session.
     pub fn handle_input(&mut self, now: Instant, frame: Bytes) {
         self.last_now = now;
         self.drain_outbox();
-        self.session.handle_input(now, frame);
+        if let Some(frame) = self.route_input(now, frame) {
+            self.session.handle_input(now, frame);
+        }
         self.process();
     }
 
@@ -158,6 +174,9 @@ impl Server {
     #[must_use]
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
         self.process();
+        if let Some(transmit) = self.poll_modern_transmit(buf) {
+            return Some(transmit);
+        }
         self.session.poll_transmit(buf)
     }
 
@@ -256,6 +275,9 @@ impl Server {
     }
 
     fn apply(&mut self, item: OutboxItem) {
+        let Some(item) = self.modern_apply(item) else {
+            return;
+        };
         // Errors below mean the session closed or the request is gone (cancelled): the
         // session already counts suppressed replies, nothing else to do.
         match item {
@@ -410,6 +432,15 @@ impl Server {
         if let Some(pending) = first_poll(job) {
             self.jobs.push_back(pending);
         }
+    }
+}
+
+impl Drop for Server {
+    /// A dropped server is closed for its handles: application tasks watching
+    /// `ServerHandle::is_closed` (timers, watchers) stop with it, also for the one-exchange
+    /// servers a stateless transport builds and drops per request.
+    fn drop(&mut self) {
+        self.shared.mark_closed();
     }
 }
 

@@ -1,0 +1,156 @@
+//! The 2026-07-28 conformance suite (`@modelcontextprotocol/conformance` 0.2.0-alpha.12, a
+//! pre-release installed by scripts/install-peers under its own prefix) against
+//! `mcp-sansio serve --http` on a loopback port: the frozen requirement set
+//! (`--requirements 2026-07-28`, 37 server scenarios at the stateless wire). Every scenario in
+//! [`MUST_PASS`] must pass with no FAILURE check; the others are printed (docs/modern.md says
+//! which fail and why). Skips when the suite is absent locally; fails under `CI`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+#[path = "../../../tests/interop/harness.rs"]
+mod harness;
+use harness::{finish, peers_ready};
+#[path = "support/http_fixture.rs"]
+mod http_fixture;
+use http_fixture::HttpFixture;
+
+/// The suite takes well under a minute; this bounds a hang.
+const SUITE_LIMIT: Duration = Duration::from_secs(300);
+/// `-2026-11-30T08-46-40-258Z` at the end of a result directory's name.
+const TIMESTAMP_SUFFIX: usize = "-2026-11-30T08-46-40-258Z".len();
+
+/// The scenarios of the 2026-07-28 set this server passes (no FAILURE check): all 37 required
+/// ones, and the pending `http-header-validation`. Not passed (not scored): the `tasks-*`
+/// extension, `json-schema-2020-12` at this wire, `http-custom-header-server-validation`.
+const MUST_PASS: &[&str] = &[
+    "completion-complete",
+    "tools-list",
+    "tools-call-simple-text",
+    "tools-call-image",
+    "tools-call-audio",
+    "tools-call-embedded-resource",
+    "tools-call-mixed-content",
+    "tools-call-error",
+    "tools-call-with-progress",
+    "server-sse-multiple-streams",
+    "resources-list",
+    "resources-read-text",
+    "resources-read-binary",
+    "resources-templates-read",
+    "sep-2164-resource-not-found",
+    "prompts-list",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
+    "dns-rebinding-protection",
+    "caching",
+    "input-required-result-basic-elicitation",
+    "input-required-result-basic-sampling",
+    "input-required-result-basic-list-roots",
+    "input-required-result-request-state",
+    "input-required-result-multiple-input-requests",
+    "input-required-result-multi-round",
+    "input-required-result-missing-input-response",
+    "input-required-result-non-tool-request",
+    "input-required-result-result-type",
+    "input-required-result-unsupported-methods",
+    "input-required-result-tampered-state",
+    "input-required-result-capability-check",
+    "input-required-result-ignore-extra-params",
+    "input-required-result-validate-input",
+    "server-stateless",
+    "http-header-validation",
+];
+
+fn scratch_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-sansio-conformance-next-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// Scenario name → its checks (`server-<scenario>-<timestamp>/checks.json`).
+fn read_results(dir: &Path) -> BTreeMap<String, Vec<Value>> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).expect("results dir").flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix("server-") else {
+            continue;
+        };
+        let scenario = rest[..rest.len().saturating_sub(TIMESTAMP_SUFFIX)].to_owned();
+        let Ok(text) = std::fs::read_to_string(entry.path().join("checks.json")) else {
+            continue;
+        };
+        let checks: Vec<Value> = serde_json::from_str(&text).expect("checks.json is JSON");
+        out.insert(scenario, checks);
+    }
+    out
+}
+
+#[test]
+fn the_2026_07_28_requirement_set_against_serve_http() {
+    if !peers_ready() {
+        return;
+    }
+    let Ok(suite) = std::env::var("MCP_CONFORMANCE_NEXT") else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "MCP_CONFORMANCE_NEXT unset under CI: rerun scripts/install-peers"
+        );
+        eprintln!("skipped: MCP_CONFORMANCE_NEXT unset (rerun scripts/install-peers)");
+        return;
+    };
+    let node = std::env::var("MCP_NODE22").expect("MCP_NODE22");
+    let fixture = HttpFixture::start(&[]);
+    let dir = scratch_dir();
+    let child = Command::new(node)
+        .arg(suite)
+        .args([
+            "server",
+            "--url",
+            &fixture.url,
+            "--requirements",
+            "2026-07-28",
+            "-o",
+        ])
+        .arg(&dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn the conformance suite");
+    let (_exit_ok, output) = finish(child, SUITE_LIMIT);
+    let results = read_results(&dir);
+    let mut failures = Vec::new();
+    for (scenario, checks) in &results {
+        let count = |status: &str| checks.iter().filter(|c| c["status"] == status).count();
+        let (ok, bad, warn) = (count("SUCCESS"), count("FAILURE"), count("WARNING"));
+        let verdict = if bad == 0 && ok > 0 { "PASS" } else { "FAIL" };
+        println!("{verdict} {scenario}: {ok} passed, {bad} failed, {warn} warnings");
+        for c in checks.iter().filter(|c| c["status"] != "SUCCESS") {
+            println!("    {} {}: {}", c["status"], c["id"], c["errorMessage"]);
+        }
+        if verdict == "FAIL" && MUST_PASS.contains(&scenario.as_str()) {
+            failures.push(scenario.clone());
+        }
+    }
+    for scenario in MUST_PASS {
+        assert!(
+            results.contains_key(*scenario),
+            "{scenario} did not run:\n{output}"
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "failing required scenarios: {failures:?}\n\nsuite output:\n{output}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

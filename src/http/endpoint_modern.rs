@@ -1,0 +1,197 @@
+//! 2026-07-28 requests on the Streamable HTTP endpoint: a POST whose `MCP-Protocol-Version`
+//! is not a stateful revision (and that names no session) is one stateless exchange. The
+//! transport checks the headers the revision mirrors from the body (`MCP-Protocol-Version`
+//! against `_meta`, `Mcp-Method`, `Mcp-Name`: a mismatch is 400 + -32020), then a fresh
+//! machine serves the request statelessly; its refusals keep their status (400, or 404 for an
+//! unknown method). No `Mcp-Session-Id` is issued; GET and DELETE get 405.
+
+use std::time::Instant;
+
+use bytes::Bytes;
+use serde_json::{Map, Value};
+
+use super::{Endpoint, JSON, SSE};
+use crate::http::headers::{accepts, is_json_content_type};
+use crate::http::machine::Machine;
+use crate::http::reply::error;
+use crate::http::streams::{LogicalStream, Mode, SessionState};
+use crate::http::types::{Body, HttpMethod, HttpRequestHead, HttpResponse};
+use crate::http::ResponseMode;
+use crate::jsonrpc::{self as m, decode, ErrorObject, Incoming, Message, Request, RequestId};
+use crate::model::modern::{header_mismatch_error, modern_method, PROTOCOL_VERSION_KEY};
+use crate::model::ProtocolVersion;
+
+impl<M: Machine> Endpoint<M> {
+    /// Whether `head` opens a stateless exchange: a version header that is not a stateful
+    /// revision (2026-07-28, or one the server may not know, which it must refuse with
+    /// -32022), and no session id.
+    pub(super) fn is_modern(head: &HttpRequestHead) -> bool {
+        let Some(version) = head.get("mcp-protocol-version") else {
+            return false;
+        };
+        head.get("mcp-session-id").is_none()
+            && ProtocolVersion::parse(version.trim()).is_none_or(|v| !v.is_stateful())
+    }
+
+    pub(super) fn handle_modern(
+        &mut self,
+        now: Instant,
+        head: &HttpRequestHead,
+        body: Bytes,
+    ) -> HttpResponse {
+        if head.method != HttpMethod::Post {
+            return error(405, "Method Not Allowed: 2026-07-28 uses POST only")
+                .with_header("Allow", "POST");
+        }
+        let accept = head.get("accept").unwrap_or("");
+        if !accepts(accept, JSON) || !accepts(accept, SSE) {
+            return error(
+                406,
+                "Not Acceptable: Accept must allow application/json and text/event-stream",
+            );
+        }
+        if !head.get("content-type").is_some_and(is_json_content_type) {
+            return error(
+                415,
+                "Unsupported Media Type: Content-Type must be application/json",
+            );
+        }
+        if body.len() > self.config.max_body {
+            return error(413, "Payload Too Large");
+        }
+        let request = match decode(&body) {
+            Ok(Incoming::Single(Message::Request(r))) => r,
+            // Closing the stream is the cancellation on HTTP: nothing to act on.
+            Ok(Incoming::Single(Message::Notification(_))) => return HttpResponse::status(202),
+            Ok(_) => {
+                let e = ErrorObject::invalid_request("expected a single JSON-RPC request");
+                return response_error(400, None, &e);
+            }
+            Err(e) => return response_error(400, None, &e.to_error_object()),
+        };
+        if let Err(e) = check_headers(head, &request) {
+            return response_error(400, Some(&request.id), &e);
+        }
+        if self.sessions.len() >= self.config.max_sessions {
+            self.stats.sessions_refused += 1;
+            return error(503, "Service Unavailable: too many exchanges in flight");
+        }
+        let id = request.id;
+        let key_sid = format!("#modern-{}", self.next_exchange);
+        self.next_exchange += 1;
+        let mut state = SessionState::new((self.factory)(now), now, 0, self.config.retry_ms);
+        state
+            .streams
+            .insert(1, LogicalStream::new(Mode::Undecided, 1));
+        state.request_streams.insert(id.clone(), 1);
+        state.machine.handle_stateless_input(now, body);
+        state.pump();
+        let status = state.machine.stateless_status(&id);
+        self.sessions.insert(key_sid.clone(), state);
+        let conn = self.new_conn();
+        let mut resp = self.open_response(&key_sid, 1, conn, ResponseMode::Auto, false);
+        if matches!(resp.body, Body::Full(_)) {
+            self.sessions.remove(&key_sid);
+            if let Some(status) = status {
+                resp.status = status;
+            }
+        } else if resp.get("content-type") == Some(SSE) {
+            resp = resp.with_header("X-Accel-Buffering", "no");
+        }
+        resp
+    }
+}
+
+/// The mirrored headers against the body: -32020 on any mismatch or a missing one.
+fn check_headers(head: &HttpRequestHead, request: &Request) -> Result<(), ErrorObject> {
+    let params: Map<String, Value> = request
+        .params
+        .as_ref()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_default();
+    let header_version = head.get("mcp-protocol-version").unwrap_or("").trim();
+    let body_version = params
+        .get("_meta")
+        .and_then(|m| m.get(PROTOCOL_VERSION_KEY))
+        .and_then(Value::as_str);
+    if let Some(body_version) = body_version {
+        if body_version != header_version {
+            return Err(header_mismatch_error(
+                "MCP-Protocol-Version",
+                header_version,
+                body_version,
+            ));
+        }
+    }
+    let method = head.get("mcp-method").map(str::trim);
+    if method != Some(&*request.method) {
+        return Err(header_mismatch_error(
+            "Mcp-Method",
+            method.unwrap_or(""),
+            &request.method,
+        ));
+    }
+    let name_param = modern_method(&request.method).and_then(|mm| mm.name_param);
+    if let Some(param) = name_param {
+        let body_name = params.get(param).and_then(Value::as_str).unwrap_or("");
+        let header = head.get("mcp-name").map(|v| decode_sentinel(v.trim()));
+        if header.as_deref() != Some(body_name) {
+            let shown = header.unwrap_or_default();
+            return Err(header_mismatch_error("Mcp-Name", &shown, body_name));
+        }
+    }
+    Ok(())
+}
+
+/// A header value in the `=?base64?…?=` sentinel form, decoded; any other value verbatim (an
+/// undecodable sentinel stays as is, so it mismatches the body).
+fn decode_sentinel(value: &str) -> String {
+    let Some(inner) = value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    else {
+        return value.to_owned();
+    };
+    base64_standard_decode(inner)
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .unwrap_or_else(|| value.to_owned())
+}
+
+/// Standard base64 with `=` padding (RFC 4648 §4); `None` on bad characters or padding.
+fn base64_standard_decode(text: &str) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
+    if bytes.len() % 4 != 0 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
+    for (n, chunk) in bytes.chunks(4).enumerate() {
+        let last = n + 1 == bytes.len() / 4;
+        let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 || (pad > 0 && !last) {
+            return None;
+        }
+        let mut acc = 0u32;
+        for (i, &c) in chunk[..4 - pad].iter().enumerate() {
+            let v = match c {
+                b'A'..=b'Z' => c - b'A',
+                b'a'..=b'z' => c - b'a' + 26,
+                b'0'..=b'9' => c - b'0' + 52,
+                b'+' => 62,
+                b'/' => 63,
+                _ => return None,
+            };
+            acc |= u32::from(v) << (18 - 6 * i);
+        }
+        out.extend_from_slice(&acc.to_be_bytes()[1..4 - pad]);
+    }
+    Some(out)
+}
+
+/// An HTTP error whose body is the JSON-RPC error for request `id`.
+fn response_error(status: u16, id: Option<&RequestId>, e: &ErrorObject) -> HttpResponse {
+    let mut buf = Vec::new();
+    m::encode_error(&mut buf, id, e, m::MissingId::Null);
+    let mut resp = HttpResponse::status(status).with_header("Content-Type", JSON);
+    resp.body = Body::Full(Bytes::from(buf));
+    resp
+}

@@ -1,0 +1,226 @@
+//! The `requestState` of input-required results, minted and checked by the server: the
+//! answers gathered in earlier rounds, bound to the request they belong to and to an expiry,
+//! integrity-protected with HMAC-SHA-256 under a key the application supplies.
+//!
+//! Wire form: `base64url(payload JSON) "." base64url(tag)`, the tag computed over the encoded
+//! payload text. The client must treat it as opaque; the server treats it as attacker input:
+//! a wrong tag (tampered, or minted under another key), a lapsed expiry, or a binding to
+//! another request (method, name/uri, arguments) is refused before any field is used. Time
+//! comes in as an argument (Unix milliseconds); the core reads no clock and draws no
+//! randomness.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::hmac::{constant_time_eq, hmac_sha256};
+use crate::auth::encoding::{base64url, sha256};
+use crate::jsonrpc::ErrorObject;
+
+/// The longest `requestState` accepted or minted, in bytes; past it the state is refused (and a
+/// server whose answers outgrow it asks again instead of minting one).
+pub const MAX_REQUEST_STATE: usize = 64 * 1024;
+
+/// The application's key and how long minted states stay valid.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RequestStateKey {
+    key: Vec<u8>,
+    ttl_ms: u64,
+}
+
+impl fmt::Debug for RequestStateKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print the key.
+        f.debug_struct("RequestStateKey")
+            .field("ttl_ms", &self.ttl_ms)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RequestStateKey {
+    /// A key (32 random bytes from the application is the intended use) and a lifetime.
+    pub fn new(key: impl Into<Vec<u8>>, ttl_ms: u64) -> Self {
+        RequestStateKey {
+            key: key.into(),
+            ttl_ms,
+        }
+    }
+
+    /// How long a minted state stays valid, in milliseconds.
+    pub fn ttl_ms(&self) -> u64 {
+        self.ttl_ms
+    }
+
+    /// Mints the state for `binding` carrying `answers`, valid until `now_ms + ttl`. `None`
+    /// when it would exceed [`MAX_REQUEST_STATE`].
+    pub fn mint(&self, binding: &str, answers: &Map<String, Value>, now_ms: u64) -> Option<String> {
+        let payload = StatePayload {
+            version: 1,
+            binding: binding.to_owned(),
+            expires_at_ms: now_ms.saturating_add(self.ttl_ms),
+            answers: answers.clone(),
+        };
+        let json = serde_json::to_vec(&payload).ok()?;
+        let body = base64url(&json);
+        let tag = base64url(&hmac_sha256(&self.key, body.as_bytes()));
+        let token = format!("{body}.{tag}");
+        (token.len() <= MAX_REQUEST_STATE).then_some(token)
+    }
+
+    /// Checks `token` against the key, `binding` and `now_ms`, and returns the answers it
+    /// carries.
+    pub fn verify(
+        &self,
+        token: &str,
+        binding: &str,
+        now_ms: u64,
+    ) -> Result<Map<String, Value>, StateError> {
+        if token.len() > MAX_REQUEST_STATE {
+            return Err(StateError::Malformed);
+        }
+        let (body, tag) = token.split_once('.').ok_or(StateError::Malformed)?;
+        let tag = base64url_decode(tag).ok_or(StateError::Malformed)?;
+        let expected = hmac_sha256(&self.key, body.as_bytes());
+        if !constant_time_eq(&tag, &expected) {
+            return Err(StateError::BadSignature);
+        }
+        let json = base64url_decode(body).ok_or(StateError::Malformed)?;
+        let payload: StatePayload =
+            serde_json::from_slice(&json).map_err(|_| StateError::Malformed)?;
+        if payload.version != 1 {
+            return Err(StateError::Malformed);
+        }
+        if payload.binding != binding {
+            return Err(StateError::WrongRequest);
+        }
+        if now_ms >= payload.expires_at_ms {
+            return Err(StateError::Expired);
+        }
+        Ok(payload.answers)
+    }
+}
+
+/// What the token carries.
+#[derive(Serialize, Deserialize)]
+struct StatePayload {
+    #[serde(rename = "v")]
+    version: u32,
+    #[serde(rename = "b")]
+    binding: String,
+    #[serde(rename = "e")]
+    expires_at_ms: u64,
+    #[serde(rename = "a")]
+    answers: Map<String, Value>,
+}
+
+/// Why a `requestState` was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateError {
+    /// Not a state this server mints (bad shape, encoding or JSON, or too long).
+    Malformed,
+    /// The tag does not match: tampered, or minted under another key.
+    BadSignature,
+    /// Its lifetime has lapsed.
+    Expired,
+    /// Minted for another request (method, name/uri or arguments differ).
+    WrongRequest,
+    /// The server has no key, so it never mints one and accepts none.
+    Unexpected,
+}
+
+impl StateError {
+    /// The JSON-RPC error the retry gets (-32602: the params carry a bad `requestState`).
+    pub fn to_error_object(self) -> ErrorObject {
+        ErrorObject::invalid_params(self.to_string())
+    }
+}
+
+impl fmt::Display for StateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StateError::Malformed => "Invalid requestState: malformed",
+            StateError::BadSignature => "Invalid requestState: integrity check failed",
+            StateError::Expired => "Invalid requestState: expired",
+            StateError::WrongRequest => "Invalid requestState: issued for another request",
+            StateError::Unexpected => "Invalid requestState: this server issues none",
+        })
+    }
+}
+
+impl std::error::Error for StateError {}
+
+/// What a `requestState` is bound to: `method`, and a SHA-256 of the params without `_meta`,
+/// `inputResponses` and `requestState` (objects with sorted keys, so member order does not
+/// matter), hex-encoded.
+pub fn request_binding(method: &str, params: &Map<String, Value>) -> String {
+    let mut salient = Map::new();
+    for (k, v) in params {
+        if !matches!(k.as_str(), "_meta" | "inputResponses" | "requestState") {
+            salient.insert(k.clone(), v.clone());
+        }
+    }
+    let mut text = method.as_bytes().to_vec();
+    text.push(0);
+    write_canonical(&Value::Object(salient), &mut text);
+    sha256(&text).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `value` as JSON with object members sorted by key, at every depth.
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push(b'{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(Value::String(k.clone()).to_string().as_bytes());
+                out.push(b':');
+                write_canonical(&map[k], out);
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(v, out);
+            }
+            out.push(b']');
+        }
+        other => out.extend_from_slice(other.to_string().as_bytes()),
+    }
+}
+
+/// Decodes base64url without padding; `None` on any other character or a bad length.
+fn base64url_decode(text: &str) -> Option<Vec<u8>> {
+    fn sextet(c: u8) -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' => 62,
+            b'_' => 63,
+            _ => return None,
+        } as u32)
+    }
+    let bytes = text.as_bytes();
+    if bytes.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut acc = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            acc |= sextet(c)? << (18 - 6 * i);
+        }
+        let n = chunk.len() - 1;
+        out.extend_from_slice(&acc.to_be_bytes()[1..=n]);
+    }
+    Some(out)
+}
