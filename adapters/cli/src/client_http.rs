@@ -48,7 +48,12 @@ pub(crate) fn run(args: &ClientArgs, planned: PlannedRequest, url: &str) -> Resu
             None => eprintln!("transport: unknown (detection did not conclude)"),
         }
     }
-    conclude(outcome, args.pretty, |_| {})
+    conclude(outcome, args.pretty, |message| {
+        // The app only saw the transport close; say what broke underneath.
+        if let Some(failure) = report.last_failure.filter(|_| !message.is_empty()) {
+            message.push_str(&format!(" ({failure})"));
+        }
+    })
 }
 
 /// The `--transport` name of a transport.

@@ -44,3 +44,47 @@ fn kind_of(frame: &Bytes) -> TransmitKind {
         _ => TransmitKind::Response,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::ClientAction;
+
+    #[test]
+    fn the_adopted_session_sends_its_pending_frames_with_the_session_headers() {
+        let init =
+            Bytes::from_static(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#);
+        let initialized =
+            Bytes::from_static(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        let handoff = StreamableHandoff {
+            url: "http://127.0.0.1:1/mcp".into(),
+            session_id: Some("abc123".into()),
+            pending: vec![initialized.clone()],
+            init_frame: init.clone(),
+            protocol_version: Some("2025-06-18".into()),
+        };
+        let mut client =
+            HttpClient::from_handoff(HttpClientConfig::default(), Instant::now(), handoff);
+        assert_eq!(client.session_id(), Some("abc123"));
+        assert_eq!(client.protocol_version(), Some("2025-06-18"));
+        assert_eq!(
+            client.init_frame.as_ref(),
+            Some(&init),
+            "kept for a replay after 404"
+        );
+        let Some(ClientAction::Send(post)) = client.poll_action() else {
+            panic!("the pending notification is POSTed at once");
+        };
+        assert_eq!(post.method, crate::http::HttpMethod::Post);
+        assert_eq!(post.body, initialized);
+        let header = |name: &str| {
+            post.headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(header("mcp-session-id"), Some("abc123"));
+        assert_eq!(header("mcp-protocol-version"), Some("2025-06-18"));
+        assert!(client.poll_action().is_none(), "nothing else yet");
+    }
+}

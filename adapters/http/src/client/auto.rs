@@ -64,6 +64,8 @@ pub struct AutoRunReport {
     pub transport: Option<TransportKind>,
     /// TCP connections opened.
     pub connections_opened: u64,
+    /// Why the last failed HTTP request failed (no connection, broken body), if one did.
+    pub last_failure: Option<String>,
 }
 
 type Sink<T> = Box<dyn FnMut(T)>;
@@ -149,6 +151,7 @@ struct Loop {
     client: Client,
     wire: Wire,
     transport: Option<TransportKind>,
+    last_failure: Option<String>,
     pool: Rc<Pool>,
     target: Rc<Target>,
     options: HttpClientOptions,
@@ -261,6 +264,7 @@ impl Loop {
             Input::Failed { id, reason } => {
                 self.exchanges.remove(&id.0);
                 self.wire.end(now, id.0, Some(&reason));
+                self.last_failure = Some(reason);
             }
         }
     }
@@ -341,6 +345,7 @@ async fn drive<F: Future>(
         client,
         wire,
         transport,
+        last_failure: None,
         pool: pool.clone(),
         target: Rc::new(Target {
             authority,
@@ -422,6 +427,7 @@ async fn drive<F: Future>(
     let report = AutoRunReport {
         transport: state.transport,
         connections_opened: pool.opened(),
+        last_failure: state.last_failure.take(),
     };
     state.exchanges.clear();
     match output {
