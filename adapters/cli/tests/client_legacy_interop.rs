@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 #[path = "../../../tests/interop/harness.rs"]
+#[allow(dead_code)] // `finish` reads stdout only; the client's stderr matters here.
 mod harness;
 use harness::peers_ready;
 
@@ -70,6 +71,7 @@ fn start_announcing(program: &str, script: &str) -> Peer {
         child,
         url: String::new(),
     };
+    // Assigned after `peer` exists, so a peer that never announces is still killed on drop.
     peer.url = url.unwrap_or_else(|_| panic!("{script} never announced its URL"));
     assert!(peer.url.starts_with("http://127.0.0.1:"), "{}", peer.url);
     peer
@@ -106,7 +108,7 @@ trait OutputWithLimit {
 
 impl OutputWithLimit for Command {
     fn output_with_limit(&mut self, limit: Duration) -> std::process::Output {
-        let mut child = self
+        let child = self
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
