@@ -7,8 +7,9 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
+use super::admission;
 use super::config::{EndpointConfig, EndpointStats, ResponseMode};
-use super::headers::{accepts, is_json_content_type};
+use super::headers::accepts;
 use super::machine::Machine;
 use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
 use super::streams::{LogicalStream, Mode, SessionState, StreamChunk};
@@ -26,7 +27,6 @@ use crate::session::TransmitKind;
 const JSON: &str = "application/json";
 const SSE: &str = "text/event-stream";
 const SESSION_HEADER: &str = "mcp-session-id";
-const VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// The server endpoint, generic over the per-session machine `M` built by a factory.
 pub struct Endpoint<M> {
@@ -82,9 +82,8 @@ impl<M: Machine> Endpoint<M> {
         body: Bytes,
         random: [u8; 16],
     ) -> HttpResponse {
-        let hosts = &self.config.hosts;
-        if !hosts.host_allowed(head.get("host")) || !hosts.origin_allowed(head.get("origin")) {
-            return error(403, "Forbidden: Host or Origin not allowed");
+        if let Err(resp) = admission::check_host_origin(&self.config, head) {
+            return resp;
         }
         if Self::is_modern(head) {
             return self.handle_modern(now, head, body);
@@ -111,14 +110,8 @@ impl<M: Machine> Endpoint<M> {
                 "Not Acceptable: Accept must allow application/json and text/event-stream",
             );
         }
-        if !head.get("content-type").is_some_and(is_json_content_type) {
-            return error(
-                415,
-                "Unsupported Media Type: Content-Type must be application/json",
-            );
-        }
-        if body.len() > self.config.max_body {
-            return error(413, "Payload Too Large");
+        if let Err(resp) = admission::check_json_body(&self.config, head, body.len()) {
+            return resp;
         }
         let incoming = match decode(&body) {
             Ok(incoming) => incoming,
@@ -432,14 +425,8 @@ impl<M: Machine> Endpoint<M> {
     /// supported value is accepted, even one other than the negotiated version (the
     /// conformance suite sends 2025-03-26 on 2025-11-25 sessions).
     fn check_version(&self, head: &HttpRequestHead) -> Result<ProtocolVersion, HttpResponse> {
-        match head.get(VERSION_HEADER) {
-            None => Ok(ProtocolVersion::V2025_03_26),
-            Some(text) => ProtocolVersion::parse(text.trim())
-                .filter(|v| self.config.supported_versions.contains(v))
-                .ok_or_else(|| {
-                    rpc_error(400, -32000, "Bad Request: unsupported MCP-Protocol-Version")
-                }),
-        }
+        admission::header_version(&self.config, head)
+            .map(|v| v.unwrap_or(ProtocolVersion::V2025_03_26))
     }
 
     fn new_conn(&mut self) -> StreamId {

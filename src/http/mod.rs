@@ -3,6 +3,7 @@
 //! status, headers and either a full body or a stream id whose bytes it pulls with
 //! [`Endpoint::poll_stream`]. See docs/http.md.
 
+mod admission;
 pub mod client;
 mod config;
 mod endpoint;

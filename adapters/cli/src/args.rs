@@ -31,8 +31,9 @@ pub(crate) enum Command {
         after_help = "Examples:\n  mcp-sansio serve --stdio\n  mcp-sansio serve --http 127.0.0.1:8080\n  \
         mcp-sansio serve --http            # a free loopback port\n\n\
         --stdio: protocol messages go to stdout only; logs go to stderr. The server exits when stdin \
-        ends.\n--http: serves Streamable HTTP at http://ADDR/mcp and prints `listening on URL` on \
-        stderr once bound; Host/Origin must be localhost, 127.0.0.1 or [::1]. It stops \
+        ends.\n--http: serves Streamable HTTP at http://ADDR/mcp and the legacy HTTP+SSE transport \
+        (2024-11-05) at http://ADDR/sse + /messages; prints `listening on URL` and `legacy SSE on \
+        URL` on stderr once bound; Host/Origin must be localhost, 127.0.0.1 or [::1]. It stops \
         gracefully on SIGINT or SIGTERM."
     )]
     Serve(ServeArgs),
@@ -84,6 +85,8 @@ Examples:
   mcp-sansio client --stdio complete prompt greet --arg name --value A -- ./my-server
   mcp-sansio client --stdio set-level debug -- ./my-server
   mcp-sansio client http://127.0.0.1:3000/mcp tools list
+  mcp-sansio client http://127.0.0.1:3000/sse --verbose ping     # finds the legacy SSE transport
+  mcp-sansio client http://127.0.0.1:3000/sse --transport sse tools list
   mcp-sansio client http://127.0.0.1:3000/mcp --bearer-token T tools call echo --args '{\"text\":\"hi\"}'";
 
 /// Options of `serve`.
@@ -93,7 +96,8 @@ pub(crate) struct ServeArgs {
     /// Serve on this process's stdin/stdout.
     #[arg(long)]
     pub(crate) stdio: bool,
-    /// Serve Streamable HTTP at http://ADDR/mcp (default 127.0.0.1:0: a free loopback port).
+    /// Serve Streamable HTTP at http://ADDR/mcp and legacy HTTP+SSE at http://ADDR/sse
+    /// (default 127.0.0.1:0: a free loopback port).
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
     pub(crate) http: Option<String>,
 }
@@ -104,12 +108,20 @@ pub(crate) struct ClientArgs {
     /// Talk to the server over its stdin/stdout (the server command follows `--`).
     #[arg(long, conflicts_with = "url", required_unless_present = "url")]
     pub(crate) stdio: bool,
-    /// Talk to the Streamable HTTP endpoint at this URL instead (http://host:port/path).
+    /// Talk to the HTTP server at this URL instead (http://host:port/path): Streamable HTTP or
+    /// the legacy HTTP+SSE transport, detected (see --transport).
     #[arg(value_name = "URL")]
     pub(crate) url: Option<String>,
     /// HTTP only: send `Authorization: Bearer <TOKEN>` with every request.
     #[arg(long, value_name = "TOKEN", requires = "url")]
     pub(crate) bearer_token: Option<String>,
+    /// HTTP only: the transport to speak. auto: POST initialize (Streamable HTTP), and on
+    /// 400, 404 or 405 fall back to the legacy HTTP+SSE transport (GET, `endpoint` event).
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = TransportArg::Auto)]
+    pub(crate) transport: TransportArg,
+    /// Report on stderr which transport was spoken (and the legacy message URL).
+    #[arg(long, short = 'v')]
+    pub(crate) verbose: bool,
     /// Print results indented for people instead of one compact JSON line.
     #[arg(long)]
     pub(crate) pretty: bool,
@@ -125,6 +137,17 @@ pub(crate) struct ClientArgs {
     pub(crate) server_stderr: StderrArg,
     #[command(subcommand)]
     pub(crate) op: ClientOp,
+}
+
+/// The HTTP transport of `client URL`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TransportArg {
+    /// Detect: Streamable HTTP first, legacy HTTP+SSE on 400/404/405.
+    Auto,
+    /// Streamable HTTP (2025-03-26 and later); the URL is the MCP endpoint.
+    Streamable,
+    /// Legacy HTTP+SSE (2024-11-05); the URL is the SSE endpoint.
+    Sse,
 }
 
 /// Where the server's stderr goes.

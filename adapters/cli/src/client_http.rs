@@ -1,19 +1,23 @@
-//! `mcp-sansio client URL`: the same operations as `client --stdio`, against a Streamable
-//! HTTP endpoint through `mcp_sansio_http::client` (the request logic is `client_cmd`'s).
+//! `mcp-sansio client URL`: the same operations as `client --stdio`, against an HTTP server
+//! through `mcp_sansio_http::client`'s auto-detecting client: Streamable HTTP, or the legacy
+//! HTTP+SSE transport found by the 2025-03-26 fallback (or forced with `--transport`). With
+//! `--verbose` the transport spoken is reported on stderr (`transport: sse` or
+//! `transport: streamable`). The request logic is `client_cmd`'s.
 
 use std::time::Duration;
 
 use mcp_sansio::app::client::Client;
+use mcp_sansio::http::legacy::{ClientEvent as WireEvent, TransportKind};
 use mcp_sansio::http::TransportEvent;
 use mcp_sansio::model::Implementation;
-use mcp_sansio_http::client::{connect_http_client, HttpClientOptions};
+use mcp_sansio_http::client::{connect_auto_client, HttpClientOptions, TransportChoice};
 
-use crate::args::ClientArgs;
+use crate::args::{ClientArgs, TransportArg};
 use crate::client_cmd::{client_config, conclude, perform, report_event};
 use crate::request::PlannedRequest;
 use crate::Failure;
 
-/// Runs `planned` against the endpoint at `url` and prints the answer.
+/// Runs `planned` against the server at `url` and prints the answer.
 pub(crate) fn run(args: &ClientArgs, planned: PlannedRequest, url: &str) -> Result<(), Failure> {
     let timeout = Duration::from_secs_f64(args.timeout);
     let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")))
@@ -22,16 +26,42 @@ pub(crate) fn run(args: &ClientArgs, planned: PlannedRequest, url: &str) -> Resu
         bearer_token: args.bearer_token.clone(),
         ..HttpClientOptions::default()
     };
-    let client = connect_http_client(url, builder, options)
+    let choice = match args.transport {
+        TransportArg::Auto => TransportChoice::Auto,
+        TransportArg::Streamable => TransportChoice::Streamable,
+        TransportArg::Sse => TransportChoice::Sse,
+    };
+    let verbose = args.verbose;
+    let client = connect_auto_client(url, builder, options, choice)
         .map_err(|e| Failure::Usage(e.to_string()))?
         .on_event(report_event)
-        .on_transport_event(report_transport_event);
+        .on_transport_event(report_transport_event)
+        .on_wire_event(move |event| report_wire_event(event, verbose));
     let handle = client.handle();
     let paginate = planned.paginated && !args.no_paginate;
-    let (outcome, _report) = client
+    let (outcome, report) = client
         .block_on(perform(handle, planned, paginate, timeout))
         .map_err(|e| Failure::Failed(format!("driving the HTTP client failed: {e}")))?;
-    conclude(outcome, args.pretty, |_| {})
+    if verbose {
+        match report.transport {
+            Some(kind) => eprintln!("transport: {}", transport_name(kind)),
+            None => eprintln!("transport: unknown (detection did not conclude)"),
+        }
+    }
+    conclude(outcome, args.pretty, |message| {
+        // The app only saw the transport close; say what broke underneath.
+        if let Some(failure) = report.last_failure.filter(|_| !message.is_empty()) {
+            message.push_str(&format!(" ({failure})"));
+        }
+    })
+}
+
+/// The `--transport` name of a transport.
+fn transport_name(kind: TransportKind) -> &'static str {
+    match kind {
+        TransportKind::StreamableHttp => "streamable",
+        TransportKind::LegacySse => "sse",
+    }
 }
 
 /// Transport events worth a line on stderr (a missing standalone stream is normal).
@@ -41,6 +71,24 @@ pub(crate) fn report_transport_event(event: TransportEvent) {
             eprintln!("the server dropped the session (404); re-initializing")
         }
         TransportEvent::SessionLost { reason } => eprintln!("HTTP session lost: {reason}"),
+        _ => {}
+    }
+}
+
+/// Detection and legacy transport events: failures always, the rest with `--verbose`.
+fn report_wire_event(event: WireEvent, verbose: bool) {
+    match event {
+        WireEvent::Detected(kind) if verbose => {
+            eprintln!("detected transport: {}", transport_name(kind))
+        }
+        WireEvent::Ready { post_url } if verbose => eprintln!("legacy message URL: {post_url}"),
+        WireEvent::PostFailed { status } => match status {
+            Some(status) => eprintln!("the message endpoint answered HTTP {status}"),
+            None => eprintln!("a message POST failed"),
+        },
+        WireEvent::Closed(reason) if reason != mcp_sansio::http::legacy::CloseReason::Local => {
+            eprintln!("HTTP transport closed: {reason:?}")
+        }
         _ => {}
     }
 }

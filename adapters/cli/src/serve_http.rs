@@ -1,6 +1,7 @@
-//! `serve --http ADDR`: the reference fixture on the Streamable HTTP adapter at `/mcp`. Prints
-//! `listening on http://HOST:PORT/mcp` on stderr once bound (so port 0 works for tests) and
-//! shuts down gracefully on SIGINT or SIGTERM. Every HTTP session gets its own fixture server
+//! `serve --http ADDR`: the reference fixture on the HTTP adapter: Streamable HTTP at `/mcp`,
+//! the legacy HTTP+SSE pair (2024-11-05) at `/sse` + `/messages`. Prints
+//! `listening on http://HOST:PORT/mcp` then `legacy SSE on http://HOST:PORT/sse` on stderr once
+//! bound (so port 0 works for tests) and shuts down gracefully on SIGINT or SIGTERM. Every HTTP session gets its own fixture server
 //! and its own timed extras (late additions, watched-resource updates), which end with it.
 
 use std::net::SocketAddr;
@@ -50,6 +51,9 @@ pub(crate) fn serve_http(addr: &str) -> Result<(), Failure> {
         })
     });
     eprintln!("listening on {}", server.url());
+    if let Some(sse) = server.sse_url() {
+        eprintln!("legacy SSE on {sse}");
+    }
     let executor = Rc::new(LocalExecutor::new());
     let spawner = executor.clone();
     executor

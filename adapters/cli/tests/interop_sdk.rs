@@ -1,5 +1,6 @@
 //! The official SDKs' fixture clients (tests/interop: TypeScript and Python) against our own
-//! `mcp-sansio serve --stdio` and `mcp-sansio serve --http` (Streamable HTTP on loopback). Lives in the CLI package so that Cargo builds the binary first
+//! `mcp-sansio serve --stdio` and `mcp-sansio serve --http` (on loopback: Streamable HTTP, and
+//! the legacy HTTP+SSE pair through the SDKs' SSE client transports). Lives in the CLI package so that Cargo builds the binary first
 //! and hands us its path (`CARGO_BIN_EXE_mcp-sansio`): it can never be missing here. Needs the
 //! peers of scripts/install-peers (`source .ci-cache/env`); without them the tests skip with a
 //! message, except under `CI`, where they fail.
@@ -113,4 +114,49 @@ fn python_sdk_client_passes_against_our_http_server() {
         return;
     };
     run_http_client(&python, "py/fixture_client.py");
+}
+
+/// Runs a fixture client over the legacy HTTP+SSE transport (the TS SDK's
+/// `SSEClientTransport`, the Python SDK's `sse_client`) against `serve --http`'s `/sse`.
+fn run_sse_client(program: &Path, script: &str) {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let server = HttpFixture::start(&[("MCP_SANSIO_PAGE_SIZE", PAGE_SIZE)]);
+    let child = Command::new(program)
+        .arg(interop_dir().join(script))
+        .args(["--sse", &server.sse_url])
+        .env("MCP_SANSIO_PAGE_SIZE", PAGE_SIZE)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
+    let (success, output) = finish(child, RUN_LIMIT);
+    let summary = output.lines().last().unwrap_or("");
+    let clean = summary.ends_with(" passed, 0 failed") && !summary.starts_with("0 passed");
+    assert!(success && clean, "{script} --sse failed:\n{output}");
+    for check in [
+        "PASS legacy-sse-endpoint",
+        "PASS tools-call-sampling",
+        "PASS tools-call-elicitation",
+        "PASS resources-updated",
+    ] {
+        assert!(output.contains(check), "{check} missing:\n{output}");
+    }
+}
+
+#[test]
+fn ts_sdk_sse_client_passes_against_our_legacy_endpoint() {
+    let Some(node) = peer("MCP_NODE22") else {
+        return;
+    };
+    run_sse_client(&node, "ts/fixture_client.mjs");
+}
+
+#[test]
+fn python_sdk_sse_client_passes_against_our_legacy_endpoint() {
+    let Some(python) = peer("MCP_PYTHON") else {
+        return;
+    };
+    run_sse_client(&python, "py/fixture_client.py");
 }

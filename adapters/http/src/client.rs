@@ -22,8 +22,13 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+mod auto;
 mod exchange;
+mod outgoing;
 mod pool;
+mod wire;
+
+pub use auto::{connect_auto_client, AutoRunReport, McpAutoClient, TransportChoice};
 
 use std::collections::HashMap;
 use std::future::Future;

@@ -1,13 +1,19 @@
-//! The Streamable HTTP server: hyper 1 (HTTP/1.1, keep-alive) on smol, running the core
-//! [`Endpoint`] for the application [`Server`] of each session.
+//! The HTTP server: hyper 1 (HTTP/1.1, keep-alive) on smol, running the core [`Router`] for
+//! the application [`Server`] of each session: Streamable HTTP on `path` (default `/mcp`) and,
+//! beside it, the legacy HTTP+SSE pair of 2024-11-05 (default GET `/sse`, POST `/messages`).
 //!
 //! Everything runs on one thread: an accept loop, one task per connection, the handler jobs
-//! the sessions hand out, and a driver task that fires the endpoint's timers
-//! ([`Endpoint::poll_timeout`]) and reacts to handler wake-ups. Response bodies are pulled from
-//! [`Endpoint::poll_stream`] only when hyper can write more (backpressure), and report
-//! [`Endpoint::stream_closed`] when the client goes away. Session ids come from the OS random
-//! source. Every protocol decision (status codes, sessions, SSE, resumption) is the core's;
-//! this module moves bytes and time, checks the mount path and the optional bearer token.
+//! the sessions hand out, and a driver task that fires the endpoints' timers
+//! ([`Router::poll_timeout`]) and reacts to handler wake-ups. Response bodies are pulled from
+//! [`Router::poll_stream`] only when hyper can write more (backpressure), and report
+//! [`Router::stream_closed`] when the client goes away. Session ids come from the OS random
+//! source. Every protocol decision (paths, status codes, sessions, SSE, resumption) is the
+//! core's; this module moves bytes and time and checks the optional bearer token.
+//!
+//! [`Router`]: mcp_sansio::http::legacy::Router
+//! [`Router::poll_timeout`]: mcp_sansio::http::legacy::Router::poll_timeout
+//! [`Router::poll_stream`]: mcp_sansio::http::legacy::Router::poll_stream
+//! [`Router::stream_closed`]: mcp_sansio::http::legacy::Router::stream_closed
 //!
 //! ```no_run
 //! use std::net::SocketAddr;
@@ -28,6 +34,7 @@
 mod auth;
 mod body;
 mod io;
+mod mount;
 mod service;
 mod shared;
 
@@ -42,12 +49,13 @@ use std::time::{Duration, Instant};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use mcp_sansio::app::server::Server;
-use mcp_sansio::http::{Endpoint, EndpointConfig};
+use mcp_sansio::http::EndpointConfig;
 use smol::channel::{self, Receiver, Sender};
 use smol::{Async, LocalExecutor, Timer};
 
 pub use auth::BearerAuth;
 use io::{SmolTimer, TcpIo};
+pub use mount::LegacyMount;
 use service::Route;
 use shared::Shared;
 
@@ -56,8 +64,12 @@ use shared::Shared;
 pub struct HttpServerOptions {
     /// The path the endpoint answers on; other paths get 404. Default `/mcp`.
     pub path: String,
-    /// The core endpoint's limits and switches (body size, sessions, Host/Origin policy...).
+    /// The core endpoint's limits and switches (body size, sessions, Host/Origin policy...),
+    /// for both transports.
     pub endpoint: EndpointConfig,
+    /// The legacy HTTP+SSE transport (2024-11-05) served beside Streamable HTTP (`None`: not
+    /// served, its paths get 404). Default `/sse` + `/messages`.
+    pub legacy: Option<LegacyMount>,
     /// Require `Authorization: Bearer` checked by this hook. Default none.
     pub auth: Option<BearerAuth>,
     /// Open connections at most; past it new ones are closed at once. Default 1024.
@@ -71,6 +83,7 @@ impl Default for HttpServerOptions {
         HttpServerOptions {
             path: "/mcp".to_owned(),
             endpoint: EndpointConfig::default(),
+            legacy: Some(LegacyMount::default()),
             auth: None,
             max_connections: 1024,
             drain_timeout: Duration::from_secs(5),
@@ -104,7 +117,7 @@ pub struct HttpServer {
     listener: Async<TcpListener>,
     local_addr: SocketAddr,
     options: HttpServerOptions,
-    factory: Box<dyn FnMut(Instant) -> Server + Send>,
+    factory: mount::Factory,
     stop_tx: Sender<()>,
     stop_rx: Receiver<()>,
     requested: Arc<AtomicBool>,
@@ -153,6 +166,12 @@ impl HttpServer {
         format!("http://{}{}", self.local_addr, self.options.path)
     }
 
+    /// The legacy SSE endpoint's URL (e.g. `http://127.0.0.1:41234/sse`), when it is served.
+    pub fn sse_url(&self) -> Option<String> {
+        let mount = self.options.legacy.as_ref()?;
+        Some(format!("http://{}{}", self.local_addr, mount.sse_path))
+    }
+
     /// A handle that stops [`run`](Self::run) from anywhere.
     pub fn shutdown_handle(&self) -> ShutdownHandle {
         ShutdownHandle {
@@ -179,15 +198,9 @@ impl HttpServer {
         let wake: mcp_sansio::app::runtime::WakeHook = Arc::new(move || {
             let _ = hook_tx.try_send(());
         });
-        let mut factory = self.factory;
-        let endpoint = Endpoint::new(self.options.endpoint.clone(), move |now| {
-            let mut server = factory(now);
-            server.set_waker(wake.clone());
-            server
-        });
-        let shared = Shared::new(endpoint, &executor, kick_tx);
+        let router = mount::router(&self.options, self.factory, wake);
+        let shared = Shared::new(router, &executor, kick_tx);
         let route = Rc::new(Route {
-            path: self.options.path.clone(),
             auth: self.options.auth.clone(),
             max_body: self.options.endpoint.max_body,
         });

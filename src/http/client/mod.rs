@@ -21,6 +21,7 @@
 //! DELETE on close. A request the transport cannot complete ends with a JSON-RPC error response
 //! it synthesizes (code [`TRANSPORT_ERROR`]), so the machine sees exactly one outcome.
 
+mod adopt;
 mod exchange;
 mod session;
 mod types;

@@ -35,6 +35,10 @@ pub struct StreamableHandoff {
     pub session_id: Option<String>,
     /// Frames given after `initialize`, in order, not sent yet.
     pub pending: Vec<Bytes>,
+    /// The `initialize` request the probe carried (replayed if the session expires).
+    pub init_frame: Bytes,
+    /// The `protocolVersion` of the `initialize` result, when the probe's response held one.
+    pub protocol_version: Option<String>,
 }
 
 #[derive(Debug)]
@@ -45,10 +49,11 @@ enum Phase {
     Probing {
         frame: Bytes,
     },
-    /// Streamable HTTP: reading the probe's response body.
+    /// Streamable HTTP: reading the probe's response body (`init`: the probe's frame).
     Streamable {
         sse: bool,
         done: bool,
+        init: Bytes,
     },
     /// Legacy HTTP+SSE (detected once its `Ready` event came).
     Legacy(Box<LegacyClient>),
@@ -62,6 +67,8 @@ pub struct AutoClient {
     config: ClientConfig,
     phase: Phase,
     session_id: Option<String>,
+    /// The negotiated version, read from the probe's `initialize` result.
+    protocol_version: Option<String>,
     /// Frames given after `initialize` while probing (or after the Streamable verdict).
     pending: VecDeque<Bytes>,
     requests: VecDeque<OutgoingRequest>,
@@ -83,6 +90,7 @@ impl AutoClient {
             config,
             phase: Phase::Start,
             session_id: None,
+            protocol_version: None,
             pending: VecDeque::new(),
             requests: VecDeque::new(),
             aborts: VecDeque::new(),
@@ -138,7 +146,12 @@ impl AutoClient {
     /// After `Detected(StreamableHttp)` and the end of the probe's response: what the
     /// Streamable client needs to continue. Once only; later frames are refused.
     pub fn take_handoff(&mut self) -> Option<StreamableHandoff> {
-        let Phase::Streamable { done: true, .. } = self.phase else {
+        let Phase::Streamable {
+            done: true,
+            ref init,
+            ..
+        } = self.phase
+        else {
             return None;
         };
         if self.handed_off {
@@ -149,6 +162,8 @@ impl AutoClient {
             url: self.url.to_string(),
             session_id: self.session_id.clone(),
             pending: self.pending.drain(..).collect(),
+            init_frame: init.clone(),
+            protocol_version: self.protocol_version.clone(),
         })
     }
 
@@ -250,7 +265,12 @@ impl AutoClient {
                 self.session_id = header("mcp-session-id");
                 let sse =
                     header("content-type").is_some_and(|ct| accepts(&ct, "text/event-stream"));
-                self.phase = Phase::Streamable { sse, done: false };
+                let init = frame.clone();
+                self.phase = Phase::Streamable {
+                    sse,
+                    done: false,
+                    init,
+                };
                 self.events
                     .push_back(ClientEvent::Detected(TransportKind::StreamableHttp));
             }
@@ -267,7 +287,9 @@ impl AutoClient {
     pub fn handle_response_body(&mut self, key: RequestKey, data: &[u8]) {
         match &mut self.phase {
             Phase::Legacy(c) if key != PROBE => c.handle_response_body(key, data),
-            Phase::Streamable { sse, done: false } if key == PROBE => {
+            Phase::Streamable {
+                sse, done: false, ..
+            } if key == PROBE => {
                 if *sse {
                     self.decoder.push(data);
                     self.drain_sse();
@@ -286,11 +308,12 @@ impl AutoClient {
     pub fn handle_response_end(&mut self, key: RequestKey) {
         match &mut self.phase {
             Phase::Legacy(c) if key != PROBE => c.handle_response_end(key),
-            Phase::Streamable { sse, done } if key == PROBE && !*done => {
+            Phase::Streamable { sse, done, .. } if key == PROBE && !*done => {
                 *done = true;
                 if !*sse && !self.json.is_empty() {
-                    self.inbound
-                        .push_back(Bytes::from(std::mem::take(&mut self.json)));
+                    let body = Bytes::from(std::mem::take(&mut self.json));
+                    self.note_version(&body);
+                    self.inbound.push_back(body);
                 }
             }
             _ => {}
@@ -356,7 +379,30 @@ impl AutoClient {
             if self.inbound.len() >= self.config.max_inbound_frames {
                 return self.close_with(CloseReason::InboundOverflow);
             }
+            self.note_version(&event.data);
             self.inbound.push_back(event.data);
+        }
+    }
+
+    /// Keeps the `protocolVersion` of an `initialize` result seen on the probe's response.
+    fn note_version(&mut self, frame: &[u8]) {
+        #[derive(serde::Deserialize)]
+        struct Envelope {
+            result: Option<InitResult>,
+        }
+        #[derive(serde::Deserialize)]
+        struct InitResult {
+            #[serde(rename = "protocolVersion")]
+            protocol_version: String,
+        }
+        if self.protocol_version.is_some() {
+            return;
+        }
+        if let Ok(Envelope {
+            result: Some(result),
+        }) = serde_json::from_slice::<Envelope>(frame)
+        {
+            self.protocol_version = Some(result.protocol_version);
         }
     }
 

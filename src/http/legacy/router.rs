@@ -51,6 +51,8 @@ pub struct Router<M> {
     streamable: Endpoint<M>,
     legacy: LegacyEndpoint<M>,
     paths: RouterPaths,
+    /// Off: the legacy paths are unknown (404), only Streamable HTTP is served.
+    legacy_enabled: bool,
 }
 
 impl<M: Machine> Router<M> {
@@ -69,6 +71,7 @@ impl<M: Machine> Router<M> {
             streamable: Endpoint::new(config, factory.clone()),
             legacy: LegacyEndpoint::new(legacy, factory),
             paths,
+            legacy_enabled: true,
         }
     }
 
@@ -84,7 +87,24 @@ impl<M: Machine> Router<M> {
             streamable,
             legacy,
             paths,
+            legacy_enabled: true,
         }
+    }
+
+    /// Serves Streamable HTTP only: the legacy paths answer 404 like any unknown path.
+    pub fn without_legacy(mut self) -> Self {
+        self.legacy_enabled = false;
+        self
+    }
+
+    /// The paths served (the legacy ones only when [`Router::legacy_enabled`]).
+    pub fn paths(&self) -> &RouterPaths {
+        &self.paths
+    }
+
+    /// Whether the legacy pair is served.
+    pub fn legacy_enabled(&self) -> bool {
+        self.legacy_enabled
     }
 
     /// The Streamable endpoint (sessions, stats, `close_stream`).
@@ -102,7 +122,7 @@ impl<M: Machine> Router<M> {
         let path = path.split(['?', '#']).next().unwrap_or("");
         if path == self.paths.streamable {
             Some(Route::Streamable)
-        } else if path == self.paths.sse || path == self.paths.messages {
+        } else if self.legacy_enabled && (path == self.paths.sse || path == self.paths.messages) {
             Some(Route::Legacy)
         } else {
             None

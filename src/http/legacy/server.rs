@@ -10,14 +10,14 @@ use bytes::Bytes;
 
 use super::session::LegacySession;
 use crate::app::runtime::Job;
+use crate::http::admission;
 use crate::http::config::{EndpointConfig, EndpointStats};
-use crate::http::headers::{accepts, is_json_content_type};
+use crate::http::headers::accepts;
 use crate::http::machine::Machine;
 use crate::http::reply::{error, rpc_error};
 use crate::http::streams::StreamChunk;
 use crate::http::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
 use crate::jsonrpc::decode;
-use crate::model::ProtocolVersion;
 
 /// Stream ids of the legacy endpoint have this bit set, so they never collide with the
 /// Streamable endpoint's (which count up from 1) when both are mounted in one server.
@@ -116,9 +116,8 @@ impl<M: Machine> LegacyEndpoint<M> {
         random: [u8; 16],
     ) -> HttpResponse {
         self.now = Some(now);
-        let hosts = &self.config.endpoint.hosts;
-        if !hosts.host_allowed(head.get("host")) || !hosts.origin_allowed(head.get("origin")) {
-            return error(403, "Forbidden: Host or Origin not allowed");
+        if let Err(resp) = admission::check_host_origin(&self.config.endpoint, head) {
+            return resp;
         }
         match head.method {
             HttpMethod::Get => self.handle_get(now, head, random),
@@ -177,21 +176,10 @@ impl<M: Machine> LegacyEndpoint<M> {
         if session.ended {
             return rpc_error(404, -32001, "Session not found");
         }
-        if !head.get("content-type").is_some_and(is_json_content_type) {
-            return error(
-                415,
-                "Unsupported Media Type: Content-Type must be application/json",
-            );
-        }
-        if body.len() > self.config.endpoint.max_body {
-            return error(413, "Payload Too Large");
-        }
-        if let Some(text) = head.get("mcp-protocol-version") {
-            let supported = ProtocolVersion::parse(text.trim())
-                .is_some_and(|v| self.config.endpoint.supported_versions.contains(&v));
-            if !supported {
-                return rpc_error(400, -32000, "Bad Request: unsupported MCP-Protocol-Version");
-            }
+        let admitted = admission::check_json_body(&self.config.endpoint, head, body.len())
+            .and_then(|()| admission::header_version(&self.config.endpoint, head));
+        if let Err(resp) = admitted {
+            return resp;
         }
         if let Err(e) = decode(&body) {
             let obj = e.to_error_object();

@@ -7,9 +7,12 @@ extras (late additions at 2 s, watched-resource updates).
 
 Usage: $MCP_PYTHON tests/interop/py/fixture_client.py [--] SERVER_COMMAND [ARGS...]
        $MCP_PYTHON tests/interop/py/fixture_client.py --url http://127.0.0.1:PORT/mcp
+       $MCP_PYTHON tests/interop/py/fixture_client.py --sse http://127.0.0.1:PORT/sse
 With --url it talks Streamable HTTP (`streamable_http_client`) instead of stdio, and also checks
 `test_reconnection` (SEP-1699: the server closes the POST stream after its priming event; the SDK
-resumes by GET with Last-Event-ID and gets the result there).
+resumes by GET with Last-Event-ID and gets the result there). With --sse it talks the legacy
+HTTP+SSE transport of 2024-11-05 (`sse_client`: GET, `endpoint` event, POSTs) and checks that the
+`endpoint` event named a session.
 Prints `PASS name` or `FAIL name: why` per check, then `N passed, N failed`; exits 1 on failure.
 """
 
@@ -28,6 +31,7 @@ from typing import Any, Awaitable, Callable
 import anyio
 import mcp.types as types
 from mcp.client.session import ClientRequestContext, ClientSession
+from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
@@ -619,13 +623,17 @@ async def main(argv: list[str]) -> int:
     if argv and argv[0] == "--":
         argv = argv[1:]
     url = argv[1] if len(argv) == 2 and argv[0] == "--url" else None
-    if not argv or (argv[0] == "--url" and url is None):
-        print("usage: fixture_client.py [--] SERVER_COMMAND [ARGS...] | --url URL", file=sys.stderr)
+    sse_url = argv[1] if len(argv) == 2 and argv[0] == "--sse" else None
+    if not argv or (argv[0] in ("--url", "--sse") and url is None and sse_url is None):
+        print("usage: fixture_client.py [--] SERVER_COMMAND [ARGS...] | --url URL | --sse URL", file=sys.stderr)
         return 2
     rec = Recorder()
     runner = Runner()
+    sse_sessions: list[str] = []
     if url is not None:
         transport = streamable_http_client(url)
+    elif sse_url is not None:
+        transport = sse_client(sse_url, on_session_created=sse_sessions.append)
     else:
         transport = stdio_client(StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ)))
     with anyio.fail_after(120):
@@ -642,6 +650,15 @@ async def main(argv: list[str]) -> int:
                 client_info=types.Implementation(name="mcp-sansio-interop-py", version="0.1.0"),
             ) as session:
                 await run_checks(session, rec, runner, http=url is not None)
+                if sse_url is not None:
+
+                    async def legacy_sse_endpoint() -> None:
+                        ensure(
+                            len(sse_sessions) == 1 and re.fullmatch(r"[0-9a-f]{32}", sse_sessions[0]) is not None,
+                            f"the endpoint event named sessions {sse_sessions}",
+                        )
+
+                    await runner.check("legacy-sse-endpoint", legacy_sse_endpoint)
     print(f"{runner.passed} passed, {runner.failed} failed", flush=True)
     return 0 if runner.failed == 0 else 1
 

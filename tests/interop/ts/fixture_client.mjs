@@ -6,9 +6,12 @@
 //
 // Usage: $MCP_NODE22 tests/interop/ts/fixture_client.mjs [--] SERVER_COMMAND [ARGS...]
 //        $MCP_NODE22 tests/interop/ts/fixture_client.mjs --url http://127.0.0.1:PORT/mcp
+//        $MCP_NODE22 tests/interop/ts/fixture_client.mjs --sse http://127.0.0.1:PORT/sse
 // With --url it talks Streamable HTTP (`StreamableHTTPClientTransport`) instead of stdio, and
 // also checks `test_reconnection` (SEP-1699: the server closes the POST stream after its
 // priming event; the SDK resumes by GET with Last-Event-ID and gets the result there).
+// With --sse it talks the legacy HTTP+SSE transport of 2024-11-05 (`SSEClientTransport`: GET,
+// `endpoint` event, POSTs) and checks that the messages went to the announced endpoint.
 // Prints `PASS name` or `FAIL name: why` per check, then `N passed, N failed`; exits 1 on failure.
 
 import { sdk } from './sdk.mjs';
@@ -17,14 +20,16 @@ import { FIXTURE, expectedPromptMessages, fillElicitation } from './fixture_expe
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');
 const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
+const { SSEClientTransport } = await sdk('client/sse.js');
 const { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, McpError } =
   await sdk('types.js');
 
 const argv = process.argv.slice(2);
 if (argv[0] === '--') argv.shift();
 const HTTP_URL = argv[0] === '--url' ? argv[1] : undefined;
-if (argv.length === 0 || (argv[0] === '--url' && !HTTP_URL)) {
-  console.error('usage: fixture_client.mjs [--] SERVER_COMMAND [ARGS...] | --url URL');
+const SSE_URL = argv[0] === '--sse' ? argv[1] : undefined;
+if (argv.length === 0 || (['--url', '--sse'].includes(argv[0]) && !(HTTP_URL || SSE_URL))) {
+  console.error('usage: fixture_client.mjs [--] SERVER_COMMAND [ARGS...] | --url URL | --sse URL');
   process.exit(2);
 }
 
@@ -131,6 +136,8 @@ const unforgivenErrors = (errors) => errors.filter((err) => !isForgivenError(err
 
 const transport = HTTP_URL
   ? new StreamableHTTPClientTransport(new URL(HTTP_URL))
+  : SSE_URL
+  ? new SSEClientTransport(new URL(SSE_URL))
   : new StdioClientTransport({
       command: argv[0],
       args: argv.slice(1),
@@ -526,6 +533,14 @@ if (HTTP_URL) {
   });
 }
 
+if (SSE_URL) {
+  await check('legacy-sse-endpoint', async () => {
+    // The SDK keeps the `endpoint` event's resolved URL privately; it is where every POST went.
+    const endpoint = transport._endpoint;
+    assert(endpoint?.pathname === '/messages', `message endpoint ${endpoint}`);
+    assert(/^[0-9a-f]{32}$/.test(endpoint.searchParams.get('sessionId') ?? ''), `session ${endpoint}`);
+  });
+}
 
 // The timed reference extras (conformance.md §5): 2 s after start the late tool, resource and
 // prompt arrive, each announced by its list_changed; a subscriber of test://watched-resource

@@ -1,5 +1,5 @@
-//! `mcp-sansio serve --http 127.0.0.1:0` as a test peer: started, its URL read from the
-//! `listening on URL` line on stderr, killed by PID when dropped.
+//! `mcp-sansio serve --http 127.0.0.1:0` as a test peer: started, its URLs read from the
+//! `listening on URL` and `legacy SSE on URL` lines on stderr, killed by PID when dropped.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -9,6 +9,9 @@ pub struct HttpFixture {
     child: Child,
     /// `http://127.0.0.1:PORT/mcp`.
     pub url: String,
+    /// `http://127.0.0.1:PORT/sse` (the legacy HTTP+SSE transport).
+    #[allow(dead_code)] // Not every test binary including this module uses it.
+    pub sse_url: String,
 }
 
 impl HttpFixture {
@@ -33,9 +36,20 @@ impl HttpFixture {
             url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
             "{url}"
         );
+        let second = lines.next().and_then(Result::ok).unwrap_or_default();
+        let Some(sse_url) = second.strip_prefix("legacy SSE on ").map(str::to_owned) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("unexpected second stderr line: {second:?}");
+        };
+        assert_eq!(sse_url, url.replace("/mcp", "/sse"));
         // Keep draining stderr (shown on ours) so the server never blocks on a full pipe.
         std::thread::spawn(move || lines.map_while(Result::ok).for_each(|l| eprintln!("{l}")));
-        HttpFixture { child, url }
+        HttpFixture {
+            child,
+            url,
+            sse_url,
+        }
     }
 }
 

@@ -17,7 +17,6 @@ use super::shared::Shared;
 
 /// What every request of one server needs.
 pub(crate) struct Route {
-    pub(crate) path: String,
     pub(crate) auth: Option<BearerAuth>,
     /// The endpoint's `max_body`: reading stops one byte past it (the endpoint answers 413).
     pub(crate) max_body: usize,
@@ -29,7 +28,9 @@ pub(crate) async fn handle(
     route: &Route,
     req: Request<Incoming>,
 ) -> Result<Response<ResponseBody>, Infallible> {
-    if req.uri().path() != route.path {
+    // The core router says which paths exist (Streamable, and the legacy pair if mounted).
+    let known = shared.try_with(|core| core.endpoint.route(req.uri().path()).is_some());
+    if known != Some(true) {
         return Ok(plain(StatusCode::NOT_FOUND, "Not Found"));
     }
     if let Some(auth) = &route.auth {
@@ -62,9 +63,14 @@ pub(crate) async fn handle(
     Ok(response(resp, &shared))
 }
 
-/// Method, path and headers as the endpoint takes them.
+/// Method, path (with the query: the legacy POST names its session there) and headers as the
+/// endpoint takes them.
 fn request_head(req: &Request<Incoming>) -> HttpRequestHead {
-    let mut head = HttpRequestHead::new(HttpMethod::parse(req.method().as_str()), req.uri().path());
+    let target = req
+        .uri()
+        .path_and_query()
+        .map_or_else(|| req.uri().path(), |p| p.as_str());
+    let mut head = HttpRequestHead::new(HttpMethod::parse(req.method().as_str()), target);
     for (name, value) in req.headers() {
         head.headers.push((
             name.as_str().to_owned(),

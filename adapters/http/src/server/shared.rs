@@ -12,13 +12,15 @@ use std::rc::{Rc, Weak};
 use std::task::Waker;
 
 use mcp_sansio::app::server::Server;
-use mcp_sansio::http::{Endpoint, StreamId};
+use mcp_sansio::http::legacy::Router;
+use mcp_sansio::http::StreamId;
 use smol::channel::Sender;
 use smol::LocalExecutor;
 
 /// The mutable part, behind one `RefCell` (never borrowed across an `.await`).
 pub(crate) struct Core {
-    pub(crate) endpoint: Endpoint<Server>,
+    /// Both transports' endpoints behind the core router (Streamable HTTP, legacy HTTP+SSE).
+    pub(crate) endpoint: Router<Server>,
     /// Bodies waiting for bytes, woken (and forgotten) by `settle`.
     wakers: HashMap<StreamId, Waker>,
     /// Shutting down: bodies end at their next poll.
@@ -38,7 +40,7 @@ pub(crate) struct Shared {
 
 impl Shared {
     pub(crate) fn new(
-        endpoint: Endpoint<Server>,
+        endpoint: Router<Server>,
         executor: &Rc<LocalExecutor<'static>>,
         kick: Sender<()>,
     ) -> Self {

@@ -1,0 +1,86 @@
+//! Performs one request of the detector or the legacy client (an [`OutgoingRequest`]: its own
+//! path and query, and headers chosen by the core) and streams the response back to the loop,
+//! keyed by its [`RequestKey`](mcp_sansio::http::legacy::RequestKey) number.
+
+use std::rc::Rc;
+
+use http_body_util::{BodyExt, Full};
+use mcp_sansio::http::legacy::OutgoingRequest;
+use mcp_sansio::http::{ExchangeId, HttpMethod};
+use smol::channel::Sender;
+
+use super::exchange::{Input, Target};
+use super::pool::Pool;
+
+/// Runs `request` and reports its response to `inputs`.
+pub(crate) async fn run(
+    pool: Rc<Pool>,
+    target: Rc<Target>,
+    request: OutgoingRequest,
+    inputs: Sender<Input>,
+) {
+    let id = ExchangeId(request.key.0);
+    if let Err(reason) = perform(&pool, &target, request, id, &inputs).await {
+        let _ = inputs.send(Input::Failed { id, reason }).await;
+    }
+}
+
+async fn perform(
+    pool: &Pool,
+    target: &Target,
+    request: OutgoingRequest,
+    id: ExchangeId,
+    inputs: &Sender<Input>,
+) -> Result<(), String> {
+    let method = match request.head.method {
+        HttpMethod::Post => hyper::Method::POST,
+        HttpMethod::Get => hyper::Method::GET,
+        HttpMethod::Delete => hyper::Method::DELETE,
+        HttpMethod::Other => return Err("unsupported method".into()),
+    };
+    // The core resolved the path on the URL's own origin, so the pool's server is the one.
+    let mut builder = hyper::Request::builder()
+        .method(method)
+        .uri(request.head.path.as_str())
+        .header(hyper::header::HOST, target.authority.as_str());
+    for (name, value) in &request.head.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    if let Some(auth) = &target.authorization {
+        builder = builder.header(hyper::header::AUTHORIZATION, auth.as_str());
+    }
+    let http_request = builder
+        .body(Full::new(request.body))
+        .map_err(|e| format!("invalid request: {e}"))?;
+    let mut sender = pool.checkout().await?;
+    let response = sender
+        .send_request(http_request)
+        .await
+        .map_err(|e| format!("request failed: {e}"))?;
+    let (parts, mut body) = response.into_parts();
+    let headers = parts
+        .headers
+        .iter()
+        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect();
+    let status = parts.status.as_u16();
+    let head = Input::Head {
+        id,
+        status,
+        headers,
+    };
+    if inputs.send(head).await.is_err() {
+        return Ok(());
+    }
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| format!("response body broke: {e}"))?;
+        if let Ok(chunk) = frame.into_data() {
+            if inputs.send(Input::Body { id, chunk }).await.is_err() {
+                return Ok(());
+            }
+        }
+    }
+    pool.checkin(sender);
+    let _ = inputs.send(Input::End { id }).await;
+    Ok(())
+}
