@@ -17,7 +17,7 @@
 use std::hint::black_box;
 
 use bench_rmcp::cpu_time::CpuTime;
-use bench_rmcp::{echo_params, is_echo, rmcp_side, OursPair};
+use bench_rmcp::{echo_params, is_echo, is_echo_borrowed, rmcp_side, OursPair};
 use criterion::measurement::Measurement;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use tokio::runtime::{Builder, Runtime};
@@ -68,7 +68,7 @@ fn bench_echo<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
             b.iter(|| {
                 let mut echoed = 0;
                 pair.round_trips(n, "tools/call", Some(&ours_params), |r| {
-                    echoed += usize::from(is_echo_fast(r));
+                    echoed += usize::from(is_echo_borrowed(r));
                 });
                 assert_eq!(echoed, n);
             })
@@ -86,32 +86,12 @@ fn bench_echo<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
     group.finish();
 }
 
-/// The client reads the echoed text back out of the result, as rmcp's client does when it
-/// deserialises `CallToolResult` (ours leaves results raw until the application asks).
-fn is_echo_fast(result: &mcp_sansio::jsonrpc::RawJson) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Result<'a> {
-        #[serde(borrow)]
-        content: Vec<Block<'a>>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Block<'a> {
-        #[serde(borrow)]
-        text: std::borrow::Cow<'a, str>,
-    }
-    result.parse_borrowed::<Result<'_>>().is_ok_and(|r| {
-        r.content
-            .first()
-            .is_some_and(|b| b.text == bench_rmcp::ECHO_TEXT)
-    })
-}
-
 /// `is_echo` (a full `Value` parse) is for tests; make sure both checks agree once.
 fn sanity(_: &mut Criterion) {
     let mut pair = OursPair::connected();
     let params = echo_params();
     pair.round_trips(1, "tools/call", Some(&params), |r| {
-        assert!(is_echo(r) && is_echo_fast(r))
+        assert!(is_echo(r) && is_echo_borrowed(r))
     });
 }
 

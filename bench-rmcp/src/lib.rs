@@ -265,6 +265,25 @@ pub fn is_echo(result: &RawJson) -> bool {
     value["content"][0]["text"] == ECHO_TEXT
 }
 
+/// Whether an echo result carries [`ECHO_TEXT`], read the way the benches' client does on
+/// every result: a borrowed serde parse of `content[].text` (unescaped), as rmcp's client does
+/// when it deserialises `CallToolResult` (ours leaves results raw until the application asks).
+pub fn is_echo_borrowed(result: &RawJson) -> bool {
+    #[derive(Deserialize)]
+    struct EchoedResult<'a> {
+        #[serde(borrow)]
+        content: Vec<EchoedBlock<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct EchoedBlock<'a> {
+        #[serde(borrow)]
+        text: Cow<'a, str>,
+    }
+    result
+        .parse_borrowed::<EchoedResult<'_>>()
+        .is_ok_and(|r| r.content.first().is_some_and(|b| b.text == ECHO_TEXT))
+}
+
 /// Input bytes to `Bytes`, for our decoder.
 pub fn frame(text: &[u8]) -> Bytes {
     Bytes::copy_from_slice(text)

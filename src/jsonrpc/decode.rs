@@ -1,20 +1,24 @@
 //! Decoding one frame (a JSON text) into a [`Message`] or a batch.
 //!
-//! The frame is parsed once into a shallow struct whose members are all borrowed raw JSON
-//! (`&RawValue`), so no member's type can make the parse fail and the id survives every kind of
-//! malformed message. Payloads are then kept as zero-copy slices of the input [`Bytes`].
+//! The frame is read once into the raw text of its six members ([`Members`]), so no member's
+//! type can make that read fail and the id survives every kind of malformed message. The
+//! hand-written scanner (`scan`) reads the common shape; anything else goes through serde into
+//! a shallow struct of borrowed `&RawValue`s, whose answer (and errors) define the language.
+//! Payloads are then kept as zero-copy slices of the input [`Bytes`].
 
 use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::message::intern_method;
+use super::scan::{self, Members};
 use super::{
     DecodeError, ErrorObject, Incoming, Message, Notification, RawJson, Request, RequestId,
     Response,
 };
 
-/// The members of a JSON-RPC object, each kept raw. `Some` means present (even if `null`).
+/// The members of a JSON-RPC object as serde reads them, each kept raw. `Some` means present
+/// (even if `null`).
 #[derive(Deserialize)]
 struct Envelope<'a> {
     #[serde(default, borrow, deserialize_with = "present")]
@@ -29,6 +33,19 @@ struct Envelope<'a> {
     result: Option<&'a RawValue>,
     #[serde(default, borrow, deserialize_with = "present")]
     error: Option<&'a RawValue>,
+}
+
+impl<'a> Envelope<'a> {
+    fn members(self) -> Members<'a> {
+        Members {
+            jsonrpc: self.jsonrpc.map(RawValue::get),
+            id: self.id.map(RawValue::get),
+            method: self.method.map(RawValue::get),
+            params: self.params.map(RawValue::get),
+            result: self.result.map(RawValue::get),
+            error: self.error.map(RawValue::get),
+        }
+    }
 }
 
 /// Marks a member as present, including when its value is `null`.
@@ -88,23 +105,11 @@ fn syntax_or_invalid(e: serde_json::Error) -> DecodeError {
 
 /// Decodes one JSON value (`text` is a slice of `frame`) as a message.
 fn decode_value(frame: &Bytes, text: &str) -> Result<Message, DecodeError> {
-    let env: Envelope<'_> = match serde_json::from_str(text) {
-        Ok(env) => env,
-        Err(e) if e.classify() == serde_json::error::Category::Data => {
-            // A data error can stop the parse before a later syntax error (`8 x`, or a
-            // duplicate member followed by garbage): the text must be valid JSON to be an
-            // invalid request rather than a parse error.
-            if let Err(syntax) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
-                return Err(DecodeError::parse(syntax.to_string()));
-            }
-            return Err(DecodeError::invalid(
-                recover_id(text),
-                data_error_detail(&e),
-            ));
-        }
-        Err(e) => return Err(DecodeError::parse(e.to_string())),
+    let env = match scan::members(text) {
+        Some(members) => members,
+        None => serde_members(text)?,
     };
-    let slice = |raw: &RawValue| RawJson::from_validated(subslice(frame, raw.get()));
+    let slice = |raw: &str| RawJson::from_validated(subslice(frame, raw));
     let id = parse_id(env.id);
     if !is_version_2(env.jsonrpc) {
         return Err(invalid_for(
@@ -119,7 +124,27 @@ fn decode_value(frame: &Bytes, text: &str) -> Result<Message, DecodeError> {
     }
 }
 
-fn invalid_for(env: &Envelope<'_>, id: Option<RequestId>, detail: &str) -> DecodeError {
+/// The serde path: every text the scanner does not answer for, valid or not.
+pub(super) fn serde_members(text: &str) -> Result<Members<'_>, DecodeError> {
+    match serde_json::from_str::<Envelope<'_>>(text) {
+        Ok(env) => Ok(env.members()),
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            // A data error can stop the parse before a later syntax error (`8 x`, or a
+            // duplicate member followed by garbage): the text must be valid JSON to be an
+            // invalid request rather than a parse error.
+            if let Err(syntax) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                return Err(DecodeError::parse(syntax.to_string()));
+            }
+            Err(DecodeError::invalid(
+                recover_id(text),
+                data_error_detail(&e),
+            ))
+        }
+        Err(e) => Err(DecodeError::parse(e.to_string())),
+    }
+}
+
+fn invalid_for(env: &Members<'_>, id: Option<RequestId>, detail: &str) -> DecodeError {
     if env.method.is_none() && (env.result.is_some() || env.error.is_some()) {
         DecodeError::invalid_response(id, detail)
     } else {
@@ -128,18 +153,18 @@ fn invalid_for(env: &Envelope<'_>, id: Option<RequestId>, detail: &str) -> Decod
 }
 
 /// The id member: `Ok(None)` when absent or `null`, `Err` when present but not a valid id.
-fn parse_id(raw: Option<&RawValue>) -> Result<Option<RequestId>, ()> {
-    match raw.map(RawValue::get) {
+fn parse_id(raw: Option<&str>) -> Result<Option<RequestId>, ()> {
+    match raw {
         None | Some("null") => Ok(None),
         Some(text) => RequestId::from_json_text(text).map(Some).ok_or(()),
     }
 }
 
 fn decode_call(
-    env: &Envelope<'_>,
-    method: &RawValue,
+    env: &Members<'_>,
+    method: &str,
     id: Result<Option<RequestId>, ()>,
-    slice: impl Fn(&RawValue) -> RawJson,
+    slice: impl Fn(&str) -> RawJson,
 ) -> Result<Message, DecodeError> {
     let id_for_error = id.clone().ok().flatten();
     let method = parse_method(method)
@@ -152,8 +177,8 @@ fn decode_call(
     }
     let params = match env.params {
         None => None,
-        Some(p) if p.get() == "null" => None,
-        Some(p) if matches!(p.get().as_bytes()[0], b'{' | b'[') => Some(slice(p)),
+        Some("null") => None,
+        Some(p) if matches!(p.as_bytes().first(), Some(b'{' | b'[')) => Some(slice(p)),
         Some(_) => {
             return Err(DecodeError::invalid(
                 id_for_error,
@@ -171,8 +196,7 @@ fn decode_call(
     }
 }
 
-fn parse_method(raw: &RawValue) -> Option<super::Method> {
-    let text = raw.get();
+fn parse_method(text: &str) -> Option<super::Method> {
     let inner = text.strip_prefix('"')?.strip_suffix('"')?;
     if !inner.contains('\\') {
         return Some(intern_method(inner));
@@ -182,9 +206,9 @@ fn parse_method(raw: &RawValue) -> Option<super::Method> {
 }
 
 fn decode_response(
-    env: &Envelope<'_>,
+    env: &Members<'_>,
     id: Result<Option<RequestId>, ()>,
-    slice: impl Fn(&RawValue) -> RawJson,
+    slice: impl Fn(&str) -> RawJson,
 ) -> Result<Message, DecodeError> {
     let id = match id {
         Ok(id) => id,
@@ -217,10 +241,7 @@ fn decode_response(
     }
 }
 
-fn parse_error_object(
-    raw: &RawValue,
-    slice: &impl Fn(&RawValue) -> RawJson,
-) -> Option<ErrorObject> {
+fn parse_error_object(raw: &str, slice: &impl Fn(&str) -> RawJson) -> Option<ErrorObject> {
     #[derive(Deserialize)]
     struct WireError<'a> {
         code: i64,
@@ -228,16 +249,16 @@ fn parse_error_object(
         #[serde(default, borrow, deserialize_with = "present")]
         data: Option<&'a RawValue>,
     }
-    let wire: WireError<'_> = serde_json::from_str(raw.get()).ok()?;
+    let wire: WireError<'_> = serde_json::from_str(raw).ok()?;
     Some(ErrorObject {
         code: wire.code,
         message: wire.message,
-        data: wire.data.map(slice),
+        data: wire.data.map(|data| slice(data.get())),
     })
 }
 
-fn is_version_2(raw: Option<&RawValue>) -> bool {
-    match raw.map(RawValue::get) {
+fn is_version_2(raw: Option<&str>) -> bool {
+    match raw {
         Some("\"2.0\"") => true,
         Some(text) if text.starts_with('"') => {
             serde_json::from_str::<String>(text).is_ok_and(|s| s == "2.0")

@@ -12,6 +12,7 @@ mod message;
 mod methods;
 mod raw;
 mod raw_de;
+mod scan;
 
 pub use decode::{decode, decode_message, decode_slice};
 pub use encode::{
@@ -24,5 +25,7 @@ pub use message::{intern_method, Incoming, Message, Method, Notification, Reques
 pub use methods::*;
 pub use raw::RawJson;
 
+#[cfg(test)]
+mod scan_tests;
 #[cfg(test)]
 mod tests;
