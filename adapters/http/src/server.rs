@@ -47,7 +47,7 @@ use smol::channel::{self, Receiver, Sender};
 use smol::{Async, LocalExecutor, Timer};
 
 pub use auth::BearerAuth;
-use io::{SmolTimer, TcpIo};
+use io::{ConnTimer, TcpIo};
 use service::Route;
 use shared::Shared;
 
@@ -190,6 +190,7 @@ impl HttpServer {
             path: self.options.path.clone(),
             auth: self.options.auth.clone(),
             max_body: self.options.endpoint.max_body,
+            random: Default::default(),
         });
         executor
             .spawn(drive(shared.clone(), kick_rx, self.stop_rx.clone()))
@@ -254,39 +255,59 @@ impl HttpServer {
 }
 
 /// Fires the endpoint's timers and settles after handler wake-ups, until shutdown.
+///
+/// One timer for the whole run, re-armed only when the endpoint's deadline moves earlier
+/// than the armed one (see [`Shared::settle`]); a timer that fires early finds nothing due
+/// and is armed again for the real deadline.
 async fn drive(shared: Shared, kick: Receiver<()>, stop: Receiver<()>) {
+    let mut timer = Timer::never();
     loop {
-        let deadline = shared
-            .try_with(|core| core.endpoint.poll_timeout())
+        let rearm = shared
+            .try_with(|core| {
+                let next = core.endpoint.poll_timeout()?;
+                let earlier = core.armed.is_none_or(|at| next < at);
+                earlier.then(|| {
+                    core.armed = Some(next);
+                    next
+                })
+            })
             .flatten();
-        let mut timer = match deadline {
-            Some(at) => Timer::at(at),
-            None => Timer::never(),
-        };
-        let go_on = smol::future::or(
-            async { kick.recv().await.is_ok() },
+        if let Some(at) = rearm {
+            timer.set_at(at);
+        }
+        let armed = shared.try_with(|core| core.armed).flatten().is_some();
+        let timer = &mut timer;
+        let woke = smol::future::or(
+            async { kick.recv().await.is_ok().then_some(false) },
             smol::future::or(
                 async {
-                    (&mut timer).await;
-                    true
+                    if armed {
+                        timer.await;
+                        Some(true)
+                    } else {
+                        std::future::pending().await
+                    }
                 },
                 async {
                     let _ = stop.recv().await;
-                    false
+                    None
                 },
             ),
         )
         .await;
-        if !go_on {
+        let Some(fired) = woke else {
             return;
-        }
+        };
         let now = Instant::now();
         shared.with(|core| {
-            if deadline.is_some_and(|at| at <= now) {
+            if fired {
+                core.armed = None;
+            }
+            if core.endpoint.poll_timeout().is_some_and(|at| at <= now) {
                 core.endpoint.handle_timeout(now);
             }
         });
-        // `with` kicked us again: drop that kick unless it came from outside meanwhile.
+        // `with` may have kicked us again: drop that kick unless it came from outside meanwhile.
         let _ = kick.try_recv();
     }
 }
@@ -306,7 +327,7 @@ async fn serve_connection(
         async move { service::handle(shared, &route, req).await }
     });
     let conn = http1::Builder::new()
-        .timer(SmolTimer)
+        .timer(ConnTimer::default())
         .keep_alive(true)
         .serve_connection(TcpIo(stream), service);
     let mut conn = pin!(conn);

@@ -5,6 +5,7 @@ use std::future::Future;
 use std::io;
 use std::net::TcpStream;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -67,28 +68,105 @@ impl hyper::rt::Write for TcpIo {
     }
 }
 
-/// hyper's timer (header read timeout, keep-alive) on `async_io::Timer`.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct SmolTimer;
+/// hyper's timer for one connection (its header read timeout), on one `async_io::Timer`.
+///
+/// hyper starts a new header-read sleep for every request of a keep-alive connection and drops
+/// it once the head is read. A fresh async-io timer per request would cost a reactor wake-up
+/// each time (registering a timer writes the reactor's eventfd). Instead the sleeps of one
+/// connection share one timer that is re-armed only when a sleep needs an earlier wake-up:
+/// the deadlines grow with each request, so the armed timer fires early at worst, the sleep
+/// sees its own deadline not reached and arms the timer for it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ConnTimer(Arc<Mutex<SharedTimer>>);
 
-impl Timer for SmolTimer {
+#[derive(Debug, Default)]
+struct SharedTimer {
+    timer: Option<smol::Timer>,
+    armed: Option<Instant>,
+}
+
+impl Timer for ConnTimer {
     fn sleep(&self, duration: Duration) -> Pin<Box<dyn Sleep>> {
-        Box::pin(SmolSleep(smol::Timer::after(duration)))
+        self.sleep_until(Instant::now() + duration)
     }
 
     fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn Sleep>> {
-        Box::pin(SmolSleep(smol::Timer::at(deadline)))
+        Box::pin(ConnSleep {
+            deadline,
+            shared: self.0.clone(),
+        })
     }
 }
 
-struct SmolSleep(smol::Timer);
+struct ConnSleep {
+    deadline: Instant,
+    shared: Arc<Mutex<SharedTimer>>,
+}
 
-impl Future for SmolSleep {
+impl Future for ConnSleep {
     type Output = ();
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        Pin::new(&mut self.0).poll(cx).map(|_| ())
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let deadline = self.deadline;
+        let Ok(mut shared) = self.shared.lock() else {
+            return Poll::Ready(());
+        };
+        // Twice at most: a timer armed for an earlier sleep may fire first.
+        for _ in 0..2 {
+            if Instant::now() >= deadline {
+                return Poll::Ready(());
+            }
+            if shared.armed.is_none_or(|at| at > deadline) {
+                match &mut shared.timer {
+                    Some(timer) => timer.set_at(deadline),
+                    None => shared.timer = Some(smol::Timer::at(deadline)),
+                }
+                shared.armed = Some(deadline);
+            }
+            let Some(timer) = shared.timer.as_mut() else {
+                return Poll::Pending;
+            };
+            if Pin::new(timer).poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            shared.armed = None;
+        }
+        Poll::Ready(())
     }
 }
 
-impl Sleep for SmolSleep {}
+impl Sleep for ConnSleep {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sleep of one connection ends at its own deadline, never at the earlier deadline of a
+    /// sleep dropped before it (whose timer stays armed), nor late when an earlier one follows
+    /// a later one.
+    #[test]
+    fn shared_timer_sleeps_end_at_their_own_deadlines() {
+        smol::block_on(async {
+            let timer = ConnTimer::default();
+            let start = Instant::now();
+            let ms = |n| start + Duration::from_millis(n);
+            // Armed for 40 ms, then dropped unfinished (what hyper does once a head is read).
+            let mut first = timer.sleep_until(ms(40));
+            let polled = std::future::poll_fn(|cx| Poll::Ready(first.as_mut().poll(cx))).await;
+            assert!(polled.is_pending());
+            drop(first);
+            timer.sleep_until(ms(120)).await;
+            assert!(start.elapsed() >= Duration::from_millis(120));
+            // A later sleep armed, then an earlier one: the earlier one does not wait for it.
+            let mut later = timer.sleep_until(Instant::now() + Duration::from_secs(30));
+            let polled = std::future::poll_fn(|cx| Poll::Ready(later.as_mut().poll(cx))).await;
+            assert!(polled.is_pending());
+            let begun = Instant::now();
+            timer.sleep(Duration::from_millis(30)).await;
+            let waited = begun.elapsed();
+            assert!(waited >= Duration::from_millis(30), "{waited:?}");
+            assert!(waited < Duration::from_secs(10), "{waited:?}");
+            drop(later);
+        });
+    }
+}
