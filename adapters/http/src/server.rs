@@ -164,12 +164,15 @@ impl HttpServer {
     /// Serves until shut down, on the calling thread (a single-threaded smol executor).
     pub fn run(self) -> std::io::Result<RunReport> {
         let executor = Rc::new(LocalExecutor::new());
-        let main = self.run_on(executor.clone());
+        // A task of its own rather than the executor's main future: the main future is polled
+        // on every wake-up of the thread, and the accept loop would try `accept` each time.
+        let main = executor.spawn(self.run_on(executor.clone()));
         smol::block_on(executor.run(main))
     }
 
     /// Serves until shut down, spawning connection tasks and jobs on `executor`; the caller
-    /// drives the executor (e.g. `smol::block_on(executor.run(server.run_on(executor)))`).
+    /// drives the executor (e.g. `smol::block_on(executor.run(executor.spawn(server.run_on(
+    /// executor.clone()))))`: spawned, the accept loop is polled only when it has work).
     pub async fn run_on(
         mut self,
         executor: Rc<LocalExecutor<'static>>,
@@ -329,7 +332,7 @@ async fn serve_connection(
     let conn = http1::Builder::new()
         .timer(ConnTimer::default())
         .keep_alive(true)
-        .serve_connection(TcpIo(stream), service);
+        .serve_connection(TcpIo::new(stream), service);
     let mut conn = pin!(conn);
     let mut stopping = pin!(stop.recv());
     let mut shutting_down = false;

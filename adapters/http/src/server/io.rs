@@ -2,7 +2,7 @@
 //! buffer so no `unsafe` is needed) and a timer made of `async_io::Timer`s.
 
 use std::future::Future;
-use std::io;
+use std::io::{self, Read};
 use std::net::TcpStream;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -10,31 +10,64 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use hyper::rt::{ReadBufCursor, Sleep, Timer};
-use smol::io::{AsyncRead, AsyncWrite};
+use smol::io::AsyncWrite;
 use smol::Async;
 
 /// Bytes read per `poll_read` at most (hyper asks again while it wants more).
 const READ_CHUNK: usize = 16 * 1024;
 
 /// A smol TCP stream as hyper's `Read` + `Write`.
-pub(crate) struct TcpIo(pub(crate) Async<TcpStream>);
+pub(crate) struct TcpIo {
+    stream: Async<TcpStream>,
+    /// The last read filled its buffer, so more bytes may be waiting: read before waiting.
+    maybe_more: bool,
+}
+
+impl TcpIo {
+    pub(crate) fn new(stream: Async<TcpStream>) -> Self {
+        // A new connection's request is usually already there.
+        TcpIo {
+            stream,
+            maybe_more: true,
+        }
+    }
+}
 
 impl hyper::rt::Read for TcpIo {
+    /// After a read that did not fill its buffer the socket is almost always empty, so this
+    /// waits for the reactor's readiness before reading again, instead of reading to get
+    /// `EAGAIN` (what `Async::poll_read` does: one failed `recvfrom` per wake-up). The stack
+    /// buffer is zeroed only when a read follows.
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         mut buf: ReadBufCursor<'_>,
     ) -> Poll<io::Result<()>> {
-        let mut chunk = [0u8; READ_CHUNK];
-        let want = buf.remaining().min(READ_CHUNK);
-        match Pin::new(&mut self.0).poll_read(cx, &mut chunk[..want]) {
-            Poll::Ready(Ok(n)) => {
-                buf.put_slice(&chunk[..n]);
-                Poll::Ready(Ok(()))
+        let this = &mut *self;
+        // A readiness consumed before the last read can be stale once: bounded retries.
+        for _ in 0..4 {
+            if !this.maybe_more {
+                match this.stream.poll_readable(cx) {
+                    Poll::Ready(Ok(())) => {}
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => return Poll::Pending,
+                }
             }
-            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
-            Poll::Pending => Poll::Pending,
+            let mut chunk = [0u8; READ_CHUNK];
+            let want = buf.remaining().min(READ_CHUNK);
+            match (&mut &*this.stream.get_ref()).read(&mut chunk[..want]) {
+                Ok(n) => {
+                    this.maybe_more = n == want && n > 0;
+                    buf.put_slice(&chunk[..n]);
+                    return Poll::Ready(Ok(()));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => this.maybe_more = false,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Poll::Ready(Err(e)),
+            }
         }
+        cx.waker().wake_by_ref();
+        Poll::Pending
     }
 }
 
@@ -44,7 +77,7 @@ impl hyper::rt::Write for TcpIo {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.0).poll_write(cx, buf)
+        Pin::new(&mut self.stream).poll_write(cx, buf)
     }
 
     fn poll_write_vectored(
@@ -52,7 +85,7 @@ impl hyper::rt::Write for TcpIo {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.0).poll_write_vectored(cx, bufs)
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -60,11 +93,11 @@ impl hyper::rt::Write for TcpIo {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_flush(cx)
+        Pin::new(&mut self.stream).poll_flush(cx)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_close(cx)
+        Pin::new(&mut self.stream).poll_close(cx)
     }
 }
 
