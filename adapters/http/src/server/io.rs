@@ -55,7 +55,8 @@ impl hyper::rt::Read for TcpIo {
             }
             let mut chunk = [0u8; READ_CHUNK];
             let want = buf.remaining().min(READ_CHUNK);
-            match (&mut &*this.stream.get_ref()).read(&mut chunk[..want]) {
+            let mut socket: &TcpStream = this.stream.get_ref();
+            match socket.read(&mut chunk[..want]) {
                 Ok(n) => {
                     this.maybe_more = n == want && n > 0;
                     buf.put_slice(&chunk[..n]);
