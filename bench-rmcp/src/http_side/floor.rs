@@ -4,6 +4,7 @@
 //! are hyper 1 on single-threaded smol executors with TCP_NODELAY, like our adapter.
 
 use std::net::TcpListener;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -45,8 +46,12 @@ pub fn spawn_server() -> ServerThread {
 }
 
 fn serve(listener: TcpListener, stop: smol::channel::Receiver<()>) {
-    let executor = LocalExecutor::new();
-    smol::block_on(executor.run(async {
+    let executor = Rc::new(LocalExecutor::new());
+    let spawner = executor.clone();
+    // The accept loop is a task (polled when it has work), not the executor's main future
+    // (polled on every wake-up of the thread), as in our server's `run`.
+    let main = executor.spawn(async move {
+        let executor = spawner;
         let listener = Async::new(listener).expect("non-blocking listener");
         loop {
             let accepted = smol::future::or(async { Some(listener.accept().await) }, async {
@@ -68,7 +73,8 @@ fn serve(listener: TcpListener, stop: smol::channel::Receiver<()>) {
                 })
                 .detach();
         }
-    }));
+    });
+    smol::block_on(executor.run(main));
 }
 
 async fn echo(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, hyper::Error> {
