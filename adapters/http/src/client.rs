@@ -258,9 +258,22 @@ impl Loop {
                 status,
                 headers,
             } => {
-                let headers = headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
                 self.transport
-                    .handle_response_head(now, id, status, headers);
+                    .handle_response_head(now, id, status, header_pairs(&headers));
+            }
+            Input::Whole {
+                id,
+                status,
+                headers,
+                body,
+            } => {
+                self.exchanges.remove(&id);
+                self.transport
+                    .handle_response_head(now, id, status, header_pairs(&headers));
+                if !body.is_empty() {
+                    self.transport.handle_response_body(now, id, &body);
+                }
+                self.transport.handle_response_end(now, id);
             }
             Input::Body { id, chunk } => self.transport.handle_response_body(now, id, &chunk),
             Input::End { id } => {
@@ -285,6 +298,14 @@ impl Loop {
         self.client.handle_timeout(now);
         self.transport.handle_timeout(now);
     }
+}
+
+/// hyper's response headers as the core takes them (values that are not text are skipped,
+/// as before).
+fn header_pairs(headers: &hyper::HeaderMap) -> impl Iterator<Item = (&str, &str)> {
+    headers
+        .iter()
+        .filter_map(|(n, v)| Some((n.as_str(), v.to_str().ok()?)))
 }
 
 /// What woke the loop.
@@ -333,6 +354,12 @@ async fn drive<F: Future>(
     let mut app = std::pin::pin!(app);
     let mut output = None;
     let mut close_by = None;
+    // One timer for the whole loop: arming an async-io timer wakes the reactor (an eventfd
+    // write and an extra epoll round), and every request moves the deadline later. So the
+    // timer is re-armed only when the deadline moves earlier; when it fires early, the
+    // machines find nothing due and the loop arms it for the real deadline.
+    let mut timer = Timer::never();
+    let mut armed: Option<Instant> = None;
     loop {
         let now = Instant::now();
         state.pump(now);
@@ -358,13 +385,19 @@ async fn drive<F: Future>(
             let _ = wake_rx.recv().await;
             Wake::Woken
         };
+        if let Some(at) = deadline {
+            if armed.is_none_or(|armed_at| at < armed_at) {
+                timer.set_at(at);
+                armed = Some(at);
+            }
+        }
+        let timer = &mut timer;
         let timer_arm = async {
-            match deadline {
-                Some(at) => {
-                    Timer::at(at).await;
-                    Wake::Timer
-                }
-                None => std::future::pending().await,
+            if armed.is_some() {
+                timer.await;
+                Wake::Timer
+            } else {
+                std::future::pending().await
             }
         };
         let woke = smol::future::or(
@@ -391,7 +424,10 @@ async fn drive<F: Future>(
             }
             Wake::Input(None) => {}
             Wake::Woken => state.client.handle_wake(now),
-            Wake::Timer => state.timeout(now),
+            Wake::Timer => {
+                armed = None;
+                state.timeout(now);
+            }
         }
     }
     let report = HttpRunReport {

@@ -54,7 +54,7 @@ use smol::channel::{self, Receiver, Sender};
 use smol::{Async, LocalExecutor, Timer};
 
 pub use auth::BearerAuth;
-use io::{SmolTimer, TcpIo};
+use io::{ConnTimer, TcpIo};
 pub use mount::LegacyMount;
 use service::Route;
 use shared::Shared;
@@ -183,12 +183,15 @@ impl HttpServer {
     /// Serves until shut down, on the calling thread (a single-threaded smol executor).
     pub fn run(self) -> std::io::Result<RunReport> {
         let executor = Rc::new(LocalExecutor::new());
-        let main = self.run_on(executor.clone());
+        // A task of its own rather than the executor's main future: the main future is polled
+        // on every wake-up of the thread, and the accept loop would try `accept` each time.
+        let main = executor.spawn(self.run_on(executor.clone()));
         smol::block_on(executor.run(main))
     }
 
     /// Serves until shut down, spawning connection tasks and jobs on `executor`; the caller
-    /// drives the executor (e.g. `smol::block_on(executor.run(server.run_on(executor)))`).
+    /// drives the executor (e.g. `smol::block_on(executor.run(executor.spawn(server.run_on(
+    /// executor.clone()))))`: spawned, the accept loop is polled only when it has work).
     pub async fn run_on(
         mut self,
         executor: Rc<LocalExecutor<'static>>,
@@ -203,6 +206,7 @@ impl HttpServer {
         let route = Rc::new(Route {
             auth: self.options.auth.clone(),
             max_body: self.options.endpoint.max_body,
+            random: Default::default(),
         });
         executor
             .spawn(drive(shared.clone(), kick_rx, self.stop_rx.clone()))
@@ -267,39 +271,59 @@ impl HttpServer {
 }
 
 /// Fires the endpoint's timers and settles after handler wake-ups, until shutdown.
+///
+/// One timer for the whole run, re-armed only when the endpoint's deadline moves earlier
+/// than the armed one (see [`Shared::settle`]); a timer that fires early finds nothing due
+/// and is armed again for the real deadline.
 async fn drive(shared: Shared, kick: Receiver<()>, stop: Receiver<()>) {
+    let mut timer = Timer::never();
     loop {
-        let deadline = shared
-            .try_with(|core| core.endpoint.poll_timeout())
+        let rearm = shared
+            .try_with(|core| {
+                let next = core.endpoint.poll_timeout()?;
+                let earlier = core.armed.is_none_or(|at| next < at);
+                earlier.then(|| {
+                    core.armed = Some(next);
+                    next
+                })
+            })
             .flatten();
-        let mut timer = match deadline {
-            Some(at) => Timer::at(at),
-            None => Timer::never(),
-        };
-        let go_on = smol::future::or(
-            async { kick.recv().await.is_ok() },
+        if let Some(at) = rearm {
+            timer.set_at(at);
+        }
+        let armed = shared.try_with(|core| core.armed).flatten().is_some();
+        let timer = &mut timer;
+        let woke = smol::future::or(
+            async { kick.recv().await.is_ok().then_some(false) },
             smol::future::or(
                 async {
-                    (&mut timer).await;
-                    true
+                    if armed {
+                        timer.await;
+                        Some(true)
+                    } else {
+                        std::future::pending().await
+                    }
                 },
                 async {
                     let _ = stop.recv().await;
-                    false
+                    None
                 },
             ),
         )
         .await;
-        if !go_on {
+        let Some(fired) = woke else {
             return;
-        }
+        };
         let now = Instant::now();
         shared.with(|core| {
-            if deadline.is_some_and(|at| at <= now) {
+            if fired {
+                core.armed = None;
+            }
+            if core.endpoint.poll_timeout().is_some_and(|at| at <= now) {
                 core.endpoint.handle_timeout(now);
             }
         });
-        // `with` kicked us again: drop that kick unless it came from outside meanwhile.
+        // `with` may have kicked us again: drop that kick unless it came from outside meanwhile.
         let _ = kick.try_recv();
     }
 }
@@ -319,9 +343,9 @@ async fn serve_connection(
         async move { service::handle(shared, &route, req).await }
     });
     let conn = http1::Builder::new()
-        .timer(SmolTimer)
+        .timer(ConnTimer::default())
         .keep_alive(true)
-        .serve_connection(TcpIo(stream), service);
+        .serve_connection(TcpIo::new(stream), service);
     let mut conn = pin!(conn);
     let mut stopping = pin!(stop.recv());
     let mut shutting_down = false;

@@ -5,18 +5,31 @@ use std::rc::Rc;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
+use hyper::body::Body as _;
+use hyper::HeaderMap;
 use mcp_sansio::http::{ExchangeId, HttpClientRequest, HttpMethod};
 use smol::channel::Sender;
 
 use super::pool::Pool;
 
+/// The largest response body (of known length) handed to the loop in one input.
+const WHOLE_BODY_MAX: u64 = 64 * 1024;
+
 /// What an exchange reports to the loop.
 pub(crate) enum Input {
-    /// Status and headers.
+    /// Status and headers (a body follows).
     Head {
         id: ExchangeId,
         status: u16,
-        headers: Vec<(String, String)>,
+        headers: HeaderMap,
+    },
+    /// A whole response whose length was known (a JSON answer, a 202): head, body and end in
+    /// one input, so the loop wakes once per exchange instead of three times.
+    Whole {
+        id: ExchangeId,
+        status: u16,
+        headers: HeaderMap,
+        body: Bytes,
     },
     /// A body chunk.
     Body { id: ExchangeId, chunk: Bytes },
@@ -81,12 +94,31 @@ async fn perform(
         .await
         .map_err(|e| format!("request failed: {e}"))?;
     let (parts, mut body) = response.into_parts();
-    let headers = parts
-        .headers
-        .iter()
-        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
-        .collect();
     let status = parts.status.as_u16();
+    let headers = parts.headers;
+    // A small body of known length is read whole here (bounded by WHOLE_BODY_MAX); anything
+    // else streams chunk by chunk, so the core's limits see every byte as it comes.
+    if body
+        .size_hint()
+        .exact()
+        .is_some_and(|len| len <= WHOLE_BODY_MAX)
+    {
+        let whole = body
+            .collect()
+            .await
+            .map_err(|e| format!("response body broke: {e}"))?
+            .to_bytes();
+        pool.checkin(sender);
+        let _ = inputs
+            .send(Input::Whole {
+                id,
+                status,
+                headers,
+                body: whole,
+            })
+            .await;
+        return Ok(());
+    }
     if inputs
         .send(Input::Head {
             id,

@@ -2,38 +2,73 @@
 //! buffer so no `unsafe` is needed) and a timer made of `async_io::Timer`s.
 
 use std::future::Future;
-use std::io;
+use std::io::{self, Read};
 use std::net::TcpStream;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use hyper::rt::{ReadBufCursor, Sleep, Timer};
-use smol::io::{AsyncRead, AsyncWrite};
+use smol::io::AsyncWrite;
 use smol::Async;
 
 /// Bytes read per `poll_read` at most (hyper asks again while it wants more).
 const READ_CHUNK: usize = 16 * 1024;
 
 /// A smol TCP stream as hyper's `Read` + `Write`.
-pub(crate) struct TcpIo(pub(crate) Async<TcpStream>);
+pub(crate) struct TcpIo {
+    stream: Async<TcpStream>,
+    /// The last read filled its buffer, so more bytes may be waiting: read before waiting.
+    maybe_more: bool,
+}
+
+impl TcpIo {
+    pub(crate) fn new(stream: Async<TcpStream>) -> Self {
+        // A new connection's request is usually already there.
+        TcpIo {
+            stream,
+            maybe_more: true,
+        }
+    }
+}
 
 impl hyper::rt::Read for TcpIo {
+    /// After a read that did not fill its buffer the socket is almost always empty, so this
+    /// waits for the reactor's readiness before reading again, instead of reading to get
+    /// `EAGAIN` (what `Async::poll_read` does: one failed `recvfrom` per wake-up). The stack
+    /// buffer is zeroed only when a read follows.
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         mut buf: ReadBufCursor<'_>,
     ) -> Poll<io::Result<()>> {
-        let mut chunk = [0u8; READ_CHUNK];
-        let want = buf.remaining().min(READ_CHUNK);
-        match Pin::new(&mut self.0).poll_read(cx, &mut chunk[..want]) {
-            Poll::Ready(Ok(n)) => {
-                buf.put_slice(&chunk[..n]);
-                Poll::Ready(Ok(()))
+        let this = &mut *self;
+        // A readiness consumed before the last read can be stale once: bounded retries.
+        for _ in 0..4 {
+            if !this.maybe_more {
+                match this.stream.poll_readable(cx) {
+                    Poll::Ready(Ok(())) => {}
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => return Poll::Pending,
+                }
             }
-            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
-            Poll::Pending => Poll::Pending,
+            let mut chunk = [0u8; READ_CHUNK];
+            let want = buf.remaining().min(READ_CHUNK);
+            let mut socket: &TcpStream = this.stream.get_ref();
+            match socket.read(&mut chunk[..want]) {
+                Ok(n) => {
+                    this.maybe_more = n == want && n > 0;
+                    buf.put_slice(&chunk[..n]);
+                    return Poll::Ready(Ok(()));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => this.maybe_more = false,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Poll::Ready(Err(e)),
+            }
         }
+        cx.waker().wake_by_ref();
+        Poll::Pending
     }
 }
 
@@ -43,7 +78,7 @@ impl hyper::rt::Write for TcpIo {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.0).poll_write(cx, buf)
+        Pin::new(&mut self.stream).poll_write(cx, buf)
     }
 
     fn poll_write_vectored(
@@ -51,7 +86,7 @@ impl hyper::rt::Write for TcpIo {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.0).poll_write_vectored(cx, bufs)
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -59,36 +94,113 @@ impl hyper::rt::Write for TcpIo {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_flush(cx)
+        Pin::new(&mut self.stream).poll_flush(cx)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_close(cx)
+        Pin::new(&mut self.stream).poll_close(cx)
     }
 }
 
-/// hyper's timer (header read timeout, keep-alive) on `async_io::Timer`.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct SmolTimer;
+/// hyper's timer for one connection (its header read timeout), on one `async_io::Timer`.
+///
+/// hyper starts a new header-read sleep for every request of a keep-alive connection and drops
+/// it once the head is read. A fresh async-io timer per request would cost a reactor wake-up
+/// each time (registering a timer writes the reactor's eventfd). Instead the sleeps of one
+/// connection share one timer that is re-armed only when a sleep needs an earlier wake-up:
+/// the deadlines grow with each request, so the armed timer fires early at worst, the sleep
+/// sees its own deadline not reached and arms the timer for it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ConnTimer(Arc<Mutex<SharedTimer>>);
 
-impl Timer for SmolTimer {
+#[derive(Debug, Default)]
+struct SharedTimer {
+    timer: Option<smol::Timer>,
+    armed: Option<Instant>,
+}
+
+impl Timer for ConnTimer {
     fn sleep(&self, duration: Duration) -> Pin<Box<dyn Sleep>> {
-        Box::pin(SmolSleep(smol::Timer::after(duration)))
+        self.sleep_until(Instant::now() + duration)
     }
 
     fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn Sleep>> {
-        Box::pin(SmolSleep(smol::Timer::at(deadline)))
+        Box::pin(ConnSleep {
+            deadline,
+            shared: self.0.clone(),
+        })
     }
 }
 
-struct SmolSleep(smol::Timer);
+struct ConnSleep {
+    deadline: Instant,
+    shared: Arc<Mutex<SharedTimer>>,
+}
 
-impl Future for SmolSleep {
+impl Future for ConnSleep {
     type Output = ();
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        Pin::new(&mut self.0).poll(cx).map(|_| ())
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let deadline = self.deadline;
+        let Ok(mut shared) = self.shared.lock() else {
+            return Poll::Ready(());
+        };
+        // Twice at most: a timer armed for an earlier sleep may fire first.
+        for _ in 0..2 {
+            if Instant::now() >= deadline {
+                return Poll::Ready(());
+            }
+            if shared.armed.is_none_or(|at| at > deadline) {
+                match &mut shared.timer {
+                    Some(timer) => timer.set_at(deadline),
+                    None => shared.timer = Some(smol::Timer::at(deadline)),
+                }
+                shared.armed = Some(deadline);
+            }
+            let Some(timer) = shared.timer.as_mut() else {
+                return Poll::Pending;
+            };
+            if Pin::new(timer).poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            shared.armed = None;
+        }
+        Poll::Ready(())
     }
 }
 
-impl Sleep for SmolSleep {}
+impl Sleep for ConnSleep {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sleep of one connection ends at its own deadline, never at the earlier deadline of a
+    /// sleep dropped before it (whose timer stays armed), nor late when an earlier one follows
+    /// a later one.
+    #[test]
+    fn shared_timer_sleeps_end_at_their_own_deadlines() {
+        smol::block_on(async {
+            let timer = ConnTimer::default();
+            let start = Instant::now();
+            let ms = |n| start + Duration::from_millis(n);
+            // Armed for 40 ms, then dropped unfinished (what hyper does once a head is read).
+            let mut first = timer.sleep_until(ms(40));
+            let polled = std::future::poll_fn(|cx| Poll::Ready(first.as_mut().poll(cx))).await;
+            assert!(polled.is_pending());
+            drop(first);
+            timer.sleep_until(ms(120)).await;
+            assert!(start.elapsed() >= Duration::from_millis(120));
+            // A later sleep armed, then an earlier one: the earlier one does not wait for it.
+            let mut later = timer.sleep_until(Instant::now() + Duration::from_secs(30));
+            let polled = std::future::poll_fn(|cx| Poll::Ready(later.as_mut().poll(cx))).await;
+            assert!(polled.is_pending());
+            let begun = Instant::now();
+            timer.sleep(Duration::from_millis(30)).await;
+            let waited = begun.elapsed();
+            assert!(waited >= Duration::from_millis(30), "{waited:?}");
+            assert!(waited < Duration::from_secs(10), "{waited:?}");
+            drop(later);
+        });
+    }
+}

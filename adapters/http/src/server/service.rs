@@ -1,6 +1,7 @@
 //! One HTTP request: path and bearer checks, the body read up to the endpoint's limit, then
 //! the core endpoint decides everything else; its response is turned back into hyper's.
 
+use std::cell::RefCell;
 use std::convert::Infallible;
 use std::time::Instant;
 
@@ -20,6 +21,44 @@ pub(crate) struct Route {
     pub(crate) auth: Option<BearerAuth>,
     /// The endpoint's `max_body`: reading stops one byte past it (the endpoint answers 413).
     pub(crate) max_body: usize,
+    /// OS randomness for session ids, drawn in blocks.
+    pub(crate) random: RefCell<RandomBlock>,
+}
+
+/// Bytes of OS randomness drawn per `getrandom` call.
+const RANDOM_BLOCK: usize = 512;
+
+/// The endpoint takes 16 random bytes with every request (it uses them when the request
+/// creates a session). They are drawn from the OS a block at a time, one syscall per 32
+/// requests instead of one per request; each request gets bytes no other request saw.
+pub(crate) struct RandomBlock {
+    bytes: [u8; RANDOM_BLOCK],
+    used: usize,
+}
+
+impl Default for RandomBlock {
+    fn default() -> Self {
+        RandomBlock {
+            bytes: [0; RANDOM_BLOCK],
+            used: RANDOM_BLOCK,
+        }
+    }
+}
+
+impl RandomBlock {
+    /// 16 bytes never handed out before.
+    fn take(&mut self) -> Result<[u8; 16], getrandom::Error> {
+        if self.used + 16 > RANDOM_BLOCK {
+            getrandom::fill(&mut self.bytes)?;
+            self.used = 0;
+        }
+        let mut out = [0u8; 16];
+        out.copy_from_slice(&self.bytes[self.used..self.used + 16]);
+        // Wiped, so the bytes stay in one place only.
+        self.bytes[self.used..self.used + 16].fill(0);
+        self.used += 16;
+        Ok(out)
+    }
 }
 
 /// Handles one request.
@@ -52,10 +91,9 @@ pub(crate) async fn handle(
             ))
         }
     };
-    let mut random = [0u8; 16];
-    if getrandom::fill(&mut random).is_err() {
+    let Ok(random) = route.random.borrow_mut().take() else {
         return Ok(plain(StatusCode::INTERNAL_SERVER_ERROR, "no OS randomness"));
-    }
+    };
     let resp = shared.with(|core| {
         core.endpoint
             .handle_request(Instant::now(), &head, body, random)

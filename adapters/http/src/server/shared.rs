@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::task::Waker;
+use std::time::Instant;
 
 use mcp_sansio::app::server::Server;
 use mcp_sansio::http::legacy::Router;
@@ -25,6 +26,9 @@ pub(crate) struct Core {
     wakers: HashMap<StreamId, Waker>,
     /// Shutting down: bodies end at their next poll.
     pub(crate) closing: bool,
+    /// The deadline the driver's timer is armed for (`None`: not armed). `settle` kicks the
+    /// driver only when the endpoint's next deadline is earlier than this.
+    pub(crate) armed: Option<Instant>,
 }
 
 /// Cloned into every task.
@@ -49,6 +53,7 @@ impl Shared {
                 endpoint,
                 wakers: HashMap::new(),
                 closing: false,
+                armed: None,
             })),
             executor: Rc::downgrade(executor),
             kick,
@@ -69,17 +74,27 @@ impl Shared {
         Some(f(&mut core))
     }
 
-    /// Spawns every pending handler job, wakes every waiting body, and kicks the driver so it
-    /// re-reads the endpoint's next deadline.
+    /// Spawns every pending handler job, wakes every waiting body, and kicks the driver when
+    /// the endpoint's next deadline is earlier than the one its timer is armed for.
+    ///
+    /// Not on every call: most requests move the next deadline later (idle expiry, request
+    /// timeouts), and re-arming an async-io timer costs a reactor wake-up (an eventfd write
+    /// and an extra epoll round) per request. A timer armed too early fires, finds nothing
+    /// due and is re-armed.
     pub(crate) fn settle(&self) {
-        let (jobs, wakers) = {
+        let (jobs, wakers, earlier) = {
             let mut core = self.core.borrow_mut();
             let mut jobs = Vec::new();
             while let Some(job) = core.endpoint.poll_job() {
                 jobs.push(job);
             }
             let wakers: Vec<Waker> = core.wakers.drain().map(|(_, w)| w).collect();
-            (jobs, wakers)
+            let armed = core.armed;
+            let earlier = core
+                .endpoint
+                .poll_timeout()
+                .is_some_and(|next| armed.is_none_or(|at| next < at));
+            (jobs, wakers, earlier)
         };
         if let Some(executor) = self.executor.upgrade() {
             for job in jobs {
@@ -88,7 +103,9 @@ impl Shared {
             }
         }
         wakers.into_iter().for_each(Waker::wake);
-        let _ = self.kick.try_send(());
+        if earlier {
+            let _ = self.kick.try_send(());
+        }
     }
 }
 
