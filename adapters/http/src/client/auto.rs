@@ -255,7 +255,18 @@ impl Loop {
                 id,
                 status,
                 headers,
-            } => self.wire.head(now, id.0, status, &headers),
+            } => self.wire.head(now, id.0, status, &owned_pairs(&headers)),
+            Input::Whole {
+                id,
+                status,
+                headers,
+                body,
+            } => {
+                self.wire.head(now, id.0, status, &owned_pairs(&headers));
+                self.wire.body(now, id.0, &body);
+                self.exchanges.remove(&id.0);
+                self.wire.end(now, id.0, None);
+            }
             Input::Body { id, chunk } => self.wire.body(now, id.0, &chunk),
             Input::End { id } => {
                 self.exchanges.remove(&id.0);
@@ -464,4 +475,12 @@ fn path_of(url: &str) -> String {
         .and_then(|u| u.path_and_query().map(|p| p.as_str().to_owned()))
         .filter(|p| !p.is_empty())
         .unwrap_or_else(|| "/".to_owned())
+}
+
+/// The response headers as the core's owned pairs (values that are not text are dropped).
+fn owned_pairs(headers: &hyper::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect()
 }

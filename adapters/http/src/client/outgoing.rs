@@ -58,11 +58,7 @@ async fn perform(
         .await
         .map_err(|e| format!("request failed: {e}"))?;
     let (parts, mut body) = response.into_parts();
-    let headers = parts
-        .headers
-        .iter()
-        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
-        .collect();
+    let headers = parts.headers;
     let status = parts.status.as_u16();
     let head = Input::Head {
         id,
