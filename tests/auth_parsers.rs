@@ -5,7 +5,8 @@ use mcp_sansio::auth::discovery::{
     authorization_server_metadata_urls, legacy_metadata_url, protected_resource_metadata_urls,
 };
 use mcp_sansio::auth::encoding::{
-    base64_standard, base64url, percent_decode, percent_encode, sha256,
+    base64_standard, base64_standard_decode, base64url, base64url_decode, percent_decode,
+    percent_encode, sha256,
 };
 use mcp_sansio::auth::request::{registration_request, RegistrationParams};
 use mcp_sansio::auth::url::{query_param, resource_covers};
@@ -408,6 +409,26 @@ fn base64_rfc4648_vectors() {
         assert_eq!(base64url(input.as_bytes()), want.trim_end_matches('='));
     }
     assert_eq!(base64url(&[0xfb, 0xff]), "-_8");
+}
+
+#[test]
+fn base64_decoders_invert_the_encoders_and_refuse_malformed_text() {
+    for input in ["", "f", "fo", "foo", "foob", "fooba", "foobar"] {
+        let bytes = input.as_bytes();
+        assert_eq!(
+            base64_standard_decode(&base64_standard(bytes)).unwrap(),
+            bytes
+        );
+        assert_eq!(base64url_decode(&base64url(bytes)).unwrap(), bytes);
+    }
+    assert_eq!(base64url_decode("-_8").unwrap(), [0xfb, 0xff]);
+    // Wrong alphabet, bad length, padding where it may not be.
+    for bad in ["Zm9v+", "Z", "Zm9vY", "Zm8=", "-_8="] {
+        assert_eq!(base64url_decode(bad), None, "{bad}");
+    }
+    for bad in ["Zm8", "Zg=", "Z===", "Zg==Zg==", "Zm-v", "Zm9v_A=="] {
+        assert_eq!(base64_standard_decode(bad), None, "{bad}");
+    }
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! Byte encodings the OAuth flow needs: SHA-256 (for PKCE S256), base64url without padding,
-//! standard base64 (HTTP Basic), and percent-encoding for URLs and form bodies.
+//! Byte encodings the core needs: SHA-256 (PKCE S256, the HMAC of `requestState`), base64url
+//! without padding and standard base64, both ways (PKCE, HTTP Basic, `requestState`, the
+//! `=?base64?` header sentinel), and percent-encoding for URLs and form bodies.
 //!
 //! SHA-256 is implemented here (FIPS 180-4) so the core takes no crypto dependency for one hash
 //! of 43 bytes; tests/auth_parsers.rs checks it against the FIPS example vectors.
@@ -112,6 +113,54 @@ pub fn base64url(data: &[u8]) -> String {
 #[must_use]
 pub fn base64_standard(data: &[u8]) -> String {
     base64_with(STANDARD, data, true)
+}
+
+/// Base64url without padding (RFC 4648 §5) decoded; `None` on a character outside the
+/// alphabet (padding included) or an impossible length.
+#[must_use]
+pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
+    base64_decode_with(URL_SAFE, text.as_bytes())
+}
+
+/// Standard base64 with `=` padding (RFC 4648 §4) decoded; `None` on a character outside the
+/// alphabet, padding anywhere but at the end, or a length that is not a multiple of 4.
+#[must_use]
+pub fn base64_standard_decode(text: &str) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
+    if bytes.len() % 4 != 0 {
+        return None;
+    }
+    let pad = bytes.iter().rev().take_while(|&&c| c == b'=').count();
+    if pad > 2 {
+        return None;
+    }
+    base64_decode_with(STANDARD, &bytes[..bytes.len() - pad])
+}
+
+/// Decodes unpadded symbols of `alphabet`: each group of 2 to 4 symbols gives 1 to 3 bytes.
+fn base64_decode_with(alphabet: &[u8; 64], bytes: &[u8]) -> Option<Vec<u8>> {
+    let sextet = |c: u8| -> Option<u32> {
+        Some(u32::from(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            _ if c == alphabet[62] => 62,
+            _ if c == alphabet[63] => 63,
+            _ => return None,
+        }))
+    };
+    if bytes.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut acc = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            acc |= sextet(c)? << (18 - 6 * i);
+        }
+        out.extend_from_slice(&acc.to_be_bytes()[1..chunk.len()]);
+    }
+    Some(out)
 }
 
 fn is_unreserved(b: u8) -> bool {

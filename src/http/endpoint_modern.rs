@@ -11,6 +11,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use super::{Endpoint, JSON, SSE};
+use crate::auth::encoding::base64_standard_decode;
 use crate::http::headers::{accepts, is_json_content_type};
 use crate::http::machine::Machine;
 use crate::http::reply::error;
@@ -155,36 +156,6 @@ fn decode_sentinel(value: &str) -> String {
     base64_standard_decode(inner)
         .and_then(|bytes| String::from_utf8(bytes).ok())
         .unwrap_or_else(|| value.to_owned())
-}
-
-/// Standard base64 with `=` padding (RFC 4648 §4); `None` on bad characters or padding.
-fn base64_standard_decode(text: &str) -> Option<Vec<u8>> {
-    let bytes = text.as_bytes();
-    if bytes.len() % 4 != 0 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
-    for (n, chunk) in bytes.chunks(4).enumerate() {
-        let last = n + 1 == bytes.len() / 4;
-        let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
-        if pad > 2 || (pad > 0 && !last) {
-            return None;
-        }
-        let mut acc = 0u32;
-        for (i, &c) in chunk[..4 - pad].iter().enumerate() {
-            let v = match c {
-                b'A'..=b'Z' => c - b'A',
-                b'a'..=b'z' => c - b'a' + 26,
-                b'0'..=b'9' => c - b'0' + 52,
-                b'+' => 62,
-                b'/' => 63,
-                _ => return None,
-            };
-            acc |= u32::from(v) << (18 - 6 * i);
-        }
-        out.extend_from_slice(&acc.to_be_bytes()[1..4 - pad]);
-    }
-    Some(out)
 }
 
 /// An HTTP error whose body is the JSON-RPC error for request `id`.

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::hmac::{constant_time_eq, hmac_sha256};
-use crate::auth::encoding::{base64url, sha256};
+use crate::auth::encoding::{base64url, base64url_decode, sha256};
 use crate::jsonrpc::ErrorObject;
 
 /// The longest `requestState` accepted or minted, in bytes; past it the state is refused (and a
@@ -195,32 +195,4 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) {
         }
         other => out.extend_from_slice(other.to_string().as_bytes()),
     }
-}
-
-/// Decodes base64url without padding; `None` on any other character or a bad length.
-fn base64url_decode(text: &str) -> Option<Vec<u8>> {
-    fn sextet(c: u8) -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' => 62,
-            b'_' => 63,
-            _ => return None,
-        } as u32)
-    }
-    let bytes = text.as_bytes();
-    if bytes.len() % 4 == 1 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
-    for chunk in bytes.chunks(4) {
-        let mut acc = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            acc |= sextet(c)? << (18 - 6 * i);
-        }
-        let n = chunk.len() - 1;
-        out.extend_from_slice(&acc.to_be_bytes()[1..=n]);
-    }
-    Some(out)
 }
