@@ -205,11 +205,12 @@ fn url_server_killed_midway_loses_every_session_without_a_hang() {
     assert_eq!(run.code, Some(1), "stderr:\n{}", run.stderr);
     let report = run.report();
     assert_eq!(report["sessions_lost"], 2, "{report}");
-    // The calls in flight lose their connection, then at most one call per worker finds the
-    // port closed and ends its session.
+    // The calls in flight lose their connection, then the workers find the port closed and
+    // end their session: a few failed calls per worker (8 workers; a call may also catch a
+    // connection that breaks while the server dies), never a spin on refused connections.
     let closed = report["errors"]["closed"].as_u64().unwrap();
     assert!(
-        (2..=16).contains(&closed),
+        (2..=64).contains(&closed),
         "the calls in flight fail, then each session stops: {report}"
     );
     assert_eq!(report["errors"]["total"], closed, "{report}");
