@@ -67,9 +67,12 @@ fn run_scenario(scenario: &str, expected: &[&str]) {
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    // The suite leaves grandchildren on timeout: end the whole group, by its id.
+    // The suite leaves grandchildren on timeout: end the whole group, by its id. The `--` is
+    // load-bearing: procps-ng 4.0's kill reads `-KILL -<pgid>` as `kill(-1, SIGKILL)`, which
+    // kills every process the user may signal (it took down the machine's process supervisor).
     let _ = Command::new("kill")
-        .args(["-KILL", &format!("-{group}")])
+        .args(["-s", "KILL", "--", &format!("-{group}")])
+        .stderr(Stdio::null())
         .status();
     let output = child.wait_with_output().expect("collect output");
     let log = format!(
