@@ -169,7 +169,7 @@ fn rmcp_client_speaks_2026_07_28_with_our_stdio_server() {
 fn rmcp_client_initializes_with_our_http_server() {
     let Some(peer) = rmcp_peer() else { return };
     let server = HttpFixture::start(&[PAGE_SIZE]);
-    for version in ["2025-11-25", "2025-03-26"] {
+    for version in ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] {
         let mut args = vec!["--era", "legacy", "--version", version];
         args.extend(FIXTURE_OPS);
         args.push(&server.url);
