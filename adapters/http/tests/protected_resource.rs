@@ -129,8 +129,7 @@ fn message(reply: &Reply) -> Value {
         text.lines()
             .filter_map(|l| l.strip_prefix("data:"))
             .map(str::trim)
-            .filter(|d| !d.is_empty())
-            .next_back()
+            .rfind(|d| !d.is_empty())
             .unwrap_or("")
             .to_owned()
     } else {
@@ -201,7 +200,7 @@ fn the_metadata_is_served_at_both_well_known_uris() {
         assert_eq!(header(&reply, "content-type"), Some("application/json"));
         let doc = ProtectedResourceMetadata::parse(&reply.body).expect("valid PRM");
         assert_eq!(doc.resource, server.url);
-        assert_eq!(doc.authorization_servers, [auth.issuer.clone()]);
+        assert_eq!(doc.authorization_servers, [auth.issuer.as_str()]);
         assert_eq!(
             doc.scopes_supported,
             Some(vec!["mcp:basic".into(), "mcp:admin".into()])
@@ -256,12 +255,15 @@ fn every_transport_answers_401_with_the_metadata_pointer() {
     }
 }
 
+/// A request path, its extra headers, and the status and error code expected.
+type Case = (&'static str, Vec<(&'static str, String)>, u16, &'static str);
+
 #[test]
 fn bad_foreign_and_expired_tokens_are_refused() {
     let auth = AuthServer::start();
     let server = Protected::start(&auth.issuer, auth.issued.clone());
     grant(&auth.issued, "good", &["mcp:basic"], &server.url);
-    let cases: [(&str, Vec<(&str, String)>, u16, &str); 5] = [
+    let cases: [Case; 5] = [
         (
             "/mcp",
             vec![
