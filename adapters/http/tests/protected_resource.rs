@@ -3,10 +3,13 @@
 //! (Streamable HTTP, legacy `/sse` + `/messages`), audience and per-tool scope checks; and
 //! end to end, our sans-IO client `AuthFlow` discovering the metadata from a real 401,
 //! registering, authorizing and stepping up scopes against a tiny in-test authorization
-//! server, then calling tools with the tokens it obtained.
+//! server, then calling tools with the tokens it obtained; and the official TypeScript SDK
+//! client doing the same (protected/ts_client.mjs; skipped without the peers outside CI).
 
 #[path = "protected/auth_server.rs"]
 mod auth_server;
+#[path = "../../../tests/interop/harness.rs"]
+mod harness;
 #[path = "protected/raw.rs"]
 mod raw;
 
@@ -463,4 +466,32 @@ fn our_auth_flow_discovers_authorizes_and_steps_up_against_our_server() {
         .chain(&issued.token_resources)
         .all(|r| r == &server.url));
     assert_eq!(issued.token_resources.len(), 2);
+}
+
+#[test]
+fn the_typescript_sdk_client_authorizes_against_our_server() {
+    if !harness::peers_ready() {
+        return;
+    }
+    let node = std::env::var("MCP_NODE22").expect("MCP_NODE22");
+    let auth = AuthServer::start();
+    let server = Protected::start(&auth.issuer, auth.issued.clone());
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/protected/ts_client.mjs");
+    let child = std::process::Command::new(node)
+        .arg(script)
+        .arg(&server.url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn node");
+    let (success, output) = harness::finish(child, std::time::Duration::from_secs(60));
+    assert!(success, "the TS client failed:\n{output}");
+    let line: Value = serde_json::from_str(output.lines().last().unwrap_or("")).expect("json line");
+    assert_eq!(line["text"], "hi");
+    assert_eq!(line["scope"], "mcp:basic");
+    let issued = auth.issued.lock().unwrap();
+    // The SDK found the metadata from the 401, and bound its grant to this server (RFC 8707).
+    assert_eq!(issued.authorize_resources, [server.url.as_str()]);
+    assert_eq!(issued.token_resources, [server.url.as_str()]);
 }

@@ -153,11 +153,15 @@ async fn handle(
             }),
         ),
         "/register" => {
+            // RFC 7591 §3.2.1: the answer echoes the registered metadata plus the client id.
             issued.next += 1;
-            reply(
-                201,
-                json!({"client_id": format!("client-{}", issued.next), "token_endpoint_auth_method": "none"}),
-            )
+            let mut doc = serde_json::from_slice::<serde_json::Value>(&body)
+                .ok()
+                .filter(serde_json::Value::is_object)
+                .unwrap_or(json!({}));
+            doc["client_id"] = json!(format!("client-{}", issued.next));
+            doc["token_endpoint_auth_method"] = json!("none");
+            reply(201, doc)
         }
         "/authorize" => authorize(&url, &mut issued),
         "/token" => token(&body, &mut issued),
