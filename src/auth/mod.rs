@@ -7,7 +7,11 @@
 //! endpoints), 2025-06-18 and 2025-11-25 (RFC 9728 protected-resource metadata, RFC 8414 /
 //! OIDC discovery, RFC 8707 resource indicators, PKCE S256, dynamic registration, client ID
 //! metadata documents, scope selection and step-up). See `docs/auth.md`.
+//!
+//! The server side, an MCP server as a protected resource ([`ProtectedResource`]): its RFC 9728
+//! metadata, bearer extraction, audience and scope checks, and the 400/401/403 challenges.
 
+pub mod bearer;
 pub mod challenge;
 pub mod discovery;
 pub mod encoding;
@@ -17,9 +21,13 @@ mod flow_types;
 pub mod metadata;
 pub mod pkce;
 pub mod request;
+pub mod resource;
+mod resource_challenge;
+mod resource_guard;
 pub mod secret;
 pub mod url;
 
+pub use bearer::{presented_bearer, PresentedBearer};
 pub use challenge::{parse_challenges, BearerChallenge, Challenge};
 pub use flow::AuthFlow;
 pub use flow_types::{AuthConfig, AuthEvent, Registration, Token};
@@ -29,6 +37,9 @@ pub use request::{
     authorization_url, parse_redirect, select_scope, token_request, ClientAuthMethod,
     ClientCredentials, Grant, HttpRequest, HttpResponse, TokenResponse,
 };
+pub use resource::ProtectedResource;
+pub use resource_challenge::BearerError;
+pub use resource_guard::{Decision, TokenInfo, TokenValidation, MAX_SCOPED_MESSAGES};
 pub use secret::Secret;
 
 /// Why authorization failed. Messages never contain a secret.

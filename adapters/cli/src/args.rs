@@ -91,7 +91,7 @@ Examples:
 
 /// Options of `serve`.
 #[derive(Debug, Args)]
-#[group(required = true, multiple = false)]
+#[command(group(clap::ArgGroup::new("mode").args(["stdio", "http"]).required(true)))]
 pub(crate) struct ServeArgs {
     /// Serve on this process's stdin/stdout.
     #[arg(long)]
@@ -100,6 +100,9 @@ pub(crate) struct ServeArgs {
     /// (default 127.0.0.1:0: a free loopback port).
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
     pub(crate) http: Option<String>,
+    /// OAuth protection of the HTTP server (see `serve_auth.rs`).
+    #[command(flatten)]
+    pub(crate) auth: crate::serve_auth::ServeAuthArgs,
 }
 
 /// Options of `client`.

@@ -11,6 +11,7 @@ mod client_http;
 mod conformance_client;
 mod fixture;
 mod request;
+mod serve_auth;
 mod serve_http;
 
 use std::ffi::OsString;
@@ -41,7 +42,10 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Serve(args) => match &args.http {
-            Some(addr) => serve_http::serve_http(addr),
+            Some(addr) => serve_http::serve_http(addr, &args.auth),
+            None if args.auth.auth_issuer.is_some() => {
+                Err(Failure::Usage("--auth-* options need --http".into()))
+            }
             None => serve(),
         },
         Command::Client(client) => run_client(&client, server_command),

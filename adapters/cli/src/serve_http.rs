@@ -3,6 +3,7 @@
 //! `listening on http://HOST:PORT/mcp` then `legacy SSE on http://HOST:PORT/sse` on stderr once
 //! bound (so port 0 works for tests) and shuts down gracefully on SIGINT or SIGTERM. Every HTTP session gets its own fixture server
 //! and its own timed extras (late additions, watched-resource updates), which end with it.
+//! With `--auth-issuer` the server is an OAuth protected resource (see `serve_auth.rs`).
 
 use std::net::SocketAddr;
 use std::rc::Rc;
@@ -16,10 +17,11 @@ use smol::stream::StreamExt;
 use smol::LocalExecutor;
 
 use crate::fixture;
+use crate::serve_auth::ServeAuthArgs;
 use crate::Failure;
 
 /// Serves the fixture over HTTP on `addr` until SIGINT/SIGTERM.
-pub(crate) fn serve_http(addr: &str) -> Result<(), Failure> {
+pub(crate) fn serve_http(addr: &str, auth: &ServeAuthArgs) -> Result<(), Failure> {
     let addr: SocketAddr = addr
         .parse()
         .map_err(|e| Failure::Usage(format!("--http wants IP:PORT, got {addr:?}: {e}")))?;
@@ -33,7 +35,7 @@ pub(crate) fn serve_http(addr: &str) -> Result<(), Failure> {
     // The factory runs inside the endpoint (it must be Send); it hands each session's extras
     // to a task on the serving executor. One entry per session, drained at once.
     let (extras_tx, extras_rx) = smol::channel::unbounded::<BoxFuture<()>>();
-    let server = HttpServer::bind(addr, HttpServerOptions::default(), move |now| {
+    let mut server = HttpServer::bind(addr, HttpServerOptions::default(), move |now| {
         let server = fixture::fixture_server(config.clone(), sleep.clone(), now);
         let _ = extras_tx.try_send(fixture::extras(server.handle(), sleep.clone()));
         server
@@ -54,6 +56,8 @@ pub(crate) fn serve_http(addr: &str) -> Result<(), Failure> {
     if let Some(sse) = server.sse_url() {
         eprintln!("legacy SSE on {sse}");
     }
+    // After the URL lines (tests and scripts read the first line for the URL).
+    server.set_auth(auth.bearer_auth(&server.url())?);
     let executor = Rc::new(LocalExecutor::new());
     let spawner = executor.clone();
     executor

@@ -8,7 +8,8 @@
 //! [`Router::poll_stream`] only when hyper can write more (backpressure), and report
 //! [`Router::stream_closed`] when the client goes away. Session ids come from the OS random
 //! source. Every protocol decision (paths, status codes, sessions, SSE, resumption) is the
-//! core's; this module moves bytes and time and checks the optional bearer token.
+//! core's; this module moves bytes and time and applies the optional bearer guard (the
+//! core's protected-resource decision, see [`BearerAuth::protect`]).
 //!
 //! [`Router`]: mcp_sansio::http::legacy::Router
 //! [`Router::poll_timeout`]: mcp_sansio::http::legacy::Router::poll_timeout
@@ -154,6 +155,12 @@ impl HttpServer {
             stop_rx,
             requested: Arc::new(AtomicBool::new(false)),
         })
+    }
+
+    /// Sets the bearer guard after binding, when it needs the bound URL (a protected
+    /// resource's identifier on an ephemeral port): replaces `HttpServerOptions::auth`.
+    pub fn set_auth(&mut self, auth: Option<BearerAuth>) {
+        self.options.auth = auth;
     }
 
     /// The bound address.

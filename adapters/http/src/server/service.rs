@@ -1,5 +1,6 @@
-//! One HTTP request: path and bearer checks, the body read up to the endpoint's limit, then
-//! the core endpoint decides everything else; its response is turned back into hyper's.
+//! One HTTP request: protected-resource metadata, path and bearer checks, the body read up to
+//! the endpoint's limit (then its scope check), then the core endpoint decides everything
+//! else; its response is turned back into hyper's.
 
 use std::cell::RefCell;
 use std::convert::Infallible;
@@ -8,7 +9,7 @@ use std::time::Instant;
 use bytes::{Bytes, BytesMut};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE, WWW_AUTHENTICATE};
+use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE};
 use hyper::{Request, Response, StatusCode};
 use mcp_sansio::http::{Body, HttpMethod, HttpRequestHead, HttpResponse};
 
@@ -67,21 +68,26 @@ pub(crate) async fn handle(
     route: &Route,
     req: Request<Incoming>,
 ) -> Result<Response<ResponseBody>, Infallible> {
+    if let Some(auth) = route
+        .auth
+        .as_ref()
+        .filter(|a| a.serves_metadata(req.uri().path()))
+    {
+        if let Some(resp) = auth.metadata_response(&request_head(&req)) {
+            return Ok(response(resp, &shared));
+        }
+    }
     // The core router says which paths exist (Streamable, and the legacy pair if mounted).
     let known = shared.try_with(|core| core.endpoint.route(req.uri().path()).is_some());
     if known != Some(true) {
         return Ok(plain(StatusCode::NOT_FOUND, "Not Found"));
     }
-    if let Some(auth) = &route.auth {
-        if let Err(failure) = auth.check(req.headers()) {
-            let mut resp = plain(StatusCode::UNAUTHORIZED, "Unauthorized");
-            if let Ok(value) = HeaderValue::from_str(&auth.challenge(failure)) {
-                resp.headers_mut().insert(WWW_AUTHENTICATE, value);
-            }
-            return Ok(resp);
-        }
-    }
     let head = request_head(&req);
+    let admitted = match route.auth.as_ref().map(|auth| auth.admit(&head)) {
+        Some(Err(refusal)) => return Ok(response(refusal, &shared)),
+        Some(Ok(admitted)) => Some(admitted),
+        None => None,
+    };
     let body = match read_body(req.into_body(), route.max_body.saturating_add(1)).await {
         Ok(body) => body,
         Err(_) => {
@@ -91,6 +97,15 @@ pub(crate) async fn handle(
             ))
         }
     };
+    // Scopes depend on the JSON-RPC methods in the body; an oversized body is refused (413)
+    // by the endpoint without being read, so it needs no scope check.
+    if let (Some(auth), Some(admitted)) = (&route.auth, &admitted) {
+        if body.len() <= route.max_body {
+            if let Err(refusal) = auth.authorize(admitted, &body) {
+                return Ok(response(refusal, &shared));
+            }
+        }
+    }
     let Ok(random) = route.random.borrow_mut().take() else {
         return Ok(plain(StatusCode::INTERNAL_SERVER_ERROR, "no OS randomness"));
     };
