@@ -119,7 +119,13 @@ pub(crate) struct ClientArgs {
     /// 400, 404 or 405 fall back to the legacy HTTP+SSE transport (GET, `endpoint` event).
     #[arg(long, value_enum, value_name = "KIND", default_value_t = TransportArg::Auto)]
     pub(crate) transport: TransportArg,
-    /// Report on stderr which transport was spoken (and the legacy message URL).
+    /// The protocol era. auto: probe with a stateless `server/discover` (2026-07-28) and fall
+    /// back to `initialize` on any error or timeout; legacy: `initialize` only; modern:
+    /// 2026-07-28 requests only.
+    #[arg(long, value_enum, value_name = "ERA", default_value_t = EraArg::Auto)]
+    pub(crate) era: EraArg,
+    /// Report on stderr the era found (`detected era: <version>`), the transport spoken and
+    /// the legacy message URL.
     #[arg(long, short = 'v')]
     pub(crate) verbose: bool,
     /// Print results indented for people instead of one compact JSON line.
@@ -148,6 +154,17 @@ pub(crate) enum TransportArg {
     Streamable,
     /// Legacy HTTP+SSE (2024-11-05); the URL is the SSE endpoint.
     Sse,
+}
+
+/// The protocol era of `client`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum EraArg {
+    /// Probe: 2026-07-28 if `server/discover` answers, otherwise `initialize`.
+    Auto,
+    /// The `initialize` handshake (2025-11-25 and earlier).
+    Legacy,
+    /// Stateless 2026-07-28.
+    Modern,
 }
 
 /// Where the server's stderr goes.
