@@ -47,7 +47,10 @@ pub(crate) enum Command {
     /// variable MCP_CONFORMANCE_SCENARIO) against the suite's mock server at URL.
     #[command(
         after_help = "Example:\n  conformance client --command 'mcp-sansio conformance-client' --scenario initialize\n\n\
-        Scenarios: initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry."
+        Scenarios: initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry; with \
+        MCP_CONFORMANCE_PROTOCOL_VERSION=2026-07-28 (stateless): tools_call, request-metadata, \
+        sep-2322-client-request-state, http-standard-headers, http-custom-headers, \
+        http-invalid-tool-headers, json-schema-ref-no-deref."
     )]
     ConformanceClient(ConformanceClientArgs),
     /// Put load on an MCP server: throughput, latency percentiles, errors.
@@ -72,6 +75,10 @@ server untouched. Results are printed to stdout as compact JSON (one line); --pr
 List operations follow nextCursor to the end and print every item in one result (--no-paginate:
 the first page only). Server log messages go to stderr.
 
+The era is probed (--era auto): a stateless 2026-07-28 `server/discover` first, and on any
+error or no answer within 3 s the `initialize` handshake; --era legacy|modern skips the probe.
+--verbose prints `detected era: <version>` on stderr.
+
 Exit status: 0 success; 1 failure: the server could not be started or closed early, a JSON-RPC
 error (its code and message on stderr), no answer within --timeout, or a tool result with
 \"isError\": true (the result is still printed on stdout); 2 bad usage.
@@ -85,6 +92,7 @@ Examples:
   mcp-sansio client --stdio complete prompt greet --arg name --value A -- ./my-server
   mcp-sansio client --stdio set-level debug -- ./my-server
   mcp-sansio client http://127.0.0.1:3000/mcp tools list
+  mcp-sansio client http://127.0.0.1:3000/mcp --era modern --verbose tools list
   mcp-sansio client http://127.0.0.1:3000/sse --verbose ping     # finds the legacy SSE transport
   mcp-sansio client http://127.0.0.1:3000/sse --transport sse tools list
   mcp-sansio client http://127.0.0.1:3000/mcp --bearer-token T tools call echo --args '{\"text\":\"hi\"}'";

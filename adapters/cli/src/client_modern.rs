@@ -146,13 +146,21 @@ async fn drive<T: ModernTransport + TimeoutKnob>(
     if verbose {
         eprintln!("detected era: {}", client.version());
     }
-    Path::Modern(perform(client, wire, planned, paginate).await)
+    let outcome = perform(client, wire, planned, paginate).await;
+    if verbose {
+        wire.report_transport();
+    }
+    Path::Modern(outcome)
 }
 
-/// Lets the probe use a shorter timeout than the operation.
+/// What the CLI needs of a wire besides exchanges: a shorter timeout for the probe, and the
+/// `--verbose` transport line.
 pub(crate) trait TimeoutKnob {
     /// Bounds each following attempt.
     fn set_timeout(&mut self, timeout: Duration);
+
+    /// Prints `transport: <kind>` on stderr (HTTP only, as `client URL --verbose` does).
+    fn report_transport(&self) {}
 }
 
 impl TimeoutKnob for ModernStdio {
@@ -164,6 +172,11 @@ impl TimeoutKnob for ModernStdio {
 impl TimeoutKnob for mcp_sansio_http::client::ModernHttpTransport {
     fn set_timeout(&mut self, timeout: Duration) {
         mcp_sansio_http::client::ModernHttpTransport::set_timeout(self, timeout);
+    }
+
+    fn report_transport(&self) {
+        // 2026-07-28 is spoken only over Streamable HTTP POSTs.
+        eprintln!("transport: streamable");
     }
 }
 

@@ -178,3 +178,45 @@ fn the_probe_falls_back_on_the_python_sdk_server_after_a_timeout() {
     assert!(stderr.contains("detected era: 2025-11-25"), "{stderr}");
     assert_eq!(first_text(&json), "5", "{json}");
 }
+
+#[test]
+fn the_python_sdk_http_server_is_found_modern_and_served_statelessly() {
+    if !peers_ready() {
+        return;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let python = std::env::var("MCP_PYTHON").expect("MCP_PYTHON");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/interop/py/sdk_server.py");
+    let mut peer = Command::new(python)
+        .arg(script)
+        .args(["--http", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the Python SDK server");
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = peer.kill();
+            let _ = peer.wait();
+            panic!("the Python SDK server never listened");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let out = client(
+        &[url.as_str()],
+        &["tools", "call", "add", "--args", r#"{"a":2,"b":3}"#],
+        &[],
+    );
+    let _ = peer.kill();
+    let _ = peer.wait();
+    let (json, stderr) = answer(&out);
+    assert!(stderr.contains("detected era: 2026-07-28"), "{stderr}");
+    assert_eq!(json["resultType"], "complete", "{json}");
+    assert_eq!(first_text(&json), "5", "{json}");
+}

@@ -22,18 +22,19 @@ pub enum Era {
 pub fn era_from_probe(outcome: &Result<Value, ModernError>, version: &str) -> Era {
     match outcome {
         Ok(result) => {
-            // A discover result that does not list the version we spoke is not ours to use.
+            // Only a discover result that lists the version we spoke counts: a legacy server
+            // answering unknown methods with some result must not pass for a modern one.
             let listed = result
                 .get("supportedVersions")
                 .and_then(Value::as_array)
-                .map(|list| list.iter().any(|v| v.as_str() == Some(version)));
+                .is_some_and(|list| list.iter().any(|v| v.as_str() == Some(version)));
             let stateless = ProtocolVersion::parse(version).is_some_and(|p| !p.is_stateful());
-            match listed {
-                Some(false) => Era::Legacy(format!(
+            match (listed, stateless) {
+                (true, true) => Era::Modern(version.to_owned()),
+                (false, _) => Era::Legacy(format!(
                     "server/discover does not list {version} in supportedVersions"
                 )),
-                _ if stateless => Era::Modern(version.to_owned()),
-                _ => Era::Legacy(format!("{version} is not a stateless version")),
+                (true, false) => Era::Legacy(format!("{version} is not a stateless version")),
             }
         }
         Err(error) => Era::Legacy(error.to_string()),

@@ -263,6 +263,11 @@ fn the_probe_verdict_follows_the_outcome() {
         era_from_probe(&other, "2026-07-28"),
         Era::Legacy(_)
     ));
+    let anything = Ok(json!({"resultType": "complete"}));
+    assert!(matches!(
+        era_from_probe(&anything, "2026-07-28"),
+        Era::Legacy(_)
+    ));
     let err = Err(ModernError::Http { status: 404 });
     assert!(matches!(era_from_probe(&err, "2026-07-28"), Era::Legacy(_)));
 }
