@@ -47,7 +47,10 @@ pub(crate) enum Command {
     /// variable MCP_CONFORMANCE_SCENARIO) against the suite's mock server at URL.
     #[command(
         after_help = "Example:\n  conformance client --command 'mcp-sansio conformance-client' --scenario initialize\n\n\
-        Scenarios: initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry."
+        Scenarios: initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry; with \
+        MCP_CONFORMANCE_PROTOCOL_VERSION=2026-07-28 (stateless): tools_call, request-metadata, \
+        sep-2322-client-request-state, http-standard-headers, http-custom-headers, \
+        http-invalid-tool-headers, json-schema-ref-no-deref."
     )]
     ConformanceClient(ConformanceClientArgs),
     /// Put load on an MCP server: throughput, latency percentiles, errors.
@@ -72,6 +75,10 @@ server untouched. Results are printed to stdout as compact JSON (one line); --pr
 List operations follow nextCursor to the end and print every item in one result (--no-paginate:
 the first page only). Server log messages go to stderr.
 
+The era is probed (--era auto): a stateless 2026-07-28 `server/discover` first, and on any
+error or no answer within 3 s the `initialize` handshake; --era legacy|modern skips the probe.
+--verbose prints `detected era: <version>` on stderr.
+
 Exit status: 0 success; 1 failure: the server could not be started or closed early, a JSON-RPC
 error (its code and message on stderr), no answer within --timeout, or a tool result with
 \"isError\": true (the result is still printed on stdout); 2 bad usage.
@@ -85,6 +92,7 @@ Examples:
   mcp-sansio client --stdio complete prompt greet --arg name --value A -- ./my-server
   mcp-sansio client --stdio set-level debug -- ./my-server
   mcp-sansio client http://127.0.0.1:3000/mcp tools list
+  mcp-sansio client http://127.0.0.1:3000/mcp --era modern --verbose tools list
   mcp-sansio client http://127.0.0.1:3000/sse --verbose ping     # finds the legacy SSE transport
   mcp-sansio client http://127.0.0.1:3000/sse --transport sse tools list
   mcp-sansio client http://127.0.0.1:3000/mcp --bearer-token T tools call echo --args '{\"text\":\"hi\"}'";
@@ -122,7 +130,13 @@ pub(crate) struct ClientArgs {
     /// 400, 404 or 405 fall back to the legacy HTTP+SSE transport (GET, `endpoint` event).
     #[arg(long, value_enum, value_name = "KIND", default_value_t = TransportArg::Auto)]
     pub(crate) transport: TransportArg,
-    /// Report on stderr which transport was spoken (and the legacy message URL).
+    /// The protocol era. auto: probe with a stateless `server/discover` (2026-07-28) and fall
+    /// back to `initialize` on any error or timeout; legacy: `initialize` only; modern:
+    /// 2026-07-28 requests only.
+    #[arg(long, value_enum, value_name = "ERA", default_value_t = EraArg::Auto)]
+    pub(crate) era: EraArg,
+    /// Report on stderr the era found (`detected era: <version>`), the transport spoken and
+    /// the legacy message URL.
     #[arg(long, short = 'v')]
     pub(crate) verbose: bool,
     /// Print results indented for people instead of one compact JSON line.
@@ -151,6 +165,17 @@ pub(crate) enum TransportArg {
     Streamable,
     /// Legacy HTTP+SSE (2024-11-05); the URL is the SSE endpoint.
     Sse,
+}
+
+/// The protocol era of `client`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum EraArg {
+    /// Probe: 2026-07-28 if `server/discover` answers, otherwise `initialize`.
+    Auto,
+    /// The `initialize` handshake (2025-11-25 and earlier).
+    Legacy,
+    /// Stateless 2026-07-28.
+    Modern,
 }
 
 /// Where the server's stderr goes.

@@ -27,6 +27,13 @@ pub(crate) struct Answer {
     tool_error: bool,
 }
 
+impl Answer {
+    /// The JSON to print, and whether it is a tool error.
+    pub(crate) fn new(json: Value, tool_error: bool) -> Self {
+        Answer { json, tool_error }
+    }
+}
+
 /// The client configuration of both transports: `timeout` bounds every request.
 pub(crate) fn client_config(timeout: Duration) -> Config {
     Config {
@@ -43,11 +50,15 @@ pub(crate) async fn perform(
     planned: PlannedRequest,
     paginate: bool,
     timeout: Duration,
+    verbose: bool,
 ) -> Result<Answer, String> {
-    handle
+    let init = handle
         .initialize()
         .await
         .map_err(|e| describe("initialize", &e))?;
+    if verbose {
+        eprintln!("detected era: {}", init.protocol_version);
+    }
     let options = || CallOptions {
         timeout: Some(timeout),
         ..CallOptions::default()
@@ -117,7 +128,7 @@ pub(crate) fn run(
     let handle = client.handle();
     let paginate = planned.paginated && !args.no_paginate;
     let (outcome, report) = client
-        .block_on(perform(handle, planned, paginate, timeout))
+        .block_on(perform(handle, planned, paginate, timeout, args.verbose))
         .map_err(|e| Failure::Failed(format!("driving the server failed: {e}")))?;
     conclude(outcome, args.pretty, |message| {
         if let Some(tail) = report.stderr_tail.as_deref().filter(|t| !t.is_empty()) {
@@ -186,7 +197,7 @@ where
 }
 
 /// The array field of a list method's result.
-fn list_field(method: &str) -> &'static str {
+pub(crate) fn list_field(method: &str) -> &'static str {
     match method {
         mcp_sansio::jsonrpc::RESOURCES_LIST => "resources",
         mcp_sansio::jsonrpc::RESOURCES_TEMPLATES_LIST => "resourceTemplates",

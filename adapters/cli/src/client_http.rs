@@ -40,7 +40,7 @@ pub(crate) fn run(args: &ClientArgs, planned: PlannedRequest, url: &str) -> Resu
     let handle = client.handle();
     let paginate = planned.paginated && !args.no_paginate;
     let (outcome, report) = client
-        .block_on(perform(handle, planned, paginate, timeout))
+        .block_on(perform(handle, planned, paginate, timeout, verbose))
         .map_err(|e| Failure::Failed(format!("driving the HTTP client failed: {e}")))?;
     if verbose {
         match report.transport {

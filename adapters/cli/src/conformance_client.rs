@@ -30,6 +30,10 @@ pub(crate) fn run(url: &str) -> Result<(), Failure> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").map_err(|_| {
         Failure::Usage("MCP_CONFORMANCE_SCENARIO is not set (the conformance suite sets it)".into())
     })?;
+    // The suite names the revision under test; 2026-07-28 is stateless end to end.
+    if std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() == Ok("2026-07-28") {
+        return crate::conformance_modern::run(url, &scenario);
+    }
     if !SCENARIOS.contains(&scenario.as_str()) {
         return Err(Failure::Failed(format!(
             "scenario `{scenario}` is not supported (known: {})",

@@ -8,8 +8,11 @@ mod args;
 mod bench;
 mod client_cmd;
 mod client_http;
+mod client_modern;
 mod conformance_client;
+mod conformance_modern;
 mod fixture;
+mod modern_stdio;
 mod request;
 mod serve_auth;
 mod serve_http;
@@ -127,7 +130,11 @@ fn run_client(client: &ClientArgs, server: Option<Vec<OsString>>) -> Result<(), 
                 "a server command after `--` only goes with --stdio".into(),
             ));
         }
-        return client_http::run(client, request::plan(&client.op), url);
+        return client_modern::run(
+            client,
+            request::plan(&client.op),
+            client_modern::Target::Url(url),
+        );
     }
     let server = match server {
         Some(server) if !server.is_empty() => server,
@@ -139,7 +146,11 @@ fn run_client(client: &ClientArgs, server: Option<Vec<OsString>>) -> Result<(), 
             ))
         }
     };
-    client_cmd::run(client, request::plan(&client.op), &server)
+    client_modern::run(
+        client,
+        request::plan(&client.op),
+        client_modern::Target::Stdio(&server),
+    )
 }
 
 #[cfg(test)]

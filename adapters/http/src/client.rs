@@ -24,11 +24,13 @@
 
 mod auto;
 mod exchange;
+mod modern;
 mod outgoing;
 mod pool;
 mod wire;
 
 pub use auto::{connect_auto_client, AutoRunReport, McpAutoClient, TransportChoice};
+pub use modern::{block_on_modern_http, ModernHttpTransport, MAX_MODERN_BODY};
 
 use std::collections::HashMap;
 use std::future::Future;

@@ -172,6 +172,15 @@ impl ClientBuilder {
         caps
     }
 
+    /// What a 2026-07-28 client takes from this builder: identity, capabilities, handlers.
+    pub(crate) fn modern_parts(&self) -> (Implementation, ClientCapabilities, Handlers) {
+        (
+            self.info.clone(),
+            self.capabilities(),
+            self.handlers.clone(),
+        )
+    }
+
     /// Builds the client (nothing is sent until `initialize`).
     pub fn build(self, now: Instant) -> Client {
         let setup = ClientSetup {

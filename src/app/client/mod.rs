@@ -14,6 +14,7 @@ mod builder;
 pub mod elicitation;
 mod handle;
 mod inbound;
+pub mod modern;
 mod types;
 
 use std::collections::{HashMap, VecDeque};

@@ -1,0 +1,265 @@
+//! `mcp-sansio client ... --era auto|legacy|modern`: the era probe and the 2026-07-28 path of
+//! every operation. `auto` sends a stateless `server/discover` first (over stdio or HTTP): a
+//! result means 2026-07-28 and the operation follows statelessly on the same connection; any
+//! error, unreadable answer or timeout means a handshake-era server, and the operation runs
+//! through the `initialize` clients (client_cmd.rs, client_http.rs). The decisions are the
+//! core's (`app::client::modern`); this file moves them onto the CLI's transports.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use mcp_sansio::app::client::modern::{
+    era_from_probe, Era, ModernClient, ModernError, ModernTransport,
+};
+use mcp_sansio::app::client::Client;
+use mcp_sansio::jsonrpc;
+use mcp_sansio::model::Implementation;
+use mcp_sansio_http::client::block_on_modern_http;
+use serde_json::{Map, Value};
+
+use crate::args::{ClientArgs, EraArg, TransportArg};
+use crate::client_cmd::{conclude, Answer};
+use crate::modern_stdio::ModernStdio;
+use crate::request::PlannedRequest;
+use crate::Failure;
+
+/// The probe waits at most this long (capped by `--timeout`): a handshake-era server may
+/// ignore a request that comes before `initialize`.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Pages followed at most when collecting a list.
+const MAX_PAGES: usize = 10_000;
+
+/// Where the server is.
+pub(crate) enum Target<'a> {
+    /// A child process (program and arguments).
+    Stdio(&'a [OsString]),
+    /// A Streamable HTTP endpoint.
+    Url(&'a str),
+}
+
+/// What the probe (or `--era`) left to do.
+enum Path {
+    /// Done on the modern path: the outcome.
+    Modern(Result<Answer, String>),
+    /// Run the operation through the `initialize` client.
+    Legacy,
+}
+
+/// Runs `planned` in the era `--era` asks for (probing with `auto`).
+pub(crate) fn run(
+    args: &ClientArgs,
+    planned: PlannedRequest,
+    target: Target,
+) -> Result<(), Failure> {
+    // The legacy HTTP+SSE transport predates 2026-07-28.
+    let sse = matches!(target, Target::Url(_)) && args.transport == TransportArg::Sse;
+    if sse && args.era == EraArg::Modern {
+        return Err(Failure::Usage(
+            "--transport sse speaks only the handshake era".into(),
+        ));
+    }
+    if args.era == EraArg::Legacy || sse {
+        return run_legacy(args, planned, target);
+    }
+    let timeout = Duration::from_secs_f64(args.timeout);
+    let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")));
+    let mut client = ModernClient::new(&builder);
+    let probe = args.era == EraArg::Auto;
+    let verbose = args.verbose;
+    let paginate = planned.paginated && !args.no_paginate;
+    let path = match target {
+        Target::Stdio(server) => smol::block_on(async {
+            let mut wire =
+                ModernStdio::spawn(server, args.server_stderr, timeout).map_err(|e| {
+                    let program = server[0].to_string_lossy().into_owned();
+                    Failure::Failed(format!("cannot start the server `{program}`: {e}"))
+                })?;
+            let path = drive(
+                &mut client,
+                &mut wire,
+                &planned,
+                paginate,
+                probe,
+                timeout,
+                verbose,
+            )
+            .await;
+            let tail = wire.stderr_tail();
+            wire.shutdown().await;
+            if matches!(path, Path::Modern(Err(_))) && !tail.is_empty() {
+                eprintln!("--- server stderr (last lines) ---\n{}", tail.trim_end());
+            }
+            Ok::<_, Failure>(path)
+        })?,
+        Target::Url(url) => {
+            block_on_modern_http(url, args.bearer_token.clone(), timeout, |mut wire| {
+                let client = &mut client;
+                let planned = &planned;
+                async move {
+                    drive(
+                        client, &mut wire, planned, paginate, probe, timeout, verbose,
+                    )
+                    .await
+                }
+            })
+            .map_err(|e| Failure::Usage(e.to_string()))?
+        }
+    };
+    match path {
+        Path::Modern(outcome) => conclude(outcome, args.pretty, |_| {}),
+        Path::Legacy => run_legacy(args, planned, target),
+    }
+}
+
+fn run_legacy(args: &ClientArgs, planned: PlannedRequest, target: Target) -> Result<(), Failure> {
+    match target {
+        Target::Stdio(server) => crate::client_cmd::run(args, planned, server),
+        Target::Url(url) => crate::client_http::run(args, planned, url),
+    }
+}
+
+/// The probe (when asked), then the operation on the modern path.
+async fn drive<T: ModernTransport + TimeoutKnob>(
+    client: &mut ModernClient,
+    wire: &mut T,
+    planned: &PlannedRequest,
+    paginate: bool,
+    probe: bool,
+    timeout: Duration,
+    verbose: bool,
+) -> Path {
+    if probe {
+        wire.set_timeout(timeout.min(PROBE_TIMEOUT));
+        let outcome = client.request(wire, "server/discover", None).await;
+        wire.set_timeout(timeout);
+        match era_from_probe(&outcome, client.version()) {
+            Era::Modern(_) => {}
+            Era::Legacy(why) => {
+                if verbose {
+                    eprintln!("era probe: {why}; falling back to initialize");
+                }
+                return Path::Legacy;
+            }
+        }
+    }
+    if verbose {
+        eprintln!("detected era: {}", client.version());
+    }
+    let outcome = perform(client, wire, planned, paginate).await;
+    if verbose {
+        wire.report_transport();
+    }
+    Path::Modern(outcome)
+}
+
+/// What the CLI needs of a wire besides exchanges: a shorter timeout for the probe, and the
+/// `--verbose` transport line.
+pub(crate) trait TimeoutKnob {
+    /// Bounds each following attempt.
+    fn set_timeout(&mut self, timeout: Duration);
+
+    /// Prints `transport: <kind>` on stderr (HTTP only, as `client URL --verbose` does).
+    fn report_transport(&self) {}
+}
+
+impl TimeoutKnob for ModernStdio {
+    fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+}
+
+impl TimeoutKnob for mcp_sansio_http::client::ModernHttpTransport {
+    fn set_timeout(&mut self, timeout: Duration) {
+        mcp_sansio_http::client::ModernHttpTransport::set_timeout(self, timeout);
+    }
+
+    fn report_transport(&self) {
+        // 2026-07-28 is spoken only over Streamable HTTP POSTs.
+        eprintln!("transport: streamable");
+    }
+}
+
+/// One operation statelessly. `ping` (gone in 2026-07-28) becomes `server/discover` and
+/// prints `{}` like a ping result; `set-level` has no 2026-07-28 form (the level travels in
+/// each request's `_meta`) and fails.
+async fn perform<T: ModernTransport>(
+    client: &mut ModernClient,
+    wire: &mut T,
+    planned: &PlannedRequest,
+    paginate: bool,
+) -> Result<Answer, String> {
+    let describe = |method: &str, e: ModernError| format!("{method}: {e}");
+    let json = match planned.method {
+        jsonrpc::PING => {
+            client
+                .request(wire, "server/discover", None)
+                .await
+                .map_err(|e| describe("server/discover", e))?;
+            Value::Object(Map::new())
+        }
+        jsonrpc::LOGGING_SET_LEVEL => {
+            return Err(
+                "logging/setLevel does not exist in 2026-07-28: the log level travels \
+                        in each request's _meta"
+                    .into(),
+            )
+        }
+        method if paginate => collect_pages(client, wire, method, planned.params.clone()).await?,
+        method => client
+            .request(wire, method, planned.params.clone())
+            .await
+            .map_err(|e| describe(method, e))?,
+    };
+    let tool_error =
+        planned.method == jsonrpc::TOOLS_CALL && json.get("isError") == Some(&Value::Bool(true));
+    Ok(Answer::new(json, tool_error))
+}
+
+/// Follows `nextCursor` to the end: the first page with every item and no `nextCursor`.
+async fn collect_pages<T: ModernTransport>(
+    client: &mut ModernClient,
+    wire: &mut T,
+    method: &str,
+    params: Option<Value>,
+) -> Result<Value, String> {
+    let field = crate::client_cmd::list_field(method);
+    let mut merged: Option<Map<String, Value>> = None;
+    let mut cursor: Option<Value> = None;
+    for _ in 0..MAX_PAGES {
+        let mut page_params = match params.clone() {
+            Some(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        if let Some(c) = cursor.take() {
+            page_params.insert("cursor".into(), c);
+        }
+        let params = (!page_params.is_empty()).then_some(Value::Object(page_params));
+        let page = client
+            .request(wire, method, params)
+            .await
+            .map_err(|e| format!("{method}: {e}"))?;
+        let Value::Object(mut page) = page else {
+            return Err(format!("{method}: the result is not a JSON object"));
+        };
+        let next = page.remove("nextCursor").filter(|c| !c.is_null());
+        let items = match page.remove(field) {
+            Some(Value::Array(items)) => items,
+            _ => return Err(format!("{method}: the result has no `{field}` array")),
+        };
+        let all = merged.get_or_insert_with(|| {
+            page.insert(field.into(), Value::Array(Vec::new()));
+            page
+        });
+        if let Some(Value::Array(list)) = all.get_mut(field) {
+            list.extend(items);
+        }
+        match next {
+            Some(next) => cursor = Some(next),
+            None => return Ok(Value::Object(merged.unwrap_or_default())),
+        }
+    }
+    Err(format!(
+        "{method}: the server kept returning nextCursor past {MAX_PAGES} pages"
+    ))
+}

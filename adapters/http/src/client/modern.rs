@@ -1,0 +1,143 @@
+//! The 2026-07-28 client over HTTP: each attempt the core builds is one POST with the core's
+//! headers; the whole response body (bounded) goes back to the core, which reads it as JSON or
+//! SSE and decides what follows. Thin: no header, retry or era decision here.
+
+use std::future::Future;
+use std::io;
+use std::rc::Rc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use mcp_sansio::app::client::modern::{
+    reply_from_http_body, ModernError, ModernRequest, ModernTransport, Reply, ReplyError,
+};
+use smol::LocalExecutor;
+
+use super::pool::Pool;
+
+/// The largest response body read for one attempt.
+pub const MAX_MODERN_BODY: usize = 16 * 1024 * 1024;
+
+/// Sends 2026-07-28 requests to one Streamable HTTP endpoint.
+pub struct ModernHttpTransport {
+    pool: Pool,
+    authority: String,
+    path: String,
+    authorization: Option<String>,
+    timeout: Duration,
+}
+
+/// Runs `app` with a transport to the endpoint at `url` (`http://host:port/path`) on a
+/// single-threaded executor; `timeout` bounds each attempt, `bearer_token` goes on every POST.
+pub fn block_on_modern_http<F, Fut, T>(
+    url: &str,
+    bearer_token: Option<String>,
+    timeout: Duration,
+    app: F,
+) -> io::Result<T>
+where
+    F: FnOnce(ModernHttpTransport) -> Fut,
+    Fut: Future<Output = T>,
+{
+    let uri: hyper::Uri = url
+        .parse()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("bad URL {url}: {e}")))?;
+    if uri.scheme_str() != Some("http") {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("only http:// URLs are supported: {url}"),
+        ));
+    }
+    let authority = uri
+        .authority()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the URL has no host"))?;
+    let host = authority
+        .host()
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let addr = format!(
+        "{}:{}",
+        super::bracket(host),
+        authority.port_u16().unwrap_or(80)
+    );
+    let path = uri
+        .path_and_query()
+        .map(|p| p.as_str().to_owned())
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "/".to_owned());
+    let executor = Rc::new(LocalExecutor::new());
+    let transport = ModernHttpTransport {
+        pool: Pool::new(addr, 8, executor.clone()),
+        authority: authority.as_str().to_owned(),
+        path,
+        authorization: bearer_token.map(|t| format!("Bearer {t}")),
+        timeout,
+    };
+    Ok(smol::block_on(executor.run(app(transport))))
+}
+
+impl ModernHttpTransport {
+    /// Bounds each following attempt.
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+
+    /// One POST; the status, content type and whole body.
+    async fn post(&self, request: &ModernRequest) -> Result<(u16, Option<String>, Bytes), String> {
+        let mut builder = hyper::Request::builder()
+            .method(hyper::Method::POST)
+            .uri(self.path.as_str())
+            .header(hyper::header::HOST, self.authority.as_str())
+            .header(hyper::header::CONTENT_TYPE, "application/json")
+            .header(hyper::header::ACCEPT, "application/json, text/event-stream");
+        for (name, value) in &request.headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        if let Some(auth) = &self.authorization {
+            builder = builder.header(hyper::header::AUTHORIZATION, auth.as_str());
+        }
+        let http_request = builder
+            .body(Full::new(Bytes::from(request.body.clone())))
+            .map_err(|e| format!("invalid request: {e}"))?;
+        let mut sender = self.pool.checkout().await?;
+        let response = sender
+            .send_request(http_request)
+            .await
+            .map_err(|e| format!("request failed: {e}"))?;
+        let (parts, body) = response.into_parts();
+        let content_type = parts
+            .headers
+            .get(hyper::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let body = Limited::new(body, MAX_MODERN_BODY)
+            .collect()
+            .await
+            .map_err(|e| format!("response body: {e}"))?
+            .to_bytes();
+        self.pool.checkin(sender);
+        Ok((parts.status.as_u16(), content_type, body))
+    }
+}
+
+impl ModernTransport for ModernHttpTransport {
+    async fn exchange(
+        &mut self,
+        request: &ModernRequest,
+    ) -> Result<Result<Reply, ReplyError>, ModernError> {
+        let timeout = self.timeout;
+        let outcome = smol::future::or(self.post(request), async move {
+            smol::Timer::after(timeout).await;
+            Err(format!("no answer within {timeout:?}"))
+        })
+        .await;
+        let (status, content_type, body) = outcome.map_err(ModernError::Transport)?;
+        let reply = reply_from_http_body(content_type.as_deref(), &body, request.id);
+        match reply {
+            // A status without a JSON-RPC answer (404/405 pages, 5xx) is the transport's word.
+            Err(_) if !(200..300).contains(&status) => Err(ModernError::Http { status }),
+            other => Ok(other),
+        }
+    }
+}
