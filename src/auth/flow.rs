@@ -71,6 +71,7 @@ pub struct AuthFlow {
     pending_refresh: Option<Secret>,
     authorizations: u32,
     entropy: [u8; 48],
+    unix_time: u64,
 }
 
 impl AuthFlow {
@@ -93,7 +94,15 @@ impl AuthFlow {
             pending_refresh: None,
             authorizations: 0,
             entropy: [0; 48],
+            unix_time: 0,
         }
+    }
+
+    /// The wall-clock time (seconds since the Unix epoch) for signed assertions (`iat`,
+    /// `exp` of a `private_key_jwt`); set it before `handle_challenge` and `handle_response`.
+    /// `Instant` cannot give it, and the core reads no clock.
+    pub fn set_unix_time(&mut self, unix_seconds: u64) {
+        self.unix_time = unix_seconds;
     }
 
     /// Feeds the MCP server's 401 or 403 answer. `entropy` must be fresh random bytes: the

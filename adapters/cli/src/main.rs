@@ -8,6 +8,7 @@ mod args;
 mod bench;
 mod client_cmd;
 mod client_http;
+mod conformance_auth;
 mod conformance_client;
 mod fixture;
 mod request;
