@@ -3,7 +3,9 @@
 //! `initialize`, `tools/list` and `tools/call test-tool` through the authorizing HTTP client.
 //! Every OAuth decision is the core flow's; this only maps the context onto `AuthConfig`.
 
-use mcp_sansio::auth::{AuthConfig, ClientAuthMethod, ClientCredentials, Secret};
+use mcp_sansio::auth::{
+    AuthConfig, ClientAuthMethod, ClientCredentials, CrossAppAccess, JwtSigningKey, Secret,
+};
 use mcp_sansio_http::client::ClientAuthorization;
 use serde_json::Value;
 
@@ -63,6 +65,31 @@ pub(crate) fn authorization(scenario: &str, url: &str) -> Result<ClientAuthoriza
                 auth_method: ClientAuthMethod::ClientSecretBasic,
             });
             config.client_credentials_grant = scenario == "auth/client-credentials-basic";
+        }
+        "auth/client-credentials-jwt" => {
+            let pem = text("private_key_pem")?;
+            config.signing_key = Some(
+                JwtSigningKey::from_pkcs8_pem(&pem).map_err(|e| Failure::Failed(e.to_string()))?,
+            );
+            config.pre_registered = Some(ClientCredentials {
+                client_id: text("client_id")?,
+                client_secret: None,
+                auth_method: ClientAuthMethod::PrivateKeyJwt,
+            });
+            config.client_credentials_grant = true;
+        }
+        "auth/cross-app-access-complete-flow" => {
+            config.pre_registered = Some(ClientCredentials {
+                client_id: text("client_id")?,
+                client_secret: Some(Secret::new(text("client_secret")?)),
+                auth_method: ClientAuthMethod::ClientSecretBasic,
+            });
+            config.cross_app = Some(CrossAppAccess {
+                idp_token_endpoint: text("idp_token_endpoint")?,
+                idp_client_id: text("idp_client_id")?,
+                idp_client_secret: None,
+                id_token: Secret::new(text("idp_id_token")?),
+            });
         }
         _ => {}
     }

@@ -6,6 +6,7 @@
 
 mod args;
 mod bench;
+mod client_auth;
 mod client_cmd;
 mod client_http;
 mod conformance_auth;
