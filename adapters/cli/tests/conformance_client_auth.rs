@@ -26,6 +26,12 @@ static SERIAL: Mutex<()> = Mutex::new(());
 const RUN_LIMIT: Duration = Duration::from_secs(90);
 
 fn run_scenario(scenario: &str, expected: &[&str]) {
+    let command = format!("{} conformance-client", env!("CARGO_BIN_EXE_mcp-sansio"));
+    run_command(scenario, &command, expected);
+}
+
+/// Runs `command` (the suite appends the mock server's URL) for `scenario`.
+fn run_command(scenario: &str, command: &str, expected: &[&str]) {
     if !peers_ready() {
         return;
     }
@@ -40,17 +46,9 @@ fn run_scenario(scenario: &str, expected: &[&str]) {
     let _ = std::fs::remove_dir_all(&out);
     let preload =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/listen_loopback.cjs");
-    let command = format!("{} conformance-client", env!("CARGO_BIN_EXE_mcp-sansio"));
     let mut child = Command::new(node)
         .arg(suite)
-        .args([
-            "client",
-            "--command",
-            &command,
-            "--scenario",
-            scenario,
-            "-o",
-        ])
+        .args(["client", "--command", command, "--scenario", scenario, "-o"])
         .arg(&out)
         .env("NODE_OPTIONS", format!("--require {}", preload.display()))
         .stdin(Stdio::null())
@@ -348,5 +346,21 @@ fn cross_app_access_complete_flow() {
             "complete-flow-jwt-bearer",
             "valid-bearer-token",
         ],
+    );
+}
+
+/// `mcp-sansio client URL tools list` with no OAuth flag: discovery, dynamic registration and
+/// the no-browser code step happen on the 401, as in `conformance-client`.
+#[test]
+fn client_url_command_authorizes_on_its_own() {
+    // The suite appends the URL last; the shell puts it before the operation.
+    let command = format!(
+        "sh -c 'exec {} client \"$0\" tools list'",
+        env!("CARGO_BIN_EXE_mcp-sansio")
+    );
+    run_command(
+        "auth/metadata-default",
+        &command,
+        &with_code_flow(&["prm-pathbased-requested"]),
     );
 }
