@@ -11,21 +11,24 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use super::challenge::BearerChallenge;
+use super::cross_app::{parse_exchange_response, TOKEN_TYPE_ID_JAG, TOKEN_TYPE_ID_TOKEN};
 use super::discovery::{
     authorization_server_metadata_urls, legacy_metadata_url, protected_resource_metadata_urls,
 };
 use super::encoding::base64url;
 use super::flow_rules::{choose_auth_method, token_error, union_scopes, with_offline_access};
 use super::flow_types::{AuthConfig, AuthEvent, Registration, Token};
+use super::jwt::client_assertion;
 use super::metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 use super::pkce::Pkce;
 use super::request::{
     authorization_url, parse_redirect, parse_registration, parse_token_response,
-    registration_request, select_scope, token_request, AuthorizationParams, ClientAuthMethod,
-    ClientCredentials, Grant, HttpRequest, HttpResponse, RegistrationParams, TokenResponse,
+    registration_request, select_scope, token_request, token_request_with_assertion,
+    AuthorizationParams, ClientAuthMethod, ClientCredentials, Grant, HttpRequest, HttpResponse,
+    RegistrationParams, TokenResponse,
 };
 use super::secret::Secret;
-use super::url::{resource_covers, HttpUrl};
+use super::url::{query_param, resource_covers, HttpUrl};
 use super::AuthError;
 
 #[derive(Debug)]
@@ -47,6 +50,7 @@ enum Phase {
         pkce: Pkce,
         state: String,
     },
+    IdpExchange,
     Exchange,
     Refresh,
     Ready,
@@ -71,6 +75,8 @@ pub struct AuthFlow {
     pending_refresh: Option<Secret>,
     authorizations: u32,
     entropy: [u8; 48],
+    unix_time: u64,
+    assertions: u64,
 }
 
 impl AuthFlow {
@@ -93,7 +99,16 @@ impl AuthFlow {
             pending_refresh: None,
             authorizations: 0,
             entropy: [0; 48],
+            unix_time: 0,
+            assertions: 0,
         }
+    }
+
+    /// The wall-clock time (seconds since the Unix epoch) for signed assertions (`iat`,
+    /// `exp` of a `private_key_jwt`); set it before `handle_challenge` and `handle_response`.
+    /// `Instant` cannot give it, and the core reads no clock.
+    pub fn set_unix_time(&mut self, unix_seconds: u64) {
+        self.unix_time = unix_seconds;
     }
 
     /// Feeds the MCP server's 401 or 403 answer. `entropy` must be fresh random bytes: the
@@ -211,6 +226,14 @@ impl AuthFlow {
                 "status {}",
                 response.status
             ))),
+            Phase::IdpExchange if ok => match parse_exchange_response(&response.body) {
+                Ok(grant) => self.present_grant(&grant),
+                Err(e) => self.fail(e),
+            },
+            Phase::IdpExchange => self.fail(AuthError::BadTokenResponse(format!(
+                "identity provider: {}",
+                token_error(&response)
+            ))),
             Phase::Exchange | Phase::Refresh if ok => match parse_token_response(&response.body) {
                 Ok(token) => self.on_token(now, token),
                 Err(e) => self.fail(e),
@@ -240,6 +263,10 @@ impl AuthFlow {
         if !matches!(self.phase, Phase::AwaitRedirect { .. }) {
             return Err(AuthError::UnexpectedInput("no authorization pending"));
         }
+        if let Err(e) = self.check_issuer(query_param(location, "iss")) {
+            self.fail(e);
+            return Ok(());
+        }
         match parse_redirect(location) {
             Ok((code, state)) => self.handle_authorization_code(code, state.as_deref()),
             Err(e) => {
@@ -268,18 +295,13 @@ impl AuthFlow {
             self.fail(AuthError::UnexpectedInput("no metadata"));
             return Ok(());
         };
+        let _ = (meta, client);
         let grant = Grant::AuthorizationCode {
             code: &code,
             verifier: &pkce.verifier,
-            redirect_uri: &self.config.redirect_uri,
+            redirect_uri: &self.config.redirect_uri.clone(),
         };
-        let endpoint = meta.token_endpoint.as_deref().unwrap_or_default();
-        self.outgoing = Some(token_request(
-            endpoint,
-            &grant,
-            client,
-            self.resource.as_deref(),
-        ));
+        self.send_token_request(&grant);
         Ok(())
     }
 
@@ -444,11 +466,7 @@ impl AuthFlow {
     }
 
     fn on_server_metadata(&mut self, now: Instant, meta: AuthorizationServerMetadata) {
-        let prm_scopes = self
-            .resource_metadata
-            .as_ref()
-            .and_then(|m| m.scopes_supported.as_deref());
-        self.scope = select_scope(self.challenge_scope.as_deref(), prm_scopes);
+        self.scope = self.wanted_scope();
         let metadata_url = self
             .config
             .client_metadata_url
@@ -482,33 +500,155 @@ impl AuthFlow {
         } else {
             return self.fail(AuthError::RegistrationUnavailable);
         }
-        if self.config.client_credentials_grant {
-            self.start_client_credentials();
-        } else {
-            self.authorize(now);
+        self.authorize(now);
+    }
+
+    /// RFC 9207: a redirect's `iss` must be the metadata's issuer, and must be there when the
+    /// server says it sends one (mix-up attack defence).
+    fn check_issuer(&self, iss: Option<String>) -> Result<(), AuthError> {
+        let Some(meta) = &self.server_metadata else {
+            return Ok(());
+        };
+        let required = meta
+            .extra
+            .get("authorization_response_iss_parameter_supported")
+            .and_then(serde_json::Value::as_bool)
+            == Some(true);
+        match iss {
+            Some(got) if got != meta.issuer => Err(AuthError::IssuerMismatch {
+                expected: meta.issuer.clone(),
+                got: Some(got),
+            }),
+            None if required => Err(AuthError::IssuerMismatch {
+                expected: meta.issuer.clone(),
+                got: None,
+            }),
+            _ => Ok(()),
         }
+    }
+
+    /// The scope to ask for: the challenge's, else the configured one, else the PRM's.
+    fn wanted_scope(&self) -> Option<String> {
+        let prm_scopes = self
+            .resource_metadata
+            .as_ref()
+            .and_then(|m| m.scopes_supported.as_deref());
+        let configured = self
+            .config
+            .scope
+            .as_deref()
+            .filter(|s| !s.trim().is_empty());
+        match (&self.challenge_scope, configured) {
+            (None, Some(scope)) => Some(scope.to_owned()),
+            _ => select_scope(self.challenge_scope.as_deref(), prm_scopes),
+        }
+    }
+
+    /// The token request for `grant` at the authorization server, signed with a fresh
+    /// `private_key_jwt` assertion when the client authenticates that way.
+    fn send_token_request(&mut self, grant: &Grant<'_>) {
+        let (Some(meta), Some(client)) = (&self.server_metadata, &self.client) else {
+            return self.fail(AuthError::UnexpectedInput("token request without metadata"));
+        };
+        let endpoint = meta.token_endpoint.clone().unwrap_or_default();
+        let assertion = if client.auth_method == ClientAuthMethod::PrivateKeyJwt {
+            let Some(key) = &self.config.signing_key else {
+                return self.fail(AuthError::BadKey("private_key_jwt without a key".into()));
+            };
+            // RFC 7523: the audience is the authorization server (its issuer identifier).
+            let audience = if meta.issuer.is_empty() {
+                endpoint.as_str()
+            } else {
+                meta.issuer.as_str()
+            };
+            let mut jti = self.entropy[32..].to_vec();
+            jti.extend_from_slice(&self.assertions.to_be_bytes());
+            self.assertions += 1;
+            Some(client_assertion(
+                key,
+                &client.client_id,
+                audience,
+                self.unix_time,
+                &jti,
+            ))
+        } else {
+            None
+        };
+        self.outgoing = Some(token_request_with_assertion(
+            &endpoint,
+            grant,
+            client,
+            self.resource.as_deref(),
+            assertion.as_ref(),
+        ));
+    }
+
+    /// SEP-990 step 1: the ID token for an ID-JAG at the IdP, for this authorization server
+    /// and resource.
+    fn start_token_exchange(&mut self) {
+        let (Some(cross), Some(meta)) = (&self.config.cross_app, &self.server_metadata) else {
+            return self.fail(AuthError::UnexpectedInput(
+                "cross-app access without metadata",
+            ));
+        };
+        let idp = ClientCredentials {
+            client_id: cross.idp_client_id.clone(),
+            client_secret: cross.idp_client_secret.clone(),
+            auth_method: if cross.idp_client_secret.is_some() {
+                ClientAuthMethod::ClientSecretBasic
+            } else {
+                ClientAuthMethod::None
+            },
+        };
+        let grant = Grant::TokenExchange {
+            subject_token: &cross.id_token,
+            subject_token_type: TOKEN_TYPE_ID_TOKEN,
+            requested_token_type: TOKEN_TYPE_ID_JAG,
+            audience: &meta.issuer,
+            scope: self.scope.as_deref(),
+        };
+        let resource = self
+            .resource
+            .clone()
+            .unwrap_or_else(|| self.config.server_url.clone());
+        self.outgoing = Some(token_request(
+            &cross.idp_token_endpoint,
+            &grant,
+            &idp,
+            Some(&resource),
+        ));
+        self.phase = Phase::IdpExchange;
+    }
+
+    /// SEP-990 step 2: the ID-JAG as an RFC 7523 jwt-bearer grant at the authorization server.
+    fn present_grant(&mut self, grant: &Secret) {
+        let scope = self.scope.clone();
+        self.send_token_request(&Grant::JwtBearer {
+            assertion: grant,
+            scope: scope.as_deref(),
+        });
+        self.phase = Phase::Exchange;
     }
 
     fn start_client_credentials(&mut self) {
         let (Some(meta), Some(client)) = (&self.server_metadata, &self.client) else {
             return self.fail(AuthError::RegistrationUnavailable);
         };
+        let _ = (meta, client);
+        let scope = self.scope.clone();
         let grant = Grant::ClientCredentials {
-            scope: self.scope.as_deref(),
+            scope: scope.as_deref(),
         };
-        let endpoint = meta.token_endpoint.as_deref().unwrap_or_default();
-        self.outgoing = Some(token_request(
-            endpoint,
-            &grant,
-            client,
-            self.resource.as_deref(),
-        ));
+        self.send_token_request(&grant);
         self.phase = Phase::Exchange;
     }
 
     fn authorize(&mut self, _now: Instant) {
         if self.config.client_credentials_grant {
             return self.start_client_credentials();
+        }
+        if self.config.cross_app.is_some() {
+            return self.start_token_exchange();
         }
         if self.authorizations >= self.config.max_authorizations {
             return self.fail(AuthError::RetryLimit(self.authorizations));
@@ -517,14 +657,7 @@ impl AuthFlow {
         let (Some(meta), Some(client)) = (&self.server_metadata, &self.client) else {
             return self.fail(AuthError::RegistrationUnavailable);
         };
-        let prm_scopes = self
-            .resource_metadata
-            .as_ref()
-            .and_then(|m| m.scopes_supported.as_deref());
-        let scope = with_offline_access(
-            select_scope(self.challenge_scope.as_deref(), prm_scopes),
-            meta,
-        );
+        let scope = with_offline_access(self.wanted_scope(), meta);
         let mut verifier = [0u8; 32];
         verifier.copy_from_slice(&self.entropy[..32]);
         let pkce = Pkce::from_random(&verifier);
@@ -553,14 +686,8 @@ impl AuthFlow {
         let (Some(meta), Some(client)) = (&self.server_metadata, &self.client) else {
             return self.fail(AuthError::UnexpectedInput("refresh without metadata"));
         };
-        let endpoint = meta.token_endpoint.as_deref().unwrap_or_default();
-        let grant = Grant::RefreshToken(refresh);
-        self.outgoing = Some(token_request(
-            endpoint,
-            &grant,
-            client,
-            self.resource.as_deref(),
-        ));
+        let _ = (meta, client);
+        self.send_token_request(&Grant::RefreshToken(refresh));
         self.phase = Phase::Refresh;
         // Kept for the new token: a server need not rotate it.
         self.pending_refresh = Some(refresh.clone());

@@ -3,6 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use super::cross_app::CrossAppAccess;
+use super::jwt::JwtSigningKey;
 use super::request::ClientCredentials;
 use super::secret::Secret;
 use super::AuthError;
@@ -28,6 +30,15 @@ pub struct AuthConfig {
     pub max_authorizations: u32,
     /// How long before expiry the token is refreshed.
     pub refresh_margin: Duration,
+    /// The scope to ask for when the challenge names none (instead of the PRM's
+    /// `scopes_supported`).
+    pub scope: Option<String>,
+    /// The key that signs `private_key_jwt` assertions (with `pre_registered` credentials
+    /// whose method is [`PrivateKeyJwt`](super::ClientAuthMethod::PrivateKeyJwt)).
+    pub signing_key: Option<JwtSigningKey>,
+    /// SEP-990: obtain the token from an enterprise IdP's ID token (token exchange, then the
+    /// jwt-bearer grant with `pre_registered` credentials) instead of a user redirect.
+    pub cross_app: Option<CrossAppAccess>,
 }
 
 impl AuthConfig {
@@ -43,6 +54,9 @@ impl AuthConfig {
             client_credentials_grant: false,
             max_authorizations: 3,
             refresh_margin: Duration::from_secs(30),
+            scope: None,
+            signing_key: None,
+            cross_app: None,
         }
     }
 }

@@ -6,18 +6,22 @@
 //! Covers the MCP authorization spec of 2025-03-26 (metadata at the server root, default
 //! endpoints), 2025-06-18 and 2025-11-25 (RFC 9728 protected-resource metadata, RFC 8414 /
 //! OIDC discovery, RFC 8707 resource indicators, PKCE S256, dynamic registration, client ID
-//! metadata documents, scope selection and step-up). See `docs/auth.md`.
+//! metadata documents, scope selection and step-up), plus `client_credentials` with
+//! `private_key_jwt` (SEP-1046), cross-app access (SEP-990), `offline_access` (SEP-2207) and
+//! RFC 9207 issuer checks. See `docs/auth.md`.
 //!
 //! The server side, an MCP server as a protected resource ([`ProtectedResource`]): its RFC 9728
 //! metadata, bearer extraction, audience and scope checks, and the 400/401/403 challenges.
 
 pub mod bearer;
 pub mod challenge;
+pub mod cross_app;
 pub mod discovery;
 pub mod encoding;
 mod flow;
 mod flow_rules;
 mod flow_types;
+pub mod jwt;
 pub mod metadata;
 pub mod pkce;
 pub mod request;
@@ -29,13 +33,15 @@ pub mod url;
 
 pub use bearer::{presented_bearer, PresentedBearer};
 pub use challenge::{parse_challenges, BearerChallenge, Challenge};
+pub use cross_app::CrossAppAccess;
 pub use flow::AuthFlow;
 pub use flow_types::{AuthConfig, AuthEvent, Registration, Token};
+pub use jwt::JwtSigningKey;
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use pkce::Pkce;
 pub use request::{
-    authorization_url, parse_redirect, select_scope, token_request, ClientAuthMethod,
-    ClientCredentials, Grant, HttpRequest, HttpResponse, TokenResponse,
+    authorization_url, parse_redirect, select_scope, token_request, token_request_with_assertion,
+    ClientAuthMethod, ClientCredentials, Grant, HttpRequest, HttpResponse, TokenResponse,
 };
 pub use resource::ProtectedResource;
 pub use resource_challenge::BearerError;
@@ -70,6 +76,15 @@ pub enum AuthError {
     RetryLimit(u32),
     /// The call does not fit the flow's current state.
     UnexpectedInput(&'static str),
+    /// A signing key could not be read, or `private_key_jwt` is configured without one.
+    BadKey(String),
+    /// The redirect's `iss` (RFC 9207) is missing where required, or names another server.
+    IssuerMismatch {
+        /// The issuer the authorization server metadata names.
+        expected: String,
+        /// The `iss` the redirect carried (`None`: absent).
+        got: Option<String>,
+    },
 }
 
 impl std::fmt::Display for AuthError {
@@ -87,6 +102,11 @@ impl std::fmt::Display for AuthError {
             Self::BadTokenResponse(m) => write!(f, "token request failed: {m}"),
             Self::RetryLimit(n) => write!(f, "gave up after {n} authorization attempts"),
             Self::UnexpectedInput(m) => write!(f, "unexpected input: {m}"),
+            Self::BadKey(m) => write!(f, "signing key: {m}"),
+            Self::IssuerMismatch { expected, got } => match got {
+                Some(got) => write!(f, "redirect issuer {got} is not {expected}"),
+                None => write!(f, "redirect lacks the issuer {expected}"),
+            },
         }
     }
 }

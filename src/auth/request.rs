@@ -1,11 +1,14 @@
 //! Builders for the HTTP requests of the OAuth flow and parsers for their answers: the
 //! authorization URL, the token request (authorization_code, refresh_token,
-//! client_credentials; client_secret_basic / client_secret_post / none), the RFC 7591
+//! client_credentials, token exchange, jwt-bearer; client_secret_basic / client_secret_post /
+//! none / private_key_jwt), the RFC 7591
 //! registration request, scope selection and the redirect `Location` reader.
 
 use serde::Deserialize;
 
+use super::cross_app::{GRANT_JWT_BEARER, GRANT_TOKEN_EXCHANGE};
 use super::encoding::{base64_standard, form_encode, percent_encode};
+use super::jwt::CLIENT_ASSERTION_TYPE;
 use super::metadata::parse_json;
 use super::pkce::{Pkce, METHOD_S256};
 use super::secret::Secret;
@@ -55,6 +58,8 @@ pub enum ClientAuthMethod {
     ClientSecretPost,
     /// A public client: `client_id` in the body only.
     None,
+    /// A signed JWT assertion (RFC 7523 §2.2; ES256, `iss` = `sub` = `client_id`).
+    PrivateKeyJwt,
 }
 
 impl ClientAuthMethod {
@@ -65,6 +70,7 @@ impl ClientAuthMethod {
             Self::ClientSecretBasic => "client_secret_basic",
             Self::ClientSecretPost => "client_secret_post",
             Self::None => "none",
+            Self::PrivateKeyJwt => "private_key_jwt",
         }
     }
 
@@ -75,6 +81,7 @@ impl ClientAuthMethod {
             "client_secret_basic" => Some(Self::ClientSecretBasic),
             "client_secret_post" => Some(Self::ClientSecretPost),
             "none" => Some(Self::None),
+            "private_key_jwt" => Some(Self::PrivateKeyJwt),
             _ => None,
         }
     }
@@ -107,6 +114,26 @@ pub enum Grant<'a> {
     RefreshToken(&'a Secret),
     /// Machine-to-machine: the client's own credentials, with an optional scope.
     ClientCredentials {
+        /// Space-separated scopes.
+        scope: Option<&'a str>,
+    },
+    /// RFC 8693 token exchange (SEP-990: an ID token for an ID-JAG at the IdP).
+    TokenExchange {
+        /// The token traded in.
+        subject_token: &'a Secret,
+        /// Its type URN.
+        subject_token_type: &'a str,
+        /// The type URN asked for.
+        requested_token_type: &'a str,
+        /// Who the issued token is for (the authorization server's issuer).
+        audience: &'a str,
+        /// Space-separated scopes.
+        scope: Option<&'a str>,
+    },
+    /// RFC 7523 JWT bearer grant (SEP-990: the ID-JAG at the authorization server).
+    JwtBearer {
+        /// The signed grant.
+        assertion: &'a Secret,
         /// Space-separated scopes.
         scope: Option<&'a str>,
     },
@@ -169,6 +196,19 @@ pub fn token_request(
     client: &ClientCredentials,
     resource: Option<&str>,
 ) -> HttpRequest {
+    token_request_with_assertion(endpoint, grant, client, resource, None)
+}
+
+/// [`token_request`] for a client that authenticates with a signed `assertion`
+/// ([`ClientAuthMethod::PrivateKeyJwt`], see [`client_assertion`](super::jwt::client_assertion)).
+#[must_use]
+pub fn token_request_with_assertion(
+    endpoint: &str,
+    grant: &Grant<'_>,
+    client: &ClientCredentials,
+    resource: Option<&str>,
+    assertion: Option<&Secret>,
+) -> HttpRequest {
     let mut pairs: Vec<(&str, &str)> = match grant {
         Grant::AuthorizationCode {
             code,
@@ -186,6 +226,35 @@ pub fn token_request(
         ],
         Grant::ClientCredentials { scope } => {
             let mut p = vec![("grant_type", "client_credentials")];
+            if let Some(scope) = scope {
+                p.push(("scope", scope));
+            }
+            p
+        }
+        Grant::TokenExchange {
+            subject_token,
+            subject_token_type,
+            requested_token_type,
+            audience,
+            scope,
+        } => {
+            let mut p = vec![
+                ("grant_type", GRANT_TOKEN_EXCHANGE),
+                ("requested_token_type", requested_token_type),
+                ("audience", audience),
+                ("subject_token", subject_token.expose()),
+                ("subject_token_type", subject_token_type),
+            ];
+            if let Some(scope) = scope {
+                p.push(("scope", scope));
+            }
+            p
+        }
+        Grant::JwtBearer { assertion, scope } => {
+            let mut p = vec![
+                ("grant_type", GRANT_JWT_BEARER),
+                ("assertion", assertion.expose()),
+            ];
             if let Some(scope) = scope {
                 p.push(("scope", scope));
             }
@@ -219,6 +288,11 @@ pub fn token_request(
         (ClientAuthMethod::ClientSecretPost, Some(secret)) => {
             pairs.push(("client_id", &client.client_id));
             pairs.push(("client_secret", secret));
+        }
+        (ClientAuthMethod::PrivateKeyJwt, _) if assertion.is_some() => {
+            pairs.push(("client_id", &client.client_id));
+            pairs.push(("client_assertion_type", CLIENT_ASSERTION_TYPE));
+            pairs.push(("client_assertion", assertion.map_or("", Secret::expose)));
         }
         _ => pairs.push(("client_id", &client.client_id)),
     }

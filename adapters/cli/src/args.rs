@@ -95,7 +95,15 @@ Examples:
   mcp-sansio client http://127.0.0.1:3000/mcp --era modern --verbose tools list
   mcp-sansio client http://127.0.0.1:3000/sse --verbose ping     # finds the legacy SSE transport
   mcp-sansio client http://127.0.0.1:3000/sse --transport sse tools list
-  mcp-sansio client http://127.0.0.1:3000/mcp --bearer-token T tools call echo --args '{\"text\":\"hi\"}'";
+  mcp-sansio client http://127.0.0.1:3000/mcp --bearer-token T tools call echo --args '{\"text\":\"hi\"}'
+  mcp-sansio client http://127.0.0.1:3000/mcp --client-id app --client-secret S --client-credentials tools list
+
+OAuth (HTTP): when the server answers 401 (or 403 insufficient_scope) the client discovers the
+authorization server, registers (pre-registered --client-id, a --client-metadata-url, or
+dynamic registration), obtains a token and retries. Without a browser the authorization URL
+is fetched without following its redirect and the code is read from `Location` (servers that
+redirect at once). Environment fallbacks: MCP_CLIENT_ID, MCP_CLIENT_SECRET, MCP_REDIRECT_URI,
+MCP_OAUTH_SCOPE, MCP_CLIENT_METADATA_URL, MCP_CLIENT_KEY_FILE. --no-oauth turns it off.";
 
 /// Options of `serve`.
 #[derive(Debug, Args)]
@@ -126,6 +134,9 @@ pub(crate) struct ClientArgs {
     /// HTTP only: send `Authorization: Bearer <TOKEN>` with every request.
     #[arg(long, value_name = "TOKEN", requires = "url")]
     pub(crate) bearer_token: Option<String>,
+    /// HTTP only: OAuth settings, used when the server challenges (401 / 403).
+    #[command(flatten)]
+    pub(crate) oauth: crate::client_auth::OAuthArgs,
     /// HTTP only: the transport to speak. auto: POST initialize (Streamable HTTP), and on
     /// 400, 404 or 405 fall back to the legacy HTTP+SSE transport (GET, `endpoint` event).
     #[arg(long, value_enum, value_name = "KIND", default_value_t = TransportArg::Auto)]

@@ -24,6 +24,11 @@ pub(crate) fn run(args: &ClientArgs, planned: PlannedRequest, url: &str) -> Resu
         .config(client_config(timeout));
     let options = HttpClientOptions {
         bearer_token: args.bearer_token.clone(),
+        authorization: crate::client_auth::authorization(
+            &args.oauth,
+            url,
+            args.bearer_token.is_some(),
+        )?,
         ..HttpClientOptions::default()
     };
     let choice = match args.transport {

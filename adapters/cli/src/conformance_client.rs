@@ -1,7 +1,8 @@
 //! `mcp-sansio conformance-client URL`: the client side of the official conformance suite
 //! (`conformance client --command 'mcp-sansio conformance-client'`). The suite starts a mock
 //! server, appends its URL and names the scenario in `MCP_CONFORMANCE_SCENARIO`; we do what
-//! the scenario asks over Streamable HTTP and exit 0, or print why not and exit 1.
+//! the scenario asks over Streamable HTTP and exit 0, or print why not and exit 1. The
+//! `auth/*` scenarios run the same calls with OAuth on (see `conformance_auth`).
 
 use std::time::Duration;
 
@@ -12,6 +13,7 @@ use serde_json::json;
 
 use crate::client_cmd::{client_config, report_event};
 use crate::client_http::report_transport_event;
+use crate::conformance_auth::{self, AUTH_SCENARIOS};
 use crate::Failure;
 
 /// Every request of a scenario gets at most this long.
@@ -34,17 +36,24 @@ pub(crate) fn run(url: &str) -> Result<(), Failure> {
     if std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() == Ok("2026-07-28") {
         return crate::conformance_modern::run(url, &scenario);
     }
-    if !SCENARIOS.contains(&scenario.as_str()) {
+    let auth = AUTH_SCENARIOS.contains(&scenario.as_str());
+    if !SCENARIOS.contains(&scenario.as_str()) && !auth {
         return Err(Failure::Failed(format!(
-            "scenario `{scenario}` is not supported (known: {})",
+            "scenario `{scenario}` is not supported (known: {}, auth/*)",
             SCENARIOS.join(", ")
         )));
     }
+    let options = HttpClientOptions {
+        authorization: auth
+            .then(|| conformance_auth::authorization(&scenario, url))
+            .transpose()?,
+        ..HttpClientOptions::default()
+    };
     // The form-mode elicitation handler fills the schema's defaults (SEP-1034).
     let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")))
         .config(client_config(TIMEOUT))
         .elicitation_with_defaults();
-    let client = connect_http_client(url, builder, HttpClientOptions::default())
+    let client = connect_http_client(url, builder, options)
         .map_err(|e| Failure::Usage(e.to_string()))?
         .on_event(report_event)
         .on_transport_event(report_transport_event);
@@ -68,6 +77,8 @@ async fn scenario_steps(handle: ClientHandle, scenario: String) -> Result<(), St
             Some(("test_client_elicitation_defaults", json!({})))
         }
         "sse-retry" => Some(("test_reconnection", json!({}))),
+        // The auth scenarios' mock server has one tool.
+        auth if auth.starts_with("auth/") => Some(("test-tool", json!({}))),
         _ => None,
     };
     let Some((name, arguments)) = tool else {

@@ -6,9 +6,11 @@
 
 mod args;
 mod bench;
+mod client_auth;
 mod client_cmd;
 mod client_http;
 mod client_modern;
+mod conformance_auth;
 mod conformance_client;
 mod conformance_modern;
 mod fixture;

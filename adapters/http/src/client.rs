@@ -22,6 +22,8 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+mod auth_http;
+mod authorize;
 mod auto;
 mod exchange;
 mod modern;
@@ -29,6 +31,7 @@ mod outgoing;
 mod pool;
 mod wire;
 
+pub use authorize::{AuthorizeFuture, ClientAuthorization, CodeStep};
 pub use auto::{connect_auto_client, AutoRunReport, McpAutoClient, TransportChoice};
 pub use modern::{block_on_modern_http, ModernHttpTransport, MAX_MODERN_BODY};
 
@@ -53,13 +56,16 @@ use pool::Pool;
 /// Inputs buffered between exchanges and the loop (past it, exchanges wait: backpressure).
 const INPUT_QUEUE: usize = 1024;
 
-/// Options of the HTTP client.
-#[derive(Clone, Debug)]
+/// Options of the HTTP client. `Debug` never prints the bearer token.
+#[derive(Clone)]
 pub struct HttpClientOptions {
     /// The core transport's limits and switches.
     pub transport: HttpClientConfig,
     /// Sent as `Authorization: Bearer <token>` on every request.
     pub bearer_token: Option<String>,
+    /// OAuth: obtain the bearer token when the server challenges (401, 403
+    /// `insufficient_scope`), then retry; replaces `bearer_token`. See `docs/auth.md`.
+    pub authorization: Option<ClientAuthorization>,
     /// Idle keep-alive connections kept at most. Default 64.
     pub max_idle_connections: usize,
     /// How long `run` waits for the DELETE of the session after the application finished.
@@ -72,9 +78,25 @@ impl Default for HttpClientOptions {
         HttpClientOptions {
             transport: HttpClientConfig::default(),
             bearer_token: None,
+            authorization: None,
             max_idle_connections: 64,
             close_timeout: Duration::from_secs(2),
         }
+    }
+}
+
+impl std::fmt::Debug for HttpClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpClientOptions")
+            .field("transport", &self.transport)
+            .field(
+                "bearer_token",
+                &self.bearer_token.as_ref().map(|_| "[redacted]"),
+            )
+            .field("authorization", &self.authorization)
+            .field("max_idle_connections", &self.max_idle_connections)
+            .field("close_timeout", &self.close_timeout)
+            .finish()
     }
 }
 
@@ -133,11 +155,7 @@ pub fn connect_http_client(
         .map(|p| p.as_str().to_owned())
         .filter(|p| !p.is_empty())
         .unwrap_or_else(|| "/".to_owned());
-    let target = Target {
-        authority: authority.as_str().to_owned(),
-        path,
-        authorization: options.bearer_token.as_ref().map(|t| format!("Bearer {t}")),
-    };
+    let target = Target::new(authority.as_str().to_owned(), path, &options);
     Ok(McpHttpClient {
         target,
         addr,

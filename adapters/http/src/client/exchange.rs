@@ -10,7 +10,9 @@ use hyper::HeaderMap;
 use mcp_sansio::http::{ExchangeId, HttpClientRequest, HttpMethod};
 use smol::channel::Sender;
 
+use super::authorize::{send_authorized, Authorizer};
 use super::pool::Pool;
+use super::HttpClientOptions;
 
 /// The largest response body (of known length) handed to the loop in one input.
 const WHOLE_BODY_MAX: u64 = 64 * 1024;
@@ -47,6 +49,23 @@ pub(crate) struct Target {
     pub(crate) path: String,
     /// `Authorization: Bearer ...`, when configured.
     pub(crate) authorization: Option<String>,
+    /// The OAuth flow, when configured: its token replaces `authorization`.
+    pub(crate) authorizer: Option<Rc<Authorizer>>,
+}
+
+impl Target {
+    /// Where requests go, with the options' static bearer token or OAuth flow.
+    pub(crate) fn new(authority: String, path: String, options: &HttpClientOptions) -> Self {
+        Target {
+            authority,
+            path,
+            authorization: options.bearer_token.as_ref().map(|t| format!("Bearer {t}")),
+            authorizer: options
+                .authorization
+                .as_ref()
+                .map(|a| Rc::new(Authorizer::new(a))),
+        }
+    }
 }
 
 /// Runs `request` and reports its response to `inputs`.
@@ -75,24 +94,22 @@ async fn perform(
         HttpMethod::Delete => hyper::Method::DELETE,
         HttpMethod::Other => return Err("unsupported method".into()),
     };
-    let mut builder = hyper::Request::builder()
-        .method(method)
-        .uri(target.path.as_str())
-        .header(hyper::header::HOST, target.authority.as_str());
-    for (name, value) in &request.headers {
-        builder = builder.header(*name, value.as_str());
-    }
-    if let Some(auth) = &target.authorization {
-        builder = builder.header(hyper::header::AUTHORIZATION, auth.as_str());
-    }
-    let http_request = builder
-        .body(Full::new(request.body))
-        .map_err(|e| format!("invalid request: {e}"))?;
-    let mut sender = pool.checkout().await?;
-    let response = sender
-        .send_request(http_request)
-        .await
-        .map_err(|e| format!("request failed: {e}"))?;
+    let make = |authorization: Option<&str>| {
+        let mut builder = hyper::Request::builder()
+            .method(method.clone())
+            .uri(target.path.as_str())
+            .header(hyper::header::HOST, target.authority.as_str());
+        for (name, value) in &request.headers {
+            builder = builder.header(*name, value.as_str());
+        }
+        if let Some(auth) = authorization {
+            builder = builder.header(hyper::header::AUTHORIZATION, auth);
+        }
+        builder
+            .body(Full::new(request.body.clone()))
+            .map_err(|e| format!("invalid request: {e}"))
+    };
+    let (sender, response) = send_authorized(pool, target, make).await?;
     let (parts, mut body) = response.into_parts();
     let status = parts.status.as_u16();
     let headers = parts.headers;

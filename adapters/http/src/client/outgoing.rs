@@ -9,6 +9,7 @@ use mcp_sansio::http::legacy::OutgoingRequest;
 use mcp_sansio::http::{ExchangeId, HttpMethod};
 use smol::channel::Sender;
 
+use super::authorize::send_authorized;
 use super::exchange::{Input, Target};
 use super::pool::Pool;
 
@@ -39,24 +40,22 @@ async fn perform(
         HttpMethod::Other => return Err("unsupported method".into()),
     };
     // The core resolved the path on the URL's own origin, so the pool's server is the one.
-    let mut builder = hyper::Request::builder()
-        .method(method)
-        .uri(request.head.path.as_str())
-        .header(hyper::header::HOST, target.authority.as_str());
-    for (name, value) in &request.head.headers {
-        builder = builder.header(name.as_str(), value.as_str());
-    }
-    if let Some(auth) = &target.authorization {
-        builder = builder.header(hyper::header::AUTHORIZATION, auth.as_str());
-    }
-    let http_request = builder
-        .body(Full::new(request.body))
-        .map_err(|e| format!("invalid request: {e}"))?;
-    let mut sender = pool.checkout().await?;
-    let response = sender
-        .send_request(http_request)
-        .await
-        .map_err(|e| format!("request failed: {e}"))?;
+    let make = |authorization: Option<&str>| {
+        let mut builder = hyper::Request::builder()
+            .method(method.clone())
+            .uri(request.head.path.as_str())
+            .header(hyper::header::HOST, target.authority.as_str());
+        for (name, value) in &request.head.headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        if let Some(auth) = authorization {
+            builder = builder.header(hyper::header::AUTHORIZATION, auth);
+        }
+        builder
+            .body(Full::new(request.body.clone()))
+            .map_err(|e| format!("invalid request: {e}"))
+    };
+    let (sender, response) = send_authorized(pool, target, make).await?;
     let (parts, mut body) = response.into_parts();
     let headers = parts.headers;
     let status = parts.status.as_u16();

@@ -1,0 +1,124 @@
+//! Performs the OAuth requests an [`AuthFlow`](mcp_sansio::auth::AuthFlow) emits (metadata,
+//! registration, token) and the built-in "no-browser" authorization step, each on its own
+//! short-lived HTTP/1.1 connection: the authorization server is usually not the MCP server,
+//! and these requests are rare. Redirects are never followed; bodies are bounded.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use mcp_sansio::auth::{HttpRequest, HttpResponse};
+use smol::net::TcpStream;
+use smol::Timer;
+use smol_hyper::rt::FuturesIo;
+
+/// The largest authorization-server answer read (metadata documents are capped at 256 KiB).
+const MAX_AUTH_BODY: usize = 256 * 1024;
+
+/// Performs `request` (no redirects followed) within `timeout`.
+pub(crate) async fn fetch(
+    request: &HttpRequest,
+    timeout: Duration,
+) -> Result<HttpResponse, String> {
+    let work = perform(request);
+    let expire = async {
+        Timer::after(timeout).await;
+        Err(format!(
+            "{} {}: no answer within {timeout:?}",
+            request.method, request.url
+        ))
+    };
+    smol::future::or(work, expire).await
+}
+
+/// The built-in step of a client without a browser: GETs the authorization URL without
+/// following the redirect and returns the redirect's `Location` (which carries `code`,
+/// `state` and possibly `iss`). Works with authorization servers that redirect at once (test
+/// and machine setups); a real login page answers 200 and this step fails.
+pub(crate) async fn no_browser_redirect(url: &str, timeout: Duration) -> Result<String, String> {
+    let request = HttpRequest {
+        method: "GET",
+        url: url.to_owned(),
+        headers: Vec::new(),
+        body: Vec::new(),
+    };
+    let response = fetch(&request, timeout).await?;
+    if !(300..400).contains(&response.status) {
+        return Err(format!(
+            "the authorization endpoint answered {} instead of a redirect (it needs a browser)",
+            response.status
+        ));
+    }
+    let location = response.header_values("location").next().map(str::to_owned);
+    location.ok_or_else(|| "the authorization redirect has no Location".to_owned())
+}
+
+async fn perform(request: &HttpRequest) -> Result<HttpResponse, String> {
+    let uri: hyper::Uri = request
+        .url
+        .parse()
+        .map_err(|e| format!("bad URL {}: {e}", request.url))?;
+    if uri.scheme_str() != Some("http") {
+        return Err(format!("only http:// is supported here: {}", request.url));
+    }
+    let authority = uri
+        .authority()
+        .ok_or_else(|| format!("no host in {}", request.url))?
+        .clone();
+    let host = authority
+        .host()
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let port = authority.port_u16().unwrap_or(80);
+    let stream = TcpStream::connect((host, port))
+        .await
+        .map_err(|e| format!("cannot connect to {authority}: {e}"))?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(FuturesIo::new(stream))
+        .await
+        .map_err(|e| format!("HTTP handshake with {authority}: {e}"))?;
+    let method = match request.method {
+        "POST" => hyper::Method::POST,
+        _ => hyper::Method::GET,
+    };
+    let path = uri.path_and_query().map_or("/", |p| p.as_str());
+    let mut builder = hyper::Request::builder()
+        .method(method)
+        .uri(path)
+        .header(hyper::header::HOST, authority.as_str())
+        .header(hyper::header::CONNECTION, "close");
+    for (name, value) in &request.headers {
+        builder = builder.header(*name, value.as_str());
+    }
+    let http_request = builder
+        .body(Full::new(Bytes::from(request.body.clone())))
+        .map_err(|e| format!("invalid request: {e}"))?;
+    let exchange = async {
+        let response = sender
+            .send_request(http_request)
+            .await
+            .map_err(|e| format!("{} {}: {e}", request.method, request.url))?;
+        let (parts, body) = response.into_parts();
+        let body = Limited::new(body, MAX_AUTH_BODY)
+            .collect()
+            .await
+            .map_err(|e| format!("{} {}: body: {e}", request.method, request.url))?
+            .to_bytes();
+        let headers = parts
+            .headers
+            .iter()
+            .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+            .collect();
+        Ok(HttpResponse {
+            status: parts.status.as_u16(),
+            headers,
+            body: body.to_vec(),
+        })
+    };
+    // The connection is driven beside the exchange; once it closes, the exchange ends too
+    // (with its answer or an error), so this arm only waits.
+    let drive = async {
+        let _ = connection.await;
+        std::future::pending::<Result<HttpResponse, String>>().await
+    };
+    smol::future::or(exchange, drive).await
+}
