@@ -7,6 +7,8 @@
 //!   against our server `Session` on `serve_stdio` (`stdio_ours_server`). The adapter's loop
 //!   runs until its machine closes, so each criterion sample spawns a child, does the
 //!   handshake untimed, then times `iters` rounds inside one drive (`iter_custom`).
+//! - ours_poll: the same sessions on the stdio adapter's `PollDriver` on both sides
+//!   (`ChildProcess::drive_poll` against `stdio_ours_server poll`): no async runtime, poll(2).
 //! - ours_blocking: the same sessions on minimal blocking loops (one read, one write per batch,
 //!   the core's `NdjsonDecoder`) on both sides (`stdio_ours_server blocking`).
 //! - rmcp: rmcp's client over `TokioChildProcess` (current-thread runtime) against rmcp's echo
@@ -32,7 +34,9 @@ use mcp_sansio::jsonrpc::RawJson;
 use mcp_sansio::model::{ClientCapabilities, Implementation, ProtocolVersion};
 use mcp_sansio::session::{ClientSetup, Event, Outcome, RequestOptions, Session};
 use mcp_sansio::Config;
-use mcp_sansio_stdio::{ChildProcess, DriveOptions, Driven, Driver, FrameError, StderrMode};
+use mcp_sansio_stdio::{
+    ChildProcess, DriveOptions, Driven, Driver, FrameError, PollDriver, StderrMode,
+};
 use rmcp::model::{ClientRequest, PingRequest};
 use rmcp::transport::TokioChildProcess;
 use rmcp::ServiceExt;
@@ -322,10 +326,14 @@ impl Driven for AdapterClient {
     }
 }
 
-/// One criterion sample through the adapter: spawn, handshake (untimed), `rounds` rounds.
-fn adapter_sample(call: Call, pace: Pace, rounds: u64) -> Duration {
-    let mut child =
-        ChildProcess::spawn(Command::new(OURS_BIN), StderrMode::Inherit).expect("spawn");
+/// One criterion sample through the adapter: spawn, handshake (untimed), `rounds` rounds; on
+/// the smol driver, or on the poll driver (both sides) when `poll`.
+fn adapter_sample(call: Call, pace: Pace, rounds: u64, poll: bool) -> Duration {
+    let mut command = Command::new(OURS_BIN);
+    if poll {
+        command.arg("poll");
+    }
+    let mut child = ChildProcess::spawn(command, StderrMode::Inherit).expect("spawn");
     let mut session = new_client();
     session.initialize(Instant::now()).expect("initialize");
     let client = AdapterClient {
@@ -334,9 +342,13 @@ fn adapter_sample(call: Call, pace: Pace, rounds: u64) -> Duration {
         started: None,
         elapsed: None,
     };
-    let finished = child
-        .drive_blocking(Driver::new(DriveOptions::default()), client)
-        .expect("drive");
+    let finished = if poll {
+        let driver = PollDriver::new(DriveOptions::default()).expect("wake-up socket");
+        child.drive_poll(driver, client)
+    } else {
+        child.drive_blocking(Driver::new(DriveOptions::default()), client)
+    }
+    .expect("drive");
     child
         .shutdown_blocking(Default::default())
         .expect("shutdown");
@@ -490,7 +502,10 @@ fn bench_call(c: &mut Criterion, group_name: &str, call: Call) {
         group.throughput(Throughput::Elements(n as u64));
         group.bench_function(BenchmarkId::new("floor", n), |b| b.iter(|| floor.batch(n)));
         group.bench_function(BenchmarkId::new("ours_adapter", n), |b| {
-            b.iter_custom(|rounds| adapter_sample(call, Pace::Batch(n), rounds))
+            b.iter_custom(|rounds| adapter_sample(call, Pace::Batch(n), rounds, false))
+        });
+        group.bench_function(BenchmarkId::new("ours_poll", n), |b| {
+            b.iter_custom(|rounds| adapter_sample(call, Pace::Batch(n), rounds, true))
         });
         group.bench_function(BenchmarkId::new("ours_blocking", n), |b| {
             b.iter(|| blocking.run(&mut Plan::new(call, Pace::Batch(n), 1)))
@@ -505,7 +520,10 @@ fn bench_call(c: &mut Criterion, group_name: &str, call: Call) {
         b.iter_custom(|rounds| floor.steady(rounds, w))
     });
     group.bench_function(BenchmarkId::new("ours_adapter_steady", w), |b| {
-        b.iter_custom(|rounds| adapter_sample(call, Pace::Steady(w), rounds))
+        b.iter_custom(|rounds| adapter_sample(call, Pace::Steady(w), rounds, false))
+    });
+    group.bench_function(BenchmarkId::new("ours_poll_steady", w), |b| {
+        b.iter_custom(|rounds| adapter_sample(call, Pace::Steady(w), rounds, true))
     });
     group.bench_function(BenchmarkId::new("ours_blocking_steady", w), |b| {
         b.iter_custom(|rounds| {
@@ -570,7 +588,7 @@ fn print_ratios(group: &str) {
             format!("{}{}", n, suffix),
             floor / 1e3
         );
-        for name in ["ours_adapter", "ours_blocking", "rmcp"] {
+        for name in ["ours_adapter", "ours_poll", "ours_blocking", "rmcp"] {
             if let Some(ns) = ns_per_round_trip(group, &format!("{name}{suffix}"), n) {
                 line += &format!(" | {name} {:.2} µs = {:.2}", ns / 1e3, floor / ns);
             }

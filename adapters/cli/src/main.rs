@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use mcp_sansio::config::Config;
-use mcp_sansio_stdio::{serve_server_stdio, DriveOptions, Driver};
+use mcp_sansio_stdio::{serve_server_stdio, DriveOptions, Driver, Finished, ServerDriven};
 
 use args::{Cli, ClientArgs, Command};
 
@@ -99,17 +99,13 @@ fn serve() -> Result<(), Failure> {
             smol::Timer::after(duration).await;
         })
     });
-    let driver = Driver::new(DriveOptions {
+    let options = DriveOptions {
         max_line_len: config.max_frame_len,
         ..DriveOptions::default()
-    });
+    };
     let server = fixture::fixture_server(config, sleep.clone(), Instant::now());
-    // Runs on the loop's executor and stops with it (and by itself once the session closed).
-    let extras = driver
-        .handle()
-        .spawn(fixture::extras(server.handle(), sleep));
-    let finished = serve_server_stdio(driver, server);
-    drop(extras);
+    let extras = fixture::extras(server.handle(), sleep);
+    let finished = serve_on_stdio(options, server, extras)?;
     if let Some(error) = finished.input_error {
         eprintln!("mcp-sansio: reading stdin failed: {error}");
     }
@@ -117,6 +113,33 @@ fn serve() -> Result<(), Failure> {
         Some(error) => Err(Failure::Failed(format!("writing stdout failed: {error}"))),
         None => Ok(()),
     }
+}
+
+/// Which stdio driver `serve --stdio` runs on: the poll driver (the default on Unix: no async
+/// runtime in the loop, a `read` and a `write` per message), or the smol driver with
+/// `MCP_SANSIO_STDIO_DRIVER=smol`. The fixture's extras run on the loop's executor either way
+/// and stop with it (and by themselves once the session closed).
+fn serve_on_stdio(
+    options: DriveOptions,
+    server: mcp_sansio::app::server::Server,
+    extras: impl std::future::Future<Output = ()> + 'static,
+) -> Result<Finished<ServerDriven>, Failure> {
+    let smol = std::env::var("MCP_SANSIO_STDIO_DRIVER").as_deref() == Ok("smol");
+    #[cfg(unix)]
+    if !smol {
+        let driver = mcp_sansio_stdio::PollDriver::new(options)
+            .map_err(|error| Failure::Failed(format!("starting the stdio loop failed: {error}")))?;
+        let extras = driver.handle().spawn(extras);
+        let finished = mcp_sansio_stdio::serve_server_stdio_poll(driver, server);
+        drop(extras);
+        return Ok(finished);
+    }
+    let _ = smol;
+    let driver = Driver::new(options);
+    let extras = driver.handle().spawn(extras);
+    let finished = serve_server_stdio(driver, server);
+    drop(extras);
+    Ok(finished)
 }
 
 fn run_client(client: &ClientArgs, server: Option<Vec<OsString>>) -> Result<(), Failure> {

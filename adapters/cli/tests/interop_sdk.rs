@@ -40,8 +40,15 @@ fn interop_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop")
 }
 
-/// Runs a fixture client against `mcp-sansio serve --stdio`; every one of its checks must pass.
+/// Runs a fixture client against `mcp-sansio serve --stdio` on each stdio driver (the poll
+/// driver, the default, and the smol driver); every one of its checks must pass.
 fn run_client(program: &Path, script: &str) {
+    for driver in ["poll", "smol"] {
+        run_client_on(program, script, driver);
+    }
+}
+
+fn run_client_on(program: &Path, script: &str, driver: &str) {
     let _serial = SERIAL
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -50,6 +57,7 @@ fn run_client(program: &Path, script: &str) {
         .arg("--")
         .args([env!("CARGO_BIN_EXE_mcp-sansio"), "serve", "--stdio"])
         .env("MCP_SANSIO_PAGE_SIZE", PAGE_SIZE)
+        .env("MCP_SANSIO_STDIO_DRIVER", driver)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .spawn()
@@ -57,7 +65,10 @@ fn run_client(program: &Path, script: &str) {
     let (success, output) = finish(child, RUN_LIMIT);
     let summary = output.lines().last().unwrap_or("");
     let clean = summary.ends_with(" passed, 0 failed") && !summary.starts_with("0 passed");
-    assert!(success && clean, "{script} failed:\n{output}");
+    assert!(
+        success && clean,
+        "{script} on the {driver} driver failed:\n{output}"
+    );
 }
 
 #[test]

@@ -1,16 +1,18 @@
 //! Measures the loop's overhead over real pipes: messages sent through a peer process and
 //! back, either all pipelined or one at a time (ping-pong). No protocol work happens, so this is
 //! the adapter's own cost: reads, line splitting, batching, writes, and two pipe hops. The peer
-//! is `cat`, then this same program re-run as a `serve_stdio` echo server (which reads and
-//! writes its stdio through `Unblock` threads).
+//! is `cat`, then this same program re-run as an echo server; the client and the echo server
+//! run on the smol `Driver` (`smol`) or on the `PollDriver` (`poll`), both sides the same.
 //!
-//! `cargo run --release -p mcp-sansio-stdio --example pipe_roundtrip [COUNT]`
+//! `cargo run --release -p mcp-sansio-stdio --example pipe_roundtrip [COUNT] [smol|poll] [pingpong]`
+//! (both drivers when the second argument is absent; `pingpong`: only COUNT one-at-a-time
+//! round trips through the echo server, for `strace -c -f` per round trip).
 
 use std::time::Instant;
 
 use bytes::Bytes;
 use mcp_sansio_stdio::{
-    serve_stdio, ChildProcess, DriveOptions, Driven, Driver, FrameError, StderrMode,
+    serve_stdio, ChildProcess, DriveOptions, Driven, Driver, FrameError, PollDriver, StderrMode,
 };
 
 const LINE: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}"#;
@@ -81,19 +83,19 @@ impl Driven for Echo {
     }
 }
 
-fn spawn_peer(peer: &str) -> ChildProcess {
+fn spawn_peer(peer: &str, driver: &str) -> ChildProcess {
     let command = if peer == "cat" {
         std::process::Command::new("cat")
     } else {
         let mut own = std::process::Command::new(std::env::current_exe().expect("own path"));
-        own.env("PIPE_ROUNDTRIP_ECHO", "1");
+        own.env("PIPE_ROUNDTRIP_ECHO", driver);
         own
     };
     ChildProcess::spawn(command, StderrMode::Inherit).expect("spawn peer")
 }
 
-fn run(peer: &str, total: usize, window: usize) {
-    let mut child = spawn_peer(peer);
+fn run(peer: &str, driver: &str, total: usize, window: usize) {
+    let mut child = spawn_peer(peer, driver);
     let client = Client {
         total,
         window,
@@ -101,9 +103,13 @@ fn run(peer: &str, total: usize, window: usize) {
         received: 0,
     };
     let started = Instant::now();
-    let finished = child
-        .drive_blocking(Driver::new(DriveOptions::default()), client)
-        .expect("drive");
+    let finished = if driver == "poll" {
+        let driver = PollDriver::new(DriveOptions::default()).expect("wake-up");
+        child.drive_poll(driver, client)
+    } else {
+        child.drive_blocking(Driver::new(DriveOptions::default()), client)
+    }
+    .expect("drive");
     let took = started.elapsed();
     assert_eq!(finished.driven.received, total);
     child
@@ -115,27 +121,45 @@ fn run(peer: &str, total: usize, window: usize) {
         window.to_string()
     };
     println!(
-        "{peer:>10}, window {window:>4}: {total} messages of {} B in {took:?}: {:.0} msgs/s",
+        "{driver:>4} {peer:>6}, window {window:>4}: {total} messages of {} B in {took:?}: {:.0} msgs/s",
         LINE.len(),
         total as f64 / took.as_secs_f64()
     );
 }
 
 fn main() {
-    if std::env::var_os("PIPE_ROUNDTRIP_ECHO").is_some() {
-        serve_stdio(Echo {
+    if let Some(driver) = std::env::var_os("PIPE_ROUNDTRIP_ECHO") {
+        let echo = Echo {
             out: Default::default(),
             eof: false,
-        });
+        };
+        if driver == "poll" {
+            let driver = PollDriver::new(DriveOptions::default()).expect("wake-up");
+            driver.serve_stdio(echo);
+        } else {
+            serve_stdio(echo);
+        }
         return;
     }
     let total: usize = std::env::args()
         .nth(1)
         .map(|n| n.parse().expect("COUNT"))
         .unwrap_or(200_000);
-    for peer in ["cat", "serve_stdio"] {
-        run(peer, total, usize::MAX);
-        run(peer, total, 64);
-        run(peer, (total / 20).max(1), 1);
+    let drivers = match std::env::args().nth(2) {
+        Some(driver) => vec![driver],
+        None => vec!["smol".to_string(), "poll".to_string()],
+    };
+    if std::env::args().nth(3).as_deref() == Some("pingpong") {
+        for driver in &drivers {
+            run("echo", driver, total, 1);
+        }
+        return;
+    }
+    for driver in &drivers {
+        for peer in ["cat", "echo"] {
+            run(peer, driver, total, usize::MAX);
+            run(peer, driver, total, 64);
+            run(peer, driver, (total / 20).max(1), 1);
+        }
     }
 }

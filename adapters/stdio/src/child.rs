@@ -16,6 +16,8 @@ use crate::driven::Driven;
 use crate::driver::{Driver, Finished};
 #[cfg(unix)]
 use crate::pipe_reader::PipeReader;
+#[cfg(unix)]
+use crate::poll::{set_nonblocking, PollDriver};
 
 /// What happens to the child's stderr (which the spec reserves for logs, not errors).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,6 +173,26 @@ impl ChildProcess {
         driven: D,
     ) -> io::Result<Finished<D>> {
         smol::block_on(self.drive(driver, driven))
+    }
+
+    /// Drives `driven` over the child's pipes with a [`PollDriver`] on the calling thread
+    /// (no async runtime in the loop); otherwise as [`ChildProcess::drive`]. The child's stdout
+    /// is switched to blocking reads and its stdin to non-blocking writes: both pipe ends are
+    /// ours alone.
+    #[cfg(unix)]
+    pub fn drive_poll<D: Driven + 'static>(
+        &mut self,
+        driver: PollDriver<D>,
+        driven: D,
+    ) -> io::Result<Finished<D>> {
+        let (Some(stdin), Some(stdout)) = (self.stdin.take(), self.stdout.take()) else {
+            return Err(io::Error::other("the child's pipes were already driven"));
+        };
+        set_nonblocking(&stdout, false)?;
+        set_nonblocking(&stdin, true)?;
+        let finished = driver.run(driven, &stdout, &stdin);
+        drop(stdin); // closes the child's stdin: its own shutdown starts
+        Ok(finished)
     }
 
     /// The MCP stdio shutdown sequence: close the child's stdin and wait up to

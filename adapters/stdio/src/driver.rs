@@ -10,7 +10,7 @@ use smol::io::{AsyncRead, AsyncWrite};
 use smol::LocalExecutor;
 
 use crate::driven::Driven;
-use crate::handle::{LocalCommand, LoopHandle, Remote, RemoteCommand};
+use crate::handle::{Executor, LocalCommand, LoopHandle, Remote, RemoteCommand};
 use crate::run_loop::{Loop, Queues};
 /// Transport limits and timings of the loop. Protocol limits live in the machine's own config.
 #[derive(Debug, Clone)]
@@ -111,7 +111,7 @@ impl<D: Driven + 'static> Driver<D> {
     /// Spawns tasks on this driver's executor; they run while [`Driver::run`] runs.
     pub fn handle(&self) -> LoopHandle<D> {
         LoopHandle {
-            executor: Rc::clone(&self.executor),
+            executor: Executor::Smol(Rc::clone(&self.executor)),
             local_tx: self.local_tx.clone(),
         }
     }
@@ -120,6 +120,7 @@ impl<D: Driven + 'static> Driver<D> {
     pub fn remote(&self) -> Remote<D> {
         Remote {
             tx: self.remote_tx.clone(),
+            notify: None,
         }
     }
 

@@ -9,10 +9,14 @@
 
 use std::future::Future;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Instant;
 
 use smol::channel::{Sender, TrySendError};
 use smol::{LocalExecutor, Task};
+
+#[cfg(unix)]
+use crate::poll::Tasks;
 
 /// A command run on the machine inside the loop, sent from any thread.
 pub(crate) type RemoteCommand<D> = Box<dyn FnOnce(&mut D, Instant) + Send>;
@@ -26,14 +30,33 @@ pub(crate) type LocalCommand<D> = Box<dyn FnOnce(&mut D, Instant)>;
 /// running timers and other tasks. Dropping the returned [`Task`] cancels the work (use it for
 /// `notifications/cancelled`); call [`Task::detach`] to let it run to completion on its own.
 pub struct LoopHandle<D> {
-    pub(crate) executor: Rc<LocalExecutor<'static>>,
+    pub(crate) executor: Executor,
     pub(crate) local_tx: Sender<LocalCommand<D>>,
+}
+
+/// Where a [`LoopHandle`] runs its futures: the smol driver's executor, or the poll driver's
+/// run queue (run by its loop thread between reads).
+#[derive(Clone)]
+pub(crate) enum Executor {
+    Smol(Rc<LocalExecutor<'static>>),
+    #[cfg(unix)]
+    Poll(Rc<Tasks>),
+}
+
+impl Executor {
+    fn spawn<T: 'static>(&self, future: impl Future<Output = T> + 'static) -> Task<T> {
+        match self {
+            Executor::Smol(executor) => executor.spawn(future),
+            #[cfg(unix)]
+            Executor::Poll(tasks) => tasks.spawn(future),
+        }
+    }
 }
 
 impl<D> Clone for LoopHandle<D> {
     fn clone(&self) -> Self {
         Self {
-            executor: Rc::clone(&self.executor),
+            executor: self.executor.clone(),
             local_tx: self.local_tx.clone(),
         }
     }
@@ -83,12 +106,18 @@ impl<D: 'static> LoopHandle<D> {
 /// [`Remote::send_blocking`] blocks the calling thread, [`Remote::try_send`] refuses when full.
 pub struct Remote<D> {
     pub(crate) tx: Sender<RemoteCommand<D>>,
+    /// The poll driver's wake-up (its loop sleeps in `poll(2)`, not on the channel).
+    pub(crate) notify: Option<Notify>,
 }
+
+/// Wakes a loop that does not sleep on the command channel itself.
+pub(crate) type Notify = Arc<dyn Fn() + Send + Sync>;
 
 impl<D> Clone for Remote<D> {
     fn clone(&self) -> Self {
         Self {
             tx: self.tx.clone(),
+            notify: self.notify.clone(),
         }
     }
 }
@@ -120,7 +149,19 @@ impl<D: 'static> Remote<D> {
         command: impl FnOnce(&mut D, Instant) + Send + 'static,
     ) -> Result<(), RemoteError> {
         let command: RemoteCommand<D> = Box::new(command);
-        self.tx.send(command).await.map_err(|_| RemoteError::Closed)
+        self.tx
+            .send(command)
+            .await
+            .map_err(|_| RemoteError::Closed)?;
+        self.notify();
+        Ok(())
+    }
+
+    /// Tells a poll driver's loop that a command is queued.
+    fn notify(&self) {
+        if let Some(notify) = &self.notify {
+            notify();
+        }
     }
 
     /// Queues `command`, blocking this thread while the queue is full. Not for async contexts.
@@ -131,7 +172,9 @@ impl<D: 'static> Remote<D> {
         let command: RemoteCommand<D> = Box::new(command);
         self.tx
             .send_blocking(command)
-            .map_err(|_| RemoteError::Closed)
+            .map_err(|_| RemoteError::Closed)?;
+        self.notify();
+        Ok(())
     }
 
     /// Queues `command` if there is room.
@@ -143,7 +186,9 @@ impl<D: 'static> Remote<D> {
         self.tx.try_send(command).map_err(|e| match e {
             TrySendError::Full(_) => RemoteError::Full,
             TrySendError::Closed(_) => RemoteError::Closed,
-        })
+        })?;
+        self.notify();
+        Ok(())
     }
 
     /// Runs `f` on the machine inside the loop and returns its result (e.g. the id

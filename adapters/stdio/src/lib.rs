@@ -62,6 +62,8 @@ mod driver;
 mod handle;
 mod lines;
 mod pipe_reader;
+#[cfg(unix)]
+mod poll;
 mod run_loop;
 mod server;
 mod stdio;
@@ -74,6 +76,10 @@ pub use client::{connect_stdio_client, ClientDriven, ClientRunReport, EventSink,
 pub use driven::{Driven, FrameError};
 pub use driver::{DriveOptions, Driver, EndReason, Finished};
 pub use handle::{LoopHandle, Remote, RemoteError};
+#[cfg(unix)]
+pub use poll::PollDriver;
+#[cfg(unix)]
+pub use server::serve_server_stdio_poll;
 pub use server::{serve_server_stdio, ServerDriven};
 pub use smol::Task;
 pub use stdio::serve_stdio;

@@ -14,6 +14,8 @@ use mcp_sansio::session::{self, CloseReason, Event, State};
 use crate::driven::{Driven, FrameError};
 use crate::driver::{Driver, Finished};
 use crate::handle::{LoopHandle, Remote};
+#[cfg(unix)]
+use crate::poll::PollDriver;
 
 /// Drives a [`Server`]: feeds it frames, reports refused lines to its session (the peer gets an
 /// error response), spawns its pending jobs on the loop's executor, and closes once the input
@@ -28,11 +30,21 @@ pub struct ServerDriven {
 impl ServerDriven {
     /// Wraps `server` for `driver`: takes its [`LoopHandle`] for jobs and sets the server's
     /// wake hook to a `Server::handle_wake` command through its [`Remote`].
-    pub fn new(mut server: Server, driver: &Driver<ServerDriven>) -> Self {
-        server.set_waker(wake_hook(driver.remote()));
+    pub fn new(server: Server, driver: &Driver<ServerDriven>) -> Self {
+        Self::with(server, driver.handle(), driver.remote())
+    }
+
+    /// Wraps `server` for a [`PollDriver`] (jobs run on its loop thread), as [`ServerDriven::new`].
+    #[cfg(unix)]
+    pub fn for_poll(server: Server, driver: &PollDriver<ServerDriven>) -> Self {
+        Self::with(server, driver.handle(), driver.remote())
+    }
+
+    fn with(mut server: Server, spawner: LoopHandle<Self>, remote: Remote<Self>) -> Self {
+        server.set_waker(wake_hook(remote));
         Self {
             server,
-            spawner: driver.handle(),
+            spawner,
             input_ended: false,
         }
     }
@@ -134,5 +146,16 @@ impl Driven for ServerDriven {
 /// in-flight requests are answered (or the session closes). Blocks the calling thread.
 pub fn serve_server_stdio(driver: Driver<ServerDriven>, server: Server) -> Finished<ServerDriven> {
     let driven = ServerDriven::new(server, &driver);
+    driver.serve_stdio(driven)
+}
+
+/// [`serve_server_stdio`] on a [`PollDriver`]: no async runtime in the loop, fewer system calls
+/// per message (see docs/runtimes.md).
+#[cfg(unix)]
+pub fn serve_server_stdio_poll(
+    driver: PollDriver<ServerDriven>,
+    server: Server,
+) -> Finished<ServerDriven> {
+    let driven = ServerDriven::for_poll(server, &driver);
     driver.serve_stdio(driven)
 }

@@ -52,7 +52,7 @@ impl<D: Driven + 'static> Driver<D> {
 }
 
 #[cfg(target_os = "linux")]
-mod pipe {
+pub(crate) mod pipe {
     use std::fs::{File, OpenOptions};
     use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 
@@ -60,26 +60,36 @@ mod pipe {
 
     /// Our own non-blocking handle on fd `fd` (0 or 1) if it is a pipe; `None` otherwise.
     pub(super) fn reopen(fd: u8) -> Option<Async<File>> {
+        Async::new(reopen_file(fd)?).ok()
+    }
+
+    /// Our own open file description of fd `fd` (0 or 1), non-blocking, if it is a pipe.
+    pub(crate) fn reopen_file(fd: u8) -> Option<File> {
         let path = format!("/proc/self/fd/{fd}");
         if !std::fs::metadata(&path).ok()?.file_type().is_fifo() {
             return None;
         }
         // O_NONBLOCK also keeps `open` from waiting for a peer on a pipe whose other end is
         // already closed: reading then sees end of file, writing fails and we fall back.
-        let file = OpenOptions::new()
+        OpenOptions::new()
             .read(fd == 0)
             .write(fd != 0)
             .custom_flags(libc::O_NONBLOCK)
             .open(&path)
-            .ok()?;
-        Async::new(file).ok()
+            .ok()
     }
 }
 
 #[cfg(not(target_os = "linux"))]
-mod pipe {
+pub(crate) mod pipe {
     /// Without `/proc/self/fd`, every stream goes through `Unblock`.
     pub(super) fn reopen(_fd: u8) -> Option<smol::Async<std::fs::File>> {
+        None
+    }
+
+    /// Without `/proc/self/fd`, stdout is written as it is.
+    #[allow(dead_code)]
+    pub(crate) fn reopen_file(_fd: u8) -> Option<std::fs::File> {
         None
     }
 }

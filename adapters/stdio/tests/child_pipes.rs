@@ -1,11 +1,12 @@
-//! The loop over real pipes, with `cat` and `sh` as the peer process.
+//! The loop over real pipes, with `cat` and `sh` as the peer process; every test runs on the
+//! smol driver and on the poll driver.
 
 mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{ms, Recorder};
-use mcp_sansio_stdio::{connect_child, DriveOptions, Driver, EndReason, FrameError, StderrMode};
+use common::{ms, AnyDriver, Kind, Recorder};
+use mcp_sansio_stdio::{connect_child, DriveOptions, EndReason, FrameError, StderrMode};
 
 fn options() -> DriveOptions {
     DriveOptions {
@@ -14,8 +15,7 @@ fn options() -> DriveOptions {
     }
 }
 
-#[test]
-fn a_thousand_pipelined_lines_each_come_back_once_in_order() {
+fn a_thousand_pipelined_lines_each_come_back_once_in_order(kind: Kind) {
     let mut child = connect_child("cat", [] as [&str; 0], StderrMode::Inherit).unwrap();
     let mut machine = Recorder {
         expect: Some(1000),
@@ -26,9 +26,7 @@ fn a_thousand_pipelined_lines_each_come_back_once_in_order() {
             "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}"
         ));
     }
-    let finished = child
-        .drive_blocking(Driver::new(options()), machine)
-        .unwrap();
+    let finished = AnyDriver::new(kind, options()).drive(&mut child, machine);
     assert_eq!(finished.reason, EndReason::Closed);
     let got: Vec<String> = finished
         .driven
@@ -50,30 +48,24 @@ fn a_thousand_pipelined_lines_each_come_back_once_in_order() {
     assert!(report.status.success());
 }
 
-#[test]
-fn a_line_split_across_writes_is_one_frame() {
+fn a_line_split_across_writes_is_one_frame(kind: Kind) {
     let script = r#"printf '{"a"'; sleep 0.1; printf ':1}\n{"b":'; sleep 0.1; printf '2}\n'"#;
     let mut child = connect_child("sh", ["-c", script], StderrMode::Inherit).unwrap();
     let machine = Recorder {
         close_on_eof: true,
         ..Recorder::default()
     };
-    let finished = child
-        .drive_blocking(Driver::new(options()), machine)
-        .unwrap();
+    let finished = AnyDriver::new(kind, options()).drive(&mut child, machine);
     let got: Vec<&[u8]> = finished.driven.received.iter().map(|b| &b[..]).collect();
     assert_eq!(got, [&b"{\"a\":1}"[..], &b"{\"b\":2}"[..]]);
     assert_eq!(finished.driven.eof_calls, 1);
 }
 
-#[test]
-fn end_of_input_is_told_once_and_a_final_unterminated_line_is_a_frame() {
+fn end_of_input_is_told_once_and_a_final_unterminated_line_is_a_frame(kind: Kind) {
     let mut child = connect_child("sh", ["-c", "printf 'last'"], StderrMode::Inherit).unwrap();
     // This machine never closes: the loop must stop after the linger.
     let started = Instant::now();
-    let finished = child
-        .drive_blocking(Driver::new(options()), Recorder::default())
-        .unwrap();
+    let finished = AnyDriver::new(kind, options()).drive(&mut child, Recorder::default());
     assert_eq!(finished.reason, EndReason::LingerExpired);
     assert_eq!(finished.driven.eof_calls, 1);
     assert_eq!(finished.driven.received, [&b"last"[..]]);
@@ -81,19 +73,21 @@ fn end_of_input_is_told_once_and_a_final_unterminated_line_is_a_frame() {
     assert!(started.elapsed() < Duration::from_secs(5));
 }
 
-#[test]
-fn an_overlong_line_is_refused_and_the_stream_goes_on() {
+fn an_overlong_line_is_refused_and_the_stream_goes_on(kind: Kind) {
     let script = "printf 'aaaaaaaaaaaaaaaaaaaa\\nok\\n'";
     let mut child = connect_child("sh", ["-c", script], StderrMode::Inherit).unwrap();
-    let driver = Driver::new(DriveOptions {
-        max_line_len: 8,
-        ..options()
-    });
+    let driver = AnyDriver::new(
+        kind,
+        DriveOptions {
+            max_line_len: 8,
+            ..options()
+        },
+    );
     let machine = Recorder {
         close_on_eof: true,
         ..Recorder::default()
     };
-    let finished = child.drive_blocking(driver, machine).unwrap();
+    let finished = driver.drive(&mut child, machine);
     assert_eq!(
         finished.driven.frame_errors,
         [FrameError::TooLong { limit: 8 }]
@@ -101,8 +95,7 @@ fn an_overlong_line_is_refused_and_the_stream_goes_on() {
     assert_eq!(finished.driven.received, [&b"ok"[..]]);
 }
 
-#[test]
-fn deadlines_from_poll_timeout_fire_in_order_and_not_early() {
+fn deadlines_from_poll_timeout_fire_in_order_and_not_early(kind: Kind) {
     let mut child = connect_child("cat", [] as [&str; 0], StderrMode::Inherit).unwrap();
     let start = Instant::now();
     let machine = Recorder {
@@ -110,9 +103,7 @@ fn deadlines_from_poll_timeout_fire_in_order_and_not_early() {
         close_after_timeouts: Some(3),
         ..Recorder::default()
     };
-    let finished = child
-        .drive_blocking(Driver::new(options()), machine)
-        .unwrap();
+    let finished = AnyDriver::new(kind, options()).drive(&mut child, machine);
     assert_eq!(finished.reason, EndReason::Closed);
     let fired = &finished.driven.fired;
     assert_eq!(fired.len(), 3);
@@ -123,8 +114,7 @@ fn deadlines_from_poll_timeout_fire_in_order_and_not_early() {
     child.shutdown_blocking(Default::default()).unwrap();
 }
 
-#[test]
-fn captured_stderr_keeps_the_childs_log_lines() {
+fn captured_stderr_keeps_the_childs_log_lines(kind: Kind) {
     let script = "echo 'log: starting' >&2; cat";
     let mut child = connect_child("sh", ["-c", script], StderrMode::Capture).unwrap();
     let mut machine = Recorder {
@@ -132,9 +122,7 @@ fn captured_stderr_keeps_the_childs_log_lines() {
         ..Recorder::default()
     };
     machine.queue("{}");
-    child
-        .drive_blocking(Driver::new(options()), machine)
-        .unwrap();
+    AnyDriver::new(kind, options()).drive(&mut child, machine);
     child.shutdown_blocking(Default::default()).unwrap();
     // The stderr reader runs on its own task: give it a moment after the child's exit.
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -180,21 +168,23 @@ impl mcp_sansio_stdio::Driven for Amplifier {
     }
 }
 
-#[test]
-fn a_peer_that_does_not_read_stops_our_reading_instead_of_growing_our_output() {
+fn a_peer_that_does_not_read_stops_our_reading_instead_of_growing_our_output(kind: Kind) {
     // The child sends 200,000 tiny lines and never reads what we write to it.
     let script = "yes '{}' | head -n 200000; exec sleep 5";
     let mut child = connect_child("sh", ["-c", script], StderrMode::Inherit).unwrap();
-    let driver = Driver::new(DriveOptions {
-        output_high_water: 64 * 1024,
-        linger: ms(200),
-        ..DriveOptions::default()
-    });
+    let driver = AnyDriver::new(
+        kind,
+        DriveOptions {
+            output_high_water: 64 * 1024,
+            linger: ms(200),
+            ..DriveOptions::default()
+        },
+    );
     let machine = Amplifier {
         deadline: Some(Instant::now() + ms(500)),
         ..Amplifier::default()
     };
-    let finished = child.drive_blocking(driver, machine).unwrap();
+    let finished = driver.drive(&mut child, machine);
     // Closed but unable to flush: the linger ends the loop.
     assert_eq!(finished.reason, EndReason::LingerExpired);
     let seen = finished.driven.seen_at_deadline.unwrap();
@@ -266,8 +256,7 @@ impl mcp_sansio_stdio::Driven for MovingDeadline {
     }
 }
 
-#[test]
-fn a_deadline_that_moves_later_or_earlier_fires_at_its_new_time() {
+fn a_deadline_that_moves_later_or_earlier_fires_at_its_new_time(kind: Kind) {
     let mut child = connect_child("cat", [] as [&str; 0], StderrMode::Inherit).unwrap();
     let start = Instant::now();
     let machine = MovingDeadline {
@@ -277,9 +266,7 @@ fn a_deadline_that_moves_later_or_earlier_fires_at_its_new_time() {
         early_calls: 0,
         closed: false,
     };
-    let finished = child
-        .drive_blocking(Driver::new(options()), machine)
-        .unwrap();
+    let finished = AnyDriver::new(kind, options()).drive(&mut child, machine);
     assert_eq!(finished.reason, EndReason::Closed);
     let m = &finished.driven;
     assert_eq!(m.early_calls, 0, "handle_timeout before the deadline");
@@ -293,3 +280,14 @@ fn a_deadline_that_moves_later_or_earlier_fires_at_its_new_time() {
     assert!(between < Duration::from_secs(4), "{between:?}");
     child.shutdown_blocking(Default::default()).unwrap();
 }
+
+on_both_drivers!(
+    a_thousand_pipelined_lines_each_come_back_once_in_order,
+    a_line_split_across_writes_is_one_frame,
+    end_of_input_is_told_once_and_a_final_unterminated_line_is_a_frame,
+    an_overlong_line_is_refused_and_the_stream_goes_on,
+    deadlines_from_poll_timeout_fire_in_order_and_not_early,
+    captured_stderr_keeps_the_childs_log_lines,
+    a_peer_that_does_not_read_stops_our_reading_instead_of_growing_our_output,
+    a_deadline_that_moves_later_or_earlier_fires_at_its_new_time,
+);

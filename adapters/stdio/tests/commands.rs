@@ -1,4 +1,5 @@
-//! Commands from other threads and tasks on the loop's executor, over a real `cat` pipe.
+//! Commands from other threads and tasks on the loop's executor, over a real `cat` pipe; every
+//! test runs on the smol driver and on the poll driver.
 
 mod common;
 
@@ -6,13 +7,12 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use common::{ms, Recorder};
-use mcp_sansio_stdio::{connect_child, DriveOptions, Driver, RemoteError, StderrMode};
+use common::{ms, AnyDriver, Kind, Recorder};
+use mcp_sansio_stdio::{connect_child, DriveOptions, RemoteError, StderrMode};
 
-#[test]
-fn commands_sent_from_another_thread_run_in_the_loop_and_their_output_is_written() {
+fn commands_sent_from_another_thread_run_in_the_loop_and_their_output_is_written(kind: Kind) {
     let mut child = connect_child("cat", [] as [&str; 0], StderrMode::Inherit).unwrap();
-    let driver = Driver::<Recorder>::new(DriveOptions::default());
+    let driver = AnyDriver::<Recorder>::new(kind, DriveOptions::default());
     let remote = driver.remote();
     let sender = std::thread::spawn(move || {
         for i in 0..100 {
@@ -28,7 +28,7 @@ fn commands_sent_from_another_thread_run_in_the_loop_and_their_output_is_written
         expect: Some(100),
         ..Recorder::default()
     };
-    let finished = child.drive_blocking(driver, machine).unwrap();
+    let finished = driver.drive(&mut child, machine);
     let got: Vec<String> = finished
         .driven
         .received
@@ -44,24 +44,22 @@ fn commands_sent_from_another_thread_run_in_the_loop_and_their_output_is_written
     child.shutdown_blocking(Default::default()).unwrap();
 }
 
-#[test]
-fn a_remote_fails_once_the_loop_has_ended() {
+fn a_remote_fails_once_the_loop_has_ended(kind: Kind) {
     let mut child = connect_child("cat", [] as [&str; 0], StderrMode::Inherit).unwrap();
-    let driver = Driver::<Recorder>::new(DriveOptions::default());
+    let driver = AnyDriver::<Recorder>::new(kind, DriveOptions::default());
     let remote = driver.remote();
     let machine = Recorder {
         closed: true,
         ..Recorder::default()
     };
-    child.drive_blocking(driver, machine).unwrap();
+    driver.drive(&mut child, machine);
     assert_eq!(remote.try_send(|_, _| {}), Err(RemoteError::Closed));
     child.shutdown_blocking(Default::default()).unwrap();
 }
 
-#[test]
-fn a_slow_task_does_not_block_fast_ones_or_incoming_frames() {
+fn a_slow_task_does_not_block_fast_ones_or_incoming_frames(kind: Kind) {
     let mut child = connect_child("cat", [] as [&str; 0], StderrMode::Inherit).unwrap();
-    let driver = Driver::<Recorder>::new(DriveOptions::default());
+    let driver = AnyDriver::<Recorder>::new(kind, DriveOptions::default());
     let handle = driver.handle();
     let order = Rc::new(RefCell::new(Vec::new()));
 
@@ -118,7 +116,7 @@ fn a_slow_task_does_not_block_fast_ones_or_incoming_frames() {
     };
     machine.queue("frame");
     let started = Instant::now();
-    let finished = child.drive_blocking(driver, machine).unwrap();
+    let finished = driver.drive(&mut child, machine);
     let order: Vec<&str> = order.borrow().iter().map(|(what, _)| *what).collect();
     assert_eq!(order, ["fast", "blocking", "slow"]);
     let got: Vec<&[u8]> = finished.driven.received.iter().map(|b| &b[..]).collect();
@@ -127,12 +125,14 @@ fn a_slow_task_does_not_block_fast_ones_or_incoming_frames() {
     child.shutdown_blocking(Default::default()).unwrap();
 }
 
-#[test]
-fn the_command_queue_is_bounded() {
-    let driver = Driver::<Recorder>::new(DriveOptions {
-        command_capacity: 2,
-        ..DriveOptions::default()
-    });
+fn the_command_queue_is_bounded(kind: Kind) {
+    let driver = AnyDriver::<Recorder>::new(
+        kind,
+        DriveOptions {
+            command_capacity: 2,
+            ..DriveOptions::default()
+        },
+    );
     let remote = driver.remote();
     assert_eq!(remote.try_send(|_, _| {}), Ok(()));
     assert_eq!(remote.try_send(|_, _| {}), Ok(()));
@@ -140,3 +140,10 @@ fn the_command_queue_is_bounded() {
     drop(driver);
     assert_eq!(remote.try_send(|_, _| {}), Err(RemoteError::Closed));
 }
+
+on_both_drivers!(
+    commands_sent_from_another_thread_run_in_the_loop_and_their_output_is_written,
+    a_remote_fails_once_the_loop_has_ended,
+    a_slow_task_does_not_block_fast_ones_or_incoming_frames,
+    the_command_queue_is_bounded,
+);

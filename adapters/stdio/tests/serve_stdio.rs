@@ -1,5 +1,6 @@
 //! `serve_stdio` on a real process: this test binary re-runs itself as an echo server (when
-//! `ECHO_SERVER` is set) and the test side talks to it over its stdin/stdout.
+//! `ECHO_SERVER` is set) and the test side talks to it over its stdin/stdout. Every test runs
+//! with the server on the smol driver, then on the poll driver (`ECHO_DRIVER=poll`).
 
 mod common;
 
@@ -8,12 +9,23 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{ms, EchoServer};
-use mcp_sansio_stdio::{serve_stdio, DriveOptions, Driver, EndReason};
+use mcp_sansio_stdio::{serve_stdio, DriveOptions, Driver, EndReason, PollDriver};
+
+/// The server side runs on the poll driver.
+fn on_poll_driver() -> bool {
+    std::env::var("ECHO_DRIVER").as_deref() == Ok("poll")
+}
 
 fn main() {
     match std::env::var("ECHO_SERVER").as_deref() {
         Ok("plain") => {
-            let finished = serve_stdio(EchoServer::default());
+            let finished = if on_poll_driver() {
+                PollDriver::new(DriveOptions::default())
+                    .unwrap()
+                    .serve_stdio(EchoServer::default())
+            } else {
+                serve_stdio(EchoServer::default())
+            };
             eprintln!(
                 "server stopped: {:?} after {}",
                 finished.reason, finished.driven.count
@@ -59,9 +71,15 @@ fn serve_delayed() {
             self.0.is_closed()
         }
     }
-    let driver = Driver::<Delayed>::new(DriveOptions::default());
-    let machine = Delayed(EchoServer::default(), driver.handle());
-    let finished = driver.serve_stdio(machine);
+    let finished = if on_poll_driver() {
+        let driver = PollDriver::<Delayed>::new(DriveOptions::default()).unwrap();
+        let machine = Delayed(EchoServer::default(), driver.handle());
+        driver.serve_stdio(machine)
+    } else {
+        let driver = Driver::<Delayed>::new(DriveOptions::default());
+        let machine = Delayed(EchoServer::default(), driver.handle());
+        driver.serve_stdio(machine)
+    };
     std::process::exit(if finished.reason == EndReason::Closed {
         0
     } else {
@@ -69,9 +87,10 @@ fn serve_delayed() {
     });
 }
 
-fn spawn_server(mode: &str) -> std::process::Child {
+fn spawn_server(mode: &str, driver: &str) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
         .env("ECHO_SERVER", mode)
+        .env("ECHO_DRIVER", driver)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -79,8 +98,8 @@ fn spawn_server(mode: &str) -> std::process::Child {
         .unwrap()
 }
 
-fn pipelined_lines_with_split_writes_each_get_one_answer_and_eof_exits_cleanly() {
-    let mut server = spawn_server("plain");
+fn pipelined_lines_with_split_writes_each_get_one_answer_and_eof_exits_cleanly(driver: &str) {
+    let mut server = spawn_server("plain", driver);
     let mut stdin = server.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
         for i in 0..1000 {
@@ -115,8 +134,8 @@ fn pipelined_lines_with_split_writes_each_get_one_answer_and_eof_exits_cleanly()
     );
 }
 
-fn answers_still_pending_at_eof_are_written_before_exit() {
-    let mut server = spawn_server("delayed");
+fn answers_still_pending_at_eof_are_written_before_exit(driver: &str) {
+    let mut server = spawn_server("delayed", driver);
     let started = Instant::now();
     {
         let mut stdin = server.stdin.take().unwrap();
@@ -141,14 +160,15 @@ fn answers_still_pending_at_eof_are_written_before_exit() {
 }
 
 /// Regular files cannot be polled: stdin and stdout then go through the blocking path.
-fn regular_files_as_stdin_and_stdout_are_served() {
-    let dir = std::env::temp_dir().join(format!("mcp-stdio-files-{}", std::process::id()));
+fn regular_files_as_stdin_and_stdout_are_served(driver: &str) {
+    let dir = std::env::temp_dir().join(format!("mcp-stdio-files-{}-{driver}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let input = dir.join("in.jsonl");
     let output = dir.join("out.jsonl");
     std::fs::write(&input, "{\"a\":1}\n\n{\"b\":2}\r\n").unwrap();
     let status = Command::new(std::env::current_exe().unwrap())
         .env("ECHO_SERVER", "plain")
+        .env("ECHO_DRIVER", driver)
         .stdin(std::fs::File::open(&input).unwrap())
         .stdout(std::fs::File::create(&output).unwrap())
         .stderr(Stdio::null())
@@ -163,8 +183,11 @@ fn regular_files_as_stdin_and_stdout_are_served() {
     );
 }
 
+/// One test, run with the server on the named driver.
+type Case = fn(&str);
+
 fn run_tests() {
-    let tests: [(&str, fn()); 3] = [
+    let tests: [(&str, Case); 3] = [
         (
             "regular_files_as_stdin_and_stdout_are_served",
             regular_files_as_stdin_and_stdout_are_served,
@@ -179,16 +202,18 @@ fn run_tests() {
         ),
     ];
     let mut failed = 0;
-    for (name, test) in tests {
-        match std::panic::catch_unwind(test) {
-            Ok(()) => println!("test {name} ... ok"),
-            Err(_) => {
-                println!("test {name} ... FAILED");
-                failed += 1;
+    for driver in ["smol", "poll"] {
+        for (name, test) in tests {
+            match std::panic::catch_unwind(|| test(driver)) {
+                Ok(()) => println!("test {driver}::{name} ... ok"),
+                Err(_) => {
+                    println!("test {driver}::{name} ... FAILED");
+                    failed += 1;
+                }
             }
         }
     }
-    println!("{} passed, {failed} failed", tests.len() - failed);
+    println!("{} passed, {failed} failed", 2 * tests.len() - failed);
     if failed > 0 {
         std::process::exit(1);
     }

@@ -1,6 +1,7 @@
 //! `ServerDriven` on an in-memory transport: async jobs run on the loop's executor and their
 //! replies are written without further input (the wake hook), refused lines are answered, and
-//! end of input waits for in-flight handlers before the loop returns.
+//! end of input waits for in-flight handlers before the loop returns. On the smol driver with
+//! in-memory streams, and on the poll driver with files (its loop needs descriptors).
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -9,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::model::Implementation;
-use mcp_sansio_stdio::{DriveOptions, Driver, EndReason, ServerDriven};
+use mcp_sansio_stdio::{DriveOptions, Driver, EndReason, PollDriver, ServerDriven};
 use serde_json::{json, Value};
 use smol::io::{AsyncWrite, Cursor};
 
@@ -47,14 +48,42 @@ fn server() -> Server {
         .build(Instant::now())
 }
 
-fn run(input: &[u8], options: DriveOptions) -> (Vec<Value>, EndReason, Duration) {
-    let driver = Driver::new(options);
-    let driven = ServerDriven::new(server(), &driver);
-    let out = Shared::default();
+#[derive(Clone, Copy)]
+enum Kind {
+    Smol,
+    Poll,
+}
+
+fn run(kind: Kind, input: &[u8], options: DriveOptions) -> (Vec<Value>, EndReason, Duration) {
     let started = Instant::now();
-    let finished = driver.block_on(driven, Cursor::new(input.to_vec()), out.clone());
+    let (bytes, finished) = match kind {
+        Kind::Smol => {
+            let driver = Driver::new(options);
+            let driven = ServerDriven::new(server(), &driver);
+            let out = Shared::default();
+            let finished = driver.block_on(driven, Cursor::new(input.to_vec()), out.clone());
+            let bytes = out.0.lock().unwrap().clone();
+            (bytes, finished)
+        }
+        Kind::Poll => {
+            let dir = std::env::temp_dir().join(format!(
+                "mcp-server-driven-{}-{:?}",
+                std::process::id(),
+                std::thread::current().id()
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("in"), input).unwrap();
+            let input = std::fs::File::open(dir.join("in")).unwrap();
+            let output = std::fs::File::create(dir.join("out")).unwrap();
+            let driver = PollDriver::new(options).unwrap();
+            let driven = ServerDriven::for_poll(server(), &driver);
+            let finished = driver.run(driven, &input, &output);
+            let bytes = std::fs::read(dir.join("out")).unwrap();
+            std::fs::remove_dir_all(&dir).unwrap();
+            (bytes, finished)
+        }
+    };
     let elapsed = started.elapsed();
-    let bytes = out.0.lock().unwrap().clone();
     let messages = String::from_utf8(bytes)
         .unwrap()
         .lines()
@@ -76,11 +105,17 @@ fn input(extra: &[&str]) -> Vec<u8> {
 
 #[test]
 fn a_slow_job_answers_after_the_fast_one_and_eof_waits_for_it() {
+    for kind in [Kind::Smol, Kind::Poll] {
+        slow_after_fast(kind);
+    }
+}
+
+fn slow_after_fast(kind: Kind) {
     let bytes = input(&[
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}"#,
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fast"}}"#,
     ]);
-    let (messages, reason, elapsed) = run(&bytes, DriveOptions::default());
+    let (messages, reason, elapsed) = run(kind, &bytes, DriveOptions::default());
     let ids: Vec<&Value> = messages.iter().map(|m| &m["id"]).collect();
     assert_eq!(ids, [&json!(0), &json!(2), &json!(1)], "{messages:?}");
     assert_eq!(messages[2]["result"]["content"][0]["text"], "slow");
@@ -91,6 +126,12 @@ fn a_slow_job_answers_after_the_fast_one_and_eof_waits_for_it() {
 
 #[test]
 fn an_overlong_line_gets_an_error_response_and_the_next_line_is_served() {
+    for kind in [Kind::Smol, Kind::Poll] {
+        overlong_line(kind);
+    }
+}
+
+fn overlong_line(kind: Kind) {
     let long = format!(
         r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{{"p":"{}"}}}}"#,
         "x".repeat(600)
@@ -100,7 +141,7 @@ fn an_overlong_line_gets_an_error_response_and_the_next_line_is_served() {
         max_line_len: 512,
         ..DriveOptions::default()
     };
-    let (messages, reason, _) = run(&bytes, options);
+    let (messages, reason, _) = run(kind, &bytes, options);
     assert_eq!(messages.len(), 3, "{messages:?}");
     assert_eq!(messages[1]["error"]["code"], -32600, "{messages:?}");
     assert!(messages[1].get("id").is_none());

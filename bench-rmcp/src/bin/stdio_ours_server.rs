@@ -1,7 +1,8 @@
 //! The server side of the stdio bench (`benches/stdio.rs`): our server `Session` on this
 //! process's stdin/stdout. The session answers `ping` itself; `tools/call` goes to the echo
 //! tool. Two drivers:
-//! - no argument: the stdio adapter's `serve_stdio` (what users get);
+//! - no argument: the stdio adapter's `serve_stdio` (smol driver);
+//! - `poll`: the stdio adapter's `PollDriver::serve_stdio` (no async runtime, poll(2));
 //! - `blocking`: a minimal blocking loop, one `read` then one `write` of the whole batch, with
 //!   the core's `NdjsonDecoder` (the floor of what a driver can do with this session).
 
@@ -14,13 +15,20 @@ use mcp_sansio::jsonrpc::{ErrorObject, RequestId};
 use mcp_sansio::model::{Implementation, ListChangedCapability, ServerCapabilities};
 use mcp_sansio::session::{Event, FrameError as SessionFrameError, ServerSetup, Session};
 use mcp_sansio::Config;
-use mcp_sansio_stdio::{serve_stdio, Driven, FrameError};
+use mcp_sansio_stdio::{serve_stdio, DriveOptions, Driven, FrameError, PollDriver};
 
 fn main() {
     let session = Session::server(Config::default(), setup(), Instant::now());
     match std::env::args().nth(1).as_deref() {
         None => {
             serve_stdio(Server {
+                session,
+                eof: false,
+            });
+        }
+        Some("poll") => {
+            let driver = PollDriver::new(DriveOptions::default()).expect("wake-up socket");
+            driver.serve_stdio(Server {
                 session,
                 eof: false,
             });

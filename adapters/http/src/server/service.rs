@@ -124,11 +124,13 @@ fn request_head(req: &Request<Incoming>) -> HttpRequestHead {
         .path_and_query()
         .map_or_else(|| req.uri().path(), |p| p.as_str());
     let mut head = HttpRequestHead::new(HttpMethod::parse(req.method().as_str()), target);
+    head.headers.reserve_exact(req.headers().len());
     for (name, value) in req.headers() {
-        head.headers.push((
-            name.as_str().to_owned(),
-            String::from_utf8_lossy(value.as_bytes()).into_owned(),
-        ));
+        let value = match std::str::from_utf8(value.as_bytes()) {
+            Ok(text) => text.to_owned(),
+            Err(_) => String::from_utf8_lossy(value.as_bytes()).into_owned(),
+        };
+        head.headers.push((name.as_str().to_owned(), value));
     }
     head
 }
@@ -159,12 +161,16 @@ fn response(resp: HttpResponse, shared: &Shared) -> Response<ResponseBody> {
     let mut out = Response::new(body);
     *out.status_mut() =
         StatusCode::from_u16(resp.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    for (name, value) in &resp.headers {
+    let headers = out.headers_mut();
+    headers.reserve(resp.headers.len());
+    for (name, value) in resp.headers {
+        // The value's buffer becomes the header's (checked, not copied); well-known names
+        // are matched without allocating.
         if let (Ok(name), Ok(value)) = (
             HeaderName::from_bytes(name.as_bytes()),
-            HeaderValue::from_str(value),
+            HeaderValue::from_maybe_shared(Bytes::from(value)),
         ) {
-            out.headers_mut().append(name, value);
+            headers.append(name, value);
         }
     }
     out

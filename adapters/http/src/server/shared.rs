@@ -3,15 +3,21 @@
 //!
 //! Invariant that keeps bodies from missing data: every event that can make the machines
 //! produce output (a request, a timer, a job's wake-up) is followed by [`Shared::settle`],
-//! which spawns the jobs it created and wakes every waiting body. A body's own poll only moves
+//! which starts the jobs it created and wakes every waiting body. A body's own poll only moves
 //! output that such an event already produced.
+//!
+//! A job is first polled once right there, on the task that settles (usually the connection
+//! task of the request): most handlers answer without waiting (a sync tool, a completion), and
+//! then the answer is in the outbox before hyper polls the response body, with no task spawned
+//! and no hop through the executor. Only a job that waits is spawned.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
-use std::task::Waker;
+use std::task::{Context, Waker};
 use std::time::Instant;
 
+use mcp_sansio::app::runtime::Job;
 use mcp_sansio::app::server::Server;
 use mcp_sansio::http::legacy::Router;
 use mcp_sansio::http::StreamId;
@@ -74,37 +80,56 @@ impl Shared {
         Some(f(&mut core))
     }
 
-    /// Spawns every pending handler job, wakes every waiting body, and kicks the driver when
-    /// the endpoint's next deadline is earlier than the one its timer is armed for.
+    /// Starts every pending handler job (see [`Shared::start`]), wakes every waiting body, and
+    /// kicks the driver when the endpoint's next deadline is earlier than the one its timer is
+    /// armed for.
     ///
     /// Not on every call: most requests move the next deadline later (idle expiry, request
     /// timeouts), and re-arming an async-io timer costs a reactor wake-up (an eventfd write
     /// and an extra epoll round) per request. A timer armed too early fires, finds nothing
     /// due and is re-armed.
     pub(crate) fn settle(&self) {
-        let (jobs, wakers, earlier) = {
+        let jobs = {
             let mut core = self.core.borrow_mut();
             let mut jobs = Vec::new();
             while let Some(job) = core.endpoint.poll_job() {
                 jobs.push(job);
             }
+            jobs
+        };
+        if !jobs.is_empty() {
+            self.start(jobs);
+        }
+        let (wakers, earlier) = {
+            let mut core = self.core.borrow_mut();
             let wakers: Vec<Waker> = core.wakers.drain().map(|(_, w)| w).collect();
             let armed = core.armed;
             let earlier = core
                 .endpoint
                 .poll_timeout()
                 .is_some_and(|next| armed.is_none_or(|at| next < at));
-            (jobs, wakers, earlier)
+            (wakers, earlier)
         };
-        if let Some(executor) = self.executor.upgrade() {
-            for job in jobs {
-                // Detached: a job dropped unfinished answers -32603 through its drop guard.
-                executor.spawn(job).detach();
-            }
-        }
         wakers.into_iter().for_each(Waker::wake);
         if earlier {
             let _ = self.kick.try_send(());
+        }
+    }
+
+    /// Polls each job once here; spawns the ones that wait. A job that finished pushed its
+    /// answer to the outbox (and called the wake hook: the driver settles once more, which
+    /// costs nothing on this request's path). The first poll uses a no-op waker: a spawned
+    /// job is polled again at once by the executor, with its task's waker.
+    fn start(&self, jobs: Vec<Job>) {
+        let Some(executor) = self.executor.upgrade() else {
+            return; // shut down: dropped jobs answer -32603 through their drop guards
+        };
+        let mut cx = Context::from_waker(Waker::noop());
+        for mut job in jobs {
+            if job.as_mut().poll(&mut cx).is_pending() {
+                // Detached: a job dropped unfinished answers -32603 through its drop guard.
+                executor.spawn(job).detach();
+            }
         }
     }
 }

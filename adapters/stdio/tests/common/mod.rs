@@ -121,3 +121,62 @@ impl Driven for EchoServer {
 pub fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
+
+/// Which driver a test runs on: every adapter test runs on both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Smol,
+    Poll,
+}
+
+/// Either driver, with the calls the tests make.
+pub enum AnyDriver<D> {
+    Smol(mcp_sansio_stdio::Driver<D>),
+    Poll(mcp_sansio_stdio::PollDriver<D>),
+}
+
+impl<D: Driven + 'static> AnyDriver<D> {
+    pub fn new(kind: Kind, options: mcp_sansio_stdio::DriveOptions) -> Self {
+        match kind {
+            Kind::Smol => AnyDriver::Smol(mcp_sansio_stdio::Driver::new(options)),
+            Kind::Poll => AnyDriver::Poll(mcp_sansio_stdio::PollDriver::new(options).unwrap()),
+        }
+    }
+    pub fn handle(&self) -> mcp_sansio_stdio::LoopHandle<D> {
+        match self {
+            AnyDriver::Smol(d) => d.handle(),
+            AnyDriver::Poll(d) => d.handle(),
+        }
+    }
+    pub fn remote(&self) -> mcp_sansio_stdio::Remote<D> {
+        match self {
+            AnyDriver::Smol(d) => d.remote(),
+            AnyDriver::Poll(d) => d.remote(),
+        }
+    }
+    /// Drives `machine` over the child's pipes on this thread.
+    pub fn drive(
+        self,
+        child: &mut mcp_sansio_stdio::ChildProcess,
+        machine: D,
+    ) -> mcp_sansio_stdio::Finished<D> {
+        match self {
+            AnyDriver::Smol(d) => child.drive_blocking(d, machine),
+            AnyDriver::Poll(d) => child.drive_poll(d, machine),
+        }
+        .unwrap()
+    }
+}
+
+/// Runs each named `fn(Kind)` as two tests: `smol::name` and `poll::name`.
+#[macro_export]
+macro_rules! on_both_drivers {
+    ($($name:ident),* $(,)?) => {
+        mod smol_driver {
+            $(#[test] fn $name() { super::$name($crate::common::Kind::Smol) })*
+        }
+        mod poll_driver {
+            $(#[test] fn $name() { super::$name($crate::common::Kind::Poll) })*
+        }
+    };
+}
