@@ -200,6 +200,15 @@ fn limits_and_malformed_filters_are_refused() {
     // The same id as the open stream is a duplicate.
     let out = pipe.send(&listen(1, json!({})));
     assert_eq!(out[0]["error"]["code"], -32600);
+    // A server that holds no listen stream does not have the method (and declares nothing).
+    let mut pipe = Pipe::new(builder().max_listeners(0));
+    let out = pipe.send(&listen(5, json!({"toolsListChanged": true})));
+    assert_eq!(out[0]["error"]["code"], -32601);
+    assert_eq!(
+        pipe.server
+            .stateless_status(&mcp_sansio::jsonrpc::RequestId::number(5)),
+        Some(404)
+    );
 }
 
 struct Http {

@@ -8,7 +8,7 @@
 //! handed out as a [`ListenEvent`] (`Server::poll_listen_event`) for the transport to pass to
 //! the machines holding listen streams (`Server::handle_listen_event`).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use serde_json::{json, Value};
 
@@ -77,8 +77,9 @@ impl ListenEvent {
 
 /// The open listen streams of one server and the events waiting for the transport.
 pub(crate) struct Listeners {
-    /// Listen request id → the filter the server agreed to.
-    pub(crate) open: HashMap<RequestId, SubscriptionFilter>,
+    /// Listen request id and the filter the server agreed to, in opening order (a small
+    /// list: delivery order stays deterministic).
+    pub(crate) open: Vec<(RequestId, SubscriptionFilter)>,
     pub(crate) max: usize,
     pending: VecDeque<ListenEvent>,
 }
@@ -86,7 +87,7 @@ pub(crate) struct Listeners {
 impl Listeners {
     pub(crate) fn new(max: usize) -> Self {
         Listeners {
-            open: HashMap::new(),
+            open: Vec::new(),
             max,
             pending: VecDeque::new(),
         }
@@ -110,6 +111,13 @@ impl Server {
             let e = ErrorObject::invalid_params("too many resourceSubscriptions");
             return self.modern.push_error(id, &e, Some(400));
         }
+        if self.modern.listeners.max == 0 {
+            let e =
+                crate::stateless::StatelessError::MethodNotFound(m::SUBSCRIPTIONS_LISTEN.into());
+            return self
+                .modern
+                .push_error(id, &e.to_error_object(), Some(e.http_status()));
+        }
         if self.modern.listeners.open.len() >= self.modern.listeners.max {
             let e = ErrorObject::internal("too many listen streams open");
             return self.modern.push_error(id, &e, None);
@@ -119,7 +127,7 @@ impl Server {
         set_subscription_id(&mut meta, &id);
         let ack = json!({"notifications": agreed, "_meta": meta});
         self.push_tagged(&id, m::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED, ack);
-        self.modern.listeners.open.insert(id, agreed);
+        self.modern.listeners.open.push((id, agreed));
     }
 
     /// The part of `asked` this server honours: only what its capabilities declare.
@@ -147,7 +155,15 @@ impl Server {
 
     /// A listen stream the client ended (`notifications/cancelled`, stdio): no result follows.
     pub(super) fn cancel_listen(&mut self, id: &RequestId) -> bool {
-        self.modern.listeners.open.remove(id).is_some()
+        let open = &mut self.modern.listeners.open;
+        let before = open.len();
+        open.retain(|(listen, _)| listen != id);
+        open.len() != before
+    }
+
+    /// Whether `id` is an open listen stream.
+    pub(super) fn is_listening(&self, id: &RequestId) -> bool {
+        self.modern.listeners.open.iter().any(|(l, _)| l == id)
     }
 
     /// A change happened here: the local listen streams that asked for it get it, and, when
@@ -219,7 +235,7 @@ impl Server {
             .modern
             .listeners
             .open
-            .drain()
+            .drain(..)
             .map(|(id, _)| id)
             .collect();
         for id in ids {

@@ -275,7 +275,7 @@ impl Server {
         let Request { id, method, params } = request;
         if self.modern.exchanges.contains_key(&id)
             || self.running.contains_key(&id)
-            || self.modern.listeners.open.contains_key(&id)
+            || self.is_listening(&id)
         {
             let e = ErrorObject::invalid_request("request id already in flight");
             return self.modern.push_error(id, &e, Some(400));
