@@ -29,6 +29,17 @@ fn server(now: Instant) -> Server {
             let name = a.map(|a| a["content"]["name"].clone()).unwrap_or_default();
             Ok(CallToolResult::text(format!("Hello, {name}")))
         }))
+        .tool(
+            Tool::new(
+                "deploy",
+                json!({"type": "object", "properties": {
+                    "region": {"type": "string", "x-mcp-header": "Region"},
+                    "replicas": {"type": "integer", "x-mcp-header": "Replicas"},
+                    "note": {"type": "string"},
+                }}),
+            )
+            .sync_handler(|_, _| Ok(CallToolResult::text("deployed"))),
+        )
         .request_state_key(RequestStateKey::new(b"shared key".to_vec(), 60_000))
         .build(now)
 }
@@ -273,4 +284,110 @@ fn an_input_round_trip_spans_two_exchanges() {
     tampered["id"] = json!(3);
     let resp = rig.post(&tampered);
     assert_eq!(rig.messages(&resp)[0]["error"]["code"], -32602);
+}
+
+/// (region argument, replicas argument, Mcp-Param-Region, Mcp-Param-Replicas, accepted)
+type ParamCase = (
+    Value,
+    Value,
+    Option<&'static str>,
+    Option<&'static str>,
+    bool,
+);
+
+#[test]
+fn mcp_param_headers_must_mirror_annotated_arguments() {
+    let mut rig = Rig::new();
+    let hello = "=?base64?SGVsbG8=?=";
+    let cases: [ParamCase; 11] = [
+        (
+            json!("us-west1"),
+            json!(3),
+            Some("us-west1"),
+            Some("3"),
+            true,
+        ),
+        (
+            json!("us-west1"),
+            json!(3),
+            Some("  us-west1 "),
+            Some("3"),
+            true,
+        ),
+        (json!("Hello"), Value::Null, Some(hello), None, true),
+        // Bad padding, then a character outside the alphabet: taken literally, so mismatched.
+        (
+            json!("Hello"),
+            Value::Null,
+            Some("=?base64?SGVsbG8?="),
+            None,
+            false,
+        ),
+        (
+            json!("Hello"),
+            Value::Null,
+            Some("=?base64?SGVs!!!bG8=?="),
+            None,
+            false,
+        ),
+        // Without the full wrapper the value is literal.
+        (json!("SGVsbG8="), Value::Null, Some("SGVsbG8="), None, true),
+        (
+            json!("=?base64?SGVsbG8="),
+            Value::Null,
+            Some("=?base64?SGVsbG8="),
+            None,
+            true,
+        ),
+        // Missing while the body has the value; present while the body has none.
+        (json!("us-west1"), Value::Null, None, None, false),
+        (Value::Null, Value::Null, Some("us-west1"), None, false),
+        (
+            json!("us-west1"),
+            json!(3),
+            Some("us-west1"),
+            Some("4"),
+            false,
+        ),
+        (json!("us-west1"), json!(3), Some("us-west1"), None, false),
+    ];
+    for (i, (region, replicas, h_region, h_replicas, accepted)) in cases.into_iter().enumerate() {
+        let mut arguments = json!({"note": "unannotated, never mirrored"});
+        if !region.is_null() {
+            arguments["region"] = region.clone();
+        }
+        if !replicas.is_null() {
+            arguments["replicas"] = replicas.clone();
+        }
+        let id = i64::try_from(i).unwrap() + 1;
+        let body = request(
+            id,
+            "tools/call",
+            json!({"name": "deploy", "arguments": arguments}),
+        );
+        let mut head =
+            Rig::head(HttpMethod::Post, Some(V), Some("tools/call")).header("Mcp-Name", "deploy");
+        if let Some(v) = h_region {
+            head = head.header("mcp-param-region", v);
+        }
+        if let Some(v) = h_replicas {
+            head = head.header("Mcp-Param-Replicas", v);
+        }
+        let resp = rig.send(&head, &body);
+        let m = &rig.messages(&resp)[0];
+        if accepted {
+            assert_eq!(resp.status, 200, "case {i}: {m}");
+            assert_eq!(m["result"]["content"][0]["text"], "deployed", "case {i}");
+        } else {
+            assert_eq!(resp.status, 400, "case {i}: {m}");
+            assert_eq!(m["error"]["code"], -32020, "case {i}");
+            assert_eq!(m["id"], id);
+        }
+    }
+    // A tool without annotations ignores Mcp-Param-* headers.
+    let body = request(99, "tools/call", json!({"name": "echo"}));
+    let head = Rig::head(HttpMethod::Post, Some(V), Some("tools/call"))
+        .header("Mcp-Name", "echo")
+        .header("Mcp-Param-Region", "anything");
+    assert_eq!(rig.send(&head, &body).status, 200);
 }

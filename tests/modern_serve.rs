@@ -223,10 +223,25 @@ fn discover_lists_versions_capabilities_and_server_info() {
         result["_meta"]["io.modelcontextprotocol/serverInfo"],
         server_info()
     );
-    // No listen streams yet: no listChanged / subscribe promised.
+    // Listen streams deliver list changes and resource updates: promised.
+    assert_eq!(
+        result["capabilities"]["tools"],
+        json!({"listChanged": true})
+    );
+    assert_eq!(
+        result["capabilities"]["resources"],
+        json!({"listChanged": true, "subscribe": true})
+    );
+    assert_eq!(
+        result["capabilities"]["prompts"],
+        json!({"listChanged": true})
+    );
+    // Without listen streams, nothing of the kind is promised.
+    let mut rig = Rig::from(builder().max_listeners(0));
+    let result = rig.call(&request(1, "server/discover", json!({}), json!({})))["result"].clone();
     assert_eq!(result["capabilities"]["tools"], json!({}));
     assert_eq!(result["capabilities"]["resources"], json!({}));
-    assert!(result["capabilities"]["prompts"].is_object());
+    assert_eq!(result["capabilities"]["prompts"], json!({}));
 }
 
 #[test]

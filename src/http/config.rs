@@ -42,6 +42,9 @@ pub struct EndpointConfig {
     pub hosts: HostPolicy,
     /// Versions the `MCP-Protocol-Version` header may name.
     pub supported_versions: Vec<ProtocolVersion>,
+    /// 2026-07-28 `subscriptions/listen` streams open at most (each holds one machine, also
+    /// counted in `max_sessions`); one more gets 503. Default 64.
+    pub max_listen_streams: usize,
 }
 
 impl Default for EndpointConfig {
@@ -58,6 +61,7 @@ impl Default for EndpointConfig {
             retry_ms: 1000,
             hosts: HostPolicy::default(),
             supported_versions: ProtocolVersion::STATEFUL.to_vec(),
+            max_listen_streams: 64,
         }
     }
 }

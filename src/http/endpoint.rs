@@ -37,6 +37,8 @@ pub struct Endpoint<M> {
     conns: HashMap<StreamId, (String, u64)>,
     next_conn: u64,
     next_exchange: u64,
+    /// The 2026-07-28 exchanges holding a `subscriptions/listen` stream.
+    listeners: Vec<String>,
     stats: EndpointStats,
 }
 
@@ -50,6 +52,7 @@ impl<M: Machine> Endpoint<M> {
             conns: HashMap::new(),
             next_conn: 0,
             next_exchange: 0,
+            listeners: Vec::new(),
             stats: EndpointStats::default(),
         }
     }
@@ -264,6 +267,12 @@ impl<M: Machine> Endpoint<M> {
             return Some(StreamChunk::End);
         };
         session.pump();
+        if sid.starts_with('#') {
+            self.fan_out(&sid);
+        }
+        let Some(session) = self.sessions.get_mut(&sid) else {
+            return Some(StreamChunk::End);
+        };
         let Some(stream) = session.streams.get_mut(&key) else {
             self.conns.remove(&conn);
             return Some(StreamChunk::End);
@@ -338,10 +347,12 @@ impl<M: Machine> Endpoint<M> {
     pub fn handle_timeout(&mut self, now: Instant) {
         let idle = self.config.idle_timeout;
         let mut expired = Vec::new();
+        let mut fired = Vec::new();
         for (sid, s) in self.sessions.iter_mut() {
             if s.machine.poll_timeout().is_some_and(|t| t <= now) {
                 s.machine.handle_timeout(now);
                 s.pump();
+                fired.push(sid.clone());
             }
             if !sid.starts_with('#')
                 && !s.has_attached()
@@ -349,6 +360,9 @@ impl<M: Machine> Endpoint<M> {
             {
                 expired.push(sid.clone());
             }
+        }
+        for sid in fired.iter().filter(|sid| sid.starts_with('#')) {
+            self.fan_out(sid);
         }
         for sid in expired {
             self.stats.sessions_expired += 1;

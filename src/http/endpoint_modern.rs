@@ -11,6 +11,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use super::{Endpoint, JSON, SSE};
+use crate::app::server::ParamHeader;
 use crate::auth::encoding::base64_standard_decode;
 use crate::http::headers::{accepts, is_json_content_type};
 use crate::http::machine::Machine;
@@ -77,10 +78,22 @@ impl<M: Machine> Endpoint<M> {
             self.stats.sessions_refused += 1;
             return error(503, "Service Unavailable: too many exchanges in flight");
         }
+        let listen = request.method == m::SUBSCRIPTIONS_LISTEN;
+        if listen {
+            self.listeners.retain(|sid| self.sessions.contains_key(sid));
+            if self.listeners.len() >= self.config.max_listen_streams {
+                self.stats.sessions_refused += 1;
+                return error(503, "Service Unavailable: too many listen streams open");
+            }
+        }
+        let machine = (self.factory)(now);
+        if let Err(e) = check_param_headers(head, &request, &machine) {
+            return response_error(400, Some(&request.id), &e);
+        }
         let id = request.id;
         let key_sid = format!("#modern-{}", self.next_exchange);
         self.next_exchange += 1;
-        let mut state = SessionState::new((self.factory)(now), now, 0, self.config.retry_ms);
+        let mut state = SessionState::new(machine, now, 0, self.config.retry_ms);
         state
             .streams
             .insert(1, LogicalStream::new(Mode::Undecided, 1));
@@ -89,6 +102,7 @@ impl<M: Machine> Endpoint<M> {
         state.pump();
         let status = state.machine.stateless_status(&id);
         self.sessions.insert(key_sid.clone(), state);
+        self.fan_out(&key_sid);
         let conn = self.new_conn();
         let mut resp = self.open_response(&key_sid, 1, conn, ResponseMode::Auto, false);
         if matches!(resp.body, Body::Full(_)) {
@@ -98,8 +112,36 @@ impl<M: Machine> Endpoint<M> {
             }
         } else if resp.get("content-type") == Some(SSE) {
             resp = resp.with_header("X-Accel-Buffering", "no");
+            if listen {
+                self.listeners.push(key_sid);
+            }
         }
         resp
+    }
+
+    /// Hands the changes exchange `from` made (a tool added, a resource updated) to every
+    /// exchange holding a listen stream: each machine is its own server, so a change reaches
+    /// other listeners only through here.
+    pub(super) fn fan_out(&mut self, from: &str) {
+        let Some(source) = self.sessions.get_mut(from) else {
+            return;
+        };
+        let mut events = Vec::new();
+        while let Some(event) = source.machine.poll_listen_event() {
+            events.push(event);
+        }
+        if events.is_empty() {
+            return;
+        }
+        self.listeners.retain(|sid| self.sessions.contains_key(sid));
+        for sid in self.listeners.iter().filter(|sid| *sid != from) {
+            if let Some(listener) = self.sessions.get_mut(sid) {
+                for event in &events {
+                    listener.machine.handle_listen_event(event);
+                }
+                listener.pump();
+            }
+        }
     }
 }
 
@@ -139,6 +181,49 @@ fn check_headers(head: &HttpRequestHead, request: &Request) -> Result<(), ErrorO
         if header.as_deref() != Some(body_name) {
             let shown = header.unwrap_or_default();
             return Err(header_mismatch_error("Mcp-Name", &shown, body_name));
+        }
+    }
+    Ok(())
+}
+
+/// The `Mcp-Param-*` headers of a `tools/call` against the arguments they mirror (the tool's
+/// `x-mcp-header` annotations, SEP-2243): a string argument as is, a number or boolean as its
+/// JSON text; the header must be present exactly when the argument is (null counts as absent)
+/// and, sentinel-decoded, equal it; otherwise -32020.
+fn check_param_headers<M: Machine>(
+    head: &HttpRequestHead,
+    request: &Request,
+    machine: &M,
+) -> Result<(), ErrorObject> {
+    if request.method != m::TOOLS_CALL {
+        return Ok(());
+    }
+    let params: Map<String, Value> = request
+        .params
+        .as_ref()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_default();
+    let Some(tool) = params.get("name").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let annotated = machine.tool_param_headers(tool);
+    let arguments = params.get("arguments");
+    for ParamHeader { header, property } in annotated {
+        let name = format!("Mcp-Param-{header}");
+        let expected = match arguments.and_then(|a| a.get(&property)) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(v @ (Value::Number(_) | Value::Bool(_))) => Some(v.to_string()),
+            // Objects and arrays cannot be annotated; nothing to compare.
+            Some(_) => continue,
+        };
+        let got = head.get(&name).map(|v| decode_sentinel(v.trim()));
+        if got != expected {
+            return Err(header_mismatch_error(
+                &name,
+                got.as_deref().unwrap_or(""),
+                expected.as_deref().unwrap_or(""),
+            ));
         }
     }
     Ok(())

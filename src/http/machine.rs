@@ -6,7 +6,7 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use crate::app::runtime::Job;
-use crate::app::server::Server;
+use crate::app::server::{ListenEvent, ParamHeader, Server};
 use crate::jsonrpc::RequestId;
 use crate::model::ProtocolVersion;
 use crate::session::Transmit;
@@ -40,6 +40,19 @@ pub trait Machine {
     fn poll_stream_close(&mut self) -> Option<RequestId> {
         None
     }
+    /// A change made while serving a 2026-07-28 exchange, for the listen streams of the other
+    /// machines; `None` by default.
+    fn poll_listen_event(&mut self) -> Option<ListenEvent> {
+        None
+    }
+    /// A change another machine made: deliver it on this machine's listen streams. Ignored by
+    /// default.
+    fn handle_listen_event(&mut self, _event: &ListenEvent) {}
+    /// The `Mcp-Param-*` headers a 2026-07-28 `tools/call` of tool `name` must carry (from
+    /// its `x-mcp-header` annotations); none by default.
+    fn tool_param_headers(&self, _name: &str) -> Vec<ParamHeader> {
+        Vec::new()
+    }
 }
 
 impl Machine for Server {
@@ -72,5 +85,14 @@ impl Machine for Server {
     }
     fn stateless_status(&self, id: &RequestId) -> Option<u16> {
         Server::stateless_status(self, id)
+    }
+    fn poll_listen_event(&mut self) -> Option<ListenEvent> {
+        Server::poll_listen_event(self)
+    }
+    fn handle_listen_event(&mut self, event: &ListenEvent) {
+        Server::handle_listen_event(self, event)
+    }
+    fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader> {
+        Server::tool_param_headers(self, name)
     }
 }

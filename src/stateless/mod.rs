@@ -9,12 +9,14 @@ mod capabilities;
 mod discover;
 mod error;
 pub mod hmac;
+mod replay;
 mod request_state;
 mod validate;
 
 pub use capabilities::{capability_name, missing_capabilities, required_capabilities_object};
 pub use discover::{discover_response, ServerProfile, MAX_SUPPORTED_VERSIONS};
 pub use error::StatelessError;
+pub use replay::ReplayGuard;
 pub use request_state::{request_binding, RequestStateKey, StateError, MAX_REQUEST_STATE};
 pub use validate::{validate_request, ValidatedRequest};
 

@@ -76,6 +76,18 @@ impl RequestStateKey {
         binding: &str,
         now_ms: u64,
     ) -> Result<Map<String, Value>, StateError> {
+        self.verify_expiring(token, binding, now_ms)
+            .map(|(answers, _)| answers)
+    }
+
+    /// [`verify`](Self::verify), also giving when the state expires (Unix ms), which a
+    /// [`ReplayGuard`](super::ReplayGuard) keeps a redemption for.
+    pub fn verify_expiring(
+        &self,
+        token: &str,
+        binding: &str,
+        now_ms: u64,
+    ) -> Result<(Map<String, Value>, u64), StateError> {
         if token.len() > MAX_REQUEST_STATE {
             return Err(StateError::Malformed);
         }
@@ -97,7 +109,7 @@ impl RequestStateKey {
         if now_ms >= payload.expires_at_ms {
             return Err(StateError::Expired);
         }
-        Ok(payload.answers)
+        Ok((payload.answers, payload.expires_at_ms))
     }
 }
 
@@ -127,6 +139,10 @@ pub enum StateError {
     WrongRequest,
     /// The server has no key, so it never mints one and accepts none.
     Unexpected,
+    /// Already redeemed once (a [`ReplayGuard`](super::ReplayGuard) is in use).
+    Replayed,
+    /// The [`ReplayGuard`](super::ReplayGuard) holds as many unexpired redemptions as it may.
+    ReplayStoreFull,
 }
 
 impl StateError {
@@ -144,6 +160,8 @@ impl fmt::Display for StateError {
             StateError::Expired => "Invalid requestState: expired",
             StateError::WrongRequest => "Invalid requestState: issued for another request",
             StateError::Unexpected => "Invalid requestState: this server issues none",
+            StateError::Replayed => "Invalid requestState: already used",
+            StateError::ReplayStoreFull => "Invalid requestState: too many redemptions in flight",
         })
     }
 }

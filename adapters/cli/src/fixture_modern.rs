@@ -220,6 +220,22 @@ pub(crate) fn diagnostic_tools() -> Vec<Tool> {
                 );
                 Ok(CallToolResult::text("Logging tool completed"))
             }),
+        Tool::new(
+            "test_x_mcp_header",
+            json!({
+                "type": "object",
+                "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+                "required": ["region"],
+            }),
+        )
+        .description("Echoes its region, which HTTP clients mirror into Mcp-Param-Region")
+        .sync_handler(|call, _ctx| {
+            let region = call.arguments.get("region").and_then(Value::as_str);
+            Ok(CallToolResult::text(format!(
+                "region: {}",
+                region.unwrap_or("(none)")
+            )))
+        }),
         Tool::new("test_trigger_tool_change", no_input())
             .description("Registers a tool (tools/list_changed to listeners)")
             .sync_handler(|_call, ctx| {

@@ -19,10 +19,15 @@ fn tools_list_keeps_the_2020_12_schema_verbatim() {
     );
     let text = String::from_utf8(out.stdout).expect("UTF-8 output");
     let expected = concat!(
-        r##""inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","##,
-        r##""$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"##,
-        r##""city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"##,
-        r##""address":{"$ref":"#/$defs/address"}},"additionalProperties":false}"##
+        r##""inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":""##,
+        r##"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":"##,
+        r##"{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"t"##,
+        r##"ype":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"str"##,
+        r##"ing","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"##,
+        r##""}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"p"##,
+        r##"roperties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"th"##,
+        r##"en":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":"##,
+        r##"false}"##
     );
     assert!(
         text.contains(expected),

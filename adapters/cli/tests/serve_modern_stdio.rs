@@ -117,3 +117,73 @@ fn a_2025_client_still_gets_the_stateful_session() {
     assert!(r["result"]["tools"].is_array());
     assert!(r["result"].get("resultType").is_none());
 }
+
+/// The next message on the pipe (notifications included).
+fn next(peer: &mut Peer) -> Value {
+    let line = peer
+        .lines
+        .recv_timeout(Duration::from_secs(10))
+        .expect("a message within 10 s");
+    serde_json::from_str(&line).expect("JSON line")
+}
+
+#[test]
+fn listen_streams_share_the_pipe() {
+    let mut peer = Peer::start();
+    let sub = "io.modelcontextprotocol/subscriptionId";
+    let listen = modern(
+        1,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    writeln!(peer.stdin, "{listen}").expect("write");
+    let ack = next(&mut peer);
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+    assert_eq!(ack["params"]["_meta"][sub], listen["id"]);
+    // A prompts-only stream beside it.
+    let prompts = modern(
+        100,
+        "subscriptions/listen",
+        json!({"notifications": {"promptsListChanged": true}}),
+    );
+    writeln!(peer.stdin, "{prompts}").expect("write");
+    assert_eq!(next(&mut peer)["params"]["_meta"][sub], 100);
+
+    let trigger = modern(
+        7,
+        "tools/call",
+        json!({"name": "test_trigger_tool_change", "arguments": {}}),
+    );
+    writeln!(peer.stdin, "{trigger}").expect("write");
+    let mut seen = Vec::new();
+    while !seen.iter().any(|m: &Value| m["id"] == 7) {
+        seen.push(next(&mut peer));
+    }
+    let changed: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["method"] == "notifications/tools/list_changed")
+        .collect();
+    assert_eq!(changed.len(), 1, "{seen:?}");
+    assert_eq!(changed[0]["params"]["_meta"][sub], listen["id"]);
+
+    // The client ends the tools stream; a second change reaches nobody.
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": listen["id"]}});
+    writeln!(peer.stdin, "{cancel}").expect("write");
+    let again = modern(
+        8,
+        "tools/call",
+        json!({"name": "test_trigger_tool_change", "arguments": {}}),
+    );
+    writeln!(peer.stdin, "{again}").expect("write");
+    let mut seen = Vec::new();
+    while !seen.iter().any(|m: &Value| m["id"] == 8) {
+        seen.push(next(&mut peer));
+    }
+    assert_eq!(seen.len(), 1, "only the answer: {seen:?}");
+    assert_eq!(seen[0]["result"]["resultType"], "complete");
+}

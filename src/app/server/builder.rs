@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use serde_json::Map;
 
+use super::listen::DEFAULT_MAX_LISTENERS;
 use super::modern::Modern;
 use super::Server;
 use super::{CompletionFn, Prompt, Resource, ResourceTemplate, Tool};
@@ -15,7 +16,7 @@ use crate::model::{
     Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
 };
 use crate::session::ServerSetup;
-use crate::stateless::{RequestStateKey, ServerProfile};
+use crate::stateless::{ReplayGuard, RequestStateKey, ServerProfile};
 
 /// Everything registered, each map ordered by its list key (keyset pagination needs order).
 #[derive(Clone, Default)]
@@ -41,6 +42,8 @@ pub struct ServerBuilder {
     enable_prompts: bool,
     stateless_cache: CacheHints,
     request_state_key: Option<RequestStateKey>,
+    max_listeners: usize,
+    replay_guard: Option<ReplayGuard>,
 }
 
 impl Server {
@@ -56,6 +59,8 @@ impl Server {
             enable_prompts: false,
             stateless_cache: CacheHints::NO_STORE,
             request_state_key: None,
+            max_listeners: DEFAULT_MAX_LISTENERS,
+            replay_guard: None,
         }
     }
 }
@@ -138,17 +143,41 @@ impl ServerBuilder {
         self
     }
 
-    /// What 2026-07-28 clients are told in `server/discover`: the same capabilities minus
-    /// what only listen streams deliver (`listChanged`, `subscribe`: not served statelessly
-    /// yet), and the stateful versions the session config allows after the stateless ones.
+    /// Makes every `requestState` single use: a retry presenting a state that `guard` has
+    /// already seen redeemed (and that has not expired) is refused with -32602. Share one
+    /// guard (it is a cloneable handle) among every server that verifies states with the same
+    /// key, e.g. all HTTP exchange machines. Enable it when an input round authorises a
+    /// one-time action (a payment, a deletion): without it, binding + expiry bound a replay
+    /// to the same request within the state's lifetime, and a client may legitimately retry
+    /// with the same state (a lost response, a rejected answer).
+    pub fn request_state_replay_guard(mut self, guard: ReplayGuard) -> Self {
+        self.replay_guard = Some(guard);
+        self
+    }
+
+    /// Listen streams (`subscriptions/listen`) one server holds at most
+    /// ([`DEFAULT_MAX_LISTENERS`] by default); one more is refused with an internal error.
+    /// `0` serves no listen stream, and `server/discover` then declares no `listChanged` /
+    /// `subscribe`.
+    pub fn max_listeners(mut self, max: usize) -> Self {
+        self.max_listeners = max;
+        self
+    }
+
+    /// What 2026-07-28 clients are told in `server/discover`: the same capabilities (the
+    /// `listChanged` / `subscribe` ones travel on listen streams, so they go when no listen
+    /// stream may open), and the stateful versions the session config allows after the
+    /// stateless ones.
     fn profile(&self, capabilities: &ServerCapabilities) -> ServerProfile {
         let mut caps = capabilities.clone();
-        for family in [&mut caps.tools, &mut caps.prompts].into_iter().flatten() {
-            family.list_changed = None;
-        }
-        if let Some(resources) = &mut caps.resources {
-            resources.list_changed = None;
-            resources.subscribe = None;
+        if self.max_listeners == 0 {
+            for family in [&mut caps.tools, &mut caps.prompts].into_iter().flatten() {
+                family.list_changed = None;
+            }
+            if let Some(resources) = &mut caps.resources {
+                resources.list_changed = None;
+                resources.subscribe = None;
+            }
         }
         let mut profile = ServerProfile::new(self.info.clone(), caps).dual_era();
         let allowed = &self.config.supported_versions;
@@ -192,6 +221,8 @@ impl ServerBuilder {
         let mut modern = Modern::new(self.profile(&setup.capabilities), now);
         modern.cache = self.stateless_cache;
         modern.state_key = self.request_state_key;
+        modern.listeners.max = self.max_listeners;
+        modern.replay_guard = self.replay_guard;
         Server::from_parts(self.config, setup, self.registry, modern, now)
     }
 }

@@ -11,9 +11,11 @@ mod builder;
 mod context;
 mod dispatch;
 mod handle;
+mod listen;
 mod modern;
 mod modern_reply;
 mod mrtr;
+mod param_headers;
 mod prompt;
 mod resource;
 mod tool;
@@ -29,6 +31,8 @@ use serde_json::json;
 pub use builder::ServerBuilder;
 pub use context::{LogLevel, PeerError, RequestContext};
 pub use handle::ServerHandle;
+pub use listen::{ListenEvent, DEFAULT_MAX_LISTENERS, MAX_RESOURCE_SUBSCRIPTIONS};
+pub use param_headers::{param_headers, ParamHeader};
 pub use prompt::{
     completion_handler, CompleteRequest, Completion, CompletionFn, GetPromptResult, Prompt,
     PromptArgument, PromptRequest,
@@ -166,6 +170,7 @@ impl Server {
     /// Closes the session; running handlers see their cancellation.
     pub fn close(&mut self, now: Instant) {
         self.last_now = now;
+        self.end_listen_streams();
         self.session.close(now);
         self.process();
     }
@@ -366,6 +371,8 @@ impl Server {
     }
 
     fn resource_updated(&mut self, uri: &str) {
+        let uri_owned = uri.to_owned();
+        self.listen_event(listen::ListenEvent::ResourceUpdated { uri: uri_owned });
         if self.subscriptions.contains(uri) {
             let params = RawJson::try_from(&json!({ "uri": uri })).ok();
             let _ = self
@@ -422,6 +429,9 @@ impl Server {
         };
         // Before initialization the client has not listed anything yet; the session also
         // refuses the notification when the capability was not declared.
+        if let Some(event) = listen::ListenEvent::from_list_changed(method).filter(|_| changed) {
+            self.listen_event(event);
+        }
         if changed && self.session.state() == State::Ready {
             let _ = self.session.notify(method, None);
         }

@@ -19,6 +19,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use super::context::LogLevel;
+use super::listen::{Listeners, DEFAULT_MAX_LISTENERS};
 use super::mrtr::InputState;
 use super::Server;
 use crate::jsonrpc::{
@@ -29,8 +30,8 @@ use crate::model::modern::{
 };
 use crate::session::{State, TransmitKind};
 use crate::stateless::{
-    discover_response, request_binding, validate_request, RequestStateKey, ServerProfile,
-    StateError, StatelessError,
+    discover_response, request_binding, validate_request, ReplayGuard, RequestStateKey,
+    ServerProfile, StateError, StatelessError,
 };
 
 /// Stateless exchanges in flight at most; more are refused with an internal error.
@@ -47,6 +48,8 @@ pub(crate) struct Modern {
     pub(crate) cache: CacheHints,
     /// The application's key for `requestState`; without it none is minted or accepted.
     pub(crate) state_key: Option<RequestStateKey>,
+    /// Redeemed states, when the application wants each used once.
+    pub(crate) replay_guard: Option<ReplayGuard>,
     /// `(instant, Unix ms)` from the last `handle_wall_clock`: expiry needs wall time.
     wall: (Instant, u64),
     /// A modern request passed validation here: the connection is modern.
@@ -54,6 +57,8 @@ pub(crate) struct Modern {
     pub(crate) exchanges: HashMap<RequestId, Exchange>,
     pub(crate) queue: VecDeque<Queued>,
     statuses: VecDeque<(RequestId, u16)>,
+    /// Open `subscriptions/listen` streams and changes waiting for the transport.
+    pub(crate) listeners: Listeners,
 }
 
 /// One stateless request being served.
@@ -80,12 +85,19 @@ impl Modern {
             profile,
             cache: CacheHints::NO_STORE,
             state_key: None,
+            replay_guard: None,
             wall: (now, 0),
             locked: false,
             exchanges: HashMap::new(),
             queue: VecDeque::new(),
             statuses: VecDeque::new(),
+            listeners: Listeners::new(DEFAULT_MAX_LISTENERS),
         }
+    }
+
+    /// Whether a 2026-07-28 request was served here (the connection is modern).
+    pub(crate) fn is_locked(&self) -> bool {
+        self.locked
     }
 
     /// Wall time at `now`, in Unix milliseconds.
@@ -248,6 +260,9 @@ impl Server {
         let Some(id) = cancelled_request(n) else {
             return;
         };
+        if self.cancel_listen(&id) {
+            return;
+        }
         if self.modern.exchanges.remove(&id).is_some() {
             if let Some(token) = self.running.remove(&id) {
                 token.cancel();
@@ -258,7 +273,10 @@ impl Server {
     /// Validates one stateless request and starts serving it.
     fn serve_modern(&mut self, now: Instant, request: Request) {
         let Request { id, method, params } = request;
-        if self.modern.exchanges.contains_key(&id) || self.running.contains_key(&id) {
+        if self.modern.exchanges.contains_key(&id)
+            || self.running.contains_key(&id)
+            || self.is_listening(&id)
+        {
             let e = ErrorObject::invalid_request("request id already in flight");
             return self.modern.push_error(id, &e, Some(400));
         }
@@ -277,8 +295,8 @@ impl Server {
                 return self.push_result(id, &result);
             }
             m::SUBSCRIPTIONS_LISTEN => {
-                let e = StatelessError::MethodNotFound(method.to_string());
-                return self.modern.refuse(id, &e);
+                let params = params.as_ref().and_then(|p| p.to_value().ok());
+                return self.open_listen(id, params.unwrap_or(Value::Null));
             }
             _ => {}
         }
@@ -327,10 +345,16 @@ impl Server {
         if let Some(state) = &fields.request_state {
             let key = self.modern.state_key.as_ref();
             let now_ms = self.modern.unix_ms(now);
-            answers = key
+            let (verified, expires_at_ms) = key
                 .ok_or(StateError::Unexpected)
-                .and_then(|k| k.verify(state, binding, now_ms))
+                .and_then(|k| k.verify_expiring(state, binding, now_ms))
                 .map_err(StateError::to_error_object)?;
+            if let Some(guard) = &self.modern.replay_guard {
+                guard
+                    .redeem(state, expires_at_ms, now_ms)
+                    .map_err(StateError::to_error_object)?;
+            }
+            answers = verified;
         }
         for (key, value) in fields.input_responses.unwrap_or_default() {
             answers.insert(key, value);

@@ -1,0 +1,250 @@
+//! `subscriptions/listen` on the server (2026-07-28): opening a listen stream (the
+//! acknowledgement with the agreed filter), delivering list changes and resource updates to the
+//! streams that asked for them (tagged with `io.modelcontextprotocol/subscriptionId`), and
+//! ending streams with the closing listen result.
+//!
+//! One server may hold several listen streams (stdio: all share the pipe). On HTTP every
+//! stateless exchange is its own machine, so a change made while serving one exchange is also
+//! handed out as a [`ListenEvent`] (`Server::poll_listen_event`) for the transport to pass to
+//! the machines holding listen streams (`Server::handle_listen_event`).
+
+use std::collections::VecDeque;
+
+use serde_json::{json, Value};
+
+use super::Server;
+use crate::jsonrpc::{self as m, ErrorObject, RequestId};
+use crate::model::modern::{set_subscription_id, ListenParams, ListenResult, SubscriptionFilter};
+use crate::model::Meta;
+use crate::session::TransmitKind;
+
+/// Listen streams one server holds at most by default (`ServerBuilder::max_listeners`).
+pub const DEFAULT_MAX_LISTENERS: usize = 16;
+/// URIs one listen stream may subscribe to at most; more is refused with -32602.
+pub const MAX_RESOURCE_SUBSCRIPTIONS: usize = 256;
+/// Events waiting for `poll_listen_event` at most (oldest dropped: nobody is collecting).
+const MAX_PENDING_EVENTS: usize = 64;
+
+/// A change a listen stream may carry: what one machine hands to the others.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ListenEvent {
+    /// `notifications/tools/list_changed`.
+    ToolsListChanged,
+    /// `notifications/prompts/list_changed`.
+    PromptsListChanged,
+    /// `notifications/resources/list_changed`.
+    ResourcesListChanged,
+    /// `notifications/resources/updated` for this URI.
+    ResourceUpdated {
+        /// The resource that changed.
+        uri: String,
+    },
+}
+
+impl ListenEvent {
+    /// The list-changed event a notification method names, if it is one.
+    pub(crate) fn from_list_changed(method: &str) -> Option<Self> {
+        match method {
+            m::NOTIFICATIONS_TOOLS_LIST_CHANGED => Some(ListenEvent::ToolsListChanged),
+            m::NOTIFICATIONS_PROMPTS_LIST_CHANGED => Some(ListenEvent::PromptsListChanged),
+            m::NOTIFICATIONS_RESOURCES_LIST_CHANGED => Some(ListenEvent::ResourcesListChanged),
+            _ => None,
+        }
+    }
+
+    fn method(&self) -> &'static str {
+        match self {
+            ListenEvent::ToolsListChanged => m::NOTIFICATIONS_TOOLS_LIST_CHANGED,
+            ListenEvent::PromptsListChanged => m::NOTIFICATIONS_PROMPTS_LIST_CHANGED,
+            ListenEvent::ResourcesListChanged => m::NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+            ListenEvent::ResourceUpdated { .. } => m::NOTIFICATIONS_RESOURCES_UPDATED,
+        }
+    }
+
+    /// Whether a stream with the agreed `filter` carries this event.
+    fn wanted_by(&self, filter: &SubscriptionFilter) -> bool {
+        match self {
+            ListenEvent::ToolsListChanged => filter.tools_list_changed == Some(true),
+            ListenEvent::PromptsListChanged => filter.prompts_list_changed == Some(true),
+            ListenEvent::ResourcesListChanged => filter.resources_list_changed == Some(true),
+            ListenEvent::ResourceUpdated { uri } => filter
+                .resource_subscriptions
+                .as_ref()
+                .is_some_and(|uris| uris.iter().any(|u| u == uri)),
+        }
+    }
+}
+
+/// The open listen streams of one server and the events waiting for the transport.
+pub(crate) struct Listeners {
+    /// Listen request id and the filter the server agreed to, in opening order (a small
+    /// list: delivery order stays deterministic).
+    pub(crate) open: Vec<(RequestId, SubscriptionFilter)>,
+    pub(crate) max: usize,
+    pending: VecDeque<ListenEvent>,
+}
+
+impl Listeners {
+    pub(crate) fn new(max: usize) -> Self {
+        Listeners {
+            open: Vec::new(),
+            max,
+            pending: VecDeque::new(),
+        }
+    }
+}
+
+impl Server {
+    /// Opens a listen stream for request `id`: -32602 on a malformed filter, an internal
+    /// error when the server holds as many streams as it may; otherwise the acknowledgement
+    /// (the agreed filter) goes out first and the request stays open.
+    pub(super) fn open_listen(&mut self, id: RequestId, params: Value) {
+        let params: ListenParams = match serde_json::from_value(params) {
+            Ok(p) => p,
+            Err(e) => {
+                let e = ErrorObject::invalid_params(format!("subscriptions/listen: {e}"));
+                return self.modern.push_error(id, &e, Some(400));
+            }
+        };
+        let uris = params.notifications.resource_subscriptions.as_ref();
+        if uris.is_some_and(|u| u.len() > MAX_RESOURCE_SUBSCRIPTIONS) {
+            let e = ErrorObject::invalid_params("too many resourceSubscriptions");
+            return self.modern.push_error(id, &e, Some(400));
+        }
+        if self.modern.listeners.max == 0 {
+            let e =
+                crate::stateless::StatelessError::MethodNotFound(m::SUBSCRIPTIONS_LISTEN.into());
+            return self
+                .modern
+                .push_error(id, &e.to_error_object(), Some(e.http_status()));
+        }
+        if self.modern.listeners.open.len() >= self.modern.listeners.max {
+            let e = ErrorObject::internal("too many listen streams open");
+            return self.modern.push_error(id, &e, None);
+        }
+        let agreed = self.agreed_filter(params.notifications);
+        let mut meta = None;
+        set_subscription_id(&mut meta, &id);
+        let ack = json!({"notifications": agreed, "_meta": meta});
+        self.push_tagged(&id, m::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED, ack);
+        self.modern.listeners.open.push((id, agreed));
+    }
+
+    /// The part of `asked` this server honours: only what its capabilities declare.
+    fn agreed_filter(&self, asked: SubscriptionFilter) -> SubscriptionFilter {
+        let caps = &self.modern.profile.capabilities;
+        let listed = |family: Option<&crate::model::ListChangedCapability>| {
+            family.and_then(|f| f.list_changed).unwrap_or(false)
+        };
+        let yes =
+            |wanted: Option<bool>, served: bool| (wanted == Some(true) && served).then_some(true);
+        let resources = caps.resources.as_ref();
+        SubscriptionFilter {
+            tools_list_changed: yes(asked.tools_list_changed, listed(caps.tools.as_ref())),
+            prompts_list_changed: yes(asked.prompts_list_changed, listed(caps.prompts.as_ref())),
+            resources_list_changed: yes(
+                asked.resources_list_changed,
+                resources.and_then(|r| r.list_changed).unwrap_or(false),
+            ),
+            resource_subscriptions: asked
+                .resource_subscriptions
+                .filter(|_| resources.and_then(|r| r.subscribe).unwrap_or(false)),
+            extra: Default::default(),
+        }
+    }
+
+    /// A listen stream the client ended (`notifications/cancelled`, stdio): no result follows.
+    pub(super) fn cancel_listen(&mut self, id: &RequestId) -> bool {
+        let open = &mut self.modern.listeners.open;
+        let before = open.len();
+        open.retain(|(listen, _)| listen != id);
+        open.len() != before
+    }
+
+    /// Whether `id` is an open listen stream.
+    pub(super) fn is_listening(&self, id: &RequestId) -> bool {
+        self.modern.listeners.open.iter().any(|(l, _)| l == id)
+    }
+
+    /// A change happened here: the local listen streams that asked for it get it, and, when
+    /// this server serves 2026-07-28, it is kept for `poll_listen_event` (other machines).
+    pub(super) fn listen_event(&mut self, event: ListenEvent) {
+        self.deliver_listen_event(&event);
+        if self.modern.is_locked() {
+            let pending = &mut self.modern.listeners.pending;
+            if pending.len() >= MAX_PENDING_EVENTS {
+                pending.pop_front();
+            }
+            pending.push_back(event);
+        }
+    }
+
+    fn deliver_listen_event(&mut self, event: &ListenEvent) {
+        let targets: Vec<RequestId> = self
+            .modern
+            .listeners
+            .open
+            .iter()
+            .filter(|(_, filter)| event.wanted_by(filter))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in targets {
+            let mut meta = None;
+            set_subscription_id(&mut meta, &id);
+            let params = match event {
+                ListenEvent::ResourceUpdated { uri } => json!({"uri": uri, "_meta": meta}),
+                _ => json!({"_meta": meta}),
+            };
+            self.push_tagged(&id, event.method(), params);
+        }
+    }
+
+    fn push_tagged(&mut self, id: &RequestId, method: &str, params: Value) {
+        let Ok(raw) = crate::jsonrpc::RawJson::try_from(&params) else {
+            return;
+        };
+        let mut buf = Vec::new();
+        m::encode_notification(&mut buf, method, Some(&raw));
+        self.modern
+            .push(buf, TransmitKind::Notification, id.clone());
+    }
+
+    /// A change made on another machine of the same application (the HTTP endpoint passes
+    /// what one exchange's `poll_listen_event` gave): delivered to this server's listen
+    /// streams only, never handed out again.
+    pub fn handle_listen_event(&mut self, event: &ListenEvent) {
+        self.deliver_listen_event(event);
+    }
+
+    /// The next change made while serving 2026-07-28 requests, for a transport whose listen
+    /// streams live on other machines (HTTP); at most the last 64 are kept.
+    #[must_use]
+    pub fn poll_listen_event(&mut self) -> Option<ListenEvent> {
+        self.modern.listeners.pending.pop_front()
+    }
+
+    /// How many listen streams are open.
+    pub fn listen_stream_count(&self) -> usize {
+        self.modern.listeners.open.len()
+    }
+
+    /// Ends every listen stream gracefully: each gets the closing listen result (tagged with
+    /// its subscription id). Called on close; a transport shutting down may call it first.
+    pub fn end_listen_streams(&mut self) {
+        let ids: Vec<RequestId> = self
+            .modern
+            .listeners
+            .open
+            .drain(..)
+            .map(|(id, _)| id)
+            .collect();
+        for id in ids {
+            let mut result = ListenResult::closed(&id);
+            let meta: &mut Meta = result.meta.get_or_insert_with(Meta::new);
+            if let Ok(info) = serde_json::to_value(&self.modern.profile.info) {
+                meta.insert(crate::model::modern::SERVER_INFO_KEY.into(), info);
+            }
+            self.push_result(id, &result);
+        }
+    }
+}
