@@ -2,8 +2,9 @@
 //!
 //! The frame is read once into the raw text of its six members ([`Members`]), so no member's
 //! type can make that read fail and the id survives every kind of malformed message. The
-//! hand-written scanner (`scan`) reads the common shape; anything else goes through serde into
-//! a shallow struct of borrowed `&RawValue`s, whose answer (and errors) define the language.
+//! hand-written scanner (`scan`) reads the common shape and checks UTF-8 as it goes; anything
+//! else is checked for UTF-8 whole and goes through serde into a shallow struct of borrowed
+//! `&RawValue`s, whose answer (and errors) define the language.
 //! Payloads are then kept as zero-copy slices of the input [`Bytes`].
 
 use bytes::Bytes;
@@ -38,14 +39,18 @@ struct Envelope<'a> {
 impl<'a> Envelope<'a> {
     fn members(self) -> Members<'a> {
         Members {
-            jsonrpc: self.jsonrpc.map(RawValue::get),
-            id: self.id.map(RawValue::get),
-            method: self.method.map(RawValue::get),
-            params: self.params.map(RawValue::get),
-            result: self.result.map(RawValue::get),
-            error: self.error.map(RawValue::get),
+            jsonrpc: self.jsonrpc.map(raw_bytes),
+            id: self.id.map(raw_bytes),
+            method: self.method.map(raw_bytes),
+            params: self.params.map(raw_bytes),
+            result: self.result.map(raw_bytes),
+            error: self.error.map(raw_bytes),
         }
     }
+}
+
+fn raw_bytes(raw: &RawValue) -> &[u8] {
+    raw.get().as_bytes()
 }
 
 /// Marks a member as present, including when its value is `null`.
@@ -58,12 +63,16 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValu
 /// `frame` must hold exactly one JSON text (surrounding whitespace allowed). Payloads of the
 /// returned messages share `frame`'s buffer.
 pub fn decode(frame: &Bytes) -> Result<Incoming, DecodeError> {
-    let text = std::str::from_utf8(frame).map_err(|_| DecodeError::parse("frame is not UTF-8"))?;
-    match first_non_blank(text) {
-        Some(b'[') => decode_batch(frame, text),
-        Some(_) => decode_value(frame, text).map(Incoming::Single),
+    match first_non_blank(frame) {
+        Some(b'[') => decode_batch(frame, utf8(frame)?),
+        Some(_) => decode_object(frame).map(Incoming::Single),
+        // A blank frame is ASCII: "empty" is the right answer before any UTF-8 check.
         None => Err(DecodeError::parse("empty frame")),
     }
+}
+
+fn utf8(frame: &[u8]) -> Result<&str, DecodeError> {
+    std::str::from_utf8(frame).map_err(|_| DecodeError::parse("frame is not UTF-8"))
 }
 
 /// Decodes one frame that must be a single message (a batch is an invalid request).
@@ -79,8 +88,10 @@ pub fn decode_slice(frame: &[u8]) -> Result<Incoming, DecodeError> {
     decode(&Bytes::copy_from_slice(frame))
 }
 
-fn first_non_blank(text: &str) -> Option<u8> {
-    text.bytes()
+fn first_non_blank(frame: &[u8]) -> Option<u8> {
+    frame
+        .iter()
+        .copied()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
 }
 
@@ -103,24 +114,40 @@ fn syntax_or_invalid(e: serde_json::Error) -> DecodeError {
     }
 }
 
-/// Decodes one JSON value (`text` is a slice of `frame`) as a message.
+/// Decodes a frame that is not a batch as a message. The scanner checks UTF-8 as it reads, so
+/// the whole frame is checked only on the serde path: a frame that is not UTF-8 fails there,
+/// with the same error as before any parsing.
+fn decode_object(frame: &Bytes) -> Result<Message, DecodeError> {
+    let env = match scan::members(frame) {
+        Some(members) => members,
+        None => serde_members(utf8(frame)?)?,
+    };
+    decode_members(frame, &env)
+}
+
+/// Decodes one JSON value (`text` is a slice of `frame`, a batch element) as a message.
 fn decode_value(frame: &Bytes, text: &str) -> Result<Message, DecodeError> {
-    let env = match scan::members(text) {
+    let env = match scan::members(text.as_bytes()) {
         Some(members) => members,
         None => serde_members(text)?,
     };
-    let slice = |raw: &str| RawJson::from_validated(subslice(frame, raw));
+    decode_members(frame, &env)
+}
+
+/// A message from the members of its object (slices of `frame`).
+fn decode_members(frame: &Bytes, env: &Members<'_>) -> Result<Message, DecodeError> {
+    let slice = |raw: &[u8]| RawJson::from_validated(frame.slice_ref(raw));
     let id = parse_id(env.id);
     if !is_version_2(env.jsonrpc) {
         return Err(invalid_for(
-            &env,
+            env,
             id.ok().flatten(),
             "jsonrpc must be \"2.0\"",
         ));
     }
     match env.method {
-        Some(method) => decode_call(&env, method, id, slice),
-        None => decode_response(&env, id, slice),
+        Some(method) => decode_call(env, method, id, slice),
+        None => decode_response(env, id, slice),
     }
 }
 
@@ -153,18 +180,22 @@ fn invalid_for(env: &Members<'_>, id: Option<RequestId>, detail: &str) -> Decode
 }
 
 /// The id member: `Ok(None)` when absent or `null`, `Err` when present but not a valid id.
-fn parse_id(raw: Option<&str>) -> Result<Option<RequestId>, ()> {
+fn parse_id(raw: Option<&[u8]>) -> Result<Option<RequestId>, ()> {
     match raw {
-        None | Some("null") => Ok(None),
-        Some(text) => RequestId::from_json_text(text).map(Some).ok_or(()),
+        None | Some(b"null") => Ok(None),
+        Some(text) => std::str::from_utf8(text)
+            .ok()
+            .and_then(RequestId::from_json_text)
+            .map(Some)
+            .ok_or(()),
     }
 }
 
 fn decode_call(
     env: &Members<'_>,
-    method: &str,
+    method: &[u8],
     id: Result<Option<RequestId>, ()>,
-    slice: impl Fn(&str) -> RawJson,
+    slice: impl Fn(&[u8]) -> RawJson,
 ) -> Result<Message, DecodeError> {
     let id_for_error = id.clone().ok().flatten();
     let method = parse_method(method)
@@ -177,8 +208,8 @@ fn decode_call(
     }
     let params = match env.params {
         None => None,
-        Some("null") => None,
-        Some(p) if matches!(p.as_bytes().first(), Some(b'{' | b'[')) => Some(slice(p)),
+        Some(b"null") => None,
+        Some(p) if matches!(p.first(), Some(b'{' | b'[')) => Some(slice(p)),
         Some(_) => {
             return Err(DecodeError::invalid(
                 id_for_error,
@@ -196,19 +227,19 @@ fn decode_call(
     }
 }
 
-fn parse_method(text: &str) -> Option<super::Method> {
-    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
-    if !inner.contains('\\') {
-        return Some(intern_method(inner));
+fn parse_method(text: &[u8]) -> Option<super::Method> {
+    let inner = text.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    if !inner.contains(&b'\\') {
+        return Some(intern_method(std::str::from_utf8(inner).ok()?));
     }
-    let unescaped: String = serde_json::from_str(text).ok()?;
+    let unescaped: String = serde_json::from_slice(text).ok()?;
     Some(intern_method(&unescaped))
 }
 
 fn decode_response(
     env: &Members<'_>,
     id: Result<Option<RequestId>, ()>,
-    slice: impl Fn(&str) -> RawJson,
+    slice: impl Fn(&[u8]) -> RawJson,
 ) -> Result<Message, DecodeError> {
     let id = match id {
         Ok(id) => id,
@@ -241,7 +272,7 @@ fn decode_response(
     }
 }
 
-fn parse_error_object(raw: &str, slice: &impl Fn(&str) -> RawJson) -> Option<ErrorObject> {
+fn parse_error_object(raw: &[u8], slice: &impl Fn(&[u8]) -> RawJson) -> Option<ErrorObject> {
     #[derive(Deserialize)]
     struct WireError<'a> {
         code: i64,
@@ -249,19 +280,19 @@ fn parse_error_object(raw: &str, slice: &impl Fn(&str) -> RawJson) -> Option<Err
         #[serde(default, borrow, deserialize_with = "present")]
         data: Option<&'a RawValue>,
     }
-    let wire: WireError<'_> = serde_json::from_str(raw).ok()?;
+    let wire: WireError<'_> = serde_json::from_slice(raw).ok()?;
     Some(ErrorObject {
         code: wire.code,
         message: wire.message,
-        data: wire.data.map(|data| slice(data.get())),
+        data: wire.data.map(|data| slice(data.get().as_bytes())),
     })
 }
 
-fn is_version_2(raw: Option<&str>) -> bool {
+fn is_version_2(raw: Option<&[u8]>) -> bool {
     match raw {
-        Some("\"2.0\"") => true,
-        Some(text) if text.starts_with('"') => {
-            serde_json::from_str::<String>(text).is_ok_and(|s| s == "2.0")
+        Some(b"\"2.0\"") => true,
+        Some(text) if text.starts_with(b"\"") => {
+            serde_json::from_slice::<String>(text).is_ok_and(|s| s == "2.0")
         }
         _ => false,
     }
@@ -282,9 +313,4 @@ fn data_error_detail(e: &serde_json::Error) -> String {
     } else {
         msg
     }
-}
-
-/// The part of `frame` that `inner` (a slice borrowed from it) covers, as a shared buffer.
-fn subslice(frame: &Bytes, inner: &str) -> Bytes {
-    frame.slice_ref(inner.as_bytes())
 }

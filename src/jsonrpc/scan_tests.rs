@@ -11,7 +11,8 @@ use bytes::Bytes;
 type Six<'a> = [Option<&'a str>; 6];
 
 fn six<'a>(m: &Members<'a>) -> Six<'a> {
-    [m.jsonrpc, m.id, m.method, m.params, m.result, m.error]
+    let text = |member: Option<&'a [u8]>| member.map(|b| std::str::from_utf8(b).unwrap());
+    [m.jsonrpc, m.id, m.method, m.params, m.result, m.error].map(text)
 }
 
 /// The decoder's serde path (today's reading), or `None` when it refuses the text.
@@ -21,7 +22,7 @@ fn serde_six(text: &str) -> Option<Six<'_>> {
 
 /// The scanner's answer, checked against serde's: returns whether the scanner answered.
 fn agrees(text: &str) -> bool {
-    match scan::members(text) {
+    match scan::members(text.as_bytes()) {
         Some(members) => {
             assert_eq!(Some(six(&members)), serde_six(text), "text {text:?}");
             assert!(
@@ -80,7 +81,7 @@ fn the_scanner_leaves_unusual_texts_to_serde() {
         "null",
         deep.as_str(),
     ] {
-        assert!(scan::members(text).is_none(), "{text:?}");
+        assert!(scan::members(text.as_bytes()).is_none(), "{text:?}");
     }
 }
 
@@ -126,7 +127,7 @@ fn the_scanner_refuses_invalid_json() {
         r#"{"a":[1]]}"#,
         "{\u{a0}}",
     ] {
-        assert!(scan::members(text).is_none(), "{text:?}");
+        assert!(scan::members(text.as_bytes()).is_none(), "{text:?}");
         assert!(serde_json::from_str::<serde::de::IgnoredAny>(text).is_err());
     }
 }
@@ -171,7 +172,7 @@ fn mutated_messages_agree_with_serde() {
         total += 1;
         answered += usize::from(agrees(text));
         if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
-            assert!(scan::members(text).is_none(), "{text:?}");
+            assert!(scan::members(text.as_bytes()).is_none(), "{text:?}");
         }
     }
     // Most single edits break the JSON; the rest must mostly take the fast path.
@@ -253,7 +254,7 @@ fn payloads_are_the_exact_value_text_without_surrounding_blanks() {
 
 #[test]
 fn the_word_at_a_time_string_search_finds_the_first_stop_byte() {
-    let is_stop = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
+    let is_stop = |b: u8| b < 0x20 || b == b'"' || b == b'\\' || b >= 0x80;
     let mut state = 0x2545_F491_4F6C_DD1Du64;
     for len in 0..40 {
         for _ in 0..200 {
@@ -275,5 +276,45 @@ fn the_word_at_a_time_string_search_finds_the_first_stop_byte() {
             let want = bytes.iter().position(|&b| is_stop(b));
             assert_eq!(scan::find_string_stop(&bytes), want, "{bytes:?}");
         }
+    }
+}
+
+#[test]
+fn utf8_is_checked_inside_strings_and_nothing_else_passes() {
+    // Valid non-ASCII text (2, 3 and 4 byte characters, long runs) takes the fast path.
+    for text in [
+        "{\"jsonrpc\":\"2.0\",\"id\":\"\u{e9}\",\"method\":\"x\",\"params\":{\"t\":\"caf\u{e9} \u{65e5}\u{672c}\u{8a9e}\u{1f600}\"}}",
+        &format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"t\":\"{}\"}}}}", "\u{65e5}\u{672c}".repeat(50)),
+    ] {
+        assert!(agrees(text), "{text:?}");
+    }
+    // Invalid UTF-8 in a string or around the grammar: the scanner never answers, and the
+    // decoder gives the same parse error as for any other frame that is not UTF-8.
+    let prefix = br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"t":""#;
+    let bad: [&[u8]; 8] = [
+        b"\x80",             // a lone continuation byte
+        b"\xc3",             // a truncated 2-byte character
+        b"\xc0\xaf",         // an overlong encoding
+        b"\xed\xa0\x80",     // a surrogate
+        b"\xf4\x90\x80\x80", // past U+10FFFF
+        b"\xe6\x97",         // a truncated 3-byte character
+        b"\xff",
+        b"a\xe6\x97\xa5\xe6", // valid then truncated in one run
+    ];
+    for b in bad {
+        let mut frame = prefix.to_vec();
+        frame.extend_from_slice(b);
+        frame.extend_from_slice(br#""}}"#);
+        assert!(scan::members(&frame).is_none(), "{frame:?}");
+        let err = decode(&Bytes::from(frame)).unwrap_err();
+        assert_eq!(err, DecodeError::parse("frame is not UTF-8"));
+    }
+    // Outside strings a non-ASCII byte is never grammar.
+    for frame in [
+        &b"{\"id\":1\xc3\xa9}"[..],
+        b"\xef\xbb\xbf{}",
+        b"{} \xc2\xa0",
+    ] {
+        assert!(scan::members(frame).is_none(), "{frame:?}");
     }
 }
