@@ -6,28 +6,17 @@
 //! Needs the peers of scripts/install-peers (`source .ci-cache/env`): skipped locally without
 //! them, a failure under `CI`.
 
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
-
-use serde_json::Value;
-
 #[path = "../../../tests/interop/harness.rs"]
 #[allow(dead_code)] // `finish` is for tests that read a child's stdout.
 mod harness;
 use harness::peers_ready;
 
-/// One scenario at a time: the machine is shared, and the suite's mocks are not the subject.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-/// Longest one scenario run may take (the suite's own client timeout is 30 s).
-const RUN_LIMIT: Duration = Duration::from_secs(90);
+#[path = "support/conformance_suite.rs"]
+mod conformance_suite;
+use conformance_suite::{our_client, run_and_judge, SuiteRun};
 
 fn run_scenario(scenario: &str, expected: &[&str]) {
-    let command = format!("{} conformance-client", env!("CARGO_BIN_EXE_mcp-sansio"));
-    run_command(scenario, &command, expected);
+    run_command(scenario, &our_client(), expected);
 }
 
 /// Runs `command` (the suite appends the mock server's URL) for `scenario`.
@@ -35,87 +24,13 @@ fn run_command(scenario: &str, command: &str, expected: &[&str]) {
     if !peers_ready() {
         return;
     }
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let node = std::env::var("MCP_NODE22").expect("MCP_NODE22");
-    let suite = std::env::var("MCP_CONFORMANCE").expect("MCP_CONFORMANCE");
-    let out = std::env::temp_dir().join(format!(
-        "mcp-sansio-conformance-auth-{}-{}",
-        std::process::id(),
-        scenario.replace('/', "-")
-    ));
-    let _ = std::fs::remove_dir_all(&out);
-    let preload =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/listen_loopback.cjs");
-    let mut child = Command::new(node)
-        .arg(suite)
-        .args(["client", "--command", command, "--scenario", scenario, "-o"])
-        .arg(&out)
-        .env("NODE_OPTIONS", format!("--require {}", preload.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .expect("spawn the conformance suite");
-    let group = child.id();
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break Some(status);
-        }
-        if started.elapsed() > RUN_LIMIT {
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
+    let run = SuiteRun {
+        suite_var: "MCP_CONFORMANCE",
+        scenario,
+        command,
+        extra_args: &[],
     };
-    // The suite leaves grandchildren on timeout: end the whole group, by its id. The `--` is
-    // load-bearing: procps-ng 4.0's kill reads `-KILL -<pgid>` as `kill(-1, SIGKILL)`, which
-    // kills every process the user may signal (it took down the machine's process supervisor).
-    let _ = Command::new("kill")
-        .args(["-s", "KILL", "--", &format!("-{group}")])
-        .stderr(Stdio::null())
-        .status();
-    let output = child.wait_with_output().expect("collect output");
-    let log = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(status.is_some(), "{scenario}: timed out\n{log}");
-    let checks = read_checks(&out.join("auth"), scenario);
-    let _ = std::fs::remove_dir_all(&out);
-    for check in &checks {
-        let status = check["status"].as_str().unwrap_or("");
-        assert!(
-            !matches!(status, "FAILURE" | "WARNING"),
-            "{scenario}: {check}\n{log}"
-        );
-    }
-    for id in expected {
-        let found = checks
-            .iter()
-            .any(|c| c["id"] == *id && c["status"] == "SUCCESS");
-        assert!(found, "{scenario}: no SUCCESS check `{id}`\n{log}");
-    }
-    assert!(
-        status.unwrap().success(),
-        "{scenario}: the suite failed\n{log}"
-    );
-}
-
-/// The checks of the single run under `out` (`<scenario>-<timestamp>/checks.json`).
-fn read_checks(out: &Path, scenario: &str) -> Vec<Value> {
-    let runs: Vec<PathBuf> = std::fs::read_dir(out)
-        .unwrap_or_else(|e| panic!("{scenario}: no results in {}: {e}", out.display()))
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    assert_eq!(runs.len(), 1, "{scenario}: {runs:?}");
-    let text = std::fs::read_to_string(runs[0].join("checks.json")).expect("checks.json");
-    match serde_json::from_str(&text).expect("checks.json is JSON") {
-        Value::Array(checks) => checks,
-        other => panic!("{scenario}: checks.json is not an array: {other}"),
-    }
+    run_and_judge(&run, expected);
 }
 
 /// The checks of every authorization-code scenario with dynamic registration.
