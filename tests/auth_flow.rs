@@ -692,3 +692,87 @@ fn misuse_is_an_error_not_a_panic() {
         .handle_challenge(now, &unauthorized(None), &[0; 48])
         .is_err());
 }
+
+#[test]
+fn metadata_naming_another_issuer_is_refused_before_registration() {
+    let mut world = World::new();
+    world.serve(
+        &format!("{AS}/.well-known/oauth-authorization-server"),
+        &as_meta("http://127.0.0.1:7666", ""),
+    );
+    let (flow, events) = run(
+        &mut world,
+        AuthConfig::new(SERVER, REDIRECT),
+        unauthorized(None),
+    );
+    assert!(
+        matches!(failure(&events), Some(AuthError::BadMetadata(m)) if m.contains("7666")),
+        "{events:?}"
+    );
+    // Nothing of the mismatched metadata was used: no registration, no authorization.
+    assert!(!world.log.iter().any(|u| u.ends_with("/register")));
+    assert!(world.authorizations.is_empty());
+    assert!(flow.access_token(Instant::now()).is_none());
+}
+
+#[test]
+fn a_401_rediscovers_and_a_moved_resource_registers_with_the_new_server() {
+    const NEW_AS: &str = "http://127.0.0.1:7002";
+    let mut world = World::new();
+    world.expires_in = 3600;
+    let now = Instant::now();
+    let mut flow = AuthFlow::new(AuthConfig::new(SERVER, REDIRECT));
+    flow.handle_challenge(now, &unauthorized(None), &[7; 48])
+        .expect("challenge");
+    assert!(authorized(&world.drive(&mut flow, now)));
+
+    // The same server again: rediscovered, then its refresh token is used; no second
+    // registration, no new authorization.
+    let before = world.log.len();
+    flow.handle_challenge(now, &unauthorized(None), &[8; 48])
+        .expect("challenge");
+    assert!(authorized(&world.drive(&mut flow, now)));
+    let again: Vec<_> = world.log[before..].to_vec();
+    assert!(
+        !again.iter().any(|u| u.ends_with("/register")),
+        "re-registered with the same server: {again:?}"
+    );
+    assert_eq!(world.authorizations.len(), 1);
+    let refresh = world.token_requests.last().expect("token request");
+    assert_eq!(
+        form_field(&refresh.body, "grant_type").as_deref(),
+        Some("refresh_token")
+    );
+
+    // The resource moves to another authorization server (SEP-2352).
+    world.serve(
+        "http://127.0.0.1:7000/.well-known/oauth-protected-resource/mcp",
+        &prm(SERVER, None).replace(AS, NEW_AS),
+    );
+    world.serve(
+        &format!("{NEW_AS}/.well-known/oauth-authorization-server"),
+        &as_meta(NEW_AS, "").replace(&format!("{AS}/"), &format!("{NEW_AS}/")),
+    );
+    world.docs.insert(
+        format!("{NEW_AS}/register"),
+        (
+            201,
+            r#"{"client_id":"dyn-new","token_endpoint_auth_method":"none"}"#.into(),
+        ),
+    );
+    let before = world.log.len();
+    flow.handle_challenge(now, &unauthorized(None), &[9; 48])
+        .expect("challenge");
+    let events = world.drive(&mut flow, now);
+    assert!(authorized(&events), "{events:?}");
+    let moved: Vec<_> = world.log[before..].to_vec();
+    assert!(
+        moved.contains(&format!("{NEW_AS}/register")),
+        "no registration at the new server: {moved:?}"
+    );
+    assert_eq!(flow.client().map(|c| c.client_id.as_str()), Some("dyn-new"));
+    let last = world.authorizations.last().expect("authorized");
+    assert_eq!(query_param(last, "client_id").as_deref(), Some("dyn-new"));
+    // The old server's refresh token went nowhere: the new one got an authorization code.
+    assert!(!moved.contains(&format!("{AS}/token")), "{moved:?}");
+}

@@ -8,7 +8,7 @@ use mcp_sansio::auth::encoding::{
     base64_standard, base64_standard_decode, base64url, base64url_decode, percent_decode,
     percent_encode, sha256,
 };
-use mcp_sansio::auth::request::{registration_request, RegistrationParams};
+use mcp_sansio::auth::request::{application_type, registration_request, RegistrationParams};
 use mcp_sansio::auth::url::{query_param, resource_covers};
 use mcp_sansio::auth::*;
 
@@ -340,6 +340,30 @@ fn registration_request_is_rfc7591_json() {
     assert_eq!(doc["grant_types"][0], "authorization_code");
     assert_eq!(doc["response_types"][0], "code");
     assert_eq!(doc["scope"], "a");
+    // SEP-837: a loopback redirect registers a native application.
+    assert_eq!(doc["application_type"], "native");
+}
+
+#[test]
+fn application_type_follows_the_redirect_uri() {
+    for native in [
+        "http://localhost:3000/callback",
+        "http://LOCALHOST/cb",
+        "http://127.0.0.1:8080/cb",
+        "http://[::1]:9/cb",
+        "com.example.app:/oauth",
+        "myapp://callback",
+    ] {
+        assert_eq!(application_type(native), "native", "{native}");
+    }
+    for web in [
+        "https://app.example.com/callback",
+        "https://localhost.example.com/cb",
+        "http://127.0.0.1.example.com/cb",
+        "https://user@host.example/cb",
+    ] {
+        assert_eq!(application_type(web), "web", "{web}");
+    }
 }
 
 #[test]

@@ -69,10 +69,15 @@ pub struct AuthFlow {
     scope: Option<String>,
     resource_metadata: Option<ProtectedResourceMetadata>,
     server_metadata: Option<AuthorizationServerMetadata>,
+    /// The issuer the awaited authorization server metadata must name (RFC 8414 §3.3): the
+    /// one its well-known URL was built from; `None` on the 2025-03-26 root fallback.
+    metadata_issuer: Option<String>,
     resource: Option<String>,
     client: Option<ClientCredentials>,
     token: Option<Token>,
     pending_refresh: Option<Secret>,
+    /// The refresh token to use once a 401's rediscovery finds the same authorization server.
+    refresh_after_discovery: Option<Secret>,
     authorizations: u32,
     entropy: [u8; 48],
     unix_time: u64,
@@ -93,10 +98,12 @@ impl AuthFlow {
             scope: None,
             resource_metadata: None,
             server_metadata: None,
+            metadata_issuer: None,
             resource: None,
             client: None,
             token: None,
             pending_refresh: None,
+            refresh_after_discovery: None,
             authorizations: 0,
             entropy: [0; 48],
             unix_time: 0,
@@ -135,15 +142,11 @@ impl AuthFlow {
                 let challenge = challenge.unwrap_or_default();
                 self.challenge_scope = challenge.scope.clone();
                 self.token = None;
-                match refresh {
-                    Some(refresh) if self.server_metadata.is_some() => {
-                        self.start_refresh(&refresh);
-                    }
-                    _ if self.server_metadata.is_some() && self.client.is_some() => {
-                        self.authorize(now);
-                    }
-                    _ => self.start_discovery(challenge.resource_metadata.as_deref()),
-                }
+                // Discover again first: the resource may have moved to another authorization
+                // server (SEP-2352), whose client and tokens must not be reused; the same
+                // server keeps its registered client and refreshes if it can.
+                self.refresh_after_discovery = refresh.filter(|_| self.server_metadata.is_some());
+                self.start_discovery(challenge.resource_metadata.as_deref());
                 Ok(())
             }
             403 => {
@@ -199,7 +202,17 @@ impl AuthFlow {
             Phase::ResourceMetadata { urls, next } => self.next_resource_metadata(urls, next + 1),
             Phase::ServerMetadata { .. } if ok => {
                 match AuthorizationServerMetadata::parse(&response.body) {
-                    Ok(meta) => self.on_server_metadata(now, meta),
+                    Ok(meta) => match &self.metadata_issuer {
+                        // Metadata naming another issuer could steer tokens elsewhere.
+                        Some(expected) if *expected != meta.issuer => {
+                            let error = AuthError::BadMetadata(format!(
+                                "authorization server metadata names issuer {}, not {expected}",
+                                meta.issuer
+                            ));
+                            self.fail(error);
+                        }
+                        _ => self.on_server_metadata(now, meta),
+                    },
                     Err(e) => self.fail(e),
                 }
             }
@@ -399,6 +412,7 @@ impl AuthFlow {
         match legacy_metadata_url(&self.config.server_url) {
             Some((url, origin)) => {
                 self.resource = HttpUrl::parse(&self.config.server_url).map(|u| u.canonical());
+                self.metadata_issuer = None;
                 self.phase = Phase::ServerMetadata {
                     urls: vec![url.clone()],
                     next: 0,
@@ -423,6 +437,7 @@ impl AuthFlow {
         }
         self.resource = Some(meta.resource.clone());
         let urls = authorization_server_metadata_urls(&meta.authorization_servers[0]);
+        self.metadata_issuer = Some(meta.authorization_servers[0].clone());
         self.resource_metadata = Some(meta);
         if urls.is_empty() {
             return self.fail(AuthError::BadMetadata(
@@ -474,8 +489,18 @@ impl AuthFlow {
             .filter(|_| meta.client_id_metadata_document_supported == Some(true));
         let registration_endpoint = meta.registration_endpoint.clone();
         let method = choose_auth_method(meta.token_endpoint_auth_methods_supported.as_deref());
+        let same_server = self
+            .server_metadata
+            .as_ref()
+            .is_some_and(|known| known.issuer == meta.issuer);
         self.server_metadata = Some(meta);
-        if let Some(client) = self.config.pre_registered.clone() {
+        let refresh = self.refresh_after_discovery.take();
+        if same_server && self.client.is_some() {
+            // Rediscovered the authorization server we registered with: keep the client.
+            if let Some(refresh) = refresh {
+                return self.start_refresh(&refresh);
+            }
+        } else if let Some(client) = self.config.pre_registered.clone() {
             self.client = Some(client);
             self.events
                 .push_back(AuthEvent::Registered(Registration::PreRegistered));

@@ -326,6 +326,7 @@ pub fn registration_request(endpoint: &str, p: &RegistrationParams<'_>) -> HttpR
         "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"],
         "token_endpoint_auth_method": p.auth_method.as_str(),
+        "application_type": application_type(p.redirect_uri),
     });
     if let (Some(scope), Some(map)) = (p.scope, doc.as_object_mut()) {
         map.insert("scope".into(), scope.into());
@@ -338,6 +339,35 @@ pub fn registration_request(endpoint: &str, p: &RegistrationParams<'_>) -> HttpR
             ("accept", "application/json".to_owned()),
         ],
         body: doc.to_string().into_bytes(),
+    }
+}
+
+/// The OpenID registration `application_type` (SEP-837 makes it required for MCP clients):
+/// `native` when the redirect comes back to this machine (a loopback host or a private-use
+/// scheme), `web` for a redirect to an ordinary web origin.
+#[must_use]
+pub fn application_type(redirect_uri: &str) -> &'static str {
+    let Some((scheme, rest)) = redirect_uri.split_once("://") else {
+        // `com.example.app:/callback`: a private-use scheme is a native app's.
+        return "native";
+    };
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return "native";
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit('@').next().unwrap_or("");
+    let host = if let Some(v6) = host_port.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        host_port.split(':').next().unwrap_or("")
+    };
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host == "::1"
+        || host.split('.').next() == Some("127") && host.split('.').count() == 4;
+    if loopback {
+        "native"
+    } else {
+        "web"
     }
 }
 

@@ -14,7 +14,7 @@ use mcp_sansio::app::client::modern::{
 use mcp_sansio::app::client::Client;
 use mcp_sansio::jsonrpc;
 use mcp_sansio::model::Implementation;
-use mcp_sansio_http::client::block_on_modern_http;
+use mcp_sansio_http::client::{block_on_modern_http, HttpClientOptions};
 use serde_json::{Map, Value};
 
 use crate::args::{ClientArgs, EraArg, TransportArg};
@@ -93,7 +93,19 @@ pub(crate) fn run(
             Ok::<_, Failure>(path)
         })?,
         Target::Url(url) => {
-            block_on_modern_http(url, args.bearer_token.clone(), timeout, |mut wire| {
+            // OAuth on this path only with `--era modern`: an `auto` probe answered 401 goes
+            // down the `initialize` path, which authorizes, so a run performs one flow.
+            let authorization = if args.era == EraArg::Modern {
+                crate::client_auth::authorization(&args.oauth, url, args.bearer_token.is_some())?
+            } else {
+                None
+            };
+            let options = HttpClientOptions {
+                bearer_token: args.bearer_token.clone(),
+                authorization,
+                ..HttpClientOptions::default()
+            };
+            block_on_modern_http(url, &options, timeout, |mut wire| {
                 let client = &mut client;
                 let planned = &planned;
                 async move {

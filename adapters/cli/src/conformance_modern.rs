@@ -8,7 +8,7 @@ use std::time::Duration;
 use mcp_sansio::app::client::modern::{ModernClient, ModernError};
 use mcp_sansio::app::client::Client;
 use mcp_sansio::model::Implementation;
-use mcp_sansio_http::client::{block_on_modern_http, ModernHttpTransport};
+use mcp_sansio_http::client::{block_on_modern_http, HttpClientOptions, ModernHttpTransport};
 use serde_json::{json, Map, Value};
 
 use crate::Failure;
@@ -29,17 +29,28 @@ pub(crate) const SCENARIOS: [&str; 7] = [
 
 /// Runs `scenario` against the mock at `url`.
 pub(crate) fn run(url: &str, scenario: &str) -> Result<(), Failure> {
-    if !SCENARIOS.contains(&scenario) {
+    let auth = scenario.starts_with("auth/");
+    if !SCENARIOS.contains(&scenario) && !auth {
         return Err(Failure::Failed(format!(
-            "2026-07-28 scenario `{scenario}` is not supported (known: {})",
+            "2026-07-28 scenario `{scenario}` is not supported (known: {}, auth/*)",
             SCENARIOS.join(", ")
         )));
     }
+    // The OAuth settings are those of the 0.1.16 scenarios; later ones get the defaults.
+    let authorization = if auth {
+        Some(crate::conformance_auth::authorization(scenario, url)?)
+    } else {
+        None
+    };
+    let options = HttpClientOptions {
+        authorization,
+        ..HttpClientOptions::default()
+    };
     let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")))
         .elicitation_with_defaults();
     let mut client = ModernClient::new(&builder);
     let context = std::env::var("MCP_CONFORMANCE_CONTEXT").ok();
-    let outcome = block_on_modern_http(url, None, TIMEOUT, |mut wire| {
+    let outcome = block_on_modern_http(url, &options, TIMEOUT, |mut wire| {
         let client = &mut client;
         async move { steps(client, &mut wire, scenario, context.as_deref()).await }
     })
@@ -75,6 +86,10 @@ async fn steps(
         }
         "tools_call" => {
             call_listed(client, wire, "add_numbers", json!({"a": 5, "b": 3})).await?;
+        }
+        // The auth scenarios' mock server has one tool; every request carries the token.
+        auth if auth.starts_with("auth/") => {
+            call_listed(client, wire, "test-tool", json!({})).await?;
         }
         "sep-2322-client-request-state" => {
             for tool in [

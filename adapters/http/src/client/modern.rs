@@ -1,6 +1,7 @@
 //! The 2026-07-28 client over HTTP: each attempt the core builds is one POST with the core's
 //! headers; the whole response body (bounded) goes back to the core, which reads it as JSON or
-//! SSE and decides what follows. Thin: no header, retry or era decision here.
+//! SSE and decides what follows. Thin: no header, retry or era decision here. With OAuth in the
+//! options, each POST goes through the shared authorizer (Bearer, 401/403 → flow → one resend).
 
 use std::future::Future;
 use std::io;
@@ -14,7 +15,10 @@ use mcp_sansio::app::client::modern::{
 };
 use smol::LocalExecutor;
 
+use super::authorize::send_authorized;
+use super::exchange::Target;
 use super::pool::Pool;
+use super::HttpClientOptions;
 
 /// The largest response body read for one attempt.
 pub const MAX_MODERN_BODY: usize = 16 * 1024 * 1024;
@@ -22,17 +26,17 @@ pub const MAX_MODERN_BODY: usize = 16 * 1024 * 1024;
 /// Sends 2026-07-28 requests to one Streamable HTTP endpoint.
 pub struct ModernHttpTransport {
     pool: Pool,
-    authority: String,
-    path: String,
-    authorization: Option<String>,
+    target: Target,
     timeout: Duration,
 }
 
 /// Runs `app` with a transport to the endpoint at `url` (`http://host:port/path`) on a
-/// single-threaded executor; `timeout` bounds each attempt, `bearer_token` goes on every POST.
+/// single-threaded executor; `timeout` bounds each attempt. Of `options`, the static
+/// `bearer_token` or the OAuth `authorization` applies to every POST (the rest is for the
+/// stateful transport).
 pub fn block_on_modern_http<F, Fut, T>(
     url: &str,
-    bearer_token: Option<String>,
+    options: &HttpClientOptions,
     timeout: Duration,
     app: F,
 ) -> io::Result<T>
@@ -69,9 +73,7 @@ where
     let executor = Rc::new(LocalExecutor::new());
     let transport = ModernHttpTransport {
         pool: Pool::new(addr, 8, executor.clone()),
-        authority: authority.as_str().to_owned(),
-        path,
-        authorization: bearer_token.map(|t| format!("Bearer {t}")),
+        target: Target::new(authority.as_str().to_owned(), path, options),
         timeout,
     };
     Ok(smol::block_on(executor.run(app(transport))))
@@ -85,26 +87,24 @@ impl ModernHttpTransport {
 
     /// One POST; the status, content type and whole body.
     async fn post(&self, request: &ModernRequest) -> Result<(u16, Option<String>, Bytes), String> {
-        let mut builder = hyper::Request::builder()
-            .method(hyper::Method::POST)
-            .uri(self.path.as_str())
-            .header(hyper::header::HOST, self.authority.as_str())
-            .header(hyper::header::CONTENT_TYPE, "application/json")
-            .header(hyper::header::ACCEPT, "application/json, text/event-stream");
-        for (name, value) in &request.headers {
-            builder = builder.header(name.as_str(), value.as_str());
-        }
-        if let Some(auth) = &self.authorization {
-            builder = builder.header(hyper::header::AUTHORIZATION, auth.as_str());
-        }
-        let http_request = builder
-            .body(Full::new(Bytes::from(request.body.clone())))
-            .map_err(|e| format!("invalid request: {e}"))?;
-        let mut sender = self.pool.checkout().await?;
-        let response = sender
-            .send_request(http_request)
-            .await
-            .map_err(|e| format!("request failed: {e}"))?;
+        let make = |authorization: Option<&str>| {
+            let mut builder = hyper::Request::builder()
+                .method(hyper::Method::POST)
+                .uri(self.target.path.as_str())
+                .header(hyper::header::HOST, self.target.authority.as_str())
+                .header(hyper::header::CONTENT_TYPE, "application/json")
+                .header(hyper::header::ACCEPT, "application/json, text/event-stream");
+            for (name, value) in &request.headers {
+                builder = builder.header(name.as_str(), value.as_str());
+            }
+            if let Some(auth) = authorization {
+                builder = builder.header(hyper::header::AUTHORIZATION, auth);
+            }
+            builder
+                .body(Full::new(Bytes::from(request.body.clone())))
+                .map_err(|e| format!("invalid request: {e}"))
+        };
+        let (sender, response) = send_authorized(&self.pool, &self.target, make).await?;
         let (parts, body) = response.into_parts();
         let content_type = parts
             .headers
