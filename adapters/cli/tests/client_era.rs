@@ -160,13 +160,34 @@ fn the_probe_falls_back_on_the_ts_sdk_server() {
 }
 
 #[test]
-fn the_probe_falls_back_on_the_python_sdk_server_after_a_timeout() {
+fn the_python_sdk_stdio_server_is_found_modern() {
+    if !peers_ready() {
+        return;
+    }
+    // The Python SDK (2.3) answers `server/discover` over stdio too: no fallback.
+    let python = std::env::var("MCP_PYTHON").expect("MCP_PYTHON");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/interop/py/sdk_server.py");
+    let script = script.to_string_lossy().into_owned();
+    let out = client(
+        &["--stdio"],
+        &["tools", "call", "add", "--args", r#"{"a":2,"b":3}"#],
+        &[&python, &script],
+    );
+    let (json, stderr) = answer(&out);
+    assert!(stderr.contains("detected era: 2026-07-28"), "{stderr}");
+    assert!(!stderr.contains("era probe:"), "{stderr}");
+    assert_eq!(first_text(&json), "5", "{json}");
+}
+
+#[test]
+fn the_probe_falls_back_after_a_timeout_on_a_server_silent_before_initialize() {
     if !peers_ready() {
         return;
     }
     let python = std::env::var("MCP_PYTHON").expect("MCP_PYTHON");
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/interop/py/sdk_server.py");
+        .join("../../tests/interop/py/quiet_until_initialize.py");
     let script = script.to_string_lossy().into_owned();
     let out = client(
         &["--stdio"],
