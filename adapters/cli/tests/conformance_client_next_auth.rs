@@ -30,122 +30,81 @@ fn run_scenario(scenario: &str, expected: &[&str]) {
     run_and_judge(&run, expected);
 }
 
+/// The checks of a completed authorization-code flow (discovery, PKCE, token, Bearer).
+const CODE_FLOW: [&str; 9] = [
+    "prm-pathbased-requested",
+    "authorization-server-metadata",
+    "authorization-request",
+    "pkce-code-challenge-sent",
+    "pkce-s256-method-used",
+    "token-request",
+    "pkce-code-verifier-sent",
+    "pkce-verifier-matches-challenge",
+    "valid-bearer-token",
+];
+
+/// The checks of dynamic registration at 2026-07-28 (SEP-837 `application_type` included).
+const REGISTRATION: [&str; 2] = ["client-registration", "sep-837-application-type-present"];
+
+/// The checks up to the authorization request, for scenarios that must stop there (an `iss`
+/// to refuse).
+const UP_TO_AUTHORIZATION: [&str; 7] = [
+    "prm-pathbased-requested",
+    "authorization-server-metadata",
+    "client-registration",
+    "sep-837-application-type-present",
+    "authorization-request",
+    "pkce-code-challenge-sent",
+    "pkce-s256-method-used",
+];
+
+/// The RFC 8707 `resource` checks of the metadata and token-endpoint scenarios.
+const RESOURCE_PARAMETER: [&str; 5] = [
+    "resource-parameter-in-authorization",
+    "resource-parameter-in-token",
+    "resource-parameter-valid-uri",
+    "resource-parameter-consistency",
+    "resource-parameter-matches-prm",
+];
+
+/// A completed flow with dynamic registration, then `extra`.
+fn registered_flow(extra: &[&'static str]) -> Vec<&'static str> {
+    with(&with(&CODE_FLOW, &REGISTRATION), extra)
+}
+
+/// `base` followed by `extra`.
+fn with(base: &[&'static str], extra: &[&'static str]) -> Vec<&'static str> {
+    base.iter().chain(extra).copied().collect()
+}
+
 #[test]
 fn metadata_default() {
     run_scenario(
         "auth/metadata-default",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "valid-bearer-token",
-            "resource-parameter-in-authorization",
-            "resource-parameter-in-token",
-            "resource-parameter-valid-uri",
-            "resource-parameter-consistency",
-            "resource-parameter-matches-prm",
-        ],
+        &registered_flow(&RESOURCE_PARAMETER),
     );
 }
 
 #[test]
 fn metadata_var1() {
-    run_scenario(
-        "auth/metadata-var1",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "valid-bearer-token",
-            "resource-parameter-in-authorization",
-            "resource-parameter-in-token",
-            "resource-parameter-valid-uri",
-            "resource-parameter-consistency",
-            "resource-parameter-matches-prm",
-        ],
-    );
+    run_scenario("auth/metadata-var1", &registered_flow(&RESOURCE_PARAMETER));
 }
 
 #[test]
 fn metadata_var2() {
-    run_scenario(
-        "auth/metadata-var2",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "valid-bearer-token",
-            "resource-parameter-in-authorization",
-            "resource-parameter-in-token",
-            "resource-parameter-valid-uri",
-            "resource-parameter-consistency",
-            "resource-parameter-matches-prm",
-        ],
-    );
+    run_scenario("auth/metadata-var2", &registered_flow(&RESOURCE_PARAMETER));
 }
 
 #[test]
 fn metadata_var3() {
-    run_scenario(
-        "auth/metadata-var3",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "valid-bearer-token",
-            "resource-parameter-in-authorization",
-            "resource-parameter-in-token",
-            "resource-parameter-valid-uri",
-            "resource-parameter-consistency",
-            "resource-parameter-matches-prm",
-        ],
-    );
+    run_scenario("auth/metadata-var3", &registered_flow(&RESOURCE_PARAMETER));
 }
 
 #[test]
 fn basic_cimd() {
     run_scenario(
         "auth/basic-cimd",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "cimd-client-id-used",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "valid-bearer-token",
-        ],
+        &with(&CODE_FLOW, &["cimd-client-id-used"]),
     );
 }
 
@@ -153,20 +112,7 @@ fn basic_cimd() {
 fn scope_from_www_authenticate() {
     run_scenario(
         "auth/scope-from-www-authenticate",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "scope-from-www-authenticate",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "valid-bearer-token",
-        ],
+        &registered_flow(&["scope-from-www-authenticate"]),
     );
 }
 
@@ -174,20 +120,7 @@ fn scope_from_www_authenticate() {
 fn scope_from_scopes_supported() {
     run_scenario(
         "auth/scope-from-scopes-supported",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "scope-from-scopes-supported",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "valid-bearer-token",
-        ],
+        &registered_flow(&["scope-from-scopes-supported"]),
     );
 }
 
@@ -195,20 +128,7 @@ fn scope_from_scopes_supported() {
 fn scope_omitted_when_undefined() {
     run_scenario(
         "auth/scope-omitted-when-undefined",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "scope-omitted-when-undefined",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "valid-bearer-token",
-        ],
+        &registered_flow(&["scope-omitted-when-undefined"]),
     );
 }
 
@@ -216,22 +136,11 @@ fn scope_omitted_when_undefined() {
 fn scope_step_up() {
     run_scenario(
         "auth/scope-step-up",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
+        &registered_flow(&[
             "scope-step-up-initial",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "valid-bearer-token",
             "scope-step-up-escalation",
             "sep-2350-scope-union-on-reauth",
-        ],
+        ]),
     );
 }
 
@@ -239,19 +148,15 @@ fn scope_step_up() {
 fn scope_retry_limit() {
     run_scenario(
         "auth/scope-retry-limit",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "scope-retry-limit",
-        ],
+        &with(
+            &UP_TO_AUTHORIZATION,
+            &[
+                "token-request",
+                "pkce-code-verifier-sent",
+                "pkce-verifier-matches-challenge",
+                "scope-retry-limit",
+            ],
+        ),
     );
 }
 
@@ -259,25 +164,10 @@ fn scope_retry_limit() {
 fn token_endpoint_auth_basic() {
     run_scenario(
         "auth/token-endpoint-auth-basic",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "token-endpoint-auth-method",
-            "valid-bearer-token",
-            "resource-parameter-in-authorization",
-            "resource-parameter-in-token",
-            "resource-parameter-valid-uri",
-            "resource-parameter-consistency",
-            "resource-parameter-matches-prm",
-        ],
+        &with(
+            &registered_flow(&RESOURCE_PARAMETER),
+            &["token-endpoint-auth-method"],
+        ),
     );
 }
 
@@ -285,25 +175,10 @@ fn token_endpoint_auth_basic() {
 fn token_endpoint_auth_post() {
     run_scenario(
         "auth/token-endpoint-auth-post",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "token-endpoint-auth-method",
-            "valid-bearer-token",
-            "resource-parameter-in-authorization",
-            "resource-parameter-in-token",
-            "resource-parameter-valid-uri",
-            "resource-parameter-consistency",
-            "resource-parameter-matches-prm",
-        ],
+        &with(
+            &registered_flow(&RESOURCE_PARAMETER),
+            &["token-endpoint-auth-method"],
+        ),
     );
 }
 
@@ -311,25 +186,10 @@ fn token_endpoint_auth_post() {
 fn token_endpoint_auth_none() {
     run_scenario(
         "auth/token-endpoint-auth-none",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "token-endpoint-auth-method",
-            "valid-bearer-token",
-            "resource-parameter-in-authorization",
-            "resource-parameter-in-token",
-            "resource-parameter-valid-uri",
-            "resource-parameter-consistency",
-            "resource-parameter-matches-prm",
-        ],
+        &with(
+            &registered_flow(&RESOURCE_PARAMETER),
+            &["token-endpoint-auth-method"],
+        ),
     );
 }
 
@@ -337,18 +197,7 @@ fn token_endpoint_auth_none() {
 fn pre_registration() {
     run_scenario(
         "auth/pre-registration",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "pre-registration-auth",
-            "valid-bearer-token",
-        ],
+        &with(&CODE_FLOW, &["pre-registration-auth"]),
     );
 }
 
@@ -364,18 +213,7 @@ fn resource_mismatch() {
 fn offline_access_scope() {
     run_scenario(
         "auth/offline-access-scope",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "sep-2207-offline-access-requested",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "valid-bearer-token",
-        ],
+        &with(&CODE_FLOW, &["sep-2207-offline-access-requested"]),
     );
 }
 
@@ -383,20 +221,7 @@ fn offline_access_scope() {
 fn offline_access_not_supported() {
     run_scenario(
         "auth/offline-access-not-supported",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "sep-2207-offline-access-not-requested",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "valid-bearer-token",
-        ],
+        &registered_flow(&["sep-2207-offline-access-not-requested"]),
     );
 }
 
@@ -404,22 +229,11 @@ fn offline_access_not_supported() {
 fn authorization_server_migration() {
     run_scenario(
         "auth/authorization-server-migration",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "valid-bearer-token",
+        &registered_flow(&[
             "sep-2352-reregister-on-as-change",
             "sep-2352-no-reuse-on-as-change",
             "sep-2352-no-cross-as-credential-reuse",
-        ],
+        ]),
     );
 }
 
@@ -427,20 +241,7 @@ fn authorization_server_migration() {
 fn iss_supported() {
     run_scenario(
         "auth/iss-supported",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "valid-bearer-token",
-            "sep-2468-client-compare-iss-supported",
-        ],
+        &registered_flow(&["sep-2468-client-compare-iss-supported"]),
     );
 }
 
@@ -448,20 +249,7 @@ fn iss_supported() {
 fn iss_not_advertised() {
     run_scenario(
         "auth/iss-not-advertised",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "token-request",
-            "pkce-code-verifier-sent",
-            "pkce-verifier-matches-challenge",
-            "valid-bearer-token",
-            "sep-2468-client-proceed-no-iss",
-        ],
+        &registered_flow(&["sep-2468-client-proceed-no-iss"]),
     );
 }
 
@@ -469,16 +257,10 @@ fn iss_not_advertised() {
 fn iss_supported_missing() {
     run_scenario(
         "auth/iss-supported-missing",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "sep-2468-client-reject-missing-iss",
-        ],
+        &with(
+            &UP_TO_AUTHORIZATION,
+            &["sep-2468-client-reject-missing-iss"],
+        ),
     );
 }
 
@@ -486,16 +268,10 @@ fn iss_supported_missing() {
 fn iss_wrong_issuer() {
     run_scenario(
         "auth/iss-wrong-issuer",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "sep-2468-client-compare-iss-supported",
-        ],
+        &with(
+            &UP_TO_AUTHORIZATION,
+            &["sep-2468-client-compare-iss-supported"],
+        ),
     );
 }
 
@@ -503,16 +279,10 @@ fn iss_wrong_issuer() {
 fn iss_unexpected() {
     run_scenario(
         "auth/iss-unexpected",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "sep-2468-client-compare-iss-unadvertised",
-        ],
+        &with(
+            &UP_TO_AUTHORIZATION,
+            &["sep-2468-client-compare-iss-unadvertised"],
+        ),
     );
 }
 
@@ -520,16 +290,7 @@ fn iss_unexpected() {
 fn iss_normalized() {
     run_scenario(
         "auth/iss-normalized",
-        &[
-            "prm-pathbased-requested",
-            "authorization-server-metadata",
-            "client-registration",
-            "sep-837-application-type-present",
-            "authorization-request",
-            "pkce-code-challenge-sent",
-            "pkce-s256-method-used",
-            "sep-2468-client-no-normalization",
-        ],
+        &with(&UP_TO_AUTHORIZATION, &["sep-2468-client-no-normalization"]),
     );
 }
 
