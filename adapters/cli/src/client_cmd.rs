@@ -18,7 +18,7 @@ use crate::Failure;
 
 /// Pages followed at most when collecting a list (a server that never stops handing out
 /// cursors must not keep us forever).
-const MAX_PAGES: usize = 10_000;
+pub(crate) const MAX_PAGES: usize = 10_000;
 
 /// What the operation produced: the JSON to print, and whether it counts as a failure (a tool
 /// result with `isError: true`).
@@ -158,20 +158,59 @@ where
     F: Fn(Option<Value>) -> C,
     C: std::future::Future<Output = Result<RawJson, ClientError>>,
 {
-    let field = list_field(method);
-    let mut merged: Option<Map<String, Value>> = None;
-    let mut cursor: Option<Value> = None;
+    let mut pages = Pages::new(method, params);
     for _ in 0..MAX_PAGES {
-        let mut page_params = match params.clone() {
+        let raw = call(pages.next_params())
+            .await
+            .map_err(|e| describe(method, &e))?;
+        let page = raw
+            .to_value()
+            .map_err(|_| format!("{method}: the result is not a JSON object"))?;
+        if let Some(all) = pages.absorb(page)? {
+            return Ok(all);
+        }
+    }
+    Err(pages.too_many())
+}
+
+/// The pages of one list request merged as they come (both eras' clients share it).
+pub(crate) struct Pages<'a> {
+    method: &'a str,
+    field: &'static str,
+    params: Option<Value>,
+    cursor: Option<Value>,
+    merged: Option<Map<String, Value>>,
+}
+
+impl<'a> Pages<'a> {
+    /// Pages of `method`, each requested with `params` (plus the cursor).
+    pub(crate) fn new(method: &'a str, params: Option<Value>) -> Self {
+        Pages {
+            method,
+            field: list_field(method),
+            params,
+            cursor: None,
+            merged: None,
+        }
+    }
+
+    /// The params of the next page request: the caller's, with the cursor when there is one.
+    pub(crate) fn next_params(&mut self) -> Option<Value> {
+        let mut page_params = match self.params.clone() {
             Some(Value::Object(map)) => map,
             _ => Map::new(),
         };
-        if let Some(c) = cursor.take() {
+        if let Some(c) = self.cursor.take() {
             page_params.insert("cursor".into(), c);
         }
-        let params = (!page_params.is_empty()).then_some(Value::Object(page_params));
-        let raw = call(params).await.map_err(|e| describe(method, &e))?;
-        let Ok(Value::Object(mut page)) = raw.to_value() else {
+        (!page_params.is_empty()).then_some(Value::Object(page_params))
+    }
+
+    /// Adds one page; `Some(all)` when it was the last (the first page holding every item,
+    /// no `nextCursor`).
+    pub(crate) fn absorb(&mut self, page: Value) -> Result<Option<Value>, String> {
+        let (method, field) = (self.method, self.field);
+        let Value::Object(mut page) = page else {
             return Err(format!("{method}: the result is not a JSON object"));
         };
         let next = page.remove("nextCursor").filter(|c| !c.is_null());
@@ -179,7 +218,7 @@ where
             Some(Value::Array(items)) => items,
             _ => return Err(format!("{method}: the result has no `{field}` array")),
         };
-        let all = merged.get_or_insert_with(|| {
+        let all = self.merged.get_or_insert_with(|| {
             page.insert(field.into(), Value::Array(Vec::new()));
             page
         });
@@ -187,13 +226,21 @@ where
             list.extend(items);
         }
         match next {
-            Some(next) => cursor = Some(next),
-            None => return Ok(Value::Object(merged.unwrap_or_default())),
+            Some(next) => {
+                self.cursor = Some(next);
+                Ok(None)
+            }
+            None => Ok(Some(Value::Object(self.merged.take().unwrap_or_default()))),
         }
     }
-    Err(format!(
-        "{method}: the server kept returning nextCursor past {MAX_PAGES} pages"
-    ))
+
+    /// The error when the server never stops paging.
+    pub(crate) fn too_many(&self) -> String {
+        format!(
+            "{}: the server kept returning nextCursor past {MAX_PAGES} pages",
+            self.method
+        )
+    }
 }
 
 /// The array field of a list method's result.

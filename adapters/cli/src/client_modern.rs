@@ -18,7 +18,7 @@ use mcp_sansio_http::client::{block_on_modern_http, HttpClientOptions};
 use serde_json::{Map, Value};
 
 use crate::args::{ClientArgs, EraArg, TransportArg};
-use crate::client_cmd::{conclude, Answer};
+use crate::client_cmd::{conclude, Answer, Pages, MAX_PAGES};
 use crate::modern_stdio::ModernStdio;
 use crate::request::PlannedRequest;
 use crate::Failure;
@@ -26,9 +26,6 @@ use crate::Failure;
 /// The probe waits at most this long (capped by `--timeout`): a handshake-era server may
 /// ignore a request that comes before `initialize`.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
-
-/// Pages followed at most when collecting a list.
-const MAX_PAGES: usize = 10_000;
 
 /// Where the server is.
 pub(crate) enum Target<'a> {
@@ -235,43 +232,15 @@ async fn collect_pages<T: ModernTransport>(
     method: &str,
     params: Option<Value>,
 ) -> Result<Value, String> {
-    let field = crate::client_cmd::list_field(method);
-    let mut merged: Option<Map<String, Value>> = None;
-    let mut cursor: Option<Value> = None;
+    let mut pages = Pages::new(method, params);
     for _ in 0..MAX_PAGES {
-        let mut page_params = match params.clone() {
-            Some(Value::Object(map)) => map,
-            _ => Map::new(),
-        };
-        if let Some(c) = cursor.take() {
-            page_params.insert("cursor".into(), c);
-        }
-        let params = (!page_params.is_empty()).then_some(Value::Object(page_params));
         let page = client
-            .request(wire, method, params)
+            .request(wire, method, pages.next_params())
             .await
             .map_err(|e| format!("{method}: {e}"))?;
-        let Value::Object(mut page) = page else {
-            return Err(format!("{method}: the result is not a JSON object"));
-        };
-        let next = page.remove("nextCursor").filter(|c| !c.is_null());
-        let items = match page.remove(field) {
-            Some(Value::Array(items)) => items,
-            _ => return Err(format!("{method}: the result has no `{field}` array")),
-        };
-        let all = merged.get_or_insert_with(|| {
-            page.insert(field.into(), Value::Array(Vec::new()));
-            page
-        });
-        if let Some(Value::Array(list)) = all.get_mut(field) {
-            list.extend(items);
-        }
-        match next {
-            Some(next) => cursor = Some(next),
-            None => return Ok(Value::Object(merged.unwrap_or_default())),
+        if let Some(all) = pages.absorb(page)? {
+            return Ok(all);
         }
     }
-    Err(format!(
-        "{method}: the server kept returning nextCursor past {MAX_PAGES} pages"
-    ))
+    Err(pages.too_many())
 }
