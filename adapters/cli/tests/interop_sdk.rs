@@ -87,15 +87,22 @@ fn python_sdk_client_passes_against_our_stdio_server() {
     run_client(&python, "py/fixture_client.py");
 }
 
-/// Runs a fixture client in HTTP mode against `mcp-sansio serve --http` on a loopback port.
-fn run_http_client(program: &Path, script: &str) {
+/// Runs a fixture client with `flag URL` against `mcp-sansio serve --http` on a loopback port
+/// (`url_of` picks the Streamable or the legacy URL) and returns its output once every check
+/// it ran passed.
+fn run_over_http(
+    program: &Path,
+    script: &str,
+    flag: &str,
+    url_of: fn(&HttpFixture) -> &str,
+) -> String {
     let _serial = SERIAL
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let server = HttpFixture::start(&[("MCP_SANSIO_PAGE_SIZE", PAGE_SIZE)]);
     let child = Command::new(program)
         .arg(interop_dir().join(script))
-        .args(["--url", &server.url])
+        .args([flag, url_of(&server)])
         .env("MCP_SANSIO_PAGE_SIZE", PAGE_SIZE)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -104,7 +111,13 @@ fn run_http_client(program: &Path, script: &str) {
     let (success, output) = finish(child, RUN_LIMIT);
     let summary = output.lines().last().unwrap_or("");
     let clean = summary.ends_with(" passed, 0 failed") && !summary.starts_with("0 passed");
-    assert!(success && clean, "{script} --url failed:\n{output}");
+    assert!(success && clean, "{script} {flag} failed:\n{output}");
+    output
+}
+
+/// Runs a fixture client in HTTP mode against `mcp-sansio serve --http` on a loopback port.
+fn run_http_client(program: &Path, script: &str) {
+    let output = run_over_http(program, script, "--url", |server| &server.url);
     assert!(
         output.contains("PASS sse-resume-test_reconnection"),
         "the resumption check did not run:\n{output}"
@@ -130,22 +143,7 @@ fn python_sdk_client_passes_against_our_http_server() {
 /// Runs a fixture client over the legacy HTTP+SSE transport (the TS SDK's
 /// `SSEClientTransport`, the Python SDK's `sse_client`) against `serve --http`'s `/sse`.
 fn run_sse_client(program: &Path, script: &str) {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let server = HttpFixture::start(&[("MCP_SANSIO_PAGE_SIZE", PAGE_SIZE)]);
-    let child = Command::new(program)
-        .arg(interop_dir().join(script))
-        .args(["--sse", &server.sse_url])
-        .env("MCP_SANSIO_PAGE_SIZE", PAGE_SIZE)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
-    let (success, output) = finish(child, RUN_LIMIT);
-    let summary = output.lines().last().unwrap_or("");
-    let clean = summary.ends_with(" passed, 0 failed") && !summary.starts_with("0 passed");
-    assert!(success && clean, "{script} --sse failed:\n{output}");
+    let output = run_over_http(program, script, "--sse", |server| &server.sse_url);
     for check in [
         "PASS legacy-sse-endpoint",
         "PASS tools-call-sampling",
