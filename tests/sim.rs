@@ -25,6 +25,8 @@ mod rng;
 mod stdio;
 #[path = "sim/worker.rs"]
 mod worker;
+#[path = "sim/world.rs"]
+mod world;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
@@ -190,52 +192,48 @@ fn http_client_world_holds_the_invariants_over_many_seeds() {
 /// reorders (progress out of order).
 #[test]
 fn the_checks_catch_a_broken_transport() {
-    let failures = |make: &dyn Fn(u64) -> Result<(), String>| -> Vec<String> {
-        (0..60).filter_map(|seed| make(seed).err()).collect()
+    let http = |sabotage| {
+        move |seed| {
+            let mut w = http::HttpWorld::new(seed);
+            w.sabotage = sabotage;
+            w.run().map(drop)
+        }
     };
-    let dup = failures(&|seed| {
-        let mut w = http::HttpWorld::new(seed);
-        w.sabotage = http::Sabotage::ResumeFromStart;
-        w.run().map(drop)
-    });
-    assert!(
-        dup.iter().any(|e| e.contains("duplicate")),
-        "resuming from the start went unnoticed: {dup:?}"
+    let http_client = |sabotage| {
+        move |seed| {
+            let mut w = http_client::HttpClientWorld::new(seed);
+            w.sabotage = sabotage;
+            w.run().map(drop)
+        }
+    };
+    caught(
+        "resuming from the start",
+        "duplicate",
+        http(http::Sabotage::ResumeFromStart),
     );
-    let gaps = failures(&|seed| {
-        let mut w = http::HttpWorld::new(seed);
-        w.sabotage = http::Sabotage::LoseChunks;
-        w.run().map(drop)
-    });
-    assert!(
-        gaps.iter().any(|e| e.contains("progress")),
-        "lost chunks went unnoticed: {gaps:?}"
+    caught("lost chunks", "progress", http(http::Sabotage::LoseChunks));
+    caught(
+        "the real client resuming from the start",
+        "duplicate",
+        http_client(http::Sabotage::ResumeFromStart),
     );
-    let dup = failures(&|seed| {
-        let mut w = http_client::HttpClientWorld::new(seed);
-        w.sabotage = http::Sabotage::ResumeFromStart;
-        w.run().map(drop)
-    });
-    assert!(
-        dup.iter().any(|e| e.contains("duplicate")),
-        "the real client resuming from the start went unnoticed: {dup:?}"
+    caught(
+        "chunks lost on the way to the real client",
+        "gap",
+        http_client(http::Sabotage::LoseChunks),
     );
-    let gaps = failures(&|seed| {
-        let mut w = http_client::HttpClientWorld::new(seed);
-        w.sabotage = http::Sabotage::LoseChunks;
-        w.run().map(drop)
-    });
-    assert!(
-        gaps.iter().any(|e| e.contains("gap")),
-        "chunks lost on the way to the real client went unnoticed: {gaps:?}"
-    );
-    let reordered = failures(&|seed| {
+    caught("a reordering pipe", "progress", |seed| {
         let mut w = stdio::StdioWorld::new(seed);
         w.reorder_pipe();
         w.run().map(drop)
     });
+}
+
+/// Some seed of the first 60 fails `world` with an error containing `needle`.
+fn caught(what: &str, needle: &str, world: impl Fn(u64) -> Result<(), String>) {
+    let failures: Vec<String> = (0..60).filter_map(|seed| world(seed).err()).collect();
     assert!(
-        reordered.iter().any(|e| e.contains("progress")),
-        "a reordering pipe went unnoticed: {reordered:?}"
+        failures.iter().any(|e| e.contains(needle)),
+        "{what} went unnoticed: {failures:?}"
     );
 }

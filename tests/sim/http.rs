@@ -17,20 +17,16 @@ use bytes::Bytes;
 use mcp_sansio::framing::{SseDecoder, SseItem};
 use mcp_sansio::http::event_id::EventId;
 use mcp_sansio::http::{
-    Body, Endpoint, EndpointConfig, HttpMethod, HttpRequestHead, HttpResponse, ResponseMode,
-    StreamChunk, StreamId,
+    Body, Endpoint, HttpMethod, HttpRequestHead, HttpResponse, StreamChunk, StreamId,
 };
 use mcp_sansio::jsonrpc::{self, Incoming, Message, RequestId};
-use mcp_sansio::model::{ClientCapabilities, Implementation, ProtocolVersion};
-use mcp_sansio::session::{ClientSetup, RequestOptions, Session, State};
-use mcp_sansio::Config;
+use mcp_sansio::session::{Session, State};
 use serde_json::Value;
 
 use super::check::{Ledger, Tally};
 use super::rng::Rng;
-use super::worker::{Work, Worker};
-
-const STEP_BUDGET: usize = 200_000;
+use super::worker::Worker;
+use super::world::{self, CallTimeouts, ClientSide, HttpSetup, Wire, World};
 
 /// A deliberate transport bug, to prove the checks catch one (never set in the real runs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,19 +114,14 @@ enum Arrival {
 pub struct HttpWorld {
     rng: Rng,
     now: Instant,
-    latency: Duration,
-    jitter_ms: u64,
+    wire: Wire,
     ep: Endpoint<Worker>,
-    ep_config: EndpointConfig,
-    server_config: Config,
-    idle_timeout: Duration,
+    setup: HttpSetup,
     /// Endpoint connections whose body is still being pulled, and when their last chunk lands.
     pulling: BTreeMap<StreamId, Instant>,
     net: BTreeMap<(Instant, u64), Arrival>,
     counter: u64,
     client: Session,
-    client_config: Config,
-    version: ProtocolVersion,
     sid: Option<String>,
     ledger: Ledger,
     conns: HashMap<StreamId, Conn>,
@@ -146,48 +137,17 @@ impl HttpWorld {
     pub fn new(seed: u64) -> HttpWorld {
         let mut rng = Rng::new(seed);
         let now = Instant::now();
-        let idle_timeout = Duration::from_secs(60);
-        let ep_config = EndpointConfig {
-            idle_timeout,
-            replay_budget: if rng.chance(20) { 600 } else { 1 << 20 },
-            response_mode: if rng.chance(50) {
-                ResponseMode::Auto
-            } else {
-                ResponseMode::AlwaysSse
-            },
-            ..EndpointConfig::default()
-        };
-        let server_config = Config {
-            max_inflight_inbound: 4 + rng.below(16) as usize,
-            ..Config::default()
-        };
-        let ep = endpoint(&ep_config, &server_config);
-        let versions = [
-            ProtocolVersion::V2025_03_26,
-            ProtocolVersion::V2025_06_18,
-            ProtocolVersion::V2025_11_25,
-        ];
-        let version = versions[rng.below(3) as usize];
-        let client_config = Config {
-            request_timeout: Duration::from_secs(5 + rng.below(20)),
-            max_pending_outbound: 2 + rng.below(16) as usize,
-            ..Config::default()
-        };
+        let setup = HttpSetup::draw(&mut rng, false);
         let mut world = HttpWorld {
-            latency: rng.millis(50),
-            jitter_ms: rng.below(300),
+            wire: Wire::draw(&mut rng, 300),
             rng,
             now,
-            ep,
-            ep_config,
-            server_config,
-            idle_timeout,
+            ep: setup.endpoint(),
+            client: setup.client(now),
+            setup,
             pulling: BTreeMap::new(),
             net: BTreeMap::new(),
             counter: 0,
-            client: Session::client(client_config.clone(), setup(version), now),
-            client_config,
-            version,
             sid: None,
             ledger: Ledger::default(),
             conns: HashMap::new(),
@@ -195,16 +155,8 @@ impl HttpWorld {
             buf: Vec::new(),
             sabotage: Sabotage::None,
         };
-        world.handshake();
+        world::handshake(world.client_side());
         world
-    }
-
-    fn handshake(&mut self) {
-        let id = self
-            .client
-            .initialize(self.now)
-            .expect("a new client initializes");
-        self.ledger.sent(id, None).expect("fresh ledger");
     }
 
     fn schedule(&mut self, at: Instant, arrival: Arrival) {
@@ -213,7 +165,7 @@ impl HttpWorld {
     }
 
     fn wire_delay(&mut self) -> Duration {
-        self.latency + self.rng.millis(self.jitter_ms)
+        self.wire.delay(&mut self.rng)
     }
 
     fn head(&self, method: HttpMethod) -> HttpRequestHead {
@@ -224,7 +176,7 @@ impl HttpWorld {
         if let Some(sid) = &self.sid {
             head = head
                 .header("Mcp-Session-Id", sid.clone())
-                .header("MCP-Protocol-Version", self.version.as_str());
+                .header("MCP-Protocol-Version", self.setup.version.as_str());
         }
         head
     }
@@ -363,8 +315,8 @@ impl HttpWorld {
         self.client.close(self.now);
         self.drain_client()?;
         self.finish_incarnation()?;
-        self.client = Session::client(self.client_config.clone(), setup(self.version), self.now);
-        self.handshake();
+        self.client = self.setup.client(self.now);
+        world::handshake(self.client_side());
         Ok(())
     }
 
@@ -484,56 +436,106 @@ impl HttpWorld {
     /// is every response on the wire. Requests on their way in reach the new process.
     fn restart_server(&mut self) {
         self.report.restarts += 1;
-        self.ep = endpoint(&self.ep_config, &self.server_config);
+        self.ep = self.setup.endpoint();
         self.pulling.clear();
         self.conns.clear();
         self.net.retain(|_, a| matches!(a, Arrival::Request { .. }));
     }
 
     fn send_call(&mut self) -> Result<(), String> {
-        let work = Work {
-            steps: self.rng.below(5) as u32,
-            gap: self.rng.millis(1500),
+        let timeouts = CallTimeouts {
+            percent: 15,
+            min_ms: 300,
         };
-        let opts = RequestOptions {
-            timeout: self
-                .rng
-                .chance(15)
-                .then(|| Duration::from_millis(300 + self.rng.below(3000))),
-            progress: true,
-            related_to: None,
-        };
-        if let Ok(id) = self
-            .client
-            .send_request(self.now, "tools/call", Some(work.params()), opts)
-        {
-            self.ledger.sent(id, Some(work))?;
-        }
-        Ok(())
+        world::send_random_call(self.client_side(), timeouts)
     }
 
     fn drain_client(&mut self) -> Result<bool, String> {
-        let mut any = false;
-        while let Some(event) = self.client.poll_event() {
-            self.ledger.event(&event)?;
-            any = true;
-        }
-        Ok(any)
+        world::drain_events(&mut self.client, &mut self.ledger)
     }
 
     fn finish_incarnation(&mut self) -> Result<(), String> {
-        if self.ledger.outstanding() != 0 {
-            return Err(format!(
-                "{} requests never ended when the client closed",
-                self.ledger.outstanding()
-            ));
-        }
-        let ledger = std::mem::take(&mut self.ledger);
+        let ledger = world::take_ledger(&mut self.ledger)?;
         self.report.requests += ledger.sent;
         self.report.tally.add(&ledger.tally);
         Ok(())
     }
 
+    /// Invariant 5, as far as the public API shows it.
+    fn check_budgets(&self) -> Result<(), String> {
+        if self.ep.session_count() > 2 {
+            return Err(format!(
+                "{} sessions held for one client",
+                self.ep.session_count()
+            ));
+        }
+        if self.client.pending_outbound() > self.setup.client_config.max_pending_outbound + 1 {
+            return Err("client pending table over budget".into());
+        }
+        Ok(())
+    }
+
+    fn quiet(w: &HttpWorld) -> bool {
+        w.ledger.outstanding() == 0 && w.net.is_empty() && w.client.state() == State::Ready
+    }
+
+    /// The whole scripted run for this world's seed.
+    pub fn run(mut self) -> Result<Report, String> {
+        let ops = 20 + self.rng.below(60);
+        for _ in 0..ops {
+            match self.rng.below(10) {
+                0..=4 => self.send_call()?,
+                5 => world::cancel_random(self.client_side()),
+                6 | 7 => self.drop_stream(),
+                8 if self.rng.chance(10) => self.restart_server(),
+                _ => {
+                    let until = self.now + self.rng.millis(3000);
+                    world::run_until(&mut self, until, world::never)?;
+                }
+            }
+        }
+        // Calm: every request must end.
+        let until = self.now + Duration::from_secs(15 * 60);
+        world::run_until(&mut self, until, Self::quiet)?;
+        if !Self::quiet(&self) {
+            return Err(format!(
+                "not quiet after 15 minutes: {} requests hanging, client {:?}",
+                self.ledger.outstanding(),
+                self.client.state()
+            ));
+        }
+        // Idle past the expiry: the session goes, the next call gets 404, the client
+        // initializes again and the call after that gets its result.
+        let expired = self.ep.stats().sessions_expired;
+        // Zero when a restart already took the client's session and the client has not
+        // noticed yet (its next call gets 404 either way).
+        let held = self.ep.session_count();
+        let not_found = self.report.not_found;
+        let until = self.now + self.setup.idle_timeout + Duration::from_secs(1);
+        world::run_until(&mut self, until, world::never)?;
+        // (Orphans count too: sessions an abandoned handshake created after a restart.)
+        if self.ep.stats().sessions_expired != expired + held as u64 || self.ep.session_count() != 0
+        {
+            return Err(format!(
+                "the idle session did not expire: {} expired before, {} now, {} held",
+                expired,
+                self.ep.stats().sessions_expired,
+                self.ep.session_count()
+            ));
+        }
+        self.send_call()?;
+        let until = self.now + Duration::from_secs(60);
+        world::run_until(&mut self, until, |w| w.sid.is_some() && Self::quiet(w))?;
+        if self.report.not_found != not_found + 1 {
+            return Err("a call on the expired session did not get 404".into());
+        }
+        world::call_after_reinitializing(&mut self, Self::quiet)?;
+        self.finish_incarnation()?;
+        Ok(self.report)
+    }
+}
+
+impl World for HttpWorld {
     fn step(&mut self) -> Result<bool, String> {
         let now = self.now;
         let mut progressed = false;
@@ -571,20 +573,6 @@ impl HttpWorld {
         Ok(progressed)
     }
 
-    /// Invariant 5, as far as the public API shows it.
-    fn check_budgets(&self) -> Result<(), String> {
-        if self.ep.session_count() > 2 {
-            return Err(format!(
-                "{} sessions held for one client",
-                self.ep.session_count()
-            ));
-        }
-        if self.client.pending_outbound() > self.client_config.max_pending_outbound + 1 {
-            return Err("client pending table over budget".into());
-        }
-        Ok(())
-    }
-
     fn next_wakeup(&self) -> Option<Instant> {
         [
             self.net.keys().next().map(|(at, _)| *at),
@@ -596,135 +584,7 @@ impl HttpWorld {
         .min()
     }
 
-    fn settle_now(&mut self) -> Result<(), String> {
-        for _ in 0..10_000 {
-            if !self.step()? {
-                return Ok(());
-            }
-        }
-        Err("still busy after 10000 steps at one instant (livelock)".into())
-    }
-
-    /// Runs everything due up to `until` (or until `done` holds after a wake-up).
-    fn run_until(&mut self, until: Instant, done: fn(&HttpWorld) -> bool) -> Result<(), String> {
-        for _ in 0..STEP_BUDGET {
-            self.settle_now()?;
-            if done(self) {
-                return Ok(());
-            }
-            match self.next_wakeup() {
-                Some(at) if at <= until => self.now = self.now.max(at),
-                _ => {
-                    self.now = self.now.max(until);
-                    return Ok(());
-                }
-            }
-        }
-        Err(format!(
-            "no quiescence after {STEP_BUDGET} wake-ups (livelock)"
-        ))
-    }
-
-    fn never(_: &HttpWorld) -> bool {
-        false
-    }
-
-    fn quiet(w: &HttpWorld) -> bool {
-        w.ledger.outstanding() == 0 && w.net.is_empty() && w.client.state() == State::Ready
-    }
-
-    /// The whole scripted run for this world's seed.
-    pub fn run(mut self) -> Result<Report, String> {
-        let ops = 20 + self.rng.below(60);
-        for _ in 0..ops {
-            match self.rng.below(10) {
-                0..=4 => self.send_call()?,
-                5 => {
-                    let pick = self.rng.next_u64();
-                    if let Some(id) = self.ledger.outstanding_at(pick) {
-                        let _ = self.client.cancel(self.now, &id, Some("sim".into()));
-                    }
-                }
-                6 | 7 => self.drop_stream(),
-                8 if self.rng.chance(10) => self.restart_server(),
-                _ => {
-                    let until = self.now + self.rng.millis(3000);
-                    self.run_until(until, Self::never)?;
-                }
-            }
-        }
-        // Calm: every request must end.
-        let until = self.now + Duration::from_secs(15 * 60);
-        self.run_until(until, Self::quiet)?;
-        if !Self::quiet(&self) {
-            return Err(format!(
-                "not quiet after 15 minutes: {} requests hanging, client {:?}",
-                self.ledger.outstanding(),
-                self.client.state()
-            ));
-        }
-        // Idle past the expiry: the session goes, the next call gets 404, the client
-        // initializes again and the call after that gets its result.
-        let expired = self.ep.stats().sessions_expired;
-        // Zero when a restart already took the client's session and the client has not
-        // noticed yet (its next call gets 404 either way).
-        let held = self.ep.session_count();
-        let not_found = self.report.not_found;
-        let until = self.now + self.idle_timeout + Duration::from_secs(1);
-        self.run_until(until, Self::never)?;
-        // (Orphans count too: sessions an abandoned handshake created after a restart.)
-        if self.ep.stats().sessions_expired != expired + held as u64 || self.ep.session_count() != 0
-        {
-            return Err(format!(
-                "the idle session did not expire: {} expired before, {} now, {} held",
-                expired,
-                self.ep.stats().sessions_expired,
-                self.ep.session_count()
-            ));
-        }
-        self.send_call()?;
-        let until = self.now + Duration::from_secs(60);
-        self.run_until(until, |w| w.sid.is_some() && Self::quiet(w))?;
-        if self.report.not_found != not_found + 1 {
-            return Err("a call on the expired session did not get 404".into());
-        }
-        let results = self.ledger.tally.results;
-        let work = Work {
-            steps: 2,
-            gap: Duration::from_millis(100),
-        };
-        let opts = RequestOptions {
-            progress: true,
-            ..RequestOptions::default()
-        };
-        let id = self
-            .client
-            .send_request(self.now, "tools/call", Some(work.params()), opts)
-            .map_err(|e| format!("call after re-initializing refused: {e:?}"))?;
-        self.ledger.sent(id, Some(work))?;
-        let until = self.now + Duration::from_secs(60);
-        self.run_until(until, Self::quiet)?;
-        if self.ledger.tally.results != results + 1 {
-            return Err("the call after re-initializing got no result".into());
-        }
-        self.finish_incarnation()?;
-        Ok(self.report)
-    }
-}
-
-pub fn endpoint(config: &EndpointConfig, server_config: &Config) -> Endpoint<Worker> {
-    let server_config = server_config.clone();
-    Endpoint::new(config.clone(), move |now| {
-        Worker::new(server_config.clone(), now)
-    })
-}
-
-pub fn setup(version: ProtocolVersion) -> ClientSetup {
-    ClientSetup {
-        info: Implementation::new("sim-http-client", "1"),
-        capabilities: ClientCapabilities::default(),
-        protocol_version: version,
-    }
+    world::client_side_of!(client);
 }
 
 /// Event ids on one stream name that stream and strictly increase: a replayed duplicate or an

@@ -19,20 +19,16 @@ use mcp_sansio::http::client::{
     ClientAction, ExchangeId, HttpClient, HttpClientConfig, HttpClientRequest, TransportEvent,
 };
 use mcp_sansio::http::event_id::EventId;
-use mcp_sansio::http::{
-    Body, Endpoint, EndpointConfig, HttpMethod, HttpRequestHead, ResponseMode, StreamChunk,
-    StreamId,
-};
+use mcp_sansio::http::{Body, Endpoint, HttpMethod, HttpRequestHead, StreamChunk, StreamId};
 use mcp_sansio::jsonrpc::{self, Message, RawJson, RequestId};
-use mcp_sansio::model::ProtocolVersion;
 use mcp_sansio::session::{Event, Session, State};
-use mcp_sansio::Config;
 
 use super::check::{Ledger, Tally};
-use super::http::{endpoint, setup, Sabotage};
+use super::http::Sabotage;
 use super::judge::Judge;
 use super::rng::Rng;
 use super::worker::Worker;
+use super::world::{self, ClientSide, HttpSetup, Wire, World};
 
 /// The numbered notification the server sends the client now and then.
 const TICK: &str = "notifications/sim/tick";
@@ -134,12 +130,9 @@ pub(super) struct Link {
 pub struct HttpClientWorld {
     pub(super) rng: Rng,
     pub(super) now: Instant,
-    latency: Duration,
-    jitter_ms: u64,
+    wire: Wire,
     pub(super) ep: Endpoint<Worker>,
-    ep_config: EndpointConfig,
-    server_config: Config,
-    pub(super) idle_timeout: Duration,
+    pub(super) setup: HttpSetup,
     /// Connections are refused until then (the server is coming back up).
     down_until: Option<Instant>,
     /// Every connection is refused (a partition).
@@ -152,9 +145,7 @@ pub struct HttpClientWorld {
     gen: u64,
     pub(super) session: Session,
     pub(super) http: HttpClient,
-    pub(super) client_config: Config,
     http_config: HttpClientConfig,
-    version: ProtocolVersion,
     links: BTreeMap<ExchangeId, Link>,
     pub(super) judge: Judge,
     pub(super) ledger: Ledger,
@@ -181,33 +172,7 @@ impl HttpClientWorld {
     pub fn new(seed: u64) -> HttpClientWorld {
         let mut rng = Rng::new(seed);
         let now = Instant::now();
-        let idle_timeout = Duration::from_secs(60);
-        let ep_config = EndpointConfig {
-            idle_timeout,
-            replay_budget: if rng.chance(20) { 600 } else { 1 << 20 },
-            response_mode: if rng.chance(50) {
-                ResponseMode::Auto
-            } else {
-                ResponseMode::AlwaysSse
-            },
-            retry_ms: 200 + rng.below(1500),
-            ..EndpointConfig::default()
-        };
-        let server_config = Config {
-            max_inflight_inbound: 4 + rng.below(16) as usize,
-            ..Config::default()
-        };
-        let versions = [
-            ProtocolVersion::V2025_03_26,
-            ProtocolVersion::V2025_06_18,
-            ProtocolVersion::V2025_11_25,
-        ];
-        let version = versions[rng.below(3) as usize];
-        let client_config = Config {
-            request_timeout: Duration::from_secs(5 + rng.below(20)),
-            max_pending_outbound: 2 + rng.below(16) as usize,
-            ..Config::default()
-        };
+        let setup = HttpSetup::draw(&mut rng, true);
         let http_config = HttpClientConfig {
             // Small limits on some seeds, so requests are refused at them too.
             max_exchanges: if rng.chance(20) {
@@ -229,25 +194,20 @@ impl HttpClientWorld {
             ..HttpClientConfig::default()
         };
         let mut world = HttpClientWorld {
-            latency: rng.millis(50),
-            jitter_ms: rng.below(300),
+            wire: Wire::draw(&mut rng, 300),
             rng,
             now,
-            ep: endpoint(&ep_config, &server_config),
-            ep_config,
-            server_config,
-            idle_timeout,
+            ep: setup.endpoint(),
+            session: setup.client(now),
+            setup,
             down_until: None,
             partitioned: false,
             pulling: BTreeMap::new(),
             net: BTreeMap::new(),
             counter: 0,
             gen: 0,
-            session: Session::client(client_config.clone(), setup(version), now),
             http: HttpClient::new(http_config.clone()),
-            client_config,
             http_config,
-            version,
             links: BTreeMap::new(),
             judge: Judge::default(),
             ledger: Ledger::default(),
@@ -261,16 +221,8 @@ impl HttpClientWorld {
             buf: Vec::new(),
             sabotage: Sabotage::None,
         };
-        world.handshake();
+        world::handshake(world.client_side());
         world
-    }
-
-    fn handshake(&mut self) {
-        let id = self
-            .session
-            .initialize(self.now)
-            .expect("a new client initializes");
-        self.ledger.sent(id, None).expect("fresh ledger");
     }
 
     fn schedule(&mut self, at: Instant, arrival: Arrival) {
@@ -279,7 +231,7 @@ impl HttpClientWorld {
     }
 
     fn wire_delay(&mut self) -> Duration {
-        self.latency + self.rng.millis(self.jitter_ms)
+        self.wire.delay(&mut self.rng)
     }
 
     fn unreachable(&self) -> bool {
@@ -720,7 +672,7 @@ impl HttpClientWorld {
     pub(super) fn restart_server(&mut self) {
         self.report.restarts += 1;
         self.cut_served();
-        self.ep = endpoint(&self.ep_config, &self.server_config);
+        self.ep = self.setup.endpoint();
         self.pulling.clear();
         self.judge.server_restarted();
         self.down_until = Some(self.now + self.rng.millis(3000));
@@ -737,9 +689,7 @@ impl HttpClientWorld {
     fn start_over(&mut self) -> Result<(), String> {
         self.report.started_over += 1;
         self.session.close(self.now);
-        while let Some(event) = self.session.poll_event() {
-            self.ledger.event(&event)?;
-        }
+        world::drain_events(&mut self.session, &mut self.ledger)?;
         self.finish_incarnation()?;
         for (_, link) in std::mem::take(&mut self.links) {
             if let Some(conn) = link.conn {
@@ -752,30 +702,47 @@ impl HttpClientWorld {
         self.lost = false;
         self.awaiting_reinit = false;
         self.answered.clear();
-        self.session = Session::client(self.client_config.clone(), setup(self.version), self.now);
+        self.session = self.setup.client(self.now);
         self.http = HttpClient::new(self.http_config.clone());
-        self.handshake();
+        world::handshake(self.client_side());
         Ok(())
     }
 
     /// Adds the ledger of the client that ends to the report; none of its requests may be
     /// left hanging.
     pub(super) fn finish_incarnation(&mut self) -> Result<(), String> {
-        if self.ledger.outstanding() != 0 {
-            return Err(format!(
-                "{} requests never ended when the client closed",
-                self.ledger.outstanding()
-            ));
-        }
-        let ledger = std::mem::take(&mut self.ledger);
+        let ledger = world::take_ledger(&mut self.ledger)?;
         self.report.requests += ledger.sent;
         self.report.tally.add(&ledger.tally);
         self.report.resumes += self.http.stats().resumes;
         Ok(())
     }
 
+    /// Invariant 5, as far as the public API shows it.
+    fn check_budgets(&mut self) -> Result<(), String> {
+        let exchanges = self.http.exchanges_in_flight();
+        self.report.max_exchanges = self.report.max_exchanges.max(exchanges);
+        let sessions = self.ep.session_count();
+        self.report.max_sessions = self.report.max_sessions.max(sessions);
+        if sessions > 2 {
+            return Err(format!("{sessions} server sessions held for one client"));
+        }
+        if exchanges > self.http_config.max_exchanges {
+            return Err(format!(
+                "{exchanges} HTTP exchanges in flight (max_exchanges {})",
+                self.http_config.max_exchanges
+            ));
+        }
+        if self.session.pending_outbound() > self.setup.client_config.max_pending_outbound + 1 {
+            return Err("client pending table over budget".into());
+        }
+        Ok(())
+    }
+}
+
+impl World for HttpClientWorld {
     /// Everything due at the current instant; whether anything moved.
-    pub(super) fn step(&mut self) -> Result<bool, String> {
+    fn step(&mut self) -> Result<bool, String> {
         let now = self.now;
         let mut progressed = false;
         if self.session.poll_timeout().is_some_and(|t| t <= now) {
@@ -811,28 +778,7 @@ impl HttpClientWorld {
         Ok(progressed)
     }
 
-    /// Invariant 5, as far as the public API shows it.
-    fn check_budgets(&mut self) -> Result<(), String> {
-        let exchanges = self.http.exchanges_in_flight();
-        self.report.max_exchanges = self.report.max_exchanges.max(exchanges);
-        let sessions = self.ep.session_count();
-        self.report.max_sessions = self.report.max_sessions.max(sessions);
-        if sessions > 2 {
-            return Err(format!("{sessions} server sessions held for one client"));
-        }
-        if exchanges > self.http_config.max_exchanges {
-            return Err(format!(
-                "{exchanges} HTTP exchanges in flight (max_exchanges {})",
-                self.http_config.max_exchanges
-            ));
-        }
-        if self.session.pending_outbound() > self.client_config.max_pending_outbound + 1 {
-            return Err("client pending table over budget".into());
-        }
-        Ok(())
-    }
-
-    pub(super) fn next_wakeup(&self) -> Option<Instant> {
+    fn next_wakeup(&self) -> Option<Instant> {
         [
             self.net.keys().next().map(|(at, _)| *at),
             self.session.poll_timeout(),
@@ -844,4 +790,6 @@ impl HttpClientWorld {
         .flatten()
         .min()
     }
+
+    world::client_side_of!(session);
 }

@@ -4,36 +4,20 @@
 //! session on its own and the call after it succeeds); then `close` (DELETE ends the server's
 //! session and leaves no exchange behind).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use mcp_sansio::session::{RequestOptions, State};
+use mcp_sansio::session::State;
 
 use super::http_client::{HttpClientWorld, Report};
-use super::worker::Work;
-
-const STEP_BUDGET: usize = 200_000;
+use super::world::{self, CallTimeouts, World};
 
 impl HttpClientWorld {
     fn send_call(&mut self) -> Result<(), String> {
-        let work = Work {
-            steps: self.rng.below(5) as u32,
-            gap: self.rng.millis(1500),
+        let timeouts = CallTimeouts {
+            percent: 15,
+            min_ms: 300,
         };
-        let opts = RequestOptions {
-            timeout: self
-                .rng
-                .chance(15)
-                .then(|| Duration::from_millis(300 + self.rng.below(3000))),
-            progress: true,
-            related_to: None,
-        };
-        if let Ok(id) = self
-            .session
-            .send_request(self.now, "tools/call", Some(work.params()), opts)
-        {
-            self.ledger.sent(id, Some(work))?;
-        }
-        Ok(())
+        world::send_random_call(self.client_side(), timeouts)
     }
 
     /// Requests sent and ended so far, over every client of the run.
@@ -42,39 +26,6 @@ impl HttpClientWorld {
             self.report.requests + self.ledger.sent,
             self.report.tally.ended() + self.ledger.tally.ended(),
         )
-    }
-
-    fn settle_now(&mut self) -> Result<(), String> {
-        for _ in 0..10_000 {
-            if !self.step()? {
-                return Ok(());
-            }
-        }
-        Err("still busy after 10000 steps at one instant (livelock)".into())
-    }
-
-    /// Runs everything due up to `until` (or until `done` holds after a wake-up).
-    fn run_until(&mut self, until: Instant, done: fn(&Self) -> bool) -> Result<(), String> {
-        for _ in 0..STEP_BUDGET {
-            self.settle_now()?;
-            if done(self) {
-                return Ok(());
-            }
-            match self.next_wakeup() {
-                Some(at) if at <= until => self.now = self.now.max(at),
-                _ => {
-                    self.now = self.now.max(until);
-                    return Ok(());
-                }
-            }
-        }
-        Err(format!(
-            "no quiescence after {STEP_BUDGET} wake-ups (livelock)"
-        ))
-    }
-
-    fn never(_: &Self) -> bool {
-        false
     }
 
     /// No request outstanding, nothing on the wire, a ready client with a session.
@@ -93,18 +44,13 @@ impl HttpClientWorld {
             match self.rng.below(12) {
                 0..=4 => self.send_call()?,
                 10 => self.server_notify(),
-                5 => {
-                    let pick = self.rng.next_u64();
-                    if let Some(id) = self.ledger.outstanding_at(pick) {
-                        let _ = self.session.cancel(self.now, &id, Some("sim".into()));
-                    }
-                }
+                5 => world::cancel_random(self.client_side()),
                 6 | 7 => self.drop_stream(),
                 8 => self.server_close_stream(),
                 9 if self.rng.chance(10) => self.restart_server(),
                 _ => {
                     let until = self.now + self.rng.millis(3000);
-                    self.run_until(until, Self::never)?;
+                    world::run_until(&mut self, until, world::never)?;
                 }
             }
         }
@@ -118,7 +64,7 @@ impl HttpClientWorld {
     /// Calm: every request must end, and the client must end up with a working session.
     fn calm(&mut self) -> Result<(), String> {
         let until = self.now + Duration::from_secs(15 * 60);
-        self.run_until(until, Self::quiet)?;
+        world::run_until(self, until, Self::quiet)?;
         if !Self::quiet(self) {
             return Err(format!(
                 "not quiet after 15 minutes: {} requests hanging, client {:?}, session id {:?}, awaiting re-initialization {}",
@@ -138,8 +84,8 @@ impl HttpClientWorld {
         let sid = self.http.session_id().map(str::to_string);
         let expired = self.report.expired;
         self.partition();
-        let until = self.now + self.idle_timeout + Duration::from_secs(60);
-        self.run_until(until, Self::never)?;
+        let until = self.now + self.setup.idle_timeout + Duration::from_secs(60);
+        world::run_until(self, until, world::never)?;
         if sid
             .as_deref()
             .is_some_and(|s| self.ep.machine_mut(s).is_some())
@@ -150,7 +96,7 @@ impl HttpClientWorld {
         let (sent, ended) = self.counts();
         self.send_call()?;
         let until = self.now + Duration::from_secs(5 * 60);
-        self.run_until(until, Self::quiet)?;
+        world::run_until(self, until, Self::quiet)?;
         if self.report.expired != expired + 1 || !Self::quiet(self) {
             return Err(format!(
                 "after the expiry: {} 404s taken (expected 1), quiet {}",
@@ -167,26 +113,7 @@ impl HttpClientWorld {
                 self.counts()
             ));
         }
-        let results = self.ledger.tally.results;
-        let work = Work {
-            steps: 2,
-            gap: Duration::from_millis(100),
-        };
-        let opts = RequestOptions {
-            progress: true,
-            ..RequestOptions::default()
-        };
-        let id = self
-            .session
-            .send_request(self.now, "tools/call", Some(work.params()), opts)
-            .map_err(|e| format!("call after re-initializing refused: {e:?}"))?;
-        self.ledger.sent(id, Some(work))?;
-        let until = self.now + Duration::from_secs(60);
-        self.run_until(until, Self::quiet)?;
-        if self.ledger.tally.results != results + 1 {
-            return Err("the call after re-initializing got no result".into());
-        }
-        Ok(())
+        world::call_after_reinitializing(self, Self::quiet)
     }
 
     /// `close`: the DELETE ends the server's session, no exchange is left, and the client
@@ -195,7 +122,7 @@ impl HttpClientWorld {
         let sid = self.http.session_id().map(str::to_string);
         self.http.close(self.now);
         let until = self.now + Duration::from_secs(60);
-        self.run_until(until, |w| w.closed)?;
+        world::run_until(self, until, |w| w.closed)?;
         if !self.closed || self.http.exchanges_in_flight() != 0 {
             return Err(format!(
                 "close did not finish: closed {}, {} exchanges left",

@@ -9,12 +9,13 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcp_sansio::model::{ClientCapabilities, Implementation, ProtocolVersion};
-use mcp_sansio::session::{ClientSetup, RequestOptions, Session, State};
+use mcp_sansio::session::{ClientSetup, Session, State};
 use mcp_sansio::Config;
 
 use super::check::{Ledger, Tally};
 use super::rng::Rng;
 use super::worker::{Work, Worker};
+use super::world::{self, CallErrors, CallTimeouts, ClientSide, Wire, World};
 
 /// Frames in flight on one pipe: delivery times never decrease (a pipe keeps order), unless
 /// the pipe is sabotaged to reorder (to prove the order check catches it).
@@ -71,15 +72,12 @@ pub struct Report {
 
 /// Bytes allowed in flight on one pipe; a run above it has a queue growing without bound.
 const PIPE_BUDGET: usize = 1 << 20;
-/// Loop iterations of one `run_until`; more means a livelock.
-const STEP_BUDGET: usize = 200_000;
 
 /// The world: pipes, client, worker, clock, and the pending crash.
 pub struct StdioWorld {
     rng: Rng,
     now: Instant,
-    latency: Duration,
-    jitter_ms: u64,
+    wire: Wire,
     client: Session,
     client_config: Config,
     server: Worker,
@@ -115,15 +113,13 @@ impl StdioWorld {
             max_inflight_inbound: 1 + rng.below(16) as usize,
             ..Config::default()
         };
-        let latency = rng.millis(50);
-        let jitter_ms = rng.below(200);
+        let wire = Wire::draw(&mut rng, 200);
         let mut world = StdioWorld {
             client: Session::client(client_config.clone(), client_setup(), now),
             server: Worker::new(server_config.clone(), now),
             rng,
             now,
-            latency,
-            jitter_ms,
+            wire,
             client_config,
             server_config,
             ledger: Ledger::default(),
@@ -133,7 +129,7 @@ impl StdioWorld {
             report: Report::default(),
             buf: Vec::new(),
         };
-        world.handshake();
+        world::handshake(world.client_side());
         world
     }
 
@@ -142,47 +138,17 @@ impl StdioWorld {
         self.to_client.reorders = true;
     }
 
-    fn handshake(&mut self) {
-        let id = self
-            .client
-            .initialize(self.now)
-            .expect("a new client initializes");
-        self.ledger.sent(id, None).expect("fresh ledger");
-    }
-
     fn wire_delay(&mut self) -> Duration {
-        self.latency + self.rng.millis(self.jitter_ms)
+        self.wire.delay(&mut self.rng)
     }
 
-    /// Sends one `tools/call`, maybe with its own timeout; refusals (limits, not ready) are
-    /// fine, they are just not requests.
+    /// Sends one `tools/call`, maybe with its own timeout (see [`world::send_random_call`]).
     fn send_call(&mut self) -> Result<(), String> {
-        let work = Work {
-            steps: self.rng.below(5) as u32,
-            gap: self.rng.millis(1500),
+        let timeouts = CallTimeouts {
+            percent: 20,
+            min_ms: 200,
         };
-        let opts = RequestOptions {
-            timeout: self
-                .rng
-                .chance(20)
-                .then(|| Duration::from_millis(200 + self.rng.below(3000))),
-            progress: true,
-            related_to: None,
-        };
-        if let Ok(id) = self
-            .client
-            .send_request(self.now, "tools/call", Some(work.params()), opts)
-        {
-            self.ledger.sent(id, Some(work))?;
-        }
-        Ok(())
-    }
-
-    fn cancel_one(&mut self) {
-        let pick = self.rng.next_u64();
-        if let Some(id) = self.ledger.outstanding_at(pick) {
-            let _ = self.client.cancel(self.now, &id, Some("sim".into()));
-        }
+        world::send_random_call(self.client_side(), timeouts)
     }
 
     /// The server process dies: both pipes lose what they carry; the client notices later.
@@ -197,48 +163,6 @@ impl StdioWorld {
         self.to_server.cut();
         self.to_client.cut();
         self.server.session.close(self.now);
-    }
-
-    /// One simulation step at the current time. Returns whether anything happened.
-    fn step(&mut self) -> Result<bool, String> {
-        let now = self.now;
-        let mut progressed = false;
-        if let Some((noticed, restarted)) = self.outage {
-            if now >= noticed && self.client.state() != State::Closed {
-                // End of file on stdout: the transport closes the session.
-                self.client.close(now);
-                progressed = true;
-            }
-            if now >= restarted {
-                self.drain_client()?;
-                self.finish_incarnation()?;
-                self.server = Worker::new(self.server_config.clone(), now);
-                self.client = Session::client(self.client_config.clone(), client_setup(), now);
-                self.outage = None;
-                self.handshake();
-                progressed = true;
-            }
-        }
-        if self.client.poll_timeout().is_some_and(|t| t <= now) {
-            self.client.handle_timeout(now);
-            progressed = true;
-        }
-        if mcp_sansio::http::Machine::poll_timeout(&self.server).is_some_and(|t| t <= now) {
-            mcp_sansio::http::Machine::handle_timeout(&mut self.server, now);
-            progressed = true;
-        }
-        progressed |= self.flush()?;
-        while let Some(frame) = self.to_server.pop_due(now) {
-            mcp_sansio::http::Machine::handle_input(&mut self.server, now, frame);
-            progressed = true;
-        }
-        while let Some(frame) = self.to_client.pop_due(now) {
-            self.client.handle_input(now, frame);
-            progressed = true;
-        }
-        progressed |= self.drain_client()?;
-        self.check_budgets()?;
-        Ok(progressed)
     }
 
     /// Moves written frames onto the pipes (or into the void while the server is down).
@@ -271,23 +195,12 @@ impl StdioWorld {
     }
 
     fn drain_client(&mut self) -> Result<bool, String> {
-        let mut any = false;
-        while let Some(event) = self.client.poll_event() {
-            self.ledger.event(&event)?;
-            any = true;
-        }
-        Ok(any)
+        world::drain_events(&mut self.client, &mut self.ledger)
     }
 
     /// Folds the current client's ledger into the report; it must have nothing left open.
     fn finish_incarnation(&mut self) -> Result<(), String> {
-        if self.ledger.outstanding() != 0 {
-            return Err(format!(
-                "{} requests never ended when the client closed",
-                self.ledger.outstanding()
-            ));
-        }
-        let ledger = std::mem::take(&mut self.ledger);
+        let ledger = world::take_ledger(&mut self.ledger)?;
         self.report.requests += ledger.sent;
         self.report.progress += ledger.progress;
         self.report.tally.add(&ledger.tally);
@@ -321,70 +234,23 @@ impl StdioWorld {
         Ok(())
     }
 
-    fn next_wakeup(&self) -> Option<Instant> {
-        let outage = self.outage.map(|(noticed, restarted)| {
-            if self.client.state() == State::Closed {
-                restarted
-            } else {
-                noticed
-            }
-        });
-        [
-            self.to_server.next_at(),
-            self.to_client.next_at(),
-            self.client.poll_timeout(),
-            mcp_sansio::http::Machine::poll_timeout(&self.server),
-            outage,
-        ]
-        .into_iter()
-        .flatten()
-        .min()
-    }
-
-    /// Steps at the current time until nothing happens (bounded: a livelock is an error).
-    fn settle_now(&mut self) -> Result<(), String> {
-        for _ in 0..10_000 {
-            if !self.step()? {
-                return Ok(());
-            }
-        }
-        Err("still busy after 10000 steps at one instant (livelock)".into())
-    }
-
-    /// Runs everything due up to `until`, jumping the clock from wake-up to wake-up.
-    fn run_until(&mut self, until: Instant) -> Result<(), String> {
-        for _ in 0..STEP_BUDGET {
-            self.settle_now()?;
-            match self.next_wakeup() {
-                Some(at) if at <= until => self.now = self.now.max(at),
-                _ => {
-                    self.now = self.now.max(until);
-                    return Ok(());
-                }
-            }
-        }
-        Err(format!(
-            "no quiescence after {STEP_BUDGET} wake-ups (livelock)"
-        ))
-    }
-
     /// The whole scripted run for this world's seed.
     pub fn run(mut self) -> Result<Report, String> {
         let ops = 20 + self.rng.below(60);
         for _ in 0..ops {
             match self.rng.below(10) {
                 0..=4 => self.send_call()?,
-                5 => self.cancel_one(),
+                5 => world::cancel_random(self.client_side()),
                 6 if self.rng.chance(30) => self.crash(),
                 _ => {
                     let until = self.now + self.rng.millis(3000);
-                    self.run_until(until)?;
+                    world::run_until(&mut self, until, world::never)?;
                 }
             }
         }
         // Calm: no more faults. Every request must end, and the client must be usable again.
         let until = self.now + Duration::from_secs(15 * 60);
-        self.run_until(until)?;
+        world::run_until(&mut self, until, world::never)?;
         if self.ledger.outstanding() != 0 {
             return Err(format!(
                 "{} requests still hanging after 15 quiet minutes",
@@ -405,21 +271,76 @@ impl StdioWorld {
             steps: 1,
             gap: Duration::from_millis(10),
         };
-        let opts = RequestOptions {
-            progress: true,
-            ..RequestOptions::default()
+        let errors = CallErrors {
+            refused: "final call",
+            no_result: "the final call after the faults got no result",
         };
-        let id = self
-            .client
-            .send_request(self.now, "tools/call", Some(work.params()), opts)
-            .map_err(|e| format!("final call refused: {e:?}"))?;
-        self.ledger.sent(id, Some(work))?;
-        let results = self.ledger.tally.results;
-        let until = self.now + Duration::from_secs(60);
-        self.run_until(until)?;
-        if self.ledger.tally.results != results + 1 {
-            return Err("the final call after the faults got no result".into());
-        }
-        Ok(())
+        world::call_must_succeed(self, work, world::never, errors)
     }
+}
+
+impl World for StdioWorld {
+    /// One simulation step at the current time. Returns whether anything happened.
+    fn step(&mut self) -> Result<bool, String> {
+        let now = self.now;
+        let mut progressed = false;
+        if let Some((noticed, restarted)) = self.outage {
+            if now >= noticed && self.client.state() != State::Closed {
+                // End of file on stdout: the transport closes the session.
+                self.client.close(now);
+                progressed = true;
+            }
+            if now >= restarted {
+                self.drain_client()?;
+                self.finish_incarnation()?;
+                self.server = Worker::new(self.server_config.clone(), now);
+                self.client = Session::client(self.client_config.clone(), client_setup(), now);
+                self.outage = None;
+                world::handshake(self.client_side());
+                progressed = true;
+            }
+        }
+        if self.client.poll_timeout().is_some_and(|t| t <= now) {
+            self.client.handle_timeout(now);
+            progressed = true;
+        }
+        if mcp_sansio::http::Machine::poll_timeout(&self.server).is_some_and(|t| t <= now) {
+            mcp_sansio::http::Machine::handle_timeout(&mut self.server, now);
+            progressed = true;
+        }
+        progressed |= self.flush()?;
+        while let Some(frame) = self.to_server.pop_due(now) {
+            mcp_sansio::http::Machine::handle_input(&mut self.server, now, frame);
+            progressed = true;
+        }
+        while let Some(frame) = self.to_client.pop_due(now) {
+            self.client.handle_input(now, frame);
+            progressed = true;
+        }
+        progressed |= self.drain_client()?;
+        self.check_budgets()?;
+        Ok(progressed)
+    }
+
+    fn next_wakeup(&self) -> Option<Instant> {
+        let outage = self.outage.map(|(noticed, restarted)| {
+            if self.client.state() == State::Closed {
+                restarted
+            } else {
+                noticed
+            }
+        });
+        [
+            self.to_server.next_at(),
+            self.to_client.next_at(),
+            self.client.poll_timeout(),
+            mcp_sansio::http::Machine::poll_timeout(&self.server),
+            outage,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    world::client_side_of!(client);
 }
