@@ -18,6 +18,7 @@ use crate::jsonrpc::{self, DecodeErrorKind, Incoming, Message, MissingId, Reques
 mod app_ops;
 mod http_client_ops;
 mod http_ops;
+mod http_server_ops;
 mod legacy_ops;
 mod model_types;
 mod ops;

@@ -5,38 +5,29 @@
 //! whose data is one valid JSON-RPC message and whose ids name the stream and increase; a
 //! body that ended stays ended; no deadline at or before `now` survives `handle_timeout`.
 
-use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
-
 use bytes::Bytes;
 
 use super::app_ops::registry_server;
+use super::http_server_ops::{self as shared, Wire};
 use super::ops::{self, Cursor};
 use super::session_ops::small_config;
-use crate::app::runtime::first_poll;
 use crate::app::server::Server;
 use crate::framing::{SseDecoder, SseItem};
 use crate::http::event_id::EventId;
-use crate::http::{
-    Body, Endpoint, EndpointConfig, HttpMethod, HttpRequestHead, HttpResponse, ResponseMode,
-    StreamChunk, StreamId,
-};
+use crate::http::{Endpoint, EndpointConfig, HttpMethod, HttpRequestHead, ResponseMode};
 
-/// One response body the fuzz body is pulling.
-struct Pull {
+/// What the checks keep of one response body: its SSE decoder (`None`: a JSON body) and the
+/// last event id it carried.
+struct Stream {
     sse: Option<SseDecoder>,
     last: Option<EventId>,
-    ended: bool,
 }
 
 struct World {
-    ep: Endpoint<Server>,
+    wire: Wire<Endpoint<Server>, Stream>,
     max_sessions: usize,
-    now: Instant,
     sids: Vec<String>,
     event_ids: Vec<String>,
-    pulls: BTreeMap<StreamId, Pull>,
-    random: u8,
 }
 
 const VERSIONS: &[&str] = &[
@@ -65,9 +56,6 @@ const CONTENT_TYPES: &[&str] = &[
 fn config(c: &mut Cursor<'_>) -> EndpointConfig {
     let b = c.byte();
     EndpointConfig {
-        max_body: if b & 1 == 0 { 4 << 20 } else { 96 },
-        max_sessions: 1 + usize::from((b >> 1) % 3),
-        idle_timeout: Duration::from_secs(if b & 8 == 0 { 1800 } else { 5 }),
         replay_budget: if b & 16 == 0 { 1 << 20 } else { 200 },
         allow_get: b & 32 == 0,
         stateless: b & 64 != 0 && b & 128 != 0,
@@ -76,7 +64,7 @@ fn config(c: &mut Cursor<'_>) -> EndpointConfig {
             1 => ResponseMode::AlwaysSse,
             _ => ResponseMode::AlwaysJson,
         },
-        ..EndpointConfig::default()
+        ..shared::base_config(b)
     }
 }
 
@@ -87,15 +75,12 @@ pub fn http_endpoint(data: &[u8]) {
     let max_sessions = ep_config.max_sessions;
     let server_config = small_config(&mut c);
     let mut w = World {
-        ep: Endpoint::new(ep_config, move |now| {
+        wire: Wire::new(Endpoint::new(ep_config, move |now| {
             registry_server(server_config.clone(), now)
-        }),
+        })),
         max_sessions,
-        now: Instant::now(),
         sids: Vec::new(),
         event_ids: Vec::new(),
-        pulls: BTreeMap::new(),
-        random: 0,
     };
     while !c.is_empty() {
         match c.below(10) {
@@ -112,28 +97,18 @@ pub fn http_endpoint(data: &[u8]) {
             }
             6 | 7 => pull(&mut c, &mut w),
             8 => {
-                if let Some(conn) = pick_conn(&mut c, &w) {
+                if let Some(conn) = w.wire.pick_conn(&mut c) {
                     if c.byte() & 1 == 0 {
-                        w.ep.stream_closed(conn);
+                        w.wire.server.stream_closed(conn);
                     } else {
-                        let _ = w.ep.close_stream(conn);
+                        let _ = w.wire.server.close_stream(conn);
                     }
                 }
             }
-            _ => {
-                w.now += c.pick(ops::JUMPS);
-                w.ep.handle_timeout(w.now);
-                run_jobs(&mut w);
-                if let Some(t) = w.ep.poll_timeout() {
-                    assert!(
-                        t > w.now,
-                        "a deadline at or before now survived handle_timeout"
-                    );
-                }
-            }
+            _ => w.wire.advance(&mut c),
         }
         assert!(
-            w.ep.session_count() <= w.max_sessions,
+            w.wire.server.session_count() <= w.max_sessions,
             "more sessions than max_sessions"
         );
     }
@@ -174,13 +149,7 @@ fn session_head(c: &mut Cursor<'_>, w: &World, method: HttpMethod) -> HttpReques
 
 fn post(c: &mut Cursor<'_>, w: &mut World) {
     let head = session_head(c, w, HttpMethod::Post);
-    let [init, initialized] = ops::client_handshake();
-    let body = match c.below(6) {
-        0 => init,
-        1 => initialized,
-        2 => Bytes::from(vec![b' '; 100]),
-        _ => ops::frame(c),
-    };
+    let body = shared::post_body(c);
     request(w, &head, body);
 }
 
@@ -198,81 +167,35 @@ fn get(c: &mut Cursor<'_>, w: &mut World) {
     request(w, &head, Bytes::new());
 }
 
+/// Sends one request; a session id it issues is remembered for later requests.
 fn request(w: &mut World, head: &HttpRequestHead, body: Bytes) {
-    w.random = w.random.wrapping_add(1);
-    let resp = w.ep.handle_request(w.now, head, body, [w.random; 16]);
-    run_jobs(w);
-    check_response(w, &resp);
-}
-
-fn check_response(w: &mut World, resp: &HttpResponse) {
-    assert!((200..600).contains(&resp.status));
+    let resp = w.wire.request(head, body, |resp, _| Stream {
+        sse: (resp.get("content-type") == Some("text/event-stream"))
+            .then(|| SseDecoder::new(1 << 22)),
+        last: None,
+    });
     if let Some(sid) = resp.get("mcp-session-id") {
         if !w.sids.iter().any(|s| s == sid) && w.sids.len() < 16 {
             w.sids.push(sid.to_string());
         }
     }
-    match &resp.body {
-        Body::Full(bytes) => {
-            let value: serde_json::Value =
-                serde_json::from_slice(bytes).expect("a full body is JSON");
-            assert!(value.is_object(), "a full body is one JSON object");
-        }
-        Body::Empty => {}
-        Body::Stream(conn) => {
-            let sse = resp.get("content-type") == Some("text/event-stream");
-            let pull = Pull {
-                sse: sse.then(|| SseDecoder::new(1 << 22)),
-                last: None,
-                ended: false,
-            };
-            assert!(
-                w.pulls.insert(*conn, pull).is_none(),
-                "a stream id was reused"
-            );
-        }
-    }
 }
 
-fn pick_conn(c: &mut Cursor<'_>, w: &World) -> Option<StreamId> {
-    let conns: Vec<StreamId> = w.pulls.keys().copied().collect();
-    (!conns.is_empty()).then(|| conns[c.below(conns.len())])
-}
-
-/// Pulls one body until it has nothing more now, checking what comes out.
+/// Pulls one body: SSE events are checked, a JSON body is one object.
 fn pull(c: &mut Cursor<'_>, w: &mut World) {
-    let Some(conn) = pick_conn(c, w) else { return };
-    let mut buf = Vec::new();
-    for _ in 0..10_000 {
-        buf.clear();
-        let chunk = w.ep.poll_stream(conn, &mut buf);
-        let p = w.pulls.get_mut(&conn).expect("picked");
-        match chunk {
-            None => return,
-            Some(StreamChunk::End) => {
-                p.ended = true;
-                if w.pulls.len() > 32 {
-                    w.pulls.remove(&conn);
-                }
-                return;
-            }
-            Some(StreamChunk::Data { len }) => {
-                assert!(!p.ended, "data after the end of a body");
-                assert_eq!(len, buf.len());
-                match &mut p.sse {
-                    Some(decoder) => {
-                        decoder.push(&buf);
-                        check_events(decoder, &mut p.last, &mut w.event_ids);
-                    }
-                    None => {
-                        let value: serde_json::Value =
-                            serde_json::from_slice(&buf).expect("a JSON body is JSON");
-                        assert!(value.is_object());
-                    }
-                }
-            }
+    let event_ids = &mut w.event_ids;
+    let data = |stream: &mut Stream, buf: &[u8]| match &mut stream.sse {
+        Some(decoder) => {
+            decoder.push(buf);
+            check_events(decoder, &mut stream.last, event_ids);
         }
-    }
+        None => {
+            let value: serde_json::Value =
+                serde_json::from_slice(buf).expect("a JSON body is JSON");
+            assert!(value.is_object());
+        }
+    };
+    w.wire.pull(c, data, |_| {});
 }
 
 fn check_events(decoder: &mut SseDecoder, last: &mut Option<EventId>, ids: &mut Vec<String>) {
@@ -296,11 +219,5 @@ fn check_events(decoder: &mut SseDecoder, last: &mut Option<EventId>, ids: &mut 
         if ids.len() < 64 {
             ids.push(event.id.clone());
         }
-    }
-}
-
-fn run_jobs(w: &mut World) {
-    while let Some(job) = w.ep.poll_job() {
-        let _ = first_poll(job);
     }
 }

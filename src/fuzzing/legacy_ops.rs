@@ -9,37 +9,26 @@
 //! keep-alive comments); a body that ended stays ended; a POST to a session whose stream ended
 //! gets 404; no deadline at or before `now` survives `handle_timeout`.
 
-use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
-
 use bytes::Bytes;
 
 use super::app_ops::registry_server;
+use super::http_server_ops::{self as shared, Wire};
 use super::ops::{self, Cursor};
 use super::session_ops::small_config;
-use crate::app::runtime::first_poll;
 use crate::app::server::Server;
 use crate::framing::{SseDecoder, SseItem};
 use crate::http::legacy::{Route, Router, RouterPaths};
-use crate::http::{
-    Body, EndpointConfig, HttpMethod, HttpRequestHead, HttpResponse, StreamChunk, StreamId,
-};
+use crate::http::{Body, EndpointConfig, HttpMethod, HttpRequestHead, HttpResponse};
 
-/// One response body being pulled.
-struct Pull {
-    /// `Some` for a legacy SSE stream: its decoder and the session its `endpoint` event named.
-    legacy: Option<(SseDecoder, Option<String>)>,
-    ended: bool,
-}
+/// What the checks keep of one response body: `Some` for a legacy SSE stream, its decoder and
+/// the session its `endpoint` event named.
+type Legacy = Option<(SseDecoder, Option<String>)>;
 
 struct World {
-    router: Router<Server>,
+    wire: Wire<Router<Server>, Legacy>,
     max_sessions: usize,
-    now: Instant,
     /// Legacy sessions named by `endpoint` events, and whether their stream ended.
     sids: Vec<(String, bool)>,
-    pulls: BTreeMap<StreamId, Pull>,
-    random: u8,
 }
 
 const PATHS: &[&str] = &[
@@ -61,13 +50,7 @@ const CONTENT_TYPES: &[&str] = &["application/json", "application/json; charset=
 const VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "1999-01-01"];
 
 fn config(c: &mut Cursor<'_>) -> EndpointConfig {
-    let b = c.byte();
-    EndpointConfig {
-        max_body: if b & 1 == 0 { 4 << 20 } else { 96 },
-        max_sessions: 1 + usize::from((b >> 1) % 3),
-        idle_timeout: Duration::from_secs(if b & 8 == 0 { 1800 } else { 5 }),
-        ..EndpointConfig::default()
-    }
+    shared::base_config(c.byte())
 }
 
 /// A `Router` fed arbitrary requests to both transports. See the module docs.
@@ -78,12 +61,9 @@ pub fn legacy_router(data: &[u8]) {
     let server_config = small_config(&mut c);
     let factory = move |now| registry_server(server_config.clone(), now);
     let mut w = World {
-        router: Router::new(ep_config, RouterPaths::default(), factory),
+        wire: Wire::new(Router::new(ep_config, RouterPaths::default(), factory)),
         max_sessions,
-        now: Instant::now(),
         sids: Vec::new(),
-        pulls: BTreeMap::new(),
-        random: 0,
     };
     while !c.is_empty() {
         match c.below(10) {
@@ -92,17 +72,11 @@ pub fn legacy_router(data: &[u8]) {
             5 => other_request(&mut c, &mut w),
             6 | 7 => pull(&mut c, &mut w),
             8 => close(&mut c, &mut w),
-            _ => {
-                w.now += c.pick(ops::JUMPS);
-                w.router.handle_timeout(w.now);
-                run_jobs(&mut w);
-                if let Some(t) = w.router.poll_timeout() {
-                    assert!(t > w.now, "a deadline at or before now survived");
-                }
-            }
+            _ => w.wire.advance(&mut c),
         }
-        assert!(w.router.legacy().session_count() <= w.max_sessions);
-        assert!(w.router.streamable().session_count() <= w.max_sessions);
+        let router = &mut w.wire.server;
+        assert!(router.legacy().session_count() <= w.max_sessions);
+        assert!(router.streamable().session_count() <= w.max_sessions);
     }
 }
 
@@ -144,13 +118,7 @@ fn post_message(c: &mut Cursor<'_>, w: &mut World) {
     if c.below(3) == 0 {
         head = head.header("MCP-Protocol-Version", c.pick(VERSIONS));
     }
-    let [init, initialized] = ops::client_handshake();
-    let body = match c.below(6) {
-        0 => init,
-        1 => initialized,
-        2 => Bytes::from(vec![b' '; 100]),
-        _ => ops::frame(c),
-    };
+    let body = shared::post_body(c);
     let ended = w
         .sids
         .iter()
@@ -176,7 +144,7 @@ fn other_request(c: &mut Cursor<'_>, w: &mut World) {
         .header("Accept", c.pick(ACCEPTS))
         .header("Content-Type", "application/json");
     let body = ops::frame(c);
-    let route = w.router.route(&path);
+    let route = w.wire.server.route(&path);
     let resp = request(w, &head, body);
     let bare = path.split(['?', '#']).next().unwrap_or("");
     match route {
@@ -198,78 +166,42 @@ fn other_request(c: &mut Cursor<'_>, w: &mut World) {
 
 fn close(c: &mut Cursor<'_>, w: &mut World) {
     if c.byte() & 1 == 0 {
-        if let Some(conn) = pick_conn(c, w) {
-            w.router.stream_closed(conn);
+        if let Some(conn) = w.wire.pick_conn(c) {
+            w.wire.server.stream_closed(conn);
         }
     } else if !w.sids.is_empty() {
         let (sid, _) = w.sids[c.below(w.sids.len())].clone();
-        let _ = w.router.legacy().close_session(&sid);
+        let _ = w.wire.server.legacy().close_session(&sid);
     }
 }
 
+/// Sends one request; a legacy SSE stream is pulled with the legacy checks.
 fn request(w: &mut World, head: &HttpRequestHead, body: Bytes) -> HttpResponse {
-    w.random = w.random.wrapping_add(1);
-    let resp = w.router.handle_request(w.now, head, body, [w.random; 16]);
-    run_jobs(w);
-    assert!((200..600).contains(&resp.status));
-    match &resp.body {
-        Body::Full(bytes) => {
-            let value: serde_json::Value =
-                serde_json::from_slice(bytes).expect("a full body is JSON");
-            assert!(value.is_object(), "a full body is one JSON object");
-        }
-        Body::Empty => {}
-        Body::Stream(conn) => {
-            let legacy = Router::<Server>::stream_route(*conn) == Route::Legacy;
-            let sse = resp.get("content-type") == Some("text/event-stream");
-            let pull = Pull {
-                legacy: (legacy && sse).then(|| (SseDecoder::new(1 << 22), None)),
-                ended: false,
-            };
-            assert!(
-                w.pulls.insert(*conn, pull).is_none(),
-                "a stream id was reused"
-            );
-        }
-    }
-    resp
+    w.wire.request(head, body, |resp, conn| {
+        let legacy = Router::<Server>::stream_route(conn) == Route::Legacy;
+        let sse = resp.get("content-type") == Some("text/event-stream");
+        (legacy && sse).then(|| (SseDecoder::new(1 << 22), None))
+    })
 }
 
-fn pick_conn(c: &mut Cursor<'_>, w: &World) -> Option<StreamId> {
-    let conns: Vec<StreamId> = w.pulls.keys().copied().collect();
-    (!conns.is_empty()).then(|| conns[c.below(conns.len())])
-}
-
-/// Pulls one body until it has nothing more now, checking what comes out.
+/// Pulls one body; a legacy stream's events are checked and its end marks its session ended.
 fn pull(c: &mut Cursor<'_>, w: &mut World) {
-    let Some(conn) = pick_conn(c, w) else { return };
-    let mut buf = Vec::new();
-    for _ in 0..10_000 {
-        buf.clear();
-        let chunk = w.router.poll_stream(conn, &mut buf);
-        let p = w.pulls.get_mut(&conn).expect("picked");
-        match chunk {
-            None => return,
-            Some(StreamChunk::End) => {
-                p.ended = true;
-                if let Some((_, Some(sid))) = &p.legacy {
-                    if let Some(entry) = w.sids.iter_mut().find(|(s, _)| s == sid) {
-                        entry.1 = true;
-                    }
-                }
-                if w.pulls.len() > 32 {
-                    w.pulls.remove(&conn);
-                }
-                return;
-            }
-            Some(StreamChunk::Data { len }) => {
-                assert!(!p.ended, "data after the end of a body");
-                assert_eq!(len, buf.len());
-                if let Some((decoder, sid)) = &mut p.legacy {
-                    decoder.push(&buf);
-                    check_events(decoder, sid, &mut w.sids);
-                }
-            }
+    let sids = &mut w.sids;
+    let mut ended_sid = None;
+    let data = |legacy: &mut Legacy, buf: &[u8]| {
+        if let Some((decoder, sid)) = legacy {
+            decoder.push(buf);
+            check_events(decoder, sid, sids);
+        }
+    };
+    w.wire.pull(c, data, |legacy| {
+        if let Some((_, Some(sid))) = legacy {
+            ended_sid = Some(sid.clone());
+        }
+    });
+    if let Some(sid) = ended_sid {
+        if let Some(entry) = w.sids.iter_mut().find(|(s, _)| *s == sid) {
+            entry.1 = true;
         }
     }
 }
@@ -306,11 +238,5 @@ fn check_events(
             }
             (kind, _) => panic!("unexpected event {kind:?} (endpoint seen: {sid:?})"),
         }
-    }
-}
-
-fn run_jobs(w: &mut World) {
-    while let Some(job) = w.router.poll_job() {
-        let _ = first_poll(job);
     }
 }
