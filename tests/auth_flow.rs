@@ -79,6 +79,14 @@ impl World {
         self.docs.insert(url.to_owned(), (200, body.to_owned()));
     }
 
+    /// Dynamic client registration at `{base}/register` answers with client id `d`.
+    fn register_at(&mut self, base: &str) {
+        self.docs.insert(
+            format!("{base}/register"),
+            (201, r#"{"client_id":"d"}"#.into()),
+        );
+    }
+
     fn answer(&mut self, req: &HttpRequest) -> HttpResponse {
         self.log.push(req.url.clone());
         if req.url.ends_with("/token") {
@@ -189,6 +197,11 @@ fn run(
     (flow, events)
 }
 
+/// [`run`] with the default configuration and a bare 401 (no `WWW-Authenticate`).
+fn run_plain(world: &mut World) -> (AuthFlow, Vec<AuthEvent>) {
+    run(world, AuthConfig::new(SERVER, REDIRECT), unauthorized(None))
+}
+
 fn authorized(events: &[AuthEvent]) -> bool {
     events.last() == Some(&AuthEvent::Authorized)
 }
@@ -267,10 +280,7 @@ fn prm_falls_back_to_root_and_scope_comes_from_challenge() {
         &format!("{AS}/.well-known/oauth-authorization-server"),
         &as_meta(AS, ""),
     );
-    world.docs.insert(
-        format!("{AS}/register"),
-        (201, r#"{"client_id":"d"}"#.into()),
-    );
+    world.register_at(AS);
     let (flow, events) = run(
         &mut world,
         AuthConfig::new(SERVER, REDIRECT),
@@ -304,15 +314,8 @@ fn as_metadata_falls_back_to_oidc_path_appended() {
         &format!("{issuer}/.well-known/openid-configuration"),
         &as_meta(&issuer, ""),
     );
-    world.docs.insert(
-        format!("{AS}/register"),
-        (201, r#"{"client_id":"d"}"#.into()),
-    );
-    let (_, events) = run(
-        &mut world,
-        AuthConfig::new(SERVER, REDIRECT),
-        unauthorized(None),
-    );
+    world.register_at(AS);
+    let (_, events) = run_plain(&mut world);
     assert!(authorized(&events), "{events:?}");
     assert_eq!(
         world.log[1..4],
@@ -333,15 +336,8 @@ fn legacy_2025_03_26_metadata_at_server_root() {
         &format!("{root}/.well-known/oauth-authorization-server"),
         &as_meta(root, ""),
     );
-    world.docs.insert(
-        format!("{AS}/register"),
-        (201, r#"{"client_id":"d"}"#.into()),
-    );
-    let (flow, events) = run(
-        &mut world,
-        AuthConfig::new(SERVER, REDIRECT),
-        unauthorized(None),
-    );
+    world.register_at(AS);
+    let (flow, events) = run_plain(&mut world);
     assert!(authorized(&events), "{events:?}");
     assert_eq!(
         world.log[2],
@@ -355,10 +351,7 @@ fn legacy_2025_03_26_default_endpoints() {
     let mut world = World::new();
     world.docs.clear();
     let root = "http://127.0.0.1:7000";
-    world.docs.insert(
-        format!("{root}/register"),
-        (201, r#"{"client_id":"d"}"#.into()),
-    );
+    world.register_at(root);
     let now = Instant::now();
     let mut flow = AuthFlow::new(AuthConfig::new(SERVER, REDIRECT));
     flow.handle_challenge(now, &unauthorized(None), &[1; 48])
@@ -394,11 +387,7 @@ fn resource_mismatch_is_refused_before_any_as_request() {
         "http://127.0.0.1:7000/.well-known/oauth-protected-resource/mcp",
         &prm("http://127.0.0.1:7000/other", None),
     );
-    let (flow, events) = run(
-        &mut world,
-        AuthConfig::new(SERVER, REDIRECT),
-        unauthorized(None),
-    );
+    let (flow, events) = run_plain(&mut world);
     assert!(
         matches!(failure(&events), Some(AuthError::ResourceMismatch { .. })),
         "{events:?}"
@@ -414,11 +403,7 @@ fn bad_metadata_and_missing_discovery_fail() {
         "http://127.0.0.1:7000/.well-known/oauth-protected-resource/mcp",
         "<html>",
     );
-    let (_, events) = run(
-        &mut world,
-        AuthConfig::new(SERVER, REDIRECT),
-        unauthorized(None),
-    );
+    let (_, events) = run_plain(&mut world);
     assert!(matches!(failure(&events), Some(AuthError::BadMetadata(_))));
 
     let mut world = World::new();
@@ -426,11 +411,7 @@ fn bad_metadata_and_missing_discovery_fail() {
         &format!("{AS}/.well-known/oauth-authorization-server"),
         &as_meta(AS, "").replace("S256", "plain"),
     );
-    let (_, events) = run(
-        &mut world,
-        AuthConfig::new(SERVER, REDIRECT),
-        unauthorized(None),
-    );
+    let (_, events) = run_plain(&mut world);
     assert!(
         matches!(failure(&events), Some(AuthError::BadMetadata(_))),
         "{events:?}"
@@ -440,11 +421,7 @@ fn bad_metadata_and_missing_discovery_fail() {
     world
         .docs
         .remove(&format!("{AS}/.well-known/oauth-authorization-server"));
-    let (_, events) = run(
-        &mut world,
-        AuthConfig::new(SERVER, REDIRECT),
-        unauthorized(None),
-    );
+    let (_, events) = run_plain(&mut world);
     assert!(
         matches!(failure(&events), Some(AuthError::DiscoveryFailed(_))),
         "{events:?}"
@@ -459,11 +436,7 @@ fn registration_failure_and_state_mismatch() {
         format!("{AS}/register"),
         (400, r#"{"error":"invalid_client_metadata"}"#.into()),
     );
-    let (_, events) = run(
-        &mut world,
-        AuthConfig::new(SERVER, REDIRECT),
-        unauthorized(None),
-    );
+    let (_, events) = run_plain(&mut world);
     assert!(matches!(
         failure(&events),
         Some(AuthError::RegistrationFailed(_))
@@ -551,11 +524,7 @@ fn dcr_asks_for_the_offered_auth_method() {
             r#"{"client_id":"d","client_secret":"dyn-secret"}"#.into(),
         ),
     );
-    let (_, events) = run(
-        &mut world,
-        AuthConfig::new(SERVER, REDIRECT),
-        unauthorized(None),
-    );
+    let (_, events) = run_plain(&mut world);
     assert!(authorized(&events));
     let body = &world.token_requests[0].body;
     assert_eq!(
@@ -700,11 +669,7 @@ fn metadata_naming_another_issuer_is_refused_before_registration() {
         &format!("{AS}/.well-known/oauth-authorization-server"),
         &as_meta("http://127.0.0.1:7666", ""),
     );
-    let (flow, events) = run(
-        &mut world,
-        AuthConfig::new(SERVER, REDIRECT),
-        unauthorized(None),
-    );
+    let (flow, events) = run_plain(&mut world);
     assert!(
         matches!(failure(&events), Some(AuthError::BadMetadata(m)) if m.contains("7666")),
         "{events:?}"
