@@ -23,6 +23,8 @@ mod judge;
 mod rng;
 #[path = "sim/stdio.rs"]
 mod stdio;
+#[path = "sim/timeline.rs"]
+mod timeline;
 #[path = "sim/worker.rs"]
 mod worker;
 #[path = "sim/world.rs"]

@@ -25,6 +25,7 @@ use serde_json::Value;
 
 use super::check::{Ledger, Tally};
 use super::rng::Rng;
+use super::timeline::Timeline;
 use super::worker::Worker;
 use super::world::{self, CallTimeouts, ClientSide, HttpSetup, Wire, World};
 
@@ -119,8 +120,7 @@ pub struct HttpWorld {
     setup: HttpSetup,
     /// Endpoint connections whose body is still being pulled, and when their last chunk lands.
     pulling: BTreeMap<StreamId, Instant>,
-    net: BTreeMap<(Instant, u64), Arrival>,
-    counter: u64,
+    net: Timeline<Arrival>,
     client: Session,
     sid: Option<String>,
     ledger: Ledger,
@@ -146,8 +146,7 @@ impl HttpWorld {
             client: setup.client(now),
             setup,
             pulling: BTreeMap::new(),
-            net: BTreeMap::new(),
-            counter: 0,
+            net: Timeline::default(),
             sid: None,
             ledger: Ledger::default(),
             conns: HashMap::new(),
@@ -157,11 +156,6 @@ impl HttpWorld {
         };
         world::handshake(world.client_side());
         world
-    }
-
-    fn schedule(&mut self, at: Instant, arrival: Arrival) {
-        self.counter += 1;
-        self.net.insert((at, self.counter), arrival);
     }
 
     fn wire_delay(&mut self) -> Duration {
@@ -198,7 +192,7 @@ impl HttpWorld {
             let head = self.head(HttpMethod::Post);
             let at = self.now + self.wire_delay();
             let sent = Sent::Post { request };
-            self.schedule(at, Arrival::Request { head, body, sent });
+            self.net.schedule(at, Arrival::Request { head, body, sent });
         }
     }
 
@@ -211,7 +205,7 @@ impl HttpWorld {
         if let Body::Stream(conn) = resp.body {
             self.pulling.insert(conn, at);
         }
-        self.schedule(at, Arrival::Head { resp, sent, sid });
+        self.net.schedule(at, Arrival::Head { resp, sent, sid });
     }
 
     /// Pulls every open response body; chunks of one connection keep their order.
@@ -231,11 +225,11 @@ impl HttpWorld {
                     StreamChunk::Data { .. } => {
                         self.pulling.insert(conn, at);
                         let bytes = Bytes::copy_from_slice(&self.buf);
-                        self.schedule(at, Arrival::Chunk { conn, bytes });
+                        self.net.schedule(at, Arrival::Chunk { conn, bytes });
                     }
                     StreamChunk::End => {
                         self.pulling.remove(&conn);
-                        self.schedule(at, Arrival::End { conn });
+                        self.net.schedule(at, Arrival::End { conn });
                         break;
                     }
                 }
@@ -407,7 +401,7 @@ impl HttpWorld {
         self.ep.stream_closed(conn);
         self.pulling.remove(&conn);
         // What was on the wire for it is lost with the connection.
-        self.net.retain(|_, a| match a {
+        self.net.retain(|a| match a {
             Arrival::Chunk { conn: c, .. } | Arrival::End { conn: c } => *c != conn,
             _ => true,
         });
@@ -422,7 +416,7 @@ impl HttpWorld {
             .header("Last-Event-ID", text.as_str());
         let at = self.now + self.rng.millis(1000) + self.wire_delay();
         let sent = Sent::Resume { expect };
-        self.schedule(
+        self.net.schedule(
             at,
             Arrival::Request {
                 head,
@@ -439,7 +433,7 @@ impl HttpWorld {
         self.ep = self.setup.endpoint();
         self.pulling.clear();
         self.conns.clear();
-        self.net.retain(|_, a| matches!(a, Arrival::Request { .. }));
+        self.net.retain(|a| matches!(a, Arrival::Request { .. }));
     }
 
     fn send_call(&mut self) -> Result<(), String> {
@@ -548,12 +542,9 @@ impl World for HttpWorld {
             progressed = true;
         }
         progressed |= self.post_all();
-        while let Some(entry) = self.net.first_entry() {
-            if entry.key().0 > now {
-                break;
-            }
+        while let Some(arrival) = self.net.pop_due(now) {
             progressed = true;
-            match entry.remove() {
+            match arrival {
                 Arrival::Request { head, body, sent } => self.serve(head, body, sent),
                 Arrival::Head { resp, sent, sid } => self.on_head(resp, sent, sid)?,
                 Arrival::Chunk { conn, bytes } => self.on_chunk(conn, &bytes)?,
@@ -575,7 +566,7 @@ impl World for HttpWorld {
 
     fn next_wakeup(&self) -> Option<Instant> {
         [
-            self.net.keys().next().map(|(at, _)| *at),
+            self.net.next_at(),
             self.client.poll_timeout(),
             self.ep.poll_timeout(),
         ]

@@ -27,6 +27,7 @@ use super::check::{Ledger, Tally};
 use super::http::Sabotage;
 use super::judge::Judge;
 use super::rng::Rng;
+use super::timeline::Timeline;
 use super::worker::Worker;
 use super::world::{self, ClientSide, HttpSetup, Wire, World};
 
@@ -139,8 +140,7 @@ pub struct HttpClientWorld {
     pub(super) partitioned: bool,
     /// Endpoint bodies being pulled: their exchange and when their last chunk lands.
     pulling: BTreeMap<StreamId, (ExchangeId, Instant)>,
-    pub(super) net: BTreeMap<(Instant, u64), Arrival>,
-    counter: u64,
+    pub(super) net: Timeline<Arrival>,
     /// The client incarnation (bumped when the world starts a new client).
     gen: u64,
     pub(super) session: Session,
@@ -203,8 +203,7 @@ impl HttpClientWorld {
             down_until: None,
             partitioned: false,
             pulling: BTreeMap::new(),
-            net: BTreeMap::new(),
-            counter: 0,
+            net: Timeline::default(),
             gen: 0,
             http: HttpClient::new(http_config.clone()),
             http_config,
@@ -223,11 +222,6 @@ impl HttpClientWorld {
         };
         world::handshake(world.client_side());
         world
-    }
-
-    fn schedule(&mut self, at: Instant, arrival: Arrival) {
-        self.counter += 1;
-        self.net.insert((at, self.counter), arrival);
     }
 
     fn wire_delay(&mut self) -> Duration {
@@ -396,7 +390,7 @@ impl HttpClientWorld {
         self.links.insert(request.id, link);
         let at = self.now + self.wire_delay();
         let (gen, ex, body) = (self.gen, request.id, request.body);
-        self.schedule(
+        self.net.schedule(
             at,
             Arrival::Request {
                 gen,
@@ -413,7 +407,7 @@ impl HttpClientWorld {
         let Some(link) = self.links.remove(&ex) else {
             return;
         };
-        self.net.retain(|_, a| a.to_client() != Some(ex));
+        self.net.retain(|a| a.to_client() != Some(ex));
         if let Some(conn) = link.conn {
             self.hang_up(conn);
         }
@@ -435,7 +429,7 @@ impl HttpClientWorld {
             if live {
                 let at = self.now + self.wire_delay();
                 let reason = "connection refused";
-                self.schedule(at, Arrival::Failed { ex, reason });
+                self.net.schedule(at, Arrival::Failed { ex, reason });
             }
             return;
         }
@@ -460,7 +454,7 @@ impl HttpClientWorld {
             link.session = session.clone();
         }
         let (status, headers) = (resp.status, resp.headers);
-        self.schedule(
+        self.net.schedule(
             at,
             Arrival::Head {
                 ex,
@@ -478,9 +472,9 @@ impl HttpClientWorld {
             }
             Body::Full(bytes) => {
                 self.send_pieces(ex, at, &bytes);
-                self.schedule(at, Arrival::End { ex });
+                self.net.schedule(at, Arrival::End { ex });
             }
-            Body::Empty => self.schedule(at, Arrival::End { ex }),
+            Body::Empty => self.net.schedule(at, Arrival::End { ex }),
         }
     }
 
@@ -494,12 +488,12 @@ impl HttpClientWorld {
             let cut = 1 + self.rng.below(rest.len() as u64 - 1) as usize;
             let (piece, tail) = rest.split_at(cut);
             let bytes = Bytes::copy_from_slice(piece);
-            self.schedule(at, Arrival::Chunk { ex, bytes });
+            self.net.schedule(at, Arrival::Chunk { ex, bytes });
             rest = tail;
         }
         if !rest.is_empty() {
             let bytes = Bytes::copy_from_slice(rest);
-            self.schedule(at, Arrival::Chunk { ex, bytes });
+            self.net.schedule(at, Arrival::Chunk { ex, bytes });
         }
     }
 
@@ -532,7 +526,7 @@ impl HttpClientWorld {
                         if let Some(link) = self.links.get_mut(&ex) {
                             link.conn = None;
                         }
-                        self.schedule(at, Arrival::End { ex });
+                        self.net.schedule(at, Arrival::End { ex });
                         break;
                     }
                 }
@@ -629,13 +623,13 @@ impl HttpClientWorld {
 
     /// Resets the connection of exchange `ex`.
     fn cut(&mut self, ex: ExchangeId) {
-        self.net.retain(|_, a| a.to_client() != Some(ex));
+        self.net.retain(|a| a.to_client() != Some(ex));
         if let Some(conn) = self.links.get_mut(&ex).and_then(|l| l.conn.take()) {
             self.hang_up(conn);
         }
         let at = self.now + self.rng.millis(20);
         let reason = "connection reset";
-        self.schedule(at, Arrival::Failed { ex, reason });
+        self.net.schedule(at, Arrival::Failed { ex, reason });
     }
 
     /// Fault: the network resets a connection in the middle of an SSE stream.
@@ -696,7 +690,7 @@ impl HttpClientWorld {
                 self.hang_up(conn);
             }
         }
-        self.net.retain(|_, a| a.to_client().is_none());
+        self.net.retain(|a| a.to_client().is_none());
         self.judge.client_restarted();
         self.gen += 1;
         self.lost = false;
@@ -758,12 +752,8 @@ impl World for HttpClientWorld {
             progressed = true;
         }
         progressed |= self.pump()?;
-        while let Some(entry) = self.net.first_entry() {
-            if entry.key().0 > now {
-                break;
-            }
+        while let Some(arrival) = self.net.pop_due(now) {
             progressed = true;
-            let arrival = entry.remove();
             self.arrive(arrival)?;
             progressed |= self.pump()?;
         }
@@ -780,7 +770,7 @@ impl World for HttpClientWorld {
 
     fn next_wakeup(&self) -> Option<Instant> {
         [
-            self.net.keys().next().map(|(at, _)| *at),
+            self.net.next_at(),
             self.session.poll_timeout(),
             self.http.poll_timeout(),
             self.ep.poll_timeout(),

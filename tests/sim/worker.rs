@@ -3,7 +3,6 @@
 //! between them; the result echoes the request id, so a response reaching another request is
 //! caught. Implements `http::Machine`, so the same worker sits behind the HTTP endpoint.
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -16,6 +15,8 @@ use mcp_sansio::model::{
 use mcp_sansio::session::{Event, ServerSetup, Session, Transmit};
 use mcp_sansio::Config;
 use serde_json::{json, Value};
+
+use super::timeline::Timeline;
 
 /// What a `tools/call` of the simulation asks the worker to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,9 +67,8 @@ pub fn echo_result(id: &RequestId) -> Value {
 pub struct Worker {
     /// The server session.
     pub session: Session,
-    /// Actions by due time (the counter keeps equal times in scheduling order).
-    plan: BTreeMap<(Instant, u64), Action>,
-    counter: u64,
+    /// Actions by due time.
+    plan: Timeline<Action>,
     /// Requests the application was handed (for the simulation's bookkeeping).
     pub requests_seen: u64,
 }
@@ -86,8 +86,7 @@ impl Worker {
         };
         Worker {
             session: Session::server(config, setup, now),
-            plan: BTreeMap::new(),
-            counter: 0,
+            plan: Timeline::default(),
             requests_seen: 0,
         }
     }
@@ -98,8 +97,7 @@ impl Worker {
     }
 
     fn schedule(&mut self, at: Instant, action: Action) {
-        self.counter += 1;
-        self.plan.insert((at, self.counter), action);
+        self.plan.schedule(at, action);
     }
 
     /// Hands every event of the session to the application.
@@ -124,7 +122,7 @@ impl Worker {
                         }
                     }
                 }
-                Event::Cancelled { id, .. } => self.plan.retain(|_, a| match a {
+                Event::Cancelled { id, .. } => self.plan.retain(|a| match a {
                     Action::Progress { id: x, .. } | Action::Respond { id: x } => *x != id,
                 }),
                 _ => {}
@@ -133,11 +131,8 @@ impl Worker {
     }
 
     fn run_due(&mut self, now: Instant) {
-        while let Some(entry) = self.plan.first_entry() {
-            if entry.key().0 > now {
-                break;
-            }
-            match entry.remove() {
+        while let Some(action) = self.plan.pop_due(now) {
+            match action {
                 Action::Progress { id, step, total } => {
                     let _ = self.session.notify_progress(
                         &id,
@@ -175,7 +170,7 @@ impl Machine for Worker {
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        let next_action = self.plan.keys().next().map(|(at, _)| *at);
+        let next_action = self.plan.next_at();
         [self.session.poll_timeout(), next_action]
             .into_iter()
             .flatten()
