@@ -8,10 +8,8 @@
 //! specification repository) are read from `$MCP_SCHEMA_EXAMPLES`, or from
 //! `<schema dir>/2026-07-28/examples`; that test says so and checks nothing when neither exists.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
-use jsonschema::Validator;
 use mcp_sansio::jsonrpc::{self as m, MissingId, RawJson, RequestId};
 use mcp_sansio::model::modern::*;
 use mcp_sansio::model::*;
@@ -20,34 +18,25 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-fn schema_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("MCP_SCHEMA_DIR") {
-        return PathBuf::from(dir);
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        root.join("../shared/mcp-schema"),
-        root.join("../../shared/mcp-schema"),
-    ];
-    candidates
-        .iter()
-        .find(|d| d.join("2026-07-28/schema.json").is_file())
-        .cloned()
-        .unwrap_or_else(|| panic!("2026-07-28 schema not found (tried {candidates:?})"))
-}
+#[path = "common/schema_defs.rs"]
+mod schema_defs;
+use schema_defs::{schema_dir, DefValidators};
+
+/// A file the schema directory must hold (to tell it from another `shared`).
+const SCHEMA_PROBE: &str = "2026-07-28/schema.json";
 
 struct Schema {
     root: Value,
-    validators: HashMap<String, Validator>,
+    validators: DefValidators,
 }
 
 impl Schema {
     fn load() -> Schema {
-        let path = schema_dir().join("2026-07-28/schema.json");
+        let path = schema_dir(SCHEMA_PROBE).join("2026-07-28/schema.json");
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
         Schema {
             root: serde_json::from_str(&text).unwrap(),
-            validators: HashMap::new(),
+            validators: DefValidators::default(),
         }
     }
 
@@ -57,24 +46,7 @@ impl Schema {
 
     fn check(&mut self, def: &str, instance: &Value) -> Result<(), String> {
         assert!(self.defs().contains_key(def), "no definition {def}");
-        let root = &self.root;
-        let validator = self.validators.entry(def.to_owned()).or_insert_with(|| {
-            let schema = json!({
-                "$schema": root["$schema"],
-                "$defs": root["$defs"],
-                "allOf": [{"$ref": format!("#/$defs/{def}")}],
-            });
-            jsonschema::validator_for(&schema).unwrap()
-        });
-        let errors: Vec<String> = validator
-            .iter_errors(instance)
-            .map(|e| e.to_string())
-            .collect();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(errors.join("; "))
-        }
+        self.validators.check(&self.root, "$defs", def, instance)
     }
 
     fn valid(&mut self, def: &str, instance: &Value) {
@@ -532,7 +504,7 @@ fn the_modern_method_table_matches_the_schema() {
 fn examples_dir() -> Option<PathBuf> {
     let dir = std::env::var("MCP_SCHEMA_EXAMPLES")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| schema_dir().join("2026-07-28/examples"));
+        .unwrap_or_else(|_| schema_dir(SCHEMA_PROBE).join("2026-07-28/examples"));
     dir.is_dir().then_some(dir)
 }
 

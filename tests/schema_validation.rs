@@ -5,48 +5,34 @@
 //! The schemas live in `shared/mcp-schema/<version>/schema.json` beside the repository (or in
 //! `$MCP_SCHEMA_DIR`). A missing directory fails the test: it must not pass vacuously.
 
-use std::collections::HashMap;
-use std::path::PathBuf;
-
-use jsonschema::Validator;
 use mcp_sansio::jsonrpc::{self, RawJson, RequestId};
 use mcp_sansio::model::*;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use ProtocolVersion::{V2024_11_05 as V1, V2025_03_26 as V2, V2025_06_18 as V3, V2025_11_25 as V4};
+#[path = "common/schema_defs.rs"]
+mod schema_defs;
+use schema_defs::{schema_dir, DefValidators};
 
-fn schema_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("MCP_SCHEMA_DIR") {
-        return PathBuf::from(dir);
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    // `../shared` for the main checkout and CI; `../../shared` for a worktree in `wt/<name>`.
-    let candidates = [
-        root.join("../shared/mcp-schema"),
-        root.join("../../shared/mcp-schema"),
-    ];
-    candidates
-        .iter()
-        .find(|d| d.join("2025-11-25/schema.json").is_file())
-        .cloned()
-        .unwrap_or_else(|| {
-            panic!("MCP schema directory not found (tried {candidates:?}); set MCP_SCHEMA_DIR")
-        })
-}
+/// A file the schema directory must hold (to tell it from another `shared`).
+const SCHEMA_PROBE: &str = "2025-11-25/schema.json";
+
+use ProtocolVersion::{V2024_11_05 as V1, V2025_03_26 as V2, V2025_06_18 as V3, V2025_11_25 as V4};
 
 /// One revision's schema and the validators built from it so far.
 struct Schema {
     version: ProtocolVersion,
     root: Value,
     defs_key: &'static str,
-    validators: HashMap<String, Validator>,
+    validators: DefValidators,
     validated: usize,
 }
 
 impl Schema {
     fn load(version: ProtocolVersion) -> Schema {
-        let path = schema_dir().join(version.schema_dir()).join("schema.json");
+        let path = schema_dir(SCHEMA_PROBE)
+            .join(version.schema_dir())
+            .join("schema.json");
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
         let root: Value = serde_json::from_str(&text).unwrap();
         let defs_key = if root.get("$defs").is_some() {
@@ -58,7 +44,7 @@ impl Schema {
             version,
             root,
             defs_key,
-            validators: HashMap::new(),
+            validators: DefValidators::default(),
             validated: 0,
         }
     }
@@ -71,25 +57,7 @@ impl Schema {
             "{} has no definition {def}",
             self.version
         );
-        let validator = self.validators.entry(def.to_owned()).or_insert_with(|| {
-            // The schemas have no root: validate against one definition, resolving its
-            // references inside the whole document.
-            let schema = json!({
-                "$schema": root["$schema"],
-                defs_key: root[defs_key],
-                "allOf": [{"$ref": format!("#/{defs_key}/{def}")}],
-            });
-            jsonschema::validator_for(&schema).unwrap()
-        });
-        let errors: Vec<String> = validator
-            .iter_errors(instance)
-            .map(|e| e.to_string())
-            .collect();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(errors.join("; "))
-        }
+        self.validators.check(root, defs_key, def, instance)
     }
 
     fn expect_valid(&mut self, def: &str, instance: &Value) {

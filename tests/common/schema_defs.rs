@@ -1,0 +1,64 @@
+//! What the two schema test files share: finding the official schema directory, and checking a
+//! JSON value against one definition of a schema document (the schemas have no root, so each
+//! definition is validated through a wrapper that carries the whole document's definitions),
+//! with the compiled validators cached per definition.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use jsonschema::Validator;
+use serde_json::{json, Value};
+
+/// The `shared/mcp-schema` directory: `MCP_SCHEMA_DIR`, or the first of `../shared` (the main
+/// checkout and CI) and `../../shared` (a worktree in `wt/<name>`) that holds `probe`.
+pub fn schema_dir(probe: &str) -> PathBuf {
+    if let Ok(dir) = std::env::var("MCP_SCHEMA_DIR") {
+        return PathBuf::from(dir);
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let candidates = [
+        root.join("../shared/mcp-schema"),
+        root.join("../../shared/mcp-schema"),
+    ];
+    candidates
+        .iter()
+        .find(|d| d.join(probe).is_file())
+        .cloned()
+        .unwrap_or_else(|| panic!("{probe} not found (tried {candidates:?}); set MCP_SCHEMA_DIR"))
+}
+
+/// Validators for the definitions of one schema document, built on first use.
+#[derive(Default)]
+pub struct DefValidators {
+    by_def: HashMap<String, Validator>,
+}
+
+impl DefValidators {
+    /// Whether `instance` matches definition `def` of `root`, whose definitions are under
+    /// `defs_key` (`$defs` or `definitions`); the errors joined when it does not.
+    pub fn check(
+        &mut self,
+        root: &Value,
+        defs_key: &str,
+        def: &str,
+        instance: &Value,
+    ) -> Result<(), String> {
+        let validator = self.by_def.entry(def.to_owned()).or_insert_with(|| {
+            let schema = json!({
+                "$schema": root["$schema"],
+                defs_key: root[defs_key],
+                "allOf": [{"$ref": format!("#/{defs_key}/{def}")}],
+            });
+            jsonschema::validator_for(&schema).unwrap()
+        });
+        let errors: Vec<String> = validator
+            .iter_errors(instance)
+            .map(|e| e.to_string())
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("; "))
+        }
+    }
+}
