@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 
 #[path = "common/schema_defs.rs"]
 mod schema_defs;
-use schema_defs::{schema_dir, DefValidators};
+use schema_defs::{direction_of, schema_dir, DefValidators};
 
 /// A file the schema directory must hold (to tell it from another `shared`).
 const SCHEMA_PROBE: &str = "2026-07-28/schema.json";
@@ -452,15 +452,8 @@ fn the_modern_method_table_matches_the_schema() {
     );
     for info in MODERN_METHODS {
         let def = message_def(info.name);
-        let direction = match (
-            from_client.iter().any(|d| d == def),
-            from_server.iter().any(|d| d == def),
-        ) {
-            (true, true) => Direction::Either,
-            (true, false) => Direction::ClientToServer,
-            (false, true) => Direction::ServerToClient,
-            (false, false) => panic!("{def} is in no union"),
-        };
+        let direction = direction_of(def, &from_client, &from_server)
+            .unwrap_or_else(|| panic!("{def} is in no union"));
         assert_eq!(info.direction, direction, "{}", info.name);
         assert_eq!(
             def.ends_with("Request"),

@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 
 #[path = "common/schema_defs.rs"]
 mod schema_defs;
-use schema_defs::{schema_dir, DefValidators};
+use schema_defs::{direction_of, schema_dir, DefValidators};
 
 /// A file the schema directory must hold (to tell it from another `shared`).
 const SCHEMA_PROBE: &str = "2025-11-25/schema.json";
@@ -962,15 +962,8 @@ fn method_directions_and_kinds_match_the_schema_unions() {
         let mut seen = 0;
         for info in METHODS.iter().filter(|i| i.exists_in(v)) {
             let def = message_def(info.name);
-            let direction = match (
-                from_client.iter().any(|d| d == def),
-                from_server.iter().any(|d| d == def),
-            ) {
-                (true, true) => Direction::Either,
-                (true, false) => Direction::ClientToServer,
-                (false, true) => Direction::ServerToClient,
-                (false, false) => panic!("{def} is in no union of {v}"),
-            };
+            let direction = direction_of(def, &from_client, &from_server)
+                .unwrap_or_else(|| panic!("{def} is in no union of {v}"));
             assert_eq!(info.direction, direction, "{} in {v}", info.name);
             let is_request = def.ends_with("Request");
             assert_eq!(

@@ -1,12 +1,14 @@
 //! What the two schema test files share: finding the official schema directory, and checking a
 //! JSON value against one definition of a schema document (the schemas have no root, so each
 //! definition is validated through a wrapper that carries the whole document's definitions),
-//! with the compiled validators cached per definition.
+//! with the compiled validators cached per definition; and which way a message definition
+//! travels by the unions that list it.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 use jsonschema::Validator;
+use mcp_sansio::model::Direction;
 use serde_json::{json, Value};
 
 /// The `shared/mcp-schema` directory: `MCP_SCHEMA_DIR`, or the first of `../shared` (the main
@@ -60,5 +62,24 @@ impl DefValidators {
         } else {
             Err(errors.join("; "))
         }
+    }
+}
+
+/// Which way message definition `def` travels: client to server when a client union lists it
+/// (`from_client`), server to client when a server union does, either when both do; `None`
+/// when no union lists it.
+pub fn direction_of(
+    def: &str,
+    from_client: &[String],
+    from_server: &[String],
+) -> Option<Direction> {
+    match (
+        from_client.iter().any(|d| d == def),
+        from_server.iter().any(|d| d == def),
+    ) {
+        (true, true) => Some(Direction::Either),
+        (true, false) => Some(Direction::ClientToServer),
+        (false, true) => Some(Direction::ServerToClient),
+        (false, false) => None,
     }
 }
