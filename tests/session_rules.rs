@@ -696,14 +696,7 @@ fn admission_control_refuses_past_max_inflight_deterministically() {
         max_inflight_inbound: 2,
         ..Config::default()
     };
-    let mut s = Session::server(config, server_setup(ALL_SERVER_CAPS), now);
-    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}"#;
-    feed(&mut s, now, init);
-    feed(
-        &mut s,
-        now,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-    );
+    let mut s = ready_server(config, "{}", now);
     for n in 1..=2 {
         let out = feed(
             &mut s,
@@ -990,14 +983,7 @@ fn outbound_queue_is_bounded_for_commands() {
         max_outbound_queue: 2,
         ..Config::default()
     };
-    let mut s = Session::server(config, server_setup(ALL_SERVER_CAPS), now);
-    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}"#;
-    feed(&mut s, now, init);
-    feed(
-        &mut s,
-        now,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-    );
+    let mut s = ready_server(config, "{}", now);
     let log = || Some(raw(json!({"level":"info","data":1})));
     s.notify("notifications/message", log()).unwrap();
     s.notify("notifications/message", log()).unwrap();
@@ -1016,14 +1002,7 @@ fn event_queue_drops_notifications_but_never_requests_past_its_bound() {
         max_queued_events: 1,
         ..Config::default()
     };
-    let mut s = Session::server(config, server_setup(ALL_SERVER_CAPS), now);
-    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"x","version":"1"}}}"#;
-    feed(&mut s, now, init);
-    feed(
-        &mut s,
-        now,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-    );
+    let mut s = ready_server(config, r#"{"roots":{"listChanged":true}}"#, now);
     feed(
         &mut s,
         now,
@@ -1043,4 +1022,20 @@ fn event_queue_drops_notifications_but_never_requests_past_its_bound() {
         "{events:?}"
     );
     assert_eq!(s.stats().notifications_dropped, 1);
+}
+
+/// A 2025-06-18 server session with `config` that got `initialize` (the client declaring
+/// `client_caps`) and `initialized`; its answer and events are left to the test.
+fn ready_server(config: Config, client_caps: &str, now: Instant) -> Session {
+    let mut s = Session::server(config, server_setup(ALL_SERVER_CAPS), now);
+    let init = format!(
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{client_caps},"clientInfo":{{"name":"x","version":"1"}}}}}}"#
+    );
+    feed(&mut s, now, &init);
+    feed(
+        &mut s,
+        now,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    s
 }
