@@ -366,3 +366,48 @@ fn the_table_is_bounded() {
     assert_eq!(rig.tool("forever", true)["result"]["resultType"], "task");
     assert_eq!(rig.tool("forever", true)["error"]["code"], -32603);
 }
+
+fn arbitrary_json() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        ".{0,12}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 16, 4, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            proptest::collection::btree_map(
+                prop_oneof![
+                    Just("taskId".to_owned()),
+                    Just("inputResponses".to_owned()),
+                    ".{0,6}"
+                ],
+                inner,
+                0..4
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest::proptest! {
+    /// Whatever the params, a task method or task-tool call gets exactly one answer (a
+    /// result or an error) and nothing panics.
+    #[test]
+    fn task_methods_answer_any_params(
+        method in proptest::sample::select(vec!["tasks/get", "tasks/update", "tasks/cancel", "tools/call"]),
+        params in arbitrary_json(),
+        declared in proptest::bool::ANY,
+    ) {
+        let mut rig = Rig::new(TaskLimits::default());
+        rig.tool("inputs", true);
+        let mut params = if params.is_object() { params } else { json!({"taskId": params}) };
+        if method == "tools/call" {
+            params["name"] = json!("must");
+        }
+        let answer = rig.call(method, params, declared);
+        proptest::prop_assert!(answer.get("result").is_some() != answer.get("error").is_some());
+    }
+}
