@@ -53,5 +53,6 @@ pub mod model;
 pub mod pair;
 pub mod session;
 pub mod stateless;
+pub mod tasks;
 
 pub use config::Config;

@@ -39,6 +39,9 @@ pub struct Endpoint<M> {
     next_exchange: u64,
     /// The 2026-07-28 exchanges holding a `subscriptions/listen` stream.
     listeners: Vec<String>,
+    /// Jobs that outlive their stateless exchange (a task's handler keeps running after the
+    /// `CreateTaskResult` answered the request), for the driver.
+    pub(super) detached_jobs: std::collections::VecDeque<Job>,
     stats: EndpointStats,
 }
 
@@ -53,6 +56,7 @@ impl<M: Machine> Endpoint<M> {
             next_conn: 0,
             next_exchange: 0,
             listeners: Vec::new(),
+            detached_jobs: std::collections::VecDeque::new(),
             stats: EndpointStats::default(),
         }
     }
@@ -388,6 +392,9 @@ impl<M: Machine> Endpoint<M> {
     /// A pending handler future of any session, for the driver to run.
     #[must_use]
     pub fn poll_job(&mut self) -> Option<Job> {
+        if let Some(job) = self.detached_jobs.pop_front() {
+            return Some(job);
+        }
         self.sessions
             .values_mut()
             .find_map(|s| s.machine.poll_job())

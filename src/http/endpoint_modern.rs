@@ -23,6 +23,10 @@ use crate::jsonrpc::{self as m, decode, ErrorObject, Incoming, Message, Request,
 use crate::model::modern::{header_mismatch_error, modern_method, PROTOCOL_VERSION_KEY};
 use crate::model::ProtocolVersion;
 
+/// Jobs of finished exchanges waiting for the driver at most (task handlers; past it a task
+/// stays `working` until its TTL).
+const MAX_DETACHED_JOBS: usize = 4096;
+
 impl<M: Machine> Endpoint<M> {
     /// Whether `head` opens a stateless exchange: a version header that is not a stateful
     /// revision (2026-07-28, or one the server may not know, which it must refuse with
@@ -106,7 +110,13 @@ impl<M: Machine> Endpoint<M> {
         let conn = self.new_conn();
         let mut resp = self.open_response(&key_sid, 1, conn, ResponseMode::Auto, false);
         if matches!(resp.body, Body::Full(_)) {
-            self.sessions.remove(&key_sid);
+            if let Some(mut done) = self.sessions.remove(&key_sid) {
+                while let Some(job) = done.machine.poll_job() {
+                    if self.detached_jobs.len() < MAX_DETACHED_JOBS {
+                        self.detached_jobs.push_back(job);
+                    }
+                }
+            }
             if let Some(status) = status {
                 resp.status = status;
             }
@@ -174,7 +184,9 @@ fn check_headers(head: &HttpRequestHead, request: &Request) -> Result<(), ErrorO
             &request.method,
         ));
     }
-    let name_param = modern_method(&request.method).and_then(|mm| mm.name_param);
+    let name_param = modern_method(&request.method)
+        .and_then(|mm| mm.name_param)
+        .or_else(|| crate::tasks::is_task_method(&request.method).then_some("taskId"));
     if let Some(param) = name_param {
         let body_name = params.get(param).and_then(Value::as_str).unwrap_or("");
         let header = head.get("mcp-name").map(|v| decode_sentinel(v.trim()));

@@ -18,7 +18,7 @@ pub use discover::{discover_response, ServerProfile, MAX_SUPPORTED_VERSIONS};
 pub use error::StatelessError;
 pub use replay::ReplayGuard;
 pub use request_state::{request_binding, RequestStateKey, StateError, MAX_REQUEST_STATE};
-pub use validate::{validate_request, ValidatedRequest};
+pub use validate::{validate_meta, validate_request, ValidatedRequest};
 
 #[cfg(test)]
 mod tests;

@@ -56,14 +56,7 @@ pub fn validate_request(
     method: &str,
     params: Option<&RawJson>,
 ) -> Result<ValidatedRequest, StatelessError> {
-    let meta = request_meta(params)?;
-    let requested = meta.protocol_version.as_deref().unwrap_or_default();
-    let version = ProtocolVersion::parse(requested)
-        .filter(|&v| profile.serves_statelessly(v))
-        .ok_or_else(|| StatelessError::UnsupportedVersion {
-            requested: requested.to_owned(),
-            supported: profile.supported_strings(),
-        })?;
+    let (version, meta) = validate_meta(profile, params)?;
     let info = modern_method(method)
         .filter(|i| i.kind == MethodKind::Request)
         .ok_or_else(|| StatelessError::MethodNotFound(method.to_owned()))?;
@@ -79,6 +72,23 @@ pub fn validate_request(
         client_capabilities,
         meta,
     })
+}
+
+/// Steps 1 and 2 of [`validate_request`] alone (the `_meta` fields, then the version), for
+/// methods outside the core table (extensions such as `tasks/*`).
+pub fn validate_meta(
+    profile: &ServerProfile,
+    params: Option<&RawJson>,
+) -> Result<(ProtocolVersion, RequestMeta), StatelessError> {
+    let meta = request_meta(params)?;
+    let requested = meta.protocol_version.as_deref().unwrap_or_default();
+    let version = ProtocolVersion::parse(requested)
+        .filter(|&v| profile.serves_statelessly(v))
+        .ok_or_else(|| StatelessError::UnsupportedVersion {
+            requested: requested.to_owned(),
+            supported: profile.supported_strings(),
+        })?;
+    Ok((version, meta))
 }
 
 /// The typed `_meta` of `params`, refusing a request without its required fields.

@@ -25,6 +25,8 @@ mod late;
 pub(crate) use late::extras;
 #[path = "fixture_modern.rs"]
 mod modern;
+#[path = "fixture_tasks.rs"]
+mod tasks;
 
 /// A timer of the caller's runtime: a future that resolves after the given duration.
 pub(crate) type Sleep = Arc<dyn Fn(Duration) -> BoxFuture<()> + Send + Sync>;
@@ -56,8 +58,9 @@ pub(crate) fn fixture_server(config: Config, sleep: Sleep, now: Instant) -> Serv
         env!("CARGO_PKG_VERSION"),
     ))
     .config(config);
-    for tool in tools(sleep)
+    for tool in tools(sleep.clone())
         .into_iter()
+        .chain(tasks::tools(sleep))
         .chain(modern::input_required_tools())
         .chain(modern::diagnostic_tools())
     {
@@ -72,6 +75,7 @@ pub(crate) fn fixture_server(config: Config, sleep: Sleep, now: Instant) -> Serv
     let mut server = builder
         .prompt(modern::input_required_prompt())
         .request_state_key(modern::state_key())
+        .tasks(tasks::table())
         .resource_template(template_data())
         .completion(completion_handler(|_req, _ctx| async {
             Ok(Completion {

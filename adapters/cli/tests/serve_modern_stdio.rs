@@ -187,3 +187,86 @@ fn listen_streams_share_the_pipe() {
     assert_eq!(seen.len(), 1, "only the answer: {seen:?}");
     assert_eq!(seen[0]["result"]["resultType"], "complete");
 }
+
+fn with_tasks(mut request: Value) -> Value {
+    request["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+    request
+}
+
+/// Polls `tasks/get` (bounded) until the task leaves `working`.
+fn settled(peer: &mut Peer, id: &Value, first_request_id: i64) -> Value {
+    for n in 0..100 {
+        let get = with_tasks(modern(
+            first_request_id + n,
+            "tasks/get",
+            json!({"taskId": id}),
+        ));
+        let result = peer.call(get)["result"].clone();
+        if result["status"] != "working" {
+            return result;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("task {id} still working after 100 polls");
+}
+
+#[test]
+fn tasks_over_stdio_create_park_resume_and_cancel() {
+    let mut peer = Peer::start();
+    let call = |id, name: &str, args: Value| {
+        with_tasks(modern(
+            id,
+            "tools/call",
+            json!({"name": name, "arguments": args}),
+        ))
+    };
+    // A task that completes.
+    let created = peer.call(call(1, "slow_compute", json!({"seconds": 0.2})))["result"].clone();
+    assert_eq!(created["resultType"], "task", "{created}");
+    let done = settled(&mut peer, &created["taskId"], 100);
+    assert_eq!(done["status"], "completed");
+    assert!(done["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("Computed"));
+    // A task parked on an input, resumed by tasks/update.
+    let created =
+        peer.call(call(2, "confirm_delete", json!({"filename": "f.txt"})))["result"].clone();
+    let parked = settled(&mut peer, &created["taskId"], 200);
+    assert_eq!(parked["status"], "input_required");
+    let update = with_tasks(modern(
+        3,
+        "tasks/update",
+        json!({"taskId": created["taskId"],
+        "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}}),
+    ));
+    assert_eq!(peer.call(update)["result"]["resultType"], "complete");
+    let mut done = settled(&mut peer, &created["taskId"], 300);
+    for n in 0..100 {
+        if done["status"] != "input_required" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        done = settled(&mut peer, &created["taskId"], 400 + n * 100);
+    }
+    assert_eq!(done["result"]["content"][0]["text"], "Deleted f.txt");
+    // Cancelled while running.
+    let created = peer.call(call(4, "slow_compute", json!({"seconds": 60})))["result"].clone();
+    let cancel = with_tasks(modern(
+        5,
+        "tasks/cancel",
+        json!({"taskId": created["taskId"]}),
+    ));
+    assert_eq!(peer.call(cancel)["result"]["resultType"], "complete");
+    assert_eq!(
+        settled(&mut peer, &created["taskId"], 20_000)["status"],
+        "cancelled"
+    );
+    // Without the extension: -32021 for a required-task tool and the task methods.
+    let e = peer.call(modern(6, "tools/call", json!({"name": "failing_job"})))["error"].clone();
+    assert_eq!(e["code"], -32021);
+    let e =
+        peer.call(modern(7, "tasks/get", json!({"taskId": created["taskId"]})))["error"].clone();
+    assert_eq!(e["code"], -32021);
+}

@@ -8,8 +8,8 @@ use serde_json::Map;
 
 use super::listen::DEFAULT_MAX_LISTENERS;
 use super::modern::Modern;
-use super::Server;
 use super::{CompletionFn, Prompt, Resource, ResourceTemplate, Tool};
+use super::{Server, Tasks};
 use crate::config::Config;
 use crate::model::modern::CacheHints;
 use crate::model::{
@@ -17,6 +17,7 @@ use crate::model::{
 };
 use crate::session::ServerSetup;
 use crate::stateless::{ReplayGuard, RequestStateKey, ServerProfile};
+use crate::tasks::TASKS_EXTENSION;
 
 /// Everything registered, each map ordered by its list key (keyset pagination needs order).
 #[derive(Clone, Default)]
@@ -44,6 +45,7 @@ pub struct ServerBuilder {
     request_state_key: Option<RequestStateKey>,
     max_listeners: usize,
     replay_guard: Option<ReplayGuard>,
+    tasks: Option<Tasks>,
 }
 
 impl Server {
@@ -61,6 +63,7 @@ impl Server {
             request_state_key: None,
             max_listeners: DEFAULT_MAX_LISTENERS,
             replay_guard: None,
+            tasks: None,
         }
     }
 }
@@ -211,6 +214,15 @@ impl ServerBuilder {
         }
     }
 
+    /// Enables the tasks extension (2026-07-28, `io.modelcontextprotocol/tasks`) with the
+    /// shared table `tasks`: `server/discover` advertises it, tools registered with
+    /// `Tool::task_support` may run as tasks, and `tasks/get|update|cancel` are served. Give
+    /// every machine of one server the same table (clones share it).
+    pub fn tasks(mut self, tasks: Tasks) -> Self {
+        self.tasks = Some(tasks);
+        self
+    }
+
     /// Builds the server (wrapping `Session::server`).
     pub fn build(self, now: Instant) -> Server {
         let setup = ServerSetup {
@@ -218,7 +230,13 @@ impl ServerBuilder {
             capabilities: self.capabilities(),
             instructions: self.instructions.clone(),
         };
-        let mut modern = Modern::new(self.profile(&setup.capabilities), now);
+        let mut profile = self.profile(&setup.capabilities);
+        if self.tasks.is_some() {
+            let extensions = profile.capabilities.extensions.get_or_insert_with(Map::new);
+            extensions.insert(TASKS_EXTENSION.into(), serde_json::json!({}));
+        }
+        let mut modern = Modern::new(profile, now);
+        modern.tasks = self.tasks;
         modern.cache = self.stateless_cache;
         modern.state_key = self.request_state_key;
         modern.listeners.max = self.max_listeners;

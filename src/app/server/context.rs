@@ -318,6 +318,7 @@ impl RequestContext {
             Answered(Value),
             Awaiting,
             Sent(crate::app::runtime::OneshotReceiver<Result<Value, PeerError>>),
+            Parked(Option<crate::app::runtime::OneshotReceiver<Value>>),
             Refused,
         }
         let asked = match (&self.input, method) {
@@ -327,9 +328,12 @@ impl RequestContext {
                     (None, Some(kind)) => input.auto_key(kind),
                     (None, None) => String::new(),
                 };
-                match input.ask(key, request) {
-                    Some(answer) => Asked::Answered(answer),
-                    None => Asked::Awaiting,
+                match input.park_in_task(&key, &request) {
+                    Some(parked) => Asked::Parked(parked),
+                    None => match input.ask(key, request) {
+                        Some(answer) => Asked::Answered(answer),
+                        None => Asked::Awaiting,
+                    },
                 }
             }
             (None, Some(method)) => Asked::Sent(self.send_peer_request(method, request.params)),
@@ -341,6 +345,9 @@ impl RequestContext {
                 // The server ends this run with an input-required result.
                 Asked::Awaiting => std::future::pending().await,
                 Asked::Sent(rx) => rx.await.unwrap_or(Err(PeerError::Closed)),
+                // A task's input: answered by `tasks/update` (gone when the task is).
+                Asked::Parked(Some(rx)) => rx.await.map_err(|_| PeerError::Closed),
+                Asked::Parked(None) => Err(PeerError::Refused("task input refused".to_owned())),
                 Asked::Refused => Err(PeerError::Refused(
                     "not an embeddable input request".to_owned(),
                 )),

@@ -47,7 +47,7 @@ impl Server {
         self.reply(id, outcome);
     }
 
-    fn reply(&mut self, id: RequestId, outcome: Result<Value, ErrorObject>) {
+    pub(super) fn reply(&mut self, id: RequestId, outcome: Result<Value, ErrorObject>) {
         let outcome = outcome
             .and_then(|v| RawJson::try_from(&v).map_err(|e| ErrorObject::internal(e.to_string())));
         self.outbox.push_required(OutboxItem::Reply { id, outcome });
@@ -83,7 +83,10 @@ impl Server {
     }
 
     /// The input state of a stateless exchange `id` (`None` in a stateful session).
-    fn input_state(&self, id: &RequestId) -> Option<std::sync::Arc<super::mrtr::InputState>> {
+    pub(super) fn input_state(
+        &self,
+        id: &RequestId,
+    ) -> Option<std::sync::Arc<super::mrtr::InputState>> {
         if self.modern.exchanges.is_empty() {
             return None;
         }
@@ -91,7 +94,7 @@ impl Server {
     }
 
     /// Runs `fut` as a job whose outcome, encoded by `encode`, is the reply to `id`.
-    fn run<T: Send + 'static>(
+    pub(super) fn run<T: Send + 'static>(
         &mut self,
         id: RequestId,
         fut: impl Future<Output = HandlerResult<T>> + Send + Unpin + 'static,
@@ -136,6 +139,10 @@ impl Server {
             let result = CallToolResult::error(format!("tool {name} has no handler"));
             return self.reply(id, Ok(result.to_json()));
         };
+        let route = self.task_route(&tool, &id);
+        if let super::tasks::TaskRoute::Refuse(e) = route {
+            return self.reply(id, Err(e));
+        }
         let ctx = self.context(&id);
         let call = ToolCall {
             name: name.to_owned(),
@@ -143,9 +150,11 @@ impl Server {
         };
         let fut = handler(call, ctx);
         let output_schema = tool.output_schema.clone();
-        self.run(id, fut, move |result| {
-            check_output(&tool, output_schema.as_deref(), result).to_json()
-        });
+        let encode = move |result| check_output(&tool, output_schema.as_deref(), result).to_json();
+        match route {
+            super::tasks::TaskRoute::Task(tasks) => self.launch_task(id, tasks, fut, encode),
+            _ => self.run(id, fut, encode),
+        }
     }
 
     fn read_resource(&mut self, id: RequestId, params: &Params) {

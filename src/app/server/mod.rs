@@ -18,6 +18,7 @@ mod mrtr;
 mod param_headers;
 mod prompt;
 mod resource;
+mod tasks;
 mod tool;
 mod types;
 
@@ -38,6 +39,7 @@ pub use prompt::{
     PromptArgument, PromptRequest,
 };
 pub use resource::{Resource, ResourceContents, ResourceRead, ResourceTemplate};
+pub use tasks::{Entropy, Tasks};
 pub use tool::{CallToolResult, Tool, ToolCall};
 pub use types::{HandlerFn, HandlerResult};
 

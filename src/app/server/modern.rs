@@ -53,7 +53,9 @@ pub(crate) struct Modern {
     /// `(instant, Unix ms)` from the last `handle_wall_clock`: expiry needs wall time.
     wall: (Instant, u64),
     /// A modern request passed validation here: the connection is modern.
-    locked: bool,
+    pub(crate) locked: bool,
+    /// The shared task table (tasks extension), when the application enabled it.
+    pub(crate) tasks: Option<super::tasks::Tasks>,
     pub(crate) exchanges: HashMap<RequestId, Exchange>,
     pub(crate) queue: VecDeque<Queued>,
     statuses: VecDeque<(RequestId, u16)>,
@@ -88,6 +90,7 @@ impl Modern {
             replay_guard: None,
             wall: (now, 0),
             locked: false,
+            tasks: None,
             exchanges: HashMap::new(),
             queue: VecDeque::new(),
             statuses: VecDeque::new(),
@@ -283,6 +286,13 @@ impl Server {
         if self.modern.exchanges.len() >= MAX_EXCHANGES {
             let e = ErrorObject::internal("too many stateless requests in flight");
             return self.modern.push_error(id, &e, None);
+        }
+        if crate::tasks::is_task_method(&method)
+            && self
+                .serve_task_method(now, id.clone(), &method, params.as_ref())
+                .is_some()
+        {
+            return;
         }
         let validated = match validate_request(&self.modern.profile, &method, params.as_ref()) {
             Ok(v) => v,

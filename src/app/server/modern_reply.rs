@@ -123,7 +123,7 @@ impl Server {
         Value::Object(body)
     }
 
-    fn add_server_info(&self, body: &mut Map<String, Value>) {
+    pub(super) fn add_server_info(&self, body: &mut Map<String, Value>) {
         let info = serde_json::to_value(&self.modern.profile.info).unwrap_or(Value::Null);
         let meta = body.entry("_meta").or_insert_with(|| json!({}));
         if let Value::Object(meta) = meta {

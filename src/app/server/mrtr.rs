@@ -19,7 +19,8 @@ use std::task::{Context, Poll};
 
 use serde_json::{Map, Value};
 
-use crate::app::runtime::lock;
+use super::tasks::Tasks;
+use crate::app::runtime::{lock, OneshotReceiver};
 use crate::jsonrpc::ErrorObject;
 use crate::model::modern::{InputKind, InputRequest, InputRequests};
 use crate::model::{ClientCapabilities, ClientCapabilityKey};
@@ -36,6 +37,8 @@ pub(crate) struct InputState {
     answers: Map<String, Value>,
     next_auto: AtomicUsize,
     round: Mutex<Round>,
+    /// Set once the call became a task: inputs then park the task (see `super::tasks`).
+    task: Mutex<Option<(Tasks, String)>>,
 }
 
 /// What one run asked for.
@@ -60,6 +63,7 @@ impl InputState {
             answers,
             next_auto: AtomicUsize::new(0),
             round: Mutex::new(Round::default()),
+            task: Mutex::new(None),
         }
     }
 
@@ -105,6 +109,23 @@ impl InputState {
             round.requests.insert(key, request);
         }
         None
+    }
+
+    /// From now on inputs park task `id` of `tasks` instead of ending the run.
+    pub(crate) fn enter_task(&self, tasks: Tasks, id: String) {
+        *lock(&self.task) = Some((tasks, id));
+    }
+
+    /// In a task, parks it on `key` and returns where the `tasks/update` answer arrives;
+    /// `None` when the call is not a task.
+    pub(crate) fn park_in_task(
+        &self,
+        key: &str,
+        request: &InputRequest,
+    ) -> Option<Option<OneshotReceiver<Value>>> {
+        let task = lock(&self.task).clone()?;
+        let request = serde_json::to_value(request).unwrap_or(Value::Null);
+        Some(task.0.park(&task.1, key.to_owned(), request))
     }
 
     /// Takes what this run recorded.

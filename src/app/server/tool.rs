@@ -8,6 +8,7 @@ use super::context::RequestContext;
 use super::types::{handler_setters, icons_json, put, HandlerFn};
 use crate::app::schema::Schema;
 use crate::model::Icon;
+use crate::tasks::TaskSupport;
 
 /// A `tools/call` invocation as the handler sees it.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,6 +79,7 @@ pub struct Tool {
     annotations: Option<Value>,
     icons: Option<Vec<Icon>>,
     pub(crate) handler: Option<HandlerFn<ToolCall, CallToolResult>>,
+    pub(crate) task_support: TaskSupport,
 }
 
 impl Tool {
@@ -92,6 +94,7 @@ impl Tool {
             annotations: None,
             icons: None,
             handler: None,
+            task_support: TaskSupport::Forbidden,
         }
     }
 
@@ -127,6 +130,13 @@ impl Tool {
     /// Icons.
     pub fn icons(mut self, icons: Vec<Icon>) -> Self {
         self.icons = Some(icons);
+        self
+    }
+
+    /// Whether calls may run as tasks (2026-07-28 tasks extension; needs
+    /// `ServerBuilder::tasks`): see docs/modern.md.
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
         self
     }
 
