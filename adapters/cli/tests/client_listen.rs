@@ -9,8 +9,12 @@ use std::time::Duration;
 
 use mcp_sansio::app::client::modern::{ListenEvent, ListenFilter, ModernClient, ModernError};
 use mcp_sansio::app::client::Client;
+use mcp_sansio::app::server::{
+    CallToolResult, ListenEvent as Announced, Resource, ResourceContents, Server, Tool,
+};
 use mcp_sansio::model::Implementation;
 use mcp_sansio_http::client::{block_on_modern_http, HttpClientOptions, HttpListenStream};
+use mcp_sansio_http::server::{HttpServer, HttpServerOptions};
 use serde_json::json;
 
 #[path = "support/http_fixture.rs"]
@@ -100,5 +104,79 @@ fn two_listen_streams_get_only_their_own_changes_over_http() {
         },
     )
     .expect("client runtime");
+    outcome.expect("listen session");
+}
+
+#[test]
+fn an_announcement_from_outside_any_exchange_reaches_the_listen_streams_over_http() {
+    let app = |now| {
+        Server::builder(Implementation::new("announce-test", "1"))
+            .tool(
+                Tool::new("echo", json!({"type": "object"}))
+                    .sync_handler(|_, _| Ok(CallToolResult::text("hi"))),
+            )
+            .resource(
+                Resource::new("test://watched", "watched")
+                    .sync_handler(|r, _| Ok(vec![ResourceContents::text(r.uri, "v")])),
+            )
+            .build(now)
+    };
+    let server = HttpServer::bind(
+        "127.0.0.1:0".parse().unwrap(),
+        HttpServerOptions::default(),
+        app,
+    )
+    .expect("bind loopback");
+    let url = server.url();
+    let stop = server.shutdown_handle();
+    let announcer = server.announcer();
+    let thread = std::thread::spawn(move || server.run());
+    let builder = Client::builder(Implementation::new("listen-test", "1"));
+    let outcome = block_on_modern_http(
+        &url,
+        &HttpClientOptions::default(),
+        EVENT_WAIT,
+        |transport| async move {
+            let mut client = ModernClient::new(&builder);
+            let tools_filter = ListenFilter {
+                tools: true,
+                ..Default::default()
+            };
+            let watch_filter = ListenFilter {
+                resource_uris: vec!["test://watched".into()],
+                ..Default::default()
+            };
+            let mut tools = transport
+                .listen(&client.listen_request(&tools_filter))
+                .await?;
+            let mut watch = transport
+                .listen(&client.listen_request(&watch_filter))
+                .await?;
+            for stream in [&mut tools, &mut watch] {
+                let ack = next(stream, EVENT_WAIT).await;
+                assert!(matches!(ack, Some(ListenEvent::Acknowledged(_))), "{ack:?}");
+            }
+            assert!(announcer.announce(Announced::ToolsListChanged));
+            assert_eq!(
+                next(&mut tools, EVENT_WAIT).await,
+                Some(ListenEvent::ToolsListChanged)
+            );
+            assert_eq!(next(&mut watch, Duration::from_millis(300)).await, None);
+            let updated = Announced::ResourceUpdated {
+                uri: "test://watched".into(),
+            };
+            assert!(announcer.announce(updated));
+            assert_eq!(
+                next(&mut watch, EVENT_WAIT).await,
+                Some(ListenEvent::ResourceUpdated("test://watched".into()))
+            );
+            assert_eq!(next(&mut tools, Duration::from_millis(300)).await, None);
+            Ok::<_, ModernError>(())
+        },
+    )
+    .expect("client runtime");
+    stop.shutdown();
+    let report = thread.join().expect("server thread").expect("server run");
+    assert!(report.connections >= 2);
     outcome.expect("listen session");
 }
