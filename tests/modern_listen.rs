@@ -332,3 +332,56 @@ fn over_http_listen_streams_are_bounded() {
     let third = http.post(&listen(4, json!({"toolsListChanged": true})));
     assert_eq!(third.status, 200);
 }
+
+#[test]
+fn over_http_an_announcement_from_outside_any_exchange_reaches_the_streams_that_asked() {
+    let mut http = Http::new(EndpointConfig::default());
+    assert_eq!(
+        http.ep
+            .announce_listen_event(&ListenEvent::ToolsListChanged),
+        0,
+        "no stream open yet"
+    );
+    let tools = http.post(&listen(1, json!({"toolsListChanged": true})));
+    let resources = http.post(&listen(2, json!({"resourceSubscriptions": ["test://a"]})));
+    http.pending(&tools);
+    http.pending(&resources);
+
+    assert_eq!(
+        http.ep
+            .announce_listen_event(&ListenEvent::ToolsListChanged),
+        2
+    );
+    let (tool_msgs, _) = http.pending(&tools);
+    assert_eq!(tool_msgs.len(), 1, "{tool_msgs:?}");
+    assert_eq!(tool_msgs[0]["method"], "notifications/tools/list_changed");
+    assert_eq!(tool_msgs[0]["params"]["_meta"][SUB], 1);
+    let (resource_msgs, ended) = http.pending(&resources);
+    assert!(resource_msgs.is_empty() && !ended, "{resource_msgs:?}");
+
+    let touched = ListenEvent::ResourceUpdated {
+        uri: "test://a".into(),
+    };
+    http.ep.announce_listen_event(&touched);
+    let (resource_msgs, _) = http.pending(&resources);
+    assert_eq!(resource_msgs.len(), 1, "{resource_msgs:?}");
+    assert_eq!(
+        resource_msgs[0]["method"],
+        "notifications/resources/updated"
+    );
+    assert_eq!(resource_msgs[0]["params"]["_meta"][SUB], 2);
+    assert_eq!(resource_msgs[0]["params"]["uri"], "test://a");
+    let (tool_msgs, _) = http.pending(&tools);
+    assert!(tool_msgs.is_empty(), "{tool_msgs:?}");
+
+    // A closed stream is offered nothing more.
+    let Body::Stream(id) = tools.body else {
+        unreachable!()
+    };
+    http.ep.stream_closed(id);
+    assert_eq!(
+        http.ep
+            .announce_listen_event(&ListenEvent::ToolsListChanged),
+        1
+    );
+}

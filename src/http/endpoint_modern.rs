@@ -11,7 +11,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use super::{Endpoint, JSON, SSE};
-use crate::app::server::ParamHeader;
+use crate::app::server::{ListenEvent, ParamHeader};
 use crate::auth::encoding::base64_standard_decode;
 use crate::http::headers::{accepts, is_json_content_type};
 use crate::http::machine::Machine;
@@ -127,6 +127,24 @@ impl<M: Machine> Endpoint<M> {
             }
         }
         resp
+    }
+
+    /// Announces `event` (a list change, a resource update) to every open 2026-07-28 listen
+    /// stream from outside any exchange: what an application calls when its registries
+    /// change on a timer or a file watcher, with no exchange machine to make the change on.
+    /// Each stream's machine sends it only if its filter asked for it, tagged with its
+    /// subscription id. Returns how many listen streams were offered the event.
+    pub fn announce_listen_event(&mut self, event: &ListenEvent) -> usize {
+        self.listeners.retain(|sid| self.sessions.contains_key(sid));
+        let mut offered = 0;
+        for sid in &self.listeners {
+            if let Some(listener) = self.sessions.get_mut(sid) {
+                listener.machine.handle_listen_event(event);
+                listener.pump();
+                offered += 1;
+            }
+        }
+        offered
     }
 
     /// Hands the changes exchange `from` made (a tool added, a resource updated) to every

@@ -42,7 +42,7 @@ pub(crate) enum Command {
         override_usage = "mcp-sansio client --stdio [OPTIONS] <COMMAND> [ARGS] -- <SERVER_CMD> [SERVER_ARGS]...\n       mcp-sansio client <URL> [OPTIONS] <COMMAND> [ARGS]",
         after_help = CLIENT_EXAMPLES
     )]
-    Client(ClientArgs),
+    Client(Box<ClientArgs>),
     /// Run one client scenario of the official conformance suite (named by the environment
     /// variable MCP_CONFORMANCE_SCENARIO) against the suite's mock server at URL.
     #[command(
@@ -163,6 +163,9 @@ pub(crate) struct ClientArgs {
     /// What to do with the server's stderr (its logs).
     #[arg(long, value_enum, default_value_t = StderrArg::Inherit)]
     pub(crate) server_stderr: StderrArg,
+    /// How the server's input requests are answered.
+    #[command(flatten)]
+    pub(crate) inputs: crate::client_inputs::InputArgs,
     #[command(subcommand)]
     pub(crate) op: ClientOp,
 }

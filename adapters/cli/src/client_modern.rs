@@ -61,6 +61,7 @@ pub(crate) fn run(
     }
     let timeout = Duration::from_secs_f64(args.timeout);
     let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")));
+    let builder = crate::client_inputs::register(builder, &args.inputs)?;
     let mut client = ModernClient::new(&builder);
     let probe = args.era == EraArg::Auto;
     let verbose = args.verbose;

@@ -9,6 +9,7 @@ mod bench;
 mod client_auth;
 mod client_cmd;
 mod client_http;
+mod client_inputs;
 mod client_modern;
 mod conformance_auth;
 mod conformance_client;

@@ -33,7 +33,7 @@ mod wire;
 
 pub use authorize::{AuthorizeFuture, ClientAuthorization, CodeStep};
 pub use auto::{connect_auto_client, AutoRunReport, McpAutoClient, TransportChoice};
-pub use modern::{block_on_modern_http, ModernHttpTransport, MAX_MODERN_BODY};
+pub use modern::{block_on_modern_http, HttpListenStream, ModernHttpTransport, MAX_MODERN_BODY};
 
 use std::collections::HashMap;
 use std::future::Future;

@@ -49,7 +49,7 @@ use std::time::{Duration, Instant};
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use mcp_sansio::app::server::Server;
+use mcp_sansio::app::server::{ListenEvent, Server};
 use mcp_sansio::http::EndpointConfig;
 use smol::channel::{self, Receiver, Sender};
 use smol::{Async, LocalExecutor, Timer};
@@ -113,6 +113,26 @@ impl ShutdownHandle {
     }
 }
 
+/// Events an [`Announcer`] may have queued before the server takes them (past it,
+/// [`Announcer::announce`] refuses).
+pub const MAX_QUEUED_ANNOUNCEMENTS: usize = 256;
+
+/// Announces list changes and resource updates to every open 2026-07-28 listen stream of a
+/// running [`HttpServer`], from any thread and outside any exchange (a timer, a file watcher):
+/// each stream gets the event if its filter asked for it, tagged with its subscription id.
+#[derive(Clone, Debug)]
+pub struct Announcer {
+    events: Sender<ListenEvent>,
+}
+
+impl Announcer {
+    /// Queues `event` for the server; `false` when the server stopped or
+    /// [`MAX_QUEUED_ANNOUNCEMENTS`] wait already.
+    pub fn announce(&self, event: ListenEvent) -> bool {
+        self.events.try_send(event).is_ok()
+    }
+}
+
 /// A bound, not yet running Streamable HTTP server.
 pub struct HttpServer {
     listener: Async<TcpListener>,
@@ -122,6 +142,8 @@ pub struct HttpServer {
     stop_tx: Sender<()>,
     stop_rx: Receiver<()>,
     requested: Arc<AtomicBool>,
+    announce_tx: Sender<ListenEvent>,
+    announce_rx: Receiver<ListenEvent>,
 }
 
 /// What a finished run saw.
@@ -146,6 +168,7 @@ impl HttpServer {
         let listener = Async::<TcpListener>::bind(addr)?;
         let local_addr = listener.get_ref().local_addr()?;
         let (stop_tx, stop_rx) = channel::bounded(1);
+        let (announce_tx, announce_rx) = channel::bounded(MAX_QUEUED_ANNOUNCEMENTS);
         Ok(HttpServer {
             listener,
             local_addr,
@@ -154,7 +177,17 @@ impl HttpServer {
             stop_tx,
             stop_rx,
             requested: Arc::new(AtomicBool::new(false)),
+            announce_tx,
+            announce_rx,
         })
+    }
+
+    /// A handle that announces list changes and resource updates to every open listen stream
+    /// of this server once it runs.
+    pub fn announcer(&self) -> Announcer {
+        Announcer {
+            events: self.announce_tx.clone(),
+        }
     }
 
     /// Sets the bearer guard after binding, when it needs the bound URL (a protected
@@ -218,6 +251,13 @@ impl HttpServer {
         executor
             .spawn(drive(shared.clone(), kick_rx, self.stop_rx.clone()))
             .detach();
+        executor
+            .spawn(announce(
+                shared.clone(),
+                self.announce_rx.clone(),
+                self.stop_rx.clone(),
+            ))
+            .detach();
         // Each connection task holds a clone; `recv` on `live_rx` fails once all are gone.
         let (live_tx, live_rx) = channel::bounded::<()>(1);
         let mut report = RunReport::default();
@@ -274,6 +314,22 @@ impl HttpServer {
             report.abandoned_connections = live_rx.sender_count() as u64;
         }
         Ok(report)
+    }
+}
+
+/// Hands each announced event to the endpoint's listen streams (and settles, waking their
+/// bodies), until shutdown.
+async fn announce(shared: Shared, events: Receiver<ListenEvent>, stop: Receiver<()>) {
+    loop {
+        let next = smol::future::or(async { events.recv().await.ok() }, async {
+            let _ = stop.recv().await;
+            None
+        })
+        .await;
+        let Some(event) = next else {
+            return;
+        };
+        shared.with(|core| core.endpoint.announce_listen_event(&event));
     }
 }
 

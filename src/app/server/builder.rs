@@ -223,7 +223,23 @@ impl ServerBuilder {
         self
     }
 
-    /// Builds the server (wrapping `Session::server`).
+    /// Builds the server like [`ServerBuilder::build`] after checking every registered tool's
+    /// `x-mcp-header` annotations ([`super::check_header_annotations`]): a tool that a
+    /// 2026-07-28 client would drop from its listing is a registration error here.
+    pub fn try_build(self, now: Instant) -> Result<Server, BuildError> {
+        for (name, tool) in &self.registry.tools {
+            if let Err(reason) = super::check_header_annotations(tool.input_schema.document()) {
+                return Err(BuildError::InvalidHeaderAnnotation {
+                    tool: name.clone(),
+                    reason,
+                });
+            }
+        }
+        Ok(self.build(now))
+    }
+
+    /// Builds the server (wrapping `Session::server`). Unchecked: see
+    /// [`ServerBuilder::try_build`].
     pub fn build(self, now: Instant) -> Server {
         let setup = ServerSetup {
             info: self.info.clone(),
@@ -244,3 +260,27 @@ impl ServerBuilder {
         Server::from_parts(self.config, setup, self.registry, modern, now)
     }
 }
+
+/// Why [`ServerBuilder::try_build`] refused the registrations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    /// A tool's input schema has an invalid `x-mcp-header` annotation.
+    InvalidHeaderAnnotation {
+        /// The tool.
+        tool: String,
+        /// What is wrong, naming the property.
+        reason: crate::app::client::modern::InvalidHeaderAnnotation,
+    },
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::InvalidHeaderAnnotation { tool, reason } => {
+                write!(f, "tool `{tool}`: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}

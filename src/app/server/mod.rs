@@ -29,11 +29,11 @@ use std::time::Instant;
 use bytes::Bytes;
 use serde_json::json;
 
-pub use builder::ServerBuilder;
+pub use builder::{BuildError, ServerBuilder};
 pub use context::{LogLevel, PeerError, RequestContext};
 pub use handle::ServerHandle;
 pub use listen::{ListenEvent, DEFAULT_MAX_LISTENERS, MAX_RESOURCE_SUBSCRIPTIONS};
-pub use param_headers::{param_headers, ParamHeader};
+pub use param_headers::{check_header_annotations, param_headers, ParamHeader};
 pub use prompt::{
     completion_handler, CompleteRequest, Completion, CompletionFn, GetPromptResult, Prompt,
     PromptArgument, PromptRequest,

@@ -5,6 +5,10 @@
 use serde_json::Value;
 
 use super::Server;
+use crate::app::client::modern::{header_params, InvalidHeaderAnnotation};
+
+/// Depth below a top-level property searched for misplaced annotations.
+const MAX_NESTED_DEPTH: usize = 32;
 
 /// Annotated properties one tool may declare at most (a schema with more is cut short).
 const MAX_PARAM_HEADERS: usize = 32;
@@ -38,6 +42,46 @@ pub fn param_headers(input_schema: &Value) -> Vec<ParamHeader> {
         .collect()
 }
 
+/// Checks a tool's annotations by the rules a 2026-07-28 client applies before it calls the
+/// tool (a client drops a tool that breaks them): every `x-mcp-header` is a non-empty string of
+/// visible ASCII without `:`, on a top-level property of type `string`, `integer` or
+/// `boolean`, not repeated (case-insensitively), and none sits below a top-level property.
+pub fn check_header_annotations(input_schema: &Value) -> Result<(), InvalidHeaderAnnotation> {
+    header_params(input_schema)?;
+    let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    for (property, schema) in properties {
+        let below = match schema {
+            Value::Object(members) => members
+                .iter()
+                .filter(|(k, _)| k.as_str() != "x-mcp-header")
+                .any(|(_, v)| has_annotation(v, 0)),
+            _ => false,
+        };
+        if below {
+            return Err(InvalidHeaderAnnotation::Nested(property.clone()));
+        }
+    }
+    Ok(())
+}
+
+/// Whether any object inside `value` has an `x-mcp-header` member (bounded depth; deeper
+/// counts as found, so a pathological schema is refused rather than accepted unchecked).
+fn has_annotation(value: &Value, depth: usize) -> bool {
+    if depth > MAX_NESTED_DEPTH {
+        return true;
+    }
+    match value {
+        Value::Object(members) => {
+            members.contains_key("x-mcp-header")
+                || members.values().any(|v| has_annotation(v, depth + 1))
+        }
+        Value::Array(items) => items.iter().any(|v| has_annotation(v, depth + 1)),
+        _ => false,
+    }
+}
+
 impl Server {
     /// The `Mcp-Param-*` headers a `tools/call` of tool `name` must carry (empty for an
     /// unknown tool or one without annotations).
@@ -50,3 +94,6 @@ impl Server {
             .unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -179,6 +179,12 @@ impl<M: Machine> Router<M> {
         }
     }
 
+    /// Announces a list change or resource update to every open 2026-07-28 listen stream
+    /// (see [`Endpoint::announce_listen_event`]; the legacy transport has none).
+    pub fn announce_listen_event(&mut self, event: &crate::app::server::ListenEvent) -> usize {
+        self.streamable.announce_listen_event(event)
+    }
+
     /// The client went away from response `conn`.
     pub fn stream_closed(&mut self, conn: StreamId) {
         match Self::stream_route(conn) {

@@ -10,14 +10,16 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
 use mcp_sansio::app::client::modern::{
-    reply_from_http_body, ModernError, ModernRequest, ModernTransport, Reply, ReplyError,
+    reply_from_http_body, ListenEvent, ListenReader, ModernError, ModernRequest, ModernTransport,
+    Reply, ReplyError,
 };
 use smol::LocalExecutor;
 
 use super::authorize::send_authorized;
 use super::exchange::Target;
-use super::pool::Pool;
+use super::pool::{Pool, Sender};
 use super::HttpClientOptions;
 
 /// The largest response body read for one attempt.
@@ -85,8 +87,41 @@ impl ModernHttpTransport {
         self.timeout = timeout;
     }
 
-    /// One POST; the status, content type and whole body.
-    async fn post(&self, request: &ModernRequest) -> Result<(u16, Option<String>, Bytes), String> {
+    /// Opens a listen stream with `request` (from `ModernClient::listen_request`): one POST
+    /// whose response stays open; the response headers must come within the timeout. Drop
+    /// the stream to close it (closing the response is the cancellation on HTTP).
+    pub async fn listen(&self, request: &ModernRequest) -> Result<HttpListenStream, ModernError> {
+        let timeout = self.timeout;
+        let sent = smol::future::or(self.send(request), async move {
+            smol::Timer::after(timeout).await;
+            Err(format!("no answer within {timeout:?}"))
+        })
+        .await;
+        // The connection serves this stream alone: its sender is not returned to the pool.
+        let (_sender, status, content_type, body) = sent.map_err(ModernError::Transport)?;
+        let json = content_type
+            .as_deref()
+            .is_some_and(|c| c.to_ascii_lowercase().contains("json"));
+        let sse = content_type
+            .as_deref()
+            .is_some_and(|c| c.to_ascii_lowercase().contains("text/event-stream"));
+        // A JSON body is an answer at any status (an error); a stream only on success.
+        let streaming = sse && (200..300).contains(&status);
+        if !(json || streaming) {
+            return Err(ModernError::Http { status });
+        }
+        Ok(HttpListenStream {
+            reader: ListenReader::new(request.id, content_type.as_deref()),
+            body,
+            ended: false,
+        })
+    }
+
+    /// One POST; the status, content type and the body still to read.
+    async fn send(
+        &self,
+        request: &ModernRequest,
+    ) -> Result<(Sender, u16, Option<String>, Incoming), String> {
         let make = |authorization: Option<&str>| {
             let mut builder = hyper::Request::builder()
                 .method(hyper::Method::POST)
@@ -111,13 +146,19 @@ impl ModernHttpTransport {
             .get(hyper::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
+        Ok((sender, parts.status.as_u16(), content_type, body))
+    }
+
+    /// One POST; the status, content type and whole body.
+    async fn post(&self, request: &ModernRequest) -> Result<(u16, Option<String>, Bytes), String> {
+        let (sender, status, content_type, body) = self.send(request).await?;
         let body = Limited::new(body, MAX_MODERN_BODY)
             .collect()
             .await
             .map_err(|e| format!("response body: {e}"))?
             .to_bytes();
         self.pool.checkin(sender);
-        Ok((parts.status.as_u16(), content_type, body))
+        Ok((status, content_type, body))
     }
 }
 
@@ -138,6 +179,46 @@ impl ModernTransport for ModernHttpTransport {
             // A status without a JSON-RPC answer (404/405 pages, 5xx) is the transport's word.
             Err(_) if !(200..300).contains(&status) => Err(ModernError::Http { status }),
             other => Ok(other),
+        }
+    }
+}
+
+/// An open `subscriptions/listen` response: its events as they arrive (the core's
+/// [`ListenReader`] reads the body). Dropping it closes the connection, which cancels the
+/// subscription.
+pub struct HttpListenStream {
+    reader: ListenReader,
+    body: Incoming,
+    ended: bool,
+}
+
+impl HttpListenStream {
+    /// The next event; `None` once the stream ended and every event was taken. Waits as long
+    /// as the server keeps the stream open (bound it with a timer).
+    pub async fn next_event(&mut self) -> Result<Option<ListenEvent>, ModernError> {
+        // Bounded by the body: each pass consumes a frame or ends.
+        loop {
+            if let Some(event) = self.reader.poll_event() {
+                return Ok(Some(event));
+            }
+            if self.ended {
+                return Ok(None);
+            }
+            match self.body.frame().await {
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        self.reader.handle_body(&data);
+                    }
+                }
+                Some(Err(e)) => {
+                    self.ended = true;
+                    return Err(ModernError::Transport(format!("listen stream: {e}")));
+                }
+                None => {
+                    self.ended = true;
+                    self.reader.handle_end();
+                }
+            }
         }
     }
 }

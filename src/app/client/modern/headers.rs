@@ -35,6 +35,41 @@ pub enum InvalidHeaderAnnotation {
     Duplicate(String),
     /// More annotations than [`MAX_HEADER_PARAMS`] or a name longer than [`MAX_HEADER_NAME`].
     TooMany,
+    /// An annotation below a top-level property (only top-level arguments can be mirrored;
+    /// found by the server's registration check, which names the top-level property).
+    Nested(String),
+}
+
+impl std::fmt::Display for InvalidHeaderAnnotation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotANonEmptyString(p) => {
+                write!(f, "property `{p}`: x-mcp-header must be a non-empty string")
+            }
+            Self::BadCharacter(p) => write!(
+                f,
+                "property `{p}`: x-mcp-header may hold only visible ASCII without `:` \
+                 (no space, control or non-ASCII character)"
+            ),
+            Self::NotPrimitive(p) => write!(
+                f,
+                "property `{p}`: x-mcp-header needs a property of type string, integer or boolean"
+            ),
+            Self::Duplicate(p) => write!(
+                f,
+                "property `{p}`: its x-mcp-header repeats another's (compared case-insensitively)"
+            ),
+            Self::TooMany => write!(
+                f,
+                "more than {MAX_HEADER_PARAMS} x-mcp-header annotations, or a name over \
+                 {MAX_HEADER_NAME} bytes"
+            ),
+            Self::Nested(p) => write!(
+                f,
+                "property `{p}`: x-mcp-header is allowed on top-level properties only"
+            ),
+        }
+    }
 }
 
 /// The annotated arguments of a tool, from its `inputSchema`: `Ok(vec![])` when none, `Err`

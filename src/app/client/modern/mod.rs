@@ -8,23 +8,31 @@
 //! [`ModernClient::request`] runs that loop over any [`ModernTransport`] (an adapter moves the
 //! bytes, this module decides). See docs/modern.md.
 
+mod cache;
 mod call;
 mod era;
 mod headers;
 mod inputs;
+mod listen;
 mod reply;
 
+pub use cache::{ResultCache, MAX_CACHED_RESULTS, MAX_TTL};
 pub use call::{CallStep, ModernCall, MAX_INPUT_ROUNDS};
 pub use era::{era_from_probe, Era};
 pub use headers::{
     header_params, header_value, needs_base64, request_headers, HeaderParam,
     InvalidHeaderAnnotation, MAX_HEADER_NAME, MAX_HEADER_PARAMS,
 };
+pub use listen::{
+    listen_cancel_notification, listen_event_from_message, ListenEvent, ListenFilter, ListenReader,
+    MAX_PENDING_EVENTS,
+};
 pub use reply::{reply_from_http_body, reply_from_message, Reply, ReplyError, MAX_SSE_EVENT};
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::future::Future;
+use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 
@@ -120,6 +128,8 @@ pub struct ModernClient {
     tools_learned: bool,
     /// Tools dropped for invalid annotations (never called), bounded like `tool_headers`.
     dropped: HashSet<String>,
+    /// Cacheable results by method and params ([`ModernClient::request_at`]).
+    cache: ResultCache,
 }
 
 impl ModernClient {
@@ -139,6 +149,7 @@ impl ModernClient {
             tool_headers: HashMap::new(),
             tools_learned: false,
             dropped: HashSet::new(),
+            cache: ResultCache::new(),
         }
     }
 
@@ -296,6 +307,40 @@ impl ModernClient {
         Ok(result)
     }
 
+    /// [`ModernClient::request`] with result reuse: a result cached for the same method and
+    /// params and still within its `ttlMs` at `now` is returned without a request; a fresh
+    /// result with `ttlMs` > 0 is kept. Input-required calls are never cached (only their
+    /// final result is, like any other).
+    pub async fn request_at<T: ModernTransport>(
+        &mut self,
+        now: Instant,
+        transport: &mut T,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, ModernError> {
+        if let Some(hit) = self.cache.get(now, method, params.as_ref()) {
+            return Ok(hit);
+        }
+        let result = self.request(transport, method, params.clone()).await?;
+        self.cache.store(now, method, params.as_ref(), &result);
+        Ok(result)
+    }
+
+    /// Takes in an event from a listen stream: a list change or resource update makes the
+    /// matching cached results stale (and a tool list change forgets the learned tools, so
+    /// the next call lists them again). Returns how many cached results were dropped.
+    pub fn handle_listen_event(&mut self, event: &ListenEvent) -> usize {
+        if *event == ListenEvent::ToolsListChanged {
+            self.tools_learned = false;
+        }
+        self.cache.invalidate(event)
+    }
+
+    /// The result cache (to inspect or clear it).
+    pub fn cache_mut(&mut self) -> &mut ResultCache {
+        &mut self.cache
+    }
+
     /// Lists every tool (following `nextCursor`), learning their header annotations.
     pub async fn list_all_tools<T: ModernTransport>(
         &mut self,
@@ -345,5 +390,7 @@ impl ModernClient {
     }
 }
 
+#[cfg(test)]
+mod listen_tests;
 #[cfg(test)]
 mod tests;

@@ -13,7 +13,7 @@ use crate::app::client::Client;
 use crate::model::{ElicitAction, ElicitResult, Implementation};
 
 /// Polls a future whose awaits are all ready (scripted transport, sync handlers).
-fn run<F: Future>(future: F) -> F::Output {
+pub(super) fn run<F: Future>(future: F) -> F::Output {
     let mut future = pin!(future);
     let mut cx = Context::from_waker(Waker::noop());
     for _ in 0..1000 {
@@ -25,13 +25,13 @@ fn run<F: Future>(future: F) -> F::Output {
 }
 
 /// Answers each attempt with the next scripted message (its id set to the attempt's).
-struct Script {
+pub(super) struct Script {
     replies: VecDeque<Value>,
-    sent: Vec<(Value, Vec<(String, String)>)>,
+    pub(super) sent: Vec<(Value, Vec<(String, String)>)>,
 }
 
 impl Script {
-    fn new(replies: Vec<Value>) -> Self {
+    pub(super) fn new(replies: Vec<Value>) -> Self {
         Script {
             replies: replies.into(),
             sent: Vec::new(),

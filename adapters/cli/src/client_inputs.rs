@@ -1,0 +1,115 @@
+//! How `mcp-sansio client` answers a server's input requests (2026-07-28 input-required
+//! results, and the same requests inside a 2025-11-25 session): elicitation by `--elicit`
+//! (default decline) with `--elicit-content`, roots from `--root`, sampling with the fixed
+//! `--sample-text` or else an error. Only registrations on the core's `ClientBuilder`: the
+//! core decides when to call them.
+
+use std::path::Path;
+
+use mcp_sansio::app::client::ClientBuilder;
+use mcp_sansio::jsonrpc::ErrorObject;
+use mcp_sansio::model::{CreateMessageResult, ElicitResult, Root};
+use serde_json::{json, Map, Value};
+
+use crate::Failure;
+
+/// The answer to every elicitation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ElicitArg {
+    /// Accept, with `--elicit-content` as the form's content.
+    Accept,
+    /// Decline (the default).
+    Decline,
+    /// Cancel.
+    Cancel,
+}
+
+/// The input answering flags of `mcp-sansio client`.
+#[derive(Clone, Debug, clap::Args)]
+pub(crate) struct InputArgs {
+    /// Answer every elicitation request with this action.
+    #[arg(long, value_enum, value_name = "ACTION", default_value_t = ElicitArg::Decline)]
+    pub(crate) elicit: ElicitArg,
+    /// With `--elicit accept`: the form content, a JSON object (default `{}`).
+    #[arg(long, value_name = "JSON")]
+    pub(crate) elicit_content: Option<String>,
+    /// A root to offer the server (a directory path or a `file://` URI); repeatable. Without
+    /// any, the client declares no roots.
+    #[arg(long = "root", value_name = "PATH")]
+    pub(crate) roots: Vec<String>,
+    /// Answer every sampling request with this text (model `mcp-sansio-cli`); without it,
+    /// sampling requests get an error.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) sample_text: Option<String>,
+}
+
+/// Registers the handlers `args` describe on `builder`.
+pub(crate) fn register(builder: ClientBuilder, args: &InputArgs) -> Result<ClientBuilder, Failure> {
+    let content = match &args.elicit_content {
+        None => Map::new(),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => map,
+            _ => {
+                return Err(Failure::Usage(
+                    "--elicit-content must be a JSON object".into(),
+                ))
+            }
+        },
+    };
+    if args.elicit_content.is_some() && args.elicit != ElicitArg::Accept {
+        return Err(Failure::Usage(
+            "--elicit-content goes with --elicit accept".into(),
+        ));
+    }
+    let answer = match args.elicit {
+        ElicitArg::Accept => json!({"action": "accept", "content": content}),
+        ElicitArg::Decline => json!({"action": "decline"}),
+        ElicitArg::Cancel => json!({"action": "cancel"}),
+    };
+    let elicit: ElicitResult = serde_json::from_value(answer)
+        .map_err(|e| Failure::Usage(format!("elicitation answer: {e}")))?;
+    let sample = args.sample_text.clone();
+    let mut builder = builder
+        .elicitation_sync(move |_, _| Ok(elicit.clone()))
+        .sampling_sync(move |_, _| match &sample {
+            Some(text) => serde_json::from_value::<CreateMessageResult>(json!({
+                "role": "assistant",
+                "content": {"type": "text", "text": text},
+                "model": "mcp-sansio-cli",
+                "stopReason": "endTurn",
+            }))
+            .map_err(|e| ErrorObject::new(-32603, e.to_string())),
+            None => Err(ErrorObject::new(
+                -1,
+                "sampling is not available in mcp-sansio client (pass --sample-text TEXT)",
+            )),
+        });
+    if !args.roots.is_empty() {
+        let roots = args
+            .roots
+            .iter()
+            .map(|r| root(r))
+            .collect::<Result<_, _>>()?;
+        builder = builder.roots(roots);
+    }
+    Ok(builder)
+}
+
+/// A `--root` value as a root: a `file://` URI as given, a path made absolute.
+fn root(value: &str) -> Result<Root, Failure> {
+    let uri = if value.starts_with("file://") {
+        value.to_owned()
+    } else {
+        let path = std::path::absolute(Path::new(value))
+            .map_err(|e| Failure::Usage(format!("--root {value}: {e}")))?;
+        format!("file://{}", path.display())
+    };
+    let name = uri
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned);
+    serde_json::from_value(json!({"uri": uri, "name": name}))
+        .map_err(|e| Failure::Usage(format!("--root {value}: {e}")))
+}
