@@ -25,6 +25,7 @@
 mod auth_http;
 mod authorize;
 mod auto;
+mod endpoint_url;
 mod exchange;
 mod modern;
 mod outgoing;
@@ -50,6 +51,7 @@ use mcp_sansio::session::Stats;
 use smol::channel::{Receiver, Sender};
 use smol::{LocalExecutor, Task, Timer};
 
+use endpoint_url::HttpUrl;
 use exchange::{Input, Target};
 use pool::Pool;
 
@@ -133,29 +135,12 @@ pub fn connect_http_client(
     builder: ClientBuilder,
     options: HttpClientOptions,
 ) -> io::Result<McpHttpClient> {
-    let uri: hyper::Uri = url
-        .parse()
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("bad URL {url}: {e}")))?;
-    if uri.scheme_str() != Some("http") {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("only http:// URLs are supported: {url}"),
-        ));
-    }
-    let authority = uri
-        .authority()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the URL has no host"))?;
-    let host = authority
-        .host()
-        .trim_start_matches('[')
-        .trim_end_matches(']');
-    let addr = format!("{}:{}", bracket(host), authority.port_u16().unwrap_or(80));
-    let path = uri
-        .path_and_query()
-        .map(|p| p.as_str().to_owned())
-        .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| "/".to_owned());
-    let target = Target::new(authority.as_str().to_owned(), path, &options);
+    let HttpUrl {
+        addr,
+        authority,
+        path,
+    } = HttpUrl::parse(url)?;
+    let target = Target::new(authority, path, &options);
     Ok(McpHttpClient {
         target,
         addr,
@@ -164,14 +149,6 @@ pub fn connect_http_client(
         on_event: Box::new(|_| {}),
         on_transport_event: Box::new(|_| {}),
     })
-}
-
-fn bracket(host: &str) -> String {
-    if host.contains(':') {
-        format!("[{host}]")
-    } else {
-        host.to_owned()
-    }
 }
 
 impl McpHttpClient {

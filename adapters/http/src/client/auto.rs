@@ -39,6 +39,7 @@ use mcp_sansio::session::TransmitKind;
 use smol::channel::{Receiver, Sender};
 use smol::{LocalExecutor, Task, Timer};
 
+use super::endpoint_url::HttpUrl;
 use super::exchange::{self, Input, Target};
 use super::outgoing;
 use super::pool::Pool;
@@ -73,8 +74,7 @@ type Sink<T> = Box<dyn FnMut(T)>;
 /// An MCP client for one HTTP URL, any transport, ready to run.
 pub struct McpAutoClient {
     url: String,
-    addr: String,
-    authority: String,
+    endpoint: HttpUrl,
     client: Client,
     options: HttpClientOptions,
     choice: TransportChoice,
@@ -91,11 +91,10 @@ pub fn connect_auto_client(
     options: HttpClientOptions,
     choice: TransportChoice,
 ) -> io::Result<McpAutoClient> {
-    let (addr, authority) = address_of(url)?;
+    let endpoint = HttpUrl::parse(url)?;
     Ok(McpAutoClient {
         url: url.to_owned(),
-        addr,
-        authority,
+        endpoint,
         client: builder.build(Instant::now()),
         options,
         choice,
@@ -322,8 +321,7 @@ async fn drive<F: Future>(
 ) -> io::Result<(F::Output, AutoRunReport)> {
     let McpAutoClient {
         url,
-        addr,
-        authority,
+        endpoint,
         mut client,
         options,
         choice,
@@ -337,12 +335,16 @@ async fn drive<F: Future>(
         let _ = wake_tx.try_send(());
     }));
     let (inputs, input_rx): (Sender<Input>, Receiver<Input>) = smol::channel::bounded(INPUT_QUEUE);
+    let HttpUrl {
+        addr,
+        authority,
+        path,
+    } = endpoint;
     let pool = Rc::new(Pool::new(
         addr,
         options.max_idle_connections,
         executor.clone(),
     ));
-    let path = path_of(&url);
     let transport = match choice {
         TransportChoice::Auto => None,
         TransportChoice::Streamable => Some(TransportKind::StreamableHttp),
@@ -440,34 +442,6 @@ async fn drive<F: Future>(
             "the client loop ended before the application",
         )),
     }
-}
-
-/// `host:port` to connect to and the `Host` authority of an `http://` URL.
-fn address_of(url: &str) -> io::Result<(String, String)> {
-    let uri: hyper::Uri = url
-        .parse()
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("bad URL {url}: {e}")))?;
-    if uri.scheme_str() != Some("http") {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("only http:// URLs are supported: {url}"),
-        ));
-    }
-    let authority = uri
-        .authority()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the URL has no host"))?;
-    let host = authority.host();
-    let port = authority.port_u16().unwrap_or(80);
-    Ok((format!("{host}:{port}"), authority.as_str().to_owned()))
-}
-
-/// The path and query of a URL that `address_of` accepted.
-fn path_of(url: &str) -> String {
-    url.parse::<hyper::Uri>()
-        .ok()
-        .and_then(|u| u.path_and_query().map(|p| p.as_str().to_owned()))
-        .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| "/".to_owned())
 }
 
 /// The response headers as the core's owned pairs (values that are not text are dropped).

@@ -6,6 +6,7 @@ use std::rc::Rc;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Body as _;
+use hyper::header::HeaderValue;
 use hyper::HeaderMap;
 use mcp_sansio::http::{ExchangeId, HttpClientRequest, HttpMethod};
 use smol::channel::Sender;
@@ -51,12 +52,19 @@ pub(crate) struct Target {
     pub(crate) authorization: Option<String>,
     /// The OAuth flow, when configured: its token replaces `authorization`.
     pub(crate) authorizer: Option<Rc<Authorizer>>,
+    /// `path` parsed once (cloning it shares its bytes), so a request does not re-parse and
+    /// copy it; `None` if it does not parse (each request then reports the error).
+    uri: Option<hyper::Uri>,
+    /// `authority` as a header value, checked once and shared by every request.
+    host: Option<HeaderValue>,
 }
 
 impl Target {
     /// Where requests go, with the options' static bearer token or OAuth flow.
     pub(crate) fn new(authority: String, path: String, options: &HttpClientOptions) -> Self {
         Target {
+            uri: path.parse().ok(),
+            host: HeaderValue::from_str(&authority).ok(),
             authority,
             path,
             authorization: options.bearer_token.as_ref().map(|t| format!("Bearer {t}")),
@@ -95,10 +103,15 @@ async fn perform(
         HttpMethod::Other => return Err("unsupported method".into()),
     };
     let make = |authorization: Option<&str>| {
-        let mut builder = hyper::Request::builder()
-            .method(method.clone())
-            .uri(target.path.as_str())
-            .header(hyper::header::HOST, target.authority.as_str());
+        let builder = hyper::Request::builder().method(method.clone());
+        let builder = match &target.uri {
+            Some(uri) => builder.uri(uri.clone()),
+            None => builder.uri(target.path.as_str()),
+        };
+        let mut builder = match &target.host {
+            Some(host) => builder.header(hyper::header::HOST, host.clone()),
+            None => builder.header(hyper::header::HOST, target.authority.as_str()),
+        };
         for (name, value) in &request.headers {
             builder = builder.header(*name, value.as_str());
         }

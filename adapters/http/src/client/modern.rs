@@ -18,6 +18,7 @@ use mcp_sansio::app::client::modern::{
 use smol::LocalExecutor;
 
 use super::authorize::send_authorized;
+use super::endpoint_url::HttpUrl;
 use super::exchange::Target;
 use super::pool::{Pool, Sender};
 use super::HttpClientOptions;
@@ -46,36 +47,15 @@ where
     F: FnOnce(ModernHttpTransport) -> Fut,
     Fut: Future<Output = T>,
 {
-    let uri: hyper::Uri = url
-        .parse()
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("bad URL {url}: {e}")))?;
-    if uri.scheme_str() != Some("http") {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("only http:// URLs are supported: {url}"),
-        ));
-    }
-    let authority = uri
-        .authority()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the URL has no host"))?;
-    let host = authority
-        .host()
-        .trim_start_matches('[')
-        .trim_end_matches(']');
-    let addr = format!(
-        "{}:{}",
-        super::bracket(host),
-        authority.port_u16().unwrap_or(80)
-    );
-    let path = uri
-        .path_and_query()
-        .map(|p| p.as_str().to_owned())
-        .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| "/".to_owned());
+    let HttpUrl {
+        addr,
+        authority,
+        path,
+    } = HttpUrl::parse(url)?;
     let executor = Rc::new(LocalExecutor::new());
     let transport = ModernHttpTransport {
         pool: Pool::new(addr, 8, executor.clone()),
-        target: Target::new(authority.as_str().to_owned(), path, options),
+        target: Target::new(authority, path, options),
         timeout,
     };
     Ok(smol::block_on(executor.run(app(transport))))
