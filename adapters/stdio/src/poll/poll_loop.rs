@@ -23,6 +23,7 @@ use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::io::Errno;
 use smol::channel::Receiver;
 
+use super::foreground::Foreground;
 use super::tasks::Tasks;
 use super::wake::Wake;
 use crate::driven::Driven;
@@ -36,9 +37,11 @@ const COMPACT_AT: usize = 64 * 1024;
 /// Longest single sleep; a later deadline is reached in several (keeps the timespec small).
 const MAX_SLEEP: Duration = Duration::from_secs(24 * 60 * 60);
 
-/// What the loop runs next to the machine: tasks and the two command queues.
-pub(crate) struct Sources<D> {
+/// What the loop runs next to the machine: tasks, a borrowed foreground future and the two
+/// command queues.
+pub(crate) struct Sources<'a, D> {
     pub(crate) tasks: Rc<Tasks>,
+    pub(crate) foreground: Foreground<'a>,
     pub(crate) wake: Arc<Wake>,
     pub(crate) local: Receiver<LocalCommand<D>>,
     pub(crate) remote: Receiver<RemoteCommand<D>>,
@@ -49,7 +52,7 @@ pub(crate) struct PollLoop<'fd, D> {
     driven: D,
     input: BorrowedFd<'fd>,
     output: BorrowedFd<'fd>,
-    sources: Sources<D>,
+    sources: Sources<'fd, D>,
     options: DriveOptions,
     lines: Lines,
     scratch: Vec<u8>,
@@ -76,7 +79,7 @@ impl<'fd, D: Driven> PollLoop<'fd, D> {
         driven: D,
         input: BorrowedFd<'fd>,
         output: BorrowedFd<'fd>,
-        sources: Sources<D>,
+        sources: Sources<'fd, D>,
         options: DriveOptions,
     ) -> Self {
         Self {
@@ -163,6 +166,7 @@ impl<'fd, D: Driven> PollLoop<'fd, D> {
             return;
         }
         self.sources.tasks.run_ready();
+        self.sources.foreground.run();
         let now = Instant::now();
         while let Ok(command) = self.sources.local.try_recv() {
             command(&mut self.driven, now);
@@ -255,6 +259,7 @@ impl<'fd, D: Driven> PollLoop<'fd, D> {
             && deadline.is_none()
             && self.input_blocks
             && self.sources.tasks.live() == 0
+            && !self.sources.foreground.is_live()
             && self.sources.remote.sender_count() == 0;
         if only_input {
             wake.end_sleep();
