@@ -66,6 +66,7 @@ mod pipe_reader;
 mod poll;
 mod run_loop;
 mod server;
+mod shared_loop;
 mod stdio;
 
 pub use child::{
