@@ -597,11 +597,29 @@ fn print_ratios(group: &str) {
     }
 }
 
+/// The machine's load average (Linux), printed with the ratios: on a shared machine the
+/// ratios within one run are what to compare, and the load says how far to trust them.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|_| "unknown".into())
+}
+
 fn main() {
+    let load_before = load_average();
     let mut c = Criterion::default().configure_from_args();
     bench_call(&mut c, "stdio_ping", Call::Ping);
     bench_call(&mut c, "stdio_tools_call_echo", Call::Echo);
     c.final_summary();
+    println!(
+        "\nload average (1, 5, 15 min): {load_before} before, {} after",
+        load_average()
+    );
     print_ratios("stdio_ping");
     print_ratios("stdio_tools_call_echo");
 }

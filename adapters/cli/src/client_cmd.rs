@@ -9,7 +9,7 @@ use mcp_sansio::app::client::{CallOptions, Client, ClientError, ClientEvent, Cli
 use mcp_sansio::config::Config;
 use mcp_sansio::jsonrpc::RawJson;
 use mcp_sansio::model::Implementation;
-use mcp_sansio_stdio::{connect_stdio_client, ShutdownStage, StderrMode};
+use mcp_sansio_stdio::{ShutdownStage, StderrMode, StdioClient};
 use serde_json::{Map, Value};
 
 use crate::args::{ClientArgs, StderrArg};
@@ -19,6 +19,22 @@ use crate::Failure;
 /// Pages followed at most when collecting a list (a server that never stops handing out
 /// cursors must not keep us forever).
 pub(crate) const MAX_PAGES: usize = 10_000;
+
+/// Spawns `program args` as a stdio server with a client on the poll driver (the loop and
+/// the client code share this thread), or on the smol driver under
+/// `MCP_SANSIO_STDIO_DRIVER=smol`.
+pub(crate) fn connect_stdio(
+    program: &std::ffi::OsStr,
+    args: &[std::ffi::OsString],
+    stderr: StderrMode,
+    builder: mcp_sansio::app::client::ClientBuilder,
+) -> std::io::Result<StdioClient> {
+    #[cfg(unix)]
+    if !crate::stdio_on_smol() {
+        return mcp_sansio_stdio::connect_stdio_client_poll(program, args, stderr, builder);
+    }
+    mcp_sansio_stdio::connect_stdio_client(program, args, stderr, builder)
+}
 
 /// What the operation produced: the JSON to print, and whether it counts as a failure (a tool
 /// result with `isError: true`).
@@ -122,7 +138,7 @@ pub(crate) fn run(
         StderrArg::Null => StderrMode::Null,
     };
     let program = server[0].to_string_lossy().into_owned();
-    let client = connect_stdio_client(&server[0], &server[1..], stderr_mode, builder)
+    let client = connect_stdio(&server[0], &server[1..], stderr_mode, builder)
         .map_err(|e| Failure::Failed(format!("cannot start the server `{program}`: {e}")))?
         .on_event(report_event);
     let handle = client.handle();

@@ -116,6 +116,12 @@ fn serve() -> Result<(), Failure> {
     }
 }
 
+/// `MCP_SANSIO_STDIO_DRIVER=smol` puts every stdio loop of the CLI (`serve --stdio`, the
+/// stdio client of `client` and `bench`) on the smol driver instead of the poll driver.
+pub(crate) fn stdio_on_smol() -> bool {
+    std::env::var("MCP_SANSIO_STDIO_DRIVER").as_deref() == Ok("smol")
+}
+
 /// Which stdio driver `serve --stdio` runs on: the poll driver (the default on Unix: no async
 /// runtime in the loop, a `read` and a `write` per message), or the smol driver with
 /// `MCP_SANSIO_STDIO_DRIVER=smol`. The fixture's extras run on the loop's executor either way
@@ -125,7 +131,7 @@ fn serve_on_stdio(
     server: mcp_sansio::app::server::Server,
     extras: impl std::future::Future<Output = ()> + 'static,
 ) -> Result<Finished<ServerDriven>, Failure> {
-    let smol = std::env::var("MCP_SANSIO_STDIO_DRIVER").as_deref() == Ok("smol");
+    let smol = stdio_on_smol();
     #[cfg(unix)]
     if !smol {
         let driver = mcp_sansio_stdio::PollDriver::new(options)

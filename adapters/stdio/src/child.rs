@@ -17,7 +17,7 @@ use crate::driver::{Driver, Finished};
 #[cfg(unix)]
 use crate::pipe_reader::PipeReader;
 #[cfg(unix)]
-use crate::poll::{set_nonblocking, PollDriver};
+use crate::poll::{set_nonblocking, ForegroundFuture, PollDriver};
 
 /// What happens to the child's stderr (which the spec reserves for logs, not errors).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,12 +185,26 @@ impl ChildProcess {
         driver: PollDriver<D>,
         driven: D,
     ) -> io::Result<Finished<D>> {
+        self.drive_poll_with(driver, driven, None)
+    }
+
+    /// [`ChildProcess::drive_poll`], also polling `foreground` on the loop thread.
+    #[cfg(unix)]
+    pub(crate) fn drive_poll_with<D: Driven + 'static>(
+        &mut self,
+        driver: PollDriver<D>,
+        driven: D,
+        foreground: Option<ForegroundFuture<'_>>,
+    ) -> io::Result<Finished<D>> {
+        use std::os::fd::AsFd;
         let (Some(stdin), Some(stdout)) = (self.stdin.take(), self.stdout.take()) else {
             return Err(io::Error::other("the child's pipes were already driven"));
         };
         set_nonblocking(&stdout, false)?;
         set_nonblocking(&stdin, true)?;
-        let finished = driver.run(driven, &stdout, &stdin);
+        // Shortened to the pipes' borrow (a trait object's lifetime may shrink behind `&mut`).
+        let foreground = foreground.map(|f| -> ForegroundFuture<'_> { f });
+        let finished = driver.run_with(driven, stdout.as_fd(), stdin.as_fd(), foreground);
         drop(stdin); // closes the child's stdin: its own shutdown starts
         Ok(finished)
     }

@@ -37,15 +37,18 @@ use mcp_sansio::session::State;
 
 use crate::child::{connect_child, ChildProcess, ShutdownReport, ShutdownTimeouts, StderrMode};
 use crate::driven::{Driven, FrameError};
-use crate::driver::{DriveOptions, Driver, EndReason};
+use crate::driver::{DriveOptions, Driver, EndReason, Finished};
 use crate::handle::{LoopHandle, Remote};
+#[cfg(unix)]
+use crate::poll::PollDriver;
 
 /// Where [`ClientDriven`] delivers the client's events (server logs, list changes, close).
 pub type EventSink = Box<dyn FnMut(ClientEvent)>;
 
 /// The application-layer [`Client`] made drivable by the adapter's loop.
 ///
-/// Build it with [`ClientDriven::new`] from the [`Driver`] that will run it: that sets the
+/// Build it with [`ClientDriven::new`] from the [`Driver`] that will run it (or
+/// [`ClientDriven::for_poll`] from a [`PollDriver`]): that sets the
 /// client's wake hook to a no-op [`Remote`] command (any push into the client's outbox makes
 /// the loop run once and drain it) and keeps the driver's [`LoopHandle`] to spawn jobs.
 pub struct ClientDriven {
@@ -56,8 +59,17 @@ pub struct ClientDriven {
 
 impl ClientDriven {
     /// Wraps `client` for `driver`; events are dropped until [`ClientDriven::on_event`].
-    pub fn new(mut client: Client, driver: &Driver<ClientDriven>) -> Self {
-        let remote = driver.remote();
+    pub fn new(client: Client, driver: &Driver<ClientDriven>) -> Self {
+        Self::on_loop(client, driver.remote(), driver.handle())
+    }
+
+    /// Wraps `client` for a [`PollDriver`]; otherwise as [`ClientDriven::new`].
+    #[cfg(unix)]
+    pub fn for_poll(client: Client, driver: &PollDriver<ClientDriven>) -> Self {
+        Self::on_loop(client, driver.remote(), driver.handle())
+    }
+
+    fn on_loop(mut client: Client, remote: Remote<ClientDriven>, jobs: LoopHandle<Self>) -> Self {
         // The command runs inside the loop with a fresh `now`, so calls made since the last
         // input get deadlines from the time they were made. `Full` means a wake-up is already
         // queued (it drains everything pushed so far); `Closed` means the loop is gone.
@@ -66,7 +78,7 @@ impl ClientDriven {
         }));
         Self {
             client,
-            jobs: driver.handle(),
+            jobs,
             on_event: Box::new(|_| {}),
         }
     }
@@ -173,9 +185,16 @@ pub struct ClientRunReport {
 /// An MCP server running as a child process, with a client ready to drive it.
 pub struct StdioClient {
     child: ChildProcess,
-    driver: Driver<ClientDriven>,
+    driver: ClientLoop,
     driven: ClientDriven,
     shutdown: ShutdownTimeouts,
+}
+
+/// The loop a [`StdioClient`] runs on.
+enum ClientLoop {
+    Smol(Driver<ClientDriven>),
+    #[cfg(unix)]
+    Poll(PollDriver<ClientDriven>),
 }
 
 /// Spawns `program args` as an MCP server on stdio and prepares a client for it (`builder`
@@ -194,6 +213,22 @@ where
     Ok(StdioClient::new(child, builder, DriveOptions::default()))
 }
 
+/// [`connect_stdio_client`] with the client on a [`PollDriver`] (see [`StdioClient::new_poll`]).
+#[cfg(unix)]
+pub fn connect_stdio_client_poll<I, S>(
+    program: impl AsRef<OsStr>,
+    args: I,
+    stderr: StderrMode,
+    builder: ClientBuilder,
+) -> io::Result<StdioClient>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let child = connect_child(program, args, stderr)?;
+    StdioClient::new_poll(child, builder, DriveOptions::default())
+}
+
 impl StdioClient {
     /// A client for an already spawned `child`, with the loop's `options`.
     pub fn new(child: ChildProcess, builder: ClientBuilder, options: DriveOptions) -> Self {
@@ -201,10 +236,30 @@ impl StdioClient {
         let driven = ClientDriven::new(builder.build(Instant::now()), &driver);
         Self {
             child,
-            driver,
+            driver: ClientLoop::Smol(driver),
             driven,
             shutdown: ShutdownTimeouts::default(),
         }
+    }
+
+    /// A client for `child` on a [`PollDriver`]: the loop and the application future given to
+    /// [`StdioClient::block_on`] share the calling thread, with no async runtime in between
+    /// (fewer system calls per message, see docs/benchmarks.md). Fails only if the driver's
+    /// wake-up cannot be made.
+    #[cfg(unix)]
+    pub fn new_poll(
+        child: ChildProcess,
+        builder: ClientBuilder,
+        options: DriveOptions,
+    ) -> io::Result<Self> {
+        let driver = PollDriver::new(options)?;
+        let driven = ClientDriven::for_poll(builder.build(Instant::now()), &driver);
+        Ok(Self {
+            child,
+            driver: ClientLoop::Poll(driver),
+            driven,
+            shutdown: ShutdownTimeouts::default(),
+        })
     }
 
     /// A handle for typed calls (Clone + Send): use it inside the future given to `run`, or
@@ -215,7 +270,11 @@ impl StdioClient {
 
     /// Sends commands into the loop from any thread (e.g. `|d, now| d.close(now)`).
     pub fn remote(&self) -> Remote<ClientDriven> {
-        self.driver.remote()
+        match &self.driver {
+            ClientLoop::Smol(driver) => driver.remote(),
+            #[cfg(unix)]
+            ClientLoop::Poll(driver) => driver.remote(),
+        }
     }
 
     /// The child's process id.
@@ -240,6 +299,10 @@ impl StdioClient {
     ///
     /// If the server goes away first, pending and later calls fail with `Closed`/`NotSent`, so
     /// `app` still finishes.
+    ///
+    /// A client made with [`StdioClient::new_poll`] runs its loop and `app` on the calling
+    /// thread: this future then blocks that thread until it returns (use
+    /// [`StdioClient::block_on`]).
     pub async fn run<F: Future>(self, app: F) -> io::Result<(F::Output, ClientRunReport)> {
         let StdioClient {
             mut child,
@@ -247,6 +310,11 @@ impl StdioClient {
             driven,
             shutdown,
         } = self;
+        let driver = match driver {
+            ClientLoop::Smol(driver) => driver,
+            #[cfg(unix)]
+            ClientLoop::Poll(driver) => return run_poll(child, driver, driven, shutdown, app),
+        };
         let remote = driver.remote();
         let mut app = std::pin::pin!(app);
         let (output, finished) = {
@@ -271,22 +339,60 @@ impl StdioClient {
             }
         };
         let report = child.shutdown(shutdown).await.ok();
-        Ok((
-            output,
-            ClientRunReport {
-                reason: finished.reason,
-                input_error: finished.input_error,
-                output_error: finished.output_error,
-                shutdown: report,
-                stderr_tail: child.stderr_tail(),
-            },
-        ))
+        Ok((output, run_report(&child, finished, report)))
     }
 
     /// [`StdioClient::run`], blocking the calling thread.
     pub fn block_on<F: Future>(self, app: F) -> io::Result<(F::Output, ClientRunReport)> {
         smol::block_on(self.run(app))
     }
+}
+
+fn run_report(
+    child: &ChildProcess,
+    finished: Finished<ClientDriven>,
+    shutdown: Option<ShutdownReport>,
+) -> ClientRunReport {
+    ClientRunReport {
+        reason: finished.reason,
+        input_error: finished.input_error,
+        output_error: finished.output_error,
+        shutdown,
+        stderr_tail: child.stderr_tail(),
+    }
+}
+
+/// [`StdioClient::run`] on a [`PollDriver`]: `app` is the loop's foreground future, polled on
+/// this thread between reads; when it finishes it closes the session, and the loop returns
+/// once the close is flushed. If the loop ends first, `app` is finished against the closed
+/// client as on the smol driver.
+#[cfg(unix)]
+fn run_poll<F: Future>(
+    mut child: ChildProcess,
+    driver: PollDriver<ClientDriven>,
+    driven: ClientDriven,
+    shutdown: ShutdownTimeouts,
+    app: F,
+) -> io::Result<(F::Output, ClientRunReport)> {
+    let remote = driver.remote();
+    let mut app = std::pin::pin!(app);
+    let mut output = None;
+    let finished = {
+        let foreground = async {
+            output = Some(app.as_mut().await);
+            let _ = remote.send(|d: &mut ClientDriven, now| d.close(now)).await;
+        };
+        let mut foreground = std::pin::pin!(foreground);
+        child.drive_poll_with(driver, driven, Some(foreground.as_mut()))
+    };
+    drop(remote);
+    let mut finished = finished?;
+    let output = match output {
+        Some(output) => output,
+        None => smol::block_on(finish_app(&mut finished.driven, app.as_mut())),
+    };
+    let report = smol::block_on(child.shutdown(shutdown)).ok();
+    Ok((output, run_report(&child, finished, report)))
 }
 
 /// Runs `app` to completion against a client whose loop has ended: every wake-up drains the

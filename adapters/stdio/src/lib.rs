@@ -66,12 +66,15 @@ mod pipe_reader;
 mod poll;
 mod run_loop;
 mod server;
+mod shared_loop;
 mod stdio;
 
 pub use child::{
     connect_child, ChildProcess, ShutdownReport, ShutdownStage, ShutdownTimeouts, StderrMode,
     STDERR_TAIL_LIMIT,
 };
+#[cfg(unix)]
+pub use client::connect_stdio_client_poll;
 pub use client::{connect_stdio_client, ClientDriven, ClientRunReport, EventSink, StdioClient};
 pub use driven::{Driven, FrameError};
 pub use driver::{DriveOptions, Driver, EndReason, Finished};

@@ -23,7 +23,7 @@ use smol::Timer;
 use crate::driven::Driven;
 use crate::driver::{DriveOptions, EndReason, Finished};
 use crate::handle::{LocalCommand, RemoteCommand};
-use crate::lines::{LineItem, Lines};
+use crate::shared_loop::{earliest, Machine, Out};
 
 /// The command queues; a queue whose senders are all gone becomes `None`.
 pub(crate) struct Queues<D> {
@@ -62,26 +62,17 @@ impl<W, D> Wakes<W, D> {
 
 /// The state of one run.
 pub(crate) struct Loop<'w, D, R, W> {
-    driven: D,
+    machine: Machine<D>,
     reader: R,
     output: Output<'w, W>,
     queues: Queues<D>,
     options: DriveOptions,
-    lines: Lines,
     scratch: Vec<u8>,
     /// Output drained from the machine, not yet handed to the writer.
     pending: Vec<u8>,
     /// A spare buffer, swapped with `pending` when a write starts.
     spare: Vec<u8>,
     input_open: bool,
-    /// When the transport went away (end of input or failed write): starts the linger.
-    gone_at: Option<Instant>,
-    /// When the machine was first seen closed: starts the linger for the final flush.
-    closed_at: Option<Instant>,
-    /// Complete lines are buffered in the decoder but feeding stopped at the high-water mark.
-    backlog: bool,
-    /// The input ended while lines were still held back: end it once they are fed.
-    eof_pending: bool,
     timer: Timer,
     armed: Option<Instant>,
     input_error: Option<io::Error>,
@@ -97,9 +88,8 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
         options: DriveOptions,
     ) -> Self {
         Self {
-            lines: Lines::new(options.max_line_len),
+            machine: Machine::new(driven, options.max_line_len),
             scratch: vec![0; options.read_chunk.max(1)],
-            driven,
             reader,
             output: Output::Idle(writer),
             queues,
@@ -107,10 +97,6 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
             pending: Vec::new(),
             spare: Vec::new(),
             input_open: true,
-            gone_at: None,
-            closed_at: None,
-            backlog: false,
-            eof_pending: false,
             timer: Timer::never(),
             armed: None,
             input_error: None,
@@ -122,25 +108,21 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
         let reason = loop {
             self.drain();
             self.start_write();
-            if self.backlog && !self.driven.is_closed() {
+            if self.machine.backlog && !self.machine.driven.is_closed() {
                 // Lines held back at the high-water mark: feed them while the writer works.
                 let now = Instant::now();
                 self.feed_buffered(now);
-                self.end_input_if_fed(now);
+                self.machine.end_input_if_fed(now);
                 self.start_write();
             }
             let flushed = self.pending.is_empty() && !matches!(self.output, Output::Busy(_));
-            if self.driven.is_closed() {
+            if self.machine.driven.is_closed() {
                 if flushed {
                     break EndReason::Closed;
                 }
-                self.closed_at.get_or_insert_with(Instant::now);
+                self.machine.closed_unflushed(Instant::now());
             }
-            let linger_end = match (self.gone_at, self.closed_at) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            }
-            .map(|t| t + self.options.linger);
+            let linger_end = self.machine.linger_end(self.options.linger);
             if linger_end.is_some_and(|end| Instant::now() >= end) {
                 break EndReason::LingerExpired;
             }
@@ -152,7 +134,7 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
             let _ = writer.close().await;
         }
         Finished {
-            driven: self.driven,
+            driven: self.machine.driven,
             reason,
             input_error: self.input_error,
             output_error: self.output_error,
@@ -161,17 +143,7 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
 
     /// Moves every pending transmit of the machine into `pending`, one line each.
     fn drain(&mut self) {
-        loop {
-            let start = self.pending.len();
-            if self.driven.poll_transmit(&mut self.pending).is_none() {
-                break;
-            }
-            debug_assert!(
-                memchr::memchr(b'\n', &self.pending[start..]).is_none(),
-                "a transmit must not contain a newline"
-            );
-            self.pending.push(b'\n');
-        }
+        self.machine.drain(&mut self.pending);
         if matches!(self.output, Output::Failed) {
             self.pending.clear();
         }
@@ -202,10 +174,7 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
     /// a timer left armed too early fires once, finds nothing due (`handle_wakes` checks
     /// `poll_timeout` against the clock) and is re-armed for the real deadline.
     fn arm_timer(&mut self, linger_end: Option<Instant>) {
-        let deadline = match (self.driven.poll_timeout(), linger_end) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let deadline = earliest(self.machine.driven.poll_timeout(), linger_end);
         if let Some(at) = deadline {
             if self.armed.is_none_or(|armed| at < armed) {
                 self.timer.set_at(at);
@@ -217,8 +186,8 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
     /// Waits until at least one source is ready; collects every source that is.
     async fn wait(&mut self) -> Wakes<W, D> {
         let want_read = self.input_open
-            && !self.backlog
-            && !self.driven.is_closed()
+            && !self.machine.backlog
+            && !self.machine.driven.is_closed()
             && self.pending.len() < self.options.output_high_water;
         let Self {
             reader,
@@ -285,7 +254,7 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
                     self.output_error = Some(error);
                     // Nothing can answer the peer any more: stop reading it too.
                     self.input_open = false;
-                    self.transport_gone(now);
+                    self.machine.transport_gone(now);
                 }
             }
         }
@@ -293,83 +262,51 @@ impl<'w, D: Driven, R: AsyncRead + Unpin, W: AsyncWrite + Unpin + 'w> Loop<'w, D
             self.handle_read(now, result);
         }
         match wakes.local {
-            Some(Some(command)) => command(&mut self.driven, now),
+            Some(Some(command)) => command(&mut self.machine.driven, now),
             Some(None) => self.queues.local = None,
             None => {}
         }
         self.drain();
         match wakes.remote {
-            Some(Some(command)) => command(&mut self.driven, now),
+            Some(Some(command)) => command(&mut self.machine.driven, now),
             Some(None) => self.queues.remote = None,
             None => {}
         }
         self.drain();
-        if wakes.timer && self.driven.poll_timeout().is_some_and(|at| at <= now) {
-            self.driven.handle_timeout(now);
+        let driven = &mut self.machine.driven;
+        if wakes.timer && driven.poll_timeout().is_some_and(|at| at <= now) {
+            driven.handle_timeout(now);
         }
     }
 
     fn handle_read(&mut self, now: Instant, result: io::Result<usize>) {
+        let out = Out {
+            buf: &mut self.pending,
+            counted_from: 0,
+            high_water: self.options.output_high_water,
+        };
         match result {
             Ok(0) => {
                 self.input_open = false;
-                self.lines.finish();
-                self.feed_buffered(now);
-                // Lines held back at the high-water mark come before the end of input.
-                self.eof_pending = true;
-                self.end_input_if_fed(now);
+                self.machine.handle_input_end(now, out);
             }
-            Ok(n) => {
-                self.lines.push(&self.scratch[..n]);
-                self.feed_buffered(now);
-            }
+            Ok(n) => self.machine.handle_bytes(now, &self.scratch[..n], out),
             Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
             Err(error) => {
                 self.input_open = false;
                 self.input_error = Some(error);
-                self.transport_gone(now);
+                self.machine.transport_gone(now);
             }
         }
     }
 
-    /// Feeds buffered lines, each followed by a drain, until none is left or the pending
-    /// output reaches the high-water mark (then the rest waits in the splitter: a read chunk
-    /// full of tiny requests with large answers cannot make the output grow without bound).
+    /// Feeds lines held back at the high-water mark.
     fn feed_buffered(&mut self, now: Instant) {
-        self.backlog = false;
-        while !self.driven.is_closed() {
-            if self.pending.len() >= self.options.output_high_water {
-                self.backlog = true;
-                return;
-            }
-            let Some(item) = self.lines.next_item() else {
-                return;
-            };
-            self.feed(now, item);
-            self.drain();
-        }
-    }
-
-    fn feed(&mut self, now: Instant, item: LineItem) {
-        match item {
-            LineItem::Frame(frame) => self.driven.handle_frame(now, frame),
-            LineItem::Error(error) => self.driven.handle_frame_error(now, error),
-        }
-    }
-
-    /// At end of input, tells the machine once every buffered line was fed to it.
-    fn end_input_if_fed(&mut self, now: Instant) {
-        if self.eof_pending && !self.backlog {
-            self.eof_pending = false;
-            self.transport_gone(now);
-        }
-    }
-
-    /// Tells the machine once that the transport is gone and starts the linger.
-    fn transport_gone(&mut self, now: Instant) {
-        if self.gone_at.is_none() {
-            self.gone_at = Some(now);
-            self.driven.handle_eof(now);
-        }
+        let out = Out {
+            buf: &mut self.pending,
+            counted_from: 0,
+            high_water: self.options.output_high_water,
+        };
+        self.machine.feed_buffered(now, out);
     }
 }

@@ -1,14 +1,38 @@
 //! `StdioClient` against tiny shell-script servers: a server that answers `initialize` and
 //! then exits mid-session must not leave the application hanging, and its pending and later
-//! calls fail with clear errors.
+//! calls fail with clear errors. Each case runs on both loops: the smol driver
+//! (`connect_stdio_client`) and the poll driver (`connect_stdio_client_poll`).
 
 #![cfg(unix)]
 
 use std::time::{Duration, Instant};
 
+use mcp_sansio::app::client::ClientBuilder;
 use mcp_sansio::app::client::{Client, ClientError};
 use mcp_sansio::model::Implementation;
-use mcp_sansio_stdio::{connect_stdio_client, EndReason, ShutdownStage, StderrMode};
+use mcp_sansio_stdio::{
+    connect_stdio_client, connect_stdio_client_poll, EndReason, ShutdownStage, StderrMode,
+    StdioClient,
+};
+
+/// How a case spawns its server: `sh -c SCRIPT` with a client on one of the two loops.
+type Connect = fn(&str, StderrMode, ClientBuilder) -> std::io::Result<StdioClient>;
+
+fn on_smol(
+    script: &str,
+    stderr: StderrMode,
+    builder: ClientBuilder,
+) -> std::io::Result<StdioClient> {
+    connect_stdio_client("sh", ["-c", script], stderr, builder)
+}
+
+fn on_poll(
+    script: &str,
+    stderr: StderrMode,
+    builder: ClientBuilder,
+) -> std::io::Result<StdioClient> {
+    connect_stdio_client_poll("sh", ["-c", script], stderr, builder)
+}
 
 /// Answers `initialize` (same id, same protocol version), reads `notifications/initialized`
 /// and one more line (our next request), then exits without answering it.
@@ -24,14 +48,17 @@ exit 0
 
 #[test]
 fn a_server_exiting_mid_session_fails_the_calls_instead_of_hanging() {
+    exiting_mid_session(on_smol);
+}
+
+#[test]
+fn a_server_exiting_mid_session_fails_the_calls_instead_of_hanging_on_poll() {
+    exiting_mid_session(on_poll);
+}
+
+fn exiting_mid_session(connect: Connect) {
     let builder = Client::builder(Implementation::new("client-driven-test", "1"));
-    let client = connect_stdio_client(
-        "sh",
-        ["-c", ANSWER_INIT_THEN_EXIT],
-        StderrMode::Capture,
-        builder,
-    )
-    .expect("spawn sh");
+    let client = connect(ANSWER_INIT_THEN_EXIT, StderrMode::Capture, builder).expect("spawn sh");
     let handle = client.handle();
     let started = Instant::now();
     let (outcome, report) = client
@@ -72,10 +99,19 @@ fn a_server_exiting_mid_session_fails_the_calls_instead_of_hanging() {
 
 #[test]
 fn a_server_ignoring_stdin_close_is_terminated_after_the_app_finishes() {
+    ignoring_stdin_close(on_smol);
+}
+
+#[test]
+fn a_server_ignoring_stdin_close_is_terminated_after_the_app_finishes_on_poll() {
+    ignoring_stdin_close(on_poll);
+}
+
+fn ignoring_stdin_close(connect: Connect) {
     // Answers initialize, then ignores everything including the end of its stdin.
     let script = ANSWER_INIT_THEN_EXIT.replace("exit 0", "exec sleep 30");
     let builder = Client::builder(Implementation::new("client-driven-test", "1"));
-    let client = connect_stdio_client("sh", ["-c", script.as_str()], StderrMode::Null, builder)
+    let client = connect(&script, StderrMode::Null, builder)
         .expect("spawn sh")
         .shutdown_timeouts(mcp_sansio_stdio::ShutdownTimeouts {
             after_stdin_close: Duration::from_millis(200),
@@ -88,4 +124,21 @@ fn a_server_ignoring_stdin_close_is_terminated_after_the_app_finishes() {
     init.expect("initialize");
     let shutdown = report.shutdown.expect("shutdown report");
     assert_eq!(shutdown.stage, ShutdownStage::Terminated, "{shutdown:?}");
+}
+
+#[test]
+fn the_poll_client_runs_an_app_that_borrows_from_the_caller() {
+    // Not `'static`: the poll loop borrows the app for the run instead of spawning it.
+    let mut seen = Vec::new();
+    let builder = Client::builder(Implementation::new("client-driven-test", "1"));
+    let client = on_poll(ANSWER_INIT_THEN_EXIT, StderrMode::Null, builder).expect("spawn sh");
+    let handle = client.handle();
+    let ((), report) = client
+        .block_on(async {
+            let init = handle.initialize().await.expect("initialize");
+            seen.push(init.server_info.name);
+        })
+        .expect("drive");
+    assert_eq!(seen, ["sh"]);
+    assert_eq!(report.reason, EndReason::Closed);
 }

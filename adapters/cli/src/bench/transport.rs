@@ -12,7 +12,7 @@ use mcp_sansio::app::client::{Client, ClientBuilder, ClientError, ClientHandle};
 use mcp_sansio::config::Config;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::session::Stats;
-use mcp_sansio_stdio::{connect_stdio_client, ClientRunReport, ShutdownStage, StderrMode};
+use mcp_sansio_stdio::{ClientRunReport, ShutdownStage, StderrMode};
 
 use super::cli::Settings;
 use super::load::{Delivery, ServerGone};
@@ -146,7 +146,7 @@ where
         StderrArg::Null => StderrMode::Null,
     };
     let program = command[0].to_string_lossy().into_owned();
-    let client = match connect_stdio_client(&command[0], &command[1..], mode, builder) {
+    let client = match crate::client_cmd::connect_stdio(&command[0], &command[1..], mode, builder) {
         Ok(client) => client,
         Err(e) => {
             // Still meet the others at the start line, so they stop too.

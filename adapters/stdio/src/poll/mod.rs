@@ -8,12 +8,13 @@
 //! commands wake the loop. Timers and blocking jobs of smol (`smol::Timer`, `smol::unblock`)
 //! work inside those futures: their completions wake the loop like any waker.
 
+mod foreground;
 mod poll_loop;
 mod tasks;
 mod wake;
 
 use std::io;
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -22,6 +23,8 @@ use smol::channel::{Receiver, Sender};
 use crate::driven::Driven;
 use crate::driver::{DriveOptions, Finished};
 use crate::handle::{Executor, LocalCommand, LoopHandle, Remote, RemoteCommand};
+use foreground::Foreground;
+pub(crate) use foreground::ForegroundFuture;
 use poll_loop::{PollLoop, Sources};
 pub(crate) use tasks::Tasks;
 use wake::Wake;
@@ -87,6 +90,18 @@ impl<D: Driven + 'static> PollDriver<D> {
     /// [`crate::EndReason`]). `input` may block; `output` should be non-blocking (a blocking
     /// one works, but a write to a peer that does not read then blocks the loop).
     pub fn run(self, driven: D, input: impl AsFd, output: impl AsFd) -> Finished<D> {
+        self.run_with(driven, input.as_fd(), output.as_fd(), None)
+    }
+
+    /// [`PollDriver::run`], also polling `foreground` on this thread until it completes (it
+    /// keeps the loop from sleeping in a blocking read while it lives).
+    pub(crate) fn run_with<'a>(
+        self,
+        driven: D,
+        input: BorrowedFd<'a>,
+        output: BorrowedFd<'a>,
+        foreground: Option<ForegroundFuture<'a>>,
+    ) -> Finished<D> {
         let PollDriver {
             tasks,
             wake,
@@ -100,12 +115,13 @@ impl<D: Driven + 'static> PollDriver<D> {
         drop(remote_tx);
         drop(local_tx);
         let sources = Sources {
+            foreground: Foreground::new(foreground, Arc::clone(&wake)),
             tasks,
             wake,
             local: local_rx,
             remote: remote_rx,
         };
-        PollLoop::new(driven, input.as_fd(), output.as_fd(), sources, options).run()
+        PollLoop::new(driven, input, output, sources, options).run()
     }
 
     /// Drives `driven` on this process's stdin and stdout, blocking the calling thread.

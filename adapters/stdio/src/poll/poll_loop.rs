@@ -23,12 +23,13 @@ use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::io::Errno;
 use smol::channel::Receiver;
 
+use super::foreground::Foreground;
 use super::tasks::Tasks;
 use super::wake::Wake;
 use crate::driven::Driven;
 use crate::driver::{DriveOptions, EndReason, Finished};
 use crate::handle::{LocalCommand, RemoteCommand};
-use crate::lines::{LineItem, Lines};
+use crate::shared_loop::{earliest, Machine, Out};
 
 /// Drop the written head of the output buffer once it is this long and at least half of it.
 const COMPACT_AT: usize = 64 * 1024;
@@ -36,9 +37,11 @@ const COMPACT_AT: usize = 64 * 1024;
 /// Longest single sleep; a later deadline is reached in several (keeps the timespec small).
 const MAX_SLEEP: Duration = Duration::from_secs(24 * 60 * 60);
 
-/// What the loop runs next to the machine: tasks and the two command queues.
-pub(crate) struct Sources<D> {
+/// What the loop runs next to the machine: tasks, a borrowed foreground future and the two
+/// command queues.
+pub(crate) struct Sources<'a, D> {
     pub(crate) tasks: Rc<Tasks>,
+    pub(crate) foreground: Foreground<'a>,
     pub(crate) wake: Arc<Wake>,
     pub(crate) local: Receiver<LocalCommand<D>>,
     pub(crate) remote: Receiver<RemoteCommand<D>>,
@@ -46,12 +49,11 @@ pub(crate) struct Sources<D> {
 
 /// The state of one run.
 pub(crate) struct PollLoop<'fd, D> {
-    driven: D,
+    machine: Machine<D>,
     input: BorrowedFd<'fd>,
     output: BorrowedFd<'fd>,
-    sources: Sources<D>,
+    sources: Sources<'fd, D>,
     options: DriveOptions,
-    lines: Lines,
     scratch: Vec<u8>,
     /// Output drained from the machine; `pending[written..]` is not written yet.
     pending: Vec<u8>,
@@ -63,10 +65,6 @@ pub(crate) struct PollLoop<'fd, D> {
     output_open: bool,
     /// False once a read returned `EAGAIN`: the input never blocks, so always `poll` first.
     input_blocks: bool,
-    gone_at: Option<Instant>,
-    closed_at: Option<Instant>,
-    backlog: bool,
-    eof_pending: bool,
     input_error: Option<io::Error>,
     output_error: Option<io::Error>,
 }
@@ -76,13 +74,12 @@ impl<'fd, D: Driven> PollLoop<'fd, D> {
         driven: D,
         input: BorrowedFd<'fd>,
         output: BorrowedFd<'fd>,
-        sources: Sources<D>,
+        sources: Sources<'fd, D>,
         options: DriveOptions,
     ) -> Self {
         Self {
-            lines: Lines::new(options.max_line_len),
+            machine: Machine::new(driven, options.max_line_len),
             scratch: vec![0; options.read_chunk.max(1)],
-            driven,
             input,
             output,
             sources,
@@ -93,10 +90,6 @@ impl<'fd, D: Driven> PollLoop<'fd, D> {
             input_open: true,
             output_open: true,
             input_blocks: true,
-            gone_at: None,
-            closed_at: None,
-            backlog: false,
-            eof_pending: false,
             input_error: None,
             output_error: None,
         }
@@ -107,40 +100,33 @@ impl<'fd, D: Driven> PollLoop<'fd, D> {
             self.run_queued();
             self.drain();
             self.flush();
-            if self.backlog && !self.driven.is_closed() {
+            if self.machine.backlog && !self.machine.driven.is_closed() {
                 let now = Instant::now();
                 self.feed_buffered(now);
-                self.end_input_if_fed(now);
+                self.machine.end_input_if_fed(now);
                 self.flush();
             }
             let now = Instant::now();
-            if self.driven.is_closed() {
+            if self.machine.driven.is_closed() {
                 if self.unwritten() == 0 {
                     break EndReason::Closed;
                 }
-                self.closed_at.get_or_insert(now);
+                self.machine.closed_unflushed(now);
             }
-            let linger_end = match (self.gone_at, self.closed_at) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            }
-            .map(|t| t + self.options.linger);
+            let linger_end = self.machine.linger_end(self.options.linger);
             if linger_end.is_some_and(|end| now >= end) {
                 break EndReason::LingerExpired;
             }
-            let due = self.driven.poll_timeout();
+            let due = self.machine.driven.poll_timeout();
             if due.is_some_and(|at| at <= now) {
-                self.driven.handle_timeout(now);
+                self.machine.driven.handle_timeout(now);
                 continue;
             }
-            let deadline = match (due, linger_end) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+            let deadline = earliest(due, linger_end);
             self.wait(now, deadline);
         };
         Finished {
-            driven: self.driven,
+            driven: self.machine.driven,
             reason,
             input_error: self.input_error,
             output_error: self.output_error,
@@ -163,9 +149,10 @@ impl<'fd, D: Driven> PollLoop<'fd, D> {
             return;
         }
         self.sources.tasks.run_ready();
+        self.sources.foreground.run();
         let now = Instant::now();
         while let Ok(command) = self.sources.local.try_recv() {
-            command(&mut self.driven, now);
+            command(&mut self.machine.driven, now);
             self.drain();
         }
         // Bounded: commands queued while these run wait for the next turn.
@@ -173,7 +160,7 @@ impl<'fd, D: Driven> PollLoop<'fd, D> {
             let Ok(command) = self.sources.remote.try_recv() else {
                 break;
             };
-            command(&mut self.driven, now);
+            command(&mut self.machine.driven, now);
             self.drain();
         }
         if self.sources.tasks.has_ready()
@@ -186,17 +173,7 @@ impl<'fd, D: Driven> PollLoop<'fd, D> {
 
     /// Moves every pending transmit of the machine into `pending`, one line each.
     fn drain(&mut self) {
-        loop {
-            let start = self.pending.len();
-            if self.driven.poll_transmit(&mut self.pending).is_none() {
-                break;
-            }
-            debug_assert!(
-                memchr::memchr(b'\n', &self.pending[start..]).is_none(),
-                "a transmit must not contain a newline"
-            );
-            self.pending.push(b'\n');
-        }
+        self.machine.drain(&mut self.pending);
         if !self.output_open {
             self.pending.clear();
             self.written = 0;
@@ -222,7 +199,7 @@ impl<'fd, D: Driven> PollLoop<'fd, D> {
                     self.output_error = Some(error.into());
                     // Nothing can answer the peer any more: stop reading it too.
                     self.input_open = false;
-                    self.transport_gone(Instant::now());
+                    self.machine.transport_gone(Instant::now());
                 }
             }
         }
@@ -241,8 +218,8 @@ impl<'fd, D: Driven> PollLoop<'fd, D> {
     /// Sleeps until input, room to write, a wake-up or the deadline; handles the input.
     fn wait(&mut self, now: Instant, deadline: Option<Instant>) {
         let want_read = self.input_open
-            && !self.backlog
-            && !self.driven.is_closed()
+            && !self.machine.backlog
+            && !self.machine.driven.is_closed()
             && self.queued() < self.options.output_high_water;
         let want_write = self.unwritten() > 0;
         let wake = Arc::clone(&self.sources.wake);
@@ -255,6 +232,7 @@ impl<'fd, D: Driven> PollLoop<'fd, D> {
             && deadline.is_none()
             && self.input_blocks
             && self.sources.tasks.live() == 0
+            && !self.sources.foreground.is_live()
             && self.sources.remote.sender_count() == 0;
         if only_input {
             wake.end_sleep();
@@ -301,20 +279,19 @@ impl<'fd, D: Driven> PollLoop<'fd, D> {
 
     /// One read of the input; every complete line goes to the machine.
     fn read(&mut self) {
-        let now;
+        let out = Out {
+            buf: &mut self.pending,
+            counted_from: self.batch_end,
+            high_water: self.options.output_high_water,
+        };
         match rustix::io::read(self.input, &mut self.scratch[..]) {
             Ok(0) => {
-                now = Instant::now();
                 self.input_open = false;
-                self.lines.finish();
-                self.feed_buffered(now);
-                self.eof_pending = true;
-                self.end_input_if_fed(now);
+                self.machine.handle_input_end(Instant::now(), out);
             }
             Ok(n) => {
-                now = Instant::now();
-                self.lines.push(&self.scratch[..n]);
-                self.feed_buffered(now);
+                let now = Instant::now();
+                self.machine.handle_bytes(now, &self.scratch[..n], out);
             }
             Err(Errno::INTR) => {}
             Err(Errno::AGAIN) => self.input_blocks = false,
@@ -325,42 +302,16 @@ impl<'fd, D: Driven> PollLoop<'fd, D> {
     fn fail_input(&mut self, error: io::Error) {
         self.input_open = false;
         self.input_error = Some(error);
-        self.transport_gone(Instant::now());
+        self.machine.transport_gone(Instant::now());
     }
 
-    /// Feeds buffered lines, each followed by a drain, until none is left or the pending
-    /// output reaches the high-water mark.
+    /// Feeds lines held back at the high-water mark.
     fn feed_buffered(&mut self, now: Instant) {
-        self.backlog = false;
-        while !self.driven.is_closed() {
-            if self.queued() >= self.options.output_high_water {
-                self.backlog = true;
-                return;
-            }
-            let Some(item) = self.lines.next_item() else {
-                return;
-            };
-            match item {
-                LineItem::Frame(frame) => self.driven.handle_frame(now, frame),
-                LineItem::Error(error) => self.driven.handle_frame_error(now, error),
-            }
-            self.drain();
-        }
-    }
-
-    /// At end of input, tells the machine once every buffered line was fed to it.
-    fn end_input_if_fed(&mut self, now: Instant) {
-        if self.eof_pending && !self.backlog {
-            self.eof_pending = false;
-            self.transport_gone(now);
-        }
-    }
-
-    /// Tells the machine once that the transport is gone and starts the linger.
-    fn transport_gone(&mut self, now: Instant) {
-        if self.gone_at.is_none() {
-            self.gone_at = Some(now);
-            self.driven.handle_eof(now);
-        }
+        let out = Out {
+            buf: &mut self.pending,
+            counted_from: self.batch_end,
+            high_water: self.options.output_high_water,
+        };
+        self.machine.feed_buffered(now, out);
     }
 }
