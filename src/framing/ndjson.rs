@@ -73,6 +73,7 @@ impl NdjsonDecoder {
 
     /// Feeds the next chunk of the stream.
     pub fn push(&mut self, mut chunk: &[u8]) {
+        self.reserve_lines(chunk);
         while !chunk.is_empty() {
             if self.discarding {
                 match memchr::memchr(b'\n', chunk) {
@@ -108,6 +109,26 @@ impl NdjsonDecoder {
                     return;
                 }
             }
+        }
+    }
+
+    /// Makes room for the complete lines of `chunk` at once. Appending line by line let the
+    /// buffer fill up mid-chunk, and `BytesMut` then moved the lines appended so far back to
+    /// the front: a copy of most of every batch. One reservation up front moves only the
+    /// unfinished line (usually nothing). Only bytes up to the chunk's last newline count: an
+    /// unfinished line is still bounded by `max_line_len` as it grows.
+    fn reserve_lines(&mut self, chunk: &[u8]) {
+        let spare = self.buf.capacity() - self.buf.len();
+        if self.discarding || spare >= chunk.len() {
+            return;
+        }
+        // A chunk usually ends with its last line's newline: no search then.
+        let complete = match chunk.last() {
+            Some(b'\n') => Some(chunk.len()),
+            _ => memchr::memrchr(b'\n', chunk).map(|last| last + 1),
+        };
+        if let Some(complete) = complete {
+            self.buf.reserve(complete);
         }
     }
 
