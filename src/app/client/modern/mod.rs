@@ -13,6 +13,7 @@ mod era;
 mod headers;
 mod inputs;
 mod reply;
+mod tasks;
 
 pub use call::{CallStep, ModernCall, MAX_INPUT_ROUNDS};
 pub use era::{era_from_probe, Era};
@@ -21,6 +22,10 @@ pub use headers::{
     InvalidHeaderAnnotation, MAX_HEADER_NAME, MAX_HEADER_PARAMS,
 };
 pub use reply::{reply_from_http_body, reply_from_message, Reply, ReplyError, MAX_SSE_EVENT};
+pub use tasks::{
+    TaskClock, TaskHandle, TaskOutcome, TaskStep, ToolCallOutcome, DEFAULT_POLL_INTERVAL,
+    MAX_POLL_INTERVAL, MAX_TASK_POLLS,
+};
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
