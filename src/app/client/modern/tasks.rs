@@ -347,3 +347,72 @@ impl ModernClient {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn created(interval: Value) -> TaskHandle {
+        let result = json!({"resultType": "task", "taskId": "t1", "status": "working",
+            "pollIntervalMs": interval});
+        TaskHandle::from_create_result(&result).unwrap()
+    }
+
+    #[test]
+    fn only_a_task_result_with_a_string_id_is_a_handle() {
+        assert!(TaskHandle::from_create_result(&json!({"content": []})).is_none());
+        let complete = json!({"resultType": "complete", "taskId": "t"});
+        assert!(TaskHandle::from_create_result(&complete).is_none());
+        let bad_id = json!({"resultType": "task", "taskId": 5});
+        assert!(TaskHandle::from_create_result(&bad_id).is_none());
+    }
+
+    #[test]
+    fn polls_follow_the_latest_interval_capped() {
+        let now = Instant::now();
+        let mut task = created(json!(250));
+        assert_eq!(
+            task.first_step(now),
+            TaskStep::PollAt(now + Duration::from_millis(250))
+        );
+        let working = json!({"taskId": "t1", "status": "working", "pollIntervalMs": 10});
+        let step = task.handle_status(now, &working).unwrap();
+        assert_eq!(step, TaskStep::PollAt(now + Duration::from_millis(10)));
+        let huge = json!({"taskId": "t1", "status": "working", "pollIntervalMs": u64::MAX});
+        let step = task.handle_status(now, &huge).unwrap();
+        assert_eq!(step, TaskStep::PollAt(now + MAX_POLL_INTERVAL));
+        let none = created(Value::Null);
+        assert_eq!(none.poll_interval(), DEFAULT_POLL_INTERVAL);
+    }
+
+    #[test]
+    fn answers_for_another_task_or_without_outcome_are_malformed() {
+        let now = Instant::now();
+        let mut task = created(json!(1));
+        let other = json!({"taskId": "t2", "status": "completed", "result": {}});
+        assert!(matches!(
+            task.handle_status(now, &other),
+            Err(ModernError::Malformed(_))
+        ));
+        let bare = json!({"taskId": "t1", "status": "completed"});
+        assert!(task.handle_status(now, &bare).is_err());
+        let unknown = json!({"taskId": "t1", "status": "paused"});
+        assert!(task.handle_status(now, &unknown).is_err());
+    }
+
+    #[test]
+    fn input_rounds_and_polls_are_bounded() {
+        let now = Instant::now();
+        let mut task = created(json!(1));
+        for _ in 0..3 {
+            assert!(task.handle_updated(now, 3).is_ok());
+        }
+        assert!(matches!(
+            task.handle_updated(now, 3),
+            Err(ModernError::TooManyRounds(3))
+        ));
+        task.polls = MAX_TASK_POLLS - 1;
+        let working = json!({"taskId": "t1", "status": "working"});
+        assert!(task.handle_status(now, &working).is_err());
+    }
+}
