@@ -62,7 +62,8 @@ pub(crate) fn run(
     let timeout = Duration::from_secs_f64(args.timeout);
     let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")));
     let builder = crate::client_inputs::register(builder, &args.inputs)?;
-    let mut client = ModernClient::new(&builder);
+    // Declares the tasks extension: a tools/call made a task is waited for (client_tasks.rs).
+    let mut client = ModernClient::new(&builder).with_tasks();
     let probe = args.era == EraArg::Auto;
     let verbose = args.verbose;
     let paginate = planned.paginated && !args.no_paginate;
@@ -220,6 +221,12 @@ async fn perform<T: ModernTransport>(
             .request(wire, method, planned.params.clone())
             .await
             .map_err(|e| describe(method, e))?,
+    };
+    let json = if planned.method == jsonrpc::TOOLS_CALL {
+        // A call the server made a task: wait for it and print its result (client_tasks.rs).
+        crate::client_tasks::finish_tool_call(client, wire, json).await?
+    } else {
+        json
     };
     let tool_error =
         planned.method == jsonrpc::TOOLS_CALL && json.get("isError") == Some(&Value::Bool(true));

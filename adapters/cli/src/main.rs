@@ -11,6 +11,7 @@ mod client_cmd;
 mod client_http;
 mod client_inputs;
 mod client_modern;
+mod client_tasks;
 mod conformance_auth;
 mod conformance_client;
 mod conformance_modern;

@@ -141,7 +141,7 @@ pub fn needs_base64(text: &str) -> bool {
 }
 
 /// Every header of one 2026-07-28 POST: protocol version, method, `Mcp-Name` for
-/// `tools/call`/`resources/read`/`prompts/get`, and the annotated arguments of a tool call.
+/// `tools/call`/`resources/read`/`prompts/get` and the task methods (`taskId`), and the annotated arguments of a tool call.
 pub fn request_headers(
     version: &str,
     method: &str,
@@ -155,6 +155,7 @@ pub fn request_headers(
     let name_field = match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        m if crate::tasks::is_task_method(m) => Some("taskId"),
         _ => None,
     };
     if let Some(name) = name_field

@@ -15,6 +15,7 @@ mod headers;
 mod inputs;
 mod listen;
 mod reply;
+mod tasks;
 
 pub use cache::{ResultCache, MAX_CACHED_RESULTS, MAX_TTL};
 pub use call::{CallStep, ModernCall, MAX_INPUT_ROUNDS};
@@ -28,6 +29,10 @@ pub use listen::{
     MAX_PENDING_EVENTS,
 };
 pub use reply::{reply_from_http_body, reply_from_message, Reply, ReplyError, MAX_SSE_EVENT};
+pub use tasks::{
+    TaskClock, TaskHandle, TaskOutcome, TaskStep, ToolCallOutcome, DEFAULT_POLL_INTERVAL,
+    MAX_POLL_INTERVAL, MAX_TASK_POLLS,
+};
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;

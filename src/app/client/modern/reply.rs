@@ -15,7 +15,9 @@ pub const MAX_SSE_EVENT: usize = 4 * 1024 * 1024;
 #[derive(Clone, Debug)]
 pub enum Reply {
     /// A final result (`resultType` `complete` or absent), as sent (with `resultType`,
-    /// `ttlMs`, `cacheScope` and `_meta`, kept as data).
+    /// `ttlMs`, `cacheScope` and `_meta`, kept as data); also a tasks-extension
+    /// `CreateTaskResult` (`resultType` `task`), which `ModernClient::call_tool` reads as a
+    /// task handle.
     Complete(Value),
     /// `resultType: "input_required"`: the server needs these inputs, then a retry.
     InputRequired {
@@ -56,7 +58,7 @@ pub fn reply_from_message(message: &Value, id: i64) -> Result<Option<Reply>, Rep
         return Err(ReplyError::Malformed("the result is not an object".into()));
     }
     match result.get("resultType").map(|t| t.as_str()) {
-        None | Some(Some("complete")) => Ok(Some(Reply::Complete(result.clone()))),
+        None | Some(Some("complete" | "task")) => Ok(Some(Reply::Complete(result.clone()))),
         Some(Some("input_required")) => {
             let requests = match result.get("inputRequests") {
                 None | Some(Value::Null) => InputRequests::new(),

@@ -1,0 +1,90 @@
+//! `mcp-sansio client ... tools call NAME --era modern` when our server makes the call a task
+//! (tasks extension): the CLI declares the extension, polls `tasks/get` until the task ends and
+//! prints the task's result (a tool error exits non-zero with the result, a protocol error
+//! fails), over stdio and HTTP.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+#[path = "support/http_fixture.rs"]
+mod http_fixture;
+
+use http_fixture::HttpFixture;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcp-sansio");
+
+fn call(target: &[&str], op: &[&str], stdio: bool) -> Output {
+    let mut command = Command::new(BIN);
+    command
+        .arg("client")
+        .args(target)
+        .args([
+            "--era",
+            "modern",
+            "--timeout",
+            "30",
+            "--server-stderr",
+            "null",
+        ])
+        .args(op);
+    if stdio {
+        command.args(["--", BIN, "serve", "--stdio"]);
+    }
+    command.output().expect("run mcp-sansio client")
+}
+
+fn stdout_json(out: &Output) -> Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+fn each_target(check: impl Fn(&[&str], bool)) {
+    check(&["--stdio"], true);
+    let fixture = HttpFixture::start(&[]);
+    check(&[fixture.url.as_str()], false);
+}
+
+#[test]
+fn a_task_call_is_waited_for_and_its_result_printed() {
+    each_target(|target, stdio| {
+        let args = r#"{"seconds": 0.3, "label": "sum"}"#;
+        let out = call(
+            target,
+            &["tools", "call", "slow_compute", "--args", args],
+            stdio,
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        let json = stdout_json(&out);
+        assert_eq!(
+            json["content"][0]["text"], "Computed sum after 0.3s",
+            "{json}"
+        );
+        assert!(
+            json.get("taskId").is_none(),
+            "the task's result, not the task: {json}"
+        );
+        // The result inlined by tasks/get, not a synchronous answer (which carries
+        // resultType and the serverInfo _meta): the call did become a task.
+        assert!(json.get("resultType").is_none(), "{json}");
+    });
+}
+
+/// `failing_job` requires tasks: without the declared extension it would be -32021.
+#[test]
+fn a_failing_task_reports_its_tool_error_or_protocol_error() {
+    each_target(|target, stdio| {
+        let out = call(target, &["tools", "call", "failing_job"], stdio);
+        assert!(!out.status.success());
+        let json = stdout_json(&out);
+        assert_eq!(json["isError"], true, "{json}");
+        let out = call(target, &["tools", "call", "protocol_error_job"], stdio);
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("failed") && stderr.contains("the job crashed"),
+            "{stderr}"
+        );
+    });
+}
