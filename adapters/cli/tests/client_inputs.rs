@@ -3,35 +3,24 @@
 //! `--sample-text` (sampling fails without it), over stdio and HTTP; bad flag values are usage
 //! errors.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 #[path = "support/http_fixture.rs"]
 mod http_fixture;
+#[path = "support/modern_cli.rs"]
+mod modern_cli;
 
 use http_fixture::HttpFixture;
-
-const BIN: &str = env!("CARGO_BIN_EXE_mcp-sansio");
+use modern_cli::run_modern_client;
 
 /// `mcp-sansio client <target> --era modern <flags> tools call <tool> [-- serve --stdio]`.
 fn call(target: &[&str], flags: &[&str], tool: &str) -> Output {
-    let mut command = Command::new(BIN);
-    command
-        .arg("client")
-        .args(target)
-        .args([
-            "--era",
-            "modern",
-            "--timeout",
-            "30",
-            "--server-stderr",
-            "null",
-        ])
-        .args(flags)
-        .args(["tools", "call", tool]);
-    if target == ["--stdio"] {
-        command.args(["--", BIN, "serve", "--stdio"]);
-    }
-    command.output().expect("run mcp-sansio client")
+    let args: Vec<&str> = flags
+        .iter()
+        .copied()
+        .chain(["tools", "call", tool])
+        .collect();
+    run_modern_client(target, &args)
 }
 
 fn ok_text(out: &Output) -> String {

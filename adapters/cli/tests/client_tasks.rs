@@ -3,35 +3,21 @@
 //! prints the task's result (a tool error exits non-zero with the result, a protocol error
 //! fails), over stdio and HTTP.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
 #[path = "support/http_fixture.rs"]
 mod http_fixture;
+#[path = "support/modern_cli.rs"]
+mod modern_cli;
 
 use http_fixture::HttpFixture;
+use modern_cli::run_modern_client;
 
-const BIN: &str = env!("CARGO_BIN_EXE_mcp-sansio");
-
-fn call(target: &[&str], op: &[&str], stdio: bool) -> Output {
-    let mut command = Command::new(BIN);
-    command
-        .arg("client")
-        .args(target)
-        .args([
-            "--era",
-            "modern",
-            "--timeout",
-            "30",
-            "--server-stderr",
-            "null",
-        ])
-        .args(op);
-    if stdio {
-        command.args(["--", BIN, "serve", "--stdio"]);
-    }
-    command.output().expect("run mcp-sansio client")
+/// One operation against `target` (stdio or HTTP).
+fn call(target: &[&str], op: &[&str]) -> Output {
+    run_modern_client(target, op)
 }
 
 fn stdout_json(out: &Output) -> Value {
@@ -39,21 +25,17 @@ fn stdout_json(out: &Output) -> Value {
     serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
 
-fn each_target(check: impl Fn(&[&str], bool)) {
-    check(&["--stdio"], true);
+fn each_target(check: impl Fn(&[&str])) {
+    check(&["--stdio"]);
     let fixture = HttpFixture::start(&[]);
-    check(&[fixture.url.as_str()], false);
+    check(&[fixture.url.as_str()]);
 }
 
 #[test]
 fn a_task_call_is_waited_for_and_its_result_printed() {
-    each_target(|target, stdio| {
+    each_target(|target| {
         let args = r#"{"seconds": 0.3, "label": "sum"}"#;
-        let out = call(
-            target,
-            &["tools", "call", "slow_compute", "--args", args],
-            stdio,
-        );
+        let out = call(target, &["tools", "call", "slow_compute", "--args", args]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{stderr}");
         let json = stdout_json(&out);
@@ -74,12 +56,12 @@ fn a_task_call_is_waited_for_and_its_result_printed() {
 /// `failing_job` requires tasks: without the declared extension it would be -32021.
 #[test]
 fn a_failing_task_reports_its_tool_error_or_protocol_error() {
-    each_target(|target, stdio| {
-        let out = call(target, &["tools", "call", "failing_job"], stdio);
+    each_target(|target| {
+        let out = call(target, &["tools", "call", "failing_job"]);
         assert!(!out.status.success());
         let json = stdout_json(&out);
         assert_eq!(json["isError"], true, "{json}");
-        let out = call(target, &["tools", "call", "protocol_error_job"], stdio);
+        let out = call(target, &["tools", "call", "protocol_error_job"]);
         assert!(!out.status.success());
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
