@@ -6,47 +6,22 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcp_sansio::app::runtime::Job;
 use mcp_sansio::app::server::*;
-use mcp_sansio::jsonrpc::ErrorObject;
-use mcp_sansio::model::modern::InputRequest;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::tasks::{iso8601_utc, TaskLimits, TaskSupport, TASKS_EXTENSION};
 use serde_json::{json, Value};
 
+#[path = "common/task_tools.rs"]
+mod task_tools;
+
+use task_tools::{tool, DropFlag, Gate};
+
 const WALL_MS: u64 = 1_785_196_800_000;
-
-/// A gate the test opens; handlers wait on it (re-polled on every `settle`).
-#[derive(Clone, Default)]
-struct Gate(Arc<AtomicBool>);
-
-impl Gate {
-    fn wait(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
-        let open = self.0.clone();
-        std::future::poll_fn(move |_| {
-            if open.load(Ordering::SeqCst) {
-                Poll::Ready(())
-            } else {
-                Poll::Pending
-            }
-        })
-    }
-    fn open(&self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
-/// Set when the job holding it is dropped.
-struct DropFlag(Arc<AtomicBool>);
-impl Drop for DropFlag {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
 
 struct Rig {
     server: Server,
@@ -54,37 +29,6 @@ struct Rig {
     jobs: Vec<Job>,
     gate: Gate,
     dropped: Arc<AtomicBool>,
-}
-
-fn ask(key: &'static str) -> InputRequest {
-    InputRequest {
-        method: "elicitation/create".into(),
-        params: Some(json!({"message": key, "requestedSchema": {"type": "object"}})),
-        extra: Default::default(),
-    }
-}
-
-fn tool(name: &str, support: TaskSupport, gate: &Gate, body: &'static str) -> Tool {
-    let gate = gate.clone();
-    Tool::new(name, json!({"type": "object"}))
-        .task_support(support)
-        .handler(move |_, ctx| {
-            let wait = gate.wait();
-            async move {
-                wait.await;
-                match body {
-                    "error" => Ok(CallToolResult::error("tool failed")),
-                    "crash" => Err(ErrorObject::internal("crashed")),
-                    "inputs" => {
-                        let fail = |e: PeerError| ErrorObject::internal(e.to_string());
-                        let a = ctx.input("a", ask("a")).await.map_err(fail)?;
-                        let b = ctx.input("b", ask("b")).await.map_err(fail)?;
-                        Ok(CallToolResult::text(format!("{} {}", a["x"], b["x"])))
-                    }
-                    _ => Ok(CallToolResult::text("done")),
-                }
-            }
-        })
 }
 
 impl Rig {

@@ -20,79 +20,26 @@ use mcp_sansio::app::client::Client;
 use mcp_sansio::app::runtime::Job;
 use mcp_sansio::app::server::*;
 use mcp_sansio::http::*;
-use mcp_sansio::jsonrpc::ErrorObject;
-use mcp_sansio::model::modern::InputRequest;
 use mcp_sansio::model::{ElicitAction, ElicitResult, Implementation};
 use mcp_sansio::tasks::{TaskLimits, TaskStatus, TaskSupport};
 use serde_json::{json, Value};
 
+#[path = "common/task_tools.rs"]
+mod task_tools;
+
+use task_tools::{tool, DropFlag, Gate};
+
 const WALL_MS: u64 = 1_785_196_800_000;
 const POLL_MS: u64 = 40;
-
-/// Opened by the clock after a number of sleeps; task handlers wait on it.
-#[derive(Clone, Default)]
-struct Gate(Arc<AtomicBool>);
-
-impl Gate {
-    fn wait(&self) -> impl Future<Output = ()> + Send + 'static {
-        let open = self.0.clone();
-        std::future::poll_fn(move |_| {
-            if open.load(Ordering::SeqCst) {
-                Poll::Ready(())
-            } else {
-                Poll::Pending
-            }
-        })
-    }
-}
-
-struct DropFlag(Arc<AtomicBool>);
-impl Drop for DropFlag {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
-fn ask(key: &str) -> InputRequest {
-    InputRequest {
-        method: "elicitation/create".into(),
-        params: Some(json!({"message": key, "requestedSchema": {"type": "object"}})),
-        extra: Default::default(),
-    }
-}
-
-fn tool(name: &str, gate: &Gate, body: &'static str) -> Tool {
-    let gate = gate.clone();
-    Tool::new(name, json!({"type": "object"}))
-        .task_support(TaskSupport::Optional)
-        .handler(move |_, ctx| {
-            let wait = gate.wait();
-            async move {
-                wait.await;
-                match body {
-                    "error" => Ok(CallToolResult::error("tool failed")),
-                    "crash" => Err(ErrorObject::internal("crashed")),
-                    "inputs" => {
-                        let fail = |e: PeerError| ErrorObject::internal(e.to_string());
-                        let a = ctx.input("a", ask("a")).await.map_err(fail)?;
-                        let b = ctx.input("b", ask("b")).await.map_err(fail)?;
-                        let text = format!("{} {}", a["content"]["x"], b["content"]["x"]);
-                        Ok(CallToolResult::text(text))
-                    }
-                    _ => Ok(CallToolResult::text("done")),
-                }
-            }
-        })
-}
 
 fn server(now: Instant, tasks: Option<Tasks>, gate: &Gate, dropped: &Arc<AtomicBool>) -> Server {
     let flag = dropped.clone();
     let gate2 = gate.clone();
     let mut builder = Server::builder(Implementation::new("tasks-client-test", "1"))
-        .tool(tool("work", gate, "ok"))
-        .tool(tool("fails", gate, "error"))
-        .tool(tool("crash", gate, "crash"))
-        .tool(tool("inputs", gate, "inputs"))
+        .tool(tool("work", TaskSupport::Optional, gate, "ok"))
+        .tool(tool("fails", TaskSupport::Optional, gate, "error"))
+        .tool(tool("crash", TaskSupport::Optional, gate, "crash"))
+        .tool(tool("inputs", TaskSupport::Optional, gate, "inputs"))
         .tool(
             Tool::new("must", json!({"type": "object"}))
                 .task_support(TaskSupport::Required)
