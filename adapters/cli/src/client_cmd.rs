@@ -9,7 +9,7 @@ use mcp_sansio::app::client::{CallOptions, Client, ClientError, ClientEvent, Cli
 use mcp_sansio::config::Config;
 use mcp_sansio::jsonrpc::RawJson;
 use mcp_sansio::model::Implementation;
-use mcp_sansio_stdio::{ShutdownStage, StderrMode, StdioClient};
+use mcp_sansio_stdio::{ChildProcess, ShutdownStage, StderrMode, StdioClient};
 use serde_json::{Map, Value};
 
 use crate::args::{ClientArgs, StderrArg};
@@ -29,11 +29,22 @@ pub(crate) fn connect_stdio(
     stderr: StderrMode,
     builder: mcp_sansio::app::client::ClientBuilder,
 ) -> std::io::Result<StdioClient> {
+    let child = mcp_sansio_stdio::connect_child(program, args, stderr)?;
+    client_on(child, builder)
+}
+
+/// The `initialize` client on an already started child, on the poll driver (or smol when
+/// `MCP_SANSIO_STDIO_DRIVER=smol`).
+fn client_on(
+    child: ChildProcess,
+    builder: mcp_sansio::app::client::ClientBuilder,
+) -> std::io::Result<StdioClient> {
+    let options = mcp_sansio_stdio::DriveOptions::default();
     #[cfg(unix)]
     if !crate::stdio_on_smol() {
-        return mcp_sansio_stdio::connect_stdio_client_poll(program, args, stderr, builder);
+        return StdioClient::new_poll(child, builder, options);
     }
-    mcp_sansio_stdio::connect_stdio_client(program, args, stderr, builder)
+    Ok(StdioClient::new(child, builder, options))
 }
 
 /// What the operation produced: the JSON to print, and whether it counts as a failure (a tool
@@ -129,6 +140,17 @@ pub(crate) fn run(
     planned: PlannedRequest,
     server: &[OsString],
 ) -> Result<(), Failure> {
+    run_on(args, planned, server, None)
+}
+
+/// [`run`] on `started` when given (a child the era probe already spoke to), else on a newly
+/// started `server`.
+pub(crate) fn run_on(
+    args: &ClientArgs,
+    planned: PlannedRequest,
+    server: &[OsString],
+    started: Option<ChildProcess>,
+) -> Result<(), Failure> {
     let timeout = Duration::from_secs_f64(args.timeout);
     let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")))
         .config(client_config(timeout));
@@ -138,7 +160,11 @@ pub(crate) fn run(
         StderrArg::Null => StderrMode::Null,
     };
     let program = server[0].to_string_lossy().into_owned();
-    let client = connect_stdio(&server[0], &server[1..], stderr_mode, builder)
+    let client = match started {
+        Some(child) => client_on(child, builder),
+        None => connect_stdio(&server[0], &server[1..], stderr_mode, builder),
+    };
+    let client = client
         .map_err(|e| Failure::Failed(format!("cannot start the server `{program}`: {e}")))?
         .on_event(report_event);
     let handle = client.handle();

@@ -15,6 +15,7 @@ use mcp_sansio::app::client::Client;
 use mcp_sansio::jsonrpc;
 use mcp_sansio::model::Implementation;
 use mcp_sansio_http::client::{block_on_modern_http, HttpClientOptions};
+use mcp_sansio_stdio::ChildProcess;
 use serde_json::{Map, Value};
 
 use crate::args::{ClientArgs, EraArg, TransportArg};
@@ -41,6 +42,8 @@ enum Path {
     Modern(Result<Answer, String>),
     /// Run the operation through the `initialize` client.
     Legacy,
+    /// Run it through the `initialize` client on the child the probe spoke to.
+    LegacyOn(ChildProcess),
 }
 
 /// Runs `planned` in the era `--era` asks for (probing with `auto`).
@@ -85,6 +88,11 @@ pub(crate) fn run(
             )
             .await;
             let tail = wire.stderr_tail();
+            if matches!(path, Path::Legacy) {
+                // The refused probe's server gets the handshake on the same pipes (no second
+                // start) when nothing of the probe can still arrive on them.
+                return Ok(wire.into_child().await.map_or(Path::Legacy, Path::LegacyOn));
+            }
             wire.shutdown().await;
             if matches!(path, Path::Modern(Err(_))) && !tail.is_empty() {
                 eprintln!("--- server stderr (last lines) ---\n{}", tail.trim_end());
@@ -120,6 +128,10 @@ pub(crate) fn run(
     match path {
         Path::Modern(outcome) => conclude(outcome, args.pretty, |_| {}),
         Path::Legacy => run_legacy(args, planned, target),
+        Path::LegacyOn(child) => match target {
+            Target::Stdio(server) => crate::client_cmd::run_on(args, planned, server, Some(child)),
+            other => run_legacy(args, planned, other),
+        },
     }
 }
 

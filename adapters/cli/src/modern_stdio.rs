@@ -3,111 +3,78 @@
 //! with the attempt's id; notifications and anything else in between are passed over.
 
 use std::ffi::OsString;
-use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_sansio::app::client::modern::{
     reply_from_message, ModernError, ModernRequest, ModernTransport, Reply, ReplyError,
 };
+use mcp_sansio_stdio::{connect_child, ChildProcess, ShutdownTimeouts, StderrMode};
 use serde_json::Value;
 use smol::io::{AsyncReadExt, AsyncWriteExt};
-use smol::process::{Child, ChildStdin, ChildStdout, Command};
 
 use crate::args::StderrArg;
 
 /// The longest line read from the server.
 const MAX_LINE: usize = 16 * 1024 * 1024;
 
-/// Captured server stderr kept at most.
-const STDERR_TAIL: usize = 64 * 1024;
-
-/// How long the server gets to exit after its stdin closed, then after SIGKILL.
+/// How long the server gets to exit after its stdin closed, then after SIGTERM.
 const EXIT_WAIT: Duration = Duration::from_secs(2);
 
 /// A server child process spoken to in 2026-07-28 lines.
 pub(crate) struct ModernStdio {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: ChildStdout,
+    child: ChildProcess,
     pending: Vec<u8>,
     /// Bounds each attempt.
     pub(crate) timeout: Duration,
-    stderr_tail: Arc<Mutex<Vec<u8>>>,
+    /// An attempt went unanswered: a late answer may still come on these pipes.
+    unanswered: bool,
 }
 
 impl ModernStdio {
     /// Starts `server` (program and arguments) with piped stdin/stdout; its stderr is
-    /// inherited, discarded, or kept (the last [`STDERR_TAIL`] bytes, see
-    /// [`ModernStdio::stderr_tail`]).
+    /// inherited, discarded, or kept (see [`ModernStdio::stderr_tail`]).
     pub(crate) fn spawn(
         server: &[OsString],
         stderr: StderrArg,
         timeout: Duration,
     ) -> std::io::Result<Self> {
-        let mut child = Command::new(&server[0])
-            .args(&server[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(match stderr {
-                StderrArg::Null => Stdio::null(),
-                StderrArg::Inherit => Stdio::inherit(),
-                StderrArg::Capture => Stdio::piped(),
-            })
-            .kill_on_drop(true)
-            .spawn()?;
-        let tail = Arc::new(Mutex::new(Vec::new()));
-        if let Some(mut pipe) = child.stderr.take() {
-            let sink = Arc::clone(&tail);
-            // Always drained, so a chatty server never blocks on a full pipe.
-            smol::spawn(async move {
-                let mut chunk = [0u8; 4096];
-                while let Ok(n @ 1..) = pipe.read(&mut chunk).await {
-                    let mut tail = sink.lock().unwrap_or_else(|e| e.into_inner());
-                    tail.extend_from_slice(&chunk[..n]);
-                    let excess = tail.len().saturating_sub(STDERR_TAIL);
-                    tail.drain(..excess);
-                }
-            })
-            .detach();
-        }
-        let stdin = child.stdin.take();
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| std::io::Error::other("no stdout pipe"))?;
+        let mode = match stderr {
+            StderrArg::Null => StderrMode::Null,
+            StderrArg::Inherit => StderrMode::Inherit,
+            StderrArg::Capture => StderrMode::Capture,
+        };
         Ok(ModernStdio {
-            child,
-            stdin,
-            stdout,
+            child: connect_child(&server[0], &server[1..], mode)?,
             pending: Vec::new(),
             timeout,
-            stderr_tail: tail,
+            unanswered: false,
         })
     }
 
     /// The server's last stderr bytes (lossy UTF-8; empty unless captured).
     pub(crate) fn stderr_tail(&self) -> String {
-        let tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
-        String::from_utf8_lossy(&tail).into_owned()
+        self.child.stderr_tail().unwrap_or_default()
     }
 
-    /// The stdio shutdown sequence: close stdin, wait, then kill.
-    pub(crate) async fn shutdown(mut self) {
-        drop(self.stdin.take());
-        let exited = smol::future::or(async { self.child.status().await.ok() }, async {
-            smol::Timer::after(EXIT_WAIT).await;
-            None
-        })
-        .await;
-        if exited.is_none() {
-            let _ = self.child.kill();
-            let _ = smol::future::or(async { self.child.status().await.ok() }, async {
-                smol::Timer::after(EXIT_WAIT).await;
-                None
-            })
-            .await;
+    /// The child, for the `initialize` client after a refused probe: only when every attempt
+    /// was answered and nothing past the answers was read, so the handshake client starts on
+    /// clean pipes (an unanswered probe's late answer could be taken for its own). Otherwise
+    /// the child is shut down and `None` returned (the caller starts the server again).
+    pub(crate) async fn into_child(mut self) -> Option<ChildProcess> {
+        if !self.unanswered && self.pending.is_empty() && self.child.pipes_mut().is_some() {
+            return Some(self.child);
         }
+        self.shutdown().await;
+        None
+    }
+
+    /// The stdio shutdown sequence: close stdin, wait, SIGTERM, wait, SIGKILL.
+    pub(crate) async fn shutdown(mut self) {
+        let timeouts = ShutdownTimeouts {
+            after_stdin_close: EXIT_WAIT,
+            after_sigterm: EXIT_WAIT,
+        };
+        let _ = self.child.shutdown(timeouts).await;
     }
 
     /// The next line (without its newline), `None` at end of file.
@@ -122,8 +89,11 @@ impl ModernStdio {
                 return Err(format!("the server sent a line over {MAX_LINE} bytes"));
             }
             let mut chunk = [0u8; 16 * 1024];
-            let n = self
-                .stdout
+            let (_, stdout) = self
+                .child
+                .pipes_mut()
+                .ok_or_else(|| "the server's stdout is closed".to_owned())?;
+            let n = stdout
                 .read(&mut chunk)
                 .await
                 .map_err(|e| format!("reading the server's stdout: {e}"))?;
@@ -135,9 +105,9 @@ impl ModernStdio {
     }
 
     async fn write_line(&mut self, body: &[u8]) -> Result<(), String> {
-        let stdin = self
-            .stdin
-            .as_mut()
+        let (stdin, _) = self
+            .child
+            .pipes_mut()
             .ok_or_else(|| "the server's stdin is closed".to_owned())?;
         let mut line = Vec::with_capacity(body.len() + 1);
         line.extend_from_slice(body);
@@ -181,12 +151,16 @@ impl ModernTransport for ModernStdio {
             .map_err(ModernError::Transport)?;
         let deadline = Instant::now() + self.timeout;
         let timeout = self.timeout;
-        smol::future::or(self.read_reply(request.id), async move {
+        let answer = smol::future::or(async { Some(self.read_reply(request.id).await) }, async {
             smol::Timer::at(deadline).await;
+            None
+        })
+        .await;
+        answer.unwrap_or_else(|| {
+            self.unanswered = true;
             Err(ModernError::Transport(format!(
                 "no answer within {timeout:?}"
             )))
         })
-        .await
     }
 }

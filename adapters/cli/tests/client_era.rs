@@ -36,6 +36,39 @@ fn client(target: &[&str], op: &[&str], server: &[&str]) -> Output {
     command.output().expect("run mcp-sansio client")
 }
 
+/// Counts the starts of a stdio server: the command runs through `sh`, which appends a line
+/// to a log file before `exec`ing the server.
+struct StartLog(std::path::PathBuf);
+
+impl StartLog {
+    fn new(name: &str) -> StartLog {
+        let path = std::env::temp_dir().join(format!(
+            "mcp-sansio-client-era-{name}-{}.starts",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&path);
+        StartLog(path)
+    }
+
+    /// `server` wrapped so that each start is logged.
+    fn wrap<'a>(&'a self, server: &[&'a str]) -> Vec<&'a str> {
+        let mut wrapped = vec!["sh", "-c", r#"echo start >> "$0"; exec "$@""#];
+        wrapped.push(self.0.to_str().expect("a UTF-8 temp path"));
+        wrapped.extend_from_slice(server);
+        wrapped
+    }
+
+    fn count(&self) -> usize {
+        std::fs::read_to_string(&self.0).map_or(0, |log| log.lines().count())
+    }
+}
+
+impl Drop for StartLog {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// The JSON on stdout of a successful run, and its stderr.
 fn answer(out: &Output) -> (Value, String) {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -148,8 +181,15 @@ fn the_probe_falls_back_on_the_ts_sdk_server() {
     }
     let node = std::env::var("MCP_NODE22").expect("MCP_NODE22");
     let everything = std::env::var("MCP_SERVER_EVERYTHING").expect("MCP_SERVER_EVERYTHING");
-    let out = client(&["--stdio"], &["tools", "list"], &[&node, &everything]);
+    let starts = StartLog::new("ts");
+    let out = client(
+        &["--stdio"],
+        &["tools", "list"],
+        &starts.wrap(&[&node, &everything]),
+    );
     let (json, stderr) = answer(&out);
+    // The refused probe's process gets the handshake: the server is started once.
+    assert_eq!(starts.count(), 1, "{stderr}");
     assert!(stderr.contains("era probe: JSON-RPC error"), "{stderr}");
     assert!(stderr.contains("detected era: 2025-11-25"), "{stderr}");
     assert!(!stderr.contains("detected era: 2026-07-28"), "{stderr}");
@@ -189,12 +229,16 @@ fn the_probe_falls_back_after_a_timeout_on_a_server_silent_before_initialize() {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/interop/py/quiet_until_initialize.py");
     let script = script.to_string_lossy().into_owned();
+    let starts = StartLog::new("quiet");
     let out = client(
         &["--stdio"],
         &["tools", "call", "add", "--args", r#"{"a":2,"b":3}"#],
-        &[&python, &script],
+        &starts.wrap(&[&python, &script]),
     );
     let (json, stderr) = answer(&out);
+    // An unanswered probe may still be answered late on those pipes (its id could be taken
+    // for the handshake's): the server is started again for the handshake.
+    assert_eq!(starts.count(), 2, "{stderr}");
     assert!(stderr.contains("era probe: no answer within"), "{stderr}");
     assert!(stderr.contains("detected era: 2025-11-25"), "{stderr}");
     assert_eq!(first_text(&json), "5", "{json}");

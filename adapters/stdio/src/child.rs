@@ -145,6 +145,14 @@ impl ChildProcess {
         self.child.id()
     }
 
+    /// The child's pipes, to exchange lines with it before a loop drives them (for example
+    /// a 2026-07-28 `server/discover` probe, then the `initialize` client on the same process
+    /// if the probe was refused); `None` once they were driven or closed. Bytes read here are
+    /// not seen by the loop that drives the pipes later.
+    pub fn pipes_mut(&mut self) -> Option<(&mut ChildStdin, &mut ChildStdout)> {
+        Some((self.stdin.as_mut()?, self.stdout.as_mut()?))
+    }
+
     /// The most recent captured stderr bytes (lossy UTF-8); `None` unless [`StderrMode::Capture`].
     pub fn stderr_tail(&self) -> Option<String> {
         let tail = self.stderr_tail.as_ref()?;
