@@ -128,38 +128,55 @@ fn read_results(dir: &Path) -> BTreeMap<String, Vec<Value>> {
     out
 }
 
+/// The alpha.12 suite and the Node 22 that runs it.
+struct Suite {
+    node: String,
+    script: String,
+}
+
+impl Suite {
+    /// `None` (the test skips) when the peers are not installed; under CI a missing suite fails.
+    fn locate() -> Option<Suite> {
+        if !peers_ready() {
+            return None;
+        }
+        let Ok(script) = std::env::var("MCP_CONFORMANCE_NEXT") else {
+            assert!(
+                std::env::var("CI").is_err(),
+                "MCP_CONFORMANCE_NEXT unset under CI: rerun scripts/install-peers"
+            );
+            eprintln!("skipped: MCP_CONFORMANCE_NEXT unset (rerun scripts/install-peers)");
+            return None;
+        };
+        let node = std::env::var("MCP_NODE22").expect("MCP_NODE22");
+        Some(Suite { node, script })
+    }
+
+    /// `server --url URL <selection> -o DIR`, bounded by [`SUITE_LIMIT`]; its output.
+    fn run(&self, url: &str, selection: &[&str], dir: &Path) -> String {
+        let child = Command::new(&self.node)
+            .arg(&self.script)
+            .args(["server", "--url", url])
+            .args(selection)
+            .arg("-o")
+            .arg(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn the conformance suite");
+        let (_exit_ok, output) = finish(child, SUITE_LIMIT);
+        output
+    }
+}
+
 #[test]
 fn the_2026_07_28_requirement_set_against_serve_http() {
-    if !peers_ready() {
-        return;
-    }
-    let Ok(suite) = std::env::var("MCP_CONFORMANCE_NEXT") else {
-        assert!(
-            std::env::var("CI").is_err(),
-            "MCP_CONFORMANCE_NEXT unset under CI: rerun scripts/install-peers"
-        );
-        eprintln!("skipped: MCP_CONFORMANCE_NEXT unset (rerun scripts/install-peers)");
+    let Some(suite) = Suite::locate() else {
         return;
     };
-    let node = std::env::var("MCP_NODE22").expect("MCP_NODE22");
     let fixture = HttpFixture::start(&[]);
     let dir = scratch_dir("required");
-    let child = Command::new(node)
-        .arg(suite)
-        .args([
-            "server",
-            "--url",
-            &fixture.url,
-            "--requirements",
-            "2026-07-28",
-            "-o",
-        ])
-        .arg(&dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn the conformance suite");
-    let (_exit_ok, output) = finish(child, SUITE_LIMIT);
+    let output = suite.run(&fixture.url, &["--requirements", "2026-07-28"], &dir);
     let results = read_results(&dir);
     let mut failures = Vec::new();
     for (scenario, checks) in &results {
@@ -197,38 +214,14 @@ fn the_2026_07_28_requirement_set_against_serve_http() {
 
 #[test]
 fn the_tasks_extension_scenarios_against_serve_http() {
-    if !peers_ready() {
-        return;
-    }
-    let Ok(suite) = std::env::var("MCP_CONFORMANCE_NEXT") else {
-        assert!(
-            std::env::var("CI").is_err(),
-            "MCP_CONFORMANCE_NEXT unset under CI: rerun scripts/install-peers"
-        );
-        eprintln!("skipped: MCP_CONFORMANCE_NEXT unset (rerun scripts/install-peers)");
+    let Some(suite) = Suite::locate() else {
         return;
     };
-    let node = std::env::var("MCP_NODE22").expect("MCP_NODE22");
     let fixture = HttpFixture::start(&[]);
     let dir = scratch_dir("tasks");
     let mut failures = Vec::new();
     for scenario in TASKS_SCENARIOS {
-        let child = Command::new(&node)
-            .arg(&suite)
-            .args([
-                "server",
-                "--url",
-                &fixture.url,
-                "--scenario",
-                scenario,
-                "-o",
-            ])
-            .arg(&dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawn the conformance suite");
-        let (_exit_ok, output) = finish(child, SUITE_LIMIT);
+        let output = suite.run(&fixture.url, &["--scenario", scenario], &dir);
         let results = read_results(&dir);
         let Some(checks) = results.get(*scenario) else {
             failures.push(format!("{scenario} did not run:\n{output}"));
