@@ -2,8 +2,9 @@
 //!
 //! - ours: client and server `Session`s in one thread, every message through `poll_transmit`,
 //!   an ndjson line and the peer's line decoder (what a pipe transport does, minus the
-//!   syscall); the server application answers `tools/call` by parsing the params and
-//!   serialising the echo result.
+//!   syscall); the server application answers `tools/call` by reading the params and
+//!   serialising the echo result, the client application reads the echoed text. `ours` reads
+//!   in place (`RawJson::view`), `ours_serde` with a borrowed serde parse into structs.
 //! - rmcp: its client and an echo `ServerHandler` over `tokio::io::duplex`, `n` concurrent
 //!   futures through `join_all`, on a current-thread runtime and on a 2-worker multi-thread
 //!   runtime.
@@ -17,7 +18,9 @@
 use std::hint::black_box;
 
 use bench_rmcp::cpu_time::CpuTime;
-use bench_rmcp::{echo_params, is_echo, is_echo_borrowed, rmcp_side, OursPair};
+use bench_rmcp::{
+    echo_params, is_echo, is_echo_borrowed, is_echo_read, rmcp_side, OursPair, Reader,
+};
 use criterion::measurement::Measurement;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use tokio::runtime::{Builder, Runtime};
@@ -63,16 +66,18 @@ fn bench_echo<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
     let rmcp_params = rmcp_side::echo_params();
     for n in IN_FLIGHT {
         group.throughput(Throughput::Elements(n as u64));
-        let mut pair = OursPair::connected();
-        group.bench_function(BenchmarkId::new("ours", n), |b| {
-            b.iter(|| {
-                let mut echoed = 0;
-                pair.round_trips(n, "tools/call", Some(&ours_params), |r| {
-                    echoed += usize::from(is_echo_borrowed(r));
-                });
-                assert_eq!(echoed, n);
-            })
-        });
+        for (name, reader) in [("ours", Reader::View), ("ours_serde", Reader::Serde)] {
+            let mut pair = OursPair::connected_with(reader);
+            group.bench_function(BenchmarkId::new(name, n), |b| {
+                b.iter(|| {
+                    let mut echoed = 0;
+                    pair.round_trips(n, "tools/call", Some(&ours_params), |r| {
+                        echoed += usize::from(is_echo_read(r, reader));
+                    });
+                    assert_eq!(echoed, n);
+                })
+            });
+        }
         for (name, runtime) in &runtimes {
             let client = runtime.block_on(rmcp_side::connect());
             group.bench_function(BenchmarkId::new(*name, n), |b| {

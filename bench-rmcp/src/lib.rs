@@ -83,10 +83,42 @@ impl<'a> EchoResult<'a> {
     }
 }
 
-/// The echo tool's input: parses the params (unescaping the text), `None` unless it is a call
-/// of `echo`.
-fn echo_text(params: Option<&RawJson>) -> Option<Cow<'_, str>> {
-    let call: EchoCall<'_> = params?.parse_borrowed().ok()?;
+/// How the applications of [`OursPair`] read the messages: the server the call's params, the
+/// client the result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reader {
+    /// In place, with [`RawJson::view`]: the server reads `name` and `arguments.text`, the
+    /// client `content[0].text`; strings with escapes are unescaped. What the engine offers an
+    /// application that reads a few fields.
+    #[default]
+    View,
+    /// A borrowed serde parse into structs (`Cow` strings, unescaped), as an application that
+    /// deserialises typed params and results does (rmcp's client and server always do).
+    Serde,
+}
+
+/// The echo tool's input (the `text` argument, unescaped), `None` unless it is a call of
+/// `echo` with well-formed arguments.
+fn echo_text(params: Option<&RawJson>, reader: Reader) -> Option<Cow<'_, str>> {
+    match reader {
+        Reader::View => echo_text_view(params?),
+        Reader::Serde => echo_text_serde(params?),
+    }
+}
+
+fn echo_text_view(params: &RawJson) -> Option<Cow<'_, str>> {
+    let params = params.view();
+    if params.member("name")?.as_str()? != "echo" {
+        return None;
+    }
+    match params.member("arguments").and_then(|a| a.member("text")) {
+        Some(text) => text.as_str(),
+        None => Some(Cow::Borrowed("")),
+    }
+}
+
+fn echo_text_serde(params: &RawJson) -> Option<Cow<'_, str>> {
+    let call: EchoCall<'_> = params.parse_borrowed().ok()?;
     if call.name != "echo" {
         return None;
     }
@@ -95,7 +127,7 @@ fn echo_text(params: Option<&RawJson>) -> Option<Cow<'_, str>> {
 
 /// The echo tool on our engine: reads the params, answers with the `text` argument.
 pub fn echo_tool(params: Option<&RawJson>) -> Option<RawJson> {
-    let text = echo_text(params)?;
+    let text = echo_text(params, Reader::View)?;
     RawJson::from_serialize(&EchoResult::new(&text)).ok()
 }
 
@@ -107,8 +139,8 @@ pub fn echo_params() -> RawJson {
 
 /// Our client and server sessions connected in memory. Every message goes through what a
 /// pipe transport does: `poll_transmit`, an ndjson line, the peer's line decoder, then
-/// `handle_input`. The server answers `tools/call` with [`echo_tool`]; the session itself
-/// answers `ping`.
+/// `handle_input`. The server answers `tools/call` like [`echo_tool`], reading the params with
+/// its [`Reader`]; the session itself answers `ping`.
 pub struct OursPair {
     /// The client session.
     pub client: Session,
@@ -118,11 +150,17 @@ pub struct OursPair {
     wire: Vec<u8>,
     server_lines: NdjsonDecoder,
     client_lines: NdjsonDecoder,
+    reader: Reader,
 }
 
 impl OursPair {
-    /// A connected pair (handshake done) whose server offers tools.
+    /// A connected pair (handshake done) whose server offers tools and reads params in place.
     pub fn connected() -> OursPair {
+        OursPair::connected_with(Reader::View)
+    }
+
+    /// A connected pair whose server application reads params with `reader`.
+    pub fn connected_with(reader: Reader) -> OursPair {
         let now = Instant::now();
         let client = ClientSetup {
             info: Implementation::new("bench-client", "0"),
@@ -144,6 +182,7 @@ impl OursPair {
             wire: Vec::with_capacity(64 * 1024),
             server_lines: NdjsonDecoder::default(),
             client_lines: NdjsonDecoder::default(),
+            reader,
         };
         pair.client.initialize(now).expect("initialize");
         let mut initialized = false;
@@ -176,8 +215,9 @@ impl OursPair {
         }
         let mut done = 0;
         let mut results = 0;
+        let reader = self.reader;
         while done < n {
-            self.pump(answer_echo);
+            self.pump(|server| answer_echo(server, reader));
             let mut progressed = false;
             while let Some(event) = self.client.poll_event() {
                 if let Event::Completed { outcome, .. } = event {
@@ -237,18 +277,18 @@ fn transfer(
 }
 
 /// The server application: answers every `tools/call` with the echo tool.
-fn answer_echo(server: &mut Session) {
+fn answer_echo(server: &mut Session, reader: Reader) {
     while let Some(event) = server.poll_event() {
         if let Event::Request { id, params, .. } = event {
-            respond_echo(server, &id, params.as_ref());
+            respond_echo(server, &id, echo_text(params.as_ref(), reader));
         }
     }
 }
 
 /// Answers one call: the result is serialised straight into the session's outbound queue
 /// (`respond_serialize`), the same bytes `respond(id, echo_tool(params))` would send.
-fn respond_echo(server: &mut Session, id: &RequestId, params: Option<&RawJson>) {
-    match echo_text(params) {
+fn respond_echo(server: &mut Session, id: &RequestId, text: Option<Cow<'_, str>>) {
+    match text {
         Some(text) => server
             .respond_serialize(id, &EchoResult::new(&text))
             .expect("respond"),
@@ -265,8 +305,23 @@ pub fn is_echo(result: &RawJson) -> bool {
     value["content"][0]["text"] == ECHO_TEXT
 }
 
-/// Whether an echo result carries [`ECHO_TEXT`], read the way the benches' client does on
-/// every result: a borrowed serde parse of `content[].text` (unescaped), as rmcp's client does
+/// Whether an echo result carries [`ECHO_TEXT`], read the way the client application of
+/// [`OursPair`] does with `reader`.
+pub fn is_echo_read(result: &RawJson, reader: Reader) -> bool {
+    match reader {
+        Reader::View => is_echo_view(result),
+        Reader::Serde => is_echo_borrowed(result),
+    }
+}
+
+/// Whether an echo result carries [`ECHO_TEXT`], read in place: `content[0].text`, unescaped.
+pub fn is_echo_view(result: &RawJson) -> bool {
+    let text = result.view().member("content").and_then(|c| c.element(0));
+    text.and_then(|block| block.member("text")?.as_str())
+        .is_some_and(|text| text == ECHO_TEXT)
+}
+
+/// Whether an echo result carries [`ECHO_TEXT`], read with a borrowed serde parse of `content[].text` (unescaped), as rmcp's client does
 /// when it deserialises `CallToolResult` (ours leaves results raw until the application asks).
 pub fn is_echo_borrowed(result: &RawJson) -> bool {
     #[derive(Deserialize)]

@@ -12,19 +12,49 @@ fn echo_tool_echoes_and_rejects_other_tools() {
 }
 
 #[test]
-fn ours_completes_pings_and_echo_calls() {
-    let mut pair = OursPair::connected();
-    for n in [1, 64] {
-        assert_eq!(pair.round_trips(n, "ping", None, |_| {}), n);
-        let mut echoed = 0;
-        let params = echo_params();
-        let results = pair.round_trips(n, "tools/call", Some(&params), |r| {
-            echoed += usize::from(is_echo(r));
-        });
-        assert_eq!((results, echoed), (n, n));
+fn ours_completes_pings_and_echo_calls_with_either_reader() {
+    for reader in [Reader::View, Reader::Serde] {
+        let mut pair = OursPair::connected_with(reader);
+        for n in [1, 64] {
+            assert_eq!(pair.round_trips(n, "ping", None, |_| {}), n);
+            let mut echoed = 0;
+            let params = echo_params();
+            let results = pair.round_trips(n, "tools/call", Some(&params), |r| {
+                echoed += usize::from(is_echo(r) && is_echo_read(r, reader));
+            });
+            assert_eq!((results, echoed), (n, n));
+        }
+        assert_eq!(pair.client.pending_outbound(), 0);
+        assert_eq!(pair.server.inflight_inbound(), 0);
     }
-    assert_eq!(pair.client.pending_outbound(), 0);
-    assert_eq!(pair.server.inflight_inbound(), 0);
+}
+
+#[test]
+fn both_readers_refuse_what_is_not_an_echo() {
+    let wrong = [
+        r#"{"name":"other","arguments":{"text":"x"}}"#,
+        r#"{"name":"echo","arguments":{"text":7}}"#,
+        r#"{"arguments":{"text":"x"}}"#,
+    ];
+    for text in wrong {
+        let params = RawJson::from_text(text).unwrap();
+        for reader in [Reader::View, Reader::Serde] {
+            assert!(
+                echo_text(Some(&params), reader).is_none(),
+                "{reader:?} {text}"
+            );
+        }
+    }
+    let escaped = RawJson::from_text(r#"{"name":"ech\u006f","arguments":{"text":"a\"b"}}"#);
+    let escaped = escaped.unwrap();
+    for reader in [Reader::View, Reader::Serde] {
+        assert_eq!(echo_text(Some(&escaped), reader).as_deref(), Some("a\"b"));
+    }
+    let result = echo_tool(Some(&echo_params())).unwrap();
+    let other = RawJson::from_text(r#"{"content":[{"type":"text","text":"nope"}]}"#).unwrap();
+    for reader in [Reader::View, Reader::Serde] {
+        assert!(is_echo_read(&result, reader) && !is_echo_read(&other, reader));
+    }
 }
 
 #[test]

@@ -13,6 +13,7 @@ mod methods;
 mod raw;
 mod raw_de;
 mod scan;
+mod view;
 
 pub use decode::{decode, decode_message, decode_slice};
 pub use encode::{
@@ -24,6 +25,7 @@ pub use id::RequestId;
 pub use message::{intern_method, Incoming, Message, Method, Notification, Request, Response};
 pub use methods::*;
 pub use raw::RawJson;
+pub use view::{Elements, JsonView, MemberName, Members};
 
 #[cfg(test)]
 mod scan_tests;

@@ -1,0 +1,449 @@
+//! `JsonView`: reading members, elements and scalars of a [`RawJson`] in place, without
+//! parsing the whole value.
+//!
+//! A handler that needs two fields of its params (a tool name, one argument) pays for a full
+//! serde parse of everything else when it deserialises a struct. The text of a `RawJson` is
+//! already known to be one valid JSON value (the decoder validated it), so a lookup only has to
+//! skip: it steps over the members before the one it wants by counting brackets outside
+//! strings and finds the end of a string by its next unescaped quote, with no grammar checks
+//! left to make. A view starts at its value's first byte and finds the value's end only when
+//! asked for something that needs it, so walking down a path (`content`, element 0, `text`)
+//! reads each level only up to the member it wants. Only the value asked for is converted, and
+//! a string without escapes is borrowed.
+//!
+//! Keys compare after unescaping, as serde does. An object that repeats a key (RFC 8259 §4
+//! leaves its meaning open) answers with the first member of that name, where
+//! `serde_json::Value` keeps the last and a derived struct refuses the object; an application
+//! that must reject such objects parses them ([`JsonView::parse`]). A text that breaks the
+//! invariant (possible only through a bug) gives `None` or an arbitrary slice of the text,
+//! never a panic.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use super::RawJson;
+
+/// A borrowed view of one JSON value inside a [`RawJson`]. Cheap to copy; every method reads
+/// the text in place.
+#[derive(Clone, Copy)]
+pub struct JsonView<'a> {
+    /// From the value's first byte to the end of the enclosing text: the value's own end is
+    /// found when a method needs it.
+    text: &'a [u8],
+}
+
+impl RawJson {
+    /// A view of this value for in-place lookups ([`JsonView::member`], [`JsonView::as_str`]).
+    pub fn view(&self) -> JsonView<'_> {
+        JsonView::new(self.as_bytes())
+    }
+}
+
+impl<'a> JsonView<'a> {
+    fn new(text: &'a [u8]) -> Self {
+        JsonView {
+            text: text.get(skip_blank(text, 0)..).unwrap_or_default(),
+        }
+    }
+
+    /// The value's own text, from its first byte to its last.
+    fn bytes(self) -> &'a [u8] {
+        let end = value_end(self.text, 0).unwrap_or(self.text.len());
+        self.text.get(..end).unwrap_or_default()
+    }
+
+    /// The JSON text of this value.
+    pub fn text(self) -> &'a str {
+        std::str::from_utf8(self.bytes()).unwrap_or("null")
+    }
+
+    /// Whether the value is an object.
+    pub fn is_object(self) -> bool {
+        self.text.first() == Some(&b'{')
+    }
+
+    /// Whether the value is an array.
+    pub fn is_array(self) -> bool {
+        self.text.first() == Some(&b'[')
+    }
+
+    /// Whether the value is a string.
+    pub fn is_string(self) -> bool {
+        self.text.first() == Some(&b'"')
+    }
+
+    /// Whether the value is `null`.
+    pub fn is_null(self) -> bool {
+        self.text.starts_with(b"null")
+    }
+
+    /// The value of member `key` when this is an object that has it (the first one when the
+    /// key repeats: see the module docs).
+    pub fn member(self, key: &str) -> Option<JsonView<'a>> {
+        let mut members = self.members();
+        loop {
+            let (name, start) = members.next_name()?;
+            if name.matches(key) {
+                return Some(JsonView {
+                    text: self.text.get(start..)?,
+                });
+            }
+            members.skip_value(start)?;
+        }
+    }
+
+    /// Element `index` when this is an array that long.
+    pub fn element(self, index: usize) -> Option<JsonView<'a>> {
+        let mut elements = self.elements();
+        for _ in 0..index {
+            let start = elements.next_start()?;
+            elements.skip_value(start)?;
+        }
+        let start = elements.next_start()?;
+        Some(JsonView {
+            text: self.text.get(start..)?,
+        })
+    }
+
+    /// The members of an object, in text order (empty for anything else).
+    pub fn members(self) -> Members<'a> {
+        let at = if self.is_object() { 1 } else { self.text.len() };
+        Members {
+            text: self.text,
+            at,
+        }
+    }
+
+    /// The elements of an array, in order (empty for anything else).
+    pub fn elements(self) -> Elements<'a> {
+        let at = if self.is_array() { 1 } else { self.text.len() };
+        Elements {
+            text: self.text,
+            at,
+        }
+    }
+
+    /// The string, unescaped: borrowed from the text when it has no escapes. `None` for
+    /// anything but a string, and for a string `serde_json` would refuse to unescape (an
+    /// unpaired surrogate escape).
+    pub fn as_str(self) -> Option<Cow<'a, str>> {
+        if !self.is_string() {
+            return None;
+        }
+        let (end, escaped) = string_scan(self.text, 1)?;
+        let body = std::str::from_utf8(self.text.get(1..end - 1)?).ok()?;
+        if escaped {
+            unescape(body).map(Cow::Owned)
+        } else {
+            Some(Cow::Borrowed(body))
+        }
+    }
+
+    /// The value when it is `true` or `false`.
+    pub fn as_bool(self) -> Option<bool> {
+        match self.bytes() {
+            b"true" => Some(true),
+            b"false" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The value when it is an integer that fits an `i64`.
+    pub fn as_i64(self) -> Option<i64> {
+        self.number()?.parse().ok()
+    }
+
+    /// The value when it is an integer that fits a `u64`.
+    pub fn as_u64(self) -> Option<u64> {
+        self.number()?.parse().ok()
+    }
+
+    /// The value when it is a number, as the nearest `f64`.
+    pub fn as_f64(self) -> Option<f64> {
+        self.number()?.parse().ok()
+    }
+
+    fn number(self) -> Option<&'a str> {
+        matches!(self.text.first(), Some(b'-' | b'0'..=b'9')).then(|| self.text())
+    }
+
+    /// Parses a typed view of this value (serde), borrowing from its text where `T` can.
+    pub fn parse<T: Deserialize<'a>>(self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.text())
+    }
+
+    /// This value as an owned [`RawJson`] (a copy of its text).
+    pub fn to_raw(self) -> RawJson {
+        RawJson::from_validated(bytes::Bytes::copy_from_slice(self.bytes()))
+    }
+}
+
+impl std::fmt::Debug for JsonView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "JsonView({})", self.text())
+    }
+}
+
+/// A member name as it appears in the text (between its quotes, escapes not yet resolved).
+#[derive(Clone, Copy, Debug)]
+pub struct MemberName<'a> {
+    raw: &'a [u8],
+    escaped: bool,
+}
+
+impl<'a> MemberName<'a> {
+    /// Whether the name, unescaped, is `key`.
+    pub fn matches(self, key: &str) -> bool {
+        if self.escaped {
+            self.unescaped().is_some_and(|name| name == key)
+        } else {
+            self.raw == key.as_bytes()
+        }
+    }
+
+    /// The name, unescaped (borrowed when it has no escapes).
+    pub fn unescaped(self) -> Option<Cow<'a, str>> {
+        let name = std::str::from_utf8(self.raw).ok()?;
+        if self.escaped {
+            unescape(name).map(Cow::Owned)
+        } else {
+            Some(Cow::Borrowed(name))
+        }
+    }
+}
+
+/// The members of an object view: see [`JsonView::members`].
+#[derive(Clone, Debug)]
+pub struct Members<'a> {
+    text: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Members<'a> {
+    /// The next member's name and the position of its value's first byte.
+    fn next_name(&mut self) -> Option<(MemberName<'a>, usize)> {
+        let text = self.text;
+        let quote = skip_blank(text, self.at);
+        if text.get(quote) != Some(&b'"') {
+            self.at = text.len();
+            return None;
+        }
+        let (name_end, escaped) = string_scan(text, quote + 1)?;
+        let raw = text.get(quote + 1..name_end - 1)?;
+        let colon = skip_blank(text, name_end);
+        Some((MemberName { raw, escaped }, skip_blank(text, colon + 1)))
+    }
+
+    /// Steps over the value starting at `start` and the comma after it: the value's end.
+    fn skip_value(&mut self, start: usize) -> Option<usize> {
+        let end = value_end(self.text, start);
+        self.at = after_value(self.text, end);
+        end
+    }
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (MemberName<'a>, JsonView<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (name, start) = self.next_name()?;
+        let end = self.skip_value(start)?;
+        let text = self.text.get(start..end)?;
+        Some((name, JsonView { text }))
+    }
+}
+
+/// The elements of an array view: see [`JsonView::elements`].
+#[derive(Clone, Debug)]
+pub struct Elements<'a> {
+    text: &'a [u8],
+    at: usize,
+}
+
+impl Elements<'_> {
+    /// The position of the next element's first byte.
+    fn next_start(&mut self) -> Option<usize> {
+        let start = skip_blank(self.text, self.at);
+        if matches!(self.text.get(start), None | Some(b']')) {
+            self.at = self.text.len();
+            return None;
+        }
+        Some(start)
+    }
+
+    /// Steps over the value starting at `start` and the comma after it: the value's end.
+    fn skip_value(&mut self, start: usize) -> Option<usize> {
+        let end = value_end(self.text, start);
+        self.at = after_value(self.text, end);
+        end
+    }
+}
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = JsonView<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let start = self.next_start()?;
+        let end = self.skip_value(start)?;
+        let text = self.text.get(start..end)?;
+        Some(JsonView { text })
+    }
+}
+
+/// Where the next member or element starts its search after a value that ended at `end`:
+/// past the comma, or the end of the text when the container closes there (a view's text runs
+/// on into the enclosing value, whose bytes must not be read as more members).
+fn after_value(text: &[u8], end: Option<usize>) -> usize {
+    let Some(end) = end else {
+        return text.len();
+    };
+    let next = skip_blank(text, end);
+    if text.get(next) == Some(&b',') {
+        next + 1
+    } else {
+        text.len()
+    }
+}
+
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\t' | b'\r')
+}
+
+fn skip_blank(text: &[u8], mut i: usize) -> usize {
+    while text.get(i).is_some_and(|b| is_blank(*b)) {
+        i += 1;
+    }
+    i
+}
+
+/// The end (exclusive) of the valid value starting at `i`.
+fn value_end(text: &[u8], i: usize) -> Option<usize> {
+    match *text.get(i)? {
+        b'"' => string_scan(text, i + 1).map(|(end, _)| end),
+        b'{' | b'[' => container_end(text, i + 1),
+        _ => Some(
+            text.get(i..)?
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']') || is_blank(*b))
+                .map_or(text.len(), |n| i + n),
+        ),
+    }
+}
+
+/// The string whose body starts at `i`: the position after its closing quote, and whether
+/// the body has escapes.
+fn string_scan(text: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    let mut escaped = false;
+    loop {
+        i = next_quote_or_escape(text, i)?;
+        if *text.get(i)? == b'"' {
+            return Some((i + 1, escaped));
+        }
+        // An escape: its next byte is never the closing quote (`\u` digits are not quotes).
+        escaped = true;
+        i += 2;
+    }
+}
+
+/// The position after the bracket that closes the container whose body starts at `i`.
+fn container_end(text: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth: usize = 1;
+    loop {
+        let b = *text.get(i)?;
+        i += 1;
+        match b {
+            b'"' => i = string_scan(text, i)?.0,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The first `"` or `\` at or after `i`, eight bytes at a time.
+fn next_quote_or_escape(text: &[u8], mut i: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = text.get(i..i + 8) {
+        let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).ok()?);
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        // The "has a zero byte" test; only the lowest hit is used (see `scan::stop_bytes`).
+        let hits = ((quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash))
+            & HIGHS;
+        if hits != 0 {
+            return Some(i + (hits.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    text.get(i..)?
+        .iter()
+        .position(|b| matches!(b, b'"' | b'\\'))
+        .map(|n| i + n)
+}
+
+/// Resolves the escapes of a string body (the text between its quotes). `None` for an escape
+/// serde_json would refuse (an unpaired surrogate, a bad escape letter).
+fn unescape(body: &str) -> Option<String> {
+    let bytes = body.as_bytes();
+    let mut out = String::with_capacity(body.len());
+    let mut i = 0;
+    while let Some(slash) = memchr::memchr(b'\\', bytes.get(i..)?).map(|n| i + n) {
+        // Backslashes are ASCII, so both slices end on character boundaries.
+        out.push_str(body.get(i..slash)?);
+        let letter = *bytes.get(slash + 1)?;
+        i = slash + 2;
+        let plain = match letter {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let (c, next) = unicode_escape(bytes, i)?;
+                i = next;
+                c
+            }
+            _ => return None,
+        };
+        out.push(plain);
+    }
+    out.push_str(body.get(i..)?);
+    Some(out)
+}
+
+/// A `\u` escape whose four hex digits start at `i` (a surrogate pair takes the following
+/// `\uXXXX` too): the character and the position after the escape.
+fn unicode_escape(body: &[u8], i: usize) -> Option<(char, usize)> {
+    let first = hex4(body, i)?;
+    if !(0xD800..0xE000).contains(&first) {
+        return Some((char::from_u32(first)?, i + 4));
+    }
+    if first >= 0xDC00 || body.get(i + 4..i + 6)? != b"\\u" {
+        return None;
+    }
+    let second = hex4(body, i + 6)?;
+    if !(0xDC00..0xE000).contains(&second) {
+        return None;
+    }
+    let code = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
+    Some((char::from_u32(code)?, i + 10))
+}
+
+fn hex4(body: &[u8], i: usize) -> Option<u32> {
+    let digits = std::str::from_utf8(body.get(i..i + 4)?).ok()?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(digits, 16).ok()
+}
