@@ -190,6 +190,10 @@ fn escaped_keys_match_their_unescaped_name() {
     assert_eq!(view.member("t\"x").unwrap().as_str().unwrap(), "q\"uote");
     let (name, _) = view.members().next().unwrap();
     assert_eq!(name.unescaped().unwrap(), "name");
+    // A key ending in a backslash must not match a name cut at an escaped quote.
+    let raw = RawJson::from_text(r#"{"a\"b":1,"a\\":2}"#).unwrap();
+    assert_eq!(raw.view().member("a\\").unwrap().as_i64(), Some(2));
+    assert_eq!(raw.view().member("a\"b").unwrap().as_i64(), Some(1));
 }
 
 #[test]

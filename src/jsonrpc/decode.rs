@@ -229,6 +229,10 @@ fn decode_call(
 
 fn parse_method(text: &[u8]) -> Option<super::Method> {
     let inner = text.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    // A known method is matched on its bytes: no UTF-8 check, no allocation.
+    if let Some(known) = super::KNOWN_METHODS.iter().find(|m| m.as_bytes() == inner) {
+        return Some(std::borrow::Cow::Borrowed(known));
+    }
     if !inner.contains(&b'\\') {
         return Some(intern_method(std::str::from_utf8(inner).ok()?));
     }

@@ -83,6 +83,13 @@ impl<'a> JsonView<'a> {
     pub fn member(self, key: &str) -> Option<JsonView<'a>> {
         let mut members = self.members();
         loop {
+            // The usual case, a key written without escapes, is compared in place: the key's
+            // own end need not be searched for when it matches.
+            if let Some(start) = members.plain_key_match(key) {
+                return Some(JsonView {
+                    text: self.text.get(start..)?,
+                });
+            }
             let (name, start) = members.next_name()?;
             if name.matches(key) {
                 return Some(JsonView {
@@ -131,13 +138,15 @@ impl<'a> JsonView<'a> {
         if !self.is_string() {
             return None;
         }
-        let (end, escaped) = string_scan(self.text, 1)?;
-        let body = std::str::from_utf8(self.text.get(1..end - 1)?).ok()?;
-        if escaped {
-            unescape(body).map(Cow::Owned)
-        } else {
-            Some(Cow::Borrowed(body))
+        // One pass: the first stop is the closing quote (borrow the body) or an escape (from
+        // there on, copy and unescape up to the closing quote).
+        let stop = next_quote_or_escape(self.text, 1)?;
+        if *self.text.get(stop)? == b'"' {
+            return std::str::from_utf8(self.text.get(1..stop)?)
+                .ok()
+                .map(Cow::Borrowed);
         }
+        unescape_from(self.text, stop).map(Cow::Owned)
     }
 
     /// The value when it is `true` or `false`.
@@ -235,12 +244,39 @@ impl<'a> Members<'a> {
         Some((MemberName { raw, escaped }, skip_blank(text, colon + 1)))
     }
 
+    /// When the next member's name is exactly `key`, written without escapes: the position of
+    /// its value's first byte. Reads nothing past the name otherwise.
+    fn plain_key_match(&self, key: &str) -> Option<usize> {
+        // A key with a backslash could end in the text at an escaped quote (`a\` against
+        // `"a\"b"`): those go the slow way.
+        if key.as_bytes().contains(&b'\\') {
+            return None;
+        }
+        let text = self.text;
+        let quote = skip_blank(text, self.at);
+        let name_start = quote + 1;
+        let name_end = name_start + key.len();
+        let candidate = text.get(quote..name_end + 1)?;
+        let (open, rest) = candidate.split_first()?;
+        let (close, name) = rest.split_last()?;
+        if *open != b'"' || *close != b'"' || !bytes_equal(name, key.as_bytes()) {
+            return None;
+        }
+        let colon = skip_blank(text, name_end + 1);
+        Some(skip_blank(text, colon + 1))
+    }
+
     /// Steps over the value starting at `start` and the comma after it: the value's end.
     fn skip_value(&mut self, start: usize) -> Option<usize> {
         let end = value_end(self.text, start);
         self.at = after_value(self.text, end);
         end
     }
+}
+
+/// Byte equality without a `memcmp` call: keys are short.
+fn bytes_equal(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 impl<'a> Iterator for Members<'a> {
@@ -387,6 +423,46 @@ fn next_quote_or_escape(text: &[u8], mut i: usize) -> Option<usize> {
         .iter()
         .position(|b| matches!(b, b'"' | b'\\'))
         .map(|n| i + n)
+}
+
+/// The string starting at `text[0]` (its opening quote) whose first escape is at `first`,
+/// unescaped up to its closing quote, in one pass. `None` as for [`unescape`], or when the
+/// result is not UTF-8.
+fn unescape_from(text: &[u8], first: usize) -> Option<String> {
+    let mut out = Vec::with_capacity(text.len().min(first + 64));
+    out.extend_from_slice(text.get(1..first)?);
+    let mut i = first;
+    loop {
+        // `i` is at a backslash.
+        let letter = *text.get(i + 1)?;
+        i += 2;
+        let plain = match letter {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let (c, next) = unicode_escape(text, i)?;
+                i = next;
+                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                0
+            }
+            _ => return None,
+        };
+        if letter != b'u' {
+            out.push(plain);
+        }
+        let stop = next_quote_or_escape(text, i)?;
+        out.extend_from_slice(text.get(i..stop)?);
+        i = stop;
+        if *text.get(stop)? == b'"' {
+            return String::from_utf8(out).ok();
+        }
+    }
 }
 
 /// Resolves the escapes of a string body (the text between its quotes). `None` for an escape
