@@ -63,7 +63,36 @@ fn json_value() -> impl Strategy<Value = Value> {
     })
 }
 
+/// The ndjson rules written out plainly: lines end at `\n`, one `\r` before it is dropped,
+/// whitespace-only lines are skipped, a line longer than `max` is one error in its place, and
+/// the stream's unterminated last line counts as complete at the end.
+fn ndjson_model(max: usize, data: &[u8]) -> Vec<Result<Bytes, FrameError>> {
+    let mut out = Vec::new();
+    let mut lines: Vec<&[u8]> = data.split(|b| *b == b'\n').collect();
+    if lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    for line in lines {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.len() > max {
+            out.push(Err(FrameError::LineTooLong { max }));
+        } else if !line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+            out.push(Ok(Bytes::copy_from_slice(line)));
+        }
+    }
+    out
+}
+
 proptest! {
+    #[test]
+    fn ndjson_frames_follow_the_plain_rules(
+        data in stream_bytes(),
+        cuts in prop::collection::vec(any::<usize>(), 0..40),
+        max in 1usize..64,
+    ) {
+        prop_assert_eq!(ndjson_frames(max, &chunk(&data, &cuts)), ndjson_model(max, &data));
+    }
+
     #[test]
     fn ndjson_chunking_is_invisible(
         data in stream_bytes(),

@@ -247,11 +247,6 @@ impl<'a> Members<'a> {
     /// When the next member's name is exactly `key`, written without escapes: the position of
     /// its value's first byte. Reads nothing past the name otherwise.
     fn plain_key_match(&self, key: &str) -> Option<usize> {
-        // A key with a backslash could end in the text at an escaped quote (`a\` against
-        // `"a\"b"`): those go the slow way.
-        if key.as_bytes().contains(&b'\\') {
-            return None;
-        }
         let text = self.text;
         let quote = skip_blank(text, self.at);
         let name_start = quote + 1;
@@ -259,7 +254,7 @@ impl<'a> Members<'a> {
         let candidate = text.get(quote..name_end + 1)?;
         let (open, rest) = candidate.split_first()?;
         let (close, name) = rest.split_last()?;
-        if *open != b'"' || *close != b'"' || !bytes_equal(name, key.as_bytes()) {
+        if *open != b'"' || *close != b'"' || !plain_equal(name, key.as_bytes()) {
             return None;
         }
         let colon = skip_blank(text, name_end + 1);
@@ -274,9 +269,12 @@ impl<'a> Members<'a> {
     }
 }
 
-/// Byte equality without a `memcmp` call: keys are short.
-fn bytes_equal(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+/// Whether a name's raw text equals `key` with no backslash in it, compared without a `memcmp`
+/// call (keys are short). A key with a backslash is never equal here: its raw text means
+/// something else (`a\n` is an escape) or may end at an escaped quote (`a\` against
+/// `"a\"b"`), so it goes the slow way.
+fn plain_equal(name: &[u8], key: &[u8]) -> bool {
+    name.len() == key.len() && name.iter().zip(key).all(|(x, y)| x == y && *x != b'\\')
 }
 
 impl<'a> Iterator for Members<'a> {
