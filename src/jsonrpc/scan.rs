@@ -47,8 +47,14 @@ pub(super) fn members(bytes: &[u8]) -> Option<Members<'_>> {
     if *bytes.get(i)? != b'{' {
         return None;
     }
-    i = skip_blank(bytes, i + 1);
-    if bytes.get(i) == Some(&b'}') {
+    // Most peers write the version member first, exactly so: taken without scanning it.
+    if let Some(rest) = bytes.strip_prefix(VERSION_FIRST) {
+        found.jsonrpc = bytes.get(VERSION_VALUE);
+        i = bytes.len() - rest.len();
+    }
+    i = skip_blank(bytes, i + usize::from(found.jsonrpc.is_none()));
+    // After the version's comma a member must follow: `}` there is the loop's to refuse.
+    if found.jsonrpc.is_none() && bytes.get(i) == Some(&b'}') {
         i += 1;
     } else {
         loop {
@@ -83,6 +89,12 @@ pub(super) fn members(bytes: &[u8]) -> Option<Members<'_>> {
     }
     (skip_blank(bytes, i) == bytes.len()).then_some(found)
 }
+
+/// The usual opening of a message, its version member then a comma.
+const VERSION_FIRST: &[u8] = br#"{"jsonrpc":"2.0","#;
+
+/// Where the version's value (`"2.0"`, quotes included) is in [`VERSION_FIRST`].
+const VERSION_VALUE: std::ops::Range<usize> = 11..16;
 
 impl<'a> Members<'a> {
     fn slot(&mut self, key: &[u8]) -> Option<&mut Option<&'a [u8]>> {

@@ -52,6 +52,7 @@ fn the_common_shapes_are_scanned_and_match_serde() {
         r#"{"id":1}"#,
         r#"{}"#,
         "{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"k\u{e9}y\":\"\u{1F600}\"}}",
+        r#"{"jsonrpc":"2.0", "id" :2 , "method":"m"}"#,
     ];
     for text in texts {
         assert!(agrees(text), "the scanner gave up on {text:?}");
@@ -75,6 +76,7 @@ fn the_scanner_leaves_unusual_texts_to_serde() {
         r#"{"\u0069d":1,"jsonrpc":"2.0","method":"ping"}"#,
         r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
         r#"{"jsonrpc":"2.0","method":"m","method":"m"}"#,
+        r#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"m"}"#,
         r#"[{"jsonrpc":"2.0","method":"m"}]"#,
         r#""a string""#,
         "7",
@@ -126,6 +128,12 @@ fn the_scanner_refuses_invalid_json() {
         r#"{"a":1}}"#,
         r#"{"a":[1]]}"#,
         "{\u{a0}}",
+        // The version-first opening taken without scanning still needs a valid rest.
+        r#"{"jsonrpc":"2.0",}"#,
+        r#"{"jsonrpc":"2.0","#,
+        r#"{"jsonrpc":"2.0",,"id":1}"#,
+        r#"{"jsonrpc":"2.0","id"}"#,
+        r#"{"jsonrpc":"2.0","id":1"#,
     ] {
         assert!(scan::members(text.as_bytes()).is_none(), "{text:?}");
         assert!(serde_json::from_str::<serde::de::IgnoredAny>(text).is_err());
