@@ -9,6 +9,7 @@ use std::task::{Context, Poll, Waker};
 
 use serde_json::{json, Map, Value};
 
+use super::call_params::CallParams;
 use super::context::{LogLevel, OutboxItem, RequestContext};
 use super::{
     CallToolResult, CompleteRequest, HandlerResult, PromptRequest, ResourceRead, ToolCall,
@@ -24,6 +25,13 @@ type Params = Map<String, Value>;
 impl Server {
     /// Answers one inbound request (the session already did lifecycle and capability gating).
     pub(super) fn dispatch(&mut self, id: RequestId, method: &str, params: Option<RawJson>) {
+        if method == m::TOOLS_CALL {
+            // The hot path: only the two members it reads are built.
+            return match CallParams::read(params.as_ref()) {
+                Ok(call) => self.call_tool(id, call),
+                Err(e) => self.reply(id, Err(e)),
+            };
+        }
         let params = match parse_params(params) {
             Ok(p) => p,
             Err(e) => return self.reply(id, Err(e)),
@@ -37,7 +45,6 @@ impl Server {
                 list_json(&s.registry.templates, "resourceTemplates")
             }),
             m::PROMPTS_LIST => self.list(&params, |s| list_json(&s.registry.prompts, "prompts")),
-            m::TOOLS_CALL => return self.call_tool(id, params),
             m::RESOURCES_READ => return self.read_resource(id, &params),
             m::PROMPTS_GET => return self.get_prompt(id, &params),
             m::COMPLETION_COMPLETE => return self.complete(id, params),
@@ -132,10 +139,10 @@ impl Server {
         }));
     }
 
-    fn call_tool(&mut self, id: RequestId, mut params: Params) {
+    fn call_tool(&mut self, id: RequestId, params: CallParams) {
         // Moved out of the parsed params, never cloned: the handler gets this very map.
-        let arguments = params.remove("arguments");
-        let Some(Value::String(name)) = params.remove("name") else {
+        let CallParams { name, arguments } = params;
+        let Some(Value::String(name)) = name else {
             return self.reply(id, Err(ErrorObject::invalid_params("missing tool name")));
         };
         let Some(tool) = self.registry.tools.get(&name) else {

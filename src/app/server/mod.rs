@@ -8,6 +8,7 @@
 //! (`handle_wake(now)`, then drain `poll_transmit`).
 
 mod builder;
+mod call_params;
 mod context;
 mod dispatch;
 mod handle;
