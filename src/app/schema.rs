@@ -102,32 +102,33 @@ impl<'s> Validator<'s> {
             self.fail(path, "schema nesting too deep".into());
             return;
         }
-        let obj = match schema {
+        let kw = match schema {
             Value::Bool(true) => return,
             Value::Bool(false) => return self.fail(path, "no value is allowed here".into()),
-            Value::Object(obj) => obj,
+            Value::Object(obj) => Keywords::of(obj),
             _ => return,
         };
-        if let Some(Value::String(reference)) = obj.get("$ref") {
+        let kw = &kw;
+        if let Some(Value::String(reference)) = kw.reference {
             match resolve_ref(self.root, reference) {
                 Some(target) => self.check(target, instance, path, depth + 1),
                 None => self.fail(path, format!("unresolvable $ref {reference:?}")),
             }
         }
-        self.check_type(obj, instance, path);
-        self.check_enum_const(obj, instance, path);
-        self.check_combinators(obj, instance, path, depth);
+        self.check_type(kw, instance, path);
+        self.check_enum_const(kw, instance, path);
+        self.check_combinators(kw, instance, path, depth);
         match instance {
-            Value::Object(map) => self.check_object(obj, map, path, depth),
-            Value::Array(items) => self.check_array(obj, items, path, depth),
-            Value::String(s) => self.check_string(obj, s, path),
-            Value::Number(n) => self.check_number(obj, n.as_f64().unwrap_or(f64::NAN), path),
+            Value::Object(map) => self.check_object(kw, map, path, depth),
+            Value::Array(items) => self.check_array(kw, items, path, depth),
+            Value::String(s) => self.check_string(kw, s, path),
+            Value::Number(n) => self.check_number(kw, n.as_f64().unwrap_or(f64::NAN), path),
             _ => {}
         }
     }
 
-    fn check_type(&mut self, obj: &Map<String, Value>, instance: &Value, path: &str) {
-        let ok = match obj.get("type") {
+    fn check_type(&mut self, kw: &Keywords<'_>, instance: &Value, path: &str) {
+        let ok = match kw.ty {
             None => true,
             Some(Value::String(t)) => type_matches(t, instance),
             Some(Value::Array(ts)) => ts
@@ -136,7 +137,7 @@ impl<'s> Validator<'s> {
             Some(_) => true,
         };
         if !ok {
-            let want = obj.get("type").map(Value::to_string).unwrap_or_default();
+            let want = kw.ty.map(Value::to_string).unwrap_or_default();
             self.fail(
                 path,
                 format!("expected type {want}, got {}", type_name(instance)),
@@ -144,8 +145,8 @@ impl<'s> Validator<'s> {
         }
     }
 
-    fn check_enum_const(&mut self, obj: &Map<String, Value>, instance: &Value, path: &str) {
-        if let Some(Value::Array(options)) = obj.get("enum") {
+    fn check_enum_const(&mut self, kw: &Keywords<'_>, instance: &Value, path: &str) {
+        if let Some(Value::Array(options)) = kw.enum_ {
             if !options.iter().any(|o| json_equal(o, instance)) {
                 self.fail(
                     path,
@@ -153,7 +154,7 @@ impl<'s> Validator<'s> {
                 );
             }
         }
-        if let Some(c) = obj.get("const") {
+        if let Some(c) = kw.const_ {
             if !json_equal(c, instance) {
                 self.fail(path, format!("value must be {c}"));
             }
@@ -162,22 +163,22 @@ impl<'s> Validator<'s> {
 
     fn check_combinators(
         &mut self,
-        obj: &'s Map<String, Value>,
+        kw: &Keywords<'s>,
         instance: &Value,
         path: &mut String,
         depth: usize,
     ) {
-        if let Some(Value::Array(all)) = obj.get("allOf") {
+        if let Some(Value::Array(all)) = kw.all_of {
             for s in all {
                 self.check(s, instance, path, depth + 1);
             }
         }
-        if let Some(Value::Array(any)) = obj.get("anyOf") {
+        if let Some(Value::Array(any)) = kw.any_of {
             if !any.iter().any(|s| self.passes(s, instance, depth + 1)) {
                 self.fail(path, "value matches none of anyOf".into());
             }
         }
-        if let Some(Value::Array(one)) = obj.get("oneOf") {
+        if let Some(Value::Array(one)) = kw.one_of {
             let n = one
                 .iter()
                 .filter(|s| self.passes(s, instance, depth + 1))
@@ -189,16 +190,16 @@ impl<'s> Validator<'s> {
                 );
             }
         }
-        if let Some(not) = obj.get("not") {
+        if let Some(not) = kw.not {
             if self.passes(not, instance, depth + 1) {
                 self.fail(path, "value must not match the `not` schema".into());
             }
         }
-        if let Some(cond) = obj.get("if") {
+        if let Some(cond) = kw.if_ {
             let branch = if self.passes(cond, instance, depth + 1) {
-                obj.get("then")
+                kw.then
             } else {
-                obj.get("else")
+                kw.else_
             };
             if let Some(b) = branch {
                 self.check(b, instance, path, depth + 1);
@@ -208,20 +209,20 @@ impl<'s> Validator<'s> {
 
     fn check_object(
         &mut self,
-        obj: &'s Map<String, Value>,
+        kw: &Keywords<'s>,
         map: &Map<String, Value>,
         path: &mut String,
         depth: usize,
     ) {
-        if let Some(Value::Array(required)) = obj.get("required") {
+        if let Some(Value::Array(required)) = kw.required {
             for name in required.iter().filter_map(Value::as_str) {
                 if !map.contains_key(name) {
                     self.fail(path, format!("missing required property {name:?}"));
                 }
             }
         }
-        let props = obj.get("properties").and_then(Value::as_object);
-        let has_patterns = obj.get("patternProperties").is_some();
+        let props = kw.properties.and_then(Value::as_object);
+        let has_patterns = kw.pattern_properties.is_some();
         for (key, value) in map {
             let len = path.len();
             push_pointer(path, key);
@@ -229,7 +230,7 @@ impl<'s> Validator<'s> {
                 Some(sub) => self.check(sub, value, path, depth + 1),
                 None if has_patterns => {}
                 None => {
-                    if let Some(extra) = obj.get("additionalProperties") {
+                    if let Some(extra) = kw.additional_properties {
                         if extra == &Value::Bool(false) {
                             self.fail(path, format!("property {key:?} is not allowed"));
                         } else {
@@ -240,30 +241,18 @@ impl<'s> Validator<'s> {
             }
             path.truncate(len);
         }
-        self.check_count(
-            obj,
-            "minProperties",
-            "maxProperties",
-            map.len(),
-            "properties",
-            path,
-        );
+        let (min, max) = (kw.min_properties, kw.max_properties);
+        self.check_count(min, max, map.len(), "properties", path);
     }
 
-    fn check_array(
-        &mut self,
-        obj: &'s Map<String, Value>,
-        items: &[Value],
-        path: &mut String,
-        depth: usize,
-    ) {
-        let prefix: &[Value] = match (obj.get("prefixItems"), obj.get("items")) {
+    fn check_array(&mut self, kw: &Keywords<'s>, items: &[Value], path: &mut String, depth: usize) {
+        let prefix: &[Value] = match (kw.prefix_items, kw.items) {
             (Some(Value::Array(p)), _) => p,
             (None, Some(Value::Array(p))) => p,
             _ => &[],
         };
-        let rest = match obj.get("items") {
-            Some(Value::Array(_)) => obj.get("additionalItems"),
+        let rest = match kw.items {
+            Some(Value::Array(_)) => kw.additional_items,
             other => other,
         };
         for (i, item) in items.iter().enumerate() {
@@ -279,8 +268,8 @@ impl<'s> Validator<'s> {
             }
             path.truncate(len);
         }
-        self.check_count(obj, "minItems", "maxItems", items.len(), "items", path);
-        if obj.get("uniqueItems") == Some(&Value::Bool(true)) {
+        self.check_count(kw.min_items, kw.max_items, items.len(), "items", path);
+        if kw.unique_items == Some(&Value::Bool(true)) {
             let dup = items
                 .iter()
                 .enumerate()
@@ -293,65 +282,141 @@ impl<'s> Validator<'s> {
 
     fn check_count(
         &mut self,
-        obj: &Map<String, Value>,
-        min_key: &str,
-        max_key: &str,
+        min: Option<&Value>,
+        max: Option<&Value>,
         n: usize,
         what: &str,
         path: &str,
     ) {
         let n = n as u64;
-        if let Some(min) = obj.get(min_key).and_then(Value::as_u64) {
+        if let Some(min) = min.and_then(Value::as_u64) {
             if n < min {
                 self.fail(path, format!("expected at least {min} {what}, got {n}"));
             }
         }
-        if let Some(max) = obj.get(max_key).and_then(Value::as_u64) {
+        if let Some(max) = max.and_then(Value::as_u64) {
             if n > max {
                 self.fail(path, format!("expected at most {max} {what}, got {n}"));
             }
         }
     }
 
-    fn check_string(&mut self, obj: &Map<String, Value>, s: &str, path: &str) {
-        self.check_count(
-            obj,
-            "minLength",
-            "maxLength",
-            s.chars().count(),
-            "characters",
-            path,
-        );
+    fn check_string(&mut self, kw: &Keywords<'_>, s: &str, path: &str) {
+        if kw.min_length.is_none() && kw.max_length.is_none() {
+            return; // no need to count the characters
+        }
+        let n = s.chars().count();
+        self.check_count(kw.min_length, kw.max_length, n, "characters", path);
     }
 
-    fn check_number(&mut self, obj: &Map<String, Value>, n: f64, path: &str) {
-        let bound = |k: &str| obj.get(k).and_then(Value::as_f64);
-        if let Some(min) = bound("minimum") {
+    fn check_number(&mut self, kw: &Keywords<'_>, n: f64, path: &str) {
+        let bound = |k: Option<&Value>| k.and_then(Value::as_f64);
+        if let Some(min) = bound(kw.minimum) {
             if n < min {
                 self.fail(path, format!("{n} is less than the minimum {min}"));
             }
         }
-        if let Some(max) = bound("maximum") {
+        if let Some(max) = bound(kw.maximum) {
             if n > max {
                 self.fail(path, format!("{n} is greater than the maximum {max}"));
             }
         }
-        if let Some(min) = bound("exclusiveMinimum") {
+        if let Some(min) = bound(kw.exclusive_minimum) {
             if n <= min {
                 self.fail(path, format!("{n} must be greater than {min}"));
             }
         }
-        if let Some(max) = bound("exclusiveMaximum") {
+        if let Some(max) = bound(kw.exclusive_maximum) {
             if n >= max {
                 self.fail(path, format!("{n} must be less than {max}"));
             }
         }
-        if let Some(m) = bound("multipleOf").filter(|m| *m > 0.0) {
+        if let Some(m) = bound(kw.multiple_of).filter(|m| *m > 0.0) {
             let q = n / m;
             if (q - q.round()).abs() > 1e-9 {
                 self.fail(path, format!("{n} is not a multiple of {m}"));
             }
         }
+    }
+}
+
+/// The keywords of one schema object, found in one pass over its members: the validator
+/// then reads fields instead of looking each keyword up (most are absent), and a
+/// keyword's absence costs nothing.
+#[derive(Default)]
+struct Keywords<'s> {
+    reference: Option<&'s Value>,
+    ty: Option<&'s Value>,
+    enum_: Option<&'s Value>,
+    const_: Option<&'s Value>,
+    all_of: Option<&'s Value>,
+    any_of: Option<&'s Value>,
+    one_of: Option<&'s Value>,
+    not: Option<&'s Value>,
+    if_: Option<&'s Value>,
+    then: Option<&'s Value>,
+    else_: Option<&'s Value>,
+    required: Option<&'s Value>,
+    properties: Option<&'s Value>,
+    pattern_properties: Option<&'s Value>,
+    additional_properties: Option<&'s Value>,
+    min_properties: Option<&'s Value>,
+    max_properties: Option<&'s Value>,
+    prefix_items: Option<&'s Value>,
+    items: Option<&'s Value>,
+    additional_items: Option<&'s Value>,
+    min_items: Option<&'s Value>,
+    max_items: Option<&'s Value>,
+    unique_items: Option<&'s Value>,
+    min_length: Option<&'s Value>,
+    max_length: Option<&'s Value>,
+    minimum: Option<&'s Value>,
+    maximum: Option<&'s Value>,
+    exclusive_minimum: Option<&'s Value>,
+    exclusive_maximum: Option<&'s Value>,
+    multiple_of: Option<&'s Value>,
+}
+
+impl<'s> Keywords<'s> {
+    fn of(obj: &'s Map<String, Value>) -> Self {
+        let mut kw = Keywords::default();
+        for (name, value) in obj {
+            let slot = match name.as_str() {
+                "$ref" => &mut kw.reference,
+                "type" => &mut kw.ty,
+                "enum" => &mut kw.enum_,
+                "const" => &mut kw.const_,
+                "allOf" => &mut kw.all_of,
+                "anyOf" => &mut kw.any_of,
+                "oneOf" => &mut kw.one_of,
+                "not" => &mut kw.not,
+                "if" => &mut kw.if_,
+                "then" => &mut kw.then,
+                "else" => &mut kw.else_,
+                "required" => &mut kw.required,
+                "properties" => &mut kw.properties,
+                "patternProperties" => &mut kw.pattern_properties,
+                "additionalProperties" => &mut kw.additional_properties,
+                "minProperties" => &mut kw.min_properties,
+                "maxProperties" => &mut kw.max_properties,
+                "prefixItems" => &mut kw.prefix_items,
+                "items" => &mut kw.items,
+                "additionalItems" => &mut kw.additional_items,
+                "minItems" => &mut kw.min_items,
+                "maxItems" => &mut kw.max_items,
+                "uniqueItems" => &mut kw.unique_items,
+                "minLength" => &mut kw.min_length,
+                "maxLength" => &mut kw.max_length,
+                "minimum" => &mut kw.minimum,
+                "maximum" => &mut kw.maximum,
+                "exclusiveMinimum" => &mut kw.exclusive_minimum,
+                "exclusiveMaximum" => &mut kw.exclusive_maximum,
+                "multipleOf" => &mut kw.multiple_of,
+                _ => continue,
+            };
+            *slot = Some(value);
+        }
+        kw
     }
 }
 

@@ -177,7 +177,7 @@ impl<M: Machine> Endpoint<M> {
             return rpc_error(400, -32600, "Invalid Request: request id already in flight");
         }
         if requests.is_empty() {
-            session.machine.handle_input(now, body);
+            session.machine.handle_decoded(now, body, incoming);
             session.pump();
             cancelled
                 .iter()
@@ -192,7 +192,7 @@ impl<M: Machine> Endpoint<M> {
         for id in requests {
             session.request_streams.insert(id, key);
         }
-        session.machine.handle_input(now, body);
+        session.machine.handle_decoded(now, body, incoming);
         session.pump();
         cancelled
             .iter()

@@ -2,19 +2,25 @@
 //! `Content-Type`, and the Origin/Host policy against DNS rebinding.
 
 /// Whether an `Accept` header value admits `media` (`type/subtype`, lower case): a matching
-/// range (`type/subtype`, `type/*` or `*/*`) whose q-value is not 0. The most specific
-/// matching range decides, as RFC 9110 says.
+/// range (`type/subtype`, `type/*` or `*/*`, compared without regard to ASCII case) whose
+/// q-value is not 0. The most specific matching range decides, as RFC 9110 says.
+///
+/// It runs on every request, so it works on the bytes in place: no lower-cased copies.
 pub fn accepts(accept: &str, media: &str) -> bool {
-    let (ty, _) = media.split_once('/').unwrap_or((media, ""));
+    let media = media.as_bytes();
+    let ty = media.split(|&b| b == b'/').next().unwrap_or(media);
     let mut best: Option<(u8, bool)> = None; // (specificity, acceptable)
-    for range in accept.split(',') {
-        let mut parts = range.split(';');
-        let name = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let specificity = if name == media {
+    for range in accept.as_bytes().split(|&b| b == b',') {
+        let mut parts = range.split(|&b| b == b';');
+        let name = parts.next().unwrap_or_default().trim_ascii();
+        let specificity = if name.eq_ignore_ascii_case(media) {
             3
-        } else if name.strip_suffix("/*") == Some(ty) {
+        } else if name
+            .strip_suffix(b"/*")
+            .is_some_and(|t| t.eq_ignore_ascii_case(ty))
+        {
             2
-        } else if name == "*/*" {
+        } else if name == b"*/*" {
             1
         } else {
             continue;
@@ -27,13 +33,19 @@ pub fn accepts(accept: &str, media: &str) -> bool {
     best.is_some_and(|(_, ok)| ok)
 }
 
-fn is_q_zero(param: &str) -> bool {
-    match param.split_once('=') {
-        Some((k, v)) if k.trim().eq_ignore_ascii_case("q") => {
-            v.trim().parse::<f32>().map(|q| q <= 0.0).unwrap_or(false)
-        }
-        _ => false,
+/// Whether a media-range parameter is `q=0` (or `q=0.0…`): a weight of zero refuses the range.
+fn is_q_zero(param: &[u8]) -> bool {
+    let mut kv = param.splitn(2, |&b| b == b'=');
+    let (Some(k), Some(v)) = (kv.next(), kv.next()) else {
+        return false;
+    };
+    if !k.trim_ascii().eq_ignore_ascii_case(b"q") {
+        return false;
     }
+    std::str::from_utf8(v.trim_ascii())
+        .ok()
+        .and_then(|v| v.parse::<f32>().ok())
+        .is_some_and(|q| q <= 0.0)
 }
 
 /// Whether a `Content-Type` value is `application/json` (parameters such as `charset` allowed).
@@ -135,6 +147,15 @@ mod tests {
             "text/event-stream"
         ));
         assert!(!accepts("", "application/json"));
+        assert!(
+            accepts("Application/JSON", "application/json"),
+            "case-insensitive"
+        );
+        assert!(accepts(" TEXT/* ; Q=1 ", "text/event-stream"));
+        assert!(!accepts("application/json; Q = 0.0", "application/json"));
+        assert!(!accepts("application/json;q=0.000", "application/json"));
+        assert!(accepts("application/json;q=0.001", "application/json"));
+        assert!(!accepts("application/jsonx, text/*", "application/json"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use bytes::Bytes;
 
 use crate::app::runtime::Job;
 use crate::app::server::{ListenEvent, ParamHeader, Server};
-use crate::jsonrpc::RequestId;
+use crate::jsonrpc::{Incoming, RequestId};
 use crate::model::ProtocolVersion;
 use crate::session::Transmit;
 
@@ -15,6 +15,12 @@ use crate::session::Transmit;
 pub trait Machine {
     /// One frame (one JSON text) from the client.
     fn handle_input(&mut self, now: Instant, frame: Bytes);
+    /// One frame the endpoint already decoded (`incoming` is `decode(&frame)`'s result): a
+    /// machine that can take the messages as they are need not decode the frame again.
+    fn handle_decoded(&mut self, now: Instant, frame: Bytes, incoming: Incoming) {
+        let _ = incoming;
+        self.handle_input(now, frame)
+    }
     /// Fires due timers.
     fn handle_timeout(&mut self, now: Instant);
     /// Appends one outgoing message to `buf`.
@@ -58,6 +64,9 @@ pub trait Machine {
 impl Machine for Server {
     fn handle_input(&mut self, now: Instant, frame: Bytes) {
         Server::handle_input(self, now, frame)
+    }
+    fn handle_decoded(&mut self, now: Instant, frame: Bytes, incoming: Incoming) {
+        Server::handle_decoded(self, now, frame, incoming)
     }
     fn handle_timeout(&mut self, now: Instant) {
         Server::handle_timeout(self, now)

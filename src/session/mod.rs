@@ -279,6 +279,22 @@ impl Session {
         }
     }
 
+    /// [`Session::handle_input`] for a frame the transport already decoded (`incoming` is
+    /// `jsonrpc::decode(frame)`'s result): the same rules, without decoding it a second time.
+    pub fn handle_decoded(&mut self, now: Instant, frame: &Bytes, incoming: Incoming) {
+        if self.state == State::Closed {
+            return;
+        }
+        if frame.len() > self.config.max_frame_len {
+            return self.handle_input(now, frame.clone());
+        }
+        self.last_heard = now;
+        match incoming {
+            Incoming::Single(message) => self.handle_message(now, message),
+            Incoming::Batch(items) => self.handle_batch(now, items),
+        }
+    }
+
     /// Reports a frame the transport could not deliver whole (e.g. an over-long line).
     pub fn handle_decode_error(&mut self, now: Instant, error: FrameError) {
         if self.state == State::Closed {

@@ -4,12 +4,15 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
 
 use serde_json::{json, Map, Value};
 
+use super::call_params::CallParams;
 use super::context::{LogLevel, OutboxItem, RequestContext};
 use super::{
-    CallToolResult, CompleteRequest, HandlerResult, PromptRequest, ResourceRead, Tool, ToolCall,
+    CallToolResult, CompleteRequest, HandlerResult, PromptRequest, ResourceRead, ToolCall,
 };
 use super::{Server, MAX_SUBSCRIPTIONS};
 use crate::app::cursor::paginate;
@@ -22,6 +25,13 @@ type Params = Map<String, Value>;
 impl Server {
     /// Answers one inbound request (the session already did lifecycle and capability gating).
     pub(super) fn dispatch(&mut self, id: RequestId, method: &str, params: Option<RawJson>) {
+        if method == m::TOOLS_CALL {
+            // The hot path: only the two members it reads are built.
+            return match CallParams::read(params.as_ref()) {
+                Ok(call) => self.call_tool(id, call),
+                Err(e) => self.reply(id, Err(e)),
+            };
+        }
         let params = match parse_params(params) {
             Ok(p) => p,
             Err(e) => return self.reply(id, Err(e)),
@@ -35,7 +45,6 @@ impl Server {
                 list_json(&s.registry.templates, "resourceTemplates")
             }),
             m::PROMPTS_LIST => self.list(&params, |s| list_json(&s.registry.prompts, "prompts")),
-            m::TOOLS_CALL => return self.call_tool(id, &params),
             m::RESOURCES_READ => return self.read_resource(id, &params),
             m::PROMPTS_GET => return self.get_prompt(id, &params),
             m::COMPLETION_COMPLETE => return self.complete(id, params),
@@ -48,8 +57,7 @@ impl Server {
     }
 
     pub(super) fn reply(&mut self, id: RequestId, outcome: Result<Value, ErrorObject>) {
-        let outcome = outcome
-            .and_then(|v| RawJson::try_from(&v).map_err(|e| ErrorObject::internal(e.to_string())));
+        let outcome = outcome.and_then(|v| raw_json(&v));
         self.outbox.push_required(OutboxItem::Reply { id, outcome });
     }
 
@@ -100,36 +108,55 @@ impl Server {
         fut: impl Future<Output = HandlerResult<T>> + Send + Unpin + 'static,
         encode: impl FnOnce(T) -> Value + Send + 'static,
     ) {
-        let fut = super::mrtr::Watch::new(fut, self.input_state(&id));
+        self.run_raw(id, fut, move |t| raw_json(&encode(t)));
+    }
+
+    /// [`Server::run`] with an encoder that writes the JSON text itself (no `Value` between).
+    ///
+    /// The future is polled once here: a sync handler (or any that needs no wait) is done
+    /// then, and its reply goes to the outbox at once, with no boxed job. Only a future that
+    /// waits becomes a job, whose drop guard answers if the driver drops it unfinished.
+    pub(super) fn run_raw<T: Send + 'static>(
+        &mut self,
+        id: RequestId,
+        fut: impl Future<Output = HandlerResult<T>> + Send + Unpin + 'static,
+        encode: impl FnOnce(T) -> Result<RawJson, ErrorObject> + Send + 'static,
+    ) {
+        let mut fut = super::mrtr::Watch::new(fut, self.input_state(&id));
+        let mut cx = Context::from_waker(Waker::noop());
+        if let Poll::Ready(out) = Pin::new(&mut fut).poll(&mut cx) {
+            let outcome = out.and_then(encode);
+            return self.outbox.push_required(OutboxItem::Reply { id, outcome });
+        }
         let mut guard = ReplyGuard {
             outbox: self.outbox.clone(),
             id: Some(id),
         };
-        self.spawn(Box::pin(async move {
-            let outcome = fut.await.map(encode).and_then(|v| {
-                RawJson::try_from(&v).map_err(|e| ErrorObject::internal(e.to_string()))
-            });
+        // Already polled once (above): queued for the driver as is, not polled again here.
+        self.jobs.push_back(Box::pin(async move {
+            let outcome = fut.await.and_then(encode);
             guard.reply(outcome);
         }));
     }
 
-    fn call_tool(&mut self, id: RequestId, params: &Params) {
-        let Some(name) = params.get("name").and_then(Value::as_str) else {
+    fn call_tool(&mut self, id: RequestId, params: CallParams) {
+        // Moved out of the parsed params, never cloned: the handler gets this very map.
+        let CallParams { name, arguments } = params;
+        let Some(Value::String(name)) = name else {
             return self.reply(id, Err(ErrorObject::invalid_params("missing tool name")));
         };
-        let Some(tool) = self.registry.tools.get(name).cloned() else {
+        let Some(tool) = self.registry.tools.get(&name) else {
             let e = ErrorObject::invalid_params(format!("unknown tool: {name}"));
             return self.reply(id, Err(e));
         };
-        let arguments = match params.get("arguments") {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(a)) => a.clone(),
+        let instance = match arguments {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(a @ Value::Object(_)) => a,
             Some(_) => {
                 let e = ErrorObject::invalid_params("arguments must be an object");
                 return self.reply(id, Err(e));
             }
         };
-        let instance = Value::Object(arguments.clone());
         if let Err(errors) = tool.input_schema.validate(&instance) {
             let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
             let result = CallToolResult::error(format!("invalid arguments: {}", text.join("; ")));
@@ -139,21 +166,27 @@ impl Server {
             let result = CallToolResult::error(format!("tool {name} has no handler"));
             return self.reply(id, Ok(result.to_json()));
         };
-        let route = self.task_route(&tool, &id);
+        let route = self.task_route(tool, &id);
+        let output_schema = tool.output_schema.clone();
         if let super::tasks::TaskRoute::Refuse(e) = route {
             return self.reply(id, Err(e));
         }
-        let ctx = self.context(&id);
-        let call = ToolCall {
-            name: name.to_owned(),
-            arguments,
+        let Value::Object(arguments) = instance else {
+            return; // built as an object above
         };
-        let fut = handler(call, ctx);
-        let output_schema = tool.output_schema.clone();
-        let encode = move |result| check_output(&tool, output_schema.as_deref(), result).to_json();
+        let ctx = self.context(&id);
+        // The name again only for an outputSchema's error text.
+        let label = output_schema.as_ref().map(|_| name.clone());
+        let fut = handler(ToolCall { name, arguments }, ctx);
+        let checked = move |result| {
+            let label = label.as_deref().unwrap_or_default();
+            check_output(label, output_schema.as_deref(), result)
+        };
         match route {
-            super::tasks::TaskRoute::Task(tasks) => self.launch_task(id, tasks, fut, encode),
-            _ => self.run(id, fut, encode),
+            super::tasks::TaskRoute::Task(tasks) => {
+                self.launch_task(id, tasks, fut, move |r| checked(r).to_json())
+            }
+            _ => self.run_raw(id, fut, move |r| checked(r).to_raw_json()),
         }
     }
 
@@ -285,6 +318,11 @@ impl Drop for ReplyGuard {
     }
 }
 
+/// A reply's JSON text from a `Value` (an error only if the value cannot be serialised).
+fn raw_json(value: &Value) -> Result<RawJson, ErrorObject> {
+    RawJson::try_from(value).map_err(|e| ErrorObject::internal(e.to_string()))
+}
+
 fn parse_params(params: Option<RawJson>) -> Result<Params, ErrorObject> {
     match params {
         None => Ok(Map::new()),
@@ -328,7 +366,7 @@ list_entry!(
 
 /// A tool with an outputSchema must return matching `structuredContent`; if it does not, that
 /// is a bug in the handler, reported to the model as an `isError` result rather than sent on.
-fn check_output(tool: &Tool, schema: Option<&Schema>, result: CallToolResult) -> CallToolResult {
+fn check_output(tool: &str, schema: Option<&Schema>, result: CallToolResult) -> CallToolResult {
     let Some(schema) = schema else {
         return result;
     };
@@ -337,8 +375,7 @@ fn check_output(tool: &Tool, schema: Option<&Schema>, result: CallToolResult) ->
     }
     let Some(structured) = &result.structured_content else {
         return CallToolResult::error(format!(
-            "tool {} declares an outputSchema but returned no structuredContent",
-            tool.name()
+            "tool {tool} declares an outputSchema but returned no structuredContent"
         ));
     };
     match schema.validate(structured) {
@@ -346,8 +383,7 @@ fn check_output(tool: &Tool, schema: Option<&Schema>, result: CallToolResult) ->
         Err(errors) => {
             let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
             CallToolResult::error(format!(
-                "tool {} returned structuredContent that does not match its outputSchema: {}",
-                tool.name(),
+                "tool {tool} returned structuredContent that does not match its outputSchema: {}",
                 text.join("; ")
             ))
         }

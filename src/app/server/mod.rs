@@ -8,6 +8,7 @@
 //! (`handle_wake(now)`, then drain `poll_transmit`).
 
 mod builder;
+mod call_params;
 mod context;
 mod dispatch;
 mod handle;
@@ -50,7 +51,7 @@ use modern::Modern;
 
 use crate::app::runtime::{first_poll, CancelToken, Job, Outbox, WakeHook};
 use crate::config::Config;
-use crate::jsonrpc::{self as m, RawJson, RequestId};
+use crate::jsonrpc::{self as m, Incoming, RawJson, RequestId};
 use crate::session::{
     Event, FrameError, Outcome, RequestOptions, SendError, ServerSetup, Session, State, Transmit,
 };
@@ -140,6 +141,19 @@ impl Server {
         self.drain_outbox();
         if let Some(frame) = self.route_input(now, frame) {
             self.session.handle_input(now, frame);
+        }
+        self.process();
+    }
+
+    /// [`Server::handle_input`] for a frame the transport already decoded (`incoming` is
+    /// `jsonrpc::decode(&frame)`'s result, e.g. the HTTP endpoint's, which reads the request
+    /// ids first): the same routing, without decoding the frame a second time.
+    pub fn handle_decoded(&mut self, now: Instant, frame: Bytes, incoming: Incoming) {
+        self.last_now = now;
+        self.drain_outbox();
+        // `route_input` hands back the very frame it was given, or nothing.
+        if let Some(frame) = self.route_input(now, frame) {
+            self.session.handle_decoded(now, &frame, incoming);
         }
         self.process();
     }

@@ -12,10 +12,11 @@
 //!   gets -32022 naming the negotiated one (eras never mix within a session).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
 use bytes::Bytes;
+use memchr::memmem::Finder;
 use serde_json::{Map, Value};
 
 use super::context::LogLevel;
@@ -185,7 +186,10 @@ impl Server {
     /// Serves `frame` statelessly if it belongs to the modern era; otherwise hands it back
     /// for the session.
     pub(super) fn route_input(&mut self, now: Instant, frame: Bytes) -> Option<Bytes> {
-        let marked = memchr::memmem::find(&frame, PROTOCOL_VERSION_KEY.as_bytes()).is_some();
+        // The searchers are built once: building one per frame cost more than the search.
+        static VERSION_KEY: LazyLock<Finder<'static>> =
+            LazyLock::new(|| Finder::new(PROTOCOL_VERSION_KEY.as_bytes()));
+        let marked = VERSION_KEY.find(&frame).is_some();
         if self.session.state() != State::NotInitialized {
             return if marked {
                 self.refuse_mixed(frame)
@@ -391,9 +395,10 @@ impl Server {
 /// Whether the frame names a method only 2026-07-28 has (a probe without `_meta` must be
 /// answered statelessly, with -32602).
 fn names_modern_method(frame: &[u8]) -> bool {
-    [m::SERVER_DISCOVER, m::SUBSCRIPTIONS_LISTEN]
-        .iter()
-        .any(|name| memchr::memmem::find(frame, name.as_bytes()).is_some())
+    static NAMES: LazyLock<[Finder<'static>; 2]> = LazyLock::new(|| {
+        [m::SERVER_DISCOVER, m::SUBSCRIPTIONS_LISTEN].map(|name| Finder::new(name.as_bytes()))
+    });
+    NAMES.iter().any(|name| name.find(frame).is_some())
 }
 
 /// The request a `notifications/cancelled` names.

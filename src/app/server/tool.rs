@@ -2,11 +2,13 @@
 
 use std::sync::Arc;
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Map, Value};
 
 use super::context::RequestContext;
 use super::types::{handler_setters, icons_json, put, HandlerFn};
 use crate::app::schema::Schema;
+use crate::jsonrpc::{ErrorObject, RawJson};
 use crate::model::Icon;
 use crate::tasks::TaskSupport;
 
@@ -56,6 +58,12 @@ impl CallToolResult {
         }
     }
 
+    /// The wire form as JSON text, written straight from the fields (the same text as
+    /// `to_json` gives, without building that `Value` first).
+    pub fn to_raw_json(&self) -> Result<RawJson, ErrorObject> {
+        RawJson::from_serialize(&Wire(self)).map_err(|e| ErrorObject::internal(e.to_string()))
+    }
+
     /// The wire form.
     pub fn to_json(&self) -> Value {
         let mut m = Map::new();
@@ -65,6 +73,25 @@ impl CallToolResult {
             m.insert("isError".into(), Value::Bool(true));
         }
         Value::Object(m)
+    }
+}
+
+/// A result's wire form, members in `to_json`'s order.
+struct Wire<'a>(&'a CallToolResult);
+
+impl Serialize for Wire<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let len = 1 + usize::from(r.structured_content.is_some()) + usize::from(r.is_error);
+        let mut map = serializer.serialize_map(Some(len))?;
+        map.serialize_entry("content", &r.content)?;
+        if let Some(structured) = &r.structured_content {
+            map.serialize_entry("structuredContent", structured)?;
+        }
+        if r.is_error {
+            map.serialize_entry("isError", &true)?;
+        }
+        map.end()
     }
 }
 
@@ -175,6 +202,30 @@ impl From<crate::model::CallToolResult> for CallToolResult {
                 .collect(),
             structured_content: r.structured_content.map(Value::Object),
             is_error: r.is_error.unwrap_or(false),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text written straight from the fields is the text of the `Value` wire form, for
+    /// every combination of optional members.
+    #[test]
+    fn raw_wire_form_is_the_value_wire_form() {
+        let structured = CallToolResult::structured(json!({"b": [1, 2.5, "x"], "a": null}));
+        let mut both = CallToolResult::error("bad \"quote\"\n");
+        both.structured_content = Some(json!({"z": 1}));
+        for result in [
+            CallToolResult::default(),
+            CallToolResult::text("héllo"),
+            CallToolResult::error("nope"),
+            structured,
+            both,
+        ] {
+            let raw = result.to_raw_json().expect("serialisable");
+            assert_eq!(raw.get(), result.to_json().to_string());
         }
     }
 }

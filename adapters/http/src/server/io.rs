@@ -1,5 +1,6 @@
-//! hyper's IO and timer traits over smol: a TCP stream wrapper (reads go through a small stack
-//! buffer so no `unsafe` is needed) and a timer made of `async_io::Timer`s.
+//! hyper's IO and timer traits over smol: a TCP stream wrapper (reads go through a buffer the
+//! connection keeps, initialised once, so no `unsafe` is needed) and a timer made of
+//! `async_io::Timer`s.
 
 use std::future::Future;
 use std::io::{self, Read};
@@ -21,6 +22,10 @@ pub(crate) struct TcpIo {
     stream: Async<TcpStream>,
     /// The last read filled its buffer, so more bytes may be waiting: read before waiting.
     maybe_more: bool,
+    /// Where the socket's bytes land before hyper's buffer takes them: zeroed once when the
+    /// connection's first read needs it (safe Rust cannot read into uninitialised memory), not
+    /// on every read. Empty until then, so an idle connection holds none.
+    chunk: Vec<u8>,
 }
 
 impl TcpIo {
@@ -29,6 +34,7 @@ impl TcpIo {
         TcpIo {
             stream,
             maybe_more: true,
+            chunk: Vec::new(),
         }
     }
 }
@@ -36,8 +42,7 @@ impl TcpIo {
 impl hyper::rt::Read for TcpIo {
     /// After a read that did not fill its buffer the socket is almost always empty, so this
     /// waits for the reactor's readiness before reading again, instead of reading to get
-    /// `EAGAIN` (what `Async::poll_read` does: one failed `recvfrom` per wake-up). The stack
-    /// buffer is zeroed only when a read follows.
+    /// `EAGAIN` (what `Async::poll_read` does: one failed `recvfrom` per wake-up).
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -53,13 +58,15 @@ impl hyper::rt::Read for TcpIo {
                     Poll::Pending => return Poll::Pending,
                 }
             }
-            let mut chunk = [0u8; READ_CHUNK];
+            if this.chunk.is_empty() {
+                this.chunk = vec![0u8; READ_CHUNK];
+            }
             let want = buf.remaining().min(READ_CHUNK);
             let mut socket: &TcpStream = this.stream.get_ref();
-            match socket.read(&mut chunk[..want]) {
+            match socket.read(&mut this.chunk[..want]) {
                 Ok(n) => {
                     this.maybe_more = n == want && n > 0;
-                    buf.put_slice(&chunk[..n]);
+                    buf.put_slice(&this.chunk[..n]);
                     return Poll::Ready(Ok(()));
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => this.maybe_more = false,
