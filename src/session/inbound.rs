@@ -227,25 +227,28 @@ impl Session {
         if self.state == State::Closed {
             return Err(RespondError::Closed);
         }
-        if !self.inbound.table.contains_key(id) {
+        // One lookup: the entry is taken out first and put back if the result fails.
+        let Some((key, in_flight)) = self.inbound.table.remove_entry(id) else {
             if self.inbound.cancelled.remove(id) {
                 self.stats.responses_suppressed += 1;
                 return Ok(());
             }
             return Err(RespondError::UnknownRequest);
-        }
-        let len = self
-            .encoded
-            .push_result(id, result)
-            .map_err(|_| RespondError::InvalidResult)?;
-        self.inbound.table.remove(id);
+        };
+        let len = match self.encoded.push_result(id, result) {
+            Ok(len) => len,
+            Err(_) => {
+                self.inbound.table.insert(key, in_flight);
+                return Err(RespondError::InvalidResult);
+            }
+        };
         let payload = Payload::Encoded {
             len,
             kind: TransmitKind::Response,
         };
         self.queue.push_back(Queued {
             payload,
-            related: Some(id.clone()),
+            related: Some(key),
         });
         Ok(())
     }
