@@ -25,38 +25,41 @@
 mod auth_http;
 mod authorize;
 mod auto;
+mod doorbell;
 mod endpoint_url;
 mod exchange;
+mod fields;
+mod inflight;
 mod modern;
 mod outgoing;
 mod pool;
+mod tcp;
 mod wire;
 
 pub use authorize::{AuthorizeFuture, ClientAuthorization, CodeStep};
 pub use auto::{connect_auto_client, AutoRunReport, McpAutoClient, TransportChoice};
 pub use modern::{block_on_modern_http, HttpListenStream, ModernHttpTransport, MAX_MODERN_BODY};
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::io;
+use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcp_sansio::app::client::{Client, ClientBuilder, ClientEvent, ClientHandle};
 use mcp_sansio::http::client::HttpClientStats;
-use mcp_sansio::http::{ClientAction, ExchangeId, HttpClient, HttpClientConfig, TransportEvent};
+use mcp_sansio::http::{ClientAction, HttpClient, HttpClientConfig, TransportEvent};
 use mcp_sansio::session::Stats;
-use smol::channel::{Receiver, Sender};
-use smol::{LocalExecutor, Task, Timer};
+use smol::{LocalExecutor, Timer};
 
+use doorbell::Doorbell;
 use endpoint_url::HttpUrl;
 use exchange::{Input, Target};
+use inflight::InFlight;
 use pool::Pool;
-
-/// Inputs buffered between exchanges and the loop (past it, exchanges wait: backpressure).
-const INPUT_QUEUE: usize = 1024;
 
 /// Options of the HTTP client. `Debug` never prints the bearer token.
 #[derive(Clone)]
@@ -190,8 +193,7 @@ struct Loop {
     pool: Rc<Pool>,
     target: Rc<Target>,
     executor: Rc<LocalExecutor<'static>>,
-    exchanges: HashMap<ExchangeId, Task<()>>,
-    inputs: Sender<Input>,
+    inflight: InFlight,
     on_event: ClientSink,
     on_transport_event: TransportSink,
     buf: Vec<u8>,
@@ -235,16 +237,16 @@ impl Loop {
         match action {
             ClientAction::Send(request) => {
                 let id = request.id;
-                let task = self.executor.spawn(exchange::run(
+                let exchange = exchange::run(
                     self.pool.clone(),
                     self.target.clone(),
                     request,
-                    self.inputs.clone(),
-                ));
-                self.exchanges.insert(id, task);
+                    self.inflight.inputs(),
+                );
+                self.inflight.start(id.0, exchange);
             }
-            // Dropping the task drops its connection and body.
-            ClientAction::Abort(id) => drop(self.exchanges.remove(&id)),
+            // Dropping the exchange drops its connection and body.
+            ClientAction::Abort(id) => self.inflight.abort(id.0),
         }
     }
 
@@ -264,7 +266,6 @@ impl Loop {
                 headers,
                 body,
             } => {
-                self.exchanges.remove(&id);
                 self.transport
                     .handle_response_head(now, id, status, header_pairs(&headers));
                 if !body.is_empty() {
@@ -273,14 +274,8 @@ impl Loop {
                 self.transport.handle_response_end(now, id);
             }
             Input::Body { id, chunk } => self.transport.handle_response_body(now, id, &chunk),
-            Input::End { id } => {
-                self.exchanges.remove(&id);
-                self.transport.handle_response_end(now, id);
-            }
-            Input::Failed { id, reason } => {
-                self.exchanges.remove(&id);
-                self.transport.handle_response_failed(now, id, &reason);
-            }
+            Input::End { id } => self.transport.handle_response_end(now, id),
+            Input::Failed { id, reason } => self.transport.handle_response_failed(now, id, &reason),
         }
     }
 
@@ -308,7 +303,7 @@ fn header_pairs(headers: &hyper::HeaderMap) -> impl Iterator<Item = (&str, &str)
 /// What woke the loop.
 enum Wake<T> {
     App(T),
-    Input(Option<Input>),
+    Input(Input),
     Woken,
     Timer,
 }
@@ -326,11 +321,9 @@ async fn drive<F: Future>(
         on_event,
         on_transport_event,
     } = this;
-    let (wake_tx, wake_rx) = smol::channel::bounded::<()>(1);
-    client.set_waker(Arc::new(move || {
-        let _ = wake_tx.try_send(());
-    }));
-    let (inputs, input_rx): (Sender<Input>, Receiver<Input>) = smol::channel::bounded(INPUT_QUEUE);
+    let doorbell = Arc::new(Doorbell::default());
+    let ring = doorbell.clone();
+    client.set_waker(Arc::new(move || ring.ring()));
     let pool = Rc::new(Pool::new(
         addr,
         options.max_idle_connections,
@@ -342,8 +335,7 @@ async fn drive<F: Future>(
         pool: pool.clone(),
         target: Rc::new(target),
         executor,
-        exchanges: HashMap::new(),
-        inputs,
+        inflight: InFlight::new(),
         on_event,
         on_transport_event,
         buf: Vec::new(),
@@ -369,38 +361,31 @@ async fn drive<F: Future>(
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        let running = output.is_none();
-        let app_arm = async {
-            if running {
-                Wake::App(app.as_mut().await)
-            } else {
-                std::future::pending().await
-            }
-        };
-        let input_arm = async { Wake::Input(input_rx.recv().await.ok()) };
-        let wake_arm = async {
-            let _ = wake_rx.recv().await;
-            Wake::Woken
-        };
         if let Some(at) = deadline {
             if armed.is_none_or(|armed_at| at < armed_at) {
                 timer.set_at(at);
                 armed = Some(at);
             }
         }
-        let timer = &mut timer;
-        let timer_arm = async {
-            if armed.is_some() {
-                timer.await;
-                Wake::Timer
-            } else {
-                std::future::pending().await
+        // One poll of every source per wake-up, in this order (the app first, as before).
+        let running = output.is_none();
+        let woke = std::future::poll_fn(|cx| {
+            if running {
+                if let Poll::Ready(out) = app.as_mut().poll(cx) {
+                    return Poll::Ready(Wake::App(out));
+                }
             }
-        };
-        let woke = smol::future::or(
-            smol::future::or(app_arm, input_arm),
-            smol::future::or(wake_arm, timer_arm),
-        )
+            if let Poll::Ready(input) = state.inflight.poll_input(cx) {
+                return Poll::Ready(Wake::Input(input));
+            }
+            if doorbell.poll_rung(cx).is_ready() {
+                return Poll::Ready(Wake::Woken);
+            }
+            if armed.is_some() && Pin::new(&mut timer).poll(cx).is_ready() {
+                return Poll::Ready(Wake::Timer);
+            }
+            Poll::Pending
+        })
         .await;
         let now = Instant::now();
         match woke {
@@ -412,14 +397,13 @@ async fn drive<F: Future>(
                 state.transport.close(now);
                 close_by = Some(now + options.close_timeout);
             }
-            Wake::Input(Some(input)) => {
+            Wake::Input(input) => {
                 state.input(now, input);
                 // Take whatever else already arrived before pumping (fewer wake-ups).
-                while let Ok(more) = input_rx.try_recv() {
+                while let Some(more) = state.inflight.try_input() {
                     state.input(now, more);
                 }
             }
-            Wake::Input(None) => {}
             Wake::Woken => state.client.handle_wake(now),
             Wake::Timer => {
                 armed = None;
@@ -433,7 +417,7 @@ async fn drive<F: Future>(
         closed: state.transport.is_closed(),
         session: state.client.session().stats().clone(),
     };
-    state.exchanges.clear();
+    state.inflight.clear();
     match output {
         Some(out) => Ok((out, report)),
         None => Err(io::Error::other(

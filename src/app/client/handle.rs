@@ -98,11 +98,11 @@ impl ClientHandle {
         arguments: Value,
         options: CallOptions,
     ) -> Result<CallToolResult, ClientError> {
-        let mut params = Map::new();
-        params.insert("name".into(), Value::String(name.to_owned()));
-        if !arguments.is_null() {
-            params.insert("arguments".into(), arguments);
-        }
+        // Serialised straight from borrowed parts: no params object built and dropped.
+        let params = CallToolParams {
+            name,
+            arguments: &arguments,
+        };
         self.call_with(m::TOOLS_CALL, &params, options).await
     }
 
@@ -276,6 +276,18 @@ impl ClientHandle {
         raw.parse::<R>()
             .map_err(|e| ClientError::InvalidResult(format!("{method}: {e}")))
     }
+}
+
+/// `tools/call` params as sent.
+#[derive(Serialize)]
+struct CallToolParams<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "is_null")]
+    arguments: &'a Value,
+}
+
+fn is_null(value: &&Value) -> bool {
+    value.is_null()
 }
 
 fn cursor_params(cursor: Option<Cursor>) -> Value {

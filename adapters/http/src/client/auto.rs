@@ -20,11 +20,12 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::io;
+use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -36,15 +37,16 @@ use mcp_sansio::http::legacy::{
 use mcp_sansio::http::{HttpClient, TransportEvent};
 use mcp_sansio::jsonrpc::{self, ErrorObject, Message, MissingId};
 use mcp_sansio::session::TransmitKind;
-use smol::channel::{Receiver, Sender};
-use smol::{LocalExecutor, Task, Timer};
+use smol::{LocalExecutor, Timer};
 
+use super::doorbell::Doorbell;
 use super::endpoint_url::HttpUrl;
 use super::exchange::{self, Input, Target};
+use super::inflight::InFlight;
 use super::outgoing;
 use super::pool::Pool;
 use super::wire::{Step, Wire};
-use super::{HttpClientOptions, INPUT_QUEUE};
+use super::HttpClientOptions;
 
 /// Which transport to speak.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -153,8 +155,7 @@ struct Loop {
     target: Rc<Target>,
     options: HttpClientOptions,
     executor: Rc<LocalExecutor<'static>>,
-    exchanges: HashMap<u64, Task<()>>,
-    inputs: Sender<Input>,
+    inflight: InFlight,
     on_event: Sink<ClientEvent>,
     on_wire_event: Sink<WireEvent>,
     on_transport_event: Sink<TransportEvent>,
@@ -197,25 +198,25 @@ impl Loop {
         match step {
             Step::Outgoing(request) => {
                 let key = request.key.0;
-                let task = self.executor.spawn(outgoing::run(
+                let exchange = outgoing::run(
                     self.pool.clone(),
                     self.target.clone(),
                     request,
-                    self.inputs.clone(),
-                ));
-                self.exchanges.insert(key, task);
+                    self.inflight.inputs(),
+                );
+                self.inflight.start(key, exchange);
             }
             Step::Streamable(request) => {
                 let key = request.id.0;
-                let task = self.executor.spawn(exchange::run(
+                let exchange = exchange::run(
                     self.pool.clone(),
                     self.target.clone(),
                     request,
-                    self.inputs.clone(),
-                ));
-                self.exchanges.insert(key, task);
+                    self.inflight.inputs(),
+                );
+                self.inflight.start(key, exchange);
             }
-            Step::Abort(key) => drop(self.exchanges.remove(&key)),
+            Step::Abort(key) => self.inflight.abort(key),
             Step::Frame(frame) => self.client.handle_input(now, frame),
             Step::Event(event) => {
                 match &event {
@@ -261,16 +262,11 @@ impl Loop {
             } => {
                 self.wire.head(now, id.0, status, &owned_pairs(&headers));
                 self.wire.body(now, id.0, &body);
-                self.exchanges.remove(&id.0);
                 self.wire.end(now, id.0, None);
             }
             Input::Body { id, chunk } => self.wire.body(now, id.0, &chunk),
-            Input::End { id } => {
-                self.exchanges.remove(&id.0);
-                self.wire.end(now, id.0, None);
-            }
+            Input::End { id } => self.wire.end(now, id.0, None),
             Input::Failed { id, reason } => {
-                self.exchanges.remove(&id.0);
                 self.wire.end(now, id.0, Some(&reason));
                 self.last_failure = Some(reason);
             }
@@ -288,7 +284,7 @@ impl Loop {
 /// What woke the loop.
 enum Wake<T> {
     App(T),
-    Input(Option<Input>),
+    Input(Input),
     Woken,
     Timer,
 }
@@ -330,11 +326,9 @@ async fn drive<F: Future>(
         on_transport_event,
     } = this;
     let wire = initial_wire(choice, &url, &options)?;
-    let (wake_tx, wake_rx) = smol::channel::bounded::<()>(1);
-    client.set_waker(Arc::new(move || {
-        let _ = wake_tx.try_send(());
-    }));
-    let (inputs, input_rx): (Sender<Input>, Receiver<Input>) = smol::channel::bounded(INPUT_QUEUE);
+    let doorbell = Arc::new(Doorbell::default());
+    let ring = doorbell.clone();
+    client.set_waker(Arc::new(move || ring.ring()));
     let HttpUrl {
         addr,
         authority,
@@ -360,8 +354,7 @@ async fn drive<F: Future>(
         target: Rc::new(Target::new(authority, path, &options)),
         options,
         executor,
-        exchanges: HashMap::new(),
-        inputs,
+        inflight: InFlight::new(),
         on_event,
         on_wire_event,
         on_transport_event,
@@ -379,32 +372,29 @@ async fn drive<F: Future>(
             }
         }
         let deadline = [state.deadline(), close_by].into_iter().flatten().min();
+        // A timer of its own per wait: this loop runs the detection and the legacy
+        // transport, whose deadlines are few.
+        let mut timer = deadline.map(Timer::at);
         let running = output.is_none();
-        let app_arm = async {
+        let woke = std::future::poll_fn(|cx| {
             if running {
-                Wake::App(app.as_mut().await)
-            } else {
-                std::future::pending().await
-            }
-        };
-        let input_arm = async { Wake::Input(input_rx.recv().await.ok()) };
-        let wake_arm = async {
-            let _ = wake_rx.recv().await;
-            Wake::Woken
-        };
-        let timer_arm = async {
-            match deadline {
-                Some(at) => {
-                    Timer::at(at).await;
-                    Wake::Timer
+                if let Poll::Ready(out) = app.as_mut().poll(cx) {
+                    return Poll::Ready(Wake::App(out));
                 }
-                None => std::future::pending().await,
             }
-        };
-        let woke = smol::future::or(
-            smol::future::or(app_arm, input_arm),
-            smol::future::or(wake_arm, timer_arm),
-        )
+            if let Poll::Ready(input) = state.inflight.poll_input(cx) {
+                return Poll::Ready(Wake::Input(input));
+            }
+            if doorbell.poll_rung(cx).is_ready() {
+                return Poll::Ready(Wake::Woken);
+            }
+            if let Some(timer) = timer.as_mut() {
+                if Pin::new(timer).poll(cx).is_ready() {
+                    return Poll::Ready(Wake::Timer);
+                }
+            }
+            Poll::Pending
+        })
         .await;
         let now = Instant::now();
         match woke {
@@ -416,13 +406,12 @@ async fn drive<F: Future>(
                 state.wire.close(now);
                 close_by = Some(now + close_timeout);
             }
-            Wake::Input(Some(input)) => {
+            Wake::Input(input) => {
                 state.input(now, input);
-                while let Ok(more) = input_rx.try_recv() {
+                while let Some(more) = state.inflight.try_input() {
                     state.input(now, more);
                 }
             }
-            Wake::Input(None) => {}
             Wake::Woken => state.client.handle_wake(now),
             Wake::Timer => {
                 state.client.handle_timeout(now);
@@ -435,7 +424,7 @@ async fn drive<F: Future>(
         connections_opened: pool.opened(),
         last_failure: state.last_failure.take(),
     };
-    state.exchanges.clear();
+    state.inflight.clear();
     match output {
         Some(out) => Ok((out, report)),
         None => Err(io::Error::other(

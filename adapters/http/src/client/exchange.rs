@@ -9,9 +9,10 @@ use hyper::body::Body as _;
 use hyper::header::HeaderValue;
 use hyper::HeaderMap;
 use mcp_sansio::http::{ExchangeId, HttpClientRequest, HttpMethod};
-use smol::channel::Sender;
 
 use super::authorize::{send_authorized, Authorizer};
+use super::fields::FieldCache;
+use super::inflight::Inputs;
 use super::pool::Pool;
 use super::HttpClientOptions;
 
@@ -57,6 +58,8 @@ pub(crate) struct Target {
     uri: Option<hyper::Uri>,
     /// `authority` as a header value, checked once and shared by every request.
     host: Option<HeaderValue>,
+    /// The fields the core asks for, converted once.
+    fields: FieldCache,
 }
 
 impl Target {
@@ -72,7 +75,43 @@ impl Target {
                 .authorization
                 .as_ref()
                 .map(|a| Rc::new(Authorizer::new(a))),
+            fields: FieldCache::default(),
         }
+    }
+
+    /// The request the core asked for, with `Host` and `authorization` added.
+    fn request(
+        &self,
+        method: &hyper::Method,
+        request: &HttpClientRequest,
+        authorization: Option<&str>,
+    ) -> Result<hyper::Request<Full<Bytes>>, String> {
+        let mut out = hyper::Request::new(Full::new(request.body.clone()));
+        *out.method_mut() = method.clone();
+        *out.uri_mut() = match &self.uri {
+            Some(uri) => uri.clone(),
+            None => self
+                .path
+                .parse()
+                .map_err(|e| format!("invalid request: {e}"))?,
+        };
+        let headers = out.headers_mut();
+        headers.reserve(request.headers.len() + 2);
+        let host = match &self.host {
+            Some(host) => host.clone(),
+            None => HeaderValue::from_str(&self.authority)
+                .map_err(|e| format!("invalid request: {e}"))?,
+        };
+        headers.insert(hyper::header::HOST, host);
+        for (name, value) in &request.headers {
+            let (name, value) = self.fields.get(name, value)?;
+            headers.append(name, value);
+        }
+        if let Some(auth) = authorization {
+            let (name, value) = self.fields.get("authorization", auth)?;
+            headers.append(name, value);
+        }
+        Ok(out)
     }
 }
 
@@ -81,11 +120,11 @@ pub(crate) async fn run(
     pool: Rc<Pool>,
     target: Rc<Target>,
     request: HttpClientRequest,
-    inputs: Sender<Input>,
+    inputs: Rc<Inputs>,
 ) {
     let id = request.id;
     if let Err(reason) = perform(&pool, &target, request, &inputs).await {
-        let _ = inputs.send(Input::Failed { id, reason }).await;
+        inputs.send(Input::Failed { id, reason }).await;
     }
 }
 
@@ -93,7 +132,7 @@ async fn perform(
     pool: &Pool,
     target: &Target,
     request: HttpClientRequest,
-    inputs: &Sender<Input>,
+    inputs: &Inputs,
 ) -> Result<(), String> {
     let id = request.id;
     let method = match request.method {
@@ -102,26 +141,7 @@ async fn perform(
         HttpMethod::Delete => hyper::Method::DELETE,
         HttpMethod::Other => return Err("unsupported method".into()),
     };
-    let make = |authorization: Option<&str>| {
-        let builder = hyper::Request::builder().method(method.clone());
-        let builder = match &target.uri {
-            Some(uri) => builder.uri(uri.clone()),
-            None => builder.uri(target.path.as_str()),
-        };
-        let mut builder = match &target.host {
-            Some(host) => builder.header(hyper::header::HOST, host.clone()),
-            None => builder.header(hyper::header::HOST, target.authority.as_str()),
-        };
-        for (name, value) in &request.headers {
-            builder = builder.header(*name, value.as_str());
-        }
-        if let Some(auth) = authorization {
-            builder = builder.header(hyper::header::AUTHORIZATION, auth);
-        }
-        builder
-            .body(Full::new(request.body.clone()))
-            .map_err(|e| format!("invalid request: {e}"))
-    };
+    let make = |authorization: Option<&str>| target.request(&method, &request, authorization);
     let (sender, response) = send_authorized(pool, target, make).await?;
     let (parts, mut body) = response.into_parts();
     let status = parts.status.as_u16();
@@ -139,7 +159,7 @@ async fn perform(
             .map_err(|e| format!("response body broke: {e}"))?
             .to_bytes();
         pool.checkin(sender);
-        let _ = inputs
+        inputs
             .send(Input::Whole {
                 id,
                 status,
@@ -149,26 +169,20 @@ async fn perform(
             .await;
         return Ok(());
     }
-    if inputs
+    inputs
         .send(Input::Head {
             id,
             status,
             headers,
         })
-        .await
-        .is_err()
-    {
-        return Ok(());
-    }
+        .await;
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| format!("response body broke: {e}"))?;
         if let Ok(chunk) = frame.into_data() {
-            if inputs.send(Input::Body { id, chunk }).await.is_err() {
-                return Ok(());
-            }
+            inputs.send(Input::Body { id, chunk }).await;
         }
     }
     pool.checkin(sender);
-    let _ = inputs.send(Input::End { id }).await;
+    inputs.send(Input::End { id }).await;
     Ok(())
 }

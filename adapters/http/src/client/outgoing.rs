@@ -7,10 +7,10 @@ use std::rc::Rc;
 use http_body_util::{BodyExt, Full};
 use mcp_sansio::http::legacy::OutgoingRequest;
 use mcp_sansio::http::{ExchangeId, HttpMethod};
-use smol::channel::Sender;
 
 use super::authorize::send_authorized;
 use super::exchange::{Input, Target};
+use super::inflight::Inputs;
 use super::pool::Pool;
 
 /// Runs `request` and reports its response to `inputs`.
@@ -18,11 +18,11 @@ pub(crate) async fn run(
     pool: Rc<Pool>,
     target: Rc<Target>,
     request: OutgoingRequest,
-    inputs: Sender<Input>,
+    inputs: Rc<Inputs>,
 ) {
     let id = ExchangeId(request.key.0);
     if let Err(reason) = perform(&pool, &target, request, id, &inputs).await {
-        let _ = inputs.send(Input::Failed { id, reason }).await;
+        inputs.send(Input::Failed { id, reason }).await;
     }
 }
 
@@ -31,7 +31,7 @@ async fn perform(
     target: &Target,
     request: OutgoingRequest,
     id: ExchangeId,
-    inputs: &Sender<Input>,
+    inputs: &Inputs,
 ) -> Result<(), String> {
     let method = match request.head.method {
         HttpMethod::Post => hyper::Method::POST,
@@ -64,18 +64,14 @@ async fn perform(
         status,
         headers,
     };
-    if inputs.send(head).await.is_err() {
-        return Ok(());
-    }
+    inputs.send(head).await;
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| format!("response body broke: {e}"))?;
         if let Ok(chunk) = frame.into_data() {
-            if inputs.send(Input::Body { id, chunk }).await.is_err() {
-                return Ok(());
-            }
+            inputs.send(Input::Body { id, chunk }).await;
         }
     }
     pool.checkin(sender);
-    let _ = inputs.send(Input::End { id }).await;
+    inputs.send(Input::End { id }).await;
     Ok(())
 }

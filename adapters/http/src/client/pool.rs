@@ -8,9 +8,9 @@ use std::rc::Rc;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::client::conn::http1::{self, SendRequest};
-use smol::net::TcpStream;
 use smol::LocalExecutor;
-use smol_hyper::rt::FuturesIo;
+
+use super::tcp::ClientIo;
 
 /// The sending half of one connection.
 pub(crate) type Sender = SendRequest<Full<Bytes>>;
@@ -64,14 +64,10 @@ impl Pool {
     }
 
     async fn connect(&self) -> Result<Sender, String> {
-        let stream = TcpStream::connect(self.addr.as_str())
+        let stream = ClientIo::connect(self.addr.as_str())
             .await
             .map_err(|e| format!("cannot connect to {}: {e}", self.addr))?;
-        // Without it a small POST waits for the peer's delayed ACK (Nagle).
-        stream
-            .set_nodelay(true)
-            .map_err(|e| format!("TCP_NODELAY: {e}"))?;
-        let (sender, connection) = http1::handshake(FuturesIo::new(stream))
+        let (sender, connection) = http1::handshake(stream)
             .await
             .map_err(|e| format!("HTTP handshake with {}: {e}", self.addr))?;
         // The connection task ends when the server closes or every sender is dropped.
