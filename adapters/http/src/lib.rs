@@ -7,3 +7,4 @@
 
 pub mod client;
 pub mod server;
+mod tcp_io;

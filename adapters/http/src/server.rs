@@ -54,8 +54,9 @@ use mcp_sansio::http::EndpointConfig;
 use smol::channel::{self, Receiver, Sender};
 use smol::{Async, LocalExecutor, Timer};
 
+use crate::tcp_io::TcpIo;
 pub use auth::BearerAuth;
-use io::{ConnTimer, TcpIo};
+use io::ConnTimer;
 pub use mount::LegacyMount;
 use service::Route;
 use shared::Shared;
@@ -408,7 +409,7 @@ async fn serve_connection(
     let conn = http1::Builder::new()
         .timer(ConnTimer::default())
         .keep_alive(true)
-        .serve_connection(TcpIo::new(stream), service);
+        .serve_connection(TcpIo::accepted(stream), service);
     let mut conn = pin!(conn);
     let mut stopping = pin!(stop.recv());
     let mut shutting_down = false;

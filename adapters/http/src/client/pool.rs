@@ -10,7 +10,7 @@ use http_body_util::Full;
 use hyper::client::conn::http1::{self, SendRequest};
 use smol::LocalExecutor;
 
-use super::tcp::ClientIo;
+use super::tcp;
 
 /// The sending half of one connection.
 pub(crate) type Sender = SendRequest<Full<Bytes>>;
@@ -64,7 +64,7 @@ impl Pool {
     }
 
     async fn connect(&self) -> Result<Sender, String> {
-        let stream = ClientIo::connect(self.addr.as_str())
+        let stream = tcp::connect(self.addr.as_str())
             .await
             .map_err(|e| format!("cannot connect to {}: {e}", self.addr))?;
         let (sender, connection) = http1::handshake(stream)

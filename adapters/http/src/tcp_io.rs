@@ -1,0 +1,122 @@
+//! One TCP connection as hyper's `Read` + `Write` over smol, for the server's accepted
+//! connections and the client's pooled ones.
+//!
+//! Reads go through a buffer the connection keeps, zeroed once (safe Rust cannot read into
+//! uninitialised memory), not on every read: smol-hyper's `FuturesIo` zeroes hyper's whole
+//! unfilled buffer (8 KiB and more) on every `poll_read`, including the polls that find the
+//! socket empty. And a read that did not fill its buffer waits for the reactor's readiness
+//! before the next one, instead of reading until `EAGAIN` (one failed `recvfrom` per wake-up).
+
+use std::io::{self, Read};
+use std::net::TcpStream;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use hyper::rt::ReadBufCursor;
+use smol::io::AsyncWrite;
+use smol::Async;
+
+/// Bytes read per `poll_read` at most (hyper asks again while it wants more).
+const READ_CHUNK: usize = 16 * 1024;
+
+/// A smol TCP stream as hyper's `Read` + `Write`.
+pub(crate) struct TcpIo {
+    stream: Async<TcpStream>,
+    /// The last read filled its buffer, so more bytes may be waiting: read before waiting.
+    maybe_more: bool,
+    /// Where the socket's bytes land before hyper's buffer takes them: zeroed once when the
+    /// connection's first read needs it (safe Rust cannot read into uninitialised memory), not
+    /// on every read. Empty until then, so an idle connection holds none.
+    chunk: Vec<u8>,
+}
+
+impl TcpIo {
+    /// An accepted connection: its first request is usually already there, so the first
+    /// read does not wait for readiness.
+    pub(crate) fn accepted(stream: Async<TcpStream>) -> Self {
+        TcpIo {
+            stream,
+            maybe_more: true,
+            chunk: Vec::new(),
+        }
+    }
+
+    /// A connection this side opened: nothing comes before its first request is written.
+    pub(crate) fn connected(stream: Async<TcpStream>) -> Self {
+        TcpIo {
+            stream,
+            maybe_more: false,
+            chunk: Vec::new(),
+        }
+    }
+}
+
+impl hyper::rt::Read for TcpIo {
+    /// After a read that did not fill its buffer the socket is almost always empty, so this
+    /// waits for the reactor's readiness before reading again, instead of reading to get
+    /// `EAGAIN` (what `Async::poll_read` does: one failed `recvfrom` per wake-up).
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        mut buf: ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        // A readiness consumed before the last read can be stale once: bounded retries.
+        for _ in 0..4 {
+            if !this.maybe_more {
+                match this.stream.poll_readable(cx) {
+                    Poll::Ready(Ok(())) => {}
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => return Poll::Pending,
+                }
+            }
+            if this.chunk.is_empty() {
+                this.chunk = vec![0u8; READ_CHUNK];
+            }
+            let want = buf.remaining().min(READ_CHUNK);
+            let mut socket: &TcpStream = this.stream.get_ref();
+            match socket.read(&mut this.chunk[..want]) {
+                Ok(n) => {
+                    this.maybe_more = n == want && n > 0;
+                    buf.put_slice(&this.chunk[..n]);
+                    return Poll::Ready(Ok(()));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => this.maybe_more = false,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+impl hyper::rt::Write for TcpIo {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_close(cx)
+    }
+}
