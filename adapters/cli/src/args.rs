@@ -76,7 +76,7 @@ List operations follow nextCursor to the end and print every item in one result 
 the first page only). Server log messages go to stderr.
 
 The era is probed (--era auto): a stateless 2026-07-28 `server/discover` first, and on any
-error or no answer within 3 s the `initialize` handshake; --era legacy|modern skips the probe.
+error or no answer within 3 s (10 s over stdio, which includes the server's start) the `initialize` handshake; --era legacy|modern skips the probe.
 --verbose prints `detected era: <version>` on stderr.
 
 Exit status: 0 success; 1 failure: the server could not be started or closed early, a JSON-RPC

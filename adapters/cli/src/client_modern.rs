@@ -24,9 +24,14 @@ use crate::modern_stdio::ModernStdio;
 use crate::request::PlannedRequest;
 use crate::Failure;
 
-/// The probe waits at most this long (capped by `--timeout`): a handshake-era server may
-/// ignore a request that comes before `initialize`.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+/// The probe waits at most this long over HTTP (capped by `--timeout`): a handshake-era
+/// server may ignore a request that comes before `initialize`.
+const HTTP_PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The same over stdio, longer: the wait includes the child's start, and interpreted servers
+/// (Python, `npx`) can take several seconds to import before they read their first line; a
+/// slow start taken for silence would start the server a second time for `initialize`.
+const STDIO_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Where the server is.
 pub(crate) enum Target<'a> {
@@ -67,7 +72,7 @@ pub(crate) fn run(
     let builder = crate::client_inputs::register(builder, &args.inputs)?;
     // Declares the tasks extension: a tools/call made a task is waited for (client_tasks.rs).
     let mut client = ModernClient::new(&builder).with_tasks();
-    let probe = args.era == EraArg::Auto;
+    let auto = args.era == EraArg::Auto;
     let verbose = args.verbose;
     let paginate = planned.paginated && !args.no_paginate;
     let path = match target {
@@ -77,6 +82,7 @@ pub(crate) fn run(
                     let program = server[0].to_string_lossy().into_owned();
                     Failure::Failed(format!("cannot start the server `{program}`: {e}"))
                 })?;
+            let probe = auto.then_some(STDIO_PROBE_TIMEOUT);
             let path = drive(
                 &mut client,
                 &mut wire,
@@ -112,6 +118,7 @@ pub(crate) fn run(
                 authorization,
                 ..HttpClientOptions::default()
             };
+            let probe = auto.then_some(HTTP_PROBE_TIMEOUT);
             block_on_modern_http(url, &options, timeout, |mut wire| {
                 let client = &mut client;
                 let planned = &planned;
@@ -148,12 +155,12 @@ async fn drive<T: ModernTransport + TimeoutKnob>(
     wire: &mut T,
     planned: &PlannedRequest,
     paginate: bool,
-    probe: bool,
+    probe: Option<Duration>,
     timeout: Duration,
     verbose: bool,
 ) -> Path {
-    if probe {
-        wire.set_timeout(timeout.min(PROBE_TIMEOUT));
+    if let Some(probe_timeout) = probe {
+        wire.set_timeout(timeout.min(probe_timeout));
         let outcome = client.request(wire, "server/discover", None).await;
         wire.set_timeout(timeout);
         match era_from_probe(&outcome, client.version()) {
