@@ -34,6 +34,7 @@ mod modern;
 mod outgoing;
 mod pool;
 mod tcp;
+mod wake;
 mod wire;
 
 pub use authorize::{AuthorizeFuture, ClientAuthorization, CodeStep};
@@ -42,10 +43,8 @@ pub use modern::{block_on_modern_http, HttpListenStream, ModernHttpTransport, MA
 
 use std::future::Future;
 use std::io;
-use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -60,6 +59,7 @@ use endpoint_url::HttpUrl;
 use exchange::{Input, Target};
 use inflight::InFlight;
 use pool::Pool;
+use wake::{next_wake, Wake};
 
 /// Options of the HTTP client. `Debug` never prints the bearer token.
 #[derive(Clone)]
@@ -300,14 +300,6 @@ fn header_pairs(headers: &hyper::HeaderMap) -> impl Iterator<Item = (&str, &str)
         .filter_map(|(n, v)| Some((n.as_str(), v.to_str().ok()?)))
 }
 
-/// What woke the loop.
-enum Wake<T> {
-    App(T),
-    Input(Input),
-    Woken,
-    Timer,
-}
-
 async fn drive<F: Future>(
     this: McpHttpClient,
     executor: Rc<LocalExecutor<'static>>,
@@ -367,25 +359,13 @@ async fn drive<F: Future>(
                 armed = Some(at);
             }
         }
-        // One poll of every source per wake-up, in this order (the app first, as before).
-        let running = output.is_none();
-        let woke = std::future::poll_fn(|cx| {
-            if running {
-                if let Poll::Ready(out) = app.as_mut().poll(cx) {
-                    return Poll::Ready(Wake::App(out));
-                }
-            }
-            if let Poll::Ready(input) = state.inflight.poll_input(cx) {
-                return Poll::Ready(Wake::Input(input));
-            }
-            if doorbell.poll_rung(cx).is_ready() {
-                return Poll::Ready(Wake::Woken);
-            }
-            if armed.is_some() && Pin::new(&mut timer).poll(cx).is_ready() {
-                return Poll::Ready(Wake::Timer);
-            }
-            Poll::Pending
-        })
+        let app_running = output.is_none().then_some(app.as_mut());
+        let woke = next_wake(
+            app_running,
+            &mut state.inflight,
+            &doorbell,
+            armed.is_some().then_some(&mut timer),
+        )
         .await;
         let now = Instant::now();
         match woke {

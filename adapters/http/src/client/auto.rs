@@ -22,10 +22,8 @@
 
 use std::future::Future;
 use std::io;
-use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::task::Poll;
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -45,6 +43,7 @@ use super::exchange::{self, Input, Target};
 use super::inflight::InFlight;
 use super::outgoing;
 use super::pool::Pool;
+use super::wake::{next_wake, Wake};
 use super::wire::{Step, Wire};
 use super::HttpClientOptions;
 
@@ -281,14 +280,6 @@ impl Loop {
     }
 }
 
-/// What woke the loop.
-enum Wake<T> {
-    App(T),
-    Input(Input),
-    Woken,
-    Timer,
-}
-
 fn initial_wire(
     choice: TransportChoice,
     url: &str,
@@ -375,27 +366,8 @@ async fn drive<F: Future>(
         // A timer of its own per wait: this loop runs the detection and the legacy
         // transport, whose deadlines are few.
         let mut timer = deadline.map(Timer::at);
-        let running = output.is_none();
-        let woke = std::future::poll_fn(|cx| {
-            if running {
-                if let Poll::Ready(out) = app.as_mut().poll(cx) {
-                    return Poll::Ready(Wake::App(out));
-                }
-            }
-            if let Poll::Ready(input) = state.inflight.poll_input(cx) {
-                return Poll::Ready(Wake::Input(input));
-            }
-            if doorbell.poll_rung(cx).is_ready() {
-                return Poll::Ready(Wake::Woken);
-            }
-            if let Some(timer) = timer.as_mut() {
-                if Pin::new(timer).poll(cx).is_ready() {
-                    return Poll::Ready(Wake::Timer);
-                }
-            }
-            Poll::Pending
-        })
-        .await;
+        let app_running = output.is_none().then_some(app.as_mut());
+        let woke = next_wake(app_running, &mut state.inflight, &doorbell, timer.as_mut()).await;
         let now = Instant::now();
         match woke {
             Wake::App(out) => {
