@@ -138,15 +138,7 @@ impl<'a> JsonView<'a> {
         if !self.is_string() {
             return None;
         }
-        // One pass: the first stop is the closing quote (borrow the body) or an escape (from
-        // there on, copy and unescape up to the closing quote).
-        let stop = next_quote_or_escape(self.text, 1)?;
-        if *self.text.get(stop)? == b'"' {
-            return std::str::from_utf8(self.text.get(1..stop)?)
-                .ok()
-                .map(Cow::Borrowed);
-        }
-        unescape_from(self.text, stop).map(Cow::Owned)
+        read_string(self.text)
     }
 
     /// The value when it is `true` or `false`.
@@ -194,31 +186,21 @@ impl std::fmt::Debug for JsonView<'_> {
     }
 }
 
-/// A member name as it appears in the text (between its quotes, escapes not yet resolved).
+/// A member name as it appears in the text (quotes included, escapes not yet resolved).
 #[derive(Clone, Copy, Debug)]
 pub struct MemberName<'a> {
-    raw: &'a [u8],
-    escaped: bool,
+    quoted: &'a [u8],
 }
 
 impl<'a> MemberName<'a> {
     /// Whether the name, unescaped, is `key`.
     pub fn matches(self, key: &str) -> bool {
-        if self.escaped {
-            self.unescaped().is_some_and(|name| name == key)
-        } else {
-            self.raw == key.as_bytes()
-        }
+        self.unescaped().is_some_and(|name| name == key)
     }
 
     /// The name, unescaped (borrowed when it has no escapes).
     pub fn unescaped(self) -> Option<Cow<'a, str>> {
-        let name = std::str::from_utf8(self.raw).ok()?;
-        if self.escaped {
-            unescape(name).map(Cow::Owned)
-        } else {
-            Some(Cow::Borrowed(name))
-        }
+        read_string(self.quoted)
     }
 }
 
@@ -238,10 +220,10 @@ impl<'a> Members<'a> {
             self.at = text.len();
             return None;
         }
-        let (name_end, escaped) = string_scan(text, quote + 1)?;
-        let raw = text.get(quote + 1..name_end - 1)?;
+        let name_end = string_end(text, quote + 1)?;
+        let quoted = text.get(quote..name_end)?;
         let colon = skip_blank(text, name_end);
-        Some((MemberName { raw, escaped }, skip_blank(text, colon + 1)))
+        Some((MemberName { quoted }, skip_blank(text, colon + 1)))
     }
 
     /// When the next member's name is exactly `key`, written without escapes: the position of
@@ -354,7 +336,7 @@ fn skip_blank(text: &[u8], mut i: usize) -> usize {
 /// The end (exclusive) of the valid value starting at `i`.
 fn value_end(text: &[u8], i: usize) -> Option<usize> {
     match *text.get(i)? {
-        b'"' => string_scan(text, i + 1).map(|(end, _)| end),
+        b'"' => string_end(text, i + 1),
         b'{' | b'[' => container_end(text, i + 1),
         _ => Some(
             text.get(i..)?
@@ -365,17 +347,14 @@ fn value_end(text: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// The string whose body starts at `i`: the position after its closing quote, and whether
-/// the body has escapes.
-fn string_scan(text: &[u8], mut i: usize) -> Option<(usize, bool)> {
-    let mut escaped = false;
+/// The position after the closing quote of the string whose body starts at `i`.
+fn string_end(text: &[u8], mut i: usize) -> Option<usize> {
     loop {
         i = next_quote_or_escape(text, i)?;
         if *text.get(i)? == b'"' {
-            return Some((i + 1, escaped));
+            return Some(i + 1);
         }
         // An escape: its next byte is never the closing quote (`\u` digits are not quotes).
-        escaped = true;
         i += 2;
     }
 }
@@ -387,7 +366,7 @@ fn container_end(text: &[u8], mut i: usize) -> Option<usize> {
         let b = *text.get(i)?;
         i += 1;
         match b {
-            b'"' => i = string_scan(text, i)?.0,
+            b'"' => i = string_end(text, i)?,
             b'{' | b'[' => depth += 1,
             b'}' | b']' => {
                 depth -= 1;
@@ -423,9 +402,23 @@ fn next_quote_or_escape(text: &[u8], mut i: usize) -> Option<usize> {
         .map(|n| i + n)
 }
 
-/// The string starting at `text[0]` (its opening quote) whose first escape is at `first`,
-/// unescaped up to its closing quote, in one pass. `None` as for [`unescape`], or when the
-/// result is not UTF-8.
+/// The string whose opening quote is `text[0]` (the text may go on after it), unescaped in one
+/// pass: the first stop is the closing quote (the body is borrowed) or an escape (from there
+/// on the body is copied and unescaped up to the closing quote). `None` for an escape
+/// serde_json would refuse (an unpaired surrogate, a bad escape letter).
+fn read_string(text: &[u8]) -> Option<Cow<'_, str>> {
+    let stop = next_quote_or_escape(text, 1)?;
+    if *text.get(stop)? == b'"' {
+        return std::str::from_utf8(text.get(1..stop)?)
+            .ok()
+            .map(Cow::Borrowed);
+    }
+    unescape_from(text, stop).map(Cow::Owned)
+}
+
+/// The string whose opening quote is `text[0]` and whose first escape is at `first`,
+/// unescaped up to its closing quote. `None` as for [`read_string`], or when the result is not
+/// UTF-8.
 fn unescape_from(text: &[u8], first: usize) -> Option<String> {
     let mut out = Vec::with_capacity(text.len().min(first + 64));
     out.extend_from_slice(text.get(1..first)?);
@@ -461,39 +454,6 @@ fn unescape_from(text: &[u8], first: usize) -> Option<String> {
             return String::from_utf8(out).ok();
         }
     }
-}
-
-/// Resolves the escapes of a string body (the text between its quotes). `None` for an escape
-/// serde_json would refuse (an unpaired surrogate, a bad escape letter).
-fn unescape(body: &str) -> Option<String> {
-    let bytes = body.as_bytes();
-    let mut out = String::with_capacity(body.len());
-    let mut i = 0;
-    while let Some(slash) = memchr::memchr(b'\\', bytes.get(i..)?).map(|n| i + n) {
-        // Backslashes are ASCII, so both slices end on character boundaries.
-        out.push_str(body.get(i..slash)?);
-        let letter = *bytes.get(slash + 1)?;
-        i = slash + 2;
-        let plain = match letter {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let (c, next) = unicode_escape(bytes, i)?;
-                i = next;
-                c
-            }
-            _ => return None,
-        };
-        out.push(plain);
-    }
-    out.push_str(body.get(i..)?);
-    Some(out)
 }
 
 /// A `\u` escape whose four hex digits start at `i` (a surrogate pair takes the following
