@@ -183,11 +183,7 @@ fn invalid_for(env: &Members<'_>, id: Option<RequestId>, detail: &str) -> Decode
 fn parse_id(raw: Option<&[u8]>) -> Result<Option<RequestId>, ()> {
     match raw {
         None | Some(b"null") => Ok(None),
-        Some(text) => std::str::from_utf8(text)
-            .ok()
-            .and_then(RequestId::from_json_text)
-            .map(Some)
-            .ok_or(()),
+        Some(text) => RequestId::from_json_bytes(text).map(Some).ok_or(()),
     }
 }
 
@@ -230,7 +226,12 @@ fn decode_call(
 fn parse_method(text: &[u8]) -> Option<super::Method> {
     let inner = text.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
     // A known method is matched on its bytes: no UTF-8 check, no allocation.
-    if let Some(known) = super::KNOWN_METHODS.iter().find(|m| m.as_bytes() == inner) {
+    // The last byte first: names of one length often share their start (`tools/list`,
+    // `tools/call`), so most candidates are told apart without a comparison call.
+    let known = super::KNOWN_METHODS
+        .iter()
+        .find(|m| m.as_bytes().last() == inner.last() && m.as_bytes() == inner);
+    if let Some(known) = known {
         return Some(std::borrow::Cow::Borrowed(known));
     }
     if !inner.contains(&b'\\') {

@@ -88,7 +88,7 @@ impl RequestId {
             let s: std::borrow::Cow<'_, str> = serde_json::from_str(text).ok()?;
             return Some(RequestId::string(s.into_owned()));
         }
-        if let Some(n) = small_unsigned(text) {
+        if let Some(n) = small_unsigned(text.as_bytes()) {
             return Some(RequestId::unsigned(n));
         }
         if first == b'-' || first.is_ascii_digit() {
@@ -101,12 +101,20 @@ impl RequestId {
         }
         None
     }
+
+    /// [`RequestId::from_json_text`] on bytes: the usual id, a small integer, is read without
+    /// a UTF-8 check (digits are ASCII); anything else is checked, then read as text.
+    pub(crate) fn from_json_bytes(text: &[u8]) -> Option<Self> {
+        if let Some(n) = small_unsigned(text) {
+            return Some(RequestId::unsigned(n));
+        }
+        RequestId::from_json_text(std::str::from_utf8(text).ok()?)
+    }
 }
 
-/// The value of `text` when it is a plain non-negative integer of at most 19 digits (the ids
+/// The value of `bytes` when it is a plain non-negative integer of at most 19 digits (the ids
 /// this engine and most peers send), without going through `i128` parsing.
-fn small_unsigned(text: &str) -> Option<u64> {
-    let bytes = text.as_bytes();
+fn small_unsigned(bytes: &[u8]) -> Option<u64> {
     if bytes.is_empty() || bytes.len() > 19 || !bytes.iter().all(u8::is_ascii_digit) {
         return None;
     }
@@ -239,6 +247,35 @@ mod tests {
         assert_eq!(RequestId::from_json_text("1e3"), None);
         assert_eq!(RequestId::from_json_text("null"), None);
         assert_eq!(RequestId::from_json_text("{}"), None);
+    }
+
+    #[test]
+    fn ids_read_from_bytes_are_those_read_from_text() {
+        let texts = [
+            "0",
+            "7",
+            "42",
+            "1234567890123456789",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-1",
+            "-9223372036854775808",
+            "01",
+            "1.5",
+            "1e3",
+            "null",
+            "{}",
+            "\"7\"",
+            "\"a\\\"b\"",
+        ];
+        for text in texts {
+            assert_eq!(
+                RequestId::from_json_bytes(text.as_bytes()),
+                RequestId::from_json_text(text),
+                "{text}"
+            );
+        }
+        assert_eq!(RequestId::from_json_bytes(b"\"\xff\""), None);
     }
 
     #[test]

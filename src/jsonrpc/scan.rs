@@ -204,17 +204,28 @@ fn plain_key_end(bytes: &[u8], i: usize) -> Option<usize> {
 }
 
 /// The rest of a string starting at `i` (after its opening quote): the position after its
-/// closing quote.
+/// closing quote. The usual string, plain ASCII up to its quote, is read inline; escapes and
+/// UTF-8 are read out of line, so the fast path stays small where it is inlined.
 #[inline]
-fn string_end(bytes: &[u8], mut i: usize) -> Option<usize> {
+fn string_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let stop = next_string_stop(bytes, i)?;
+    if *bytes.get(stop)? == b'"' {
+        return Some(stop + 1);
+    }
+    string_end_from_stop(bytes, stop)
+}
+
+/// The rest of a string from a stop byte at `i` that may be anything but a plain character.
+#[inline(never)]
+fn string_end_from_stop(bytes: &[u8], mut i: usize) -> Option<usize> {
     loop {
-        i = next_string_stop(bytes, i)?;
         match *bytes.get(i)? {
             b'"' => return Some(i + 1),
             b'\\' => i = escape_end(bytes, i + 1)?,
             0x80.. => i = utf8_run_end(bytes, i)?,
             _ => return None,
         }
+        i = next_string_stop(bytes, i)?;
     }
 }
 

@@ -16,6 +16,30 @@ const COMPACT_AFTER: usize = 64 * 1024;
 /// Capacity kept for reuse once the buffer empties; a larger one (after a huge result) is freed.
 const KEEP_CAPACITY: usize = 1024 * 1024;
 
+/// serde_json's compact output, kept on one line: a raw value inside a result (a `RawJson`
+/// member) may hold a raw CR or LF, which in valid JSON is insignificant whitespace; it is
+/// written as a space. Compact output has no other raw line break (strings escape theirs), so
+/// only raw fragments are looked at, not the whole message after the fact.
+struct OneLine;
+
+impl serde_json::ser::Formatter for OneLine {
+    fn write_raw_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let bytes = fragment.as_bytes();
+        if memchr::memchr2(b'\n', b'\r', bytes).is_none() {
+            return writer.write_all(bytes);
+        }
+        let one_line: Vec<u8> = bytes
+            .iter()
+            .map(|&b| if matches!(b, b'\n' | b'\r') { b' ' } else { b })
+            .collect();
+        writer.write_all(&one_line)
+    }
+}
+
 /// Encoded messages in queue order; `read` is where the next one starts.
 #[derive(Debug, Default)]
 pub(crate) struct EncodedBuf {
@@ -34,19 +58,12 @@ impl EncodedBuf {
         self.reclaim();
         let start = self.buf.len();
         write_result_prefix(&mut self.buf, id);
-        if let Err(e) = serde_json::to_writer(&mut self.buf, result) {
+        let mut serializer = serde_json::Serializer::with_formatter(&mut self.buf, OneLine);
+        if let Err(e) = result.serialize(&mut serializer) {
             self.buf.truncate(start);
             return Err(e);
         }
         self.buf.push(b'}');
-        // Raw values inside `result` (a `RawJson` member) may hold a raw CR or LF, which in
-        // valid JSON is insignificant whitespace: the one-line output rule still applies.
-        let written = &mut self.buf[start..];
-        if memchr::memchr2(b'\n', b'\r', written).is_some() {
-            for b in written.iter_mut().filter(|b| matches!(**b, b'\n' | b'\r')) {
-                *b = b' ';
-            }
-        }
         Ok(self.buf.len() - start)
     }
 
@@ -89,6 +106,21 @@ mod tests {
         // Everything was taken: the next push starts at the front again.
         let c = e.push_result(&RequestId::number(2), &true).unwrap();
         assert_eq!((e.read, e.buf.len()), (0, c));
+    }
+
+    #[test]
+    fn raw_line_breaks_inside_a_result_become_spaces() {
+        use crate::jsonrpc::RawJson;
+        let mut e = EncodedBuf::default();
+        let raw = RawJson::from_text("{\r\n  \"a\": [1,\n2]\n}").unwrap();
+        let result = serde_json::json!({"text": "line\nbreak"});
+        let len = e
+            .push_result(&RequestId::number(3), &(raw, result))
+            .unwrap();
+        assert_eq!(
+            e.take(len),
+            br#"{"jsonrpc":"2.0","id":3,"result":[{    "a": [1, 2] },{"text":"line\nbreak"}]}"#
+        );
     }
 
     #[test]
