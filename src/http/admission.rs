@@ -28,10 +28,11 @@ impl<'a> KnownFields<'a> {
     pub(crate) fn of(head: &'a HttpRequestHead) -> Self {
         let mut known = KnownFields::default();
         for (name, value) in &head.headers {
+            let name = name.as_str();
             // The length picks the candidates without reading the name.
             let slot = match name.len() {
                 4 => Some(("host", &mut known.host)),
-                6 if name.eq_ignore_ascii_case("origin") => Some(("origin", &mut known.origin)),
+                6 if same_name(name, "origin") => Some(("origin", &mut known.origin)),
                 6 => Some(("accept", &mut known.accept)),
                 12 => Some(("content-type", &mut known.content_type)),
                 13 => Some(("last-event-id", &mut known.last_event_id)),
@@ -40,13 +41,19 @@ impl<'a> KnownFields<'a> {
                 _ => None,
             };
             if let Some((wanted, slot)) = slot {
-                if slot.is_none() && name.eq_ignore_ascii_case(wanted) {
+                if slot.is_none() && same_name(name, wanted) {
                     *slot = Some(value.as_str());
                 }
             }
         }
         known
     }
+}
+
+/// Whether field name `name` is `lower` (a lower-case name), in any case. HTTP/1 parsers and
+/// HTTP/2 hand names in lower case already, so the exact comparison usually decides.
+fn same_name(name: &str, lower: &str) -> bool {
+    name == lower || name.eq_ignore_ascii_case(lower)
 }
 
 /// 403 unless `Host` and `Origin` pass the policy.

@@ -8,7 +8,7 @@ use bytes::Bytes;
 
 use super::admission::{self, KnownFields};
 use super::config::{EndpointConfig, EndpointStats, ResponseMode};
-use super::headers::accepts;
+use super::headers::accepts_all;
 use super::id_hash::IdMap;
 use super::machine::Machine;
 use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
@@ -111,7 +111,7 @@ impl<M: Machine> Endpoint<M> {
         random: [u8; 16],
     ) -> HttpResponse {
         let accept = fields.accept.unwrap_or("");
-        if !accepts(accept, JSON) || !accepts(accept, SSE) {
+        if !accepts_all(accept, [JSON, SSE]) {
             return error(
                 406,
                 "Not Acceptable: Accept must allow application/json and text/event-stream",
@@ -145,9 +145,14 @@ impl<M: Machine> Endpoint<M> {
         if self.config.stateless {
             return self.handle_stateless(now, fields, body, requests, is_batch);
         }
+        // The id as the client sent it (borrowed from the head), or the new one.
+        let new_sid;
         let (sid, created) = if is_init && fields.session_id.is_none() {
             match self.create_session(now, random) {
-                Some(sid) => (sid, true),
+                Some(sid) => {
+                    new_sid = sid;
+                    (new_sid.as_str(), true)
+                }
                 None => return error(503, "Service Unavailable: too many sessions"),
             }
         } else {
@@ -161,7 +166,7 @@ impl<M: Machine> Endpoint<M> {
                 return resp;
             }
         }
-        let session = self.sessions.get_mut(&sid).expect("looked up");
+        let session = self.sessions.get_mut(sid).expect("looked up");
         session.last_activity = now;
         if is_batch && session.machine.protocol_version() != Some(ProtocolVersion::V2025_03_26) {
             return rpc_error(
@@ -199,9 +204,9 @@ impl<M: Machine> Endpoint<M> {
             .for_each(|id| session.request_cancelled(id));
         let mode = self.config.response_mode;
         let conn = self.new_conn();
-        let mut resp = self.open_response(&sid, key, conn, mode, is_batch);
+        let mut resp = self.open_response(sid, key, conn, mode, is_batch);
         if created {
-            resp = resp.with_header_value("Mcp-Session-Id", sid.clone());
+            resp = resp.with_header_value("Mcp-Session-Id", sid);
         }
         resp
     }
@@ -428,7 +433,7 @@ impl<M: Machine> Endpoint<M> {
         Some(sid)
     }
 
-    fn lookup(&self, fields: &KnownFields<'_>) -> Result<String, HttpResponse> {
+    fn lookup<'a>(&self, fields: &KnownFields<'a>) -> Result<&'a str, HttpResponse> {
         let Some(sid) = fields.session_id else {
             return Err(rpc_error(
                 400,
@@ -439,7 +444,7 @@ impl<M: Machine> Endpoint<M> {
         if sid.starts_with('#') || !self.sessions.contains_key(sid) {
             return Err(rpc_error(404, -32001, "Session not found"));
         }
-        Ok(sid.to_string())
+        Ok(sid)
     }
 
     /// The `MCP-Protocol-Version` header: absent means 2025-03-26; unsupported is 400. Any

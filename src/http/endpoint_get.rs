@@ -83,7 +83,7 @@ impl<M: Machine> Endpoint<M> {
             return resp;
         }
         let conn = self.new_conn();
-        let session = self.sessions.get_mut(&sid).expect("looked up");
+        let session = self.sessions.get_mut(sid).expect("looked up");
         session.last_activity = now;
         session.pump();
         let key = match fields.last_event_id {
@@ -116,7 +116,7 @@ impl<M: Machine> Endpoint<M> {
                 STANDALONE
             }
         };
-        self.conns.insert(conn, (sid, key));
+        self.conns.insert(conn, (sid.to_string(), key));
         let mut resp = HttpResponse::status(200)
             .with_header("Content-Type", SSE)
             .with_header("Cache-Control", "no-cache");
@@ -135,7 +135,7 @@ impl<M: Machine> Endpoint<M> {
         if let Err(resp) = self.check_version(fields) {
             return resp;
         }
-        self.terminate(now, &sid);
+        self.terminate(now, sid);
         HttpResponse::status(200)
     }
 }
