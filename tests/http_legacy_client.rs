@@ -258,8 +258,12 @@ impl<S: Srv, C: Client> Net<S, C> {
             .request(self.now, &head, req.body, [self.seed; 16]);
         self.log
             .push((req.head.method, req.head.path.clone(), resp.status));
-        self.client
-            .head(self.now, req.key, resp.status, &resp.headers);
+        let headers: Vec<(String, String)> = resp
+            .headers
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        self.client.head(self.now, req.key, resp.status, &headers);
         match resp.body {
             Body::Empty => self.client.end(req.key),
             Body::Full(b) => {

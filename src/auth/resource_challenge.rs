@@ -80,7 +80,7 @@ impl ProtectedResource {
     /// scopes the request needs.
     #[must_use]
     pub fn unauthorized(&self, scope: &[String]) -> HttpResponse {
-        HttpResponse::status(401).with_header("WWW-Authenticate", self.challenge(None, scope))
+        HttpResponse::status(401).with_header_value("WWW-Authenticate", self.challenge(None, scope))
     }
 
     /// The refusal for `error` (400, 401 or 403 by its code), explained by `description`.
@@ -92,7 +92,7 @@ impl ProtectedResource {
             headers: vec![
                 (
                     "WWW-Authenticate".into(),
-                    self.challenge(Some((error, description)), scope),
+                    self.challenge(Some((error, description)), scope).into(),
                 ),
                 ("Content-Type".into(), "application/json".into()),
             ],

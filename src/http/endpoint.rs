@@ -2,14 +2,14 @@
 //! (ids from caller-supplied random bytes, idle expiry, a session cap), header rules, and
 //! the streams each response body is pulled from.
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use bytes::Bytes;
 
-use super::admission;
+use super::admission::{self, KnownFields};
 use super::config::{EndpointConfig, EndpointStats, ResponseMode};
-use super::headers::accepts;
+use super::headers::accepts_all;
+use super::id_hash::IdMap;
 use super::machine::Machine;
 use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
 use super::streams::{LogicalStream, Mode, SessionState, StreamChunk};
@@ -26,15 +26,14 @@ use crate::session::TransmitKind;
 
 const JSON: &str = "application/json";
 const SSE: &str = "text/event-stream";
-const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The server endpoint, generic over the per-session machine `M` built by a factory.
 pub struct Endpoint<M> {
     config: EndpointConfig,
     factory: Box<dyn FnMut(Instant) -> M + Send>,
-    sessions: HashMap<String, SessionState<M>>,
+    sessions: IdMap<String, SessionState<M>>,
     /// Attached connection → (session key, logical stream).
-    conns: HashMap<StreamId, (String, u64)>,
+    conns: IdMap<StreamId, (String, u64)>,
     next_conn: u64,
     next_exchange: u64,
     /// The 2026-07-28 exchanges holding a `subscriptions/listen` stream.
@@ -51,8 +50,8 @@ impl<M: Machine> Endpoint<M> {
         Endpoint {
             config,
             factory: Box::new(factory),
-            sessions: HashMap::new(),
-            conns: HashMap::new(),
+            sessions: IdMap::default(),
+            conns: IdMap::default(),
             next_conn: 0,
             next_exchange: 0,
             listeners: Vec::new(),
@@ -89,16 +88,17 @@ impl<M: Machine> Endpoint<M> {
         body: Bytes,
         random: [u8; 16],
     ) -> HttpResponse {
-        if let Err(resp) = admission::check_host_origin(&self.config, head) {
+        let fields = KnownFields::of(head);
+        if let Err(resp) = admission::check_host_origin(&self.config, &fields) {
             return resp;
         }
-        if Self::is_modern(head) {
+        if Self::is_modern(&fields) {
             return self.handle_modern(now, head, body);
         }
         match head.method {
-            HttpMethod::Post => self.handle_post(now, head, body, random),
-            HttpMethod::Get => self.handle_get(now, head),
-            HttpMethod::Delete => self.handle_delete(now, head),
+            HttpMethod::Post => self.handle_post(now, &fields, body, random),
+            HttpMethod::Get => self.handle_get(now, &fields),
+            HttpMethod::Delete => self.handle_delete(now, &fields),
             HttpMethod::Other => method_not_allowed(),
         }
     }
@@ -106,18 +106,18 @@ impl<M: Machine> Endpoint<M> {
     fn handle_post(
         &mut self,
         now: Instant,
-        head: &HttpRequestHead,
+        fields: &KnownFields<'_>,
         body: Bytes,
         random: [u8; 16],
     ) -> HttpResponse {
-        let accept = head.get("accept").unwrap_or("");
-        if !accepts(accept, JSON) || !accepts(accept, SSE) {
+        let accept = fields.accept.unwrap_or("");
+        if !accepts_all(accept, [JSON, SSE]) {
             return error(
                 406,
                 "Not Acceptable: Accept must allow application/json and text/event-stream",
             );
         }
-        if let Err(resp) = admission::check_json_body(&self.config, head, body.len()) {
+        if let Err(resp) = admission::check_json_body(&self.config, fields, body.len()) {
             return resp;
         }
         let incoming = match decode(&body) {
@@ -143,25 +143,30 @@ impl<M: Machine> Endpoint<M> {
             matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
         let is_batch = matches!(incoming, Incoming::Batch(_));
         if self.config.stateless {
-            return self.handle_stateless(now, head, body, requests, is_batch);
+            return self.handle_stateless(now, fields, body, requests, is_batch);
         }
-        let (sid, created) = if is_init && head.get(SESSION_HEADER).is_none() {
+        // The id as the client sent it (borrowed from the head), or the new one.
+        let new_sid;
+        let (sid, created) = if is_init && fields.session_id.is_none() {
             match self.create_session(now, random) {
-                Some(sid) => (sid, true),
+                Some(sid) => {
+                    new_sid = sid;
+                    (new_sid.as_str(), true)
+                }
                 None => return error(503, "Service Unavailable: too many sessions"),
             }
         } else {
-            match self.lookup(head) {
+            match self.lookup(fields) {
                 Ok(sid) => (sid, false),
                 Err(resp) => return resp,
             }
         };
         if !is_init {
-            if let Err(resp) = self.check_version(head) {
+            if let Err(resp) = self.check_version(fields) {
                 return resp;
             }
         }
-        let session = self.sessions.get_mut(&sid).expect("looked up");
+        let session = self.sessions.get_mut(sid).expect("looked up");
         session.last_activity = now;
         if is_batch && session.machine.protocol_version() != Some(ProtocolVersion::V2025_03_26) {
             return rpc_error(
@@ -199,9 +204,9 @@ impl<M: Machine> Endpoint<M> {
             .for_each(|id| session.request_cancelled(id));
         let mode = self.config.response_mode;
         let conn = self.new_conn();
-        let mut resp = self.open_response(&sid, key, conn, mode, is_batch);
+        let mut resp = self.open_response(sid, key, conn, mode, is_batch);
         if created {
-            resp = resp.with_header("Mcp-Session-Id", sid.clone());
+            resp = resp.with_header_value("Mcp-Session-Id", sid);
         }
         resp
     }
@@ -428,8 +433,8 @@ impl<M: Machine> Endpoint<M> {
         Some(sid)
     }
 
-    fn lookup(&self, head: &HttpRequestHead) -> Result<String, HttpResponse> {
-        let Some(sid) = head.get(SESSION_HEADER) else {
+    fn lookup<'a>(&self, fields: &KnownFields<'a>) -> Result<&'a str, HttpResponse> {
+        let Some(sid) = fields.session_id else {
             return Err(rpc_error(
                 400,
                 -32000,
@@ -439,14 +444,14 @@ impl<M: Machine> Endpoint<M> {
         if sid.starts_with('#') || !self.sessions.contains_key(sid) {
             return Err(rpc_error(404, -32001, "Session not found"));
         }
-        Ok(sid.to_string())
+        Ok(sid)
     }
 
     /// The `MCP-Protocol-Version` header: absent means 2025-03-26; unsupported is 400. Any
     /// supported value is accepted, even one other than the negotiated version (the
     /// conformance suite sends 2025-03-26 on 2025-11-25 sessions).
-    fn check_version(&self, head: &HttpRequestHead) -> Result<ProtocolVersion, HttpResponse> {
-        admission::header_version(&self.config, head)
+    fn check_version(&self, fields: &KnownFields<'_>) -> Result<ProtocolVersion, HttpResponse> {
+        admission::header_version(&self.config, fields)
             .map(|v| v.unwrap_or(ProtocolVersion::V2025_03_26))
     }
 

@@ -5,12 +5,13 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::{Endpoint, SSE};
+use crate::http::admission::KnownFields;
 use crate::http::event_id::EventId;
 use crate::http::headers::accepts;
 use crate::http::machine::Machine;
 use crate::http::reply::{error, handshake, method_not_allowed, rpc_error};
 use crate::http::streams::{LogicalStream, Mode, SessionState, STANDALONE};
-use crate::http::types::{Body, HttpRequestHead, HttpResponse, StreamId};
+use crate::http::types::{Body, HttpResponse, StreamId};
 use crate::http::ResponseMode;
 use crate::jsonrpc::{decode, Incoming, Message, RequestId};
 
@@ -18,7 +19,7 @@ impl<M: Machine> Endpoint<M> {
     pub(super) fn handle_stateless(
         &mut self,
         now: Instant,
-        head: &HttpRequestHead,
+        fields: &KnownFields<'_>,
         body: Bytes,
         requests: Vec<RequestId>,
         is_batch: bool,
@@ -26,7 +27,7 @@ impl<M: Machine> Endpoint<M> {
         if is_batch {
             return rpc_error(400, -32600, "Invalid Request: batches are not supported");
         }
-        let version = match self.check_version(head) {
+        let version = match self.check_version(fields) {
             Ok(v) => v,
             Err(resp) => return resp,
         };
@@ -67,25 +68,25 @@ impl<M: Machine> Endpoint<M> {
         resp
     }
 
-    pub(super) fn handle_get(&mut self, now: Instant, head: &HttpRequestHead) -> HttpResponse {
+    pub(super) fn handle_get(&mut self, now: Instant, fields: &KnownFields<'_>) -> HttpResponse {
         if self.config.stateless || !self.config.allow_get {
             return method_not_allowed();
         }
-        if !accepts(head.get("accept").unwrap_or(""), SSE) {
+        if !accepts(fields.accept.unwrap_or(""), SSE) {
             return error(406, "Not Acceptable: Accept must allow text/event-stream");
         }
-        let sid = match self.lookup(head) {
+        let sid = match self.lookup(fields) {
             Ok(sid) => sid,
             Err(resp) => return resp,
         };
-        if let Err(resp) = self.check_version(head) {
+        if let Err(resp) = self.check_version(fields) {
             return resp;
         }
         let conn = self.new_conn();
-        let session = self.sessions.get_mut(&sid).expect("looked up");
+        let session = self.sessions.get_mut(sid).expect("looked up");
         session.last_activity = now;
         session.pump();
-        let key = match head.get("last-event-id") {
+        let key = match fields.last_event_id {
             Some(text) => {
                 let Some(cursor) = EventId::parse(text.trim()) else {
                     return error(400, "Bad Request: invalid Last-Event-ID");
@@ -115,7 +116,7 @@ impl<M: Machine> Endpoint<M> {
                 STANDALONE
             }
         };
-        self.conns.insert(conn, (sid, key));
+        self.conns.insert(conn, (sid.to_string(), key));
         let mut resp = HttpResponse::status(200)
             .with_header("Content-Type", SSE)
             .with_header("Cache-Control", "no-cache");
@@ -123,18 +124,18 @@ impl<M: Machine> Endpoint<M> {
         resp
     }
 
-    pub(super) fn handle_delete(&mut self, now: Instant, head: &HttpRequestHead) -> HttpResponse {
+    pub(super) fn handle_delete(&mut self, now: Instant, fields: &KnownFields<'_>) -> HttpResponse {
         if self.config.stateless || !self.config.allow_delete {
             return method_not_allowed();
         }
-        let sid = match self.lookup(head) {
+        let sid = match self.lookup(fields) {
             Ok(sid) => sid,
             Err(resp) => return resp,
         };
-        if let Err(resp) = self.check_version(head) {
+        if let Err(resp) = self.check_version(fields) {
             return resp;
         }
-        self.terminate(now, &sid);
+        self.terminate(now, sid);
         HttpResponse::status(200)
     }
 }

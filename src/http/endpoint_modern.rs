@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 use super::{Endpoint, JSON, SSE};
 use crate::app::server::{ListenEvent, ParamHeader};
 use crate::auth::encoding::base64_standard_decode;
-use crate::http::headers::{accepts, is_json_content_type};
+use crate::http::admission::KnownFields;
+use crate::http::headers::{accepts_all, is_json_content_type};
 use crate::http::machine::Machine;
 use crate::http::reply::error;
 use crate::http::streams::{LogicalStream, Mode, SessionState};
@@ -31,11 +32,11 @@ impl<M: Machine> Endpoint<M> {
     /// Whether `head` opens a stateless exchange: a version header that is not a stateful
     /// revision (2026-07-28, or one the server may not know, which it must refuse with
     /// -32022), and no session id.
-    pub(super) fn is_modern(head: &HttpRequestHead) -> bool {
-        let Some(version) = head.get("mcp-protocol-version") else {
+    pub(super) fn is_modern(fields: &KnownFields<'_>) -> bool {
+        let Some(version) = fields.protocol_version else {
             return false;
         };
-        head.get("mcp-session-id").is_none()
+        fields.session_id.is_none()
             && ProtocolVersion::parse(version.trim()).is_none_or(|v| !v.is_stateful())
     }
 
@@ -50,7 +51,7 @@ impl<M: Machine> Endpoint<M> {
                 .with_header("Allow", "POST");
         }
         let accept = head.get("accept").unwrap_or("");
-        if !accepts(accept, JSON) || !accepts(accept, SSE) {
+        if !accepts_all(accept, [JSON, SSE]) {
             return error(
                 406,
                 "Not Acceptable: Accept must allow application/json and text/event-stream",

@@ -7,30 +7,42 @@
 ///
 /// It runs on every request, so it works on the bytes in place: no lower-cased copies.
 pub fn accepts(accept: &str, media: &str) -> bool {
-    let media = media.as_bytes();
-    let ty = media.split(|&b| b == b'/').next().unwrap_or(media);
-    let mut best: Option<(u8, bool)> = None; // (specificity, acceptable)
+    accepts_all(accept, [media])
+}
+
+/// Whether an `Accept` header value admits every one of `media` (each as [`accepts`] judges
+/// it), in one pass over the header's ranges (a POST needs both JSON and SSE).
+pub fn accepts_all<const N: usize>(accept: &str, media: [&str; N]) -> bool {
+    let wanted = media.map(|m| {
+        let m = m.as_bytes();
+        (m, m.split(|&b| b == b'/').next().unwrap_or(m))
+    });
+    let mut best: [Option<(u8, bool)>; N] = [None; N]; // (specificity, acceptable)
     for range in accept.as_bytes().split(|&b| b == b',') {
         let mut parts = range.split(|&b| b == b';');
         let name = parts.next().unwrap_or_default().trim_ascii();
-        let specificity = if name.eq_ignore_ascii_case(media) {
-            3
-        } else if name
-            .strip_suffix(b"/*")
-            .is_some_and(|t| t.eq_ignore_ascii_case(ty))
-        {
-            2
-        } else if name == b"*/*" {
-            1
-        } else {
-            continue;
-        };
-        let acceptable = parts.all(|p| !is_q_zero(p));
-        if best.is_none_or(|(s, _)| specificity > s) {
-            best = Some((specificity, acceptable));
+        let mut acceptable = None;
+        for ((media, ty), best) in wanted.iter().zip(best.iter_mut()) {
+            let specificity = if name.eq_ignore_ascii_case(media) {
+                3
+            } else if name
+                .strip_suffix(b"/*")
+                .is_some_and(|t| t.eq_ignore_ascii_case(ty))
+            {
+                2
+            } else if name == b"*/*" {
+                1
+            } else {
+                continue;
+            };
+            if best.is_none_or(|(s, _)| specificity > s) {
+                // The parameters are read once per range, and only for a range that matched.
+                let ok = *acceptable.get_or_insert_with(|| parts.clone().all(|p| !is_q_zero(p)));
+                *best = Some((specificity, ok));
+            }
         }
     }
-    best.is_some_and(|(_, ok)| ok)
+    best.iter().all(|b| b.is_some_and(|(_, ok)| ok))
 }
 
 /// Whether a media-range parameter is `q=0` (or `q=0.0…`): a weight of zero refuses the range.
@@ -156,6 +168,27 @@ mod tests {
         assert!(!accepts("application/json;q=0.000", "application/json"));
         assert!(accepts("application/json;q=0.001", "application/json"));
         assert!(!accepts("application/jsonx, text/*", "application/json"));
+    }
+
+    #[test]
+    fn accepts_all_agrees_with_accepts_for_each_media() {
+        let media = ["application/json", "text/event-stream"];
+        for accept in [
+            "application/json, text/event-stream",
+            "*/*",
+            "application/json",
+            "text/event-stream;q=0, */*",
+            "text/*;q=0, text/event-stream, application/*",
+            "*/*;q=0, application/json;q=0.5, TEXT/EVENT-STREAM",
+            "",
+            "application/json;q=0, text/event-stream, */*",
+        ] {
+            let each = media.iter().all(|m| accepts(accept, m));
+            let one_pass = accepts_all(accept, media);
+            assert_eq!(one_pass, each, "{accept}");
+        }
+        assert!(accepts_all("application/json, text/event-stream", media));
+        assert!(!accepts_all("application/json", media));
     }
 
     #[test]

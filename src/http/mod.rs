@@ -9,11 +9,13 @@ mod config;
 mod endpoint;
 pub mod event_id;
 pub mod headers;
+mod id_hash;
 pub mod legacy;
 mod machine;
 pub mod replay;
 mod reply;
 mod streams;
+mod text;
 mod types;
 
 pub use client::{
@@ -23,4 +25,5 @@ pub use config::{EndpointConfig, EndpointStats, ResponseMode};
 pub use endpoint::Endpoint;
 pub use machine::Machine;
 pub use streams::StreamChunk;
+pub use text::HttpText;
 pub use types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};

@@ -8,6 +8,7 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::event_id::EventId;
+use super::id_hash::IdMap;
 use super::machine::Machine;
 use super::replay::ReplayBuffer;
 use super::types::StreamId;
@@ -82,7 +83,7 @@ impl LogicalStream {
 /// One MCP session as the endpoint holds it.
 pub(crate) struct SessionState<M> {
     pub(crate) machine: M,
-    pub(crate) streams: HashMap<u64, LogicalStream>,
+    pub(crate) streams: IdMap<u64, LogicalStream>,
     pub(crate) request_streams: HashMap<RequestId, u64>,
     pub(crate) next_stream: u64,
     next_seq: u64,
@@ -100,7 +101,7 @@ impl<M: Machine> SessionState<M> {
     pub(crate) fn new(machine: M, now: Instant, replay_budget: usize, retry_ms: u64) -> Self {
         SessionState {
             machine,
-            streams: HashMap::new(),
+            streams: IdMap::default(),
             request_streams: HashMap::new(),
             next_stream: STANDALONE + 1,
             next_seq: 1,

@@ -453,7 +453,12 @@ impl HttpClientWorld {
         if link.session.is_none() {
             link.session = session.clone();
         }
-        let (status, headers) = (resp.status, resp.headers);
+        let status = resp.status;
+        let headers = resp
+            .headers
+            .into_iter()
+            .map(|(n, v)| (n.into(), v.into()))
+            .collect();
         self.net.schedule(
             at,
             Arrival::Head {

@@ -62,7 +62,12 @@ impl LegacyClient {
         let mut head = HttpRequestHead::new(HttpMethod::Get, sse_url.path_and_query.clone())
             .header("Accept", "text/event-stream")
             .header("Cache-Control", "no-cache");
-        head.headers.extend(config.extra_headers.iter().cloned());
+        head.headers.extend(
+            config
+                .extra_headers
+                .iter()
+                .map(|(n, v)| (n.into(), v.into())),
+        );
         let get = OutgoingRequest {
             key: get_key,
             url: sse_url.to_string(),
@@ -260,8 +265,12 @@ impl LegacyClient {
         self.next_key += 1;
         let mut head = HttpRequestHead::new(HttpMethod::Post, url.path_and_query.clone())
             .header("Content-Type", "application/json");
-        head.headers
-            .extend(self.config.extra_headers.iter().cloned());
+        head.headers.extend(
+            self.config
+                .extra_headers
+                .iter()
+                .map(|(n, v)| (n.into(), v.into())),
+        );
         self.requests.push_back(OutgoingRequest {
             key,
             url: url.to_string(),

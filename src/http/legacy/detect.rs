@@ -343,8 +343,12 @@ impl AutoClient {
         let mut head = HttpRequestHead::new(HttpMethod::Post, self.url.path_and_query.clone())
             .header("Accept", "application/json, text/event-stream")
             .header("Content-Type", "application/json");
-        head.headers
-            .extend(self.config.extra_headers.iter().cloned());
+        head.headers.extend(
+            self.config
+                .extra_headers
+                .iter()
+                .map(|(n, v)| (n.into(), v.into())),
+        );
         self.requests.push_back(OutgoingRequest {
             key: PROBE,
             url: self.url.to_string(),

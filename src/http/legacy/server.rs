@@ -10,7 +10,7 @@ use bytes::Bytes;
 
 use super::session::LegacySession;
 use crate::app::runtime::Job;
-use crate::http::admission;
+use crate::http::admission::{self, KnownFields};
 use crate::http::config::{EndpointConfig, EndpointStats};
 use crate::http::headers::accepts;
 use crate::http::machine::Machine;
@@ -116,7 +116,8 @@ impl<M: Machine> LegacyEndpoint<M> {
         random: [u8; 16],
     ) -> HttpResponse {
         self.now = Some(now);
-        if let Err(resp) = admission::check_host_origin(&self.config.endpoint, head) {
+        let fields = KnownFields::of(head);
+        if let Err(resp) = admission::check_host_origin(&self.config.endpoint, &fields) {
             return resp;
         }
         match head.method {
@@ -176,8 +177,9 @@ impl<M: Machine> LegacyEndpoint<M> {
         if session.ended {
             return rpc_error(404, -32001, "Session not found");
         }
-        let admitted = admission::check_json_body(&self.config.endpoint, head, body.len())
-            .and_then(|()| admission::header_version(&self.config.endpoint, head));
+        let fields = KnownFields::of(head);
+        let admitted = admission::check_json_body(&self.config.endpoint, &fields, body.len())
+            .and_then(|()| admission::header_version(&self.config.endpoint, &fields));
         if let Err(resp) = admitted {
             return resp;
         }

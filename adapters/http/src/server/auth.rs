@@ -174,8 +174,8 @@ fn hook_refusal(realm: &str, resource_metadata: Option<&str>, invalid: bool) -> 
     HttpResponse {
         status: 401,
         headers: vec![
-            ("WWW-Authenticate".to_owned(), value),
-            ("Content-Type".to_owned(), "text/plain".to_owned()),
+            ("WWW-Authenticate".into(), value.into()),
+            ("Content-Type".into(), "text/plain".into()),
         ],
         body: Body::Full(Bytes::from_static(b"Unauthorized")),
     }

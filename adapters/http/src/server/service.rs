@@ -9,9 +9,9 @@ use std::time::Instant;
 use bytes::{Bytes, BytesMut};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE};
+use hyper::header::{HeaderName, HeaderValue, InvalidHeaderValue, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Request, Response, StatusCode};
-use mcp_sansio::http::{Body, HttpMethod, HttpRequestHead, HttpResponse};
+use mcp_sansio::http::{Body, HttpMethod, HttpRequestHead, HttpResponse, HttpText};
 
 use super::auth::BearerAuth;
 use super::body::{ResponseBody, StreamBody};
@@ -117,22 +117,17 @@ pub(crate) async fn handle(
 }
 
 /// Method, path (with the query: the legacy POST names its session there) and headers as the
-/// endpoint takes them.
+/// endpoint takes them: the header text copied once into a buffer the fields share.
 fn request_head(req: &Request<Incoming>) -> HttpRequestHead {
     let target = req
         .uri()
         .path_and_query()
         .map_or_else(|| req.uri().path(), |p| p.as_str());
-    let mut head = HttpRequestHead::new(HttpMethod::parse(req.method().as_str()), target);
-    head.headers.reserve_exact(req.headers().len());
-    for (name, value) in req.headers() {
-        let value = match std::str::from_utf8(value.as_bytes()) {
-            Ok(text) => text.to_owned(),
-            Err(_) => String::from_utf8_lossy(value.as_bytes()).into_owned(),
-        };
-        head.headers.push((name.as_str().to_owned(), value));
-    }
-    head
+    HttpRequestHead::new(HttpMethod::parse(req.method().as_str()), target).with_fields(|| {
+        req.headers()
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_bytes()))
+    })
 }
 
 /// Reads the body, stopping once it exceeds `limit` bytes (what was read is returned, so the
@@ -164,16 +159,32 @@ fn response(resp: HttpResponse, shared: &Shared) -> Response<ResponseBody> {
     let headers = out.headers_mut();
     headers.reserve(resp.headers.len());
     for (name, value) in resp.headers {
-        // The value's buffer becomes the header's (checked, not copied); well-known names
-        // are matched without allocating.
-        if let (Ok(name), Ok(value)) = (
-            HeaderName::from_bytes(name.as_bytes()),
-            HeaderValue::from_maybe_shared(Bytes::from(value)),
-        ) {
+        if let (Some(name), Ok(value)) = (header_name(&name), header_value(value)) {
             headers.append(name, value);
         }
     }
     out
+}
+
+/// The endpoint's field names as hyper's: the ones it sends on every response matched
+/// without parsing (they are mixed case, which `HeaderName::from_bytes` lower-cases first).
+fn header_name(name: &str) -> Option<HeaderName> {
+    Some(match name {
+        "Content-Type" => CONTENT_TYPE,
+        "Cache-Control" => CACHE_CONTROL,
+        "Mcp-Session-Id" => HeaderName::from_static("mcp-session-id"),
+        _ => return HeaderName::from_bytes(name.as_bytes()).ok(),
+    })
+}
+
+/// A value as hyper's, checked but not copied: a literal stays static, an owned `String`
+/// becomes the header's buffer.
+fn header_value(value: HttpText) -> Result<HeaderValue, InvalidHeaderValue> {
+    let bytes = match value.as_static() {
+        Some(text) => Bytes::from_static(text.as_bytes()),
+        None => Bytes::from(String::from(value)),
+    };
+    HeaderValue::from_maybe_shared(bytes)
 }
 
 /// A short text response made by the adapter itself (routing, auth, transport failures).
