@@ -66,7 +66,8 @@ pub struct EmbeddedResource {
 }
 
 /// A block of content in tool results, prompts and embedded messages, tagged by `type`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// (`Deserialize` is hand-written in `tagged.rs`: it reads a leading tag without buffering.)
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {
     /// `text`.
@@ -144,7 +145,8 @@ pub struct ToolResultContent {
 }
 
 /// A block of a sampling message: text, image, audio, or (2025-11-25) tool use and result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// (`Deserialize` is hand-written in `tagged.rs`, as for [`ContentBlock`].)
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SamplingContent {
     /// `text`.

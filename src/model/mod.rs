@@ -18,6 +18,7 @@ mod prompts;
 mod resources;
 mod roots;
 mod sampling;
+mod tagged;
 mod tasks;
 mod tools;
 mod version;

@@ -9,7 +9,7 @@ mod encoded;
 mod error;
 mod event;
 mod gating;
-mod idhash;
+pub(crate) mod idhash;
 mod inbound;
 mod lifecycle;
 mod outbound;

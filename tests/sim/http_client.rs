@@ -367,7 +367,7 @@ impl HttpClientWorld {
             HttpRequestHead::new(request.method, "/mcp").header("Host", "127.0.0.1:8080");
         let resume_from = request.header("Last-Event-ID").and_then(EventId::parse);
         for (name, value) in &request.headers {
-            let mut value = value.clone();
+            let mut value = value.as_str().to_owned();
             if name.eq_ignore_ascii_case("last-event-id")
                 && self.sabotage == Sabotage::ResumeFromStart
             {

@@ -217,9 +217,14 @@ impl Loop {
                 moved = true;
                 self.act(action);
             }
-            while let Some(frame) = self.transport.poll_frame() {
+            // The transport decoded the answers to see which requests they end: the machine
+            // takes that decoding instead of decoding each frame again.
+            while let Some((frame, decoded)) = self.transport.poll_frame_decoded() {
                 moved = true;
-                self.client.handle_input(now, frame);
+                match decoded {
+                    Some(incoming) => self.client.handle_decoded(now, &frame, incoming),
+                    None => self.client.handle_input(now, frame),
+                }
             }
             while let Some(event) = self.transport.poll_event() {
                 (self.on_transport_event)(event);

@@ -32,8 +32,9 @@ use builder::Handlers;
 
 use crate::app::runtime::{lock, CancelToken, Job, OneshotSender, Outbox, WakeHook};
 use crate::config::Config;
-use crate::jsonrpc::{self as m, ErrorObject, RawJson, RequestId};
+use crate::jsonrpc::{self as m, ErrorObject, Incoming, RawJson, RequestId};
 use crate::model::{InitializeResult, Root};
+use crate::session::idhash::IdBuildHasher;
 use crate::session::{
     ClientSetup, CloseReason, Event, Outcome, RequestOptions, Session, State, Transmit,
 };
@@ -101,9 +102,10 @@ pub struct Client {
     outbox: Outbox<ClientItem>,
     handle: ClientHandle,
     jobs: VecDeque<Job>,
-    calls: HashMap<RequestId, Call>,
+    /// Keyed by our own request ids (no peer-chosen keys): the fast id hasher.
+    calls: HashMap<RequestId, Call, IdBuildHasher>,
     /// Request ids of calls by their handle-side key (for cancellation).
-    keys: HashMap<u64, RequestId>,
+    keys: HashMap<u64, RequestId, IdBuildHasher>,
     init: Option<InitCall>,
     /// Cancel tokens of the server's requests whose handler has not replied yet.
     running: HashMap<RequestId, CancelToken>,
@@ -134,8 +136,8 @@ impl Client {
             handle: ClientHandle::new(outbox.clone()),
             outbox,
             jobs: VecDeque::new(),
-            calls: HashMap::new(),
-            keys: HashMap::new(),
+            calls: HashMap::default(),
+            keys: HashMap::default(),
             init: None,
             running: HashMap::new(),
             events: VecDeque::new(),
@@ -165,6 +167,15 @@ impl Client {
         self.last_now = now;
         self.process();
         self.session.handle_input(now, frame);
+        self.process();
+    }
+
+    /// [`Client::handle_input`] for a frame the transport already decoded (`incoming` is
+    /// `jsonrpc::decode(frame)`'s result, e.g. from `HttpClient::poll_frame_decoded`).
+    pub fn handle_decoded(&mut self, now: Instant, frame: &Bytes, incoming: Incoming) {
+        self.last_now = now;
+        self.process();
+        self.session.handle_decoded(now, frame, incoming);
         self.process();
     }
 

@@ -26,7 +26,8 @@ impl HttpClient {
         }
         client.protocol_version = handoff
             .protocol_version
-            .filter(|v| !v.is_empty() && v.bytes().all(|b| (0x20..=0x7e).contains(&b)));
+            .filter(|v| !v.is_empty() && v.bytes().all(|b| (0x20..=0x7e).contains(&b)))
+            .map(Into::into);
         client.init_frame = Some(handoff.init_frame);
         for frame in handoff.pending {
             let kind = kind_of(&frame);

@@ -6,7 +6,7 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use crate::framing::sse::{SseDecoder, SseItem};
-use crate::jsonrpc::{self, Incoming, Message, RequestId};
+use crate::jsonrpc::{Incoming, Message, RequestId};
 
 /// Error bodies kept at most (to quote the server's error message).
 const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -97,17 +97,16 @@ impl Exchange {
     /// Chooses how to read the body from the status and `Content-Type`.
     pub(super) fn start_body(&mut self, status: u16, content_type: &str, max_event_size: usize) {
         self.status = Some(status);
-        let media = content_type
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
+        // Compared without case in place (no lowercased copy per response).
+        let media = content_type.split(';').next().unwrap_or("").trim();
+        let json_suffix = media.len() >= 5
+            && media.is_char_boundary(media.len() - 5)
+            && media[media.len() - 5..].eq_ignore_ascii_case("+json");
         self.body = if !(200..300).contains(&status) {
             BodyState::Error(Vec::new())
-        } else if media == "text/event-stream" {
+        } else if media.eq_ignore_ascii_case("text/event-stream") {
             BodyState::Sse(SseDecoder::new(max_event_size))
-        } else if media == "application/json" || media.ends_with("+json") {
+        } else if media.eq_ignore_ascii_case("application/json") || json_suffix {
             BodyState::Json(Vec::new())
         } else {
             BodyState::Ignore
@@ -197,24 +196,24 @@ impl Exchange {
         }
     }
 
-    /// Marks the exchange answered when `frame` is the response it awaits.
-    pub(super) fn note_frame(&mut self, frame: &Bytes) {
+    /// Marks the exchange answered when `incoming` (a decoded frame of its body) holds the
+    /// response it awaits.
+    pub(super) fn note_answer(&mut self, incoming: &Incoming) {
         if self.answered {
             return;
         }
         let Some(awaited) = self.purpose.awaited() else {
             return;
         };
-        self.answered = answers(frame, awaited);
+        self.answered = answers(incoming, awaited);
     }
 }
 
-/// Whether `frame` holds the response (result or error) to request `id`.
-pub(super) fn answers(frame: &Bytes, id: &RequestId) -> bool {
+/// Whether `incoming` holds the response (result or error) to request `id`.
+pub(super) fn answers(incoming: &Incoming, id: &RequestId) -> bool {
     let is_answer = |m: &Message| matches!(m, Message::Response(r) if r.id.as_ref() == Some(id));
-    match jsonrpc::decode(frame) {
-        Ok(Incoming::Single(m)) => is_answer(&m),
-        Ok(Incoming::Batch(items)) => items.iter().flatten().any(is_answer),
-        Err(_) => false,
+    match incoming {
+        Incoming::Single(m) => is_answer(m),
+        Incoming::Batch(items) => items.iter().flatten().any(is_answer),
     }
 }

@@ -27,18 +27,21 @@ mod session;
 mod types;
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
 pub use types::{
-    ClientAction, ExchangeId, HttpClientConfig, HttpClientRequest, HttpClientStats, TransportEvent,
+    ClientAction, ExchangeId, FieldValue, HttpClientConfig, HttpClientRequest, HttpClientStats,
+    TransportEvent,
 };
 
 use exchange::{Exchange, Purpose};
 
 use crate::http::HttpMethod;
-use crate::jsonrpc::{self, ErrorObject, Message, MissingId, RawJson, RequestId};
+use crate::jsonrpc::{self, ErrorObject, Incoming, Message, MissingId, RawJson, RequestId};
+use crate::session::idhash::IdBuildHasher;
 use crate::session::TransmitKind;
 
 /// The JSON-RPC error code of the error responses the transport synthesizes for requests it
@@ -47,7 +50,10 @@ use crate::session::TransmitKind;
 pub const TRANSPORT_ERROR: i64 = -32000;
 
 /// The `Accept` of every POST.
-const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+const ACCEPT_BOTH: FieldValue = FieldValue::from_static("application/json, text/event-stream");
+
+/// The `Content-Type` of every POST.
+const JSON: FieldValue = FieldValue::from_static("application/json");
 
 /// Where the transport is in the session's life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,14 +86,17 @@ struct PendingResume {
 pub struct HttpClient {
     config: HttpClientConfig,
     phase: Phase,
-    session_id: Option<String>,
+    /// Shared with the header of every request (no copy per request).
+    session_id: Option<Arc<str>>,
     /// The negotiated version, sent as `MCP-Protocol-Version` once known.
-    protocol_version: Option<String>,
+    protocol_version: Option<Arc<str>>,
     next_exchange: u64,
-    exchanges: HashMap<ExchangeId, Exchange>,
+    /// Keyed by our own sequential exchange ids: the fast id hasher.
+    exchanges: HashMap<ExchangeId, Exchange, IdBuildHasher>,
     resumes: Vec<PendingResume>,
     actions: VecDeque<ClientAction>,
-    frames: VecDeque<Bytes>,
+    /// Frames for the machine, with their decoding when the transport made one.
+    frames: VecDeque<(Bytes, Option<Incoming>)>,
     events: VecDeque<TransportEvent>,
     /// While this exchange (`initialize` or `notifications/initialized`) awaits its response
     /// head, other messages are held: the server must see the handshake first.
@@ -112,7 +121,7 @@ impl HttpClient {
             session_id: None,
             protocol_version: None,
             next_exchange: 0,
-            exchanges: HashMap::new(),
+            exchanges: HashMap::default(),
             resumes: Vec::new(),
             actions: VecDeque::new(),
             frames: VecDeque::new(),
@@ -287,6 +296,15 @@ impl HttpClient {
     /// The next frame for the client machine's `handle_input`.
     #[must_use]
     pub fn poll_frame(&mut self) -> Option<Bytes> {
+        self.frames.pop_front().map(|(frame, _)| frame)
+    }
+
+    /// [`HttpClient::poll_frame`] with the frame's decoding (`jsonrpc::decode(&frame)`'s
+    /// result) when the transport made one to see whether it answers a request in flight:
+    /// give both to the machine's `handle_decoded` so the frame is not decoded twice, or the
+    /// frame alone to `handle_input` when there is none.
+    #[must_use]
+    pub fn poll_frame_decoded(&mut self) -> Option<(Bytes, Option<Incoming>)> {
         self.frames.pop_front()
     }
 
@@ -316,15 +334,14 @@ impl HttpClient {
             return self.refuse(&frame, kind, "too many HTTP exchanges in flight");
         }
         let purpose = match kind {
-            TransmitKind::Request => match jsonrpc::decode_message(&frame) {
-                Ok(Message::Request(r)) => {
-                    let init = r.method == jsonrpc::INITIALIZE;
+            TransmitKind::Request => match request_head(&frame) {
+                Some((id, init)) => {
                     if init {
                         self.init_frame = Some(frame.clone());
                     }
-                    Purpose::Request { id: r.id, init }
+                    Purpose::Request { id, init }
                 }
-                _ => Purpose::Message,
+                None => Purpose::Message,
             },
             TransmitKind::Notification if is_initialized(&frame) => {
                 self.initialized_frame = Some(frame.clone());
@@ -344,10 +361,9 @@ impl HttpClient {
 
     /// Queues a POST of `frame` and returns its exchange.
     fn post(&mut self, frame: Bytes, purpose: Purpose) -> ExchangeId {
-        let mut headers = vec![
-            ("Accept", ACCEPT_BOTH.to_owned()),
-            ("Content-Type", "application/json".to_owned()),
-        ];
+        let mut headers = Vec::with_capacity(4);
+        headers.push(("Accept", ACCEPT_BOTH));
+        headers.push(("Content-Type", JSON));
         if !matches!(
             purpose,
             Purpose::Request { init: true, .. } | Purpose::Reinit
@@ -360,13 +376,13 @@ impl HttpClient {
     /// Adds `Mcp-Session-Id` and `MCP-Protocol-Version` when known.
     fn session_headers(
         &self,
-        mut headers: Vec<(&'static str, String)>,
-    ) -> Vec<(&'static str, String)> {
+        mut headers: Vec<(&'static str, FieldValue)>,
+    ) -> Vec<(&'static str, FieldValue)> {
         if let Some(sid) = &self.session_id {
-            headers.push(("Mcp-Session-Id", sid.clone()));
+            headers.push(("Mcp-Session-Id", sid.clone().into()));
         }
         if let Some(version) = &self.protocol_version {
-            headers.push(("MCP-Protocol-Version", version.clone()));
+            headers.push(("MCP-Protocol-Version", version.clone().into()));
         }
         headers
     }
@@ -374,7 +390,7 @@ impl HttpClient {
     fn send(
         &mut self,
         method: HttpMethod,
-        headers: Vec<(&'static str, String)>,
+        headers: Vec<(&'static str, FieldValue)>,
         body: Bytes,
         purpose: Purpose,
     ) -> ExchangeId {
@@ -395,10 +411,10 @@ impl HttpClient {
 
     /// Opens a GET stream: the standalone one, or a resumption of a request's stream.
     fn get(&mut self, purpose: Purpose, last_event_id: Option<&str>) -> ExchangeId {
-        let mut headers = vec![("Accept", "text/event-stream".to_owned())];
+        let mut headers = vec![("Accept", FieldValue::from_static("text/event-stream"))];
         headers = self.session_headers(headers);
         if let Some(last) = last_event_id {
-            headers.push(("Last-Event-ID", last.to_owned()));
+            headers.push(("Last-Event-ID", last.to_owned().into()));
         }
         self.send(HttpMethod::Get, headers, Bytes::new(), purpose)
     }
@@ -464,13 +480,13 @@ impl HttpClient {
         }
         let mut buf = Vec::new();
         jsonrpc::encode_error(&mut buf, Some(id), &error, MissingId::Null);
-        self.frames.push_back(Bytes::from(buf));
+        self.frames.push_back((Bytes::from(buf), None));
     }
 
     fn take_session_id(&mut self, sid: &str) {
         let visible = !sid.is_empty() && sid.bytes().all(|b| (0x21..=0x7e).contains(&b));
         if visible {
-            self.session_id = Some(sid.to_owned());
+            self.session_id = Some(sid.into());
         } else {
             self.stats.invalid_session_ids += 1;
         }
@@ -483,16 +499,21 @@ impl HttpClient {
             let Some(ex) = self.exchanges.get_mut(&id) else {
                 return;
             };
-            ex.note_frame(&frame);
-            let init = matches!(ex.purpose, Purpose::Request { init: true, .. });
             if ex.purpose == Purpose::Reinit {
                 self.reinit_answered(id, &frame);
                 continue;
             }
-            if init {
+            // Decoded once here, to see whether it answers the exchange; the machine takes the
+            // decoding along (`poll_frame_decoded`) instead of decoding the frame again.
+            let awaits = ex.purpose.awaited().is_some();
+            let decoded = awaits.then(|| jsonrpc::decode(&frame).ok()).flatten();
+            if let Some(incoming) = &decoded {
+                ex.note_answer(incoming);
+            }
+            if matches!(ex.purpose, Purpose::Request { init: true, .. }) {
                 self.note_version(&frame);
             }
-            self.frames.push_back(frame);
+            self.frames.push_back((frame, decoded));
         }
     }
 
@@ -513,7 +534,7 @@ impl HttpClient {
         {
             let version = result.protocol_version;
             if !version.is_empty() && version.bytes().all(|b| (0x20..=0x7e).contains(&b)) {
-                self.protocol_version = Some(version);
+                self.protocol_version = Some(version.into());
             }
         }
     }
@@ -672,6 +693,36 @@ impl HttpClient {
             }
         }
     }
+}
+
+/// The id of a request frame the machine transmitted, and whether it is `initialize`; `None`
+/// when the frame is not a request with a valid id.
+fn request_head(frame: &Bytes) -> Option<(RequestId, bool)> {
+    if let Some(head) = encoded_request_head(frame) {
+        return Some(head);
+    }
+    match jsonrpc::decode_message(frame) {
+        Ok(Message::Request(r)) => Some((r.id, r.method == jsonrpc::INITIALIZE)),
+        _ => None,
+    }
+}
+
+/// [`request_head`] read straight off a frame that starts the way the session's encoder
+/// writes a request with a numeric id (`{"jsonrpc":"2.0","id":7,"method":"..."`), without a
+/// second full decode of a frame that was just encoded; `None` (the full decode decides) for
+/// any other shape, a string id, or an escaped method name.
+fn encoded_request_head(frame: &[u8]) -> Option<(RequestId, bool)> {
+    const PREFIX: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
+    const METHOD: &[u8] = br#","method":""#;
+    let rest = frame.strip_prefix(PREFIX)?;
+    let id_len = rest.iter().position(|b| !matches!(b, b'0'..=b'9' | b'-'))?;
+    let id = RequestId::from_json_text(std::str::from_utf8(&rest[..id_len]).ok()?)?;
+    let method = rest[id_len..].strip_prefix(METHOD)?;
+    let close = memchr::memchr2(b'"', b'\\', method)?;
+    if method[close] != b'"' {
+        return None;
+    }
+    Some((id, &method[..close] == jsonrpc::INITIALIZE.as_bytes()))
 }
 
 /// Whether a notification frame is `notifications/initialized`.

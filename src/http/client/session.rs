@@ -76,7 +76,7 @@ impl HttpClient {
         self.note_version(frame);
         self.phase = Phase::Open;
         self.events.push_back(TransportEvent::Reinitialized {
-            session_id: self.session_id.clone(),
+            session_id: self.session_id.as_deref().map(str::to_owned),
         });
         match self.initialized_frame.clone() {
             Some(initialized) => {

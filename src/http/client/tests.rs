@@ -336,3 +336,78 @@ fn a_json_body_without_the_response_ends_the_request_with_an_error() {
         "{out:?}"
     );
 }
+
+/// The head of a transmitted request read off the encoder's shape agrees with the full decode,
+/// and anything else is left to the decode.
+#[test]
+fn request_heads_read_in_place_agree_with_the_decode() {
+    let decoded = |frame: &Bytes| match jsonrpc::decode_message(frame) {
+        Ok(Message::Request(r)) => Some((r.id, r.method == jsonrpc::INITIALIZE)),
+        _ => None,
+    };
+    let mut frames = Vec::new();
+    for id in [
+        RequestId::unsigned(0),
+        RequestId::unsigned(u64::MAX),
+        RequestId::number(-5),
+        RequestId::number(i64::MIN),
+        RequestId::string("s-1"),
+    ] {
+        for method in ["initialize", "tools/call", "initialized", "init\"ialize"] {
+            let mut buf = Vec::new();
+            jsonrpc::encode_request(&mut buf, &id, method, None);
+            frames.push(Bytes::from(buf));
+        }
+    }
+    for text in [
+        r#"{"jsonrpc":"2.0","id":7,"method":"initialize"}"#,
+        r#"{"jsonrpc":"2.0","id":7,"method":"initi\u0061lize"}"#,
+        r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":-,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","method":"ping","id":7}"#,
+        r#"{"jsonrpc":"2.0","id":7,"method":"#,
+        r#"[{"jsonrpc":"2.0","id":7,"method":"ping"}]"#,
+    ] {
+        frames.push(Bytes::from(text));
+    }
+    for frame in &frames {
+        assert_eq!(request_head(frame), decoded(frame), "{frame:?}");
+    }
+    // The in-place reader did answer for the encoder's own numeric-id requests.
+    let mut buf = Vec::new();
+    jsonrpc::encode_request(&mut buf, &RequestId::unsigned(9), "initialize", None);
+    assert_eq!(
+        encoded_request_head(&buf),
+        Some((RequestId::unsigned(9), true))
+    );
+}
+
+/// The media type of a response is matched without case and without its parameters.
+#[test]
+fn response_media_types_match_without_case() {
+    use exchange::BodyState;
+    let kind = |status: u16, content_type: &str| {
+        let mut ex = Exchange::new(Purpose::Message, false);
+        ex.start_body(status, content_type, 1024);
+        match ex.body {
+            BodyState::Json(_) => "json",
+            BodyState::Sse(_) => "sse",
+            BodyState::Error(_) => "error",
+            BodyState::Ignore => "ignore",
+            BodyState::Pending => "pending",
+        }
+    };
+    assert_eq!(kind(200, "application/json"), "json");
+    assert_eq!(kind(200, " Application/JSON ; charset=utf-8"), "json");
+    assert_eq!(kind(200, "application/vnd.example+JSON"), "json");
+    assert_eq!(kind(200, "TEXT/Event-Stream"), "sse");
+    assert_eq!(kind(200, "text/event-stream;charset=utf-8"), "sse");
+    assert_eq!(kind(200, "text/plain"), "ignore");
+    assert_eq!(kind(200, "json"), "ignore");
+    assert_eq!(kind(200, "é+json"), "json");
+    assert_eq!(kind(200, "éjson"), "ignore");
+    assert_eq!(kind(200, ""), "ignore");
+    assert_eq!(kind(404, "application/json"), "error");
+}
