@@ -9,10 +9,10 @@ use bytes::Bytes;
 use super::admission::{self, KnownFields};
 use super::config::{EndpointConfig, EndpointStats, ResponseMode};
 use super::headers::accepts_all;
-use super::id_hash::IdMap;
 use super::machine::Machine;
 use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
 use super::streams::{LogicalStream, Mode, SessionState, StreamChunk};
+use crate::session::idhash::IdMap;
 #[path = "endpoint_get.rs"]
 mod get;
 #[path = "endpoint_modern.rs"]

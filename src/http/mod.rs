@@ -9,7 +9,6 @@ mod config;
 mod endpoint;
 pub mod event_id;
 pub mod headers;
-mod id_hash;
 pub mod legacy;
 mod machine;
 pub mod replay;

@@ -8,13 +8,13 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::event_id::EventId;
-use super::id_hash::IdMap;
 use super::machine::Machine;
 use super::replay::ReplayBuffer;
 use super::types::StreamId;
 use crate::framing::sse::write_event;
 use crate::jsonrpc::RequestId;
 use crate::model::ProtocolVersion;
+use crate::session::idhash::IdMap;
 use crate::session::TransmitKind;
 
 /// What `Endpoint::poll_stream` hands out.

@@ -110,6 +110,17 @@ impl From<&str> for HttpText {
     }
 }
 
+impl From<Arc<str>> for HttpText {
+    fn from(text: Arc<str>) -> Self {
+        let end = text.len();
+        HttpText(Repr::Shared {
+            buf: text,
+            start: 0,
+            end,
+        })
+    }
+}
+
 impl From<String> for HttpText {
     fn from(text: String) -> Self {
         HttpText(Repr::Owned(text))

@@ -1,9 +1,14 @@
-//! A fast, non-cryptographic hasher for the id-keyed tables.
+//! A fast, non-cryptographic hasher for the engine's id-keyed tables.
 //!
-//! Outbound ids are ours (sequential), so only the inbound table is keyed by ids the peer
-//! chooses; a hostile peer aiming for collisions is limited by `max_inflight_inbound`, which
-//! bounds the length of any collision chain.
+//! SipHash's keying defends a table against keys an attacker picks to collide. Most of our
+//! tables are keyed by ids we choose: outbound request ids (sequential), the app client's
+//! call keys, the HTTP client's exchanges, the HTTP endpoint's session ids (random bytes from
+//! the caller), stream keys and connection numbers (counters); a peer only looks those up, and
+//! a lookup cannot lengthen a bucket. The one table keyed by peer-chosen ids, the session's
+//! inbound in-flight table, is bounded by `max_inflight_inbound`, which bounds the length of
+//! any collision chain.
 
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// FxHash-style multiply-rotate hasher (the rustc hasher's scheme).
@@ -65,3 +70,27 @@ impl Hasher for IdHasher {
 
 /// `BuildHasher` for the id tables.
 pub(crate) type IdBuildHasher = BuildHasherDefault<IdHasher>;
+
+/// A `HashMap` keyed by ids, hashed with [`IdHasher`].
+pub(crate) type IdMap<K, V> = HashMap<K, V, IdBuildHasher>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distinct_ids_spread_and_equal_ids_meet() {
+        let mut map: IdMap<String, u32> = IdMap::default();
+        for i in 0..1000u32 {
+            map.insert(format!("{:032x}", u128::from(i) * 0x9e37_79b9_7f4a_7c15), i);
+        }
+        assert_eq!(map.len(), 1000);
+        let key = format!("{:032x}", 7u128 * 0x9e37_79b9_7f4a_7c15);
+        assert_eq!(map.get(key.as_str()), Some(&7));
+        let mut a = IdHasher::default();
+        let mut b = IdHasher::default();
+        a.write(b"0123456789abcdef0");
+        b.write(b"0123456789abcdef1");
+        assert_ne!(a.finish(), b.finish(), "the tail past the last word counts");
+    }
+}

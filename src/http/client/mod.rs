@@ -33,13 +33,12 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 
 pub use types::{
-    ClientAction, ExchangeId, FieldValue, HttpClientConfig, HttpClientRequest, HttpClientStats,
-    TransportEvent,
+    ClientAction, ExchangeId, HttpClientConfig, HttpClientRequest, HttpClientStats, TransportEvent,
 };
 
 use exchange::{Exchange, Purpose};
 
-use crate::http::HttpMethod;
+use crate::http::{HttpMethod, HttpText};
 use crate::jsonrpc::{self, ErrorObject, Incoming, Message, MissingId, RawJson, RequestId};
 use crate::session::idhash::IdBuildHasher;
 use crate::session::TransmitKind;
@@ -50,10 +49,10 @@ use crate::session::TransmitKind;
 pub const TRANSPORT_ERROR: i64 = -32000;
 
 /// The `Accept` of every POST.
-const ACCEPT_BOTH: FieldValue = FieldValue::from_static("application/json, text/event-stream");
+const ACCEPT_BOTH: HttpText = HttpText::from_static("application/json, text/event-stream");
 
 /// The `Content-Type` of every POST.
-const JSON: FieldValue = FieldValue::from_static("application/json");
+const JSON: HttpText = HttpText::from_static("application/json");
 
 /// Where the transport is in the session's life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -376,8 +375,8 @@ impl HttpClient {
     /// Adds `Mcp-Session-Id` and `MCP-Protocol-Version` when known.
     fn session_headers(
         &self,
-        mut headers: Vec<(&'static str, FieldValue)>,
-    ) -> Vec<(&'static str, FieldValue)> {
+        mut headers: Vec<(&'static str, HttpText)>,
+    ) -> Vec<(&'static str, HttpText)> {
         if let Some(sid) = &self.session_id {
             headers.push(("Mcp-Session-Id", sid.clone().into()));
         }
@@ -390,7 +389,7 @@ impl HttpClient {
     fn send(
         &mut self,
         method: HttpMethod,
-        headers: Vec<(&'static str, FieldValue)>,
+        headers: Vec<(&'static str, HttpText)>,
         body: Bytes,
         purpose: Purpose,
     ) -> ExchangeId {
@@ -411,7 +410,7 @@ impl HttpClient {
 
     /// Opens a GET stream: the standalone one, or a resumption of a request's stream.
     fn get(&mut self, purpose: Purpose, last_event_id: Option<&str>) -> ExchangeId {
-        let mut headers = vec![("Accept", FieldValue::from_static("text/event-stream"))];
+        let mut headers = vec![("Accept", HttpText::from_static("text/event-stream"))];
         headers = self.session_headers(headers);
         if let Some(last) = last_event_id {
             headers.push(("Last-Event-ID", last.to_owned().into()));

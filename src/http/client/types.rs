@@ -1,14 +1,11 @@
 //! The values the HTTP client transport hands the adapter and the application: requests to
 //! perform, actions, events, its configuration and its counters.
 
-use std::fmt;
-use std::ops::Deref;
-use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 
-use crate::http::HttpMethod;
+use crate::http::{HttpMethod, HttpText};
 
 /// Identifies one HTTP exchange (one request and its response) the adapter performs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -22,8 +19,9 @@ pub struct HttpClientRequest {
     /// POST (a message), GET (an SSE stream) or DELETE (end the session).
     pub method: HttpMethod,
     /// Header fields to send (the adapter adds `Host`, `Content-Length` and its own ones, such
-    /// as `Authorization`).
-    pub headers: Vec<(&'static str, FieldValue)>,
+    /// as `Authorization`). Values are constants or text the session keeps (its id, the
+    /// negotiated version) shared with every request instead of copied into each one.
+    pub headers: Vec<(&'static str, HttpText)>,
     /// The body (empty for GET and DELETE).
     pub body: Bytes,
 }
@@ -35,83 +33,6 @@ impl HttpClientRequest {
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
-    }
-}
-
-/// The value of a header field of an [`HttpClientRequest`]: a constant, or text the session
-/// keeps (its id, the negotiated version) shared with every request instead of copied into
-/// each one. Reads as a `&str`.
-#[derive(Clone, PartialEq, Eq)]
-pub struct FieldValue(FieldText);
-
-#[derive(Clone, PartialEq, Eq)]
-enum FieldText {
-    Static(&'static str),
-    Shared(Arc<str>),
-}
-
-impl FieldValue {
-    /// A constant value.
-    pub const fn from_static(text: &'static str) -> Self {
-        FieldValue(FieldText::Static(text))
-    }
-
-    /// The value as text.
-    pub fn as_str(&self) -> &str {
-        match &self.0 {
-            FieldText::Static(text) => text,
-            FieldText::Shared(text) => text,
-        }
-    }
-}
-
-impl Deref for FieldValue {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl From<Arc<str>> for FieldValue {
-    fn from(text: Arc<str>) -> Self {
-        FieldValue(FieldText::Shared(text))
-    }
-}
-
-impl From<String> for FieldValue {
-    fn from(text: String) -> Self {
-        FieldValue(FieldText::Shared(text.into()))
-    }
-}
-
-impl From<FieldValue> for String {
-    fn from(value: FieldValue) -> Self {
-        value.as_str().to_owned()
-    }
-}
-
-impl PartialEq<str> for FieldValue {
-    fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
-    }
-}
-
-impl PartialEq<&str> for FieldValue {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl fmt::Debug for FieldValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_str(), f)
-    }
-}
-
-impl fmt::Display for FieldValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
