@@ -715,7 +715,7 @@ fn encoded_request_head(frame: &[u8]) -> Option<(RequestId, bool)> {
     const METHOD: &[u8] = br#","method":""#;
     let rest = frame.strip_prefix(PREFIX)?;
     let id_len = rest.iter().position(|b| !matches!(b, b'0'..=b'9' | b'-'))?;
-    let id = RequestId::from_json_text(std::str::from_utf8(&rest[..id_len]).ok()?)?;
+    let id = RequestId::from_json_bytes(&rest[..id_len])?;
     let method = rest[id_len..].strip_prefix(METHOD)?;
     let close = memchr::memchr2(b'"', b'\\', method)?;
     if method[close] != b'"' {
