@@ -93,6 +93,17 @@ proptest! {
         prop_assert_eq!(ndjson_frames(max, &chunk(&data, &cuts)), ndjson_model(max, &data));
     }
 
+    /// Limits past most chunks: the decoder appends such chunks whole and leaves the cutting
+    /// to `poll_frame` (the path the small limits above rarely take).
+    #[test]
+    fn ndjson_frames_follow_the_plain_rules_under_large_limits(
+        data in stream_bytes(),
+        cuts in prop::collection::vec(any::<usize>(), 0..40),
+        max in 64usize..512,
+    ) {
+        prop_assert_eq!(ndjson_frames(max, &chunk(&data, &cuts)), ndjson_model(max, &data));
+    }
+
     #[test]
     fn ndjson_chunking_is_invisible(
         data in stream_bytes(),

@@ -72,7 +72,33 @@ impl NdjsonDecoder {
     }
 
     /// Feeds the next chunk of the stream.
-    pub fn push(&mut self, mut chunk: &[u8]) {
+    pub fn push(&mut self, chunk: &[u8]) {
+        let partial = self.buf.len() - self.tail_start;
+        if !self.discarding && partial.saturating_add(chunk.len()) <= self.max_line_len {
+            return self.append_whole(chunk);
+        }
+        self.push_lines(chunk);
+    }
+
+    /// A chunk in which no line can pass the limit (the unfinished line and the whole chunk
+    /// together fit it): appended as it is, and only its last newline is looked for. Cutting
+    /// it into lines is left to `poll_frame`, which searches for each newline anyway; finding
+    /// them here too cost a search per line.
+    fn append_whole(&mut self, chunk: &[u8]) {
+        // A chunk usually ends with its last line's newline: no search then.
+        let complete = match chunk.last() {
+            Some(b'\n') => Some(chunk.len()),
+            _ => memchr::memrchr(b'\n', chunk).map(|last| last + 1),
+        };
+        self.buf.extend_from_slice(chunk);
+        if let Some(complete) = complete {
+            self.tail_start = self.buf.len() - chunk.len() + complete;
+        }
+    }
+
+    /// A chunk that may hold a line past the limit: cut line by line, over-long lines
+    /// replaced by their error.
+    fn push_lines(&mut self, mut chunk: &[u8]) {
         self.reserve_lines(chunk);
         while !chunk.is_empty() {
             if self.discarding {
@@ -151,6 +177,10 @@ impl NdjsonDecoder {
                     self.errors.pop_front();
                     return Some(Err(error));
                 }
+            }
+            // Every complete line polled (the usual end of a drain): nothing to search.
+            if self.tail_start == 0 {
+                return None;
             }
             let end = memchr::memchr(b'\n', &self.buf[..self.tail_start])?;
             let mut line = self.buf.split_to(end + 1);
