@@ -109,6 +109,20 @@ pub struct Transmit {
     pub related: Option<RequestId>,
 }
 
+/// Whether every raw payload of `message` is known to hold no raw CR or LF (its envelope
+/// never does: `encode_with` escapes what it writes itself).
+fn payloads_one_line(message: &Message) -> bool {
+    let params = match message {
+        Message::Request(r) => r.params.as_ref(),
+        Message::Notification(n) => n.params.as_ref(),
+        Message::Response(r) => match &r.outcome {
+            Ok(result) => Some(result),
+            Err(error) => error.data.as_ref(),
+        },
+    };
+    params.is_none_or(RawJson::is_one_line)
+}
+
 /// A message waiting for `poll_transmit`.
 #[derive(Debug)]
 struct Queued {
@@ -370,8 +384,10 @@ impl Session {
         let start = buf.len();
         message.encode_with(buf, self.missing_id());
         // Raw payloads are valid JSON, where a raw CR/LF can only be insignificant whitespace.
+        // The envelope is written escaped, so only a payload not known to be on one line is
+        // a reason to look.
         let written = &mut buf[start..];
-        if memchr::memchr2(b'\n', b'\r', written).is_some() {
+        if !payloads_one_line(&message) && memchr::memchr2(b'\n', b'\r', written).is_some() {
             for b in written.iter_mut().filter(|b| matches!(**b, b'\n' | b'\r')) {
                 *b = b' ';
             }

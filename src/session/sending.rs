@@ -152,6 +152,28 @@ mod tests {
     use crate::pair::Pair;
     use crate::session::RequestOptions;
 
+    /// Params serialised around a raw value that holds line breaks: the session cannot skip
+    /// the search for them (`RawJson::is_one_line` is false) and writes them as spaces.
+    #[test]
+    fn raw_line_breaks_inside_serialised_params_still_become_spaces() {
+        let mut pair = Pair::with_defaults(Instant::now());
+        assert!(pair.connect().is_some());
+        let (now, s) = (pair.now(), &mut pair.client);
+        let raw = RawJson::from_text("{\"a\":\r\n[1,\n2]}").unwrap();
+        let params = RawJson::from_serialize(&serde_json::json!({"text": "x\ny"}))
+            .and_then(|text| RawJson::from_serialize(&[raw, text]))
+            .unwrap();
+        let opts = RequestOptions::default();
+        s.send_request(now, "ping", Some(params), opts).unwrap();
+        let mut buf = Vec::new();
+        while s.poll_transmit(&mut buf).is_some() {}
+        let written = String::from_utf8(buf).unwrap();
+        assert!(
+            written.ends_with(r#""params":[{"a":  [1, 2]},{"text":"x\ny"}]}"#),
+            "{written}"
+        );
+    }
+
     /// Found by the `session_server` fuzz body: `send_request(.., params = 5)` queued
     /// `"params":5`, a message every peer must reject as an invalid request.
     #[test]
