@@ -68,7 +68,7 @@ pub(super) fn members(bytes: &[u8]) -> Option<Members<'_>> {
                 return None;
             }
             let start = skip_blank(bytes, i + 1);
-            let end = value_end(bytes, start)?;
+            let end = member_value_end(bytes, start)?;
             let value = bytes.get(start..end)?;
             if let Some(slot) = found.slot(bytes.get(key_start..key_end)?) {
                 if slot.replace(value).is_some() {
@@ -304,6 +304,24 @@ fn member_key_end(bytes: &[u8], i: usize) -> Option<usize> {
     }
     let i = skip_blank(bytes, string_end(bytes, i + 1)?);
     (*bytes.get(i)? == b':').then_some(i + 1)
+}
+
+/// A top-level member's value at `i`: the position after it. The usual scalars of an
+/// envelope (the method, a string or plain integer id) are read inline; anything else is
+/// [`value_end`]'s, whose set-up costs more than such a value.
+#[inline]
+fn member_value_end(bytes: &[u8], i: usize) -> Option<usize> {
+    match *bytes.get(i)? {
+        b'"' => string_end(bytes, i + 1),
+        b'1'..=b'9' => {
+            let end = skip_digits(bytes, i + 1);
+            match bytes.get(end) {
+                Some(b'.' | b'e' | b'E') => value_end(bytes, i),
+                _ => Some(end),
+            }
+        }
+        _ => value_end(bytes, i),
+    }
 }
 
 /// One complete value at `i` (blanks allowed first), containers included, without recursion:

@@ -53,6 +53,10 @@ fn the_common_shapes_are_scanned_and_match_serde() {
         r#"{}"#,
         "{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"k\u{e9}y\":\"\u{1F600}\"}}",
         r#"{"jsonrpc":"2.0", "id" :2 , "method":"m"}"#,
+        // Top-level scalars are read inline unless they are fractions or exponents.
+        r#"{"jsonrpc":"2.0","id":12e3,"result":1}"#,
+        r#"{"jsonrpc":"2.0","id":1E+2,"method":"m","n":10.25}"#,
+        r#"{"id":9,"x":"y","z":123456789012345678901234567890}"#,
     ];
     for text in texts {
         assert!(agrees(text), "the scanner gave up on {text:?}");
@@ -134,6 +138,13 @@ fn the_scanner_refuses_invalid_json() {
         r#"{"jsonrpc":"2.0",,"id":1}"#,
         r#"{"jsonrpc":"2.0","id"}"#,
         r#"{"jsonrpc":"2.0","id":1"#,
+        r#"{"id":12x}"#,
+        r#"{"id":1 2}"#,
+        r#"{"id":1.}"#,
+        r#"{"id":1e}"#,
+        r#"{"id":"a"b}"#,
+        r#"{"id":"a}"#,
+        r#"{"id":1"#,
     ] {
         assert!(scan::members(text.as_bytes()).is_none(), "{text:?}");
         assert!(serde_json::from_str::<serde::de::IgnoredAny>(text).is_err());
@@ -145,11 +156,12 @@ fn the_scanner_refuses_invalid_json() {
 /// reading of the same text, through the public API.
 #[test]
 fn mutated_messages_agree_with_serde() {
-    let seeds: [&[u8]; 4] = [
+    let seeds: [&[u8]; 5] = [
         br#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a \"b\" \u00e9","n":[1,-2.5e3,true,null]}}}"#,
         br#"{"jsonrpc":"2.0","id":"x","result":{"content":[{"type":"text","text":"hi\n"}],"isError":false}}"#,
         br#" {"jsonrpc" : "2.0", "id":null, "error":{"code":-32600,"message":"m","data":{}}} "#,
         br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":0.5}}"#,
+        br#"{"jsonrpc":"2.0","id":105,"n":2.5e1,"method":"m"}"#,
     ];
     let alphabet = b"{}[]\":,\\ 0-1.eEtrufalsn\x01\t\nu";
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
