@@ -36,10 +36,14 @@ impl Lane {
 
     /// Removes `(at, id)`; false when it is not in this lane.
     fn remove(&mut self, at: Instant, id: &RequestId) -> bool {
-        let found = match self.entries.front() {
-            Some((front, Some(first))) if *front == at && first == id => Some(0),
-            _ => self.find(at, id),
-        };
+        if let Some((front, Some(first))) = self.entries.front() {
+            // The usual case (responses in send order): the oldest entry leaves at once.
+            if *front == at && first == id {
+                self.pop_front();
+                return true;
+            }
+        }
+        let found = self.find(at, id);
         let Some(index) = found else { return false };
         self.entries[index].1 = None;
         self.dead += 1;
@@ -227,6 +231,25 @@ mod tests {
         assert!(deadlines.windows(2).all(|w| w[0] <= w[1]), "out of order");
         assert_eq!(got.len(), expected.len());
         assert_eq!(d.first(), None);
+    }
+
+    #[test]
+    fn removing_the_front_takes_the_dead_entries_behind_it() {
+        let t0 = Instant::now();
+        let timeout = Duration::from_secs(5);
+        let mut d = Deadlines::default();
+        for n in 0..4 {
+            d.insert(t0 + Duration::from_secs(n) + timeout, timeout, id(n));
+        }
+        d.remove(t0 + Duration::from_secs(1) + timeout, &id(1));
+        d.remove(t0 + Duration::from_secs(2) + timeout, &id(2));
+        assert_eq!((d.lanes[0].entries.len(), d.lanes[0].dead), (4, 2));
+        d.remove(t0 + timeout, &id(0));
+        assert_eq!((d.lanes[0].entries.len(), d.lanes[0].dead), (1, 0));
+        assert_eq!(d.first(), Some(t0 + Duration::from_secs(3) + timeout));
+        // A front entry of the same deadline but another id is not taken.
+        d.remove(t0 + Duration::from_secs(3) + timeout, &id(9));
+        assert_eq!(drain(&mut d, t0 + Duration::from_secs(60)), vec![id(3)]);
     }
 
     #[test]
