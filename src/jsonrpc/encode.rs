@@ -92,17 +92,10 @@ fn write_params(buf: &mut Vec<u8>, params: Option<&RawJson>) {
     }
 }
 
-/// Bytes a string literal cannot hold as they are (control characters, `"`, `\`), and DEL,
-/// which is left to serde_json's writer with them (it writes DEL as it is).
+/// Bytes a string literal cannot hold as they are, and DEL, which is left to serde_json's
+/// writer with them (it writes DEL as it is).
 const NOT_PLAIN: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = true;
-        b += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
+    let mut table = super::scan::NOT_RAW_IN_STRING;
     table[0x7f] = true;
     table
 };
@@ -186,4 +179,22 @@ pub fn encode_batch(buf: &mut Vec<u8>, messages: &[Message], missing_id: Missing
         m.encode_with(buf, missing_id);
     }
     buf.push(b']');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every string, plain or not, is written exactly as serde_json writes it.
+    #[test]
+    fn strings_are_written_as_serde_json_writes_them() {
+        let mut every_byte: Vec<String> = (0u8..0x80).map(|b| format!("a{}b", b as char)).collect();
+        every_byte
+            .extend(["tools/call", "", "é\u{7f}\u{1F600}", "\"\\/\n\r\t\u{1}"].map(String::from));
+        for s in every_byte {
+            let mut buf = Vec::new();
+            write_json_string(&mut buf, &s);
+            assert_eq!(buf, serde_json::to_vec(&s).unwrap(), "{s:?}");
+        }
+    }
 }

@@ -110,9 +110,8 @@ impl<'a> Members<'a> {
     }
 }
 
-/// Bytes that end the fast run through a string: the closing quote, an escape, a control
-/// character (which JSON forbids raw inside a string), or a non-ASCII byte (UTF-8 to check).
-const STRING_STOP: [bool; 256] = {
+/// The bytes a JSON string cannot hold raw: control characters, `"` and `\`.
+pub(super) const NOT_RAW_IN_STRING: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 0x20 {
@@ -121,6 +120,13 @@ const STRING_STOP: [bool; 256] = {
     }
     table[b'"' as usize] = true;
     table[b'\\' as usize] = true;
+    table
+};
+
+/// Bytes that end the fast run through a string: the closing quote, an escape, a control
+/// character (which JSON forbids raw inside a string), or a non-ASCII byte (UTF-8 to check).
+const STRING_STOP: [bool; 256] = {
+    let mut table = NOT_RAW_IN_STRING;
     let mut b = 0x80;
     while b < 0x100 {
         table[b] = true;
