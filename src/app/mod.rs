@@ -31,6 +31,7 @@
 
 pub mod client;
 pub mod cursor;
+pub(crate) mod json_scan;
 pub mod runtime;
 pub mod schema;
 pub mod server;

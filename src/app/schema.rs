@@ -15,6 +15,9 @@
 
 use serde_json::{Map, Value};
 
+#[path = "schema_flat.rs"]
+mod flat;
+
 /// Deepest nesting of schema evaluation (subschemas plus followed `$ref`s).
 const MAX_DEPTH: usize = 64;
 /// The most errors collected before validation stops.
@@ -24,6 +27,8 @@ const MAX_ERRORS: usize = 16;
 #[derive(Clone, Debug)]
 pub struct Schema {
     root: Value,
+    /// The schema's flat object form, if it has one (a quick "valid" on JSON text).
+    flat: Option<flat::FlatObject>,
 }
 
 /// One validation failure: where in the instance, and why.
@@ -49,7 +54,16 @@ impl std::fmt::Display for SchemaError {
 impl Schema {
     /// Wraps a schema document (an object or a boolean).
     pub fn new(root: Value) -> Self {
-        Schema { root }
+        let flat = flat::FlatObject::compile(&root);
+        Schema { root, flat }
+    }
+
+    /// Whether `text` (the JSON text of one value, already known to be valid JSON) surely
+    /// passes [`Schema::validate`], answered without parsing it when the schema is a flat
+    /// object schema (properties checked by `type` only). `false` means "not sure": parse the
+    /// text and call `validate`, which also gives the errors.
+    pub fn admits_text(&self, text: &[u8]) -> bool {
+        self.flat.as_ref().is_some_and(|f| f.admits(text))
     }
 
     /// The schema document.
@@ -343,7 +357,7 @@ impl<'s> Validator<'s> {
 /// The keywords of one schema object, found in one pass over its members: the validator
 /// then reads fields instead of looking each keyword up (most are absent), and a
 /// keyword's absence costs nothing.
-#[derive(Default)]
+#[derive(Default, PartialEq)]
 struct Keywords<'s> {
     reference: Option<&'s Value>,
     ty: Option<&'s Value>,

@@ -8,7 +8,7 @@ use bytes::Bytes;
 
 use super::admission::{self, KnownFields};
 use super::config::{EndpointConfig, EndpointStats, ResponseMode};
-use super::headers::accepts_all;
+use super::headers::accepts_json_and_sse;
 use super::machine::Machine;
 use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
 use super::streams::{LogicalStream, Mode, SessionState, StreamChunk};
@@ -111,7 +111,7 @@ impl<M: Machine> Endpoint<M> {
         random: [u8; 16],
     ) -> HttpResponse {
         let accept = fields.accept.unwrap_or("");
-        if !accepts_all(accept, [JSON, SSE]) {
+        if !accepts_json_and_sse(accept) {
             return error(
                 406,
                 "Not Acceptable: Accept must allow application/json and text/event-stream",
@@ -127,18 +127,13 @@ impl<M: Machine> Endpoint<M> {
                 return rpc_error(400, obj.code, &obj.message);
             }
         };
-        let messages: Vec<&Message> = match &incoming {
-            Incoming::Single(m) => vec![m],
-            Incoming::Batch(items) => items.iter().filter_map(|r| r.as_ref().ok()).collect(),
-        };
-        let requests: Vec<RequestId> = messages
-            .iter()
+        let requests: Vec<RequestId> = messages(&incoming)
             .filter_map(|m| match m {
                 Message::Request(r) => Some(r.id.clone()),
                 _ => None,
             })
             .collect();
-        let cancelled: Vec<RequestId> = messages.iter().filter_map(|m| cancelled_id(m)).collect();
+        let cancelled: Vec<RequestId> = messages(&incoming).filter_map(cancelled_id).collect();
         let is_init =
             matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
         let is_batch = matches!(incoming, Incoming::Batch(_));
@@ -459,4 +454,15 @@ impl<M: Machine> Endpoint<M> {
         self.next_conn += 1;
         StreamId(self.next_conn)
     }
+}
+
+/// The well-formed messages of a POST body, in order (a batch's malformed items left out).
+fn messages(incoming: &Incoming) -> impl Iterator<Item = &Message> {
+    let (single, batch) = match incoming {
+        Incoming::Single(m) => (Some(m), &[][..]),
+        Incoming::Batch(items) => (None, &items[..]),
+    };
+    single
+        .into_iter()
+        .chain(batch.iter().filter_map(|r| r.as_ref().ok()))
 }

@@ -14,7 +14,7 @@ use super::{Endpoint, JSON, SSE};
 use crate::app::server::{ListenEvent, ParamHeader};
 use crate::auth::encoding::base64_standard_decode;
 use crate::http::admission::KnownFields;
-use crate::http::headers::{accepts_all, is_json_content_type};
+use crate::http::headers::{accepts_json_and_sse, is_json_content_type};
 use crate::http::machine::Machine;
 use crate::http::reply::error;
 use crate::http::streams::{LogicalStream, Mode, SessionState};
@@ -51,7 +51,7 @@ impl<M: Machine> Endpoint<M> {
                 .with_header("Allow", "POST");
         }
         let accept = head.get("accept").unwrap_or("");
-        if !accepts_all(accept, [JSON, SSE]) {
+        if !accepts_json_and_sse(accept) {
             return error(
                 406,
                 "Not Acceptable: Accept must allow application/json and text/event-stream",

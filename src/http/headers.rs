@@ -45,6 +45,17 @@ pub fn accepts_all<const N: usize>(accept: &str, media: [&str; N]) -> bool {
     best.iter().all(|b| b.is_some_and(|(_, ok)| ok))
 }
 
+/// The `Accept` value most clients send with a POST (ours, the SDKs'): it admits both media
+/// types a Streamable HTTP POST must accept, so it is recognised by one compare.
+const POST_ACCEPT: &str = "application/json, text/event-stream";
+
+/// Whether an `Accept` header value admits both `application/json` and `text/event-stream`
+/// (what a Streamable HTTP POST must accept): [`accepts_all`], with the common value
+/// recognised before any parsing.
+pub fn accepts_json_and_sse(accept: &str) -> bool {
+    accept == POST_ACCEPT || accepts_all(accept, ["application/json", "text/event-stream"])
+}
+
 /// Whether a media-range parameter is `q=0` (or `q=0.0…`): a weight of zero refuses the range.
 fn is_q_zero(param: &[u8]) -> bool {
     let mut kv = param.splitn(2, |&b| b == b'=');
@@ -62,6 +73,9 @@ fn is_q_zero(param: &[u8]) -> bool {
 
 /// Whether a `Content-Type` value is `application/json` (parameters such as `charset` allowed).
 pub fn is_json_content_type(value: &str) -> bool {
+    if value == "application/json" {
+        return true; // what nearly every client sends: no parameters to cut off
+    }
     let media = value.split(';').next().unwrap_or("").trim();
     media.eq_ignore_ascii_case("application/json")
 }
@@ -95,7 +109,7 @@ impl HostPolicy {
         match host {
             None => true,
             Some(_) if !self.enabled => true,
-            Some(h) => self.name_allowed(strip_port(h.trim())),
+            Some(h) => self.name_allowed(strip_port(trim(h))),
         }
     }
 
@@ -128,6 +142,18 @@ impl HostPolicy {
     }
 }
 
+/// `str::trim`, with the usual value (visible ASCII at both ends, nothing to trim) seen
+/// from its two end bytes.
+fn trim(value: &str) -> &str {
+    let visible = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_graphic());
+    let bytes = value.as_bytes();
+    if visible(bytes.first()) && visible(bytes.last()) {
+        value
+    } else {
+        value.trim()
+    }
+}
+
 /// `host:port` → `host`; `[v6]:port` → `[v6]`; anything else unchanged.
 fn strip_port(authority: &str) -> &str {
     if authority.starts_with('[') {
@@ -136,8 +162,11 @@ fn strip_port(authority: &str) -> &str {
             None => authority,
         };
     }
-    match authority.rsplit_once(':') {
-        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+    let bytes = authority.as_bytes();
+    match memchr::memrchr(b':', bytes) {
+        Some(colon) if bytes[colon + 1..].iter().all(u8::is_ascii_digit) => {
+            authority.get(..colon).unwrap_or(authority)
+        }
         _ => authority,
     }
 }
@@ -189,6 +218,49 @@ mod tests {
         }
         assert!(accepts_all("application/json, text/event-stream", media));
         assert!(!accepts_all("application/json", media));
+    }
+
+    #[test]
+    fn the_common_post_accept_value_is_judged_as_the_parser_judges_it() {
+        let media = ["application/json", "text/event-stream"];
+        for accept in [
+            POST_ACCEPT,
+            "application/json,text/event-stream",
+            "text/event-stream, application/json",
+            "application/json",
+            "application/json, text/event-stream;q=0",
+            "",
+        ] {
+            assert_eq!(
+                accepts_json_and_sse(accept),
+                accepts_all(accept, media),
+                "{accept}"
+            );
+        }
+        assert!(accepts_all(POST_ACCEPT, media));
+    }
+
+    /// The quick trim and port cut agree with `str::trim` and `rsplit_once(':')`.
+    #[test]
+    fn host_trim_and_port_cut_agree_with_the_std_forms() {
+        for value in [
+            "localhost",
+            " localhost:80 ",
+            "\u{a0}x\u{a0}",
+            "",
+            " ",
+            "a:",
+            ":1",
+            "a:b:8",
+            "h:8x",
+        ] {
+            assert_eq!(trim(value), value.trim(), "{value:?}");
+            let expected = match value.rsplit_once(':') {
+                Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+                _ => value,
+            };
+            assert_eq!(strip_port(value), expected, "{value:?}");
+        }
     }
 
     #[test]

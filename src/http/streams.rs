@@ -36,6 +36,9 @@ const MAX_HELD: usize = 1024;
 /// Undelivered chunks queued on one stream, at most (past it the connection is detached and
 /// the client resumes from the replay buffer).
 const MAX_QUEUED: usize = 4096;
+/// Capacity of a session's encoding buffer kept between messages, at most: a message that
+/// outgrows it is handed on as the buffer itself, and the next one starts a new buffer.
+const SCRATCH_KEEP: usize = 4096;
 
 /// How a stream's body is encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +98,9 @@ pub(crate) struct SessionState<M> {
     pub(crate) dropped: u64,
     /// SSE `retry` sent with priming events (2025-11-25 sessions).
     pub(crate) retry_ms: u64,
+    /// The machine encodes each message here; a message that fits is copied out at its
+    /// exact size, so the buffer's growth is paid once per session, not once per message.
+    scratch: Vec<u8>,
 }
 
 impl<M: Machine> SessionState<M> {
@@ -110,6 +116,7 @@ impl<M: Machine> SessionState<M> {
             last_activity: now,
             dropped: 0,
             retry_ms,
+            scratch: Vec::new(),
         }
     }
 
@@ -122,17 +129,28 @@ impl<M: Machine> SessionState<M> {
     /// message that followed them out of the machine, so a handler that asks to close and
     /// then answers gets its answer on the resumed stream, not on the closing one.
     pub(crate) fn pump(&mut self) {
-        let mut buf = Vec::new();
         loop {
-            let transmit = self.machine.poll_transmit(&mut buf);
+            self.scratch.clear();
+            let transmit = self.machine.poll_transmit(&mut self.scratch);
             while let Some(id) = self.machine.poll_stream_close() {
                 self.request_close(&id);
             }
             let Some(t) = transmit else {
                 break;
             };
-            let data = Bytes::from(std::mem::take(&mut buf));
+            let data = self.take_encoded();
             self.route(t.related, t.kind, data);
+        }
+    }
+
+    /// The message just encoded into the scratch buffer: copied out at its size (one
+    /// allocation, no spare capacity) if the buffer stays within [`SCRATCH_KEEP`], else the
+    /// buffer itself (a large message is not copied; the buffer is not kept).
+    fn take_encoded(&mut self) -> Bytes {
+        if self.scratch.capacity() <= SCRATCH_KEEP {
+            Bytes::copy_from_slice(&self.scratch)
+        } else {
+            Bytes::from(std::mem::take(&mut self.scratch))
         }
     }
 
@@ -152,12 +170,10 @@ impl<M: Machine> SessionState<M> {
 
     /// Puts one message on exactly one stream (or holds or drops it).
     fn route(&mut self, related: Option<RequestId>, kind: TransmitKind, data: Bytes) {
-        let key = related.as_ref().and_then(|id| {
-            let key = *self.request_streams.get(id)?;
-            if kind == TransmitKind::Response {
-                self.request_streams.remove(id);
-            }
-            Some(key)
+        // A response ends its request's entry: taken out in the same lookup.
+        let key = related.as_ref().and_then(|id| match kind {
+            TransmitKind::Response => self.request_streams.remove(id),
+            _ => self.request_streams.get(id).copied(),
         });
         match key {
             Some(key) if self.streams.contains_key(&key) => {
@@ -301,5 +317,57 @@ impl<M: Machine> SessionState<M> {
     /// Whether any connection is attached (an attached stream keeps the session alive).
     pub(crate) fn has_attached(&self) -> bool {
         self.streams.values().any(|s| s.conn.is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::runtime::Job;
+    use crate::session::Transmit;
+
+    /// A machine that sends the given notifications, one per `poll_transmit`.
+    struct Scripted(VecDeque<Vec<u8>>);
+
+    impl Machine for Scripted {
+        fn handle_input(&mut self, _now: Instant, _frame: Bytes) {}
+        fn handle_timeout(&mut self, _now: Instant) {}
+        fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
+            let message = self.0.pop_front()?;
+            buf.extend_from_slice(&message);
+            Some(Transmit {
+                len: message.len(),
+                kind: TransmitKind::Notification,
+                related: None,
+            })
+        }
+        fn poll_timeout(&self) -> Option<Instant> {
+            None
+        }
+        fn poll_job(&mut self) -> Option<Job> {
+            None
+        }
+        fn close(&mut self, _now: Instant) {}
+        fn protocol_version(&self) -> Option<ProtocolVersion> {
+            None
+        }
+    }
+
+    /// Every message comes out whole and alone, whether it fits the kept encoding buffer or
+    /// outgrows it (then the buffer is handed on and the next message starts a new one).
+    #[test]
+    fn pump_hands_out_each_message_exactly() {
+        let sizes = [3, SCRATCH_KEEP + 904, 7, 1, SCRATCH_KEEP, 2];
+        let messages: Vec<Vec<u8>> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| vec![b'a' + i as u8; n])
+            .collect();
+        let machine = Scripted(messages.iter().cloned().collect());
+        let mut state = SessionState::new(machine, Instant::now(), 0, 0);
+        state.pump();
+        let held: Vec<Vec<u8>> = state.held.iter().map(|b| b.to_vec()).collect();
+        assert_eq!(held, messages);
+        assert!(state.scratch.capacity() <= SCRATCH_KEEP);
     }
 }

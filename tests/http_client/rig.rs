@@ -25,7 +25,7 @@ pub fn server(now: Instant, gates: Gates) -> Server {
     Server::builder(Implementation::new("http-client-test", "1"))
         .tool(Tool::new("echo", schema.clone()).sync_handler(|args, _| {
             Ok(CallToolResult::text(
-                serde_json::Value::Object(args.arguments).to_string(),
+                serde_json::Value::Object(args.arguments.into_map()).to_string(),
             ))
         }))
         .tool(Tool::new("chatty", schema.clone()).sync_handler(|_, ctx| {

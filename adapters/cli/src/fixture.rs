@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use mcp_sansio::app::runtime::BoxFuture;
 use mcp_sansio::app::server::{
     completion_handler, CallToolResult, Completion, GetPromptResult, LogLevel, Prompt,
-    RequestContext, Resource, ResourceContents, ResourceTemplate, Server, Tool,
+    RequestContext, Resource, ResourceContents, ResourceTemplate, Server, Tool, ToolContent,
 };
 use mcp_sansio::config::Config;
 use mcp_sansio::jsonrpc::ErrorObject;
@@ -95,7 +95,7 @@ fn no_input() -> Value {
 
 fn content(blocks: Vec<Value>) -> CallToolResult {
     CallToolResult {
-        content: blocks,
+        content: blocks.into_iter().map(ToolContent::from).collect(),
         ..Default::default()
     }
 }
@@ -170,7 +170,7 @@ fn tools(sleep: Sleep) -> Vec<Tool> {
             .sync_handler(|call, _ctx| {
                 Ok(CallToolResult::text(format!(
                     "JSON Schema 2020-12 tool called with: {}",
-                    Value::Object(call.arguments)
+                    Value::Object(call.arguments.into_map())
                 )))
             }),
     ];

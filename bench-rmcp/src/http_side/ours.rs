@@ -8,23 +8,27 @@ use std::time::{Duration, Instant};
 use futures::future::join_all;
 use mcp_sansio::app::client::{Client, ClientHandle};
 use mcp_sansio::app::server::{CallToolResult, Server, Tool};
-use mcp_sansio::jsonrpc::ErrorObject;
 use mcp_sansio::model::{ContentBlock, Implementation};
 use mcp_sansio_http::client::{connect_http_client, HttpClientOptions};
 use mcp_sansio_http::server::{HttpServer, HttpServerOptions};
-use serde_json::{json, Value};
+use serde::Deserialize;
+use serde_json::json;
 
 use super::{loopback, Call, ServerThread};
+
+/// The echo tool's arguments, parsed by serde (what a user of `ToolArguments::parse` writes).
+#[derive(Deserialize)]
+struct EchoArgs {
+    text: String,
+}
 
 /// The application server of every session: the echo tool.
 fn echo_server(now: Instant) -> Server {
     let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
     Server::builder(Implementation::new("bench-http-ours", "0"))
         .tool(Tool::new("echo", schema).sync_handler(|call, _ctx| {
-            match call.arguments.get("text").and_then(Value::as_str) {
-                Some(text) => Ok(CallToolResult::text(text)),
-                None => Err(ErrorObject::invalid_params("text must be a string")),
-            }
+            let args: EchoArgs = call.arguments.parse()?;
+            Ok(CallToolResult::text(args.text))
         }))
         .build(now)
 }

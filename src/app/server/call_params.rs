@@ -1,13 +1,16 @@
-//! The params of `tools/call`, read straight from the request's JSON text: only `name` and
-//! `arguments` become values; every other member (`_meta`, `task`, …) is skipped unbuilt.
-//! Same rules as reading them from the params object: a member given twice counts once, the
-//! last one; `null` params are no params; anything else but an object is refused.
+//! The params of `tools/call`, read straight from the request's JSON text: only `name` is
+//! built; `arguments` stays JSON text (a slice of the request's, not copied), and every other
+//! member (`_meta`, `task`, …) is skipped unbuilt. Same rules as reading them from the params
+//! object: a member given twice counts once, the last one; `null` params are no params;
+//! anything else but an object is refused.
 
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::app::json_scan::{Scan, STRING};
 use crate::jsonrpc::{ErrorObject, RawJson};
 
 /// `tools/call` params: the two members the server reads, as sent (types checked later).
@@ -15,23 +18,84 @@ use crate::jsonrpc::{ErrorObject, RawJson};
 pub(super) struct CallParams {
     /// The `name` member.
     pub(super) name: Option<Value>,
-    /// The `arguments` member.
-    pub(super) arguments: Option<Value>,
+    /// The `arguments` member's JSON text.
+    pub(super) arguments: Option<RawJson>,
 }
 
 impl CallParams {
     /// Reads the params of a request (`None`: no params).
     pub(super) fn read(params: Option<&RawJson>) -> Result<Self, ErrorObject> {
-        match params {
-            None => Ok(CallParams::default()),
-            Some(raw) => raw
-                .parse_borrowed()
-                .map_err(|_| ErrorObject::invalid_params("params must be an object")),
+        let Some(raw) = params else {
+            return Ok(CallParams::default());
+        };
+        if let Some(quick) = Self::scan(raw) {
+            return Ok(quick);
+        }
+        let read: Borrowed<'_> = raw
+            .parse_borrowed()
+            .map_err(|_| ErrorObject::invalid_params("params must be an object"))?;
+        Ok(CallParams {
+            name: read.name,
+            arguments: read.arguments.map(|a| text_within(raw, a.get().as_bytes())),
+        })
+    }
+
+    /// The params read by the scanner, for the common shape: an object whose keys have no
+    /// escapes and whose `name` is a string without escapes. `None` for anything else, which
+    /// serde then reads (with the same rules, and its own errors).
+    fn scan(params: &RawJson) -> Option<CallParams> {
+        let mut scan = Scan::new(params.as_bytes());
+        if !scan.eat(b'{') {
+            return None;
+        }
+        let mut out = CallParams::default();
+        if scan.eat(b'}') {
+            return Some(out);
+        }
+        loop {
+            let key = scan.key()?;
+            let (kind, value) = scan.value()?;
+            match key {
+                b"name" => out.name = Some(plain_string(kind, value)?),
+                b"arguments" => out.arguments = Some(text_within(params, value)),
+                _ => {}
+            }
+            if !scan.eat(b',') {
+                return scan.eat(b'}').then_some(out);
+            }
         }
     }
 }
 
-impl<'de> Deserialize<'de> for CallParams {
+/// A string value written without escapes, as a `Value`.
+fn plain_string(kind: u8, text: &[u8]) -> Option<Value> {
+    let inner = text.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    if kind != STRING || inner.contains(&b'\\') {
+        return None;
+    }
+    Some(Value::String(std::str::from_utf8(inner).ok()?.to_owned()))
+}
+
+/// The JSON text `member`, a value inside `params`: a slice of the params' bytes (a
+/// reference count, no copy), or a copy should it not lie within them.
+fn text_within(params: &RawJson, member: &[u8]) -> RawJson {
+    let outer = params.as_bytes().as_ptr_range();
+    let inner = member.as_ptr_range();
+    if outer.start <= inner.start && inner.end <= outer.end {
+        RawJson::from_validated(params.bytes().slice_ref(member))
+    } else {
+        RawJson::from_validated(bytes::Bytes::copy_from_slice(member))
+    }
+}
+
+/// The params as read, `arguments` borrowed from the params' text.
+#[derive(Default)]
+struct Borrowed<'a> {
+    name: Option<Value>,
+    arguments: Option<&'a RawValue>,
+}
+
+impl<'de> Deserialize<'de> for Borrowed<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_any(ParamsVisitor)
     }
@@ -40,18 +104,18 @@ impl<'de> Deserialize<'de> for CallParams {
 struct ParamsVisitor;
 
 impl<'de> Visitor<'de> for ParamsVisitor {
-    type Value = CallParams;
+    type Value = Borrowed<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a params object")
     }
 
-    fn visit_unit<E>(self) -> Result<CallParams, E> {
-        Ok(CallParams::default())
+    fn visit_unit<E>(self) -> Result<Borrowed<'de>, E> {
+        Ok(Borrowed::default())
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CallParams, A::Error> {
-        let mut out = CallParams::default();
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Borrowed<'de>, A::Error> {
+        let mut out = Borrowed::default();
         while let Some(key) = map.next_key::<Member>()? {
             match key {
                 Member::Name => out.name = Some(map.next_value()?),
@@ -112,16 +176,61 @@ mod tests {
         )
         .expect("object");
         assert_eq!(p.name, Some(json!("echo")));
-        assert_eq!(p.arguments, Some(json!({"a": [1]})));
+        assert_eq!(p.arguments.as_ref().map(RawJson::get), Some(r#"{"a":[1]}"#));
         let escaped_key = read(r#"{"n\u0061me":"x"}"#).expect("object");
         assert_eq!(escaped_key.name, Some(json!("x")));
+    }
+
+    /// The arguments' text is a slice of the request's buffer, not a copy.
+    #[test]
+    fn arguments_are_borrowed_from_the_params_text() {
+        let params = RawJson::from_text(r#"{"name":"x","arguments": {"t":"\"q\""} }"#.to_owned())
+            .expect("json");
+        let p = CallParams::read(Some(&params)).expect("object");
+        let args = p.arguments.expect("arguments");
+        assert_eq!(args.get(), r#"{"t":"\"q\""}"#);
+        let within = params.as_bytes().as_ptr_range();
+        assert!(within.contains(&args.as_bytes().as_ptr()));
+    }
+
+    /// The scanner and serde read the same params alike, and the scanner leaves the shapes
+    /// it does not read (escapes, a non-string name, null) to serde.
+    #[test]
+    fn the_quick_read_agrees_with_serde() {
+        for text in [
+            r#"{"name":"echo","arguments":{"text":"a \"b\""}}"#,
+            r#" { "arguments" : [1] , "_meta" : {"k":"}"} , "name" : "x" } "#,
+            r#"{"name":"a","name":"b","arguments":null,"arguments":{}}"#,
+            r#"{}"#,
+            r#"{"task":{"ttl":1}}"#,
+        ] {
+            let raw = RawJson::from_text(text.to_owned()).expect("json");
+            let quick = CallParams::scan(&raw).expect("read by the scanner");
+            let full: Borrowed<'_> = raw.parse_borrowed().expect("object");
+            assert_eq!(quick.name, full.name, "{text}");
+            let full_args = full.arguments.map(|a| a.get().to_owned());
+            assert_eq!(
+                quick.arguments.map(|a| a.get().to_owned()),
+                full_args,
+                "{text}"
+            );
+        }
+        for text in [
+            r#"{"name":"e\u0063ho"}"#,
+            r#"{"name":7}"#,
+            "null",
+            r#"{"\u006eame":"x"}"#,
+        ] {
+            let raw = RawJson::from_text(text.to_owned()).expect("json");
+            assert!(CallParams::scan(&raw).is_none(), "{text}");
+        }
     }
 
     #[test]
     fn the_last_duplicate_wins_and_types_are_kept_as_sent() {
         let p = read(r#"{"name":"a","name":7,"arguments":null}"#).expect("object");
         assert_eq!(p.name, Some(json!(7)));
-        assert_eq!(p.arguments, Some(Value::Null));
+        assert_eq!(p.arguments.as_ref().map(RawJson::get), Some("null"));
     }
 
     #[test]

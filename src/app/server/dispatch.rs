@@ -9,6 +9,7 @@ use std::task::{Context, Poll, Waker};
 
 use serde_json::{json, Map, Value};
 
+use super::arguments::ToolArguments;
 use super::call_params::CallParams;
 use super::context::{LogLevel, OutboxItem, RequestContext};
 use super::{
@@ -17,7 +18,7 @@ use super::{
 use super::{Server, MAX_SUBSCRIPTIONS};
 use crate::app::cursor::paginate;
 use crate::app::runtime::CancelToken;
-use crate::app::schema::Schema;
+use crate::app::schema::{Schema, SchemaError};
 use crate::jsonrpc::{self as m, code, ErrorObject, RawJson, RequestId};
 
 type Params = Map<String, Value>;
@@ -85,7 +86,8 @@ impl Server {
     /// A context and cancel token for a handler about to run for `id`.
     fn context(&mut self, id: &RequestId) -> RequestContext {
         let token = CancelToken::new();
-        self.running.insert(id.clone(), token.clone());
+        // Registered for cancellation by `run_raw` only if the handler waits.
+        self.starting = Some((id.clone(), token.clone()));
         RequestContext::new(id.clone(), token, self.outbox.clone(), self.shared.clone())
             .with_input(self.input_state(id))
     }
@@ -114,7 +116,7 @@ impl Server {
     /// [`Server::run`] with an encoder that writes the JSON text itself (no `Value` between).
     ///
     /// The future is polled once here: a sync handler (or any that needs no wait) is done
-    /// then, and its reply goes to the outbox at once, with no boxed job. Only a future that
+    /// then, and its reply is applied at once (behind anything it queued), with no boxed job. Only a future that
     /// waits becomes a job, whose drop guard answers if the driver drops it unfinished.
     pub(super) fn run_raw<T: Send + 'static>(
         &mut self,
@@ -124,9 +126,19 @@ impl Server {
     ) {
         let mut fut = super::mrtr::Watch::new(fut, self.input_state(&id));
         let mut cx = Context::from_waker(Waker::noop());
+        let starting = self.starting.take();
         if let Poll::Ready(out) = Pin::new(&mut fut).poll(&mut cx) {
             let outcome = out.and_then(encode);
-            return self.outbox.push_required(OutboxItem::Reply { id, outcome });
+            let reply = OutboxItem::Reply { id, outcome };
+            // With nothing queued before it (no notification the handler sent while it ran),
+            // the reply goes to the session at once; otherwise behind those, in order.
+            if self.outbox.is_empty() {
+                return self.apply(reply);
+            }
+            return self.outbox.push_required(reply);
+        }
+        if let Some((started, token)) = starting.filter(|(started, _)| *started == id) {
+            self.running.insert(started, token);
         }
         let mut guard = ReplyGuard {
             outbox: self.outbox.clone(),
@@ -149,15 +161,16 @@ impl Server {
             let e = ErrorObject::invalid_params(format!("unknown tool: {name}"));
             return self.reply(id, Err(e));
         };
-        let instance = match arguments {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(a @ Value::Object(_)) => a,
+        let arguments = match arguments {
+            None => ToolArguments::default(),
+            Some(text) if text.is_null() => ToolArguments::default(),
+            Some(text) if text.is_object() => ToolArguments::from_text(text),
             Some(_) => {
                 let e = ErrorObject::invalid_params("arguments must be an object");
                 return self.reply(id, Err(e));
             }
         };
-        if let Err(errors) = tool.input_schema.validate(&instance) {
+        if let Err(errors) = check_arguments(&tool.input_schema, &arguments) {
             let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
             let result = CallToolResult::error(format!("invalid arguments: {}", text.join("; ")));
             return self.reply(id, Ok(result.to_json()));
@@ -171,9 +184,6 @@ impl Server {
         if let super::tasks::TaskRoute::Refuse(e) = route {
             return self.reply(id, Err(e));
         }
-        let Value::Object(arguments) = instance else {
-            return; // built as an object above
-        };
         let ctx = self.context(&id);
         // The name again only for an outputSchema's error text.
         let label = output_schema.as_ref().map(|_| name.clone());
@@ -363,6 +373,16 @@ list_entry!(
     super::ResourceTemplate,
     super::Prompt
 );
+
+/// Validates a call's arguments: on their JSON text when the schema is flat enough to
+/// answer there (no map built), else on the parsed map, which the handler then reuses.
+fn check_arguments(schema: &Schema, arguments: &ToolArguments) -> Result<(), Vec<SchemaError>> {
+    let text = arguments.text().map_or(&b"{}"[..], RawJson::as_bytes);
+    if schema.admits_text(text) {
+        return Ok(());
+    }
+    schema.validate(arguments.value())
+}
 
 /// A tool with an outputSchema must return matching `structuredContent`; if it does not, that
 /// is a bug in the handler, reported to the model as an `isError` result rather than sent on.

@@ -7,6 +7,7 @@
 //! when a job pushes from outside, the wake hook tells the driver to run its loop once
 //! (`handle_wake(now)`, then drain `poll_transmit`).
 
+mod arguments;
 mod builder;
 mod call_params;
 mod context;
@@ -30,6 +31,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use serde_json::json;
 
+pub use arguments::ToolArguments;
 pub use builder::{BuildError, ServerBuilder};
 pub use context::{LogLevel, PeerError, RequestContext};
 pub use handle::ServerHandle;
@@ -41,7 +43,7 @@ pub use prompt::{
 };
 pub use resource::{Resource, ResourceContents, ResourceRead, ResourceTemplate};
 pub use tasks::{Entropy, Tasks};
-pub use tool::{CallToolResult, Tool, ToolCall};
+pub use tool::{CallToolResult, Tool, ToolCall, ToolContent};
 pub use types::{HandlerFn, HandlerResult};
 
 use builder::Registry;
@@ -75,8 +77,12 @@ pub struct Server {
     shared: Arc<Shared>,
     /// Jobs still pending after their inline first poll, for the driver.
     jobs: VecDeque<Job>,
-    /// Cancel tokens of inbound requests whose handler has not replied yet.
+    /// Cancel tokens of inbound requests whose handler is still running (it waited at its
+    /// first poll).
     running: HashMap<RequestId, CancelToken>,
+    /// The token of the handler about to get its first poll: it joins `running` only if the
+    /// handler waits (one that answers at once can no longer be cancelled).
+    starting: Option<(RequestId, CancelToken)>,
     /// Reply slots of our server→client requests, by our request id, with the inbound request
     /// whose handler sent each (to cancel them when that handler finishes first).
     peer_requests: HashMap<RequestId, (PeerReply, Option<RequestId>)>,
@@ -108,6 +114,7 @@ impl Server {
             shared: Arc::new(Shared::default()),
             jobs: VecDeque::new(),
             running: HashMap::new(),
+            starting: None,
             peer_requests: HashMap::new(),
             subscriptions: BTreeSet::new(),
             events: VecDeque::new(),

@@ -269,7 +269,11 @@ mod tests {
         }))
         .unwrap();
         let r = CallToolResult::from(typed);
-        assert_eq!(r.content, vec![json!({"type": "text", "text": "hi"})]);
+        let block = json!({"type": "text", "text": "hi"});
+        assert_eq!(
+            r.content,
+            vec![crate::app::server::ToolContent::Json(block)]
+        );
         assert_eq!(r.structured_content, Some(json!({"n": 1})));
         let typed: crate::model::GetPromptResult = serde_json::from_value(json!({
             "messages": [{"role": "user", "content": {"type": "text", "text": "x"}}]

@@ -210,6 +210,8 @@ impl Server {
         if let Poll::Ready(out) = Pin::new(&mut fut).poll(&mut Context::from_waker(Waker::noop())) {
             return self.run(id, std::future::ready(out), encode);
         }
+        // The task has a cancellation of its own; the request's token is not registered.
+        self.starting = None;
         let now_ms = self.modern.unix_ms(self.last_now);
         let (task_id, created, cancel) = match tasks.create(now_ms) {
             Ok(created) => created,

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Map, Value};
 
+use super::arguments::ToolArguments;
 use super::context::RequestContext;
 use super::types::{handler_setters, icons_json, put, HandlerFn};
 use crate::app::schema::Schema;
@@ -18,15 +19,57 @@ pub struct ToolCall {
     /// The tool's name.
     pub name: String,
     /// The arguments (an object; `{}` when the client sent none), already validated against
-    /// the tool's inputSchema.
-    pub arguments: Map<String, Value>,
+    /// the tool's inputSchema: a map through `Deref` (`call.arguments.get("text")`), or
+    /// parsed into a type of the handler's with [`ToolArguments::parse`].
+    pub arguments: ToolArguments,
+}
+
+/// One content block of a tool result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolContent {
+    /// A text block without annotations (`{"type":"text","text":...}`), written to the wire
+    /// straight from the string.
+    Text(String),
+    /// Any block, verbatim (images, audio, resource links, embedded resources, annotated
+    /// text, …).
+    Json(Value),
+}
+
+impl ToolContent {
+    /// The block's wire form as a `Value`.
+    pub fn to_json(&self) -> Value {
+        match self {
+            ToolContent::Text(text) => json!({"type": "text", "text": text}),
+            ToolContent::Json(block) => block.clone(),
+        }
+    }
+}
+
+impl From<Value> for ToolContent {
+    fn from(block: Value) -> Self {
+        ToolContent::Json(block)
+    }
+}
+
+impl Serialize for ToolContent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ToolContent::Text(text) => {
+                let mut map = serializer.serialize_map(Some(2))?;
+                map.serialize_entry("type", "text")?;
+                map.serialize_entry("text", text)?;
+                map.end()
+            }
+            ToolContent::Json(block) => block.serialize(serializer),
+        }
+    }
 }
 
 /// The result of a tool call (`CallToolResult`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CallToolResult {
-    /// Content blocks, verbatim (`{"type":"text","text":...}`, images, resource links, …).
-    pub content: Vec<Value>,
+    /// Content blocks (a text block typed, any other verbatim).
+    pub content: Vec<ToolContent>,
     /// Structured output (checked against the tool's outputSchema when it has one).
     pub structured_content: Option<Value>,
     /// Whether the tool failed (the model should see it; not a protocol error).
@@ -37,7 +80,7 @@ impl CallToolResult {
     /// One text block.
     pub fn text(text: impl Into<String>) -> Self {
         CallToolResult {
-            content: vec![json!({"type": "text", "text": text.into()})],
+            content: vec![ToolContent::Text(text.into())],
             ..Default::default()
         }
     }
@@ -67,7 +110,8 @@ impl CallToolResult {
     /// The wire form.
     pub fn to_json(&self) -> Value {
         let mut m = Map::new();
-        m.insert("content".into(), Value::Array(self.content.clone()));
+        let content = self.content.iter().map(ToolContent::to_json).collect();
+        m.insert("content".into(), Value::Array(content));
         put(&mut m, "structuredContent", self.structured_content.clone());
         if self.is_error {
             m.insert("isError".into(), Value::Bool(true));
@@ -199,6 +243,7 @@ impl From<crate::model::CallToolResult> for CallToolResult {
                 .content
                 .iter()
                 .filter_map(|b| serde_json::to_value(b).ok())
+                .map(ToolContent::Json)
                 .collect(),
             structured_content: r.structured_content.map(Value::Object),
             is_error: r.is_error.unwrap_or(false),
@@ -217,9 +262,14 @@ mod tests {
         let structured = CallToolResult::structured(json!({"b": [1, 2.5, "x"], "a": null}));
         let mut both = CallToolResult::error("bad \"quote\"\n");
         both.structured_content = Some(json!({"z": 1}));
+        let mut mixed = CallToolResult::text("a");
+        mixed
+            .content
+            .push(json!({"type": "image", "data": "AA==", "mimeType": "image/png"}).into());
         for result in [
             CallToolResult::default(),
             CallToolResult::text("héllo"),
+            mixed,
             CallToolResult::error("nope"),
             structured,
             both,
@@ -227,5 +277,17 @@ mod tests {
             let raw = result.to_raw_json().expect("serialisable");
             assert_eq!(raw.get(), result.to_json().to_string());
         }
+    }
+
+    /// A typed text block is written as the object `to_json` gives.
+    #[test]
+    fn a_text_block_serialises_as_its_json_form() {
+        let block = ToolContent::Text("say \"hi\"\n".into());
+        let text = serde_json::to_string(&block).expect("serialisable");
+        assert_eq!(text, block.to_json().to_string());
+        assert_eq!(
+            block.to_json(),
+            json!({"type": "text", "text": "say \"hi\"\n"})
+        );
     }
 }

@@ -54,10 +54,13 @@ impl Future for ConnSleep {
         };
         // Twice at most: a timer armed for an earlier sleep may fire first.
         for _ in 0..2 {
-            if Instant::now() >= deadline {
-                return Poll::Ready(());
-            }
-            if shared.armed.is_none_or(|at| at > deadline) {
+            // While the timer is armed for this deadline or an earlier one, only its firing
+            // can end the sleep: the clock is read after it fires, not on every poll.
+            let armed_in_time = shared.armed.is_some_and(|at| at <= deadline);
+            if !armed_in_time {
+                if Instant::now() >= deadline {
+                    return Poll::Ready(());
+                }
                 match &mut shared.timer {
                     Some(timer) => timer.set_at(deadline),
                     None => shared.timer = Some(smol::Timer::at(deadline)),

@@ -1,0 +1,207 @@
+//! A cursor over JSON text that is already known to be valid (a slice of a decoded
+//! message): it finds an object's members and skips values without building anything, for
+//! the quick paths of `tools/call` (its params, a flat schema's check of its arguments).
+//! Every step checks bounds; on text it does not expect it answers `None` or `false` (never
+//! panics), and its callers then take their full (serde) path.
+
+/// JSON types as bits: what a schema admits, and what a value is.
+pub(crate) const OBJECT: u8 = 1;
+pub(crate) const ARRAY: u8 = 2;
+pub(crate) const STRING: u8 = 4;
+pub(crate) const BOOLEAN: u8 = 8;
+pub(crate) const NULL: u8 = 16;
+/// A number written without a fraction or an exponent.
+pub(crate) const INTEGER: u8 = 32;
+/// A number written with a fraction or an exponent (`1.0` is an integer to the schema
+/// validator, so a quick check for `integer` leaves it to the full one).
+pub(crate) const FRACTIONAL: u8 = 64;
+/// Every type.
+pub(crate) const ANY: u8 = 127;
+
+/// A cursor over valid JSON text.
+pub(crate) struct Scan<'t> {
+    text: &'t [u8],
+    at: usize,
+}
+
+impl<'t> Scan<'t> {
+    pub(crate) fn new(text: &'t [u8]) -> Self {
+        Scan { text, at: 0 }
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.text.get(self.at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// Consumes `byte` (after whitespace) if it comes next.
+    pub(crate) fn eat(&mut self, byte: u8) -> bool {
+        self.skip_ws();
+        let hit = self.text.get(self.at) == Some(&byte);
+        self.at += usize::from(hit);
+        hit
+    }
+
+    /// A member's key (the text between its quotes) and its `:`; `None` for a key written
+    /// with escapes.
+    pub(crate) fn key(&mut self) -> Option<&'t [u8]> {
+        if !self.eat(b'"') {
+            return None;
+        }
+        let start = self.at;
+        let len = memchr::memchr(b'"', self.text.get(start..)?)?;
+        let key = self.text.get(start..start + len)?;
+        if key.contains(&b'\\') {
+            return None;
+        }
+        self.at = start + len + 1;
+        self.eat(b':').then_some(key)
+    }
+
+    /// Skips one value: its type bit and its text.
+    pub(crate) fn value(&mut self) -> Option<(u8, &'t [u8])> {
+        self.skip_ws();
+        let start = self.at;
+        let kind = match *self.text.get(self.at)? {
+            b'"' => {
+                self.skip_string()?;
+                STRING
+            }
+            b'{' => {
+                self.skip_nested()?;
+                OBJECT
+            }
+            b'[' => {
+                self.skip_nested()?;
+                ARRAY
+            }
+            // `true`, `null`, `false`: the text is valid JSON, so the word is whole.
+            b't' => {
+                self.at += 4;
+                BOOLEAN
+            }
+            b'n' => {
+                self.at += 4;
+                NULL
+            }
+            b'f' => {
+                self.at += 5;
+                BOOLEAN
+            }
+            b'-' | b'0'..=b'9' => self.skip_number(),
+            _ => return None,
+        };
+        Some((kind, self.text.get(start..self.at)?))
+    }
+
+    /// Skips a string, from its opening quote to past its closing one.
+    fn skip_string(&mut self) -> Option<()> {
+        self.at += 1;
+        loop {
+            // Runs of plain bytes are skipped in one (vectorised) search.
+            self.at += memchr::memchr2(b'"', b'\\', self.text.get(self.at..)?)?;
+            if self.text.get(self.at) == Some(&b'"') {
+                self.at += 1;
+                return Some(());
+            }
+            self.at += 2;
+        }
+    }
+
+    /// Skips an object or array, from its opening bracket to past its closing one.
+    fn skip_nested(&mut self) -> Option<()> {
+        let mut depth = 0usize;
+        loop {
+            match *self.text.get(self.at)? {
+                b'"' => {
+                    self.skip_string()?;
+                    continue;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        self.at += 1;
+                        return Some(());
+                    }
+                }
+                _ => {}
+            }
+            self.at += 1;
+        }
+    }
+
+    /// Skips a number; whether it was written as an integer.
+    fn skip_number(&mut self) -> u8 {
+        let mut kind = INTEGER;
+        while let Some(&b) = self.text.get(self.at) {
+            match b {
+                b'0'..=b'9' | b'-' | b'+' => {}
+                b'.' | b'e' | b'E' => kind = FRACTIONAL,
+                _ => break,
+            }
+            self.at += 1;
+        }
+        kind
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Members of an object come out as key, type and exact value text, whitespace and
+    /// nesting (with brackets and quotes inside strings) skipped.
+    #[test]
+    fn members_and_values_are_found_exactly() {
+        let text = br#" { "s" : "a\"}\\" , "o":{"k":["]",{}]}, "n":-1.5e3,"i":42,"t":true,"f":false,"z":null,"e":"" } "#;
+        let mut scan = Scan::new(text);
+        assert!(scan.eat(b'{'));
+        let mut seen = Vec::new();
+        loop {
+            let key = scan.key().expect("key");
+            let (kind, value) = scan.value().expect("value");
+            seen.push((key.to_vec(), kind, value.to_vec()));
+            if !scan.eat(b',') {
+                break;
+            }
+        }
+        assert!(scan.eat(b'}'));
+        let expected: Vec<(&[u8], u8, &[u8])> = vec![
+            (b"s", STRING, br#""a\"}\\""#),
+            (b"o", OBJECT, br#"{"k":["]",{}]}"#),
+            (b"n", FRACTIONAL, b"-1.5e3"),
+            (b"i", INTEGER, b"42"),
+            (b"t", BOOLEAN, b"true"),
+            (b"f", BOOLEAN, b"false"),
+            (b"z", NULL, b"null"),
+            (b"e", STRING, br#""""#),
+        ];
+        let expected: Vec<_> = expected
+            .into_iter()
+            .map(|(k, t, v)| (k.to_vec(), t, v.to_vec()))
+            .collect();
+        assert_eq!(seen, expected);
+    }
+
+    /// Escaped keys and cut-off text make it unsure, never panic.
+    #[test]
+    fn escaped_keys_and_cut_text_give_up() {
+        let mut escaped = Scan::new(br#"{"\u0061":1}"#);
+        assert!(escaped.eat(b'{'));
+        assert_eq!(escaped.key(), None);
+        for cut in [
+            &br#"{"a":"#[..],
+            br#"{"a":"xx"#,
+            br#"{"a":[1,"#,
+            br#"{"a"#,
+            b"{",
+        ] {
+            let mut scan = Scan::new(cut);
+            scan.eat(b'{');
+            let value = scan.key().and_then(|_| scan.value());
+            assert_eq!(value, None, "{}", String::from_utf8_lossy(cut));
+        }
+    }
+}

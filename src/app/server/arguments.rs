@@ -1,0 +1,173 @@
+//! A tool call's arguments: the JSON text the client sent, read into a map only when a
+//! handler (or a schema that needs it) asks, or parsed straight into the handler's own type.
+
+use std::fmt;
+use std::ops::Deref;
+use std::sync::{LazyLock, OnceLock};
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::jsonrpc::{ErrorObject, RawJson};
+
+/// The map of a call without arguments (what `arguments` is when it is not an object).
+static NO_ARGUMENTS: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
+
+/// The arguments of a `tools/call` (an object; `{}` when the client sent none), validated
+/// against the tool's inputSchema.
+///
+/// Read them as a map through `Deref` (`call.arguments.get("text")`, built from the text
+/// on first use and kept), or parse them into a type of the handler's own with
+/// [`ToolArguments::parse`], which reads the JSON text directly and builds no map.
+#[derive(Clone, Default)]
+pub struct ToolArguments {
+    /// The object's JSON text as sent (`None`: no arguments, or given as a map).
+    text: Option<RawJson>,
+    /// The parsed object (always a `Value::Object`), built on first use.
+    value: OnceLock<Value>,
+}
+
+impl ToolArguments {
+    /// Arguments from the JSON text of an object (the caller checked it is one).
+    pub(crate) fn from_text(text: RawJson) -> Self {
+        ToolArguments {
+            text: Some(text),
+            value: OnceLock::new(),
+        }
+    }
+
+    /// The JSON text as the client sent it, if the arguments came as text.
+    pub fn text(&self) -> Option<&RawJson> {
+        self.text.as_ref()
+    }
+
+    /// The arguments as a JSON object (parsed from the text on first use).
+    pub fn value(&self) -> &Value {
+        self.value.get_or_init(|| {
+            let parsed = self.text.as_ref().and_then(|t| t.to_value().ok());
+            match parsed {
+                Some(object @ Value::Object(_)) => object,
+                _ => Value::Object(Map::new()),
+            }
+        })
+    }
+
+    /// The arguments as a map.
+    pub fn map(&self) -> &Map<String, Value> {
+        self.value().as_object().unwrap_or(&NO_ARGUMENTS)
+    }
+
+    /// The arguments as an owned map.
+    pub fn into_map(mut self) -> Map<String, Value> {
+        self.value();
+        match self.value.take() {
+            Some(Value::Object(map)) => map,
+            _ => Map::new(),
+        }
+    }
+
+    /// The arguments parsed into `T` (e.g. a `#[derive(Deserialize)]` struct), straight from
+    /// the JSON text when there is one. A mismatch is an invalid-params error. (Serde's
+    /// rules apply: a member sent twice is an error for a struct, where the map keeps the
+    /// last one.)
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ErrorObject> {
+        let parsed = match (&self.text, self.value.get()) {
+            (Some(text), None) => text.parse(),
+            _ => T::deserialize(self.value()),
+        };
+        parsed.map_err(|e| ErrorObject::invalid_params(format!("invalid arguments: {e}")))
+    }
+}
+
+impl From<Map<String, Value>> for ToolArguments {
+    fn from(map: Map<String, Value>) -> Self {
+        ToolArguments {
+            text: None,
+            value: OnceLock::from(Value::Object(map)),
+        }
+    }
+}
+
+impl Deref for ToolArguments {
+    type Target = Map<String, Value>;
+
+    fn deref(&self) -> &Map<String, Value> {
+        self.map()
+    }
+}
+
+impl PartialEq for ToolArguments {
+    fn eq(&self, other: &Self) -> bool {
+        self.map() == other.map()
+    }
+}
+
+impl fmt::Debug for ToolArguments {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.map(), f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+
+    fn from_text(text: &str) -> ToolArguments {
+        ToolArguments::from_text(RawJson::from_text(text.to_owned()).expect("json"))
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Echo {
+        text: String,
+    }
+
+    /// The text, the map and a typed parse all say the same, whichever is read first.
+    #[test]
+    fn text_map_and_parse_agree() {
+        let text = r#"{"text":"a \"b\"","n":[1]}"#;
+        let typed = from_text(text);
+        assert_eq!(
+            typed.parse::<Echo>(),
+            Ok(Echo {
+                text: "a \"b\"".into()
+            })
+        );
+        assert_eq!(typed.get("n"), Some(&json!([1])));
+        assert_eq!(
+            typed.parse::<Echo>(),
+            Ok(Echo {
+                text: "a \"b\"".into()
+            })
+        );
+        let mapped = from_text(text);
+        assert_eq!(mapped["text"], json!("a \"b\""));
+        assert_eq!(mapped.text().map(RawJson::get), Some(text));
+        assert_eq!(typed, mapped);
+        let expected = json!({"text": "a \"b\"", "n": [1]});
+        assert_eq!(
+            mapped.clone().into_map(),
+            *expected.as_object().expect("object")
+        );
+        assert_eq!(
+            from_text(text).into_map(),
+            *expected.as_object().expect("object")
+        );
+    }
+
+    #[test]
+    fn arguments_given_as_a_map_or_absent() {
+        let map = json!({"text": "x"}).as_object().cloned().expect("object");
+        let given = ToolArguments::from(map.clone());
+        assert_eq!(given.parse::<Echo>(), Ok(Echo { text: "x".into() }));
+        assert_eq!(*given, map);
+        assert_eq!(given.text(), None);
+        let none = ToolArguments::default();
+        assert!(none.is_empty());
+        assert_eq!(none.value(), &json!({}));
+        let e = none.parse::<Echo>().expect_err("text is missing");
+        assert_eq!(e.code, crate::jsonrpc::code::INVALID_PARAMS);
+    }
+}
