@@ -6,6 +6,7 @@ use proptest::prelude::*;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
+use super::super::tagged::tests::object_text;
 use super::super::{Annotations, CallToolResult, ContentBlock, Extra, Meta, TextContent};
 
 /// What `CallToolResult`'s derive was before the hand-written reader.
@@ -59,38 +60,54 @@ impl From<DerivedTextContent> for TextContent {
     }
 }
 
-/// Both readers of both types on `text`, through the text reader and through `Value`: equal
-/// values (and equal `extra` order), or both refuse.
-fn assert_same(text: &str) {
-    let new = serde_json::from_str::<CallToolResult>(text);
-    let old = serde_json::from_str::<DerivedCallToolResult>(text).map(CallToolResult::from);
-    assert_eq!(
-        new.as_ref().ok(),
-        old.as_ref().ok(),
-        "{text}: {new:?} vs {old:?}"
-    );
-    if let (Ok(new), Ok(old)) = (&new, &old) {
-        assert!(new.extra.keys().eq(old.extra.keys()), "{text}: extra order");
+/// The types read here: their unknown members, for comparing their order.
+trait HasExtra {
+    fn extra(&self) -> &Extra;
+}
+
+impl HasExtra for CallToolResult {
+    fn extra(&self) -> &Extra {
+        &self.extra
     }
-    let new = serde_json::from_str::<TextContent>(text);
-    let old = serde_json::from_str::<DerivedTextContent>(text).map(TextContent::from);
+}
+
+impl HasExtra for TextContent {
+    fn extra(&self) -> &Extra {
+        &self.extra
+    }
+}
+
+/// `New` (hand-written) and `Old` (derived) on `text`, through the text reader and through
+/// `Value`: equal values (and equal `extra` order), or both refuse.
+fn assert_same_as<New, Old>(text: &str)
+where
+    New: for<'de> Deserialize<'de> + HasExtra + PartialEq + std::fmt::Debug,
+    Old: for<'de> Deserialize<'de> + Into<New> + std::fmt::Debug,
+{
+    let new = serde_json::from_str::<New>(text);
+    let old = serde_json::from_str::<Old>(text).map(Into::into);
     assert_eq!(
         new.as_ref().ok(),
         old.as_ref().ok(),
         "{text}: {new:?} vs {old:?}"
     );
     if let (Ok(new), Ok(old)) = (&new, &old) {
-        assert!(new.extra.keys().eq(old.extra.keys()), "{text}: extra order");
+        assert!(
+            new.extra().keys().eq(old.extra().keys()),
+            "{text}: extra order"
+        );
     }
     if let Ok(value) = serde_json::from_str::<Value>(text) {
-        let new = serde_json::from_value::<CallToolResult>(value.clone());
-        let old = serde_json::from_value::<DerivedCallToolResult>(value.clone())
-            .map(CallToolResult::from);
-        assert_eq!(new.as_ref().ok(), old.as_ref().ok(), "{text} (Value)");
-        let new = serde_json::from_value::<TextContent>(value.clone());
-        let old = serde_json::from_value::<DerivedTextContent>(value).map(TextContent::from);
+        let new = serde_json::from_value::<New>(value.clone());
+        let old = serde_json::from_value::<Old>(value).map(Into::into);
         assert_eq!(new.as_ref().ok(), old.as_ref().ok(), "{text} (Value)");
     }
+}
+
+/// Both types' readers against their derives on `text`.
+fn assert_same(text: &str) {
+    assert_same_as::<CallToolResult, DerivedCallToolResult>(text);
+    assert_same_as::<TextContent, DerivedTextContent>(text);
 }
 
 /// Members the generator draws from: every field of both types, right and wrong types,
@@ -131,15 +148,6 @@ fn member() -> impl Strategy<Value = (String, Value)> {
         1 => Just(("number".to_owned(), json!(18446744073709551615u64))),
         1 => Just(("negative".to_owned(), json!(-7))),
     ]
-}
-
-/// An object text with these members in this order (duplicates kept).
-fn object_text(members: &[(String, Value)]) -> String {
-    let parts: Vec<String> = members
-        .iter()
-        .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), v))
-        .collect();
-    format!("{{{}}}", parts.join(","))
 }
 
 proptest! {

@@ -230,4 +230,4 @@ fn refuse_repeated_tag<E: de::Error>(extra: &Extra) -> Result<(), E> {
 
 #[cfg(test)]
 #[path = "tagged_tests.rs"]
-mod tests;
+pub(super) mod tests;
