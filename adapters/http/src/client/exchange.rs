@@ -138,7 +138,9 @@ impl Target {
         authorization: Option<&str>,
         with_body: bool,
     ) -> Result<HeaderMap, String> {
-        let mut headers = HeaderMap::with_capacity(fields.len() + 2);
+        // Room to spare: a clone keeps the index size, and hyper looks up `Transfer-Encoding`
+        // with the entry API, which grows a full map (a reallocation per request).
+        let mut headers = HeaderMap::with_capacity(fields.len() + 8);
         let host = match &self.host {
             Some(host) => host.clone(),
             None => HeaderValue::from_str(&self.authority)
@@ -319,6 +321,7 @@ mod tests {
                 "{body}"
             );
             assert_eq!(h.len(), 4);
+            assert!(h.capacity() > h.len(), "room for hyper's entry lookup");
             assert_eq!(out.uri(), "/mcp");
         }
         let mut get = post("", "s1");
