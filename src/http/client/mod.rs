@@ -6,7 +6,8 @@
 //! Drive loop (the crate-wide contract):
 //! - every frame the client machine transmits goes to [`HttpClient::handle_transmit`];
 //! - the adapter performs each [`ClientAction`] from [`HttpClient::poll_action`] and reports the
-//!   response with `handle_response_head`, `handle_response_body` (chunks as they arrive) and
+//!   response with `handle_response_head`, `handle_response_body` (chunks as they arrive;
+//!   `handle_response_body_bytes` for chunks held as `Bytes`, kept without a copy) and
 //!   `handle_response_end` or `handle_response_failed`;
 //! - every frame from [`HttpClient::poll_frame`] goes to the machine's `handle_input`, events
 //!   from [`HttpClient::poll_event`] to the application;
