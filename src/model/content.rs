@@ -9,8 +9,9 @@ use serde_json::{Map, Value};
 
 use super::{Annotations, Extra, Meta, ProtocolVersion};
 
-/// A text block.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// A text block. (`Deserialize` is hand-written in `flatten.rs`: unknown members are read
+/// straight into `extra`.)
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextContent {
     /// The text.

@@ -9,6 +9,7 @@ mod common;
 mod completion;
 mod content;
 mod elicitation;
+mod flatten;
 mod lifecycle;
 mod logging;
 pub mod methods;

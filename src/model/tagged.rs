@@ -18,6 +18,7 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::flatten::{KeySeed, MemberKey};
 use super::{ContentBlock, Extra, SamplingContent};
 
 /// The name of the tag member.
@@ -52,13 +53,13 @@ impl<'de, T: Tagged> Visitor<'de> for TaggedVisitor<T> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
-        match map.next_key_seed(FirstKeySeed)? {
+        match map.next_key_seed(KeySeed(&[TAG]))? {
             None => Err(de::Error::missing_field(TAG)),
-            Some(FirstKey::Tag) => {
+            Some(MemberKey::Known(_)) => {
                 let index = map.next_value_seed(TagSeed::<T>(PhantomData))?;
                 T::read_variant(index, MapAccessDeserializer::new(map))
             }
-            Some(FirstKey::Other(key)) => {
+            Some(MemberKey::Other(key)) => {
                 let first = map.next_value::<Value>()?;
                 buffered(key, first, map)
             }
@@ -88,49 +89,6 @@ fn buffered<'de, T: Tagged, A: MapAccess<'de>>(
     let index = tag.ok_or_else(|| de::Error::missing_field(TAG))?;
     let rest = MapDeserializer::<_, serde_json::Error>::new(members.into_iter());
     T::read_variant(index, rest).map_err(de::Error::custom)
-}
-
-/// The first member name: the tag, or another name (kept for the buffered path).
-enum FirstKey {
-    Tag,
-    Other(String),
-}
-
-/// Reads the first member name as a [`FirstKey`].
-struct FirstKeySeed;
-
-impl<'de> de::DeserializeSeed<'de> for FirstKeySeed {
-    type Value = FirstKey;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<FirstKey, D::Error> {
-        deserializer.deserialize_str(FirstKeyVisitor)
-    }
-}
-
-struct FirstKeyVisitor;
-
-impl Visitor<'_> for FirstKeyVisitor {
-    type Value = FirstKey;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a member name")
-    }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<FirstKey, E> {
-        Ok(if key == TAG {
-            FirstKey::Tag
-        } else {
-            FirstKey::Other(key.to_owned())
-        })
-    }
-
-    fn visit_string<E: de::Error>(self, key: String) -> Result<FirstKey, E> {
-        Ok(if key == TAG {
-            FirstKey::Tag
-        } else {
-            FirstKey::Other(key)
-        })
-    }
 }
 
 /// Reads the tag's value as the index of its variant, without allocating.
@@ -230,4 +188,4 @@ fn refuse_repeated_tag<E: de::Error>(extra: &Extra) -> Result<(), E> {
 
 #[cfg(test)]
 #[path = "tagged_tests.rs"]
-mod tests;
+pub(super) mod tests;

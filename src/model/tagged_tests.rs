@@ -117,7 +117,7 @@ fn member() -> impl Strategy<Value = (String, Value)> {
 }
 
 /// An object text with these members in this order (duplicates kept).
-fn object_text(members: &[(String, Value)]) -> String {
+pub(in crate::model) fn object_text(members: &[(String, Value)]) -> String {
     let parts: Vec<String> = members
         .iter()
         .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), v))

@@ -151,7 +151,8 @@ pub struct CallToolParams {
 /// Result of `tools/call`.
 ///
 /// 2024-11-05 and 2025-03-26 require `content`; 2025-06-18 adds `structuredContent`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// (`Deserialize` is hand-written in `flatten.rs`, as for [`TextContent`](super::TextContent).)
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolResult {
     /// The unstructured result.

@@ -274,7 +274,8 @@ impl Loop {
                 self.transport
                     .handle_response_head(now, id, status, header_pairs(&headers));
                 if !body.is_empty() {
-                    self.transport.handle_response_body(now, id, &body);
+                    // Handed over as shared bytes: a JSON answer is not copied again.
+                    self.transport.handle_response_body_bytes(now, id, body);
                 }
                 self.transport.handle_response_end(now, id);
             }

@@ -4,6 +4,7 @@
 //! the state machine completes on the session's `Event::Completed`. Dropping a pending call,
 //! or cancelling its token, pushes a cancel item: the session sends `notifications/cancelled`.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -55,7 +56,7 @@ impl ClientHandle {
 
     /// `ping`.
     pub async fn ping(&self) -> Result<(), ClientError> {
-        self.request_raw(m::PING, None, CallOptions::default())
+        self.request(Cow::Borrowed(m::PING), None, CallOptions::default())
             .await
             .map(|_| ())
     }
@@ -236,12 +237,23 @@ impl ClientHandle {
         params: Option<RawJson>,
         options: CallOptions,
     ) -> PendingCall {
+        self.request(Cow::Owned(method.to_owned()), params, options)
+    }
+
+    /// [`ClientHandle::request_raw`] for a method name that may be a constant (the typed
+    /// calls' names are, and need no copy).
+    fn request(
+        &self,
+        method: Cow<'static, str>,
+        params: Option<RawJson>,
+        options: CallOptions,
+    ) -> PendingCall {
         let key = self.next_key.fetch_add(1, Ordering::Relaxed);
         let (reply, rx) = oneshot();
         let cancel = options.cancel.as_ref().map(|t| t.cancelled());
         self.outbox.push_required(ClientItem::Request {
             key,
-            method: method.to_owned(),
+            method,
             params,
             timeout: options.timeout,
             progress: options.progress,
@@ -258,7 +270,7 @@ impl ClientHandle {
 
     async fn call<R: DeserializeOwned>(
         &self,
-        method: &str,
+        method: &'static str,
         params: &(impl Serialize + ?Sized),
     ) -> Result<R, ClientError> {
         self.call_with(method, params, CallOptions::default()).await
@@ -266,13 +278,15 @@ impl ClientHandle {
 
     async fn call_with<R: DeserializeOwned>(
         &self,
-        method: &str,
+        method: &'static str,
         params: &(impl Serialize + ?Sized),
         options: CallOptions,
     ) -> Result<R, ClientError> {
         let params = RawJson::from_serialize(params)
             .map_err(|e| ClientError::InvalidResult(format!("unencodable params: {e}")))?;
-        let raw = self.request_raw(method, Some(params), options).await?;
+        let raw = self
+            .request(Cow::Borrowed(method), Some(params), options)
+            .await?;
         raw.parse::<R>()
             .map_err(|e| ClientError::InvalidResult(format!("{method}: {e}")))
     }

@@ -17,6 +17,7 @@ mod inbound;
 pub mod modern;
 mod types;
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
@@ -51,7 +52,8 @@ pub(crate) enum ClientItem {
     /// A typed or raw call.
     Request {
         key: u64,
-        method: String,
+        /// Borrowed for the typed calls' constant names: no copy per call.
+        method: Cow<'static, str>,
         params: Option<RawJson>,
         timeout: Option<Duration>,
         progress: Option<ProgressFn>,

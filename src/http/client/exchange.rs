@@ -47,6 +47,8 @@ pub(super) enum BodyState {
     Pending,
     /// `application/json`: the bytes so far.
     Json(Vec<u8>),
+    /// `application/json` whose body so far is one shared chunk, kept as is (no copy).
+    JsonChunk(Bytes),
     /// `text/event-stream`.
     Sse(SseDecoder),
     /// A non-2xx status: the first bytes, to quote the server's message.
@@ -123,8 +125,23 @@ impl Exchange {
         matches!(self.body, BodyState::Sse(_))
     }
 
+    /// [`Exchange::push_body`] for a chunk in shared bytes: the first chunk of a JSON body is
+    /// kept as is instead of copied (a JSON answer of known length arrives in one).
+    pub(super) fn push_body_bytes(&mut self, chunk: Bytes, max_body: usize, out: &mut Vec<Bytes>) {
+        match &self.body {
+            BodyState::Json(buf) if buf.is_empty() && chunk.len() <= max_body => {
+                self.body = BodyState::JsonChunk(chunk);
+            }
+            _ => self.push_body(&chunk, max_body, out),
+        }
+    }
+
     /// Takes one body chunk; complete frames (SSE events with data) are appended to `out`.
     pub(super) fn push_body(&mut self, chunk: &[u8], max_body: usize, out: &mut Vec<Bytes>) {
+        if let BodyState::JsonChunk(first) = &self.body {
+            // A second chunk: the body is joined in a buffer from here on.
+            self.body = BodyState::Json(first.to_vec());
+        }
         match &mut self.body {
             BodyState::Json(buf) => {
                 if buf.len() + chunk.len() > max_body {
@@ -142,7 +159,8 @@ impl Exchange {
                 decoder.push(chunk);
                 self.drain_sse(out);
             }
-            BodyState::Pending | BodyState::Ignore => {}
+            // (`JsonChunk` was turned into `Json` above.)
+            BodyState::Pending | BodyState::Ignore | BodyState::JsonChunk(_) => {}
         }
     }
 
@@ -152,6 +170,10 @@ impl Exchange {
             BodyState::Json(buf) if !buf.is_empty() => {
                 self.progressed = true;
                 out.push(Bytes::from(buf));
+            }
+            BodyState::JsonChunk(chunk) if !chunk.is_empty() => {
+                self.progressed = true;
+                out.push(chunk);
             }
             BodyState::Sse(mut decoder) => {
                 decoder.finish();

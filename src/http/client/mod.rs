@@ -6,7 +6,8 @@
 //! Drive loop (the crate-wide contract):
 //! - every frame the client machine transmits goes to [`HttpClient::handle_transmit`];
 //! - the adapter performs each [`ClientAction`] from [`HttpClient::poll_action`] and reports the
-//!   response with `handle_response_head`, `handle_response_body` (chunks as they arrive) and
+//!   response with `handle_response_head`, `handle_response_body` (chunks as they arrive;
+//!   `handle_response_body_bytes` for chunks held as `Bytes`, kept without a copy) and
 //!   `handle_response_end` or `handle_response_failed`;
 //! - every frame from [`HttpClient::poll_frame`] goes to the machine's `handle_input`, events
 //!   from [`HttpClient::poll_event`] to the application;
@@ -222,11 +223,31 @@ impl HttpClient {
 
     /// The next chunk of exchange `id`'s response body.
     pub fn handle_response_body(&mut self, _now: Instant, id: ExchangeId, chunk: &[u8]) {
+        self.take_body(id, |ex, max_body, frames| {
+            ex.push_body(chunk, max_body, frames)
+        });
+    }
+
+    /// [`HttpClient::handle_response_body`] for a chunk the adapter holds as [`Bytes`]: a JSON
+    /// body that arrives in one chunk (a whole answer of known length) is taken as is, not
+    /// copied.
+    pub fn handle_response_body_bytes(&mut self, _now: Instant, id: ExchangeId, chunk: Bytes) {
+        self.take_body(id, |ex, max_body, frames| {
+            ex.push_body_bytes(chunk, max_body, frames)
+        });
+    }
+
+    /// Hands a body chunk to exchange `id` (`push`) and delivers the frames it completed.
+    fn take_body(
+        &mut self,
+        id: ExchangeId,
+        push: impl FnOnce(&mut Exchange, usize, &mut Vec<Bytes>),
+    ) {
         let Some(ex) = self.exchanges.get_mut(&id) else {
             return;
         };
         let mut frames = Vec::new();
-        ex.push_body(chunk, self.config.max_body, &mut frames);
+        push(ex, self.config.max_body, &mut frames);
         self.deliver(id, frames);
     }
 

@@ -392,7 +392,7 @@ fn response_media_types_match_without_case() {
         let mut ex = Exchange::new(Purpose::Message, false);
         ex.start_body(status, content_type, 1024);
         match ex.body {
-            BodyState::Json(_) => "json",
+            BodyState::Json(_) | BodyState::JsonChunk(_) => "json",
             BodyState::Sse(_) => "sse",
             BodyState::Error(_) => "error",
             BodyState::Ignore => "ignore",
@@ -410,4 +410,42 @@ fn response_media_types_match_without_case() {
     assert_eq!(kind(200, "éjson"), "ignore");
     assert_eq!(kind(200, ""), "ignore");
     assert_eq!(kind(404, "application/json"), "error");
+}
+
+/// A JSON body handed over as shared bytes in one chunk reaches the machine as the same bytes
+/// (no copy); a body in several chunks, bytes or slices, arrives joined; the size limit holds.
+#[test]
+fn a_json_body_in_shared_bytes_is_taken_as_is() {
+    let body =
+        Bytes::from_static(br#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#);
+    let mut ex = Exchange::new(Purpose::Message, false);
+    ex.start_body(200, "application/json", 1024);
+    let mut out = Vec::new();
+    ex.push_body_bytes(body.clone(), 1 << 20, &mut out);
+    ex.end_body(&mut out);
+    assert_eq!(out, vec![body.clone()]);
+    assert_eq!(out[0].as_ptr(), body.as_ptr(), "not copied");
+
+    let (head, tail) = body.split_at(10);
+    for second_as_bytes in [false, true] {
+        let mut ex = Exchange::new(Purpose::Message, false);
+        ex.start_body(200, "application/json", 1024);
+        let mut out = Vec::new();
+        ex.push_body_bytes(Bytes::copy_from_slice(head), 1 << 20, &mut out);
+        if second_as_bytes {
+            ex.push_body_bytes(Bytes::copy_from_slice(tail), 1 << 20, &mut out);
+        } else {
+            ex.push_body(tail, 1 << 20, &mut out);
+        }
+        ex.end_body(&mut out);
+        assert_eq!(out, vec![body.clone()]);
+    }
+
+    let mut ex = Exchange::new(Purpose::Message, false);
+    ex.start_body(200, "application/json", 1024);
+    let mut out = Vec::new();
+    ex.push_body_bytes(body.clone(), 8, &mut out);
+    ex.end_body(&mut out);
+    assert!(out.is_empty());
+    assert!(ex.oversized);
 }

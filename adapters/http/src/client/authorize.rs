@@ -220,6 +220,17 @@ pub(crate) async fn send_authorized(
     let Some(authorizer) = &target.authorizer else {
         return send_once(pool, make(target.authorization.as_deref())?).await;
     };
+    // The flow's futures are large; boxed here, they stay out of the future every exchange
+    // allocates (a request without OAuth never pays for them).
+    Box::pin(send_with_flow(pool, authorizer, &make)).await
+}
+
+/// [`send_authorized`] with the OAuth flow.
+async fn send_with_flow(
+    pool: &Pool,
+    authorizer: &Authorizer,
+    make: &impl Fn(Option<&str>) -> Result<hyper::Request<Full<Bytes>>, String>,
+) -> Result<(Sender, hyper::Response<Incoming>), String> {
     let used = authorizer.header().await;
     let (sender, response) = send_once(pool, make(used.as_deref())?).await?;
     if !is_challenge(&response) {

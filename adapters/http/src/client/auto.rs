@@ -216,7 +216,9 @@ impl Loop {
                 self.inflight.start(key, exchange);
             }
             Step::Abort(key) => self.inflight.abort(key),
-            Step::Frame(frame) => self.client.handle_input(now, frame),
+            // A decoding the transport made is handed on, not made again.
+            Step::Frame(frame, Some(decoded)) => self.client.handle_decoded(now, &frame, decoded),
+            Step::Frame(frame, None) => self.client.handle_input(now, frame),
             Step::Event(event) => {
                 match &event {
                     WireEvent::Detected(kind) => self.transport = Some(*kind),

@@ -1,17 +1,18 @@
 //! Performs one request the core asked for and streams its response back to the loop as
 //! inputs (head, body chunks, end or failure). Nothing here decides anything about MCP.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Body as _;
 use hyper::header::HeaderValue;
 use hyper::HeaderMap;
-use mcp_sansio::http::{ExchangeId, HttpClientRequest, HttpMethod};
+use mcp_sansio::http::{ExchangeId, HttpClientRequest, HttpMethod, HttpText};
 
 use super::authorize::{send_authorized, Authorizer};
-use super::fields::FieldCache;
+use super::fields::{FieldCache, HeadCache};
 use super::inflight::Inputs;
 use super::pool::Pool;
 use super::HttpClientOptions;
@@ -60,6 +61,10 @@ pub(crate) struct Target {
     host: Option<HeaderValue>,
     /// The fields the core asks for, converted once.
     fields: FieldCache,
+    /// Whole header maps, built once per set of fields.
+    heads: HeadCache,
+    /// The last `Content-Length` sent, with its length.
+    last_length: RefCell<Option<(usize, HeaderValue)>>,
 }
 
 impl Target {
@@ -76,6 +81,8 @@ impl Target {
                 .as_ref()
                 .map(|a| Rc::new(Authorizer::new(a))),
             fields: FieldCache::default(),
+            heads: HeadCache::default(),
+            last_length: RefCell::new(None),
         }
     }
 
@@ -95,15 +102,52 @@ impl Target {
                 .parse()
                 .map_err(|e| format!("invalid request: {e}"))?,
         };
-        let headers = out.headers_mut();
-        headers.reserve(request.headers.len() + 2);
+        let length = request.body.len();
+        let mut headers = self
+            .heads
+            .get(&request.headers, authorization, length > 0, || {
+                self.header_map(&request.headers, authorization, length > 0)
+            })?;
+        if let Some(value) = headers.get_mut(hyper::header::CONTENT_LENGTH) {
+            *value = self.content_length(length);
+        }
+        *out.headers_mut() = headers;
+        Ok(out)
+    }
+
+    /// `Content-Length: length`, reusing the last value when the length repeats (requests of
+    /// one kind often have bodies of one length).
+    fn content_length(&self, length: usize) -> HeaderValue {
+        let mut last = self.last_length.borrow_mut();
+        match &*last {
+            Some((len, value)) if *len == length => value.clone(),
+            _ => {
+                let value = HeaderValue::from(length);
+                *last = Some((length, value.clone()));
+                value
+            }
+        }
+    }
+
+    /// `Host`, the core's fields, `authorization` and, for a request with a body, a
+    /// `Content-Length` to be set per request, as a header map. (hyper would append the length
+    /// itself: to a map cloned at its exact size that is a reallocation per request.)
+    fn header_map(
+        &self,
+        fields: &[(&'static str, HttpText)],
+        authorization: Option<&str>,
+        with_body: bool,
+    ) -> Result<HeaderMap, String> {
+        // Room to spare: a clone keeps the index size, and hyper looks up `Transfer-Encoding`
+        // with the entry API, which grows a full map (a reallocation per request).
+        let mut headers = HeaderMap::with_capacity(fields.len() + 8);
         let host = match &self.host {
             Some(host) => host.clone(),
             None => HeaderValue::from_str(&self.authority)
                 .map_err(|e| format!("invalid request: {e}"))?,
         };
         headers.insert(hyper::header::HOST, host);
-        for (name, value) in &request.headers {
+        for (name, value) in fields {
             let (name, value) = self.fields.get(name, value)?;
             headers.append(name, value);
         }
@@ -111,7 +155,10 @@ impl Target {
             let (name, value) = self.fields.get("authorization", auth)?;
             headers.append(name, value);
         }
-        Ok(out)
+        if with_body {
+            headers.insert(hyper::header::CONTENT_LENGTH, HeaderValue::from(0u64));
+        }
+        Ok(headers)
     }
 }
 
@@ -153,11 +200,7 @@ async fn perform(
         .exact()
         .is_some_and(|len| len <= WHOLE_BODY_MAX)
     {
-        let whole = body
-            .collect()
-            .await
-            .map_err(|e| format!("response body broke: {e}"))?
-            .to_bytes();
+        let whole = read_whole(&mut body).await?;
         pool.checkin(sender);
         inputs
             .send(Input::Whole {
@@ -185,4 +228,124 @@ async fn perform(
     pool.checkin(sender);
     inputs.send(Input::End { id }).await;
     Ok(())
+}
+
+/// The data of a body of known length up to [`WHOLE_BODY_MAX`]: its one chunk as is (a JSON
+/// answer arrives in one), or the chunks joined. Trailers are ignored, as before.
+async fn read_whole<B>(body: &mut B) -> Result<Bytes, String>
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+    B::Error: std::fmt::Display,
+{
+    let mut whole = Bytes::new();
+    let mut joined: Option<BytesMut> = None;
+    // Bounded: hyper ends the body at its declared length (at most WHOLE_BODY_MAX).
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| format!("response body broke: {e}"))?;
+        let Ok(chunk) = frame.into_data() else {
+            continue;
+        };
+        match joined.as_mut() {
+            Some(buf) => buf.extend_from_slice(&chunk),
+            None if whole.is_empty() => whole = chunk,
+            None => {
+                let mut buf = BytesMut::with_capacity(whole.len() + chunk.len());
+                buf.extend_from_slice(&whole);
+                buf.extend_from_slice(&chunk);
+                joined = Some(buf);
+            }
+        }
+    }
+    Ok(joined.map_or(whole, BytesMut::freeze))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::convert::Infallible;
+
+    use futures_util::stream;
+    use http_body_util::StreamBody;
+    use hyper::body::Frame;
+
+    use super::*;
+
+    fn body_of(
+        chunks: &[&'static str],
+    ) -> StreamBody<impl futures_util::Stream<Item = Result<Frame<Bytes>, Infallible>>> {
+        let frames: Vec<Result<Frame<Bytes>, Infallible>> = chunks
+            .iter()
+            .map(|c| Ok(Frame::data(Bytes::from_static(c.as_bytes()))))
+            .collect();
+        StreamBody::new(stream::iter(frames))
+    }
+
+    fn post(body: &'static str, session: &str) -> HttpClientRequest {
+        HttpClientRequest {
+            id: ExchangeId(1),
+            method: HttpMethod::Post,
+            headers: vec![
+                ("Accept", HttpText::from_static("application/json")),
+                ("Mcp-Session-Id", session.into()),
+            ],
+            body: Bytes::from_static(body.as_bytes()),
+        }
+    }
+
+    /// Every request gets `Host`, the core's fields and, with a body, its own length, whether
+    /// its map is built or a clone of a kept one; a request without a body gets no length.
+    #[test]
+    fn requests_carry_their_fields_and_their_own_length() {
+        let target = Target::new(
+            "127.0.0.1:9".into(),
+            "/mcp".into(),
+            &HttpClientOptions::default(),
+        );
+        let post_method = hyper::Method::POST;
+        for (body, session) in [
+            ("{}", "s1"),
+            ("{\"a\":1}", "s1"),
+            ("{}", "s1"),
+            ("[1]", "s2"),
+            ("{}", "s1"),
+        ] {
+            let out = target
+                .request(&post_method, &post(body, session), None)
+                .unwrap();
+            let h = out.headers();
+            assert_eq!(h["host"], "127.0.0.1:9");
+            assert_eq!(h["accept"], "application/json");
+            assert_eq!(h["mcp-session-id"], session);
+            assert_eq!(
+                h["content-length"],
+                body.len().to_string().as_str(),
+                "{body}"
+            );
+            assert_eq!(h.len(), 4);
+            assert!(h.capacity() > h.len(), "room for hyper's entry lookup");
+            assert_eq!(out.uri(), "/mcp");
+        }
+        let mut get = post("", "s1");
+        get.method = HttpMethod::Get;
+        let out = target
+            .request(&hyper::Method::GET, &get, Some("Bearer t"))
+            .unwrap();
+        assert!(out.headers().get("content-length").is_none());
+        assert_eq!(out.headers()["authorization"], "Bearer t");
+    }
+
+    /// One chunk comes back as is (the same bytes, not a copy); several are joined in order;
+    /// none is an empty body.
+    #[test]
+    fn a_whole_body_is_its_chunk_or_the_chunks_joined() {
+        let text: &'static str = "{\"a\":1}";
+        let one = smol::block_on(read_whole(&mut body_of(&[text]))).unwrap();
+        assert_eq!(one, text);
+        assert_eq!(one.as_ptr(), text.as_ptr(), "one chunk is not copied");
+        let many = smol::block_on(read_whole(&mut body_of(&["ab", "", "cd", "e"]))).unwrap();
+        assert_eq!(many, "abcde");
+        let none = smol::block_on(read_whole(&mut body_of(&[]))).unwrap();
+        assert!(none.is_empty());
+        let empty_first = smol::block_on(read_whole(&mut body_of(&["", "x"]))).unwrap();
+        assert_eq!(empty_first, "x");
+    }
 }

@@ -14,6 +14,7 @@ use mcp_sansio::http::legacy::{
 use mcp_sansio::http::{
     ClientAction, ExchangeId, HttpClient, HttpClientConfig, HttpClientRequest, TransportEvent,
 };
+use mcp_sansio::jsonrpc::Incoming;
 use mcp_sansio::session::TransmitKind;
 
 /// Set on the exchange ids of the Streamable client, so they never meet the detector's keys.
@@ -34,8 +35,9 @@ pub(crate) enum Step {
     Streamable(HttpClientRequest),
     /// Drop exchange (tagged id) and its connection.
     Abort(u64),
-    /// A frame for the client machine.
-    Frame(Bytes),
+    /// A frame for the client machine, with its decoding when the transport made one (the
+    /// Streamable client decodes answers to match them to requests).
+    Frame(Bytes, Option<Incoming>),
     /// An event of the detector or the legacy client.
     Event(WireEvent),
     /// An event of the Streamable client.
@@ -67,13 +69,13 @@ impl Wire {
                 .poll_request()
                 .map(Step::Outgoing)
                 .or_else(|| c.poll_abort().map(|k| Step::Abort(k.0)))
-                .or_else(|| c.poll_frame().map(Step::Frame))
+                .or_else(|| c.poll_frame().map(|f| Step::Frame(f, None)))
                 .or_else(|| c.poll_event().map(Step::Event)),
             Wire::Legacy(c) => c
                 .poll_request()
                 .map(Step::Outgoing)
                 .or_else(|| c.poll_abort().map(|k| Step::Abort(k.0)))
-                .or_else(|| c.poll_frame().map(Step::Frame))
+                .or_else(|| c.poll_frame().map(|f| Step::Frame(f, None)))
                 .or_else(|| c.poll_event().map(Step::Event)),
             Wire::Streamable(c) => c
                 .poll_action()
@@ -84,7 +86,10 @@ impl Wire {
                     }
                     ClientAction::Abort(id) => Step::Abort(id.0 | STREAMABLE_TAG),
                 })
-                .or_else(|| c.poll_frame().map(Step::Frame))
+                .or_else(|| {
+                    c.poll_frame_decoded()
+                        .map(|(frame, decoded)| Step::Frame(frame, decoded))
+                })
                 .or_else(|| c.poll_event().map(Step::Transport)),
         }
     }
