@@ -99,8 +99,11 @@ impl Response {
 
 /// Interns a method name: the MCP method names of every revision map to static strings.
 pub fn intern_method(name: &str) -> Method {
+    // The last byte first, as the decoder's `parse_method` does: names of one length often
+    // share their start (`tools/list`, `tools/call`), and each full comparison is a call.
+    let last = name.as_bytes().last();
     for known in super::KNOWN_METHODS {
-        if *known == name {
+        if known.as_bytes().last() == last && *known == name {
             return Cow::Borrowed(known);
         }
     }

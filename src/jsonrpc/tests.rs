@@ -285,3 +285,22 @@ fn a_type_error_before_a_syntax_error_is_still_a_parse_error() {
     }
     assert_eq!(err("8").kind, DecodeErrorKind::InvalidRequest);
 }
+
+#[test]
+fn every_known_method_interns_to_its_constant_and_nothing_else_does() {
+    use std::borrow::Cow;
+    for known in KNOWN_METHODS {
+        assert!(matches!(intern_method(known), Cow::Borrowed(k) if k == *known));
+    }
+    // Same length and last byte as known names, or empty: kept as given.
+    for other in [
+        "tools/cal",
+        "tools/xall",
+        "tools/call ",
+        "",
+        "pinG",
+        "initializE",
+    ] {
+        assert!(matches!(intern_method(other), Cow::Owned(o) if o == other));
+    }
+}

@@ -256,10 +256,11 @@ impl<'a> Members<'a> {
 
 /// Whether a name's raw text equals `key` with no backslash in it. A key with a backslash is
 /// never equal here: its raw text means something else (`a\n` is an escape) or may end at an
-/// escaped quote (`a\` against `"a\"b"`), so it goes the slow way. The backslash is looked
-/// for only once the texts are equal (a miss, the usual outcome, costs one comparison).
+/// escaped quote (`a\` against `"a\"b"`), so it goes the slow way. One pass over the short
+/// texts compares and looks for the backslash together: a slice comparison then a search cost
+/// two calls (`memcmp`, `memchr`) per key, more than the loop.
 fn plain_equal(name: &[u8], key: &[u8]) -> bool {
-    name == key && !name.contains(&b'\\')
+    name.len() == key.len() && name.iter().zip(key).all(|(&n, &k)| n == k && n != b'\\')
 }
 
 impl<'a> Iterator for Members<'a> {

@@ -13,6 +13,7 @@ pub(crate) mod idhash;
 mod inbound;
 mod lifecycle;
 mod outbound;
+mod pending;
 mod sending;
 mod timer;
 mod tombstones;

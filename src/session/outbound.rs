@@ -1,16 +1,20 @@
 //! Our requests to the peer: id allocation, the pending table keyed by exact id, deadlines,
 //! progress tokens, cancellation, and tombstones that let late responses be dropped quietly.
 //!
+//! Deadlines: the pending table's ring holds requests in deadline order (one timeout, sent in
+//! order: see [`Outbound::insert`]), so its front is its earliest deadline; only the entries in
+//! the table's map have an entry in the deadline set.
+//!
 //! Bounds: the pending table holds at most `max_pending_outbound` entries (plus the handshake
-//! and one keep-alive ping); the deadline set mirrors it; tombstones hold `tombstone_capacity`.
+//! and one keep-alive ping); the deadline set mirrors its map; tombstones hold
+//! `tombstone_capacity`.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::idhash::IdBuildHasher;
+use super::pending::{PendingTable, Place};
 use super::timer::Deadlines;
 use super::tombstones::Tombstones;
 use super::{CloseReason, Event, Outcome, RequestOptions, Role, SendError, Session, State};
@@ -43,7 +47,7 @@ pub(crate) struct Pending {
 pub(crate) struct Outbound {
     role: Role,
     next_id: u64,
-    pending: HashMap<RequestId, Pending, IdBuildHasher>,
+    pending: PendingTable<Pending>,
     deadlines: Deadlines,
     tombstones: Tombstones,
     keep_alive: Option<RequestId>,
@@ -54,7 +58,7 @@ impl Outbound {
         Outbound {
             role,
             next_id: 0,
-            pending: HashMap::default(),
+            pending: PendingTable::default(),
             deadlines: Deadlines::default(),
             tombstones: Tombstones::new(tombstone_capacity),
             keep_alive: None,
@@ -77,16 +81,67 @@ impl Outbound {
     }
 
     pub(crate) fn next_deadline(&self) -> Option<Instant> {
-        self.deadlines.first()
+        let ring = self.pending.ring_front().map(|(_, p)| p.deadline);
+        match (ring, self.deadlines.first()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Registers a request. It joins the table's ring when its deadline keeps the ring in
+    /// deadline order: the same timeout as the ring's last request and a deadline no earlier
+    /// (the usual case: one timeout, a clock that does not go back). Otherwise its deadline
+    /// goes to the deadline set.
+    fn insert(&mut self, id: RequestId, pending: Pending) {
+        let (deadline, timeout) = (pending.deadline, pending.timeout);
+        let keeps_order = |last: Option<&Pending>| {
+            last.is_none_or(|last| last.timeout == timeout && last.deadline <= deadline)
+        };
+        if let Some(Place::Map) = self.pending.insert(id.clone(), pending, keeps_order) {
+            self.deadlines.insert(deadline, timeout, id);
+        }
     }
 
     fn remove(&mut self, id: &RequestId) -> Option<Pending> {
-        let pending = self.pending.remove(id)?;
-        self.deadlines.remove(pending.deadline, id);
+        let (pending, place) = self.pending.remove(id)?;
+        if place == Place::Map {
+            self.deadlines.remove(pending.deadline, id);
+        }
         if self.keep_alive.as_ref() == Some(id) {
             self.keep_alive = None;
         }
         Some(pending)
+    }
+
+    /// The id of the earliest request due at `now`, its deadline entry (if any) removed. On a
+    /// tie the deadline set's entry comes first.
+    fn pop_due(&mut self, now: Instant) -> Option<RequestId> {
+        let ring = self
+            .pending
+            .ring_front()
+            .filter(|(_, p)| p.deadline <= now)
+            .map(|(id, p)| (id, p.deadline));
+        match (ring, self.deadlines.first()) {
+            (Some((id, at)), other) if other.is_none_or(|other| at < other) => Some(id),
+            _ => self.deadlines.pop_due(now),
+        }
+    }
+
+    /// Moves the deadline of pending request `id` to `now` plus its timeout, capped at `cap`
+    /// after it started, never earlier than it was. A moved deadline leaves the ring's order:
+    /// the request is kept in the table's map, its deadline in the deadline set.
+    fn extend_deadline(&mut self, id: &RequestId, now: Instant, cap: Duration) {
+        let Some((mut pending, place)) = self.pending.remove(id) else {
+            return;
+        };
+        let old = pending.deadline;
+        if place == Place::Map {
+            self.deadlines.remove(old, id);
+        }
+        pending.deadline = (now + pending.timeout).min(pending.started + cap).max(old);
+        let (new, timeout) = (pending.deadline, pending.timeout);
+        self.pending.insert(id.clone(), pending, |_| false);
+        self.deadlines.insert(new, timeout, id.clone());
     }
 
     /// Ends every pending request (session closing); returns the application's ids.
@@ -96,6 +151,7 @@ impl Outbound {
         let mut ids: Vec<RequestId> = self
             .pending
             .drain()
+            .into_iter()
             .filter(|(_, p)| p.purpose != Purpose::KeepAlive)
             .map(|(id, _)| id)
             .collect();
@@ -169,10 +225,7 @@ impl Session {
             timeout,
             progress: opts.progress,
         };
-        self.outbound.pending.insert(id.clone(), pending);
-        self.outbound
-            .deadlines
-            .insert(deadline, timeout, id.clone());
+        self.outbound.insert(id.clone(), pending);
         let request = Request {
             id: id.clone(),
             method,
@@ -261,8 +314,8 @@ impl Session {
 
     /// Ends every request whose deadline passed.
     pub(crate) fn expire_requests(&mut self, now: Instant) {
-        while let Some(id) = self.outbound.deadlines.pop_due(now) {
-            let Some(pending) = self.outbound.pending.remove(&id) else {
+        while let Some(id) = self.outbound.pop_due(now) {
+            let Some((pending, _)) = self.outbound.pending.remove(&id) else {
                 continue;
             };
             match pending.purpose {
@@ -314,7 +367,7 @@ impl Session {
         let id = p.progress_token;
         let reset = self.config.reset_timeout_on_progress;
         let cap = self.config.max_request_timeout;
-        let Some(pending) = self.outbound.pending.get_mut(&id) else {
+        let Some(pending) = self.outbound.pending.get(&id) else {
             self.stats.progress_dropped += 1;
             return;
         };
@@ -323,11 +376,7 @@ impl Session {
             return;
         }
         if reset {
-            let old = pending.deadline;
-            pending.deadline = (now + pending.timeout).min(pending.started + cap).max(old);
-            let (new, timeout) = (pending.deadline, pending.timeout);
-            self.outbound.deadlines.remove(old, &id);
-            self.outbound.deadlines.insert(new, timeout, id.clone());
+            self.outbound.extend_deadline(&id, now, cap);
         }
         let event = Event::Progress {
             id,

@@ -7,8 +7,9 @@
 //! entry dead (found by binary search on the deadline); dead entries leave with the front or in
 //! a compaction once they outnumber the live ones. What does not fit a lane (a timeout past the
 //! lane limit, a clock that went backwards, a deadline moved by progress) goes to an ordered
-//! set. Bounds: live entries mirror the pending table; dead ones never exceed the live ones
-//! plus [`COMPACT_SLACK`].
+//! set. The requests the pending table keeps in its ring (`pending.rs`), already in deadline
+//! order, have no entry here. Bounds: live entries mirror the pending table's map; dead ones
+//! never exceed the live ones plus [`COMPACT_SLACK`].
 
 use std::collections::{BTreeSet, VecDeque};
 use std::time::{Duration, Instant};
