@@ -33,6 +33,7 @@ mod inflight;
 mod modern;
 mod outgoing;
 mod pool;
+mod repoll;
 mod tcp;
 mod wake;
 mod wire;
@@ -59,6 +60,7 @@ use endpoint_url::HttpUrl;
 use exchange::{Input, Target};
 use inflight::InFlight;
 use pool::Pool;
+use repoll::Repoll;
 use wake::{next_wake, Wake};
 
 /// Options of the HTTP client. `Debug` never prints the bearer token.
@@ -177,7 +179,8 @@ impl McpHttpClient {
     pub async fn run<F: Future>(self, app: F) -> io::Result<(F::Output, HttpRunReport)> {
         let executor = Rc::new(LocalExecutor::new());
         let ex = executor.clone();
-        executor.run(drive(self, ex, app)).await
+        // Self-wakes (answers, the next call, hyper's tasks) polled again at once.
+        Repoll::new(executor.run(drive(self, ex, app))).await
     }
 
     /// [`McpHttpClient::run`], blocking the calling thread.

@@ -43,6 +43,7 @@ use super::exchange::{self, Input, Target};
 use super::inflight::InFlight;
 use super::outgoing;
 use super::pool::Pool;
+use super::repoll::Repoll;
 use super::wake::{next_wake, Wake};
 use super::wire::{Step, Wire};
 use super::HttpClientOptions;
@@ -135,7 +136,8 @@ impl McpAutoClient {
     pub async fn run<F: Future>(self, app: F) -> io::Result<(F::Output, AutoRunReport)> {
         let executor = Rc::new(LocalExecutor::new());
         let ex = executor.clone();
-        executor.run(drive(self, ex, app)).await
+        // Self-wakes polled again at once (see `repoll`).
+        Repoll::new(executor.run(drive(self, ex, app))).await
     }
 
     /// [`McpAutoClient::run`], blocking the calling thread.
