@@ -13,6 +13,7 @@ mod call_params;
 mod context;
 mod dispatch;
 mod handle;
+mod json_text;
 mod listen;
 mod modern;
 mod modern_reply;
