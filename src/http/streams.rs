@@ -2,7 +2,7 @@
 //! (by the inbound request it relates to), SSE event ids, the replay buffer, and the bytes
 //! waiting to be pulled by the adapter for each attached connection.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -87,7 +87,12 @@ impl LogicalStream {
 pub(crate) struct SessionState<M> {
     pub(crate) machine: M,
     pub(crate) streams: IdMap<u64, LogicalStream>,
-    pub(crate) request_streams: HashMap<RequestId, u64>,
+    /// The stream of each request in flight, by the client's id. Hashed with the id hasher,
+    /// not SipHash, like the session's own in-flight table: entries live only while their
+    /// request is in flight, which the session bounds (`max_inflight_inbound`; a request past
+    /// it is answered at once, and its entry goes with the answer), so no chain of colliding
+    /// ids can grow past that bound.
+    pub(crate) request_streams: IdMap<RequestId, u64>,
     pub(crate) next_stream: u64,
     next_seq: u64,
     pub(crate) replay: ReplayBuffer,
@@ -108,7 +113,7 @@ impl<M: Machine> SessionState<M> {
         SessionState {
             machine,
             streams: IdMap::default(),
-            request_streams: HashMap::new(),
+            request_streams: IdMap::default(),
             next_stream: STANDALONE + 1,
             next_seq: 1,
             replay: ReplayBuffer::new(replay_budget),

@@ -58,28 +58,82 @@ impl HttpRequestHead {
         self
     }
 
-    /// Adds the header fields `fields()` yields, their text copied into one buffer that they
-    /// share (one allocation for the whole list instead of two per field). `fields` is called
-    /// twice: once to size the buffer, once to fill it. A value that is not UTF-8 is taken
-    /// with U+FFFD for its invalid sequences.
+    /// Adds the header fields `fields()` yields. A name the server transports know in its
+    /// lower-case form (what HTTP/1 parsers hand on) is taken as a literal; the other names
+    /// and every value are copied into one buffer that they share (one allocation for the
+    /// whole list instead of two per field). `fields` may be called twice (a list of more
+    /// than 24 fields, or with a value that is not UTF-8, is copied by a second walk). A
+    /// value that is not UTF-8 is taken with U+FFFD for its invalid sequences.
     pub fn with_fields<'a, I>(mut self, fields: impl Fn() -> I) -> Self
     where
         I: Iterator<Item = (&'a str, &'a [u8])>,
     {
-        let (count, len) = fields().fold((0, 0), |(n, len), (name, value)| {
-            (n + 1, len + name.len() + value.len())
-        });
-        let mut bytes = Vec::with_capacity(len);
-        let mut spans = Vec::with_capacity(count);
-        for (name, value) in fields() {
+        if !self.push_fields_inline(fields()) {
+            self.push_fields_copied(fields());
+        }
+        self
+    }
+
+    /// The common head: at most [`INLINE_FIELDS`] fields, all UTF-8, in one walk, their
+    /// spans kept on the stack. `false` (nothing added) for any other list.
+    fn push_fields_inline<'a>(
+        &mut self,
+        fields: impl Iterator<Item = (&'a str, &'a [u8])>,
+    ) -> bool {
+        // Per field: its name's literal, or its span in `bytes`; then its value's end.
+        let mut spans = [(None, 0u32, 0u32); INLINE_FIELDS];
+        let mut count = 0;
+        let mut bytes = Vec::with_capacity(INLINE_TEXT);
+        for (name, value) in fields {
+            let Some(span) = spans.get_mut(count) else {
+                return false;
+            };
+            let literal = known_name(name);
+            if literal.is_none() {
+                bytes.extend_from_slice(name.as_bytes());
+            }
+            let middle = bytes.len();
+            bytes.extend_from_slice(value);
+            let (Ok(middle), Ok(end)) = (u32::try_from(middle), u32::try_from(bytes.len())) else {
+                return false;
+            };
+            *span = (literal, middle, end);
+            count += 1;
+        }
+        let Ok(text) = String::from_utf8(bytes) else {
+            return false;
+        };
+        let buf: Arc<str> = Arc::from(text);
+        self.headers.reserve_exact(count);
+        let mut start = 0;
+        for &(literal, middle, end) in &spans[..count] {
+            let (middle, end) = (middle as usize, end as usize);
+            let name = match literal {
+                Some(name) => Some(HttpText::from_static(name)),
+                None => HttpText::shared(&buf, start..middle),
+            };
+            // The spans were cut at the pushes above, so they are slices of `buf`.
+            if let (Some(name), Some(value)) = (name, HttpText::shared(&buf, middle..end)) {
+                self.headers.push((name, value));
+            }
+            start = end;
+        }
+        true
+    }
+
+    /// Any list: sized by a first walk, copied by a second, invalid UTF-8 replaced.
+    fn push_fields_copied<'a>(&mut self, fields: impl Iterator<Item = (&'a str, &'a [u8])>) {
+        let mut bytes = Vec::new();
+        let mut spans = Vec::new();
+        for (name, value) in fields {
             let start = bytes.len();
             bytes.extend_from_slice(name.as_bytes());
             let middle = bytes.len();
             bytes.extend_from_slice(value);
             spans.push((start, middle, bytes.len()));
         }
-        // One UTF-8 check for the whole list; only a list with an invalid value is redone
-        // field by field (the spans then move with the replacement characters).
+        // Only a list with an invalid value is redone field by field (the spans then move
+        // with the replacement characters).
         let text = String::from_utf8(bytes).unwrap_or_else(|e| {
             let bytes = e.into_bytes();
             let mut text = String::with_capacity(bytes.len());
@@ -103,7 +157,6 @@ impl HttpRequestHead {
                 self.headers.push((name, value));
             }
         }
-        self
     }
 
     /// The first value of header `name` (case-insensitive), if present.
@@ -114,6 +167,32 @@ impl HttpRequestHead {
             .find(|(n, _)| n.len() == name.len() && n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
+}
+
+/// Fields of a head kept on the stack while its text is copied (more take the general path).
+const INLINE_FIELDS: usize = 24;
+
+/// Bytes reserved for a head's copied text at first (a typical MCP request's values).
+const INLINE_TEXT: usize = 256;
+
+/// The literal of a field name the server transports (or most clients) send, in the
+/// lower-case form HTTP/1 parsers hand on: such a name needs no copy.
+fn known_name(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "host" => "host",
+        "accept" => "accept",
+        "origin" => "origin",
+        "content-type" => "content-type",
+        "content-length" => "content-length",
+        "mcp-session-id" => "mcp-session-id",
+        "mcp-protocol-version" => "mcp-protocol-version",
+        "last-event-id" => "last-event-id",
+        "authorization" => "authorization",
+        "user-agent" => "user-agent",
+        "accept-encoding" => "accept-encoding",
+        "connection" => "connection",
+        _ => return None,
+    })
 }
 
 /// Identifies one response stream (one HTTP response body being written), for
@@ -184,5 +263,73 @@ impl HttpResponse {
             Body::Full(b) => std::str::from_utf8(b).unwrap_or(""),
             _ => "",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names_and_values(head: &HttpRequestHead) -> Vec<(&str, &str)> {
+        head.headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect()
+    }
+
+    /// Every field comes out in order with its text, whether its name is one of the known
+    /// lower-case names (taken as a literal), an unknown or mixed-case one (copied), or its
+    /// value is empty; a known name is not copied.
+    #[test]
+    fn fields_are_kept_in_order_with_their_text() {
+        let fields: Vec<(&str, &[u8])> = vec![
+            ("host", b"127.0.0.1:8080"),
+            ("x-custom", b"one"),
+            ("Accept", b"application/json, text/event-stream"),
+            ("mcp-session-id", b""),
+            (
+                "content-type",
+                "application/json; charset=\u{e9}".as_bytes(),
+            ),
+            ("x-custom", b"two"),
+        ];
+        let head =
+            HttpRequestHead::new(HttpMethod::Post, "/mcp").with_fields(|| fields.iter().copied());
+        let expected: Vec<(&str, &str)> = fields
+            .iter()
+            .map(|(n, v)| (*n, std::str::from_utf8(v).expect("utf-8")))
+            .collect();
+        assert_eq!(names_and_values(&head), expected);
+        assert_eq!(head.headers[0].0.as_static(), Some("host"));
+        assert_eq!(head.headers[1].0.as_static(), None);
+        assert_eq!(head.headers[2].0.as_static(), None, "not in lower case");
+        assert_eq!(head.get("X-CUSTOM"), Some("one"));
+        assert_eq!(head.get("mcp-session-id"), Some(""));
+    }
+
+    /// A list longer than the inline spans and a list with a value that is not UTF-8 take the
+    /// copying path: the same fields, invalid sequences replaced.
+    #[test]
+    fn long_lists_and_invalid_values_are_copied_whole() {
+        let names: Vec<String> = (0..INLINE_FIELDS + 3).map(|i| format!("x-{i}")).collect();
+        let long: Vec<(&str, &[u8])> = names
+            .iter()
+            .map(|n| (n.as_str(), n.as_bytes()))
+            .chain([("host", b"h".as_slice())])
+            .collect();
+        let head =
+            HttpRequestHead::new(HttpMethod::Post, "/mcp").with_fields(|| long.iter().copied());
+        assert_eq!(head.headers.len(), INLINE_FIELDS + 4);
+        assert!(head
+            .headers
+            .iter()
+            .all(|(n, v)| n.as_str() == v.as_str() || (n.as_str() == "host" && v.as_str() == "h")));
+        let invalid: Vec<(&str, &[u8])> = vec![("host", b"a\xffb"), ("accept", b"*/*")];
+        let head =
+            HttpRequestHead::new(HttpMethod::Post, "/mcp").with_fields(|| invalid.iter().copied());
+        assert_eq!(
+            names_and_values(&head),
+            vec![("host", "a\u{fffd}b"), ("accept", "*/*")]
+        );
     }
 }

@@ -13,6 +13,7 @@ mod call_params;
 mod context;
 mod dispatch;
 mod handle;
+mod json_text;
 mod listen;
 mod modern;
 mod modern_reply;
@@ -310,8 +311,14 @@ impl Server {
         // session already counts suppressed replies, nothing else to do.
         match item {
             OutboxItem::Reply { id, outcome } => {
-                self.running.remove(&id);
-                self.cancel_orphans(&id);
+                // Most handlers answer at their first poll and never join `running`: an empty
+                // table is not hashed into (SipHash of the id per reply).
+                if !self.running.is_empty() {
+                    self.running.remove(&id);
+                }
+                if !self.peer_requests.is_empty() {
+                    self.cancel_orphans(&id);
+                }
                 let _ = match outcome {
                     Ok(result) => self.session.respond(&id, result),
                     Err(error) => self.session.respond_error(&id, error),

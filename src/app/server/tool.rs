@@ -2,11 +2,13 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Map, Value};
 
 use super::arguments::ToolArguments;
 use super::context::RequestContext;
+use super::json_text;
 use super::types::{handler_setters, icons_json, put, HandlerFn};
 use crate::app::schema::Schema;
 use crate::jsonrpc::{ErrorObject, RawJson};
@@ -104,7 +106,45 @@ impl CallToolResult {
     /// The wire form as JSON text, written straight from the fields (the same text as
     /// `to_json` gives, without building that `Value` first).
     pub fn to_raw_json(&self) -> Result<RawJson, ErrorObject> {
+        if let Some(text) = self.texts_only_json() {
+            return Ok(text);
+        }
         RawJson::from_serialize(&Wire(self)).map_err(|e| ErrorObject::internal(e.to_string()))
+    }
+
+    /// The common result, text blocks only and no structured content, written by hand (the
+    /// text serde writes for it, without serde's per-member calls); `None` for any other.
+    fn texts_only_json(&self) -> Option<RawJson> {
+        if self.structured_content.is_some() {
+            return None;
+        }
+        let mut len = 32;
+        for block in &self.content {
+            let ToolContent::Text(text) = block else {
+                return None;
+            };
+            // Room for the block's members and a few escapes.
+            len += text.len() + 40;
+        }
+        let mut out = Vec::with_capacity(len);
+        out.extend_from_slice(b"{\"content\":[");
+        for (i, block) in self.content.iter().enumerate() {
+            if let ToolContent::Text(text) = block {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
+                json_text::push_string(&mut out, text);
+                out.push(b'}');
+            }
+        }
+        out.push(b']');
+        if self.is_error {
+            out.extend_from_slice(b",\"isError\":true");
+        }
+        out.push(b'}');
+        // Valid JSON by construction: literals around escaped strings.
+        Some(RawJson::from_validated(Bytes::from(out)))
     }
 
     /// The wire form.
@@ -266,9 +306,16 @@ mod tests {
         mixed
             .content
             .push(json!({"type": "image", "data": "AA==", "mimeType": "image/png"}).into());
+        // Text blocks only: written by hand, escapes and all.
+        let mut texts = CallToolResult::error("tab\there, \"quoted\", back\\slash, \u{1}\u{1f}");
+        texts.content.push(ToolContent::Text(String::new()));
+        texts
+            .content
+            .push(ToolContent::Text("a longer block of plain text".into()));
         for result in [
             CallToolResult::default(),
             CallToolResult::text("héllo"),
+            texts,
             mixed,
             CallToolResult::error("nope"),
             structured,

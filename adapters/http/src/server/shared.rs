@@ -102,7 +102,12 @@ impl Shared {
         }
         let (wakers, earlier) = {
             let mut core = self.core.borrow_mut();
-            let wakers: Vec<Waker> = core.wakers.drain().map(|(_, w)| w).collect();
+            // Most requests answer in full at once: no body waits, nothing to collect.
+            let wakers: Vec<Waker> = if core.wakers.is_empty() {
+                Vec::new()
+            } else {
+                core.wakers.drain().map(|(_, w)| w).collect()
+            };
             let armed = core.armed;
             let earlier = core
                 .endpoint

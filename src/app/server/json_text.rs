@@ -1,0 +1,96 @@
+//! JSON text written by hand for the hot results (a tool's text blocks): string literals
+//! escaped exactly as serde_json escapes them.
+//!
+//! Text without control characters (nearly all text) has only `"` and `\` to escape: those
+//! are found with `memchr2` and the runs between them copied whole, instead of serde_json's
+//! table lookup per byte. Text with a control character is walked byte by byte. The output
+//! is the text serde_json writes (tests compare the two), so a result reads the same either
+//! way.
+
+/// The escape of one byte, or `None` when it stands for itself.
+fn escape_of(byte: u8) -> Option<&'static [u8]> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    static CONTROLS: [[u8; 6]; 32] = {
+        let mut table = [[0u8; 6]; 32];
+        let mut i = 0;
+        while i < 32 {
+            table[i] = [b'\\', b'u', b'0', b'0', HEX[i >> 4], HEX[i & 15]];
+            i += 1;
+        }
+        table
+    };
+    Some(match byte {
+        b'"' => b"\\\"",
+        b'\\' => b"\\\\",
+        0x08 => b"\\b",
+        0x09 => b"\\t",
+        0x0a => b"\\n",
+        0x0c => b"\\f",
+        0x0d => b"\\r",
+        0..=0x1f => &CONTROLS[usize::from(byte)],
+        _ => return None,
+    })
+}
+
+/// Appends `text` as a JSON string literal (quotes included), escaped as serde_json does.
+pub(crate) fn push_string(out: &mut Vec<u8>, text: &str) {
+    let bytes = text.as_bytes();
+    out.push(b'"');
+    // `bytes[start..]` is what is left to copy.
+    let mut start = 0;
+    // One pass without an early exit (no branch per byte) for the rare control character.
+    if bytes.iter().fold(false, |any, &b| any | (b < 0x20)) {
+        for (at, &byte) in bytes.iter().enumerate() {
+            if let Some(escape) = escape_of(byte) {
+                out.extend_from_slice(&bytes[start..at]);
+                out.extend_from_slice(escape);
+                start = at + 1;
+            }
+        }
+    } else {
+        while let Some(found) = memchr::memchr2(b'"', b'\\', &bytes[start..]) {
+            let at = start + found;
+            out.extend_from_slice(&bytes[start..at]);
+            out.extend_from_slice(&[b'\\', bytes[at]]);
+            start = at + 1;
+        }
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ours(text: &str) -> String {
+        let mut out = Vec::new();
+        push_string(&mut out, text);
+        String::from_utf8(out).expect("utf-8 in, utf-8 out")
+    }
+
+    /// Every byte that needs an escape, at every offset within a word and across word
+    /// boundaries, comes out as serde_json writes it; other text (ASCII, multi-byte UTF-8,
+    /// DEL) is copied as is.
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let mut specials: Vec<char> = (0u8..0x20).map(char::from).collect();
+        specials.extend(['"', '\\', '/', '\u{7f}', 'é', '€', '😀', 'a']);
+        for special in specials {
+            for offset in 0..18 {
+                for len in [offset, offset + 1, 17, 24] {
+                    let mut text: String = "the quick brown fox jumps".chars().take(len).collect();
+                    text.insert(offset.min(text.len()), special);
+                    let expected = serde_json::to_string(&text).expect("serialisable");
+                    assert_eq!(ours(&text), expected, "{text:?}");
+                }
+            }
+        }
+        assert_eq!(ours(""), "\"\"");
+        let all: String = (0u8..0x80).map(char::from).collect();
+        assert_eq!(
+            ours(&all),
+            serde_json::to_string(&all).expect("serialisable")
+        );
+    }
+}
