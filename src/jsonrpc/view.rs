@@ -22,6 +22,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
+use super::scan::skip_blank;
 use super::RawJson;
 
 /// A borrowed view of one JSON value inside a [`RawJson`]. Cheap to copy; every method reads
@@ -328,13 +329,6 @@ fn after_value(text: &[u8], end: Option<usize>) -> usize {
 
 fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\t' | b'\r')
-}
-
-fn skip_blank(text: &[u8], mut i: usize) -> usize {
-    while text.get(i).is_some_and(|b| is_blank(*b)) {
-        i += 1;
-    }
-    i
 }
 
 /// The end (exclusive) of the valid value starting at `i`.
