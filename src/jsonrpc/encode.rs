@@ -92,8 +92,8 @@ fn write_params(buf: &mut Vec<u8>, params: Option<&RawJson>) {
     }
 }
 
-/// Bytes a string literal cannot hold as they are, and DEL, which is left to serde_json's
-/// writer with them (it writes DEL as it is).
+/// Bytes a string literal cannot hold as they are, and DEL, which is left to the escaping
+/// writer with them (it writes DEL as it is, as serde_json does).
 const NOT_PLAIN: [bool; 256] = {
     let mut table = super::scan::NOT_RAW_IN_STRING;
     table[0x7f] = true;
@@ -110,8 +110,7 @@ pub fn write_json_string(buf: &mut Vec<u8>, s: &str) {
         buf.extend_from_slice(s.as_bytes());
         buf.push(b'"');
     } else {
-        // serde_json's escaping is the reference; writing into a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut *buf, s);
+        super::escape::push_string(buf, s);
     }
 }
 

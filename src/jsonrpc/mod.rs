@@ -7,6 +7,7 @@
 mod decode;
 mod encode;
 mod error;
+mod escape;
 mod id;
 mod message;
 mod methods;

@@ -13,7 +13,6 @@ mod call_params;
 mod context;
 mod dispatch;
 mod handle;
-mod json_text;
 mod listen;
 mod modern;
 mod modern_reply;

@@ -8,10 +8,9 @@ use serde_json::{json, Map, Value};
 
 use super::arguments::ToolArguments;
 use super::context::RequestContext;
-use super::json_text;
 use super::types::{handler_setters, icons_json, put, HandlerFn};
 use crate::app::schema::Schema;
-use crate::jsonrpc::{ErrorObject, RawJson};
+use crate::jsonrpc::{write_json_string, ErrorObject, RawJson};
 use crate::model::Icon;
 use crate::tasks::TaskSupport;
 
@@ -134,7 +133,7 @@ impl CallToolResult {
                     out.push(b',');
                 }
                 out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
-                json_text::push_string(&mut out, text);
+                write_json_string(&mut out, text);
                 out.push(b'}');
             }
         }

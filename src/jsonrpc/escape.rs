@@ -1,5 +1,7 @@
-//! JSON text written by hand for the hot results (a tool's text blocks): string literals
-//! escaped exactly as serde_json escapes them.
+//! JSON string literals with escapes, written exactly as serde_json writes them.
+//!
+//! [`super::write_json_string`] hands over the strings that need an escape (its plain fast
+//! path covers method names and most keys).
 //!
 //! Text without control characters (nearly all text) has only `"` and `\` to escape: those
 //! are found with `memchr2` and the runs between them copied whole, instead of serde_json's
@@ -33,7 +35,7 @@ fn escape_of(byte: u8) -> Option<&'static [u8]> {
 }
 
 /// Appends `text` as a JSON string literal (quotes included), escaped as serde_json does.
-pub(crate) fn push_string(out: &mut Vec<u8>, text: &str) {
+pub(super) fn push_string(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     out.push(b'"');
     // `bytes[start..]` is what is left to copy.
