@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod chunks;
 pub mod client;
 pub mod server;
 mod tcp_io;

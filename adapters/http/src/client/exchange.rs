@@ -4,7 +4,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use bytes::{Bytes, BytesMut};
+use crate::chunks::Chunks;
+use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Body as _;
 use hyper::header::HeaderValue;
@@ -237,26 +238,15 @@ where
     B: hyper::body::Body<Data = Bytes> + Unpin,
     B::Error: std::fmt::Display,
 {
-    let mut whole = Bytes::new();
-    let mut joined: Option<BytesMut> = None;
+    let mut chunks = Chunks::default();
     // Bounded: hyper ends the body at its declared length (at most WHOLE_BODY_MAX).
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| format!("response body broke: {e}"))?;
-        let Ok(chunk) = frame.into_data() else {
-            continue;
-        };
-        match joined.as_mut() {
-            Some(buf) => buf.extend_from_slice(&chunk),
-            None if whole.is_empty() => whole = chunk,
-            None => {
-                let mut buf = BytesMut::with_capacity(whole.len() + chunk.len());
-                buf.extend_from_slice(&whole);
-                buf.extend_from_slice(&chunk);
-                joined = Some(buf);
-            }
+        if let Ok(chunk) = frame.into_data() {
+            chunks.push(chunk);
         }
     }
-    Ok(joined.map_or(whole, BytesMut::freeze))
+    Ok(chunks.into_bytes())
 }
 
 #[cfg(test)]

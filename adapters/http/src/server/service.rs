@@ -6,9 +6,11 @@ use std::cell::RefCell;
 use std::convert::Infallible;
 use std::time::Instant;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
+
+use crate::chunks::Chunks;
 use hyper::header::{HeaderName, HeaderValue, InvalidHeaderValue, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Request, Response, StatusCode};
 use mcp_sansio::http::{Body, HttpMethod, HttpRequestHead, HttpResponse, HttpText};
@@ -137,30 +139,19 @@ async fn read_body<B>(mut body: B, limit: usize) -> Result<Bytes, B::Error>
 where
     B: hyper::body::Body<Data = Bytes> + Unpin,
 {
-    let mut first = Bytes::new();
-    let mut joined: Option<BytesMut> = None;
+    let mut chunks = Chunks::default();
     while let Some(frame) = body.frame().await {
         let Ok(mut data) = frame?.into_data() else {
             continue;
         };
-        let read = joined.as_ref().map_or(first.len(), BytesMut::len);
+        let read = chunks.len();
         data.truncate(limit - read);
-        let total = read + data.len();
-        match &mut joined {
-            Some(buf) => buf.extend_from_slice(&data),
-            None if first.is_empty() => first = data,
-            None => {
-                let mut buf = BytesMut::with_capacity(first.len() + data.len());
-                buf.extend_from_slice(&first);
-                buf.extend_from_slice(&data);
-                joined = Some(buf);
-            }
-        }
-        if total >= limit {
+        chunks.push(data);
+        if chunks.len() >= limit {
             break;
         }
     }
-    Ok(joined.map_or(first, BytesMut::freeze))
+    Ok(chunks.into_bytes())
 }
 
 /// The endpoint's response as hyper's.
