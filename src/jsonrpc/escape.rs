@@ -35,14 +35,20 @@ fn escape_of(byte: u8) -> Option<&'static [u8]> {
 }
 
 /// Appends `text` as a JSON string literal (quotes included), escaped as serde_json does.
-pub(super) fn push_string(out: &mut Vec<u8>, text: &str) {
+/// Its first `plain` bytes are known to need no escape (the caller's search stopped there)
+/// and are copied without a second look.
+pub(super) fn push_string(out: &mut Vec<u8>, text: &str, plain: usize) {
     let bytes = text.as_bytes();
+    let plain = plain.min(bytes.len());
     out.push(b'"');
     // `bytes[start..]` is what is left to copy.
     let mut start = 0;
     // One pass without an early exit (no branch per byte) for the rare control character.
-    if bytes.iter().fold(false, |any, &b| any | (b < 0x20)) {
-        for (at, &byte) in bytes.iter().enumerate() {
+    if bytes[plain..]
+        .iter()
+        .fold(false, |any, &b| any | (b < 0x20))
+    {
+        for (at, &byte) in bytes.iter().enumerate().skip(plain) {
             if let Some(escape) = escape_of(byte) {
                 out.extend_from_slice(&bytes[start..at]);
                 out.extend_from_slice(escape);
@@ -50,11 +56,13 @@ pub(super) fn push_string(out: &mut Vec<u8>, text: &str) {
             }
         }
     } else {
-        while let Some(found) = memchr::memchr2(b'"', b'\\', &bytes[start..]) {
-            let at = start + found;
+        let mut from = plain;
+        while let Some(found) = memchr::memchr2(b'"', b'\\', &bytes[from..]) {
+            let at = from + found;
             out.extend_from_slice(&bytes[start..at]);
             out.extend_from_slice(&[b'\\', bytes[at]]);
             start = at + 1;
+            from = start;
         }
     }
     out.extend_from_slice(&bytes[start..]);
@@ -65,10 +73,18 @@ pub(super) fn push_string(out: &mut Vec<u8>, text: &str) {
 mod tests {
     use super::*;
 
+    /// The text escaped from every possible plain prefix (each the length of a prefix that
+    /// needs no escape), all of which must agree.
     fn ours(text: &str) -> String {
-        let mut out = Vec::new();
-        push_string(&mut out, text);
-        String::from_utf8(out).expect("utf-8 in, utf-8 out")
+        let plain_prefix = text.bytes().take_while(|&b| escape_of(b).is_none()).count();
+        let mut outs = (0..=plain_prefix).map(|plain| {
+            let mut out = Vec::new();
+            push_string(&mut out, text, plain);
+            String::from_utf8(out).expect("utf-8 in, utf-8 out")
+        });
+        let first = outs.next().expect("at least the empty prefix");
+        assert!(outs.all(|out| out == first), "{text:?}");
+        first
     }
 
     /// Every byte that needs an escape, at every offset within a word and across word
