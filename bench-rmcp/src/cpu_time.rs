@@ -12,7 +12,8 @@ use criterion::Throughput;
 /// Process CPU time (`CLOCK_PROCESS_CPUTIME_ID`).
 pub struct CpuTime;
 
-fn process_cpu_time() -> Duration {
+/// The CPU time this process has used so far, all threads.
+pub fn process_cpu_time() -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

@@ -347,6 +347,7 @@ pub fn frame(text: &[u8]) -> Bytes {
 pub mod cpu_time;
 #[cfg(feature = "http")]
 pub mod http_side;
+pub mod paired;
 pub mod rmcp_side;
 
 #[cfg(test)]
