@@ -22,7 +22,7 @@ use mcp_sansio::app::server::{
     ResourceContents, ResourceTemplate, Server, Tool,
 };
 use mcp_sansio::config::Config;
-use mcp_sansio::jsonrpc::{code, ErrorObject};
+use mcp_sansio::jsonrpc::{code, ErrorObject, RawJson};
 use mcp_sansio::model::{
     CompleteParams, CompletionArgument, CompletionReference, ContentBlock, CreateMessageResult,
     Implementation, LoggingLevel, PromptReference, Role, Root, SamplingContent,
@@ -394,6 +394,34 @@ fn every_typed_call_round_trips() {
     assert_eq!(logs.len(), 1, "{logs:?}");
     assert_eq!(logs[0].level, LoggingLevel::Error);
     assert_eq!(logs[0].data, json!("error line"));
+}
+
+#[test]
+fn call_tool_raw_answers_as_call_tool() {
+    let (mut h, c) = connected(full_client(Instant::now()), 100);
+    // Plain text (read by the text-only reader), a `\u` escape (left to serde), no arguments.
+    let texts = ["hey \"you\"\n\\", "ctl \u{1} é"];
+    let r = h.block_on(async move {
+        let mut answers = Vec::new();
+        for text in texts {
+            let args = json!({ "text": text });
+            let raw = RawJson::from_serialize(&args).unwrap();
+            let by_raw = c.call_tool_raw("echo", &raw).await.unwrap();
+            answers.push((by_raw, c.call_tool("echo", args).await.unwrap()));
+        }
+        let by_raw = c.call_tool_raw("progress", &RawJson::null()).await.unwrap();
+        answers.push((by_raw, c.call_tool("progress", Value::Null).await.unwrap()));
+        let unknown = c.call_tool_raw("nope", &RawJson::empty_object()).await;
+        (answers, unknown)
+    });
+    let (answers, unknown) = r;
+    assert_eq!(text_of(&answers[0].0), texts[0]);
+    assert_eq!(text_of(&answers[1].0), texts[1]);
+    assert_eq!(text_of(&answers[2].0), "done");
+    for (by_raw, by_value) in &answers {
+        assert_eq!(by_raw, by_value);
+    }
+    assert!(unknown.is_err(), "{unknown:?}");
 }
 
 #[test]

@@ -21,6 +21,7 @@ mod roots;
 mod sampling;
 mod tagged;
 mod tasks;
+mod text_result;
 mod tools;
 mod version;
 
@@ -42,6 +43,8 @@ pub use sampling::*;
 pub use tasks::*;
 pub use tools::*;
 pub use version::*;
+
+pub(crate) use text_result::read_texts_only;
 
 #[cfg(test)]
 mod tests;

@@ -1,13 +1,16 @@
 //! Our side: the reference HTTP adapter (`mcp_sansio_http`) on both ends. The server offers
 //! one tool, `echo` (a sync handler answering with its `text` argument); the session answers
 //! `ping` itself. The client is the app `Client` over the core `HttpClient` on the adapter's
-//! keep-alive pool, driven through its `ClientHandle` (typed `ping` and `call_tool`).
+//! keep-alive pool, driven through its `ClientHandle` (typed `ping` and `call_tool_raw`). The
+//! echo arguments are encoded once and lent to every call, as rmcp's fixture builds its
+//! params once and clones them per call.
 
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 use mcp_sansio::app::client::{Client, ClientHandle};
 use mcp_sansio::app::server::{CallToolResult, Server, Tool};
+use mcp_sansio::jsonrpc::RawJson;
 use mcp_sansio::model::{ContentBlock, Implementation};
 use mcp_sansio_http::client::{connect_http_client, HttpClientOptions};
 use mcp_sansio_http::server::{HttpServer, HttpServerOptions};
@@ -59,12 +62,13 @@ pub fn sample(server: &ServerThread, call: Call, in_flight: usize, rounds: u64) 
     let client =
         connect_http_client(server.url(), builder, HttpClientOptions::default()).expect("client");
     let handle = client.handle();
+    let echo_args = RawJson::from_serialize(&json!({"text": crate::ECHO_TEXT})).expect("args");
     let (elapsed, _report) = client
         .block_on(async move {
             handle.initialize().await.expect("initialize");
             let started = Instant::now();
             for _ in 0..rounds {
-                let done = batch(&handle, call, in_flight).await;
+                let done = batch(&handle, call, in_flight, &echo_args).await;
                 assert_eq!(done, in_flight, "ours: calls failed");
             }
             started.elapsed()
@@ -73,8 +77,8 @@ pub fn sample(server: &ServerThread, call: Call, in_flight: usize, rounds: u64) 
     elapsed
 }
 
-/// `n` concurrent calls; how many came back right.
-async fn batch(handle: &ClientHandle, call: Call, n: usize) -> usize {
+/// `n` concurrent calls (echo ones with `echo_args`); how many came back right.
+async fn batch(handle: &ClientHandle, call: Call, n: usize, echo_args: &RawJson) -> usize {
     match call {
         Call::Ping => join_all((0..n).map(|_| handle.ping()))
             .await
@@ -82,7 +86,7 @@ async fn batch(handle: &ClientHandle, call: Call, n: usize) -> usize {
             .filter(Result::is_ok)
             .count(),
         Call::Echo => {
-            let calls = (0..n).map(|_| handle.call_tool("echo", json!({"text": crate::ECHO_TEXT})));
+            let calls = (0..n).map(|_| handle.call_tool_raw("echo", echo_args));
             join_all(calls)
                 .await
                 .into_iter()

@@ -20,9 +20,10 @@ use super::ClientItem;
 use crate::app::runtime::{oneshot, Cancelled, OneshotReceiver, Outbox};
 use crate::jsonrpc::{self as m, RawJson};
 use crate::model::{
-    CallToolResult, CompleteParams, CompleteResult, Cursor, GetPromptResult, InitializeResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, Root, Tool,
+    read_texts_only, CallToolResult, CompleteParams, CompleteResult, Cursor, GetPromptResult,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, Root,
+    Tool,
 };
 
 /// Pages followed at most by the `list_all_*` helpers (a server that keeps handing out
@@ -104,7 +105,51 @@ impl ClientHandle {
             name,
             arguments: &arguments,
         };
-        self.call_with(m::TOOLS_CALL, &params, options).await
+        let params = RawJson::from_serialize(&params)
+            .map_err(|e| ClientError::InvalidResult(format!("unencodable params: {e}")))?;
+        self.call_tool_params(params, options).await
+    }
+
+    /// `tools/call` with arguments already encoded as JSON text (an object, or `null` for
+    /// none), with the session's default timeout. The text goes on the wire as is: an
+    /// application that calls a tool many times with the same arguments encodes them once
+    /// (`RawJson::from_serialize`) and lends them to every call, instead of building and
+    /// encoding a [`Value`] per call. The result is the same as [`ClientHandle::call_tool`]'s.
+    pub async fn call_tool_raw(
+        &self,
+        name: &str,
+        arguments: &RawJson,
+    ) -> Result<CallToolResult, ClientError> {
+        self.call_tool_raw_with(name, arguments, CallOptions::default())
+            .await
+    }
+
+    /// [`ClientHandle::call_tool_raw`] with a timeout, a progress callback and/or a
+    /// cancellation token.
+    pub async fn call_tool_raw_with(
+        &self,
+        name: &str,
+        arguments: &RawJson,
+        options: CallOptions,
+    ) -> Result<CallToolResult, ClientError> {
+        let params = call_tool_params_raw(name, arguments);
+        self.call_tool_params(params, options).await
+    }
+
+    /// Sends `tools/call` with its params encoded; reads the result, the common text-only
+    /// shape by hand (`read_texts_only`), any other through serde.
+    async fn call_tool_params(
+        &self,
+        params: RawJson,
+        options: CallOptions,
+    ) -> Result<CallToolResult, ClientError> {
+        let raw = self
+            .request(Cow::Borrowed(m::TOOLS_CALL), Some(params), options)
+            .await?;
+        match read_texts_only(raw.as_bytes()) {
+            Some(result) => Ok(result),
+            None => parse_result(m::TOOLS_CALL, &raw),
+        }
     }
 
     /// One page of `resources/list`.
@@ -287,9 +332,32 @@ impl ClientHandle {
         let raw = self
             .request(Cow::Borrowed(method), Some(params), options)
             .await?;
-        raw.parse::<R>()
-            .map_err(|e| ClientError::InvalidResult(format!("{method}: {e}")))
+        parse_result(method, &raw)
     }
+}
+
+/// The typed view of `method`'s result.
+fn parse_result<R: DeserializeOwned>(method: &str, raw: &RawJson) -> Result<R, ClientError> {
+    raw.parse::<R>()
+        .map_err(|e| ClientError::InvalidResult(format!("{method}: {e}")))
+}
+
+/// `tools/call` params around arguments already encoded: `{"name":…,"arguments":…}`, the
+/// arguments' text copied as is (`null` arguments are left out, as
+/// [`ClientHandle::call_tool`] leaves out `Value::Null`). Same text as serialising
+/// [`CallToolParams`] with the arguments' value.
+fn call_tool_params_raw(name: &str, arguments: &RawJson) -> RawJson {
+    let mut text = Vec::with_capacity(name.len() + arguments.len() + 24);
+    text.extend_from_slice(b"{\"name\":");
+    // Writing a `str` into a `Vec` cannot fail.
+    let _ = serde_json::to_writer(&mut text, name);
+    if !arguments.is_null() {
+        text.extend_from_slice(b",\"arguments\":");
+        text.extend_from_slice(arguments.as_bytes());
+    }
+    text.push(b'}');
+    // Valid JSON: an object of a serde-escaped string and a value that is valid JSON text.
+    RawJson::from_validated(bytes::Bytes::from(text))
 }
 
 /// `tools/call` params as sent.
@@ -360,5 +428,37 @@ impl Drop for PendingCall {
             self.outbox
                 .push_required(ClientItem::Cancel { key: self.key });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Arguments handed over encoded go on the wire as the same text as a `Value`'s.
+    #[test]
+    fn raw_params_are_the_serialised_params() {
+        for (name, arguments) in [
+            ("echo", json!({"text": "a \"quoted\" line\n"})),
+            ("na\"me\\", json!({})),
+            ("none", Value::Null),
+            ("list", json!([1, {"a": null}])),
+        ] {
+            let raw = RawJson::from_serialize(&arguments).unwrap();
+            let by_value = RawJson::from_serialize(&CallToolParams {
+                name,
+                arguments: &arguments,
+            })
+            .unwrap();
+            assert_eq!(call_tool_params_raw(name, &raw).get(), by_value.get());
+        }
+        // Text kept as the caller wrote it (blanks included), `null` with blanks left out.
+        let spaced = RawJson::from_text(" { \"a\" : 1 } ").unwrap();
+        assert_eq!(
+            call_tool_params_raw("t", &spaced).get(),
+            r#"{"name":"t","arguments": { "a" : 1 } }"#
+        );
+        let null = RawJson::from_text(" null").unwrap();
+        assert_eq!(call_tool_params_raw("t", &null).get(), r#"{"name":"t"}"#);
     }
 }
