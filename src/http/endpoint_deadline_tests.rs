@@ -72,29 +72,12 @@ fn server(now: Instant) -> Server {
         )
         .tool(
             Tool::new("slow", serde_json::json!({"type":"object"})).handler(|_, _| async {
-                YieldOnce(false).await;
+                // Never done: a job (dropped, it answers -32603).
+                std::future::pending::<()>().await;
                 Ok(CallToolResult::text("s"))
             }),
         )
         .build(now)
-}
-
-/// Pending on its first poll, ready on the next: a handler that becomes a job.
-struct YieldOnce(bool);
-
-impl std::future::Future for YieldOnce {
-    type Output = ();
-    fn poll(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<()> {
-        if self.0 {
-            return std::task::Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        std::task::Poll::Pending
-    }
 }
 
 fn endpoint(mode: ResponseMode) -> Endpoint<Timed> {
