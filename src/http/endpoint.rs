@@ -11,8 +11,12 @@ use super::config::{EndpointConfig, EndpointStats, ResponseMode};
 use super::headers::accepts_json_and_sse;
 use super::machine::Machine;
 use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
+use super::session_table::SessionTable;
 use super::streams::{LogicalStream, Mode, SessionState, StreamChunk};
 use crate::session::idhash::IdMap;
+#[cfg(test)]
+#[path = "endpoint_deadline_tests.rs"]
+mod deadline_tests;
 #[path = "endpoint_get.rs"]
 mod get;
 #[path = "endpoint_modern.rs"]
@@ -31,7 +35,7 @@ const SSE: &str = "text/event-stream";
 pub struct Endpoint<M> {
     config: EndpointConfig,
     factory: Box<dyn FnMut(Instant) -> M + Send>,
-    sessions: IdMap<String, SessionState<M>>,
+    sessions: SessionTable<M>,
     /// Attached connection → (session key, logical stream).
     conns: IdMap<StreamId, (String, u64)>,
     next_conn: u64,
@@ -48,9 +52,9 @@ impl<M: Machine> Endpoint<M> {
     /// An endpoint whose sessions are built by `factory(now)`.
     pub fn new(config: EndpointConfig, factory: impl FnMut(Instant) -> M + Send + 'static) -> Self {
         Endpoint {
+            sessions: SessionTable::new(config.idle_timeout),
             config,
             factory: Box::new(factory),
-            sessions: IdMap::default(),
             conns: IdMap::default(),
             next_conn: 0,
             next_exchange: 0,
@@ -82,6 +86,18 @@ impl<M: Machine> Endpoint<M> {
 
     /// One HTTP request. `random` seeds the session id if this is an `initialize`.
     pub fn handle_request(
+        &mut self,
+        now: Instant,
+        head: &HttpRequestHead,
+        body: Bytes,
+        random: [u8; 16],
+    ) -> HttpResponse {
+        let resp = self.serve_request(now, head, body, random);
+        self.sessions.flush();
+        resp
+    }
+
+    fn serve_request(
         &mut self,
         now: Instant,
         head: &HttpRequestHead,
@@ -263,6 +279,12 @@ impl<M: Machine> Endpoint<M> {
     /// the next input or wake-up).
     #[must_use]
     pub fn poll_stream(&mut self, conn: StreamId, buf: &mut Vec<u8>) -> Option<StreamChunk> {
+        let chunk = self.pull_stream(conn, buf);
+        self.sessions.flush();
+        chunk
+    }
+
+    fn pull_stream(&mut self, conn: StreamId, buf: &mut Vec<u8>) -> Option<StreamChunk> {
         let Some((sid, key)) = self.conns.get(&conn).cloned() else {
             return Some(StreamChunk::End);
         };
@@ -309,6 +331,7 @@ impl<M: Machine> Endpoint<M> {
     /// running and what it sends is kept for resumption.
     pub fn stream_closed(&mut self, conn: StreamId) {
         self.detach(conn);
+        self.sessions.flush();
     }
 
     /// Ends response `conn` early without ending its stream (SEP-1699): only for 2025-11-25
@@ -322,6 +345,7 @@ impl<M: Machine> Endpoint<M> {
             .is_some_and(|s| s.primes());
         if primes {
             self.detach(conn);
+            self.sessions.flush();
         }
         primes
     }
@@ -347,57 +371,59 @@ impl<M: Machine> Endpoint<M> {
         }
     }
 
-    /// Fires machine timers and expires idle sessions.
+    /// Fires machine timers and expires idle sessions. Only the sessions whose deadline has
+    /// come are touched.
     pub fn handle_timeout(&mut self, now: Instant) {
+        self.sessions.flush();
         let idle = self.config.idle_timeout;
         let mut expired = Vec::new();
         let mut fired = Vec::new();
-        for (sid, s) in self.sessions.iter_mut() {
+        for sid in self.sessions.due(now) {
+            let Some(s) = self.sessions.get_mut(&sid) else {
+                continue;
+            };
+            let exchange = sid.starts_with('#');
             if s.machine.poll_timeout().is_some_and(|t| t <= now) {
                 s.machine.handle_timeout(now);
                 s.pump();
-                fired.push(sid.clone());
+                if exchange {
+                    fired.push(sid.clone());
+                }
             }
-            if !sid.starts_with('#')
+            if !exchange
                 && !s.has_attached()
                 && s.last_activity.checked_add(idle).is_some_and(|t| now >= t)
             {
-                expired.push(sid.clone());
+                expired.push(sid);
             }
         }
-        for sid in fired.iter().filter(|sid| sid.starts_with('#')) {
+        for sid in &fired {
             self.fan_out(sid);
         }
         for sid in expired {
             self.stats.sessions_expired += 1;
             self.terminate(now, &sid);
         }
+        self.sessions.flush();
     }
 
-    /// The earliest deadline: a machine timer or a session's idle expiry.
+    /// The earliest deadline: a machine timer or a session's idle expiry. From the deadline
+    /// index: no walk over the sessions.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.sessions
-            .iter()
-            .flat_map(|(sid, s)| {
-                let idle = (!sid.starts_with('#') && !s.has_attached())
-                    .then_some(())
-                    .and_then(|_| s.last_activity.checked_add(self.config.idle_timeout));
-                [s.machine.poll_timeout(), idle]
-            })
-            .flatten()
-            .min()
+        self.sessions.next_deadline()
     }
 
-    /// A pending handler future of any session, for the driver to run.
+    /// A pending handler future of any session, for the driver to run. Only sessions touched
+    /// since their machine last had none are asked.
     #[must_use]
     pub fn poll_job(&mut self) -> Option<Job> {
         if let Some(job) = self.detached_jobs.pop_front() {
             return Some(job);
         }
-        self.sessions
-            .values_mut()
-            .find_map(|s| s.machine.poll_job())
+        let job = self.sessions.poll_job();
+        self.sessions.flush();
+        job
     }
 
     fn terminate(&mut self, now: Instant, sid: &str) {
@@ -408,8 +434,7 @@ impl<M: Machine> Endpoint<M> {
     }
 
     fn create_session(&mut self, now: Instant, random: [u8; 16]) -> Option<String> {
-        let live = self.sessions.keys().filter(|k| !k.starts_with('#')).count();
-        if live >= self.config.max_sessions {
+        if self.sessions.live() >= self.config.max_sessions {
             self.stats.sessions_refused += 1;
             return None;
         }

@@ -145,6 +145,7 @@ impl<M: Machine> Endpoint<M> {
                 offered += 1;
             }
         }
+        self.sessions.flush();
         offered
     }
 

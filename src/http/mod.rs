@@ -13,6 +13,7 @@ pub mod legacy;
 mod machine;
 pub mod replay;
 mod reply;
+mod session_table;
 mod streams;
 mod text;
 mod types;

@@ -8,15 +8,25 @@
 //! bench). Run it twice with different `rounds` and divide the difference of the instruction
 //! totals by the difference of the exchanges: setup, handshake and shutdown cancel out (see
 //! docs/benchmarks.md). Kernel work (the syscalls) is not counted: `strace -c -f` gives those.
+//!
+//! An optional fifth argument `idle` (ours only) first opens that many other sessions that
+//! stay idle, each by one `initialize` on a connection of its own: what an exchange costs
+//! when the endpoint holds many sessions.
 
 #[cfg(feature = "http")]
 fn main() {
     use bench_rmcp::http_side::{floor, ours, Call};
 
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [side, case, in_flight, rounds] = args.as_slice() else {
-        eprintln!("usage: http_count <ours|floor> <ping|echo> <in_flight> <rounds>");
-        std::process::exit(2);
+    let (side, case, in_flight, rounds, idle) = match args.as_slice() {
+        [side, case, in_flight, rounds] => (side, case, in_flight, rounds, 0),
+        [side, case, in_flight, rounds, idle] => {
+            (side, case, in_flight, rounds, idle.parse().expect("idle is a number"))
+        }
+        _ => {
+            eprintln!("usage: http_count <ours|floor> <ping|echo> <in_flight> <rounds> [idle]");
+            std::process::exit(2);
+        }
     };
     let n: usize = in_flight.parse().expect("in_flight is a number");
     let rounds: u64 = rounds.parse().expect("rounds is a number");
@@ -26,11 +36,36 @@ fn main() {
         other => panic!("unknown case {other}"),
     };
     let elapsed = match side.as_str() {
-        "ours" => ours::sample(&ours::spawn_server(), call, n, rounds),
+        "ours" => {
+            let server = ours::spawn_server();
+            (0..idle).for_each(|_| open_idle_session(server.url()));
+            ours::sample(&server, call, n, rounds)
+        }
         "floor" => floor::sample(&floor::spawn_server(), &floor::body(call), n, rounds),
         other => panic!("unknown side {other}"),
     };
     println!("{side} {case} {n} in flight, {rounds} rounds: {elapsed:?}");
+}
+
+/// One `initialize` POST to `url` (`http://HOST:PORT/PATH`) on a fresh connection; the
+/// session it opens is left idle.
+#[cfg(feature = "http")]
+fn open_idle_session(url: &str) {
+    use std::io::{Read, Write};
+
+    let rest = url.strip_prefix("http://").expect("http url");
+    let (host, path) = rest.split_at(rest.find('/').expect("path"));
+    let body = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"idle","version":"0"}}}"#;
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut conn = std::net::TcpStream::connect(host).expect("connect");
+    conn.write_all(request.as_bytes()).expect("send");
+    let mut answer = String::new();
+    conn.read_to_string(&mut answer).expect("answer");
+    assert!(answer.to_ascii_lowercase().contains("mcp-session-id"), "no session: {answer}");
 }
 
 #[cfg(not(feature = "http"))]
