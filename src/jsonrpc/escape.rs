@@ -1,6 +1,6 @@
 //! JSON string literals with escapes, written exactly as serde_json writes them.
 //!
-//! [`super::write_json_string`] writes plain strings under eight bytes itself and hands every
+//! [`super::write_json_string`] writes plain strings under 16 bytes itself and hands every
 //! other string to one of two writers, by length:
 //!
 //! - Short strings (method names, keys, short texts: up to [`SHORT_STRING`] bytes) are
