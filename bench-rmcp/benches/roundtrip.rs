@@ -2,9 +2,13 @@
 //!
 //! - ours: client and server `Session`s in one thread, every message through `poll_transmit`,
 //!   an ndjson line and the peer's line decoder (what a pipe transport does, minus the
-//!   syscall); the server application answers `tools/call` by reading the params and
-//!   serialising the echo result, the client application reads the echoed text. `ours` reads
-//!   in place (`RawJson::view`), `ours_serde` with a borrowed serde parse into structs.
+//!   syscall); the server application answers `tools/call` by reading the params and writing
+//!   the echo result straight into the session's outbound queue, the client application reads
+//!   the echoed text. `ours`: both applications read in place (`RawJson::view`, strings
+//!   unescaped) and the server writes its result with the session's `JsonWriter`
+//!   (`Session::respond_with`, no serde). `ours_serde`: both read with a borrowed serde parse
+//!   into structs and the server serialises a result struct with serde
+//!   (`Session::respond_serialize`). The same bytes go over the wire in both.
 //! - rmcp: its client and an echo `ServerHandler` over `tokio::io::duplex`, `n` concurrent
 //!   futures through `join_all`, on a current-thread runtime and on a 2-worker multi-thread
 //!   runtime.

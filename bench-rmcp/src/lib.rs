@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use mcp_sansio::framing::NdjsonDecoder;
-use mcp_sansio::jsonrpc::{RawJson, RequestId};
+use mcp_sansio::jsonrpc::{JsonWriter, RawJson, RequestId};
 use mcp_sansio::model::{
     ClientCapabilities, Implementation, ListChangedCapability, ProtocolVersion, ServerCapabilities,
 };
@@ -83,17 +83,19 @@ impl<'a> EchoResult<'a> {
     }
 }
 
-/// How the applications of [`OursPair`] read the messages: the server the call's params, the
-/// client the result.
+/// How the applications of [`OursPair`] read the messages (the server the call's params, the
+/// client the result) and how the server writes its result.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Reader {
     /// In place, with [`RawJson::view`]: the server reads `name` and `arguments.text`, the
-    /// client `content[0].text`; strings with escapes are unescaped. What the engine offers an
-    /// application that reads a few fields.
+    /// client `content[0].text`; strings with escapes are unescaped. The server writes its
+    /// result with the session's `JsonWriter` (`respond_with`). What the engine offers an
+    /// application that reads a few fields and writes a small result.
     #[default]
     View,
     /// A borrowed serde parse into structs (`Cow` strings, unescaped), as an application that
-    /// deserialises typed params and results does (rmcp's client and server always do).
+    /// deserialises typed params and results does (rmcp's client and server always do); the
+    /// server serialises its result struct with serde (`respond_serialize`).
     Serde,
 }
 
@@ -280,23 +282,34 @@ fn transfer(
 fn answer_echo(server: &mut Session, reader: Reader) {
     while let Some(event) = server.poll_event() {
         if let Event::Request { id, params, .. } = event {
-            respond_echo(server, &id, echo_text(params.as_ref(), reader));
+            respond_echo(server, &id, echo_text(params.as_ref(), reader), reader);
         }
     }
 }
 
-/// Answers one call: the result is serialised straight into the session's outbound queue
-/// (`respond_serialize`), the same bytes `respond(id, echo_tool(params))` would send.
-fn respond_echo(server: &mut Session, id: &RequestId, text: Option<Cow<'_, str>>) {
-    match text {
-        Some(text) => server
-            .respond_serialize(id, &EchoResult::new(&text))
-            .expect("respond"),
-        None => {
-            let error = mcp_sansio::jsonrpc::ErrorObject::new(-32602, "unknown tool");
-            server.respond_error(id, error).expect("respond");
-        }
-    }
+/// Answers one call straight into the session's outbound queue, the same bytes
+/// `respond(id, echo_tool(params))` would send: with the session's `JsonWriter`
+/// (`respond_with`, no serde) when the application reads in place, serialised from
+/// [`EchoResult`] with serde (`respond_serialize`) when it reads with serde.
+fn respond_echo(server: &mut Session, id: &RequestId, text: Option<Cow<'_, str>>, reader: Reader) {
+    let Some(text) = text else {
+        let error = mcp_sansio::jsonrpc::ErrorObject::new(-32602, "unknown tool");
+        return server.respond_error(id, error).expect("respond");
+    };
+    let answered = match reader {
+        Reader::View => server.respond_with(id, |w| write_echo_result(w, &text)),
+        Reader::Serde => server.respond_serialize(id, &EchoResult::new(&text)),
+    };
+    answered.expect("respond");
+}
+
+/// Writes the echo tool's result (as [`EchoResult`] serialises): `{"content":[{"type":"text",
+/// "text":…}],"isError":false}`.
+fn write_echo_result(w: &mut JsonWriter<'_>, text: &str) {
+    w.begin_object().key("content").begin_array();
+    w.begin_object().key("type").string("text");
+    w.key("text").string(text).end_object();
+    w.end_array().key("isError").bool(false).end_object();
 }
 
 /// Whether an echo result carries [`ECHO_TEXT`].

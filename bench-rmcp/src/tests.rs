@@ -72,3 +72,25 @@ fn rmcp_completes_pings_and_echo_calls() {
         }
     });
 }
+
+#[test]
+fn the_written_echo_result_is_the_serialised_one() {
+    for text in [ECHO_TEXT, "", "a\"b\\c\n\u{1}é"] {
+        let mut written = Vec::new();
+        let mut serialised = Vec::new();
+        for (reader, out) in [
+            (Reader::View, &mut written),
+            (Reader::Serde, &mut serialised),
+        ] {
+            let mut pair = OursPair::connected_with(reader);
+            let params = serde_json::json!({"name": "echo", "arguments": {"text": text}});
+            let params = RawJson::try_from(&params).unwrap();
+            pair.round_trips(1, "tools/call", Some(&params), |r| {
+                out.extend_from_slice(r.as_bytes())
+            });
+        }
+        assert_eq!(written, serialised, "{text:?}");
+        let expected = serde_json::to_vec(&EchoResult::new(text)).unwrap();
+        assert_eq!(written, expected);
+    }
+}

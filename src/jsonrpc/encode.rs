@@ -4,6 +4,7 @@
 //! payload and no intermediate tree. The output never contains a raw newline unless a raw
 //! payload does; the ndjson encoder takes care of that case.
 
+use super::scan::NOT_RAW_IN_STRING;
 use super::{ErrorObject, Message, Notification, RawJson, Request, RequestId, Response};
 
 /// How an error response whose request id is unknown spells the missing id.
@@ -92,25 +93,31 @@ fn write_params(buf: &mut Vec<u8>, params: Option<&RawJson>) {
     }
 }
 
-/// Bytes a string literal cannot hold as they are, and DEL, which is left to the escaping
-/// writer with them (it writes DEL as it is, as serde_json does).
-const NOT_PLAIN: [bool; 256] = {
-    let mut table = super::scan::NOT_RAW_IN_STRING;
-    table[0x7f] = true;
-    table
-};
+/// Appends JSON text with each raw CR or LF (insignificant whitespace there, since strings
+/// escape theirs) written as a space, so the message stays on one line.
+pub(crate) fn push_on_one_line(out: &mut Vec<u8>, text: &[u8]) {
+    out.extend(text.iter().map(|&b| match b {
+        b'\n' | b'\r' => b' ',
+        _ => b,
+    }));
+}
 
 /// Appends `s` as a JSON string literal (quoted and escaped).
+#[inline]
 pub fn write_json_string(buf: &mut Vec<u8>, s: &str) {
-    // One table lookup a byte: the four comparisons it replaces cost most of a method name's
-    // encoding. The escaping writer goes on from the first byte that is not plain.
-    match s.bytes().position(|b| NOT_PLAIN[usize::from(b)]) {
-        None => {
-            buf.push(b'"');
-            buf.extend_from_slice(s.as_bytes());
-            buf.push(b'"');
-        }
-        Some(plain) => super::escape::push_string(buf, s, plain),
+    use super::escape::{push_short_string, push_string, SHORT_STRING};
+    let bytes = s.as_bytes();
+    // Under two words (most keys, method names), one table lookup a byte, inline, costs less
+    // than setting up the word search (measured: 34 instructions per echo round trip).
+    let tiny = bytes.len() < 16;
+    if tiny && !bytes.iter().any(|&b| NOT_RAW_IN_STRING[usize::from(b)]) {
+        buf.push(b'"');
+        buf.extend_from_slice(bytes);
+        buf.push(b'"');
+    } else if bytes.len() <= SHORT_STRING {
+        push_short_string(buf, s);
+    } else {
+        push_string(buf, s, 0);
     }
 }
 

@@ -15,8 +15,10 @@ mod raw;
 mod raw_de;
 mod scan;
 mod view;
+mod writer;
 
 pub use decode::{decode, decode_message, decode_slice};
+pub(crate) use encode::push_on_one_line;
 pub use encode::{
     encode_batch, encode_error, encode_notification, encode_request, encode_result,
     write_json_string, write_result_prefix, MissingId,
@@ -27,6 +29,7 @@ pub use message::{intern_method, Incoming, Message, Method, Notification, Reques
 pub use methods::*;
 pub use raw::RawJson;
 pub use view::{Elements, JsonView, MemberName, Members};
+pub use writer::JsonWriter;
 
 #[cfg(test)]
 mod scan_tests;

@@ -168,15 +168,25 @@ fn next_string_stop(bytes: &[u8], mut i: usize) -> Option<usize> {
 /// its own high bit set.
 #[inline]
 fn stop_bytes(word: u64) -> u64 {
+    escape_bytes(word) | (word & HIGHS)
+}
+
+/// The high bit of each byte of a little-endian `word` that may be a byte a string literal
+/// cannot hold raw (a control character, `"` or `\\`; never a non-ASCII byte). As in
+/// [`stop_bytes`], only the lowest set bit is sure to be a true hit.
+#[inline]
+pub(super) fn escape_bytes(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
     let control = word.wrapping_sub(ONES * 0x20) & !word;
     let quote = word ^ (ONES * u64::from(b'"'));
     let backslash = word ^ (ONES * u64::from(b'\\'));
     let quote = quote.wrapping_sub(ONES) & !quote;
     let backslash = backslash.wrapping_sub(ONES) & !backslash;
-    (control | quote | backslash | word) & HIGHS
+    (control | quote | backslash) & HIGHS
 }
+
+/// The high bit of every byte of a word.
+const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 // The scanner proper: free functions over the bytes and a position, each returning the
 // position after what it read (`None`: not the common shape). Positions never pass

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::jsonrpc::{write_result_prefix, RequestId};
+use crate::jsonrpc::{push_on_one_line, write_result_prefix, JsonWriter, RequestId};
 
 /// Compact the consumed front only past this many bytes (smaller fronts wait for the buffer to
 /// empty, which costs nothing).
@@ -32,10 +32,8 @@ impl serde_json::ser::Formatter for OneLine {
         if memchr::memchr2(b'\n', b'\r', bytes).is_none() {
             return writer.write_all(bytes);
         }
-        let one_line: Vec<u8> = bytes
-            .iter()
-            .map(|&b| if matches!(b, b'\n' | b'\r') { b' ' } else { b })
-            .collect();
+        let mut one_line = Vec::with_capacity(bytes.len());
+        push_on_one_line(&mut one_line, bytes);
         writer.write_all(&one_line)
     }
 }
@@ -65,6 +63,26 @@ impl EncodedBuf {
         }
         self.buf.push(b'}');
         Ok(self.buf.len() - start)
+    }
+
+    /// Appends a success response to `id` whose result `write` writes; returns its length, or
+    /// `None` (nothing kept) when `write` did not write exactly one whole value.
+    pub(crate) fn push_result_with(
+        &mut self,
+        id: &RequestId,
+        write: impl FnOnce(&mut JsonWriter<'_>),
+    ) -> Option<usize> {
+        self.reclaim();
+        let start = self.buf.len();
+        write_result_prefix(&mut self.buf, id);
+        let mut writer = JsonWriter::new(&mut self.buf);
+        write(&mut writer);
+        if !writer.is_complete() {
+            self.buf.truncate(start);
+            return None;
+        }
+        self.buf.push(b'}');
+        Some(self.buf.len() - start)
     }
 
     /// The next `len` bytes, in the order they were pushed.

@@ -78,8 +78,8 @@ pub enum RespondError {
     UnknownRequest,
     /// The session is closed.
     Closed,
-    /// `respond_serialize`: the result failed to serialise (nothing was sent; the request is
-    /// still in flight).
+    /// `respond_serialize`: the result failed to serialise; `respond_with`: the writer was
+    /// misused or the value left unfinished. Nothing was sent; the request is still in flight.
     InvalidResult,
 }
 
@@ -88,7 +88,7 @@ impl fmt::Display for RespondError {
         match self {
             RespondError::UnknownRequest => f.write_str("no such in-flight request"),
             RespondError::Closed => f.write_str("session closed"),
-            RespondError::InvalidResult => f.write_str("the result did not serialise"),
+            RespondError::InvalidResult => f.write_str("the result was not one valid JSON value"),
         }
     }
 }

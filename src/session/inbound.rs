@@ -12,12 +12,14 @@ use memchr::memmem;
 
 use serde::{Deserialize, Serialize};
 
+use super::encoded::EncodedBuf;
 use super::gating;
 use super::idhash::IdBuildHasher;
 use super::tombstones::Tombstones;
 use super::{Event, Payload, Queued, RespondError, Role, SendError, Session, State, TransmitKind};
 use crate::jsonrpc::{
-    self as m, code, ErrorObject, Message, Notification, RawJson, Request, RequestId, Response,
+    self as m, code, ErrorObject, JsonWriter, Message, Notification, RawJson, Request, RequestId,
+    Response,
 };
 
 /// One request the application has not answered yet.
@@ -224,6 +226,34 @@ impl Session {
         id: &RequestId,
         result: &T,
     ) -> Result<(), RespondError> {
+        self.respond_encoded(id, |encoded| encoded.push_result(id, result).ok())
+    }
+
+    /// Answers an inbound request with a result that `write` writes, without serde, straight
+    /// into the outbound queue: `write` gets a [`JsonWriter`] and makes one JSON value with it
+    /// (objects, arrays, keys, strings, numbers, booleans, null, embedded [`RawJson`]). The
+    /// bytes are those serde_json's compact output (and so `respond_serialize`) gives the same
+    /// value.
+    ///
+    /// The writer checks its calls as they come: if `write` misuses it (a key outside an
+    /// object, a value where a key belongs, an unmatched close, a non-finite float, a second
+    /// value) or leaves the value unfinished, nothing is queued, the request stays in flight
+    /// and the error is [`RespondError::InvalidResult`].
+    pub fn respond_with(
+        &mut self,
+        id: &RequestId,
+        write: impl FnOnce(&mut JsonWriter<'_>),
+    ) -> Result<(), RespondError> {
+        self.respond_encoded(id, |encoded| encoded.push_result_with(id, write))
+    }
+
+    /// Answers an inbound request with a response `encode` appends to the encoded buffer
+    /// (returning its length, `None` on failure, when it keeps nothing).
+    fn respond_encoded(
+        &mut self,
+        id: &RequestId,
+        encode: impl FnOnce(&mut EncodedBuf) -> Option<usize>,
+    ) -> Result<(), RespondError> {
         if self.state == State::Closed {
             return Err(RespondError::Closed);
         }
@@ -235,12 +265,9 @@ impl Session {
             }
             return Err(RespondError::UnknownRequest);
         };
-        let len = match self.encoded.push_result(id, result) {
-            Ok(len) => len,
-            Err(_) => {
-                self.inbound.table.insert(key, in_flight);
-                return Err(RespondError::InvalidResult);
-            }
+        let Some(len) = encode(&mut self.encoded) else {
+            self.inbound.table.insert(key, in_flight);
+            return Err(RespondError::InvalidResult);
         };
         let payload = Payload::Encoded {
             len,

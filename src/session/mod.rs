@@ -4,6 +4,26 @@
 //! The session owns the protocol's bookkeeping (handshake, capability gating, request ids,
 //! deadlines, cancellation, progress, ping) so the application only sees [`Event`]s and issues
 //! commands. See `docs/session-api.md` for the contract.
+//!
+//! ## Answering a request
+//!
+//! Four ways, the same rules (unknown, cancelled and closed cases) for each:
+//!
+//! - [`Session::respond`] with a [`RawJson`] the application already holds (a result built
+//!   elsewhere, a cached one): its bytes are copied into the message.
+//! - [`Session::respond_serialize`] with any `Serialize` value: serde_json writes it straight
+//!   into the outbound queue. The choice for typed results (the `model` structs) and for
+//!   values whose shape is only known at run time.
+//! - [`Session::respond_with`] with a closure that writes the result through a
+//!   [`JsonWriter`](crate::jsonrpc::JsonWriter) (objects, arrays, keys, strings, numbers,
+//!   embedded `RawJson`): no serde, the cheapest way for a small result whose shape the code
+//!   knows (a tool's text content). The writer refuses calls that would make invalid JSON, and
+//!   the request stays answerable.
+//! - [`Session::respond_error`] with an [`ErrorObject`].
+//!
+//! `respond_serialize` and `respond_with` send the bytes `respond` would send for the same
+//! value; when the result is invalid they queue nothing and return
+//! [`RespondError::InvalidResult`], and the request stays in flight.
 
 mod encoded;
 mod error;
