@@ -20,9 +20,13 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (side, case, in_flight, rounds, idle) = match args.as_slice() {
         [side, case, in_flight, rounds] => (side, case, in_flight, rounds, 0),
-        [side, case, in_flight, rounds, idle] => {
-            (side, case, in_flight, rounds, idle.parse().expect("idle is a number"))
-        }
+        [side, case, in_flight, rounds, idle] => (
+            side,
+            case,
+            in_flight,
+            rounds,
+            idle.parse().expect("idle is a number"),
+        ),
         _ => {
             eprintln!("usage: http_count <ours|floor> <ping|echo> <in_flight> <rounds> [idle]");
             std::process::exit(2);
@@ -65,7 +69,10 @@ fn open_idle_session(url: &str) {
     conn.write_all(request.as_bytes()).expect("send");
     let mut answer = String::new();
     conn.read_to_string(&mut answer).expect("answer");
-    assert!(answer.to_ascii_lowercase().contains("mcp-session-id"), "no session: {answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("mcp-session-id"),
+        "no session: {answer}"
+    );
 }
 
 #[cfg(not(feature = "http"))]
