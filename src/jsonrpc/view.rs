@@ -432,25 +432,12 @@ fn unescape_from(text: &[u8], first: usize) -> Option<String> {
         // `i` is at a backslash.
         let letter = *text.get(i + 1)?;
         i += 2;
-        let plain = match letter {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => {
-                let (c, next) = unicode_escape(text, i)?;
-                i = next;
-                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-                0
-            }
-            _ => return None,
-        };
-        if letter != b'u' {
-            out.push(plain);
+        if letter == b'u' {
+            let (c, next) = unicode_escape(text, i)?;
+            i = next;
+            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+        } else {
+            out.push(short_escape(letter)?);
         }
         let stop = next_quote_or_escape(text, i)?;
         out.extend_from_slice(text.get(i..stop)?);
@@ -459,6 +446,22 @@ fn unescape_from(text: &[u8], first: usize) -> Option<String> {
             return String::from_utf8(out).ok();
         }
     }
+}
+
+/// The byte a one-letter JSON escape (`\n`, `\"`, ...) stands for; `None` for `\u` (which
+/// takes four hex digits) and for any letter JSON does not allow after a backslash.
+pub(crate) fn short_escape(letter: u8) -> Option<u8> {
+    Some(match letter {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'/' => b'/',
+        b'b' => 0x08,
+        b'f' => 0x0c,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        _ => return None,
+    })
 }
 
 /// A `\u` escape whose four hex digits start at `i` (a surrogate pair takes the following

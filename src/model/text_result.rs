@@ -9,6 +9,7 @@
 //! this one accepts (tested against it) and the errors for what it refuses.
 
 use super::{CallToolResult, ContentBlock, TextContent};
+use crate::jsonrpc::short_escape;
 
 /// What every accepted text starts with.
 const OPEN: &[u8] = b"{\"content\":[";
@@ -66,7 +67,7 @@ fn read_string(input: &[u8]) -> Option<(String, &[u8])> {
     while let Some(at) = memchr::memchr(b'\\', rest) {
         push_plain(&mut out, &rest[..at])?;
         let escape = *rest.get(at + 1)?;
-        out.push(unescape(escape)?);
+        out.push(short_escape(escape)?);
         rest = &rest[at + 2..];
     }
     push_plain(&mut out, rest)?;
@@ -95,22 +96,6 @@ fn push_plain(out: &mut Vec<u8>, run: &[u8]) -> Option<()> {
     }
     out.extend_from_slice(run);
     Some(())
-}
-
-/// The byte a one-character escape stands for; `None` for `\u` (left to the general reader)
-/// and for anything JSON does not allow.
-fn unescape(escape: u8) -> Option<u8> {
-    Some(match escape {
-        b'"' => b'"',
-        b'\\' => b'\\',
-        b'/' => b'/',
-        b'b' => 0x08,
-        b'f' => 0x0c,
-        b'n' => b'\n',
-        b'r' => b'\r',
-        b't' => b'\t',
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
