@@ -63,11 +63,7 @@ pub(super) fn members(bytes: &[u8]) -> Option<Members<'_>> {
             }
             let key_start = i + 1;
             let key_end = plain_key_end(bytes, key_start)?;
-            i = skip_blank(bytes, key_end + 1);
-            if *bytes.get(i)? != b':' {
-                return None;
-            }
-            let start = skip_blank(bytes, i + 1);
+            let start = skip_blank(bytes, after_byte(bytes, key_end + 1, b':')?);
             let end = member_value_end(bytes, start)?;
             let value = bytes.get(start..end)?;
             if let Some(slot) = found.slot(bytes.get(key_start..key_end)?) {
@@ -177,12 +173,15 @@ fn stop_bytes(word: u64) -> u64 {
 #[inline]
 pub(super) fn escape_bytes(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
-    let control = word.wrapping_sub(ONES * 0x20) & !word;
-    let quote = word ^ (ONES * u64::from(b'"'));
+    // One "less than" test finds both the control characters and `"`: flipping bit 1 maps
+    // `"` (0x22) to 0x20 and keeps 0x00..=0x1F among themselves, so after the flip exactly
+    // those bytes are below 0x21. The flip leaves the high bit alone: a non-ASCII byte is
+    // never below 0x21 after it either.
+    let flipped = word ^ (ONES * 0x02);
+    let control_or_quote = flipped.wrapping_sub(ONES * 0x21) & !flipped;
     let backslash = word ^ (ONES * u64::from(b'\\'));
-    let quote = quote.wrapping_sub(ONES) & !quote;
     let backslash = backslash.wrapping_sub(ONES) & !backslash;
-    (control | quote | backslash) & HIGHS
+    (control_or_quote | backslash) & HIGHS
 }
 
 /// The high bit of every byte of a word.
@@ -204,6 +203,17 @@ pub(super) fn skip_blank(bytes: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// The position after byte `want` at `i`, blanks allowed first; `None` when another byte is
+/// there. Compact text has `want` right at `i`: one comparison, no blank skipped.
+#[inline]
+fn after_byte(bytes: &[u8], i: usize, want: u8) -> Option<usize> {
+    if bytes.get(i) == Some(&want) {
+        return Some(i + 1);
+    }
+    let i = skip_blank(bytes, i);
+    (*bytes.get(i)? == want).then_some(i + 1)
 }
 
 /// The position of the first byte at or after `i` that is not a digit.
@@ -319,12 +329,8 @@ fn literal_end(bytes: &[u8], i: usize, rest: &[u8]) -> Option<usize> {
 /// colon.
 #[inline]
 fn member_key_end(bytes: &[u8], i: usize) -> Option<usize> {
-    let i = skip_blank(bytes, i);
-    if *bytes.get(i)? != b'"' {
-        return None;
-    }
-    let i = skip_blank(bytes, string_end(bytes, i + 1)?);
-    (*bytes.get(i)? == b':').then_some(i + 1)
+    let body = after_byte(bytes, i, b'"')?;
+    after_byte(bytes, string_end(bytes, body)?, b':')
 }
 
 /// A top-level member's value at `i`: the position after it. The usual scalars of an
@@ -425,7 +431,34 @@ fn value_end(bytes: &[u8], mut i: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::skip_blank;
+    use super::{escape_bytes, skip_blank, NOT_RAW_IN_STRING};
+
+    /// The lane (byte index) `escape_bytes` answers for `bytes`: its lowest set bit's.
+    fn first_escape_lane(bytes: [u8; 8]) -> Option<usize> {
+        let hits = escape_bytes(u64::from_le_bytes(bytes));
+        (hits != 0).then(|| (hits.trailing_zeros() / 8) as usize)
+    }
+
+    #[test]
+    fn escape_bytes_finds_the_first_byte_a_string_cannot_hold_raw() {
+        // Every pair of byte values in every pair of lanes, among plain and non-ASCII filler:
+        // the lowest hit is the first control character, `"` or `\`, whatever follows it.
+        for filler in [b'x', 0xff, b'!', b'#', b'['] {
+            for (first_lane, second_lane) in [(0, 1), (3, 4), (6, 7), (0, 7), (2, 5)] {
+                for a in 0..=u8::MAX {
+                    for b in 0..=u8::MAX {
+                        let mut bytes = [filler; 8];
+                        bytes[first_lane] = a;
+                        bytes[second_lane] = b;
+                        let want = bytes
+                            .iter()
+                            .position(|&c| NOT_RAW_IN_STRING[usize::from(c)]);
+                        assert_eq!(first_escape_lane(bytes), want, "{bytes:?}");
+                    }
+                }
+            }
+        }
+    }
 
     /// The general reading: skip while the byte is one of JSON's four blanks.
     fn skip_blank_reference(bytes: &[u8], i: usize) -> usize {
