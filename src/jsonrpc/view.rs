@@ -137,9 +137,6 @@ impl<'a> JsonView<'a> {
     /// anything but a string, and for a string `serde_json` would refuse to unescape (an
     /// unpaired surrogate escape).
     pub fn as_str(self) -> Option<Cow<'a, str>> {
-        if !self.is_string() {
-            return None;
-        }
         read_string(self.text)
     }
 
@@ -407,25 +404,38 @@ fn next_quote_or_escape(text: &[u8], mut i: usize) -> Option<usize> {
         .map(|n| i + n)
 }
 
-/// The string whose opening quote is `text[0]` (the text may go on after it), unescaped in one
-/// pass: the first stop is the closing quote (the body is borrowed) or an escape (from there
-/// on the body is copied and unescaped up to the closing quote). `None` for an escape
-/// serde_json would refuse (an unpaired surrogate, a bad escape letter).
+/// The string whose opening quote is `text[0]` (the text may go on after it), unescaped: see
+/// [`read_string_end`].
 fn read_string(text: &[u8]) -> Option<Cow<'_, str>> {
+    read_string_end(text).map(|(body, _)| body)
+}
+
+/// The string whose opening quote is `text[0]` (the text may go on after it), unescaped in one
+/// pass, and the position after its closing quote: the first stop is the closing quote (the
+/// body is borrowed) or an escape (from there on the body is copied and unescaped up to the
+/// closing quote). `None` when `text` does not start with a quote, and for what serde_json
+/// refuses in a string: an unpaired surrogate, a bad escape letter, invalid UTF-8, no closing
+/// quote. The text need not have been validated, but a raw control character (never in a
+/// validated text) is not looked for: a caller reading unvalidated text checks for them.
+#[inline(always)]
+pub(crate) fn read_string_end(text: &[u8]) -> Option<(Cow<'_, str>, usize)> {
+    if text.first() != Some(&b'"') {
+        return None;
+    }
     let stop = next_quote_or_escape(text, 1)?;
     if *text.get(stop)? == b'"' {
-        return std::str::from_utf8(text.get(1..stop)?)
-            .ok()
-            .map(Cow::Borrowed);
+        let body = std::str::from_utf8(text.get(1..stop)?).ok()?;
+        return Some((Cow::Borrowed(body), stop + 1));
     }
-    unescape_from(text, stop).map(Cow::Owned)
+    unescape_from(text, stop).map(|(body, end)| (Cow::Owned(body), end))
 }
 
 /// The string whose opening quote is `text[0]` and whose first escape is at `first`,
-/// unescaped up to its closing quote. `None` as for [`read_string`], or when the result is not
-/// UTF-8.
-fn unescape_from(text: &[u8], first: usize) -> Option<String> {
-    let mut out = Vec::with_capacity(text.len().min(first + 64));
+/// unescaped up to its closing quote, and the position after that quote. `None` as for
+/// [`read_string`].
+fn unescape_from(text: &[u8], first: usize) -> Option<(String, usize)> {
+    // The unescaped text is never longer than the escaped one; `utf8_string` pads.
+    let mut out = Vec::with_capacity(text.len().min(first + 64) + UTF8_BLOCK);
     out.extend_from_slice(text.get(1..first)?);
     let mut i = first;
     loop {
@@ -443,14 +453,31 @@ fn unescape_from(text: &[u8], first: usize) -> Option<String> {
         out.extend_from_slice(text.get(i..stop)?);
         i = stop;
         if *text.get(stop)? == b'"' {
-            return String::from_utf8(out).ok();
+            return utf8_string(out).map(|body| (body, stop + 1));
         }
     }
 }
 
+/// The ASCII block of the standard UTF-8 check (two `usize` words).
+const UTF8_BLOCK: usize = 16;
+
+/// `bytes` as a `String` if they are UTF-8. The standard check reads ASCII sixteen bytes at a
+/// time but walks the last fifteen or fewer byte by byte (about five instructions each); padding
+/// the buffer with spaces to a whole number of blocks (spaces are ASCII, so the answer is
+/// unchanged) and cutting them off again keeps it in the fast loop.
+fn utf8_string(mut bytes: Vec<u8>) -> Option<String> {
+    let len = bytes.len();
+    // One fixed-size copy (no call), then back to the block boundary.
+    bytes.extend_from_slice(&[b' '; UTF8_BLOCK]);
+    bytes.truncate(len.next_multiple_of(UTF8_BLOCK));
+    let mut text = String::from_utf8(bytes).ok()?;
+    text.truncate(len);
+    Some(text)
+}
+
 /// The byte a one-letter JSON escape (`\n`, `\"`, ...) stands for; `None` for `\u` (which
 /// takes four hex digits) and for any letter JSON does not allow after a backslash.
-pub(crate) fn short_escape(letter: u8) -> Option<u8> {
+fn short_escape(letter: u8) -> Option<u8> {
     Some(match letter {
         b'"' => b'"',
         b'\\' => b'\\',
@@ -488,4 +515,66 @@ fn hex4(body: &[u8], i: usize) -> Option<u32> {
         return None;
     }
     u32::from_str_radix(digits, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{read_string_end, utf8_string};
+
+    /// Strings of every length up to past three padding blocks, plain and with escapes,
+    /// ASCII and not, followed by more text: read as serde_json reads them, ending right
+    /// after their closing quote.
+    #[test]
+    fn strings_read_as_serde_json_reads_them_and_end_at_their_quote() {
+        for special in ["", "\"", "\\", "\n", "\u{1}", "é", "😀", "\u{7f}", "/"] {
+            for len in 0..=50 {
+                for at in [0, len / 2, len] {
+                    let mut text: String = "abcdefghij".chars().cycle().take(len).collect();
+                    text.insert_str(at, special);
+                    let written = serde_json::to_string(&text).expect("serialisable");
+                    let mut input = written.clone().into_bytes();
+                    input.extend_from_slice(b",\"next\":1}");
+                    let (read, end) = read_string_end(&input).expect("a string");
+                    assert_eq!(read, text, "{written}");
+                    assert_eq!(end, written.len(), "{written}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn what_is_not_a_string_serde_json_reads_is_refused() {
+        for text in [
+            &b"abc\""[..],
+            b"\"abc",
+            b"\"a\\qb\"",
+            b"\"\\ud800\"",
+            b"\"\\u12\"",
+            b"\"\xff\"",
+            b"\"a\\n\xc3\"",
+        ] {
+            assert!(read_string_end(text).is_none(), "{text:?}");
+        }
+    }
+
+    /// The padded check answers as the plain one for every length around the block size,
+    /// with invalid or multi-byte UTF-8 at the end or not.
+    #[test]
+    fn padded_utf8_check_agrees_with_the_plain_one() {
+        for len in 0..=40 {
+            for tail in [
+                &b""[..],
+                b"\xff",
+                b"\xc3",
+                b"\xc3\xa9",
+                b"\xf0\x9f\x98\x80",
+                b"\xf0\x9f",
+            ] {
+                let mut bytes: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+                bytes.extend_from_slice(tail);
+                let plain = String::from_utf8(bytes.clone()).ok();
+                assert_eq!(utf8_string(bytes), plain);
+            }
+        }
+    }
 }
