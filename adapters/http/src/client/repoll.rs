@@ -10,10 +10,10 @@
 //! After [`MAX_REPOLLS`] polls in a row it hands the wake on, so a future that keeps waking
 //! itself still lets I/O be processed.
 //!
-//! A loop waiting for answers (its [`Pace`] says several exchanges are in flight) does not park at
-//! once either: [`Repoll`] first hands the wake to the caller up to [`MAX_SPINS`] times in a
-//! row, so the caller turns the reactor without blocking (or, when another thread holds the
-//! reactor, just polls again) before it parks. At 64 requests in flight the answers come
+//! A loop waiting for answers (its [`Pace`] says several exchanges await theirs) does not
+//! park at once either: [`Repoll`] first hands the wake to the caller up to [`MAX_SPINS`] times
+//! in a row, so the caller turns the reactor without blocking (or, when another thread holds
+//! the reactor, just polls again) before it parks. At 64 requests in flight the answers come
 //! back a few microseconds apart, and a parked thread costs more than that to wake (a futex
 //! or an epoll wake-up, and on a virtual machine the idle vCPU's exit and re-entry): the
 //! client parked about once every 4 to 6 answers, ten times as often as a bare hyper client.
