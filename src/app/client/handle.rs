@@ -349,14 +349,13 @@ fn parse_result<R: DeserializeOwned>(method: &str, raw: &RawJson) -> Result<R, C
 fn call_tool_params_raw(name: &str, arguments: &RawJson) -> RawJson {
     let mut text = Vec::with_capacity(name.len() + arguments.len() + 24);
     text.extend_from_slice(b"{\"name\":");
-    // Writing a `str` into a `Vec` cannot fail.
-    let _ = serde_json::to_writer(&mut text, name);
+    crate::jsonrpc::write_json_string(&mut text, name);
     if !arguments.is_null() {
         text.extend_from_slice(b",\"arguments\":");
         text.extend_from_slice(arguments.as_bytes());
     }
     text.push(b'}');
-    // Valid JSON: an object of a serde-escaped string and a value that is valid JSON text.
+    // Valid JSON: an object of an escaped string and a value that is valid JSON text.
     RawJson::from_validated(bytes::Bytes::from(text))
 }
 
@@ -441,6 +440,11 @@ mod tests {
         for (name, arguments) in [
             ("echo", json!({"text": "a \"quoted\" line\n"})),
             ("na\"me\\", json!({})),
+            ("tab\tnew\nline\u{1}\u{7f}é/", json!({"k": 1})),
+            (
+                "a name longer than two words, past the short path",
+                json!(null),
+            ),
             ("none", Value::Null),
             ("list", json!([1, {"a": null}])),
         ] {
