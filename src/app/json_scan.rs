@@ -18,7 +18,8 @@ pub(crate) const FRACTIONAL: u8 = 64;
 /// Every type.
 pub(crate) const ANY: u8 = 127;
 
-/// A cursor over valid JSON text.
+/// A cursor over valid JSON text (a copy is a saved position to go back to).
+#[derive(Clone)]
 pub(crate) struct Scan<'t> {
     text: &'t [u8],
     at: usize,
@@ -33,6 +34,13 @@ impl<'t> Scan<'t> {
         while matches!(self.text.get(self.at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.at += 1;
         }
+    }
+
+    /// The text from this position (after whitespace) to that of `later`, a copy of this
+    /// scan moved on.
+    pub(crate) fn text_to(mut self, later: &Scan<'t>) -> Option<&'t [u8]> {
+        self.skip_ws();
+        self.text.get(self.at..later.at)
     }
 
     /// Consumes `byte` (after whitespace) if it comes next.

@@ -18,6 +18,8 @@ use serde_json::{Map, Value};
 #[path = "schema_flat.rs"]
 mod flat;
 
+pub(crate) use flat::FlatObject;
+
 /// Deepest nesting of schema evaluation (subschemas plus followed `$ref`s).
 const MAX_DEPTH: usize = 64;
 /// The most errors collected before validation stops.
@@ -64,6 +66,11 @@ impl Schema {
     /// text and call `validate`, which also gives the errors.
     pub fn admits_text(&self, text: &[u8]) -> bool {
         self.flat.as_ref().is_some_and(|f| f.admits(text))
+    }
+
+    /// The schema's flat object form, if it has one: its check can run inside a larger scan.
+    pub(crate) fn flat(&self) -> Option<&FlatObject> {
+        self.flat.as_ref()
     }
 
     /// The schema document.

@@ -20,7 +20,7 @@ const MAX_PROPERTIES: usize = 64;
 
 /// A schema of the flat object shape, compiled.
 #[derive(Clone, Debug)]
-pub(super) struct FlatObject {
+pub(crate) struct FlatObject {
     /// Each property's name and the types it admits.
     properties: Vec<(String, u8)>,
     /// The required properties, as bits of their index in `properties`.
@@ -110,7 +110,14 @@ impl FlatObject {
     /// Whether `text` (one JSON value, already known to be valid JSON) is an object this
     /// schema surely admits. `false` means "not sure": ask the full validator.
     pub(super) fn admits(&self, text: &[u8]) -> bool {
-        let mut scan = Scan::new(text);
+        self.admits_next(&mut Scan::new(text))
+    }
+
+    /// Whether the value at `scan` (after blanks) is an object this schema surely admits; on
+    /// `true` the scan is past it (so a caller walking a larger text, the params of
+    /// `tools/call`, checks the arguments in the same walk). On `false` ("not sure") the scan
+    /// is left anywhere inside the value.
+    pub(crate) fn admits_next(&self, scan: &mut Scan<'_>) -> bool {
         if !scan.eat(b'{') {
             return false;
         }

@@ -143,17 +143,20 @@ impl<M: Machine> Endpoint<M> {
                 return rpc_error(400, obj.code, &obj.message);
             }
         };
-        let requests: Vec<RequestId> = messages(&incoming)
-            .filter_map(|m| match m {
-                Message::Request(r) => Some(r.id.clone()),
+        // The ids of the requests in the body, walked where needed rather than collected:
+        // almost every POST carries one message, and a `Vec` of it would be an allocation.
+        let requests = || {
+            messages(&incoming).filter_map(|m| match m {
+                Message::Request(r) => Some(&r.id),
                 _ => None,
             })
-            .collect();
+        };
         let cancelled: Vec<RequestId> = messages(&incoming).filter_map(cancelled_id).collect();
         let is_init =
             matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
         let is_batch = matches!(incoming, Incoming::Batch(_));
         if self.config.stateless {
+            let requests = requests().cloned().collect();
             return self.handle_stateless(now, fields, body, requests, is_batch);
         }
         // The id as the client sent it (borrowed from the head), or the new one.
@@ -186,13 +189,11 @@ impl<M: Machine> Endpoint<M> {
                 "Invalid Request: batches are only allowed in 2025-03-26",
             );
         }
-        if requests
-            .iter()
-            .any(|id| session.request_streams.contains_key(id))
-        {
+        if requests().any(|id| session.request_streams.contains_key(id)) {
             return rpc_error(400, -32600, "Invalid Request: request id already in flight");
         }
-        if requests.is_empty() {
+        let request_count = requests().count();
+        if request_count == 0 {
             session.machine.handle_decoded(now, body, incoming);
             session.pump();
             cancelled
@@ -204,9 +205,9 @@ impl<M: Machine> Endpoint<M> {
         session.next_stream += 1;
         session
             .streams
-            .insert(key, LogicalStream::new(Mode::Undecided, requests.len()));
-        for id in requests {
-            session.request_streams.insert(id, key);
+            .insert(key, LogicalStream::new(Mode::Undecided, request_count));
+        for id in requests() {
+            session.request_streams.insert(id.clone(), key);
         }
         session.machine.handle_decoded(now, body, incoming);
         session.pump();

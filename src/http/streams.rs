@@ -59,7 +59,7 @@ pub(crate) struct LogicalStream {
     pub(crate) conn: Option<StreamId>,
     pub(crate) queue: VecDeque<Bytes>,
     /// Raw messages routed while `Undecided`.
-    pub(crate) raw: Vec<(TransmitKind, Bytes)>,
+    pub(crate) raw: Undecided,
     /// Requests of the POST still waiting for their response.
     pub(crate) open_requests: usize,
     /// All responses sent: the body ends once the queue is drained.
@@ -75,11 +75,48 @@ impl LogicalStream {
             mode,
             conn: None,
             queue: VecDeque::new(),
-            raw: Vec::new(),
+            raw: Undecided::default(),
             open_requests,
             finished: false,
             close_requested: false,
         }
+    }
+}
+
+/// The messages routed to a stream while its mode is undecided, in order. The first (for a
+/// POST of one request, the only one) is held inline: a POST's stream allocates nothing.
+#[derive(Debug, Default)]
+pub(crate) struct Undecided {
+    first: Option<(TransmitKind, Bytes)>,
+    rest: Vec<(TransmitKind, Bytes)>,
+}
+
+impl Undecided {
+    /// Appends one message.
+    pub(crate) fn push(&mut self, message: (TransmitKind, Bytes)) {
+        if self.first.is_none() {
+            self.first = Some(message);
+        } else {
+            self.rest.push(message);
+        }
+    }
+
+    /// How many messages wait.
+    pub(crate) fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+}
+
+impl IntoIterator for Undecided {
+    type Item = (TransmitKind, Bytes);
+    type IntoIter = std::iter::Chain<
+        std::option::IntoIter<(TransmitKind, Bytes)>,
+        std::vec::IntoIter<(TransmitKind, Bytes)>,
+    >;
+
+    /// The messages in the order they were pushed.
+    fn into_iter(self) -> Self::IntoIter {
+        self.first.into_iter().chain(self.rest)
     }
 }
 
@@ -374,5 +411,31 @@ mod tests {
         let held: Vec<Vec<u8>> = state.held.iter().map(|b| b.to_vec()).collect();
         assert_eq!(held, messages);
         assert!(state.scratch.capacity() <= SCRATCH_KEEP);
+    }
+
+    /// Messages routed while a stream is undecided come out in the order they went in,
+    /// whether one (held inline) or several, and are counted.
+    #[test]
+    fn undecided_messages_keep_their_order() {
+        let mut raw = Undecided::default();
+        assert_eq!(raw.len(), 0);
+        assert_eq!(raw.into_iter().count(), 0);
+        let message = |kind, text: &'static str| (kind, Bytes::from_static(text.as_bytes()));
+        let mut one = Undecided::default();
+        one.push(message(TransmitKind::Response, "r"));
+        assert_eq!(one.len(), 1);
+        let out: Vec<_> = one.into_iter().collect();
+        assert_eq!(out, vec![message(TransmitKind::Response, "r")]);
+        raw = Undecided::default();
+        let sent = [
+            message(TransmitKind::Notification, "n"),
+            message(TransmitKind::Request, "q"),
+            message(TransmitKind::Response, "r"),
+        ];
+        for m in sent.iter().cloned() {
+            raw.push(m);
+        }
+        assert_eq!(raw.len(), 3);
+        assert_eq!(raw.into_iter().collect::<Vec<_>>(), sent.to_vec());
     }
 }

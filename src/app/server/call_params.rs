@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::app::json_scan::{Scan, STRING};
+use crate::app::schema::FlatObject;
 use crate::jsonrpc::{ErrorObject, RawJson};
 
 /// `tools/call` params: the two members the server reads, as sent (types checked later).
@@ -20,15 +21,24 @@ pub(super) struct CallParams {
     pub(super) name: Option<Value>,
     /// The `arguments` member's JSON text.
     pub(super) arguments: Option<RawJson>,
+    /// The arguments were found valid for the named tool's input schema while they were read
+    /// (a flat schema, checked in the same walk), so they need no check of their own.
+    pub(super) admitted: bool,
 }
+
+/// The flat input schema of the tool of a name, if the tool exists and has one.
+pub(super) type FlatOf<'s> = &'s dyn Fn(&[u8]) -> Option<&'s FlatObject>;
 
 impl CallParams {
     /// Reads the params of a request (`None`: no params).
-    pub(super) fn read(params: Option<&RawJson>) -> Result<Self, ErrorObject> {
+    /// `flat_of` gives the flat input schema of a tool by name: when `name` comes before
+    /// `arguments` (as clients write them) the arguments are checked against it in the
+    /// same walk.
+    pub(super) fn read(params: Option<&RawJson>, flat_of: FlatOf<'_>) -> Result<Self, ErrorObject> {
         let Some(raw) = params else {
             return Ok(CallParams::default());
         };
-        if let Some(quick) = Self::scan(raw) {
+        if let Some(quick) = Self::scan(raw, flat_of) {
             return Ok(quick);
         }
         let read: Borrowed<'_> = raw
@@ -37,13 +47,14 @@ impl CallParams {
         Ok(CallParams {
             name: read.name,
             arguments: read.arguments.map(|a| text_within(raw, a.get().as_bytes())),
+            admitted: false,
         })
     }
 
     /// The params read by the scanner, for the common shape: an object whose keys have no
     /// escapes and whose `name` is a string without escapes. `None` for anything else, which
     /// serde then reads (with the same rules, and its own errors).
-    fn scan(params: &RawJson) -> Option<CallParams> {
+    fn scan(params: &RawJson, flat_of: FlatOf<'_>) -> Option<CallParams> {
         let mut scan = Scan::new(params.as_bytes());
         if !scan.eat(b'{') {
             return None;
@@ -52,19 +63,47 @@ impl CallParams {
         if scan.eat(b'}') {
             return Some(out);
         }
+        // The flat schema of the tool named so far (`None`: no name yet, or no flat schema).
+        let mut flat = None;
         loop {
             let key = scan.key()?;
-            let (kind, value) = scan.value()?;
-            match key {
-                b"name" => out.name = Some(plain_string(kind, value)?),
-                b"arguments" => out.arguments = Some(text_within(params, value)),
-                _ => {}
+            if key == b"arguments" {
+                let (text, admitted) = arguments(&mut scan, flat)?;
+                out.arguments = Some(text_within(params, text));
+                out.admitted = admitted;
+            } else {
+                let (kind, value) = scan.value()?;
+                if key == b"name" {
+                    out.name = Some(plain_string(kind, value)?);
+                    flat = value
+                        .get(1..value.len().saturating_sub(1))
+                        .and_then(flat_of);
+                    // Arguments checked before were checked for another name.
+                    out.admitted = false;
+                }
             }
             if !scan.eat(b',') {
                 return scan.eat(b'}').then_some(out);
             }
         }
     }
+}
+
+/// The `arguments` value at `scan`: its text, and whether `flat` (the named tool's flat
+/// schema) admits it, checked in the same walk; a value it is not sure of is walked again
+/// plainly (and checked later by the full path).
+fn arguments<'t>(scan: &mut Scan<'t>, flat: Option<&FlatObject>) -> Option<(&'t [u8], bool)> {
+    let start = scan.clone();
+    if let Some(flat) = flat {
+        let mut checked = scan.clone();
+        if flat.admits_next(&mut checked) {
+            let text = start.text_to(&checked)?;
+            *scan = checked;
+            return Some((text, true));
+        }
+    }
+    let (_, text) = scan.value()?;
+    Some((text, false))
 }
 
 /// A string value written without escapes, as a `Value`.
@@ -166,7 +205,10 @@ mod tests {
     use serde_json::json;
 
     fn read(text: &str) -> Result<CallParams, ErrorObject> {
-        CallParams::read(Some(&RawJson::from_text(text.to_owned()).expect("json")))
+        CallParams::read(
+            Some(&RawJson::from_text(text.to_owned()).expect("json")),
+            &|_| None,
+        )
     }
 
     #[test]
@@ -186,7 +228,7 @@ mod tests {
     fn arguments_are_borrowed_from_the_params_text() {
         let params = RawJson::from_text(r#"{"name":"x","arguments": {"t":"\"q\""} }"#.to_owned())
             .expect("json");
-        let p = CallParams::read(Some(&params)).expect("object");
+        let p = CallParams::read(Some(&params), &|_| None).expect("object");
         let args = p.arguments.expect("arguments");
         assert_eq!(args.get(), r#"{"t":"\"q\""}"#);
         let within = params.as_bytes().as_ptr_range();
@@ -205,7 +247,7 @@ mod tests {
             r#"{"task":{"ttl":1}}"#,
         ] {
             let raw = RawJson::from_text(text.to_owned()).expect("json");
-            let quick = CallParams::scan(&raw).expect("read by the scanner");
+            let quick = CallParams::scan(&raw, &|_| None).expect("read by the scanner");
             let full: Borrowed<'_> = raw.parse_borrowed().expect("object");
             assert_eq!(quick.name, full.name, "{text}");
             let full_args = full.arguments.map(|a| a.get().to_owned());
@@ -222,7 +264,53 @@ mod tests {
             r#"{"\u006eame":"x"}"#,
         ] {
             let raw = RawJson::from_text(text.to_owned()).expect("json");
-            assert!(CallParams::scan(&raw).is_none(), "{text}");
+            assert!(CallParams::scan(&raw, &|_| None).is_none(), "{text}");
+        }
+    }
+
+    /// With the named tool's flat schema known, the arguments are checked in the params'
+    /// walk: admitted only when that schema surely admits the last `arguments` and the last
+    /// `name` came before it; the text read is the same either way.
+    #[test]
+    fn arguments_are_checked_in_the_same_walk_for_the_named_tool() {
+        let schema = crate::app::schema::Schema::new(json!({
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"]
+        }));
+        let flat_of = |name: &[u8]| (name == b"echo").then(|| schema.flat()).flatten();
+        let cases = [
+            (r#"{"name":"echo","arguments":{"text":"a \"}\" b"}}"#, true),
+            (
+                r#"{ "name" : "echo" , "arguments" : { "text" : "x" } , "_meta":{} }"#,
+                true,
+            ),
+            (r#"{"name":"echo","arguments":{"text":1}}"#, false),
+            (r#"{"name":"echo","arguments":{}}"#, false),
+            (r#"{"name":"echo","arguments":[1]}"#, false),
+            (r#"{"name":"other","arguments":{"text":"x"}}"#, false),
+            (r#"{"arguments":{"text":"x"},"name":"echo"}"#, false),
+            (
+                r#"{"name":"echo","arguments":{"text":"x"},"name":"echo"}"#,
+                false,
+            ),
+            (
+                r#"{"name":"echo","arguments":{"text":"x"},"arguments":{"text":2}}"#,
+                false,
+            ),
+            (
+                r#"{"name":"echo","arguments":{"text":2},"arguments":{"text":"y"}}"#,
+                true,
+            ),
+        ];
+        for (text, admitted) in cases {
+            let raw = RawJson::from_text(text.to_owned()).expect("json");
+            let checked = CallParams::read(Some(&raw), &flat_of).expect("object");
+            let plain = CallParams::read(Some(&raw), &|_| None).expect("object");
+            assert_eq!(checked.admitted, admitted, "{text}");
+            assert!(!plain.admitted, "{text}");
+            assert_eq!(checked.name, plain.name, "{text}");
+            assert_eq!(checked.arguments, plain.arguments, "{text}");
         }
     }
 
@@ -236,7 +324,10 @@ mod tests {
     #[test]
     fn null_or_absent_params_are_empty_and_non_objects_are_refused() {
         assert_eq!(read("null").expect("null"), CallParams::default());
-        assert_eq!(CallParams::read(None).expect("none"), CallParams::default());
+        assert_eq!(
+            CallParams::read(None, &|_| None).expect("none"),
+            CallParams::default()
+        );
         for bad in ["[\"echo\"]", "\"echo\"", "3", "true"] {
             let e = read(bad).expect_err(bad);
             assert_eq!(e.message, "params must be an object");
