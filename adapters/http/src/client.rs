@@ -60,7 +60,7 @@ use endpoint_url::HttpUrl;
 use exchange::{Input, Target};
 use inflight::InFlight;
 use pool::Pool;
-use repoll::{repolled, Pace};
+use repoll::Repoll;
 use wake::{next_wake, Wake};
 
 /// Options of the HTTP client. `Debug` never prints the bearer token.
@@ -179,9 +179,8 @@ impl McpHttpClient {
     pub async fn run<F: Future>(self, app: F) -> io::Result<(F::Output, HttpRunReport)> {
         let executor = Rc::new(LocalExecutor::new());
         let ex = executor.clone();
-        // Self-wakes (answers, the next call, hyper's tasks) polled again at once, and a few
-        // turns of the reactor before parking while answers are coming.
-        repolled(|pace| executor.run(drive(self, ex, app, pace))).await
+        // Self-wakes (answers, the next call, hyper's tasks) polled again at once.
+        Repoll::new(executor.run(drive(self, ex, app))).await
     }
 
     /// [`McpHttpClient::run`], blocking the calling thread.
@@ -314,7 +313,6 @@ async fn drive<F: Future>(
     this: McpHttpClient,
     executor: Rc<LocalExecutor<'static>>,
     app: F,
-    pace: Rc<Pace>,
 ) -> io::Result<(F::Output, HttpRunReport)> {
     let McpHttpClient {
         target,
@@ -376,7 +374,6 @@ async fn drive<F: Future>(
             &mut state.inflight,
             &doorbell,
             armed.is_some().then_some(&mut timer),
-            &pace,
         )
         .await;
         let now = Instant::now();

@@ -43,7 +43,7 @@ use super::exchange::{self, Input, Target};
 use super::inflight::InFlight;
 use super::outgoing;
 use super::pool::Pool;
-use super::repoll::{repolled, Pace};
+use super::repoll::Repoll;
 use super::wake::{next_wake, Wake};
 use super::wire::{Step, Wire};
 use super::HttpClientOptions;
@@ -136,9 +136,8 @@ impl McpAutoClient {
     pub async fn run<F: Future>(self, app: F) -> io::Result<(F::Output, AutoRunReport)> {
         let executor = Rc::new(LocalExecutor::new());
         let ex = executor.clone();
-        // Self-wakes polled again at once, and a few turns of the reactor before parking
-        // while answers are coming (see `repoll`).
-        repolled(|pace| executor.run(drive(self, ex, app, pace))).await
+        // Self-wakes polled again at once (see `repoll`).
+        Repoll::new(executor.run(drive(self, ex, app))).await
     }
 
     /// [`McpAutoClient::run`], blocking the calling thread.
@@ -310,7 +309,6 @@ async fn drive<F: Future>(
     this: McpAutoClient,
     executor: Rc<LocalExecutor<'static>>,
     app: F,
-    pace: Rc<Pace>,
 ) -> io::Result<(F::Output, AutoRunReport)> {
     let McpAutoClient {
         url,
@@ -373,14 +371,7 @@ async fn drive<F: Future>(
         // transport, whose deadlines are few.
         let mut timer = deadline.map(Timer::at);
         let app_running = output.is_none().then_some(app.as_mut());
-        let woke = next_wake(
-            app_running,
-            &mut state.inflight,
-            &doorbell,
-            timer.as_mut(),
-            &pace,
-        )
-        .await;
+        let woke = next_wake(app_running, &mut state.inflight, &doorbell, timer.as_mut()).await;
         let now = Instant::now();
         match woke {
             Wake::App(out) => {

@@ -14,7 +14,7 @@ use mcp_sansio::http::{ExchangeId, HttpClientRequest, HttpMethod, HttpText};
 
 use super::authorize::{send_authorized, Authorizer};
 use super::fields::{FieldCache, HeadCache};
-use super::inflight::{Awaiting, Inputs};
+use super::inflight::Inputs;
 use super::pool::Pool;
 use super::HttpClientOptions;
 
@@ -171,8 +171,7 @@ pub(crate) async fn run(
     inputs: Rc<Inputs>,
 ) {
     let id = request.id;
-    let mut awaiting = inputs.awaiting();
-    if let Err(reason) = perform(&pool, &target, request, &inputs, &mut awaiting).await {
+    if let Err(reason) = perform(&pool, &target, request, &inputs).await {
         inputs.send(Input::Failed { id, reason }).await;
     }
 }
@@ -182,7 +181,6 @@ async fn perform(
     target: &Target,
     request: HttpClientRequest,
     inputs: &Inputs,
-    awaiting: &mut Awaiting<'_>,
 ) -> Result<(), String> {
     let id = request.id;
     let method = match request.method {
@@ -193,7 +191,6 @@ async fn perform(
     };
     let make = |authorization: Option<&str>| target.request(&method, &request, authorization);
     let (sender, response) = send_authorized(pool, target, make).await?;
-    awaiting.answered();
     let (parts, mut body) = response.into_parts();
     let status = parts.status.as_u16();
     let headers = parts.headers;

@@ -6,7 +6,7 @@
 //! every queued input. A finished exchange leaves the set by itself; an aborted one is
 //! dropped at once (its connection and body with it).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
@@ -20,45 +20,13 @@ use super::exchange::Input;
 /// Inputs queued at most; past it, a streaming exchange waits for the loop (backpressure).
 const INPUT_QUEUE: usize = 1024;
 
-/// The inputs the exchanges queued for the loop, and how many exchanges await their answer.
+/// The inputs the exchanges queued for the loop.
 #[derive(Default)]
 pub(crate) struct Inputs {
     queue: RefCell<VecDeque<Input>>,
-    awaiting: Cell<usize>,
-}
-
-/// An exchange counted as awaiting its answer's head, until [`Awaiting::answered`] or drop
-/// (a failed or aborted exchange).
-pub(crate) struct Awaiting<'a> {
-    count: &'a Cell<usize>,
-    done: bool,
-}
-
-impl Awaiting<'_> {
-    /// The answer's head came: no longer counted.
-    pub(crate) fn answered(&mut self) {
-        if !std::mem::replace(&mut self.done, true) {
-            self.count.set(self.count.get().saturating_sub(1));
-        }
-    }
-}
-
-impl Drop for Awaiting<'_> {
-    fn drop(&mut self) {
-        self.answered();
-    }
 }
 
 impl Inputs {
-    /// Counts an exchange as awaiting its answer while the guard says so.
-    pub(crate) fn awaiting(&self) -> Awaiting<'_> {
-        self.awaiting.set(self.awaiting.get() + 1);
-        Awaiting {
-            count: &self.awaiting,
-            done: false,
-        }
-    }
-
     /// Queues `input`, first waiting while the queue is full.
     pub(crate) async fn send(&self, input: Input) {
         std::future::poll_fn(|cx| {
@@ -127,12 +95,6 @@ impl InFlight {
         }
     }
 
-    /// Exchanges in flight that have not had their answer's head yet (a standing GET stream
-    /// that already answered is not one).
-    pub(crate) fn awaiting_answers(&self) -> usize {
-        self.inputs.awaiting.get()
-    }
-
     /// Drops every exchange.
     pub(crate) fn clear(&mut self) {
         self.set.clear();
@@ -153,55 +115,5 @@ impl InFlight {
     /// The next queued input, without polling.
     pub(crate) fn try_input(&mut self) -> Option<Input> {
         self.inputs.queue.borrow_mut().pop_front()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::task::Waker;
-
-    /// Counted from its first poll until it is answered, fails or is dropped.
-    #[test]
-    fn exchanges_count_as_awaiting_until_answered_or_dropped() {
-        let mut inflight = InFlight::new();
-        let mut cx = Context::from_waker(Waker::noop());
-        let answer: Rc<RefCell<Option<Waker>>> = Rc::default();
-        let answered = Rc::new(Cell::new(false));
-        for key in 1..=3 {
-            let inputs = inflight.inputs();
-            let (answer, answered) = (answer.clone(), answered.clone());
-            inflight.start(key, async move {
-                let mut awaiting = inputs.awaiting();
-                if key != 1 {
-                    return std::future::pending().await;
-                }
-                // Exchange 1 gets its head once woken (the waker is taken from the slot).
-                let mut parked = false;
-                std::future::poll_fn(|cx| {
-                    if std::mem::replace(&mut parked, true) && answer.borrow().is_none() {
-                        return Poll::Ready(());
-                    }
-                    *answer.borrow_mut() = Some(cx.waker().clone());
-                    Poll::Pending
-                })
-                .await;
-                awaiting.answered();
-                answered.set(true);
-                std::future::pending::<()>().await;
-            });
-        }
-        assert_eq!(inflight.awaiting_answers(), 0, "not polled yet");
-        assert!(inflight.poll_input(&mut cx).is_pending());
-        assert_eq!(inflight.awaiting_answers(), 3);
-        let head = answer.borrow_mut().take().unwrap();
-        head.wake();
-        assert!(inflight.poll_input(&mut cx).is_pending());
-        assert!(answered.get());
-        assert_eq!(inflight.awaiting_answers(), 2, "answered (a streaming GET)");
-        inflight.abort(2);
-        assert_eq!(inflight.awaiting_answers(), 1, "aborted");
-        inflight.clear();
-        assert_eq!(inflight.awaiting_answers(), 0);
     }
 }

@@ -9,19 +9,9 @@
 //! from outside a poll (the reactor, another thread) goes to the caller's waker as before.
 //! After [`MAX_REPOLLS`] polls in a row it hands the wake on, so a future that keeps waking
 //! itself still lets I/O be processed.
-//!
-//! A loop waiting for answers (its [`Pace`] says several exchanges await theirs) does not
-//! park at once either: [`Repoll`] first hands the wake to the caller up to [`MAX_SPINS`] times
-//! in a row, so the caller turns the reactor without blocking (or, when another thread holds
-//! the reactor, just polls again) before it parks. At 64 requests in flight the answers come
-//! back a few microseconds apart, and a parked thread costs more than that to wake (a futex
-//! or an epoll wake-up, and on a virtual machine the idle vCPU's exit and re-entry): the
-//! client parked about once every 4 to 6 answers, ten times as often as a bare hyper client.
 
-use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
@@ -30,10 +20,6 @@ use futures_util::task::AtomicWaker;
 
 /// Polls in a row of one `poll` call at most, before the wake is handed to the caller.
 pub(crate) const MAX_REPOLLS: u32 = 16;
-
-/// Turns of the caller's reactor without blocking, at most, before a loop that waits for
-/// answers parks (each one a few syscalls when this thread gets the reactor).
-pub(crate) const MAX_SPINS: u32 = 2;
 
 /// No poll of the inner future under way.
 const IDLE: u8 = 0;
@@ -65,43 +51,15 @@ impl Wake for Hook {
     }
 }
 
-/// What a loop tells its [`Repoll`] about its wait: whether an answer is coming, and how
-/// many wake-ups it handled (which moves when it made progress).
-#[derive(Default)]
-pub(crate) struct Pace {
-    expecting: Cell<bool>,
-    handled: Cell<u64>,
-}
-
-impl Pace {
-    /// The loop is about to wait; `expecting` when answers are coming soon.
-    pub(crate) fn waiting(&self, expecting: bool) {
-        self.expecting.set(expecting);
-    }
-
-    /// The loop handled a wake-up.
-    pub(crate) fn handled(&self) {
-        self.handled.set(self.handled.get().wrapping_add(1));
-    }
-}
-
-/// `inner`, polled again at once (up to [`MAX_REPOLLS`] times) when it woke itself, and
-/// handed back to the caller's reactor (up to [`MAX_SPINS`] times) before it parks while an
-/// answer is coming.
+/// `inner`, polled again at once (up to [`MAX_REPOLLS`] times) when it woke itself.
 pub(crate) struct Repoll<F> {
     inner: Pin<Box<F>>,
     hook: Arc<Hook>,
     waker: Waker,
-    pace: Rc<Pace>,
-    /// `pace.handled` at the last spin: a spin only counts while nothing moves.
-    handled_at_spin: u64,
-    /// Spins since the loop last handled a wake-up.
-    spins: u32,
 }
 
 impl<F: Future> Repoll<F> {
-    /// `inner`, whose loop reports its wait to `pace`.
-    pub(crate) fn new(inner: F, pace: Rc<Pace>) -> Self {
+    pub(crate) fn new(inner: F) -> Self {
         let hook = Arc::new(Hook {
             state: AtomicU8::new(IDLE),
             outer: AtomicWaker::new(),
@@ -110,25 +68,7 @@ impl<F: Future> Repoll<F> {
             inner: Box::pin(inner),
             waker: Waker::from(hook.clone()),
             hook,
-            pace,
-            handled_at_spin: 0,
-            spins: 0,
         }
-    }
-
-    /// Whether to turn the caller's reactor once more instead of parking: an answer is
-    /// coming and fewer than [`MAX_SPINS`] spins found nothing since the last wake-up.
-    fn spin(&mut self) -> bool {
-        let handled = self.pace.handled.get();
-        if handled != self.handled_at_spin {
-            self.handled_at_spin = handled;
-            self.spins = 0;
-        }
-        if !self.pace.expecting.get() || self.spins >= MAX_SPINS {
-            return false;
-        }
-        self.spins += 1;
-        true
     }
 }
 
@@ -148,9 +88,6 @@ impl<F: Future> Future for Repoll<F> {
                 return polled;
             }
             if state != WOKEN {
-                if this.spin() {
-                    cx.waker().wake_by_ref();
-                }
                 return Poll::Pending;
             }
         }
@@ -158,12 +95,6 @@ impl<F: Future> Future for Repoll<F> {
         cx.waker().wake_by_ref();
         Poll::Pending
     }
-}
-
-/// Runs the loop `make` builds, given the [`Pace`] it reports to, under a [`Repoll`].
-pub(crate) async fn repolled<F: Future>(make: impl FnOnce(Rc<Pace>) -> F) -> F::Output {
-    let pace = Rc::new(Pace::default());
-    Repoll::new(make(pace.clone()), pace).await
 }
 
 #[cfg(test)]
@@ -209,13 +140,10 @@ mod tests {
     #[test]
     fn self_wakes_are_polled_again_without_waking_the_caller() {
         let polls = Arc::new(AtomicUsize::new(0));
-        let mut future = Repoll::new(
-            SelfWaking {
-                wakes: 5,
-                polls: polls.clone(),
-            },
-            Rc::default(),
-        );
+        let mut future = Repoll::new(SelfWaking {
+            wakes: 5,
+            polls: polls.clone(),
+        });
         let (woken, waker) = outer();
         let mut cx = Context::from_waker(&waker);
         assert!(Pin::new(&mut future).poll(&mut cx).is_ready());
@@ -227,13 +155,10 @@ mod tests {
     fn a_future_that_keeps_waking_itself_yields_to_the_caller() {
         let polls = Arc::new(AtomicUsize::new(0));
         let wakes = MAX_REPOLLS as usize + 3;
-        let mut future = Repoll::new(
-            SelfWaking {
-                wakes,
-                polls: polls.clone(),
-            },
-            Rc::default(),
-        );
+        let mut future = Repoll::new(SelfWaking {
+            wakes,
+            polls: polls.clone(),
+        });
         let (woken, waker) = outer();
         let mut cx = Context::from_waker(&waker);
         assert!(Pin::new(&mut future).poll(&mut cx).is_pending());
@@ -248,13 +173,10 @@ mod tests {
     fn a_wake_outside_a_poll_reaches_the_caller() {
         let parked: Arc<std::sync::Mutex<Option<Waker>>> = Arc::default();
         let keep = parked.clone();
-        let mut future = Repoll::new(
-            std::future::poll_fn(move |cx| {
-                *keep.lock().unwrap() = Some(cx.waker().clone());
-                Poll::<()>::Pending
-            }),
-            Rc::default(),
-        );
+        let mut future = Repoll::new(std::future::poll_fn(move |cx| {
+            *keep.lock().unwrap() = Some(cx.waker().clone());
+            Poll::<()>::Pending
+        }));
         let (woken, waker) = outer();
         let mut cx = Context::from_waker(&waker);
         assert!(Pin::new(&mut future).poll(&mut cx).is_pending());
@@ -262,63 +184,5 @@ mod tests {
         let inner = parked.lock().unwrap().take().unwrap();
         std::thread::spawn(move || inner.wake()).join().unwrap();
         assert_eq!(woken.0.load(Ordering::Relaxed), 1);
-    }
-
-    /// Pending without a self-wake, once it handled a wake-up.
-    fn waiting_loop(pace: Rc<Pace>, expecting: bool) -> impl Future<Output = ()> {
-        std::future::poll_fn(move |_| {
-            pace.waiting(expecting);
-            pace.handled();
-            Poll::Pending
-        })
-    }
-
-    #[test]
-    fn a_loop_awaiting_answers_turns_the_reactor_a_few_times_before_it_parks() {
-        let pace = Rc::new(Pace::default());
-        let mut future = Repoll::new(std::future::pending::<()>(), pace.clone());
-        let (woken, waker) = outer();
-        let mut cx = Context::from_waker(&waker);
-        pace.waiting(true);
-        for spin in 1..=MAX_SPINS as usize {
-            assert!(Pin::new(&mut future).poll(&mut cx).is_pending());
-            assert_eq!(
-                woken.0.load(Ordering::Relaxed),
-                spin,
-                "handed to the caller"
-            );
-        }
-        // Nothing moved in MAX_SPINS turns: parks (no wake asked for).
-        assert!(Pin::new(&mut future).poll(&mut cx).is_pending());
-        assert_eq!(woken.0.load(Ordering::Relaxed), MAX_SPINS as usize);
-        // A handled wake-up starts a new budget.
-        pace.handled();
-        assert!(Pin::new(&mut future).poll(&mut cx).is_pending());
-        assert_eq!(woken.0.load(Ordering::Relaxed), MAX_SPINS as usize + 1);
-    }
-
-    /// The caller's wakes asked for by `polls` polls of a loop that handles a wake-up on
-    /// every poll and reports `expecting`.
-    fn wakes_of_a_moving_loop(expecting: bool, polls: usize) -> usize {
-        let pace = Rc::new(Pace::default());
-        let mut future = Repoll::new(waiting_loop(pace.clone(), expecting), pace);
-        let (woken, waker) = outer();
-        let mut cx = Context::from_waker(&waker);
-        for _ in 0..polls {
-            assert!(Pin::new(&mut future).poll(&mut cx).is_pending());
-        }
-        woken.0.load(Ordering::Relaxed)
-    }
-
-    #[test]
-    fn a_loop_with_nothing_awaited_parks_at_once() {
-        assert_eq!(wakes_of_a_moving_loop(false, 3), 0);
-    }
-
-    #[test]
-    fn a_loop_that_keeps_moving_keeps_its_spins() {
-        // Every poll handles a wake-up (an answer came): never out of budget.
-        let polls = 3 * MAX_SPINS as usize;
-        assert_eq!(wakes_of_a_moving_loop(true, polls), polls);
     }
 }

@@ -10,7 +10,6 @@ use smol::Timer;
 use super::doorbell::Doorbell;
 use super::exchange::Input;
 use super::inflight::InFlight;
-use super::repoll::Pace;
 
 /// What woke a client loop.
 pub(super) enum Wake<T> {
@@ -25,16 +24,14 @@ pub(super) enum Wake<T> {
 }
 
 /// Waits for the next wake-up: `app` while it still runs (`None` once it finished), the
-/// exchanges in flight, the doorbell, then the timer when one is armed. Tells `pace` whether
-/// answers are coming while it waits (several exchanges await theirs), and when it woke.
+/// exchanges in flight, the doorbell, then the timer when one is armed.
 pub(super) async fn next_wake<F: Future>(
     mut app: Option<Pin<&mut F>>,
     inflight: &mut InFlight,
     doorbell: &Doorbell,
     mut timer: Option<&mut Timer>,
-    pace: &Pace,
 ) -> Wake<F::Output> {
-    let woke = std::future::poll_fn(|cx| {
+    std::future::poll_fn(|cx| {
         if let Some(app) = app.as_mut() {
             if let Poll::Ready(out) = app.as_mut().poll(cx) {
                 return Poll::Ready(Wake::App(out));
@@ -51,12 +48,7 @@ pub(super) async fn next_wake<F: Future>(
                 return Poll::Ready(Wake::Timer);
             }
         }
-        // Answers come a few microseconds apart only while several exchanges are in flight;
-        // one alone takes a whole server turn, more than a few spins.
-        pace.waiting(inflight.awaiting_answers() > 1);
         Poll::Pending
     })
-    .await;
-    pace.handled();
-    woke
+    .await
 }
