@@ -100,6 +100,28 @@ impl Control {
         }
     }
 
+    /// How long the measured part of the run lasted: from the end of the warmup to the last
+    /// completion. A duration run that was not cut short (no session lost) lasted at least its
+    /// duration even when its last call completed a hair before the deadline (a worker stops
+    /// when a clock reading after that completion is past the deadline), so the window is
+    /// never reported shorter than the duration asked for.
+    pub(crate) fn measured_window(
+        &self,
+        last_completion: Option<Instant>,
+        cut_short: bool,
+    ) -> Duration {
+        let (Some(from), Some(last)) = (self.measure_from(), last_completion) else {
+            return Duration::ZERO;
+        };
+        let measured = last.saturating_duration_since(from);
+        match self.stop {
+            Stop::Duration(d) if !cut_short && !self.aborted.load(Ordering::Relaxed) => {
+                measured.max(d)
+            }
+            _ => measured,
+        }
+    }
+
     fn count(&self, failed: bool) {
         self.completed.fetch_add(1, Ordering::Relaxed);
         if failed {
@@ -274,6 +296,34 @@ mod tests {
             control.admit(from + Duration::from_secs(10)),
             Admission::Stop
         );
+    }
+
+    /// A duration run whose last call completed just before the deadline measured the whole
+    /// duration (CI once saw 0.99999998 s for `--duration 1s`); one cut short by a lost
+    /// session, or a request-count run, measured up to its last completion.
+    #[test]
+    fn the_measured_window_of_a_duration_run_is_never_shorter_than_its_duration() {
+        let second = Duration::from_secs(1);
+        let control = Control::new(Stop::Duration(second), Duration::ZERO, 1);
+        assert_eq!(
+            control.measured_window(Some(Instant::now()), false),
+            Duration::ZERO
+        );
+        assert!(smol::block_on(control.arrive(true)));
+        let from = control.measure_from().unwrap();
+        let just_before = from + second - Duration::from_nanos(20);
+        assert_eq!(control.measured_window(Some(just_before), false), second);
+        let after = from + second + Duration::from_millis(3);
+        assert_eq!(control.measured_window(Some(after), false), after - from);
+        let early = from + Duration::from_millis(200);
+        assert_eq!(control.measured_window(Some(early), true), early - from);
+        assert_eq!(control.measured_window(None, false), Duration::ZERO);
+
+        let counted = Control::new(Stop::Requests(10), Duration::ZERO, 1);
+        assert!(smol::block_on(counted.arrive(true)));
+        let from = counted.measure_from().unwrap();
+        let last = from + Duration::from_millis(200);
+        assert_eq!(counted.measured_window(Some(last), false), last - from);
     }
 
     #[test]

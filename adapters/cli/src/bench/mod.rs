@@ -20,7 +20,6 @@ mod url;
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::sync::Arc;
-use std::time::Duration;
 
 pub(crate) use cli::{BenchArgs, BENCH_HELP};
 
@@ -98,10 +97,7 @@ pub(crate) fn run(args: &BenchArgs, server: Option<Vec<OsString>>) -> Result<(),
         return Err(Failure::Failed(not_run.message));
     }
 
-    let elapsed = match (control.measure_from(), recorder.last_completion) {
-        (Some(from), Some(last)) => last.saturating_duration_since(from),
-        _ => Duration::ZERO,
-    };
+    let elapsed = control.measured_window(recorder.last_completion, sessions_lost > 0);
     let (transport, target) = target.describe();
     let report = Report {
         transport,
