@@ -55,6 +55,9 @@ const ACCEPT_BOTH: HttpText = HttpText::from_static("application/json, text/even
 /// The `Content-Type` of every POST.
 const JSON: HttpText = HttpText::from_static("application/json");
 
+/// The list of completed frames kept between responses holds room for this many at most.
+const MAX_KEPT_COMPLETED: usize = 64;
+
 /// Where the transport is in the session's life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
@@ -97,6 +100,9 @@ pub struct HttpClient {
     actions: VecDeque<ClientAction>,
     /// Frames for the machine, with their decoding when the transport made one.
     frames: VecDeque<(Bytes, Option<Incoming>)>,
+    /// The frames a body chunk or a body's end completed, on their way to `frames`: kept
+    /// (empty) between calls, so a response does not allocate a list of its own.
+    completed: Vec<Bytes>,
     events: VecDeque<TransportEvent>,
     /// While this exchange (`initialize` or `notifications/initialized`) awaits its response
     /// head, other messages are held: the server must see the handshake first.
@@ -125,6 +131,7 @@ impl HttpClient {
             resumes: Vec::new(),
             actions: VecDeque::new(),
             frames: VecDeque::new(),
+            completed: Vec::new(),
             events: VecDeque::new(),
             barrier: None,
             held: VecDeque::new(),
@@ -246,7 +253,7 @@ impl HttpClient {
         let Some(ex) = self.exchanges.get_mut(&id) else {
             return;
         };
-        let mut frames = Vec::new();
+        let mut frames = std::mem::take(&mut self.completed);
         push(ex, self.config.max_body, &mut frames);
         self.deliver(id, frames);
     }
@@ -514,10 +521,10 @@ impl HttpClient {
 
     /// Hands the frames of exchange `id` to the machine (or keeps the replayed `initialize`'s
     /// answer), noting whether the awaited response was among them.
-    fn deliver(&mut self, id: ExchangeId, frames: Vec<Bytes>) {
-        for frame in frames {
+    fn deliver(&mut self, id: ExchangeId, mut frames: Vec<Bytes>) {
+        for frame in frames.drain(..) {
             let Some(ex) = self.exchanges.get_mut(&id) else {
-                return;
+                break;
             };
             if ex.purpose == Purpose::Reinit {
                 self.reinit_answered(id, &frame);
@@ -534,6 +541,10 @@ impl HttpClient {
                 self.note_version(&frame);
             }
             self.frames.push_back((frame, decoded));
+        }
+        // Kept for the next response, unless a chunk of many events made it large.
+        if frames.capacity() <= MAX_KEPT_COMPLETED {
+            self.completed = frames;
         }
     }
 
@@ -564,7 +575,7 @@ impl HttpClient {
         let Some(ex) = self.exchanges.get_mut(&id) else {
             return;
         };
-        let mut frames = Vec::new();
+        let mut frames = std::mem::take(&mut self.completed);
         ex.end_body(&mut frames);
         if ex.oversized {
             self.stats.oversized += 1;

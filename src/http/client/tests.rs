@@ -449,3 +449,39 @@ fn a_json_body_in_shared_bytes_is_taken_as_is() {
     assert!(out.is_empty());
     assert!(ex.oversized);
 }
+
+/// The list a response's completed frames pass through is kept between responses (no list
+/// allocated per response), and not once a chunk of many events made it large.
+#[test]
+fn the_completed_frames_list_is_reused_and_bounded() {
+    let now = Instant::now();
+    let mut t = ready(now, HttpClientConfig::default());
+    let mut kept = None;
+    for id in [7, 8, 9] {
+        let req = call(&mut t, now, id);
+        t.handle_response_head(now, req.id, 200, [("content-type", "application/json")]);
+        let answer = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+        t.handle_response_body(now, req.id, answer.as_bytes());
+        t.handle_response_end(now, req.id);
+        assert_eq!(frames(&mut t), vec![answer]);
+        assert!(t.completed.is_empty());
+        let at = t.completed.as_ptr();
+        assert_eq!(*kept.get_or_insert(at), at, "the same list every response");
+    }
+
+    let req = call(&mut t, now, 10);
+    t.handle_response_head(now, req.id, 200, [("content-type", "text/event-stream")]);
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#;
+    let mut events = String::new();
+    for _ in 0..3 * MAX_KEPT_COMPLETED {
+        events.push_str(&format!("data: {note}\n\n"));
+    }
+    let answer = r#"{"jsonrpc":"2.0","id":10,"result":{}}"#;
+    events.push_str(&format!("data: {answer}\n\n"));
+    t.handle_response_body(now, req.id, events.as_bytes());
+    t.handle_response_end(now, req.id);
+    let got = frames(&mut t);
+    assert_eq!(got.len(), 3 * MAX_KEPT_COMPLETED + 1);
+    assert_eq!(got.last().map(String::as_str), Some(answer));
+    assert!(t.completed.capacity() <= MAX_KEPT_COMPLETED);
+}
