@@ -1,7 +1,7 @@
 //! Performs one request the core asked for and streams its response back to the loop as
 //! inputs (head, body chunks, end or failure). Nothing here decides anything about MCP.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::chunks::Chunks;
@@ -87,14 +87,17 @@ impl Target {
         }
     }
 
-    /// The request the core asked for, with `Host` and `authorization` added.
+    /// The request the core asked for (its method, fields and body), with `Host` and
+    /// `authorization` added.
     fn request(
         &self,
         method: &hyper::Method,
-        request: &HttpClientRequest,
+        fields: &[(&'static str, HttpText)],
+        body: Bytes,
         authorization: Option<&str>,
     ) -> Result<hyper::Request<Full<Bytes>>, String> {
-        let mut out = hyper::Request::new(Full::new(request.body.clone()));
+        let length = body.len();
+        let mut out = hyper::Request::new(Full::new(body));
         *out.method_mut() = method.clone();
         *out.uri_mut() = match &self.uri {
             Some(uri) => uri.clone(),
@@ -103,12 +106,9 @@ impl Target {
                 .parse()
                 .map_err(|e| format!("invalid request: {e}"))?,
         };
-        let length = request.body.len();
-        let mut headers = self
-            .heads
-            .get(&request.headers, authorization, length > 0, || {
-                self.header_map(&request.headers, authorization, length > 0)
-            })?;
+        let mut headers = self.heads.get(fields, authorization, length > 0, || {
+            self.header_map(fields, authorization, length > 0)
+        })?;
         if let Some(value) = headers.get_mut(hyper::header::CONTENT_LENGTH) {
             *value = self.content_length(length);
         }
@@ -163,6 +163,32 @@ impl Target {
     }
 }
 
+/// The body of each attempt at one request. The first attempt takes it as it is: cloning
+/// bytes that own their buffer allocates (the buffer becomes shared), and most requests are
+/// sent once. Only with OAuth, whose challenge is answered by a second attempt, is a spare
+/// copy kept for it.
+struct Bodies {
+    first: Cell<Option<Bytes>>,
+    spare: Option<Bytes>,
+}
+
+impl Bodies {
+    fn new(body: Bytes, retries: bool) -> Self {
+        Bodies {
+            spare: retries.then(|| body.clone()),
+            first: Cell::new(Some(body)),
+        }
+    }
+
+    /// The body for the next attempt (empty past the first without a spare: never asked).
+    fn next(&self) -> Bytes {
+        self.first
+            .take()
+            .or_else(|| self.spare.clone())
+            .unwrap_or_default()
+    }
+}
+
 /// Runs `request` and reports its response to `inputs`.
 pub(crate) async fn run(
     pool: Rc<Pool>,
@@ -182,14 +208,22 @@ async fn perform(
     request: HttpClientRequest,
     inputs: &Inputs,
 ) -> Result<(), String> {
-    let id = request.id;
-    let method = match request.method {
+    let HttpClientRequest {
+        id,
+        method,
+        headers: fields,
+        body,
+    } = request;
+    let method = match method {
         HttpMethod::Post => hyper::Method::POST,
         HttpMethod::Get => hyper::Method::GET,
         HttpMethod::Delete => hyper::Method::DELETE,
         HttpMethod::Other => return Err("unsupported method".into()),
     };
-    let make = |authorization: Option<&str>| target.request(&method, &request, authorization);
+    let bodies = Bodies::new(body, target.authorizer.is_some());
+    let make = |authorization: Option<&str>| {
+        target.request(&method, &fields, bodies.next(), authorization)
+    };
     let (sender, response) = send_authorized(pool, target, make).await?;
     let (parts, mut body) = response.into_parts();
     let status = parts.status.as_u16();
@@ -298,8 +332,9 @@ mod tests {
             ("[1]", "s2"),
             ("{}", "s1"),
         ] {
+            let request = post(body, session);
             let out = target
-                .request(&post_method, &post(body, session), None)
+                .request(&post_method, &request.headers, request.body, None)
                 .unwrap();
             let h = out.headers();
             assert_eq!(h["host"], "127.0.0.1:9");
@@ -317,10 +352,31 @@ mod tests {
         let mut get = post("", "s1");
         get.method = HttpMethod::Get;
         let out = target
-            .request(&hyper::Method::GET, &get, Some("Bearer t"))
+            .request(
+                &hyper::Method::GET,
+                &get.headers,
+                get.body,
+                Some("Bearer t"),
+            )
             .unwrap();
         assert!(out.headers().get("content-length").is_none());
         assert_eq!(out.headers()["authorization"], "Bearer t");
+    }
+
+    /// The first attempt gets the body itself (not a clone); with retries every attempt
+    /// gets the whole body.
+    #[test]
+    fn the_first_attempt_takes_the_body_and_retries_get_a_spare() {
+        let body = Bytes::copy_from_slice(b"{\"jsonrpc\":\"2.0\"}");
+        let once = Bodies::new(body.clone(), false);
+        let first = once.next();
+        assert_eq!(first.as_ptr(), body.as_ptr());
+        assert_eq!(first, body);
+        assert!(once.next().is_empty());
+        let retried = Bodies::new(body.clone(), true);
+        for _ in 0..3 {
+            assert_eq!(retried.next(), body);
+        }
     }
 
     /// One chunk comes back as is (the same bytes, not a copy); several are joined in order;
