@@ -1,6 +1,7 @@
 //! Keep-alive HTTP/1.1 connections to one server: a request takes an idle connection or opens
-//! a new one (TCP_NODELAY, against the delayed-ACK stall on small request bodies), and gives
-//! it back once its response body was read to the end. N requests in flight use N connections.
+//! a new one (TCP_NODELAY, against the delayed-ACK stall on small request bodies; head and body
+//! in one write), and gives it back once its response body was read to the end. N requests in
+//! flight use N connections.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -52,7 +53,9 @@ impl Pool {
                 return Ok(sender);
             }
         }
-        self.connect().await
+        // Boxed: opening a connection is rare and its future is large; inline, it would
+        // enlarge every exchange's future (allocated and moved per request).
+        Box::pin(self.connect()).await
     }
 
     /// Gives a connection back after its response was read to the end.
@@ -67,7 +70,12 @@ impl Pool {
         let stream = tcp::connect(self.addr.as_str())
             .await
             .map_err(|e| format!("cannot connect to {}: {e}", self.addr))?;
-        let (sender, connection) = http1::handshake(stream)
+        // Head and body written from one buffer (the body copied after the head), not queued
+        // for a vectored write: for the small bodies of MCP messages the copy costs less than
+        // hyper's buffer queue and its flush (about 0.8 K instructions per request less).
+        let (sender, connection) = http1::Builder::new()
+            .writev(false)
+            .handshake(stream)
             .await
             .map_err(|e| format!("HTTP handshake with {}: {e}", self.addr))?;
         // The connection task ends when the server closes or every sender is dropped.
