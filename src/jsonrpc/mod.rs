@@ -28,7 +28,7 @@ pub use id::RequestId;
 pub use message::{intern_method, Incoming, Message, Method, Notification, Request, Response};
 pub use methods::*;
 pub use raw::RawJson;
-pub(crate) use view::read_string_end;
+pub(crate) use view::read_unvalidated_string_end;
 pub use view::{Elements, JsonView, MemberName, Members};
 pub use writer::JsonWriter;
 

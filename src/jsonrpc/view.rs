@@ -22,7 +22,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::scan::skip_blank;
+use super::scan::{escape_bytes, skip_blank, NOT_RAW_IN_STRING};
 use super::RawJson;
 
 /// A borrowed view of one JSON value inside a [`RawJson`]. Cheap to copy; every method reads
@@ -382,26 +382,40 @@ fn container_end(text: &[u8], mut i: usize) -> Option<usize> {
 }
 
 /// The first `"` or `\` at or after `i`, eight bytes at a time.
-fn next_quote_or_escape(text: &[u8], mut i: usize) -> Option<usize> {
+fn next_quote_or_escape(text: &[u8], i: usize) -> Option<usize> {
+    next_stop::<false>(text, i)
+}
+
+/// The first `"` or `\` at or after `i`, eight bytes at a time; with `CONTROL`, the first raw
+/// control character too (the scanner's word test, as many operations a word).
+#[inline(always)]
+fn next_stop<const CONTROL: bool>(text: &[u8], mut i: usize) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     while let Some(chunk) = text.get(i..i + 8) {
         let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).ok()?);
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        // The "has a zero byte" test; only the lowest hit is used (see `scan::stop_bytes`).
-        let hits = ((quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash))
-            & HIGHS;
+        let hits = if CONTROL {
+            escape_bytes(word)
+        } else {
+            let quote = word ^ (ONES * u64::from(b'"'));
+            let backslash = word ^ (ONES * u64::from(b'\\'));
+            // The "has a zero byte" test; only the lowest hit is used (see `scan::stop_bytes`).
+            ((quote.wrapping_sub(ONES) & !quote) | (backslash.wrapping_sub(ONES) & !backslash))
+                & HIGHS
+        };
         if hits != 0 {
             return Some(i + (hits.trailing_zeros() / 8) as usize);
         }
         i += 8;
     }
-    text.get(i..)?
-        .iter()
-        .position(|b| matches!(b, b'"' | b'\\'))
-        .map(|n| i + n)
+    let stop = |b: &u8| {
+        if CONTROL {
+            NOT_RAW_IN_STRING[usize::from(*b)]
+        } else {
+            matches!(b, b'"' | b'\\')
+        }
+    };
+    text.get(i..)?.iter().position(stop).map(|n| i + n)
 }
 
 /// The string whose opening quote is `text[0]` (the text may go on after it), unescaped: see
@@ -415,25 +429,43 @@ fn read_string(text: &[u8]) -> Option<Cow<'_, str>> {
 /// body is borrowed) or an escape (from there on the body is copied and unescaped up to the
 /// closing quote). `None` when `text` does not start with a quote, and for what serde_json
 /// refuses in a string: an unpaired surrogate, a bad escape letter, invalid UTF-8, no closing
-/// quote. The text need not have been validated, but a raw control character (never in a
-/// validated text) is not looked for: a caller reading unvalidated text checks for them.
+/// quote. A raw control character (never in a validated text) is not looked for: this is the
+/// view's reader, whose text the decoder validated.
 #[inline(always)]
-pub(crate) fn read_string_end(text: &[u8]) -> Option<(Cow<'_, str>, usize)> {
+fn read_string_end(text: &[u8]) -> Option<(Cow<'_, str>, usize)> {
+    read_string_end_with::<false>(text)
+}
+
+/// [`read_string_end`] for text nobody validated: a raw control character in the string is
+/// refused too (`None`), found by the same search that finds the closing quote and the
+/// escapes, so the string is read once.
+pub(crate) fn read_unvalidated_string_end(text: &[u8]) -> Option<(Cow<'_, str>, usize)> {
+    read_string_end_with::<true>(text)
+}
+
+/// The string reader; with `REFUSE_CONTROL` its searches stop at raw control characters as
+/// well, and the string is refused at one.
+#[inline(always)]
+fn read_string_end_with<const REFUSE_CONTROL: bool>(text: &[u8]) -> Option<(Cow<'_, str>, usize)> {
     if text.first() != Some(&b'"') {
         return None;
     }
-    let stop = next_quote_or_escape(text, 1)?;
-    if *text.get(stop)? == b'"' {
+    let stop = next_stop::<REFUSE_CONTROL>(text, 1)?;
+    let byte = *text.get(stop)?;
+    if byte == b'"' {
         let body = std::str::from_utf8(text.get(1..stop)?).ok()?;
         return Some((Cow::Borrowed(body), stop + 1));
     }
-    unescape_from(text, stop).map(|(body, end)| (Cow::Owned(body), end))
+    if REFUSE_CONTROL && byte != b'\\' {
+        return None;
+    }
+    unescape_from::<REFUSE_CONTROL>(text, stop).map(|(body, end)| (Cow::Owned(body), end))
 }
 
 /// The string whose opening quote is `text[0]` and whose first escape is at `first`,
 /// unescaped up to its closing quote, and the position after that quote. `None` as for
-/// [`read_string`].
-fn unescape_from(text: &[u8], first: usize) -> Option<(String, usize)> {
+/// [`read_string_end_with`].
+fn unescape_from<const REFUSE_CONTROL: bool>(text: &[u8], first: usize) -> Option<(String, usize)> {
     // The unescaped text is never longer than the escaped one; `utf8_string` pads.
     let mut out = Vec::with_capacity(text.len().min(first + 64) + UTF8_BLOCK);
     out.extend_from_slice(text.get(1..first)?);
@@ -449,11 +481,15 @@ fn unescape_from(text: &[u8], first: usize) -> Option<(String, usize)> {
         } else {
             out.push(short_escape(letter)?);
         }
-        let stop = next_quote_or_escape(text, i)?;
+        let stop = next_stop::<REFUSE_CONTROL>(text, i)?;
         out.extend_from_slice(text.get(i..stop)?);
         i = stop;
-        if *text.get(stop)? == b'"' {
+        let byte = *text.get(stop)?;
+        if byte == b'"' {
             return utf8_string(out).map(|body| (body, stop + 1));
+        }
+        if REFUSE_CONTROL && byte != b'\\' {
+            return None;
         }
     }
 }
@@ -519,7 +555,7 @@ fn hex4(body: &[u8], i: usize) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::{read_string_end, utf8_string};
+    use super::{read_string_end, read_unvalidated_string_end, utf8_string};
 
     /// Strings of every length up to past three padding blocks, plain and with escapes,
     /// ASCII and not, followed by more text: read as serde_json reads them, ending right
@@ -537,6 +573,8 @@ mod tests {
                     let (read, end) = read_string_end(&input).expect("a string");
                     assert_eq!(read, text, "{written}");
                     assert_eq!(end, written.len(), "{written}");
+                    let unvalidated = read_unvalidated_string_end(&input);
+                    assert_eq!(unvalidated, Some((read, end)), "{written}");
                 }
             }
         }
@@ -554,6 +592,30 @@ mod tests {
             b"\"a\\n\xc3\"",
         ] {
             assert!(read_string_end(text).is_none(), "{text:?}");
+        }
+    }
+
+    /// Every raw control character, anywhere in strings of 0 to 20 bytes (in the first run, in
+    /// a word or the tail after it, after an escape), is refused by the reader of unvalidated
+    /// text; the view's reader, which trusts its text, reads past it.
+    #[test]
+    fn the_unvalidated_reader_refuses_raw_control_characters() {
+        for control in 0..0x20u8 {
+            for escape in [&b""[..], b"\\n", b"\\u00e9"] {
+                for len in 0..=20 {
+                    for at in 0..=len {
+                        let mut body: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+                        body.insert(at, control);
+                        let mut text = b"\"".to_vec();
+                        text.extend_from_slice(escape);
+                        text.extend_from_slice(&body);
+                        text.extend_from_slice(b"\",\"next\":1}");
+                        assert_eq!(read_unvalidated_string_end(&text), None, "{text:?}");
+                        let trusted = read_string_end(&text).expect("read past it");
+                        assert_eq!(trusted.1, text.len() - 10, "{text:?}");
+                    }
+                }
+            }
         }
     }
 

@@ -7,11 +7,11 @@
 //! including a string serde_json refuses (a raw control character, a bad escape, an unpaired
 //! surrogate, invalid UTF-8), so the caller falls back to the general serde reader, which gives
 //! the same value for every text this one accepts (tested against it) and the errors for what
-//! it refuses. Strings are read with the in-place reader's string reader (`JsonView`'s), which
-//! need not be given validated text.
+//! it refuses. Strings are read with the in-place reader's string reader (`JsonView`'s), in its
+//! form for unvalidated text, which refuses raw control characters as it reads.
 
 use super::{CallToolResult, ContentBlock, TextContent};
-use crate::jsonrpc::read_string_end;
+use crate::jsonrpc::read_unvalidated_string_end;
 
 /// What every accepted text starts with.
 const OPEN: &[u8] = b"{\"content\":[";
@@ -30,12 +30,7 @@ pub(crate) fn read_texts_only(text: &[u8]) -> Option<CallToolResult> {
         // Bounded by the input: every block consumes at least `TEXT_BLOCK_OPEN`.
         loop {
             let string = rest.strip_prefix(TEXT_BLOCK_OPEN)?;
-            let (text, end) = read_string_end(string)?;
-            // The reader leaves raw control characters to its caller (JSON forbids them in
-            // strings, and the general reader refuses them).
-            if has_control(string.get(..end)?) {
-                return None;
-            }
+            let (text, end) = read_unvalidated_string_end(string)?;
             let after = string.get(end..)?;
             content.push(ContentBlock::Text(TextContent {
                 text: text.into_owned(),
@@ -62,12 +57,6 @@ pub(crate) fn read_texts_only(text: &[u8]) -> Option<CallToolResult> {
         is_error,
         ..CallToolResult::default()
     })
-}
-
-/// Whether `raw` (a string as written, quotes and escapes included) holds a raw control
-/// character. One pass without an early exit, which the compiler reads several bytes at a time.
-fn has_control(raw: &[u8]) -> bool {
-    raw.iter().fold(false, |any, &b| any | (b < 0x20))
 }
 
 #[cfg(test)]

@@ -88,6 +88,25 @@ fn other_shapes_are_left_to_the_general_reader() {
     }
 }
 
+/// A raw control character anywhere in a text (the reader's search refuses it: in a word, in
+/// the tail, after an escape) leaves the result to the general reader, which refuses it.
+#[test]
+fn raw_control_characters_are_left_to_the_general_reader() {
+    for control in ['\u{0}', '\u{1}', '\t', '\n', '\u{1f}'] {
+        for body in [
+            "{c}",
+            "abcdefghijklmnop{c}q",
+            "a\\nb{c}",
+            "a\\\"bcdefghijkl{c}mnopq",
+        ] {
+            let body = body.replace("{c}", &control.to_string());
+            let text = format!(r#"{{"content":[{{"type":"text","text":"{body}"}}]}}"#);
+            assert!(read_texts_only(text.as_bytes()).is_none(), "{text:?}");
+            assert!(serde_json::from_str::<CallToolResult>(&text).is_err());
+        }
+    }
+}
+
 #[test]
 fn invalid_utf8_is_left_to_the_general_reader() {
     let mut text = br#"{"content":[{"type":"text","text":""#.to_vec();
