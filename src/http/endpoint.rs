@@ -189,10 +189,10 @@ impl<M: Machine> Endpoint<M> {
                 "Invalid Request: batches are only allowed in 2025-03-26",
             );
         }
-        if requests().any(|id| session.request_streams.contains_key(id)) {
+        let key = session.next_stream;
+        let Some(request_count) = session.claim_request_ids(key, requests()) else {
             return rpc_error(400, -32600, "Invalid Request: request id already in flight");
-        }
-        let request_count = requests().count();
+        };
         if request_count == 0 {
             session.machine.handle_decoded(now, body, incoming);
             session.pump();
@@ -201,14 +201,10 @@ impl<M: Machine> Endpoint<M> {
                 .for_each(|id| session.request_cancelled(id));
             return HttpResponse::status(202);
         }
-        let key = session.next_stream;
         session.next_stream += 1;
         session
             .streams
             .insert(key, LogicalStream::new(Mode::Undecided, request_count));
-        for id in requests() {
-            session.request_streams.insert(id.clone(), key);
-        }
         session.machine.handle_decoded(now, body, incoming);
         session.pump();
         cancelled
