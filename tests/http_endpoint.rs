@@ -540,6 +540,21 @@ fn protocol_version_header_is_validated_and_2025_03_26_accepted() {
 }
 
 #[test]
+fn an_unknown_session_is_404_before_its_version_header_is_looked_at() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let bad_version = |head: HttpRequestHead| head.header("MCP-Protocol-Version", "1999-01-01");
+    let head = bad_version(rig.post_head(Some("not-a-session")));
+    let resp = rig.send(&head, call(1, "echo"));
+    assert_eq!(resp.status, 404);
+    assert_eq!(json_body(&resp)["error"]["code"], -32001);
+    let head = bad_version(rig.post_head(Some(&sid)));
+    assert_eq!(rig.send(&head, call(2, "echo")).status, 400);
+    let head = bad_version(rig.post_head(None));
+    assert_eq!(rig.send(&head, call(3, "echo")).status, 400);
+}
+
+#[test]
 fn batches_only_in_a_2025_03_26_session() {
     let mut rig = Rig::new(EndpointConfig::default());
     let new = rig.open("2025-11-25");
