@@ -540,6 +540,21 @@ fn protocol_version_header_is_validated_and_2025_03_26_accepted() {
 }
 
 #[test]
+fn an_unknown_session_is_404_before_its_version_header_is_looked_at() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let bad_version = |head: HttpRequestHead| head.header("MCP-Protocol-Version", "1999-01-01");
+    let head = bad_version(rig.post_head(Some("not-a-session")));
+    let resp = rig.send(&head, call(1, "echo"));
+    assert_eq!(resp.status, 404);
+    assert_eq!(json_body(&resp)["error"]["code"], -32001);
+    let head = bad_version(rig.post_head(Some(&sid)));
+    assert_eq!(rig.send(&head, call(2, "echo")).status, 400);
+    let head = bad_version(rig.post_head(None));
+    assert_eq!(rig.send(&head, call(3, "echo")).status, 400);
+}
+
+#[test]
 fn batches_only_in_a_2025_03_26_session() {
     let mut rig = Rig::new(EndpointConfig::default());
     let new = rig.open("2025-11-25");
@@ -555,6 +570,56 @@ fn batches_only_in_a_2025_03_26_session() {
         2,
         "one answer per request, on the batch's stream"
     );
+}
+
+#[test]
+fn every_request_of_a_batch_answers_on_the_batch_stream_which_ends_after_the_last() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-03-26");
+    let batch = json!([call(1, "wait"), call(2, "echo"), call(3, "echo")]);
+    let resp = rig.post(Some(&sid), batch);
+    assert_eq!(resp.status, 200);
+    let ids = |events: &[(String, String)]| -> Vec<Value> {
+        events
+            .iter()
+            .map(|(_, data)| serde_json::from_str::<Value>(data).unwrap())
+            .filter(|v| v.get("result").is_some())
+            .map(|v| v["id"].clone())
+            .collect()
+    };
+    let (events, ended) = rig.drain(&resp.body);
+    assert!(!ended, "request 1 is still running");
+    assert_eq!(ids(&events), [json!(2), json!(3)]);
+    rig.release_gates();
+    let (events, ended) = rig.drain(&resp.body);
+    assert!(ended);
+    assert_eq!(ids(&events), [json!(1)]);
+}
+
+#[test]
+fn a_request_id_in_flight_is_refused_and_a_refused_batch_leaves_none_of_its_ids_filed() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-03-26");
+    let first = rig.post(Some(&sid), call(1, "wait"));
+    assert_eq!(first.status, 200);
+    let resp = rig.post(Some(&sid), call(1, "echo"));
+    assert_eq!(resp.status, 400);
+    assert_eq!(json_body(&resp)["error"]["code"], -32600);
+    // Id 2 is new, id 1 is in flight: the batch is refused as a whole.
+    let resp = rig.post(Some(&sid), json!([call(2, "echo"), call(1, "echo")]));
+    assert_eq!(resp.status, 400);
+    assert_eq!(json_body(&resp)["error"]["code"], -32600);
+    // Id 2 was not left filed by the refused batch.
+    let resp = rig.post(Some(&sid), call(2, "echo"));
+    assert_eq!(resp.status, 200);
+    assert_eq!(json_body(&resp)["id"], 2);
+    // The request in flight still answers on its own stream.
+    rig.release_gates();
+    let (events, ended) = rig.drain(&first.body);
+    assert!(ended);
+    let last: Value = serde_json::from_str(&events.last().expect("an answer").1).unwrap();
+    assert_eq!(last["id"], 1);
+    assert_eq!(last["result"]["content"][0]["text"], "finished");
 }
 
 #[test]

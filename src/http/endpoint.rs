@@ -189,10 +189,10 @@ impl<M: Machine> Endpoint<M> {
                 "Invalid Request: batches are only allowed in 2025-03-26",
             );
         }
-        if requests().any(|id| session.request_streams.contains_key(id)) {
+        let key = session.next_stream;
+        let Some(request_count) = session.claim_request_ids(key, requests()) else {
             return rpc_error(400, -32600, "Invalid Request: request id already in flight");
-        }
-        let request_count = requests().count();
+        };
         if request_count == 0 {
             session.machine.handle_decoded(now, body, incoming);
             session.pump();
@@ -201,22 +201,25 @@ impl<M: Machine> Endpoint<M> {
                 .for_each(|id| session.request_cancelled(id));
             return HttpResponse::status(202);
         }
-        let key = session.next_stream;
         session.next_stream += 1;
         session
             .streams
             .insert(key, LogicalStream::new(Mode::Undecided, request_count));
-        for id in requests() {
-            session.request_streams.insert(id.clone(), key);
-        }
         session.machine.handle_decoded(now, body, incoming);
         session.pump();
         cancelled
             .iter()
             .for_each(|id| session.request_cancelled(id));
         let mode = self.config.response_mode;
-        let conn = self.new_conn();
-        let mut resp = self.open_response(sid, key, conn, mode, is_batch);
+        // The common answer, whole at once, is built on the session in hand (no second
+        // lookup of it by id).
+        let mut resp = match finished_json(session, key, mode, is_batch) {
+            Some(resp) => resp,
+            None => {
+                let conn = self.new_conn();
+                self.open_response(sid, key, conn, mode, is_batch)
+            }
+        };
         if created {
             resp = resp.with_header_value("Mcp-Session-Id", sid);
         }
@@ -233,29 +236,11 @@ impl<M: Machine> Endpoint<M> {
         batch: bool,
     ) -> HttpResponse {
         let session = self.sessions.get_mut(sid).expect("present");
-        let stream = session.streams.get_mut(&key).expect("just inserted");
-        let only_result = stream.finished && stream.raw.len() == 1;
-        // A batch has several responses, so it always streams.
-        let json = !batch
-            && match mode {
-                ResponseMode::AlwaysJson => true,
-                ResponseMode::AlwaysSse => false,
-                ResponseMode::Auto => only_result,
-            };
-        if json && stream.finished {
-            let raw = std::mem::take(&mut stream.raw);
-            session.streams.remove(&key);
-            let mut body = None;
-            for (kind, data) in raw {
-                match kind {
-                    TransmitKind::Response if body.is_none() => body = Some(data),
-                    _ => session.dropped += 1,
-                }
-            }
-            let mut resp = HttpResponse::status(200).with_header("Content-Type", JSON);
-            resp.body = body.map_or(Body::Empty, Body::Full);
+        if let Some(resp) = finished_json(session, key, mode, batch) {
             return resp;
         }
+        let json = answers_json(session, key, mode, batch);
+        let stream = session.streams.get_mut(&key).expect("just inserted");
         stream.conn = Some(conn);
         if json {
             stream.mode = Mode::Json;
@@ -480,6 +465,52 @@ impl<M: Machine> Endpoint<M> {
         self.next_conn += 1;
         StreamId(self.next_conn)
     }
+}
+
+/// Whether POST stream `key` of `session` answers in JSON (else SSE), now that the machine
+/// ran: a batch has several responses, so it always streams.
+fn answers_json<M: Machine>(
+    session: &SessionState<M>,
+    key: u64,
+    mode: ResponseMode,
+    batch: bool,
+) -> bool {
+    let only_result = session
+        .streams
+        .get(&key)
+        .is_some_and(|s| s.finished && s.raw.len() == 1);
+    !batch
+        && match mode {
+            ResponseMode::AlwaysJson => true,
+            ResponseMode::AlwaysSse => false,
+            ResponseMode::Auto => only_result,
+        }
+}
+
+/// The JSON response of POST stream `key` when it answers in JSON and its answer is all
+/// there already (the stream is done with and removed); `None` otherwise.
+fn finished_json<M: Machine>(
+    session: &mut SessionState<M>,
+    key: u64,
+    mode: ResponseMode,
+    batch: bool,
+) -> Option<HttpResponse> {
+    if !answers_json(session, key, mode, batch) {
+        return None;
+    }
+    let stream = session.streams.get_mut(&key).filter(|s| s.finished)?;
+    let raw = std::mem::take(&mut stream.raw);
+    session.streams.remove(&key);
+    let mut body = None;
+    for (kind, data) in raw {
+        match kind {
+            TransmitKind::Response if body.is_none() => body = Some(data),
+            _ => session.dropped += 1,
+        }
+    }
+    let mut resp = HttpResponse::status(200).with_header("Content-Type", JSON);
+    resp.body = body.map_or(Body::Empty, Body::Full);
+    Some(resp)
 }
 
 /// The well-formed messages of a POST body, in order (a batch's malformed items left out).

@@ -196,6 +196,33 @@ impl<M: Machine> SessionState<M> {
         }
     }
 
+    /// Files the request ids of one POST under stream `key` (a key no entry holds yet) in one
+    /// walk, and returns how many there were. `None`, with nothing filed, if an id is already
+    /// in flight on another stream: the entries holding `key` (this walk's) are taken out
+    /// again, which only that error path pays for. An id repeated within the body is not "in flight"
+    /// (its earlier entry has this same key), as when the ids were checked before filing.
+    pub(crate) fn claim_request_ids<'a>(
+        &mut self,
+        key: u64,
+        ids: impl Iterator<Item = &'a RequestId>,
+    ) -> Option<usize> {
+        let mut count = 0;
+        for id in ids {
+            match self.request_streams.get(id) {
+                Some(&held) if held != key => {
+                    self.request_streams.retain(|_, k| *k != key);
+                    return None;
+                }
+                Some(_) => {}
+                None => {
+                    self.request_streams.insert(id.clone(), key);
+                }
+            }
+            count += 1;
+        }
+        Some(count)
+    }
+
     /// A handler asked to end request `id`'s response stream early: only 2025-11-25 sessions,
     /// whose streams open with a priming event (id + retry) the client can resume from.
     fn request_close(&mut self, id: &RequestId) {

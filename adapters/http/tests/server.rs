@@ -241,6 +241,56 @@ fn one_keep_alive_connection_carries_a_whole_session() {
     assert_eq!(report.connections, 2, "{report:?}");
 }
 
+/// The adapter hands each request's field map on to its response (one map per connection,
+/// not two per exchange): a response carries the endpoint's fields only, never one of the
+/// request's, through many exchanges on one connection with heads of different sizes.
+#[test]
+fn a_response_carries_none_of_the_request_fields() {
+    let server = Running::start(HttpServerOptions::default());
+    let mut conn = server.connect();
+    let sid = conn.open_session();
+    let names = |reply: &Reply| -> Vec<String> {
+        let mut names: Vec<String> = reply.headers.iter().map(|(n, _)| n.clone()).collect();
+        names.sort();
+        names
+    };
+    let extra: Vec<(String, String)> = (0..20)
+        .map(|i| (format!("x-extra-{i}"), format!("value-{i}")))
+        .collect();
+    for (id, extras) in [0, 20, 1, 0, 20].into_iter().enumerate() {
+        let mut headers = vec![
+            ("Accept", BOTH),
+            ("Content-Type", "application/json"),
+            ("Mcp-Session-Id", sid.as_str()),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ];
+        headers.extend(
+            extra[..extras]
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_str())),
+        );
+        let body = call(id as u64 + 1, "echo").to_string();
+        conn.send("POST", "/mcp", &headers, &body);
+        let reply = conn.reply();
+        assert_eq!(reply.status, 200);
+        assert_eq!(reply.json()["result"]["content"][0]["text"], "hi");
+        assert_eq!(
+            names(&reply),
+            ["content-length", "content-type", "date"],
+            "{reply:?}"
+        );
+    }
+    // An endpoint refusal (a session it does not know) on the same connection.
+    let reply = conn.post(Some("nope"), &call(9, "echo"));
+    assert_eq!(reply.status, 404);
+    assert!(
+        names(&reply)
+            .iter()
+            .all(|n| ["content-length", "content-type", "date"].contains(&n.as_str())),
+        "{reply:?}"
+    );
+}
+
 #[test]
 fn a_handler_that_logs_streams_sse_events_as_they_happen() {
     let mut server = Running::start(HttpServerOptions::default());

@@ -202,7 +202,7 @@ impl Server {
         let ctx = self.context(&id);
         // The name again only for an outputSchema's error text.
         let label = output_schema.as_ref().map(|_| name.clone());
-        let fut = handler(ToolCall { name, arguments }, ctx);
+        let fut = handler.call(ToolCall { name, arguments }, ctx);
         let checked = move |result| {
             let label = label.as_deref().unwrap_or_default();
             check_output(label, output_schema.as_deref(), result)
@@ -238,7 +238,7 @@ impl Server {
             uri: uri.to_owned(),
             variables,
         };
-        self.run(id, handler(read, ctx), |contents| {
+        self.run(id, handler.call(read, ctx), |contents| {
             let contents: Vec<Value> = contents.iter().map(|c| c.to_json()).collect();
             json!({ "contents": contents })
         });
@@ -279,7 +279,7 @@ impl Server {
             name: name.to_owned(),
             arguments,
         };
-        self.run(id, handler(request, ctx), |r| r.to_json());
+        self.run(id, handler.call(request, ctx), |r| r.to_json());
     }
 
     fn complete(&mut self, id: RequestId, params: Params) {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::context::RequestContext;
-use super::types::{boxed, handler_setters, icons_json, put, HandlerFn, HandlerResult};
+use super::types::{boxed, handler_setters, icons_json, put, Handler, HandlerFn, HandlerResult};
 use crate::model::Icon;
 use std::future::Future;
 
@@ -71,7 +71,7 @@ pub struct Prompt {
     description: Option<String>,
     pub(crate) arguments: Vec<PromptArgument>,
     icons: Option<Vec<Icon>>,
-    pub(crate) handler: Option<HandlerFn<PromptRequest, GetPromptResult>>,
+    pub(crate) handler: Option<Handler<PromptRequest, GetPromptResult>>,
 }
 
 impl Prompt {

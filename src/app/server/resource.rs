@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::context::RequestContext;
-use super::types::{handler_setters, icons_json, put, HandlerFn};
+use super::types::{handler_setters, icons_json, put, Handler};
 use crate::app::uri_template::{TemplateError, UriTemplate};
 use crate::model::Icon;
 
@@ -130,7 +130,7 @@ pub struct Resource {
     pub(crate) uri: String,
     name: String,
     meta: ResourceMeta,
-    pub(crate) handler: Option<HandlerFn<ResourceRead, Vec<ResourceContents>>>,
+    pub(crate) handler: Option<Handler<ResourceRead, Vec<ResourceContents>>>,
 }
 
 impl Resource {
@@ -168,7 +168,7 @@ pub struct ResourceTemplate {
     pub(crate) template: UriTemplate,
     name: String,
     meta: ResourceMeta,
-    pub(crate) handler: Option<HandlerFn<ResourceRead, Vec<ResourceContents>>>,
+    pub(crate) handler: Option<Handler<ResourceRead, Vec<ResourceContents>>>,
 }
 
 impl ResourceTemplate {

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::arguments::ToolArguments;
 use super::context::RequestContext;
-use super::types::{handler_setters, icons_json, put, HandlerFn};
+use super::types::{handler_setters, icons_json, put, Handler};
 use crate::app::schema::Schema;
 use crate::jsonrpc::{write_json_string, ErrorObject, RawJson};
 use crate::model::Icon;
@@ -188,7 +188,7 @@ pub struct Tool {
     pub(crate) output_schema: Option<Arc<Schema>>,
     annotations: Option<Value>,
     icons: Option<Vec<Icon>>,
-    pub(crate) handler: Option<HandlerFn<ToolCall, CallToolResult>>,
+    pub(crate) handler: Option<Handler<ToolCall, CallToolResult>>,
     pub(crate) task_support: TaskSupport,
 }
 

@@ -2,7 +2,9 @@
 //! `sync_handler` setters, and small JSON helpers for wire forms.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use serde_json::{Map, Value};
 
@@ -26,12 +28,59 @@ where
     Arc::new(move |i, ctx| Box::pin(f(i, ctx)))
 }
 
-pub(crate) fn boxed_sync<I, O, F>(f: F) -> HandlerFn<I, O>
-where
-    F: Fn(I, &RequestContext) -> HandlerResult<O> + Send + Sync + 'static,
-    O: Send + 'static,
-{
-    Arc::new(move |i, ctx| Box::pin(std::future::ready(f(i, &ctx))))
+/// A type-erased sync handler: it answers in the call.
+type SyncHandlerFn<I, O> =
+    Arc<dyn Fn(I, &RequestContext) -> HandlerResult<O> + Send + Sync + 'static>;
+
+/// A registered handler. A sync one is kept as it is, not wrapped in a future: calling it
+/// boxes nothing (a `tools/call` of a sync tool is the common request).
+pub(crate) enum Handler<I, O> {
+    /// Set with `handler`: its future is boxed.
+    Async(HandlerFn<I, O>),
+    /// Set with `sync_handler`.
+    Sync(SyncHandlerFn<I, O>),
+}
+
+impl<I, O> Clone for Handler<I, O> {
+    fn clone(&self) -> Self {
+        match self {
+            Handler::Async(f) => Handler::Async(Arc::clone(f)),
+            Handler::Sync(f) => Handler::Sync(Arc::clone(f)),
+        }
+    }
+}
+
+impl<I, O> Handler<I, O> {
+    /// Starts the handler on `input`; a sync one runs to its end here.
+    pub(crate) fn call(&self, input: I, ctx: RequestContext) -> HandlerCall<O> {
+        match self {
+            Handler::Async(f) => HandlerCall::Running(f(input, ctx)),
+            Handler::Sync(f) => HandlerCall::Done(Some(f(input, &ctx))),
+        }
+    }
+}
+
+/// A started handler, as the future of its outcome.
+pub(crate) enum HandlerCall<O> {
+    /// A sync handler's outcome (taken by the first poll).
+    Done(Option<HandlerResult<O>>),
+    /// An async handler's future.
+    Running(crate::app::runtime::BoxFuture<HandlerResult<O>>),
+}
+
+// Nothing in it is pinned in place: the outcome is moved out, the future is boxed.
+impl<O> Unpin for HandlerCall<O> {}
+
+impl<O> Future for HandlerCall<O> {
+    type Output = HandlerResult<O>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<HandlerResult<O>> {
+        match self.get_mut() {
+            // Polled again after its outcome was taken: never ready again (no panic).
+            HandlerCall::Done(outcome) => outcome.take().map_or(Poll::Pending, Poll::Ready),
+            HandlerCall::Running(fut) => fut.as_mut().poll(cx),
+        }
+    }
 }
 
 /// Generates `handler` (async) and `sync_handler` setters for a registration type.
@@ -45,7 +94,9 @@ macro_rules! handler_setters {
                 + Send
                 + 'static,
         {
-            self.handler = Some($crate::app::server::types::boxed(f));
+            self.handler = Some($crate::app::server::types::Handler::Async(
+                $crate::app::server::types::boxed(f),
+            ));
             self
         }
 
@@ -57,7 +108,9 @@ macro_rules! handler_setters {
                 + Sync
                 + 'static,
         {
-            self.handler = Some($crate::app::server::types::boxed_sync(f));
+            self.handler = Some($crate::app::server::types::Handler::Sync(
+                ::std::sync::Arc::new(f),
+            ));
             self
         }
     };
@@ -74,3 +127,47 @@ pub(crate) fn icons_json(icons: &Option<Vec<Icon>>) -> Option<Value> {
 }
 
 pub(crate) use handler_setters;
+
+#[cfg(test)]
+mod tests {
+    use std::task::Waker;
+
+    use super::*;
+    use crate::app::runtime::{CancelToken, Outbox};
+    use crate::jsonrpc::RequestId;
+
+    fn context() -> RequestContext {
+        let shared = Arc::new(super::super::context::Shared::default());
+        RequestContext::new(
+            RequestId::number(1),
+            CancelToken::new(),
+            Outbox::new(4),
+            shared,
+        )
+    }
+
+    fn poll<O>(call: &mut HandlerCall<O>) -> Poll<HandlerResult<O>> {
+        Pin::new(call).poll(&mut Context::from_waker(Waker::noop()))
+    }
+
+    /// A sync handler has run when the call returns: its outcome is ready at the first poll,
+    /// and a poll after that is pending, not a panic. An async handler's future runs as it is.
+    #[test]
+    fn a_sync_handler_answers_in_the_call_and_an_async_one_through_its_future() {
+        let sync: Handler<u32, u32> = Handler::Sync(Arc::new(|n, _| Ok(n + 1)));
+        let mut call = sync.call(1, context());
+        assert!(matches!(call, HandlerCall::Done(Some(Ok(2)))));
+        assert!(matches!(poll(&mut call), Poll::Ready(Ok(2))));
+        assert!(poll(&mut call).is_pending());
+        let failing: Handler<u32, u32> =
+            Handler::Sync(Arc::new(|_, _| Err(ErrorObject::invalid_params("no"))));
+        assert!(matches!(
+            poll(&mut failing.call(1, context())),
+            Poll::Ready(Err(_))
+        ));
+        let later: Handler<u32, u32> = Handler::Async(boxed(|n: u32, _| async move { Ok(n * 3) }));
+        let mut call = later.clone().call(2, context());
+        assert!(matches!(call, HandlerCall::Running(_)));
+        assert!(matches!(poll(&mut call), Poll::Ready(Ok(6))));
+    }
+}

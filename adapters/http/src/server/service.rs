@@ -11,7 +11,10 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 
 use crate::chunks::Chunks;
-use hyper::header::{HeaderName, HeaderValue, InvalidHeaderValue, CACHE_CONTROL, CONTENT_TYPE};
+use hyper::header::{
+    HeaderMap, HeaderName, HeaderValue, InvalidHeaderValue, CACHE_CONTROL, CONTENT_TYPE,
+};
+use hyper::http::request::Parts;
 use hyper::{Request, Response, StatusCode};
 use mcp_sansio::http::{Body, HttpMethod, HttpRequestHead, HttpResponse, HttpText};
 
@@ -70,27 +73,31 @@ pub(crate) async fn handle(
     route: &Route,
     req: Request<Incoming>,
 ) -> Result<Response<ResponseBody>, Infallible> {
+    let (parts, body) = req.into_parts();
     if let Some(auth) = route
         .auth
         .as_ref()
-        .filter(|a| a.serves_metadata(req.uri().path()))
+        .filter(|a| a.serves_metadata(parts.uri.path()))
     {
-        if let Some(resp) = auth.metadata_response(&request_head(&req)) {
-            return Ok(response(resp, &shared));
+        if let Some(resp) = auth.metadata_response(&request_head(&parts)) {
+            return Ok(response(resp, &shared, emptied(parts.headers)));
         }
     }
     // The core router says which paths exist (Streamable, and the legacy pair if mounted).
-    let known = shared.try_with(|core| core.endpoint.route(req.uri().path()).is_some());
+    let known = shared.try_with(|core| core.endpoint.route(parts.uri.path()).is_some());
     if known != Some(true) {
         return Ok(plain(StatusCode::NOT_FOUND, "Not Found"));
     }
-    let head = request_head(&req);
+    let head = request_head(&parts);
+    // The request's field map becomes the response's (see `response`); emptied now, so its
+    // values (slices of hyper's read buffer) do not outlive the head's copy.
+    let fields = emptied(parts.headers);
     let admitted = match route.auth.as_ref().map(|auth| auth.admit(&head)) {
-        Some(Err(refusal)) => return Ok(response(refusal, &shared)),
+        Some(Err(refusal)) => return Ok(response(refusal, &shared, fields)),
         Some(Ok(admitted)) => Some(admitted),
         None => None,
     };
-    let body = match read_body(req.into_body(), route.max_body.saturating_add(1)).await {
+    let body = match read_body(body, route.max_body.saturating_add(1)).await {
         Ok(body) => body,
         Err(_) => {
             return Ok(plain(
@@ -104,7 +111,7 @@ pub(crate) async fn handle(
     if let (Some(auth), Some(admitted)) = (&route.auth, &admitted) {
         if body.len() <= route.max_body {
             if let Err(refusal) = auth.authorize(admitted, &body) {
-                return Ok(response(refusal, &shared));
+                return Ok(response(refusal, &shared, fields));
             }
         }
     }
@@ -115,18 +122,18 @@ pub(crate) async fn handle(
         core.endpoint
             .handle_request(Instant::now(), &head, body, random)
     });
-    Ok(response(resp, &shared))
+    Ok(response(resp, &shared, fields))
 }
 
 /// Method, path (with the query: the legacy POST names its session there) and headers as the
 /// endpoint takes them: the header text copied once into a buffer the fields share.
-fn request_head(req: &Request<Incoming>) -> HttpRequestHead {
+fn request_head(req: &Parts) -> HttpRequestHead {
     let target = req
-        .uri()
+        .uri
         .path_and_query()
-        .map_or_else(|| req.uri().path(), |p| p.as_str());
-    HttpRequestHead::new(HttpMethod::parse(req.method().as_str()), target).with_fields(|| {
-        req.headers()
+        .map_or_else(|| req.uri.path(), |p| p.as_str());
+    HttpRequestHead::new(HttpMethod::parse(req.method.as_str()), target).with_fields(|| {
+        req.headers
             .iter()
             .map(|(name, value)| (name.as_str(), value.as_bytes()))
     })
@@ -154,14 +161,26 @@ where
     Ok(chunks.into_bytes())
 }
 
-/// The endpoint's response as hyper's.
-fn response(resp: HttpResponse, shared: &Shared) -> Response<ResponseBody> {
+/// A request's field map, emptied (its room kept) to carry the response's fields.
+fn emptied(mut fields: HeaderMap) -> HeaderMap {
+    fields.clear();
+    fields
+}
+
+/// The endpoint's response as hyper's, its fields put in `fields` (an empty map: the
+/// request's, see [`emptied`]). Hyper keeps a response's map, emptied, for the next request
+/// on the connection to be parsed into; so a request's map, handed on to its response,
+/// serves every exchange of a connection, with no map allocated (or grown) per request or
+/// per response.
+fn response(resp: HttpResponse, shared: &Shared, fields: HeaderMap) -> Response<ResponseBody> {
+    debug_assert!(fields.is_empty());
     let body = match resp.body {
         Body::Empty => ResponseBody::Empty,
         Body::Full(bytes) => ResponseBody::Full(Some(bytes)),
         Body::Stream(id) => ResponseBody::Stream(StreamBody::new(id, shared.clone())),
     };
     let mut out = Response::new(body);
+    *out.headers_mut() = fields;
     *out.status_mut() =
         StatusCode::from_u16(resp.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = out.headers_mut();
@@ -185,10 +204,18 @@ fn header_name(name: &str) -> Option<HeaderName> {
     })
 }
 
-/// A value as hyper's, checked but not copied: a literal stays static, an owned `String`
-/// becomes the header's buffer.
+/// The values the endpoint puts on most responses, checked once at compile time.
+const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
+const TEXT_EVENT_STREAM: HeaderValue = HeaderValue::from_static("text/event-stream");
+const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
+
+/// A value as hyper's, checked but not copied: a literal stays static (the common ones are
+/// not checked again), an owned `String` becomes the header's buffer.
 fn header_value(value: HttpText) -> Result<HeaderValue, InvalidHeaderValue> {
     let bytes = match value.as_static() {
+        Some("application/json") => return Ok(APPLICATION_JSON),
+        Some("text/event-stream") => return Ok(TEXT_EVENT_STREAM),
+        Some("no-cache") => return Ok(NO_CACHE),
         Some(text) => Bytes::from_static(text.as_bytes()),
         None => Bytes::from(String::from(value)),
     };
