@@ -105,6 +105,8 @@ impl Session {
     }
 
     /// Refuses an inbound request with `error` (counted).
+    #[cold]
+    #[inline(never)]
     fn refuse(&mut self, id: RequestId, error: ErrorObject) {
         self.stats.requests_refused += 1;
         self.reply_error(Some(id), error);
@@ -113,8 +115,7 @@ impl Session {
     /// A request from the peer.
     pub(crate) fn handle_request(&mut self, _now: Instant, request: Request) {
         if self.inbound.table.contains_key(&request.id) {
-            self.stats.duplicate_requests_dropped += 1;
-            return;
+            return self.drop_duplicate();
         }
         if request.method == m::INITIALIZE && self.role == Role::Server {
             return self.handle_initialize(request);
@@ -126,30 +127,19 @@ impl Session {
         let rule = gating::request_rule(&request.method);
         if let Some((sender, _)) = rule {
             if !sender.allows(self.peer_role()) {
-                let error = ErrorObject::method_not_found(&request.method);
-                return self.refuse(request.id, error);
+                return self.refuse_wrong_direction(request);
             }
         }
         if self.state != State::Ready {
-            let error = ErrorObject::invalid_request("Invalid Request: session not initialized");
-            return self.refuse(request.id, error);
+            return self.refuse_not_initialized(request);
         }
         if let Some((_, Some(cap))) = rule {
             if !self.self_declared(cap) {
-                let error = ErrorObject::new(
-                    code::METHOD_NOT_FOUND,
-                    format!(
-                        "Method not found: {} (capability {cap} not declared)",
-                        request.method
-                    ),
-                );
-                return self.refuse(request.id, error);
+                return self.refuse_undeclared(request, cap);
             }
         }
         if self.inbound.table.len() >= self.config.max_inflight_inbound {
-            self.stats.requests_refused_busy += 1;
-            let error = ErrorObject::internal("server busy: too many requests in flight");
-            return self.reply_error(Some(request.id), error);
+            return self.refuse_busy(request);
         }
         let entry = InFlight {
             progress_token: progress_token(request.params.as_ref()),
@@ -163,7 +153,58 @@ impl Session {
         self.push_event(event, false);
     }
 
+    // The refusals of `handle_request`, each out of line so that the accepting path stays
+    // compact (instruction cache): their error texts are built only when one happens.
+
+    /// A request whose id is already in flight: dropped and counted.
+    #[cold]
+    #[inline(never)]
+    fn drop_duplicate(&mut self) {
+        self.stats.duplicate_requests_dropped += 1;
+    }
+
+    /// A request only our own role may send.
+    #[cold]
+    #[inline(never)]
+    fn refuse_wrong_direction(&mut self, request: Request) {
+        let error = ErrorObject::method_not_found(&request.method);
+        self.refuse(request.id, error);
+    }
+
+    /// A request (other than `initialize` and `ping`) before the handshake ended.
+    #[cold]
+    #[inline(never)]
+    fn refuse_not_initialized(&mut self, request: Request) {
+        let error = ErrorObject::invalid_request("Invalid Request: session not initialized");
+        self.refuse(request.id, error);
+    }
+
+    /// A request for a capability this side did not declare.
+    #[cold]
+    #[inline(never)]
+    fn refuse_undeclared(&mut self, request: Request, cap: gating::Capability) {
+        let error = ErrorObject::new(
+            code::METHOD_NOT_FOUND,
+            format!(
+                "Method not found: {} (capability {cap} not declared)",
+                request.method
+            ),
+        );
+        self.refuse(request.id, error);
+    }
+
+    /// A request past `max_inflight_inbound`: answered busy, counted apart.
+    #[cold]
+    #[inline(never)]
+    fn refuse_busy(&mut self, request: Request) {
+        self.stats.requests_refused_busy += 1;
+        let error = ErrorObject::internal("server busy: too many requests in flight");
+        self.reply_error(Some(request.id), error);
+    }
+
     /// A notification from the peer.
+    // Not on the request/response path: kept out of `handle_message` (instruction cache).
+    #[inline(never)]
     pub(crate) fn handle_notification(&mut self, now: Instant, n: Notification) {
         match n.method.as_ref() {
             m::NOTIFICATIONS_CANCELLED => return self.handle_cancelled(n.params),
@@ -259,15 +300,10 @@ impl Session {
         }
         // One lookup: the entry is taken out first and put back if the result fails.
         let Some((key, in_flight)) = self.inbound.table.remove_entry(id) else {
-            if self.inbound.cancelled.remove(id) {
-                self.stats.responses_suppressed += 1;
-                return Ok(());
-            }
-            return Err(RespondError::UnknownRequest);
+            return self.respond_unknown(id);
         };
         let Some(len) = encode(&mut self.encoded) else {
-            self.inbound.table.insert(key, in_flight);
-            return Err(RespondError::InvalidResult);
+            return self.keep_unanswered(key, in_flight);
         };
         let payload = Payload::Encoded {
             len,
@@ -278,6 +314,26 @@ impl Session {
             related: Some(key),
         });
         Ok(())
+    }
+
+    /// The answer to a request not in flight: suppressed when the peer cancelled it, refused
+    /// otherwise.
+    #[cold]
+    #[inline(never)]
+    fn respond_unknown(&mut self, id: &RequestId) -> Result<(), RespondError> {
+        if self.inbound.cancelled.remove(id) {
+            self.stats.responses_suppressed += 1;
+            return Ok(());
+        }
+        Err(RespondError::UnknownRequest)
+    }
+
+    /// A result that failed to encode: the request goes back in flight.
+    #[cold]
+    #[inline(never)]
+    fn keep_unanswered(&mut self, key: RequestId, in_flight: InFlight) -> Result<(), RespondError> {
+        self.inbound.table.insert(key, in_flight);
+        Err(RespondError::InvalidResult)
     }
 
     /// Answers an inbound request with an error.
@@ -298,11 +354,7 @@ impl Session {
             return Err(RespondError::Closed);
         }
         if self.inbound.table.remove(id).is_none() {
-            if self.inbound.cancelled.remove(id) {
-                self.stats.responses_suppressed += 1;
-                return Ok(());
-            }
-            return Err(RespondError::UnknownRequest);
+            return self.respond_unknown(id);
         }
         let response = Response {
             id: Some(id.clone()),

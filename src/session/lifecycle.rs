@@ -51,6 +51,9 @@ impl Session {
     }
 
     /// Server: `initialize` from the client.
+    // Once per session: kept out of the per-message path (instruction cache).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn handle_initialize(&mut self, request: Request) {
         if self.state != State::NotInitialized {
             self.stats.requests_refused += 1;
@@ -103,6 +106,9 @@ impl Session {
     }
 
     /// Server: `notifications/initialized` ends the handshake.
+    // Once per session: kept out of the per-message path (instruction cache).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn handle_initialized(&mut self) {
         if self.state != State::Initializing {
             self.stats.notifications_dropped += 1;
@@ -115,6 +121,9 @@ impl Session {
     }
 
     /// Client: the server's answer to `initialize`.
+    // Once per session: kept out of the per-message path (instruction cache).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn handle_initialize_outcome(
         &mut self,
         _now: Instant,

@@ -144,6 +144,18 @@ fn payloads_one_line(message: &Message) -> bool {
     params.is_none_or(RawJson::is_one_line)
 }
 
+/// Turns every raw CR and LF of `written` into a space (insignificant whitespace in valid
+/// JSON). Rare (a payload built by hand with line breaks): kept out of `poll_transmit`.
+#[cold]
+#[inline(never)]
+fn blank_line_breaks(written: &mut [u8]) {
+    if memchr::memchr2(b'\n', b'\r', written).is_some() {
+        for b in written.iter_mut().filter(|b| matches!(**b, b'\n' | b'\r')) {
+            *b = b' ';
+        }
+    }
+}
+
 /// A message waiting for `poll_transmit`.
 #[derive(Debug)]
 struct Queued {
@@ -297,20 +309,26 @@ impl Session {
         }
         self.last_heard = now;
         if frame.len() > self.config.max_frame_len {
-            self.stats.oversized_frames += 1;
-            // Only a request can be answered. A frame without `"method"` is a response (often
-            // the peer's own error about our oversized frame): answering it would ping-pong
-            // forever between two peers with small limits.
-            if memchr::memmem::find(&frame, b"\"method\"").is_some() {
-                let limit = self.config.max_frame_len;
-                self.reply_error(None, FrameError::TooLong { limit }.to_error_object());
-            }
-            return;
+            return self.handle_oversized(&frame);
         }
         match jsonrpc::decode(&frame) {
             Ok(Incoming::Single(message)) => self.handle_message(now, message),
             Ok(Incoming::Batch(items)) => self.handle_batch(now, items),
             Err(e) => self.handle_invalid(e),
+        }
+    }
+
+    /// A frame longer than `max_frame_len`: counted, and answered when it is a request.
+    #[cold]
+    #[inline(never)]
+    fn handle_oversized(&mut self, frame: &[u8]) {
+        self.stats.oversized_frames += 1;
+        // Only a request can be answered. A frame without `"method"` is a response (often
+        // the peer's own error about our oversized frame): answering it would ping-pong
+        // forever between two peers with small limits.
+        if memchr::memmem::find(frame, b"\"method\"").is_some() {
+            let limit = self.config.max_frame_len;
+            self.reply_error(None, FrameError::TooLong { limit }.to_error_object());
         }
     }
 
@@ -353,6 +371,9 @@ impl Session {
         self.keep_alive(now);
     }
 
+    // Batches only exist in 2025-03-26: kept out of the per-message path (instruction cache).
+    #[cold]
+    #[inline(never)]
     fn handle_batch(&mut self, now: Instant, items: Vec<Result<Message, jsonrpc::DecodeError>>) {
         if !self.version.is_some_and(ProtocolVersion::allows_batches) {
             self.stats.batches_refused += 1;
@@ -381,6 +402,8 @@ impl Session {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn handle_invalid(&mut self, e: jsonrpc::DecodeError) {
         if e.wants_reply() {
             self.stats.invalid_frames += 1;
@@ -407,11 +430,8 @@ impl Session {
         // Raw payloads are valid JSON, where a raw CR/LF can only be insignificant whitespace.
         // The envelope is written escaped, so only a payload not known to be on one line is
         // a reason to look.
-        let written = &mut buf[start..];
-        if !payloads_one_line(&message) && memchr::memchr2(b'\n', b'\r', written).is_some() {
-            for b in written.iter_mut().filter(|b| matches!(**b, b'\n' | b'\r')) {
-                *b = b' ';
-            }
+        if !payloads_one_line(&message) {
+            blank_line_breaks(&mut buf[start..]);
         }
         let kind = match message {
             Message::Request(_) => TransmitKind::Request,
@@ -486,6 +506,8 @@ impl Session {
 
     /// Queues an error reply the session generates itself; dropped and counted when the
     /// outbound queue is full.
+    #[cold]
+    #[inline(never)]
     fn reply_error(&mut self, id: Option<RequestId>, error: ErrorObject) {
         if self.queue.len() >= self.config.max_outbound_queue {
             self.stats.replies_dropped += 1;

@@ -72,7 +72,7 @@ impl Outbound {
         self.next_id += 1;
         match self.role {
             Role::Client => RequestId::unsigned(n),
-            Role::Server => RequestId::string(format!("s-{n}")),
+            Role::Server => server_id(n),
         }
     }
 
@@ -158,6 +158,14 @@ impl Outbound {
         ids.sort();
         ids
     }
+}
+
+/// A server's request id: `s-<n>`. Servers seldom send requests (sampling, elicitation):
+/// the formatting stays out of `start_request` (instruction cache).
+#[cold]
+#[inline(never)]
+fn server_id(n: u64) -> RequestId {
+    RequestId::string(format!("s-{n}"))
 }
 
 #[derive(Serialize)]
@@ -292,12 +300,7 @@ impl Session {
             return;
         };
         let Some(pending) = self.outbound.remove(&id) else {
-            if self.outbound.tombstones.contains(&id) {
-                self.stats.late_responses_dropped += 1;
-            } else {
-                self.stats.unknown_responses_dropped += 1;
-            }
-            return;
+            return self.drop_unmatched(&id);
         };
         let outcome = match response.outcome {
             Ok(result) => Outcome::Result(result),
@@ -309,6 +312,17 @@ impl Session {
             }
             Purpose::Initialize => self.handle_initialize_outcome(now, id, outcome),
             Purpose::KeepAlive => {}
+        }
+    }
+
+    /// A response that matches no pending request: late (we gave up on it) or unknown.
+    #[cold]
+    #[inline(never)]
+    fn drop_unmatched(&mut self, id: &RequestId) {
+        if self.outbound.tombstones.contains(id) {
+            self.stats.late_responses_dropped += 1;
+        } else {
+            self.stats.unknown_responses_dropped += 1;
         }
     }
 
