@@ -171,6 +171,8 @@ pub(super) fn serde_members(text: &str) -> Result<Members<'_>, DecodeError> {
     }
 }
 
+#[cold]
+#[inline(never)]
 fn invalid_for(env: &Members<'_>, id: Option<RequestId>, detail: &str) -> DecodeError {
     if env.method.is_none() && (env.result.is_some() || env.error.is_some()) {
         DecodeError::invalid_response(id, detail)
@@ -193,12 +195,12 @@ fn decode_call(
     id: Result<Option<RequestId>, ()>,
     slice: impl Fn(&[u8]) -> RawJson,
 ) -> Result<Message, DecodeError> {
-    let id_for_error = id.clone().ok().flatten();
-    let method = parse_method(method)
-        .ok_or_else(|| DecodeError::invalid(id_for_error.clone(), "method must be a string"))?;
+    let Some(method) = parse_method(method) else {
+        return Err(call_error(&id, "method must be a string"));
+    };
     if env.result.is_some() || env.error.is_some() {
-        return Err(DecodeError::invalid(
-            id_for_error,
+        return Err(call_error(
+            &id,
             "a message cannot have both method and result/error",
         ));
     }
@@ -206,12 +208,7 @@ fn decode_call(
         None => None,
         Some(b"null") => None,
         Some(p) if matches!(p.first(), Some(b'{' | b'[')) => Some(slice(p)),
-        Some(_) => {
-            return Err(DecodeError::invalid(
-                id_for_error,
-                "params must be an object or an array",
-            ))
-        }
+        Some(_) => return Err(call_error(&id, "params must be an object or an array")),
     };
     match (env.id, id) {
         (None, _) => Ok(Message::Notification(Notification { method, params })),
@@ -221,6 +218,14 @@ fn decode_call(
             "request id must be a string or an integer",
         )),
     }
+}
+
+/// The error of a request or notification that cannot be decoded, carrying its id when the
+/// id itself is valid. Built only on failure: the id is cloned here, not on every call.
+#[cold]
+#[inline(never)]
+fn call_error(id: &Result<Option<RequestId>, ()>, detail: &str) -> DecodeError {
+    DecodeError::invalid(id.clone().ok().flatten(), detail)
 }
 
 fn parse_method(text: &[u8]) -> Option<super::Method> {
@@ -234,6 +239,15 @@ fn parse_method(text: &[u8]) -> Option<super::Method> {
     if let Some(known) = known {
         return Some(std::borrow::Cow::Borrowed(known));
     }
+    parse_unknown_method(text, inner)
+}
+
+/// A method name outside the known set (`inner` is `text` without its quotes): interned,
+/// unescaped first when it holds an escape. Kept out of line: the common names take the
+/// known path (instruction cache).
+#[cold]
+#[inline(never)]
+fn parse_unknown_method(text: &[u8], inner: &[u8]) -> Option<super::Method> {
     if !inner.contains(&b'\\') {
         return Some(intern_method(std::str::from_utf8(inner).ok()?));
     }
@@ -277,6 +291,9 @@ fn decode_response(
     }
 }
 
+// Error responses are the rare kind: out of `decode_members` (instruction cache).
+#[cold]
+#[inline(never)]
 fn parse_error_object(raw: &[u8], slice: &impl Fn(&[u8]) -> RawJson) -> Option<ErrorObject> {
     #[derive(Deserialize)]
     struct WireError<'a> {
@@ -296,11 +313,17 @@ fn parse_error_object(raw: &[u8], slice: &impl Fn(&[u8]) -> RawJson) -> Option<E
 fn is_version_2(raw: Option<&[u8]>) -> bool {
     match raw {
         Some(b"\"2.0\"") => true,
-        Some(text) if text.starts_with(b"\"") => {
-            serde_json::from_slice::<String>(text).is_ok_and(|s| s == "2.0")
-        }
+        Some(text) if text.starts_with(b"\"") => is_escaped_version_2(text),
         _ => false,
     }
+}
+
+/// Whether a string other than the plain `"2.0"` (escaped, or another version) reads as
+/// `2.0`. Rare: out of line (instruction cache).
+#[cold]
+#[inline(never)]
+fn is_escaped_version_2(text: &[u8]) -> bool {
+    serde_json::from_slice::<String>(text).is_ok_and(|s| s == "2.0")
 }
 
 /// Best effort: the id of an object that failed the envelope parse (for example because of a

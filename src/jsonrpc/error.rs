@@ -121,6 +121,7 @@ pub struct DecodeError {
 }
 
 impl DecodeError {
+    #[cold]
     pub(crate) fn parse(detail: impl Into<String>) -> Self {
         DecodeError {
             kind: DecodeErrorKind::Parse,
@@ -129,6 +130,7 @@ impl DecodeError {
         }
     }
 
+    #[cold]
     pub(crate) fn invalid(id: Option<RequestId>, detail: impl Into<String>) -> Self {
         DecodeError {
             kind: DecodeErrorKind::InvalidRequest,
@@ -137,6 +139,7 @@ impl DecodeError {
         }
     }
 
+    #[cold]
     pub(crate) fn invalid_response(id: Option<RequestId>, detail: impl Into<String>) -> Self {
         DecodeError {
             kind: DecodeErrorKind::InvalidResponse,
