@@ -34,6 +34,9 @@ pub fn encode_request(buf: &mut Vec<u8>, id: &RequestId, method: &str, params: O
 }
 
 /// Appends a notification.
+// Not inlined into `Message::encode_with` (and so `poll_transmit`), whose hot kinds are
+// requests and responses (instruction cache).
+#[inline(never)]
 pub fn encode_notification(buf: &mut Vec<u8>, method: &str, params: Option<&RawJson>) {
     buf.extend_from_slice(PREFIX);
     buf.extend_from_slice(br#""method":"#);
@@ -141,15 +144,19 @@ impl Response {
         match (&self.outcome, &self.id) {
             (Ok(result), Some(id)) => encode_result(buf, id, result),
             // A result needs an id; without one the only honest encoding is an error.
-            (Ok(_), None) => encode_error(
-                buf,
-                None,
-                &ErrorObject::internal("result without a request id"),
-                missing_id,
-            ),
+            (Ok(_), None) => encode_idless_result(buf, missing_id),
             (Err(error), id) => encode_error(buf, id.as_ref(), error, missing_id),
         }
     }
+}
+
+/// A result without an id cannot go out: an internal error goes instead. Never built by the
+/// session; kept out of the encoders' path (instruction cache).
+#[cold]
+#[inline(never)]
+fn encode_idless_result(buf: &mut Vec<u8>, missing_id: MissingId) {
+    let error = ErrorObject::internal("result without a request id");
+    encode_error(buf, None, &error, missing_id);
 }
 
 impl Message {

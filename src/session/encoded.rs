@@ -96,14 +96,30 @@ impl EncodedBuf {
     fn reclaim(&mut self) {
         if self.read == self.buf.len() {
             if self.buf.capacity() > KEEP_CAPACITY {
-                self.buf = Vec::new();
+                self.release();
             }
             self.buf.clear();
             self.read = 0;
         } else if self.read > COMPACT_AFTER && self.read > self.buf.len() / 2 {
-            self.buf.drain(..self.read);
-            self.read = 0;
+            self.compact();
         }
+    }
+
+    // The two rare ends of `reclaim`, out of the respond path (instruction cache).
+
+    /// Gives a grown, empty buffer's memory back.
+    #[cold]
+    #[inline(never)]
+    fn release(&mut self) {
+        self.buf = Vec::new();
+    }
+
+    /// Drops the consumed front while unread messages remain.
+    #[cold]
+    #[inline(never)]
+    fn compact(&mut self) {
+        self.buf.drain(..self.read);
+        self.read = 0;
     }
 }
 

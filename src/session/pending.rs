@@ -100,8 +100,7 @@ impl<V> PendingTable<V> {
                 return Some(Place::Ring);
             }
         }
-        self.others.insert(id, value);
-        Some(Place::Map)
+        self.insert_other(id, value)
     }
 
     /// The ring's last entry (live: the ring never ends with an empty slot).
@@ -125,7 +124,32 @@ impl<V> PendingTable<V> {
         if self.others.is_empty() {
             return None;
         }
+        self.get_other(id)
+    }
+
+    // The map holds the unusual ids (strings, out of order, past the ring's limit): its
+    // lookups stay out of the ring's path (instruction cache).
+
+    /// The entry of `id` in the map.
+    #[cold]
+    #[inline(never)]
+    fn get_other(&self, id: &RequestId) -> Option<&V> {
         self.others.get(id)
+    }
+
+    /// Removes the entry of `id` from the map.
+    #[cold]
+    #[inline(never)]
+    fn remove_other(&mut self, id: &RequestId) -> Option<(V, Place)> {
+        self.others.remove(id).map(|value| (value, Place::Map))
+    }
+
+    /// Adds the entry of `id` to the map.
+    #[cold]
+    #[inline(never)]
+    fn insert_other(&mut self, id: RequestId, value: V) -> Option<Place> {
+        self.others.insert(id, value);
+        Some(Place::Map)
     }
 
     /// Removes the entry of `id`; returns it and where it was.
@@ -140,7 +164,7 @@ impl<V> PendingTable<V> {
         if self.others.is_empty() {
             return None;
         }
-        self.others.remove(id).map(|value| (value, Place::Map))
+        self.remove_other(id)
     }
 
     /// Drops empty slots at both ends, so the ring starts and ends with a live entry.

@@ -13,16 +13,12 @@ impl Session {
             return Err(SendError::Closed);
         }
         if method == m::INITIALIZE {
-            return Err(SendError::Reserved {
-                method: method.to_owned(),
-            });
+            return Err(reserved(method));
         }
         let rule = gating::request_rule(method);
         if let Some((sender, _)) = rule {
             if !sender.allows(self.role) {
-                return Err(SendError::WrongDirection {
-                    method: method.to_owned(),
-                });
+                return Err(wrong_direction(method));
             }
         }
         if method == m::PING {
@@ -32,12 +28,7 @@ impl Session {
             return Err(SendError::NotInitialized);
         }
         match rule {
-            Some((_, Some(cap))) if !self.peer_declared(cap) => {
-                Err(SendError::CapabilityNotDeclared {
-                    method: method.to_owned(),
-                    capability: cap,
-                })
-            }
+            Some((_, Some(cap))) if !self.peer_declared(cap) => Err(undeclared(method, cap)),
             _ => Ok(()),
         }
     }
@@ -105,23 +96,16 @@ impl Session {
             method,
             m::NOTIFICATIONS_INITIALIZED | m::NOTIFICATIONS_CANCELLED | m::NOTIFICATIONS_PROGRESS
         ) {
-            return Err(SendError::Reserved {
-                method: method.to_owned(),
-            });
+            return Err(reserved(method));
         }
         let rule = gating::notification_rule(method);
         if let Some((sender, cap)) = rule {
             if !sender.allows(self.role) {
-                return Err(SendError::WrongDirection {
-                    method: method.to_owned(),
-                });
+                return Err(wrong_direction(method));
             }
             if let Some(cap) = cap {
                 if !self.self_declared(cap) {
-                    return Err(SendError::CapabilityNotDeclared {
-                        method: method.to_owned(),
-                        capability: cap,
-                    });
+                    return Err(undeclared(method, cap));
                 }
             }
         }
@@ -136,6 +120,37 @@ impl Session {
 
 /// JSON-RPC 2.0: params, when present, are an object or an array. Anything else would go out
 /// as a message the peer must reject as an invalid request.
+// The refusals' errors own a copy of the method name: built out of line, only when one
+// happens (instruction cache).
+
+/// `method` is the session's own to send.
+#[cold]
+#[inline(never)]
+fn reserved(method: &str) -> SendError {
+    SendError::Reserved {
+        method: method.to_owned(),
+    }
+}
+
+/// `method` only flows the other way.
+#[cold]
+#[inline(never)]
+fn wrong_direction(method: &str) -> SendError {
+    SendError::WrongDirection {
+        method: method.to_owned(),
+    }
+}
+
+/// `method` needs capability `cap`, which the side it depends on did not declare.
+#[cold]
+#[inline(never)]
+fn undeclared(method: &str, cap: gating::Capability) -> SendError {
+    SendError::CapabilityNotDeclared {
+        method: method.to_owned(),
+        capability: cap,
+    }
+}
+
 pub(crate) fn check_structured(params: Option<&RawJson>) -> Result<(), SendError> {
     let first = params.and_then(|p| p.as_bytes().iter().find(|b| !b.is_ascii_whitespace()));
     match first {

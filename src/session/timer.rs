@@ -95,6 +95,10 @@ enum Earliest {
 
 impl Deadlines {
     /// Adds the deadline `at` of request `id`, sent with `timeout`.
+    // Only requests outside the pending table's ring have an entry here (unusual ids, mixed
+    // timeouts, extended deadlines): out of the request path (instruction cache).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn insert(&mut self, at: Instant, timeout: Duration, id: RequestId) {
         let lane = match self.lanes.iter().position(|l| l.timeout == timeout) {
             Some(i) => Some(i),
@@ -119,6 +123,8 @@ impl Deadlines {
     }
 
     /// Removes the deadline `at` of request `id` (no-op when absent).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn remove(&mut self, at: Instant, id: &RequestId) {
         if self.lanes.iter_mut().any(|lane| lane.remove(at, id)) {
             return;
