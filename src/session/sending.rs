@@ -118,8 +118,6 @@ impl Session {
     }
 }
 
-/// JSON-RPC 2.0: params, when present, are an object or an array. Anything else would go out
-/// as a message the peer must reject as an invalid request.
 // The refusals' errors own a copy of the method name: built out of line, only when one
 // happens (instruction cache).
 
@@ -151,6 +149,8 @@ fn undeclared(method: &str, cap: gating::Capability) -> SendError {
     }
 }
 
+/// JSON-RPC 2.0: params, when present, are an object or an array. Anything else would go out
+/// as a message the peer must reject as an invalid request.
 pub(crate) fn check_structured(params: Option<&RawJson>) -> Result<(), SendError> {
     let first = params.and_then(|p| p.as_bytes().iter().find(|b| !b.is_ascii_whitespace()));
     match first {
