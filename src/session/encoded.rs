@@ -143,6 +143,29 @@ mod tests {
     }
 
     #[test]
+    fn a_grown_buffer_is_released_when_empty_and_a_long_read_front_compacted() {
+        let big = "a".repeat(KEEP_CAPACITY + 1);
+        let mut e = EncodedBuf::default();
+        let a = e.push_result(&RequestId::number(1), &big).unwrap();
+        assert_eq!(e.take(a).len(), a);
+        // Everything taken, capacity past the limit: the memory goes back.
+        let b = e.push_result(&RequestId::number(2), &true).unwrap();
+        assert!(e.buf.capacity() <= KEEP_CAPACITY, "{}", e.buf.capacity());
+        assert_eq!((e.read, e.buf.len()), (0, b));
+        // A long consumed front with a message still unread: the front is dropped.
+        e.take(b);
+        let long = "b".repeat(COMPACT_AFTER);
+        let c = e.push_result(&RequestId::number(3), &long).unwrap();
+        let d = e.push_result(&RequestId::number(4), &1).unwrap();
+        assert_eq!(e.take(c).len(), c);
+        assert!(e.read > COMPACT_AFTER);
+        let f = e.push_result(&RequestId::number(5), &2).unwrap();
+        assert_eq!((e.read, e.buf.len()), (0, d + f));
+        assert_eq!(e.take(d), br#"{"jsonrpc":"2.0","id":4,"result":1}"#);
+        assert_eq!(e.take(f), br#"{"jsonrpc":"2.0","id":5,"result":2}"#);
+    }
+
+    #[test]
     fn raw_line_breaks_inside_a_result_become_spaces() {
         use crate::jsonrpc::RawJson;
         let mut e = EncodedBuf::default();
