@@ -312,6 +312,44 @@ fn always_sse_mode_streams_even_an_immediate_result() {
     assert_eq!(events.len(), 1);
 }
 
+/// In `AlwaysJson` mode a notification sent before the result does not turn the answer into
+/// SSE: a finished call answers whole in JSON (its notification counted as dropped), and a
+/// call still running answers on a JSON stream whose body is the result once it comes.
+#[test]
+fn always_json_mode_answers_json_even_after_a_notification() {
+    let mut rig = Rig::new(EndpointConfig {
+        response_mode: ResponseMode::AlwaysJson,
+        ..Default::default()
+    });
+    let sid = rig.open("2025-06-18");
+    let resp = rig.post(Some(&sid), call(1, "chatty"));
+    assert_eq!(resp.get("content-type"), Some("application/json"));
+    assert_eq!(json_body(&resp)["result"]["content"][0]["text"], "done");
+    assert_eq!(rig.ep.dropped_messages(&sid), Some(1));
+
+    let resp = rig.post(Some(&sid), call(2, "wait"));
+    rig.run_jobs();
+    assert_eq!(resp.get("content-type"), Some("application/json"));
+    let Body::Stream(id) = resp.body else {
+        panic!("a running call streams: {:?}", resp.body)
+    };
+    let mut bytes = Vec::new();
+    assert_eq!(
+        rig.ep.poll_stream(id, &mut bytes),
+        None,
+        "nothing before the result"
+    );
+    rig.release_gates();
+    while let Some(chunk) = rig.ep.poll_stream(id, &mut bytes) {
+        if chunk == StreamChunk::End {
+            break;
+        }
+    }
+    let body: Value = serde_json::from_slice(&bytes).expect("one JSON response");
+    assert_eq!(body["id"], 2);
+    assert_eq!(body["result"]["content"][0]["text"], "finished");
+}
+
 #[test]
 fn get_stream_receives_a_server_initiated_notification() {
     let mut rig = Rig::new(EndpointConfig::default());

@@ -211,13 +211,13 @@ impl<M: Machine> Endpoint<M> {
             .iter()
             .for_each(|id| session.request_cancelled(id));
         let mode = self.config.response_mode;
-        // The common answer, whole at once, is built on the session in hand (no second
-        // lookup of it by id).
-        let mut resp = match finished_json(session, key, mode, is_batch) {
-            Some(resp) => resp,
-            None => {
+        // Decided once, on the session in hand: the common answer, whole at once, needs no
+        // second lookup of the session by id; a streamed one is opened in the mode decided.
+        let mut resp = match decide(session, key, mode, is_batch) {
+            Decision::Whole(resp) => resp,
+            Decision::Stream { json } => {
                 let conn = self.new_conn();
-                self.open_response(sid, key, conn, mode, is_batch)
+                self.open_stream(sid, key, conn, json)
             }
         };
         if created {
@@ -226,7 +226,8 @@ impl<M: Machine> Endpoint<M> {
         resp
     }
 
-    /// Decides JSON or SSE for a POST's stream once the machine ran, and builds the head.
+    /// Decides JSON or SSE for stream `key` once the machine ran, and builds the head (for the
+    /// stateless and 2026-07-28 exchanges; a POST decides on the session in hand).
     fn open_response(
         &mut self,
         sid: &str,
@@ -236,10 +237,16 @@ impl<M: Machine> Endpoint<M> {
         batch: bool,
     ) -> HttpResponse {
         let session = self.sessions.get_mut(sid).expect("present");
-        if let Some(resp) = finished_json(session, key, mode, batch) {
-            return resp;
+        match decide(session, key, mode, batch) {
+            Decision::Whole(resp) => resp,
+            Decision::Stream { json } => self.open_stream(sid, key, conn, json),
         }
-        let json = answers_json(session, key, mode, batch);
+    }
+
+    /// Attaches response `conn` to stream `key` of session `sid`, which answers in JSON
+    /// (`json`, once its response comes) or SSE, and builds the head.
+    fn open_stream(&mut self, sid: &str, key: u64, conn: StreamId, json: bool) -> HttpResponse {
+        let session = self.sessions.get_mut(sid).expect("present");
         let stream = session.streams.get_mut(&key).expect("just inserted");
         stream.conn = Some(conn);
         if json {
@@ -487,17 +494,36 @@ fn answers_json<M: Machine>(
         }
 }
 
-/// The JSON response of POST stream `key` when it answers in JSON and its answer is all
-/// there already (the stream is done with and removed); `None` otherwise.
-fn finished_json<M: Machine>(
+/// How a POST stream answers, decided once its machine ran.
+enum Decision {
+    /// In JSON, all there already: the whole response (the stream is done with and removed).
+    Whole(HttpResponse),
+    /// Streamed: in JSON once its response comes (`json`), else in SSE.
+    Stream {
+        /// Whether the stream answers in JSON.
+        json: bool,
+    },
+}
+
+/// How POST stream `key` of `session` answers (see [`Decision`]).
+fn decide<M: Machine>(
     session: &mut SessionState<M>,
     key: u64,
     mode: ResponseMode,
     batch: bool,
-) -> Option<HttpResponse> {
-    if !answers_json(session, key, mode, batch) {
-        return None;
+) -> Decision {
+    let json = answers_json(session, key, mode, batch);
+    if json {
+        if let Some(resp) = finished_json(session, key) {
+            return Decision::Whole(resp);
+        }
     }
+    Decision::Stream { json }
+}
+
+/// The JSON response of POST stream `key`, which answers in JSON, when its answer is all
+/// there already (the stream is done with and removed); `None` otherwise.
+fn finished_json<M: Machine>(session: &mut SessionState<M>, key: u64) -> Option<HttpResponse> {
     let stream = session.streams.get_mut(&key).filter(|s| s.finished)?;
     let raw = std::mem::take(&mut stream.raw);
     session.streams.remove(&key);
