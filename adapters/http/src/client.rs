@@ -307,12 +307,7 @@ impl Loop {
                 self.transport
                     .handle_response_head(now, id, status, header_pairs(&headers));
             }
-            Input::Whole {
-                id,
-                status,
-                headers,
-                body,
-            } => self.whole(now, id, status, headers, body),
+            whole @ Input::Whole { .. } => self.input(now, whole),
             Input::Body { id, chunk } => self.transport.handle_response_body(now, id, &chunk),
             Input::End { id } => self.transport.handle_response_end(now, id),
             Input::Failed { id, reason } => self.transport.handle_response_failed(now, id, &reason),
