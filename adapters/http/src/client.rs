@@ -29,6 +29,7 @@ mod doorbell;
 mod endpoint_url;
 mod exchange;
 mod fields;
+mod frames;
 mod inflight;
 mod modern;
 mod outgoing;
@@ -49,15 +50,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use hyper::HeaderMap;
 use mcp_sansio::app::client::{Client, ClientBuilder, ClientEvent, ClientHandle};
 use mcp_sansio::http::client::HttpClientStats;
-use mcp_sansio::http::{ClientAction, HttpClient, HttpClientConfig, TransportEvent};
+use mcp_sansio::http::{ClientAction, ExchangeId, HttpClient, HttpClientConfig, TransportEvent};
 use mcp_sansio::session::Stats;
 use smol::{LocalExecutor, Timer};
 
 use doorbell::Doorbell;
 use endpoint_url::HttpUrl;
 use exchange::{Input, Target};
+use frames::Frames;
 use inflight::InFlight;
 use pool::Pool;
 use repoll::Repoll;
@@ -200,6 +203,8 @@ struct Loop {
     on_event: ClientSink,
     on_transport_event: TransportSink,
     buf: Vec<u8>,
+    /// Where outgoing frames are copied to (no allocation per frame).
+    frames: Frames,
 }
 
 impl Loop {
@@ -209,7 +214,7 @@ impl Loop {
             let mut moved = false;
             while let Some(t) = self.client.poll_transmit(&mut self.buf) {
                 moved = true;
-                let frame = Bytes::copy_from_slice(&self.buf);
+                let frame = self.frames.frame(&self.buf);
                 self.buf.clear();
                 self.transport.handle_transmit(now, frame, t.kind);
             }
@@ -260,6 +265,40 @@ impl Loop {
 
     fn input(&mut self, now: Instant, input: Input) {
         match input {
+            Input::Whole {
+                id,
+                status,
+                headers,
+                body,
+            } => self.whole(now, id, status, headers, body),
+            other => self.streamed_input(now, other),
+        }
+    }
+
+    /// A whole response: head, body and end.
+    fn whole(
+        &mut self,
+        now: Instant,
+        id: ExchangeId,
+        status: u16,
+        headers: HeaderMap,
+        body: Bytes,
+    ) {
+        self.transport
+            .handle_response_head(now, id, status, header_pairs(&headers));
+        if !body.is_empty() {
+            // Handed over as shared bytes: a JSON answer is not copied again.
+            self.transport.handle_response_body_bytes(now, id, body);
+        }
+        self.transport.handle_response_end(now, id);
+    }
+
+    /// The inputs of a streamed response (an SSE stream, a body of unknown length) and
+    /// failures: out of line, so the common whole answer's code stays small.
+    #[cold]
+    #[inline(never)]
+    fn streamed_input(&mut self, now: Instant, input: Input) {
+        match input {
             Input::Head {
                 id,
                 status,
@@ -268,20 +307,7 @@ impl Loop {
                 self.transport
                     .handle_response_head(now, id, status, header_pairs(&headers));
             }
-            Input::Whole {
-                id,
-                status,
-                headers,
-                body,
-            } => {
-                self.transport
-                    .handle_response_head(now, id, status, header_pairs(&headers));
-                if !body.is_empty() {
-                    // Handed over as shared bytes: a JSON answer is not copied again.
-                    self.transport.handle_response_body_bytes(now, id, body);
-                }
-                self.transport.handle_response_end(now, id);
-            }
+            whole @ Input::Whole { .. } => self.input(now, whole),
             Input::Body { id, chunk } => self.transport.handle_response_body(now, id, &chunk),
             Input::End { id } => self.transport.handle_response_end(now, id),
             Input::Failed { id, reason } => self.transport.handle_response_failed(now, id, &reason),
@@ -340,6 +366,7 @@ async fn drive<F: Future>(
         on_event,
         on_transport_event,
         buf: Vec::new(),
+        frames: Frames::default(),
     };
     let mut app = std::pin::pin!(app);
     let mut output = None;

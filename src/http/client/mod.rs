@@ -364,14 +364,14 @@ impl HttpClient {
             TransmitKind::Request => match request_head(&frame) {
                 Some((id, init)) => {
                     if init {
-                        self.init_frame = Some(frame.clone());
+                        self.init_frame = Some(kept_copy(&frame));
                     }
                     Purpose::Request { id, init }
                 }
                 None => Purpose::Message,
             },
             TransmitKind::Notification if is_initialized(&frame) => {
-                self.initialized_frame = Some(frame.clone());
+                self.initialized_frame = Some(kept_copy(&frame));
                 Purpose::Initialized
             }
             _ => Purpose::Message,
@@ -754,6 +754,13 @@ fn encoded_request_head(frame: &[u8]) -> Option<(RequestId, bool)> {
         return None;
     }
     Some((id, &method[..close] == jsonrpc::INITIALIZE.as_bytes()))
+}
+
+/// An owned copy of a handshake frame the session keeps for its whole life (to replay it
+/// when the session must be re-initialised): a frame may be a view into a larger block of
+/// the adapter's, which holding it would pin.
+fn kept_copy(frame: &Bytes) -> Bytes {
+    Bytes::copy_from_slice(frame)
 }
 
 /// Whether a notification frame is `notifications/initialized`.

@@ -485,3 +485,28 @@ fn the_completed_frames_list_is_reused_and_bounded() {
     assert_eq!(got.last().map(String::as_str), Some(answer));
     assert!(t.completed.capacity() <= MAX_KEPT_COMPLETED);
 }
+
+/// The handshake frames kept for a re-initialisation are copies: a frame handed in as a view
+/// into a larger block (the HTTP adapter carves frames from one) does not pin that block.
+#[test]
+fn the_kept_handshake_frames_are_copies_of_their_text() {
+    let now = Instant::now();
+    let mut t = HttpClient::new(HttpClientConfig::default());
+    let block = Bytes::from(format!("{INIT}tail of a larger block"));
+    let init = block.slice(..INIT.len());
+    t.handle_transmit(now, init.clone(), TransmitKind::Request);
+    let sent = sends(&mut t).remove(0);
+    assert_eq!(sent.body, init, "the request itself carries the frame");
+    let kept = t.init_frame.as_ref().unwrap();
+    assert_eq!(kept, &init);
+    assert!(
+        !std::ptr::eq(kept.as_ptr(), init.as_ptr()),
+        "the kept frame has its own bytes"
+    );
+    let mut t = ready(now, HttpClientConfig::default());
+    let note = Bytes::from(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    t.handle_transmit(now, note.clone(), TransmitKind::Notification);
+    let kept = t.initialized_frame.as_ref().unwrap();
+    assert_eq!(kept, &note);
+    assert!(!std::ptr::eq(kept.as_ptr(), note.as_ptr()));
+}

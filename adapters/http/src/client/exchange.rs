@@ -133,6 +133,9 @@ impl Target {
     /// `Host`, the core's fields, `authorization` and, for a request with a body, a
     /// `Content-Length` to be set per request, as a header map. (hyper would append the length
     /// itself: to a map cloned at its exact size that is a reallocation per request.)
+    /// Out of line: a map is built once per set of fields, then kept.
+    #[cold]
+    #[inline(never)]
     fn header_map(
         &self,
         fields: &[(&'static str, HttpText)],
@@ -255,7 +258,7 @@ async fn perform(
         })
         .await;
     while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| format!("response body broke: {e}"))?;
+        let frame = frame.map_err(body_broke)?;
         if let Ok(chunk) = frame.into_data() {
             inputs.send(Input::Body { id, chunk }).await;
         }
@@ -263,6 +266,13 @@ async fn perform(
     pool.checkin(sender);
     inputs.send(Input::End { id }).await;
     Ok(())
+}
+
+/// Why an exchange failed when its response body broke (out of line: rare).
+#[cold]
+#[inline(never)]
+fn body_broke(error: impl std::fmt::Display) -> String {
+    format!("response body broke: {error}")
 }
 
 /// The data of a body of known length up to [`WHOLE_BODY_MAX`]: its one chunk as is (a JSON
@@ -275,7 +285,7 @@ where
     let mut chunks = Chunks::default();
     // Bounded: hyper ends the body at its declared length (at most WHOLE_BODY_MAX).
     while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| format!("response body broke: {e}"))?;
+        let frame = frame.map_err(body_broke)?;
         if let Ok(chunk) = frame.into_data() {
             chunks.push(chunk);
         }

@@ -85,7 +85,9 @@ impl InFlight {
     }
 
     /// Drops exchange `key` now. The set cannot remove one member, so it is rebuilt without
-    /// it (aborts are rare: a cancelled call, a closing session).
+    /// it (aborts are rare: a cancelled call, a closing session), out of line.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn abort(&mut self, key: u64) {
         let old = std::mem::take(&mut self.set);
         for entry in old {
