@@ -882,6 +882,78 @@ fn duplicate_inbound_request_ids_are_dropped_and_counted() {
 }
 
 #[test]
+fn a_duplicate_id_is_dropped_before_any_other_rule_and_the_first_request_keeps_its_entry() {
+    let (mut s, now) = server_after_initialize("2025-06-18", "{}", true);
+    let first = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#;
+    assert!(feed(&mut s, now, first).is_empty());
+    assert!(matches!(s.poll_event(), Some(Event::Request { .. })));
+    for duplicate in [
+        // Accepted but for its id: the entry filed first (with its token) stays.
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"y"}}"#,
+        // Answered by the session but for its id.
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+        // Refused (a request only servers send) but for its id.
+        r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{}}"#,
+    ] {
+        assert!(feed(&mut s, now, duplicate).is_empty(), "{duplicate}");
+    }
+    assert!(s.poll_event().is_none());
+    assert_eq!(s.stats().duplicate_requests_dropped, 3);
+    assert_eq!(s.stats().requests_refused, 0);
+    let id = RequestId::number(1);
+    s.notify_progress(&id, 1.0, None, None).unwrap();
+    s.respond(&id, raw(json!({"content":[]}))).unwrap();
+    let out = drain(&mut s);
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert_eq!(out[0]["params"]["progressToken"], "t");
+    assert_eq!(out[1]["id"], 1);
+}
+
+#[test]
+fn a_duplicate_id_past_max_inflight_is_dropped_not_refused_busy() {
+    let now = Instant::now();
+    let config = Config {
+        max_inflight_inbound: 1,
+        ..Config::default()
+    };
+    let mut s = ready_server(config, "{}", now);
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    assert!(feed(&mut s, now, request).is_empty());
+    assert!(feed(&mut s, now, request).is_empty());
+    assert_eq!(s.stats().duplicate_requests_dropped, 1);
+    assert_eq!(s.stats().requests_refused_busy, 0);
+    let out = feed(
+        &mut s,
+        now,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    );
+    assert_eq!(out[0]["error"]["code"], -32603);
+    assert_eq!(s.stats().requests_refused_busy, 1);
+}
+
+#[test]
+fn the_progress_token_is_read_under_an_escaped_meta_name_and_only_under_meta() {
+    let (mut s, now) = server_after_initialize("2025-06-18", "{}", true);
+    feed(
+        &mut s,
+        now,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","\u005fmeta":{"progressToken":"t"}}}"#,
+    );
+    feed(
+        &mut s,
+        now,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","progressToken":"u"}}"#,
+    );
+    s.notify_progress(&RequestId::number(1), 1.0, None, None)
+        .unwrap();
+    s.notify_progress(&RequestId::number(2), 1.0, None, None)
+        .unwrap();
+    let out = drain(&mut s);
+    assert_eq!(out.len(), 1, "only the first asked for progress: {out:?}");
+    assert_eq!(out[0]["params"]["progressToken"], "t");
+}
+
+#[test]
 fn close_completes_every_pending_request_then_reports_closed() {
     let mut pair = connected(V::V2025_06_18);
     let now = pair.now();

@@ -113,14 +113,21 @@ impl Session {
     }
 
     /// A request from the peer.
+    ///
+    /// A request whose id is already in flight is dropped before any other rule. The accepting
+    /// path finds that out from its one insertion (one probe of the table, not a lookup then an
+    /// insertion); every other path looks the id up first.
     pub(crate) fn handle_request(&mut self, _now: Instant, request: Request) {
-        if self.inbound.table.contains_key(&request.id) {
-            return self.drop_duplicate();
-        }
         if request.method == m::INITIALIZE && self.role == Role::Server {
+            if self.in_flight(&request.id) {
+                return self.drop_duplicate();
+            }
             return self.handle_initialize(request);
         }
         if request.method == m::PING {
+            if self.in_flight(&request.id) {
+                return self.drop_duplicate();
+            }
             self.stats.pings_answered += 1;
             return self.reply_result(request.id, RawJson::empty_object());
         }
@@ -144,7 +151,9 @@ impl Session {
         let entry = InFlight {
             progress_token: progress_token(request.params.as_ref()),
         };
-        self.inbound.table.insert(request.id.clone(), entry);
+        if let Some(first) = self.inbound.table.insert(request.id.clone(), entry) {
+            return self.restore_duplicate(request.id, first);
+        }
         let event = Event::Request {
             id: request.id,
             method: request.method,
@@ -156,6 +165,12 @@ impl Session {
     // The refusals of `handle_request`, each out of line so that the accepting path stays
     // compact (instruction cache): their error texts are built only when one happens.
 
+    /// Whether a request with this id is in flight (the paths other than accepting check it
+    /// first: a duplicate is dropped whatever else the request would have met).
+    fn in_flight(&self, id: &RequestId) -> bool {
+        self.inbound.table.contains_key(id)
+    }
+
     /// A request whose id is already in flight: dropped and counted.
     #[cold]
     #[inline(never)]
@@ -163,10 +178,23 @@ impl Session {
         self.stats.duplicate_requests_dropped += 1;
     }
 
+    /// A duplicate found by the accepting path's insertion, which replaced the first request's
+    /// entry: the first one's entry goes back (it keeps its progress token) and the duplicate
+    /// is dropped.
+    #[cold]
+    #[inline(never)]
+    fn restore_duplicate(&mut self, id: RequestId, first: InFlight) {
+        self.inbound.table.insert(id, first);
+        self.drop_duplicate();
+    }
+
     /// A request only our own role may send.
     #[cold]
     #[inline(never)]
     fn refuse_wrong_direction(&mut self, request: Request) {
+        if self.in_flight(&request.id) {
+            return self.drop_duplicate();
+        }
         let error = ErrorObject::method_not_found(&request.method);
         self.refuse(request.id, error);
     }
@@ -175,6 +203,9 @@ impl Session {
     #[cold]
     #[inline(never)]
     fn refuse_not_initialized(&mut self, request: Request) {
+        if self.in_flight(&request.id) {
+            return self.drop_duplicate();
+        }
         let error = ErrorObject::invalid_request("Invalid Request: session not initialized");
         self.refuse(request.id, error);
     }
@@ -183,6 +214,9 @@ impl Session {
     #[cold]
     #[inline(never)]
     fn refuse_undeclared(&mut self, request: Request, cap: gating::Capability) {
+        if self.in_flight(&request.id) {
+            return self.drop_duplicate();
+        }
         let error = ErrorObject::new(
             code::METHOD_NOT_FOUND,
             format!(
@@ -197,6 +231,9 @@ impl Session {
     #[cold]
     #[inline(never)]
     fn refuse_busy(&mut self, request: Request) {
+        if self.in_flight(&request.id) {
+            return self.drop_duplicate();
+        }
         self.stats.requests_refused_busy += 1;
         let error = ErrorObject::internal("server busy: too many requests in flight");
         self.reply_error(Some(request.id), error);
