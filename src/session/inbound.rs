@@ -4,7 +4,6 @@
 //! Bounds: the in-flight table holds at most `max_inflight_inbound` entries (past it the
 //! session answers `-32603` itself); cancelled ids are remembered up to `tombstone_capacity`.
 
-use std::collections::HashMap;
 use std::sync::LazyLock;
 use std::time::Instant;
 
@@ -14,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::encoded::EncodedBuf;
 use super::gating;
-use super::idhash::IdBuildHasher;
+use super::inflight::InFlightTable;
 use super::tombstones::Tombstones;
 use super::{Event, Payload, Queued, RespondError, Role, SendError, Session, State, TransmitKind};
 use crate::jsonrpc::{
@@ -32,14 +31,14 @@ struct InFlight {
 /// The inbound half of the session's tables.
 #[derive(Debug)]
 pub(crate) struct Inbound {
-    table: HashMap<RequestId, InFlight, IdBuildHasher>,
+    table: InFlightTable<InFlight>,
     cancelled: Tombstones,
 }
 
 impl Inbound {
     pub(crate) fn new(tombstone_capacity: usize) -> Self {
         Inbound {
-            table: HashMap::default(),
+            table: InFlightTable::default(),
             cancelled: Tombstones::new(tombstone_capacity),
         }
     }
@@ -115,7 +114,7 @@ impl Session {
     /// A request from the peer.
     ///
     /// A request whose id is already in flight is dropped before any other rule. The accepting
-    /// path finds that out from its one insertion (one probe of the table, not a lookup then an
+    /// path finds that out from its one insertion (one search of the table, not a lookup then an
     /// insertion); every other path looks the id up first.
     pub(crate) fn handle_request(&mut self, _now: Instant, request: Request) {
         if request.method == m::INITIALIZE && self.role == Role::Server {
@@ -151,8 +150,8 @@ impl Session {
         let entry = InFlight {
             progress_token: progress_token(request.params.as_ref()),
         };
-        if let Some(first) = self.inbound.table.insert(request.id.clone(), entry) {
-            return self.restore_duplicate(request.id, first);
+        if !self.inbound.table.insert_new(request.id.clone(), entry) {
+            return self.drop_duplicate();
         }
         let event = Event::Request {
             id: request.id,
@@ -168,7 +167,7 @@ impl Session {
     /// Whether a request with this id is in flight (the paths other than accepting check it
     /// first: a duplicate is dropped whatever else the request would have met).
     fn in_flight(&self, id: &RequestId) -> bool {
-        self.inbound.table.contains_key(id)
+        self.inbound.table.contains(id)
     }
 
     /// A request whose id is already in flight: dropped and counted.
@@ -176,16 +175,6 @@ impl Session {
     #[inline(never)]
     fn drop_duplicate(&mut self) {
         self.stats.duplicate_requests_dropped += 1;
-    }
-
-    /// A duplicate found by the accepting path's insertion, which replaced the first request's
-    /// entry: the first one's entry goes back (it keeps its progress token) and the duplicate
-    /// is dropped.
-    #[cold]
-    #[inline(never)]
-    fn restore_duplicate(&mut self, id: RequestId, first: InFlight) {
-        self.inbound.table.insert(id, first);
-        self.drop_duplicate();
     }
 
     /// A request only our own role may send.
@@ -336,7 +325,7 @@ impl Session {
             return Err(RespondError::Closed);
         }
         // One lookup: the entry is taken out first and put back if the result fails.
-        let Some((key, in_flight)) = self.inbound.table.remove_entry(id) else {
+        let Some((key, in_flight)) = self.inbound.table.remove(id) else {
             return self.respond_unknown(id);
         };
         let Some(len) = encode(&mut self.encoded) else {
@@ -369,7 +358,7 @@ impl Session {
     #[cold]
     #[inline(never)]
     fn keep_unanswered(&mut self, key: RequestId, in_flight: InFlight) -> Result<(), RespondError> {
-        self.inbound.table.insert(key, in_flight);
+        self.inbound.table.insert_new(key, in_flight);
         Err(RespondError::InvalidResult)
     }
 

@@ -31,6 +31,7 @@ mod event;
 mod gating;
 pub(crate) mod idhash;
 mod inbound;
+mod inflight;
 mod lifecycle;
 mod outbound;
 mod pending;
