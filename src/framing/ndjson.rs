@@ -102,12 +102,9 @@ impl NdjsonDecoder {
         self.reserve_lines(chunk);
         while !chunk.is_empty() {
             if self.discarding {
-                match memchr::memchr(b'\n', chunk) {
+                match self.discard_through_newline(chunk) {
                     None => return,
-                    Some(pos) => {
-                        self.discarding = false;
-                        chunk = &chunk[pos + 1..];
-                    }
+                    Some(rest) => chunk = rest,
                 }
                 continue;
             }
@@ -172,9 +169,8 @@ impl NdjsonDecoder {
     #[must_use]
     pub fn poll_frame(&mut self) -> Option<Result<Bytes, FrameError>> {
         loop {
-            if let Some(&(at, error)) = self.errors.front() {
-                if at <= self.consumed {
-                    self.errors.pop_front();
+            if !self.errors.is_empty() {
+                if let Some(error) = self.pop_due_error() {
                     return Some(Err(error));
                 }
             }
@@ -196,6 +192,19 @@ impl NdjsonDecoder {
         }
     }
 
+    /// The first recorded error when the lines before it have all been polled. Rare: out of
+    /// line (instruction cache).
+    #[cold]
+    #[inline(never)]
+    fn pop_due_error(&mut self) -> Option<FrameError> {
+        let &(at, error) = self.errors.front()?;
+        if at > self.consumed {
+            return None;
+        }
+        self.errors.pop_front();
+        Some(error)
+    }
+
     fn ends_with_cr(&self, line: &[u8]) -> bool {
         match line.last() {
             Some(&b) => b == b'\r',
@@ -203,7 +212,21 @@ impl NdjsonDecoder {
         }
     }
 
-    /// Drops the unfinished line and records one error in its place.
+    /// While an over-long line is discarded: the rest of `chunk` after the line's newline (the
+    /// discarding ends there), or `None` when the whole chunk belongs to the line. Rare: out of
+    /// line (instruction cache).
+    #[cold]
+    #[inline(never)]
+    fn discard_through_newline<'c>(&mut self, chunk: &'c [u8]) -> Option<&'c [u8]> {
+        let pos = memchr::memchr(b'\n', chunk)?;
+        self.discarding = false;
+        chunk.get(pos + 1..)
+    }
+
+    /// Drops the unfinished line and records one error in its place. Rare: out of line
+    /// (instruction cache).
+    #[cold]
+    #[inline(never)]
     fn reject_tail(&mut self) {
         self.buf.truncate(self.tail_start);
         let at = self.consumed + self.tail_start as u64;

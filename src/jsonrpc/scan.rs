@@ -149,6 +149,14 @@ fn next_string_stop(bytes: &[u8], mut i: usize) -> Option<usize> {
         }
         i += 8;
     }
+    string_stop_in_tail(bytes, i)
+}
+
+/// [`next_string_stop`] in the last bytes of the text, fewer than eight, byte by byte. Out of
+/// line: only a string that ends within eight bytes of the text's end gets here, and the
+/// search is inlined at several call sites (instruction cache).
+#[inline(never)]
+fn string_stop_in_tail(bytes: &[u8], mut i: usize) -> Option<usize> {
     while let Some(&b) = bytes.get(i) {
         if STRING_STOP[usize::from(b)] {
             return Some(i);
@@ -193,9 +201,19 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// The position of the first byte at or after `i` that is not JSON whitespace.
 #[inline]
-pub(super) fn skip_blank(bytes: &[u8], mut i: usize) -> usize {
+pub(super) fn skip_blank(bytes: &[u8], i: usize) -> usize {
     // Compact text has no blanks at all, and every blank is at most a space: one comparison
-    // answers for the usual byte.
+    // answers for the usual byte where this is inlined; the loop over blanks is out of line
+    // (one copy instead of one at each of the many call sites: instruction cache).
+    match bytes.get(i) {
+        Some(&b) if b > b' ' => i,
+        _ => skip_blank_run(bytes, i),
+    }
+}
+
+/// [`skip_blank`] past a blank (or at the end): the loop over the run of blanks.
+#[inline(never)]
+fn skip_blank_run(bytes: &[u8], mut i: usize) -> usize {
     while let Some(&b) = bytes.get(i) {
         if b > b' ' || !matches!(b, b' ' | b'\n' | b'\t' | b'\r') {
             break;

@@ -408,6 +408,14 @@ fn next_stop<const CONTROL: bool>(text: &[u8], mut i: usize) -> Option<usize> {
         }
         i += 8;
     }
+    stop_in_tail::<CONTROL>(text, i)
+}
+
+/// [`next_stop`] in the last bytes of the text, fewer than eight, byte by byte. Out of line:
+/// `next_stop` is inlined into every reader, and this loop is the larger part of it
+/// (instruction cache).
+#[inline(never)]
+fn stop_in_tail<const CONTROL: bool>(text: &[u8], i: usize) -> Option<usize> {
     let stop = |b: &u8| {
         if CONTROL {
             NOT_RAW_IN_STRING[usize::from(*b)]
