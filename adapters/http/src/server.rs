@@ -38,6 +38,7 @@ mod io;
 mod mount;
 mod service;
 mod shared;
+mod staging;
 
 use std::future::{poll_fn, Future};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -248,6 +249,7 @@ impl HttpServer {
             auth: self.options.auth.clone(),
             max_body: self.options.endpoint.max_body,
             random: Default::default(),
+            staging: Default::default(),
         });
         executor
             .spawn(drive(shared.clone(), kick_rx, self.stop_rx.clone()))

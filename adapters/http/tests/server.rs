@@ -241,6 +241,38 @@ fn one_keep_alive_connection_carries_a_whole_session() {
     assert_eq!(report.connections, 2, "{report:?}");
 }
 
+/// Requests that arrive together on many connections are handed to the endpoint in one batch
+/// (the adapter's staging): each connection gets the answer to its own request, a connection
+/// closed while its request waits for the batch costs the others nothing, and every
+/// connection serves its next request.
+#[test]
+fn requests_arriving_together_each_get_their_own_answer() {
+    let server = Running::start(HttpServerOptions::default());
+    let sid = server.connect().open_session();
+    let mut conns: Vec<_> = (0..16).map(|_| server.connect()).collect();
+    let headers = [
+        ("Accept", BOTH),
+        ("Content-Type", "application/json"),
+        ("Mcp-Session-Id", sid.as_str()),
+    ];
+    for round in 0..3u64 {
+        let mut gone = server.connect();
+        gone.send("POST", "/mcp", &headers, &call(1000 + round, "echo").to_string());
+        for (i, conn) in conns.iter_mut().enumerate() {
+            let id = round * 100 + i as u64;
+            conn.send("POST", "/mcp", &headers, &call(id, "echo").to_string());
+        }
+        drop(gone);
+        for (i, conn) in conns.iter_mut().enumerate() {
+            let reply = conn.reply();
+            assert_eq!(reply.status, 200, "{reply:?}");
+            let answer = reply.json();
+            assert_eq!(answer["id"], round * 100 + i as u64, "{answer}");
+            assert_eq!(answer["result"]["content"][0]["text"], "hi");
+        }
+    }
+}
+
 /// The adapter hands each request's field map on to its response (one map per connection,
 /// not two per exchange): a response carries the endpoint's fields only, never one of the
 /// request's, through many exchanges on one connection with heads of different sizes.

@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 use std::convert::Infallible;
-use std::time::Instant;
+use std::rc::Rc;
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
@@ -21,6 +21,7 @@ use mcp_sansio::http::{Body, HttpMethod, HttpRequestHead, HttpResponse, HttpText
 use super::auth::BearerAuth;
 use super::body::{ResponseBody, StreamBody};
 use super::shared::Shared;
+use super::staging::{self, Parked, Staging};
 
 /// What every request of one server needs.
 pub(crate) struct Route {
@@ -29,6 +30,8 @@ pub(crate) struct Route {
     pub(crate) max_body: usize,
     /// OS randomness for session ids, drawn in blocks.
     pub(crate) random: RefCell<RandomBlock>,
+    /// Requests waiting for the endpoint's next batch.
+    pub(crate) staging: Rc<RefCell<Staging>>,
 }
 
 /// Bytes of OS randomness drawn per `getrandom` call.
@@ -118,10 +121,8 @@ pub(crate) async fn handle(
     let Ok(random) = route.random.borrow_mut().take() else {
         return Ok(plain(StatusCode::INTERNAL_SERVER_ERROR, "no OS randomness"));
     };
-    let resp = shared.with(|core| {
-        core.endpoint
-            .handle_request(Instant::now(), &head, body, random)
-    });
+    let parked = Parked { head, body, random };
+    let resp = staging::handle(&shared, &route.staging, parked).await;
     Ok(response(resp, &shared, fields))
 }
 
