@@ -932,6 +932,35 @@ fn a_duplicate_id_past_max_inflight_is_dropped_not_refused_busy() {
 }
 
 #[test]
+fn a_duplicate_id_of_an_undeclared_or_repeated_initialize_request_is_dropped_not_refused() {
+    let now = Instant::now();
+    let mut s = ready_server_declaring(Config::default(), r#"{"tools":{}}"#, "{}", now);
+    let first = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    assert!(feed(&mut s, now, first).is_empty());
+    let init_again = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}"#;
+    for duplicate in [
+        // Refused (resources were not declared) but for its id.
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a"}}"#,
+        // Refused (already initialized) but for its id.
+        init_again,
+    ] {
+        assert!(feed(&mut s, now, duplicate).is_empty(), "{duplicate}");
+    }
+    assert_eq!(s.stats().duplicate_requests_dropped, 2);
+    assert_eq!(s.stats().requests_refused, 0);
+    let out = feed(
+        &mut s,
+        now,
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"a"}}"#,
+    );
+    assert_eq!(out[0]["error"]["code"], -32601);
+    let out = feed(&mut s, now, &init_again.replace(r#""id":1"#, r#""id":3"#));
+    assert_eq!(out[0]["error"]["code"], -32600);
+    assert_eq!(s.stats().requests_refused, 2);
+    assert_eq!(s.stats().duplicate_requests_dropped, 2);
+}
+
+#[test]
 fn the_progress_token_is_read_under_an_escaped_meta_name_and_only_under_meta() {
     let (mut s, now) = server_after_initialize("2025-06-18", "{}", true);
     feed(
@@ -1099,7 +1128,17 @@ fn event_queue_drops_notifications_but_never_requests_past_its_bound() {
 /// A 2025-06-18 server session with `config` that got `initialize` (the client declaring
 /// `client_caps`) and `initialized`; its answer and events are left to the test.
 fn ready_server(config: Config, client_caps: &str, now: Instant) -> Session {
-    let mut s = Session::server(config, server_setup(ALL_SERVER_CAPS), now);
+    ready_server_declaring(config, ALL_SERVER_CAPS, client_caps, now)
+}
+
+/// `ready_server` with the server declaring `server_caps` instead of every capability.
+fn ready_server_declaring(
+    config: Config,
+    server_caps: &str,
+    client_caps: &str,
+    now: Instant,
+) -> Session {
+    let mut s = Session::server(config, server_setup(server_caps), now);
     let init = format!(
         r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{client_caps},"clientInfo":{{"name":"x","version":"1"}}}}}}"#
     );

@@ -28,6 +28,19 @@ struct InFlight {
     progress_token: Option<RequestId>,
 }
 
+/// Why `handle_request` refuses a request (unless it is a duplicate, which is dropped).
+#[derive(Debug, Clone, Copy)]
+enum Refusal {
+    /// A request only our own role may send: method not found.
+    WrongDirection,
+    /// A request (other than `initialize` and `ping`) before the handshake ended.
+    NotInitialized,
+    /// A request for a capability this side did not declare: method not found.
+    Undeclared(gating::Capability),
+    /// A request past `max_inflight_inbound`: answered busy, counted apart.
+    Busy,
+}
+
 /// The inbound half of the session's tables.
 #[derive(Debug)]
 pub(crate) struct Inbound {
@@ -103,14 +116,6 @@ impl Session {
         }
     }
 
-    /// Refuses an inbound request with `error` (counted).
-    #[cold]
-    #[inline(never)]
-    fn refuse(&mut self, id: RequestId, error: ErrorObject) {
-        self.stats.requests_refused += 1;
-        self.reply_error(Some(id), error);
-    }
-
     /// A request from the peer.
     ///
     /// A request whose id is already in flight is dropped before any other rule. The accepting
@@ -118,14 +123,14 @@ impl Session {
     /// insertion); every other path looks the id up first.
     pub(crate) fn handle_request(&mut self, _now: Instant, request: Request) {
         if request.method == m::INITIALIZE && self.role == Role::Server {
-            if self.in_flight(&request.id) {
-                return self.drop_duplicate();
+            if self.dropped_as_duplicate(&request.id) {
+                return;
             }
             return self.handle_initialize(request);
         }
         if request.method == m::PING {
-            if self.in_flight(&request.id) {
-                return self.drop_duplicate();
+            if self.dropped_as_duplicate(&request.id) {
+                return;
             }
             self.stats.pings_answered += 1;
             return self.reply_result(request.id, RawJson::empty_object());
@@ -133,19 +138,19 @@ impl Session {
         let rule = gating::request_rule(&request.method);
         if let Some((sender, _)) = rule {
             if !sender.allows(self.peer_role()) {
-                return self.refuse_wrong_direction(request);
+                return self.refuse_request(request, Refusal::WrongDirection);
             }
         }
         if self.state != State::Ready {
-            return self.refuse_not_initialized(request);
+            return self.refuse_request(request, Refusal::NotInitialized);
         }
         if let Some((_, Some(cap))) = rule {
             if !self.self_declared(cap) {
-                return self.refuse_undeclared(request, cap);
+                return self.refuse_request(request, Refusal::Undeclared(cap));
             }
         }
         if self.inbound.table.len() >= self.config.max_inflight_inbound {
-            return self.refuse_busy(request);
+            return self.refuse_request(request, Refusal::Busy);
         }
         let entry = InFlight {
             progress_token: progress_token(request.params.as_ref()),
@@ -161,13 +166,16 @@ impl Session {
         self.push_event(event, false);
     }
 
-    // The refusals of `handle_request`, each out of line so that the accepting path stays
-    // compact (instruction cache): their error texts are built only when one happens.
-
-    /// Whether a request with this id is in flight (the paths other than accepting check it
-    /// first: a duplicate is dropped whatever else the request would have met).
-    fn in_flight(&self, id: &RequestId) -> bool {
-        self.inbound.table.contains(id)
+    /// Whether a request with this id is in flight, and so dropped (and counted) as a
+    /// duplicate: the paths other than accepting ask this first, since a duplicate is dropped
+    /// whatever else the request would have met.
+    #[inline]
+    fn dropped_as_duplicate(&mut self, id: &RequestId) -> bool {
+        if !self.inbound.table.contains(id) {
+            return false;
+        }
+        self.drop_duplicate();
+        true
     }
 
     /// A request whose id is already in flight: dropped and counted.
@@ -177,54 +185,34 @@ impl Session {
         self.stats.duplicate_requests_dropped += 1;
     }
 
-    /// A request only our own role may send.
+    /// The refusals of `handle_request`: dropped instead if the id is in flight (a duplicate),
+    /// else answered with the refusal's error and counted. Out of line so that the accepting
+    /// path stays compact (instruction cache): the error texts are built only when one happens.
     #[cold]
     #[inline(never)]
-    fn refuse_wrong_direction(&mut self, request: Request) {
-        if self.in_flight(&request.id) {
-            return self.drop_duplicate();
+    fn refuse_request(&mut self, request: Request, refusal: Refusal) {
+        if self.dropped_as_duplicate(&request.id) {
+            return;
         }
-        let error = ErrorObject::method_not_found(&request.method);
-        self.refuse(request.id, error);
-    }
-
-    /// A request (other than `initialize` and `ping`) before the handshake ended.
-    #[cold]
-    #[inline(never)]
-    fn refuse_not_initialized(&mut self, request: Request) {
-        if self.in_flight(&request.id) {
-            return self.drop_duplicate();
-        }
-        let error = ErrorObject::invalid_request("Invalid Request: session not initialized");
-        self.refuse(request.id, error);
-    }
-
-    /// A request for a capability this side did not declare.
-    #[cold]
-    #[inline(never)]
-    fn refuse_undeclared(&mut self, request: Request, cap: gating::Capability) {
-        if self.in_flight(&request.id) {
-            return self.drop_duplicate();
-        }
-        let error = ErrorObject::new(
-            code::METHOD_NOT_FOUND,
-            format!(
-                "Method not found: {} (capability {cap} not declared)",
-                request.method
+        let error = match refusal {
+            Refusal::WrongDirection => ErrorObject::method_not_found(&request.method),
+            Refusal::NotInitialized => {
+                ErrorObject::invalid_request("Invalid Request: session not initialized")
+            }
+            Refusal::Undeclared(cap) => ErrorObject::new(
+                code::METHOD_NOT_FOUND,
+                format!(
+                    "Method not found: {} (capability {cap} not declared)",
+                    request.method
+                ),
             ),
-        );
-        self.refuse(request.id, error);
-    }
-
-    /// A request past `max_inflight_inbound`: answered busy, counted apart.
-    #[cold]
-    #[inline(never)]
-    fn refuse_busy(&mut self, request: Request) {
-        if self.in_flight(&request.id) {
-            return self.drop_duplicate();
-        }
-        self.stats.requests_refused_busy += 1;
-        let error = ErrorObject::internal("server busy: too many requests in flight");
+            Refusal::Busy => {
+                self.stats.requests_refused_busy += 1;
+                let error = ErrorObject::internal("server busy: too many requests in flight");
+                return self.reply_error(Some(request.id), error);
+            }
+        };
+        self.stats.requests_refused += 1;
         self.reply_error(Some(request.id), error);
     }
 

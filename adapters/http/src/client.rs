@@ -59,7 +59,7 @@ use smol::{LocalExecutor, Timer};
 
 use doorbell::Doorbell;
 use endpoint_url::HttpUrl;
-use exchange::{Input, Target};
+use exchange::{Input, Streamed, Target};
 use frames::Frames;
 use inflight::InFlight;
 use pool::Pool;
@@ -271,7 +271,7 @@ impl Loop {
                 headers,
                 body,
             } => self.whole(now, id, status, headers, body),
-            other => self.streamed_input(now, other),
+            Input::Streamed(streamed) => self.streamed_input(now, streamed),
         }
     }
 
@@ -297,9 +297,9 @@ impl Loop {
     /// failures: out of line, so the common whole answer's code stays small.
     #[cold]
     #[inline(never)]
-    fn streamed_input(&mut self, now: Instant, input: Input) {
+    fn streamed_input(&mut self, now: Instant, input: Streamed) {
         match input {
-            Input::Head {
+            Streamed::Head {
                 id,
                 status,
                 headers,
@@ -307,10 +307,11 @@ impl Loop {
                 self.transport
                     .handle_response_head(now, id, status, header_pairs(&headers));
             }
-            whole @ Input::Whole { .. } => self.input(now, whole),
-            Input::Body { id, chunk } => self.transport.handle_response_body(now, id, &chunk),
-            Input::End { id } => self.transport.handle_response_end(now, id),
-            Input::Failed { id, reason } => self.transport.handle_response_failed(now, id, &reason),
+            Streamed::Body { id, chunk } => self.transport.handle_response_body(now, id, &chunk),
+            Streamed::End { id } => self.transport.handle_response_end(now, id),
+            Streamed::Failed { id, reason } => {
+                self.transport.handle_response_failed(now, id, &reason)
+            }
         }
     }
 

@@ -39,7 +39,7 @@ use smol::{LocalExecutor, Timer};
 
 use super::doorbell::Doorbell;
 use super::endpoint_url::HttpUrl;
-use super::exchange::{self, Input, Target};
+use super::exchange::{self, Input, Streamed, Target};
 use super::inflight::InFlight;
 use super::outgoing;
 use super::pool::Pool;
@@ -252,11 +252,11 @@ impl Loop {
 
     fn input(&mut self, now: Instant, input: Input) {
         match input {
-            Input::Head {
+            Input::Streamed(Streamed::Head {
                 id,
                 status,
                 headers,
-            } => self.wire.head(now, id.0, status, &owned_pairs(&headers)),
+            }) => self.wire.head(now, id.0, status, &owned_pairs(&headers)),
             Input::Whole {
                 id,
                 status,
@@ -267,9 +267,9 @@ impl Loop {
                 self.wire.body(now, id.0, &body);
                 self.wire.end(now, id.0, None);
             }
-            Input::Body { id, chunk } => self.wire.body(now, id.0, &chunk),
-            Input::End { id } => self.wire.end(now, id.0, None),
-            Input::Failed { id, reason } => {
+            Input::Streamed(Streamed::Body { id, chunk }) => self.wire.body(now, id.0, &chunk),
+            Input::Streamed(Streamed::End { id }) => self.wire.end(now, id.0, None),
+            Input::Streamed(Streamed::Failed { id, reason }) => {
                 self.wire.end(now, id.0, Some(&reason));
                 self.last_failure = Some(reason);
             }

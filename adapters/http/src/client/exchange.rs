@@ -23,12 +23,6 @@ const WHOLE_BODY_MAX: u64 = 64 * 1024;
 
 /// What an exchange reports to the loop.
 pub(crate) enum Input {
-    /// Status and headers (a body follows).
-    Head {
-        id: ExchangeId,
-        status: u16,
-        headers: HeaderMap,
-    },
     /// A whole response whose length was known (a JSON answer, a 202): head, body and end in
     /// one input, so the loop wakes once per exchange instead of three times.
     Whole {
@@ -36,6 +30,20 @@ pub(crate) enum Input {
         status: u16,
         headers: HeaderMap,
         body: Bytes,
+    },
+    /// One step of a streamed response, or a failure.
+    Streamed(Streamed),
+}
+
+/// What an exchange reports to the loop piece by piece: a response streamed (an SSE stream, a
+/// body of unknown or large length) and failures. A kind apart from the whole answer, so the
+/// loop's out-of-line path takes only these.
+pub(crate) enum Streamed {
+    /// Status and headers (a body follows).
+    Head {
+        id: ExchangeId,
+        status: u16,
+        headers: HeaderMap,
     },
     /// A body chunk.
     Body { id: ExchangeId, chunk: Bytes },
@@ -201,7 +209,9 @@ pub(crate) async fn run(
 ) {
     let id = request.id;
     if let Err(reason) = perform(&pool, &target, request, &inputs).await {
-        inputs.send(Input::Failed { id, reason }).await;
+        inputs
+            .send(Input::Streamed(Streamed::Failed { id, reason }))
+            .await;
     }
 }
 
@@ -251,20 +261,22 @@ async fn perform(
         return Ok(());
     }
     inputs
-        .send(Input::Head {
+        .send(Input::Streamed(Streamed::Head {
             id,
             status,
             headers,
-        })
+        }))
         .await;
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(body_broke)?;
         if let Ok(chunk) = frame.into_data() {
-            inputs.send(Input::Body { id, chunk }).await;
+            inputs
+                .send(Input::Streamed(Streamed::Body { id, chunk }))
+                .await;
         }
     }
     pool.checkin(sender);
-    inputs.send(Input::End { id }).await;
+    inputs.send(Input::Streamed(Streamed::End { id })).await;
     Ok(())
 }
 

@@ -9,7 +9,7 @@ use mcp_sansio::http::legacy::OutgoingRequest;
 use mcp_sansio::http::{ExchangeId, HttpMethod};
 
 use super::authorize::send_authorized;
-use super::exchange::{Input, Target};
+use super::exchange::{Input, Streamed, Target};
 use super::inflight::Inputs;
 use super::pool::Pool;
 
@@ -22,7 +22,9 @@ pub(crate) async fn run(
 ) {
     let id = ExchangeId(request.key.0);
     if let Err(reason) = perform(&pool, &target, request, id, &inputs).await {
-        inputs.send(Input::Failed { id, reason }).await;
+        inputs
+            .send(Input::Streamed(Streamed::Failed { id, reason }))
+            .await;
     }
 }
 
@@ -59,19 +61,21 @@ async fn perform(
     let (parts, mut body) = response.into_parts();
     let headers = parts.headers;
     let status = parts.status.as_u16();
-    let head = Input::Head {
+    let head = Input::Streamed(Streamed::Head {
         id,
         status,
         headers,
-    };
+    });
     inputs.send(head).await;
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| format!("response body broke: {e}"))?;
         if let Ok(chunk) = frame.into_data() {
-            inputs.send(Input::Body { id, chunk }).await;
+            inputs
+                .send(Input::Streamed(Streamed::Body { id, chunk }))
+                .await;
         }
     }
     pool.checkin(sender);
-    inputs.send(Input::End { id }).await;
+    inputs.send(Input::Streamed(Streamed::End { id })).await;
     Ok(())
 }
