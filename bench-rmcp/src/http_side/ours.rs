@@ -66,6 +66,10 @@ pub fn sample(server: &ServerThread, call: Call, in_flight: usize, rounds: u64) 
     let (elapsed, _report) = client
         .block_on(async move {
             handle.initialize().await.expect("initialize");
+            // The pool opens connections as calls need them: one untimed round opens
+            // `in_flight` of them, as the floor connects all of its before its clock starts.
+            let opened = batch(&handle, Call::Ping, in_flight, &echo_args).await;
+            assert_eq!(opened, in_flight, "ours: warm-up pings failed");
             let started = Instant::now();
             for _ in 0..rounds {
                 let done = batch(&handle, call, in_flight, &echo_args).await;
