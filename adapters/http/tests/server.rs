@@ -257,7 +257,12 @@ fn requests_arriving_together_each_get_their_own_answer() {
     ];
     for round in 0..3u64 {
         let mut gone = server.connect();
-        gone.send("POST", "/mcp", &headers, &call(1000 + round, "echo").to_string());
+        gone.send(
+            "POST",
+            "/mcp",
+            &headers,
+            &call(1000 + round, "echo").to_string(),
+        );
         for (i, conn) in conns.iter_mut().enumerate() {
             let id = round * 100 + i as u64;
             conn.send("POST", "/mcp", &headers, &call(id, "echo").to_string());
