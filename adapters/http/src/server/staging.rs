@@ -82,6 +82,18 @@ impl Staging {
         }
     }
 
+    /// The request parked in slot `index`, taken to be answered; the slot is not freed, as its
+    /// answer goes there. `None` when the slot holds no parked request.
+    fn take_parked(&mut self, index: usize) -> Option<Parked> {
+        match std::mem::replace(&mut self.slots[index], Slot::Free) {
+            Slot::Parked(parked) => Some(parked),
+            other => {
+                self.slots[index] = other;
+                None
+            }
+        }
+    }
+
     /// Frees slot `index` whatever it holds (its task is gone); a parked request leaves the
     /// queue unhandled.
     fn release(&mut self, index: usize) {
@@ -109,10 +121,17 @@ pub(crate) fn handle(
 pub(crate) struct Turn<B> {
     batch: B,
     staging: Rc<RefCell<Staging>>,
-    /// The request, until parked on the first poll.
-    request: Option<Parked>,
-    /// Its slot, once parked.
-    slot: Option<usize>,
+    state: TurnState,
+}
+
+/// Where a turn's request is.
+enum TurnState {
+    /// Not yet parked (before the first poll).
+    Unparked(Parked),
+    /// Parked in this slot, until its answer is taken.
+    Parked(usize),
+    /// Answered and returned.
+    Done,
 }
 
 impl<B> Turn<B> {
@@ -120,8 +139,7 @@ impl<B> Turn<B> {
         Turn {
             batch,
             staging: staging.clone(),
-            request: Some(request),
-            slot: None,
+            state: TurnState::Unparked(request),
         }
     }
 }
@@ -131,13 +149,16 @@ impl<B: FnMut(&RefCell<Staging>) + Unpin> Future for Turn<B> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<HttpResponse> {
         let this = self.get_mut();
-        let Some(slot) = this.slot else {
-            if let Some(request) = this.request.take() {
-                this.slot = Some(this.staging.borrow_mut().park(request));
+        let slot = match std::mem::replace(&mut this.state, TurnState::Done) {
+            TurnState::Parked(slot) => slot,
+            TurnState::Unparked(request) => {
+                this.state = TurnState::Parked(this.staging.borrow_mut().park(request));
+                // Back of the executor's queue: the tasks already woken read their requests
+                // first.
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
             }
-            // Back of the executor's queue: the tasks already woken read their requests first.
-            cx.waker().wake_by_ref();
-            return Poll::Pending;
+            TurnState::Done => panic!("a staged turn polled after it returned its answer"),
         };
         let mut answered = this.staging.borrow_mut().take_answer(slot);
         if answered.is_none() {
@@ -147,17 +168,17 @@ impl<B: FnMut(&RefCell<Staging>) + Unpin> Future for Turn<B> {
         // Always answered after a batch: it answers every parked request, this one included.
         // Were it not, the task runs again rather than waiting for a wake-up that never comes.
         let Some(response) = answered else {
+            this.state = TurnState::Parked(slot);
             cx.waker().wake_by_ref();
             return Poll::Pending;
         };
-        this.slot = None;
         Poll::Ready(response)
     }
 }
 
 impl<B> Drop for Turn<B> {
     fn drop(&mut self) {
-        if let Some(slot) = self.slot {
+        if let TurnState::Parked(slot) = self.state {
             // A dropped future (its connection closed) has its request left unhandled.
             if let Ok(mut staging) = self.staging.try_borrow_mut() {
                 staging.release(slot);
@@ -182,15 +203,9 @@ fn run_batch(shared: &Shared, staging: &RefCell<Staging>) {
 fn answer_all(staging: &RefCell<Staging>, mut answer: impl FnMut(Parked) -> HttpResponse) {
     let queue = std::mem::take(&mut staging.borrow_mut().queue);
     for &index in &queue {
-        let parked = {
-            let mut staging = staging.borrow_mut();
-            match std::mem::replace(&mut staging.slots[index], Slot::Free) {
-                Slot::Parked(parked) => parked,
-                other => {
-                    staging.slots[index] = other;
-                    continue;
-                }
-            }
+        // A slot released since it was queued no longer holds its request.
+        let Some(parked) = staging.borrow_mut().take_parked(index) else {
+            continue;
         };
         let response = answer(parked);
         staging.borrow_mut().slots[index] = Slot::Answered(response);
