@@ -384,6 +384,72 @@ fn get_stream_receives_a_server_initiated_notification() {
     assert!(events[0].1.contains("notifications/tools/list_changed"));
 }
 
+/// A response stream with nothing to hand out is quiet (a driver need not poll it after
+/// every input): an idle GET stream while other requests are answered, a POST stream while
+/// its handler waits. It stops being quiet as soon as the session has something for it (a
+/// handle's change, a handler's result), when it is replaced and when its session ends.
+#[test]
+fn a_stream_is_quiet_until_its_session_has_something_for_it() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-11-25");
+    let get = rig.get(&sid, None);
+    let Body::Stream(get_id) = get.body else {
+        panic!("GET is a stream")
+    };
+    assert!(!rig.ep.stream_quiet(get_id), "the priming event waits");
+    let (events, _) = rig.drain(&get.body);
+    assert_eq!(events.len(), 1, "priming: {events:?}");
+    assert!(rig.ep.stream_quiet(get_id));
+    // A request answered on its own response leaves the GET stream quiet.
+    let answered = rig.post(Some(&sid), call(1, "echo"));
+    assert_eq!(json_body(&answered)["result"]["content"][0]["text"], "hi");
+    assert!(rig.ep.stream_quiet(get_id));
+    // A handler that waits: its POST stream is quiet until the result is in.
+    let waiting = rig.post(Some(&sid), call(2, "wait"));
+    let Body::Stream(post_id) = waiting.body else {
+        panic!("a waiting handler's response is a stream")
+    };
+    let _ = rig.drain(&waiting.body);
+    assert!(rig.ep.stream_quiet(post_id));
+    rig.release_gates();
+    assert!(!rig.ep.stream_quiet(post_id), "the result is in the outbox");
+    let (events, ended) = rig.drain(&waiting.body);
+    assert!(
+        ended && events.iter().any(|(_, data)| data.contains("\"id\":2")),
+        "{events:?}"
+    );
+    assert!(
+        !rig.ep.stream_quiet(post_id),
+        "an ended stream is unknown: not quiet"
+    );
+    // A change made through the server's handle is for the GET stream.
+    rig.ep.machine_mut(&sid).unwrap().handle().add_tool(
+        Tool::new("new", json!({"type":"object"}))
+            .sync_handler(|_, _| Ok(CallToolResult::text("x"))),
+    );
+    assert!(!rig.ep.stream_quiet(get_id));
+    let (events, _) = rig.drain(&get.body);
+    assert!(events[0].1.contains("notifications/tools/list_changed"));
+    assert!(rig.ep.stream_quiet(get_id));
+    // Replaced by a second GET: the first must be polled to end.
+    let second = rig.get(&sid, None);
+    let Body::Stream(second_id) = second.body else {
+        panic!("GET is a stream")
+    };
+    assert!(!rig.ep.stream_quiet(get_id));
+    let _ = rig.drain(&second.body);
+    assert!(rig.ep.stream_quiet(second_id));
+    // The session ends: its stream must be polled to end.
+    let del =
+        HttpRequestHead::new(HttpMethod::Delete, "/mcp").header("Mcp-Session-Id", sid.as_str());
+    assert_eq!(rig.send(&del, Value::Null).status, 200);
+    assert!(!rig.ep.stream_quiet(second_id));
+    assert!(
+        rig.drain(&second.body).1,
+        "the stream ends with its session"
+    );
+}
+
 #[test]
 fn get_is_405_when_configured_off() {
     let mut rig = Rig::new(EndpointConfig {

@@ -277,6 +277,33 @@ impl<M: Machine> Endpoint<M> {
         chunk
     }
 
+    /// Whether [`Endpoint::poll_stream`] would hand out nothing for response `conn` now: its
+    /// stream is attached to it, has no bytes queued, is neither finished nor closing, and its
+    /// session's machine has nothing waiting to be routed ([`Machine::is_quiet`]). A driver
+    /// holding response bodies open polls, after an input, only the ones not quiet, instead
+    /// of every open stream of every session. `false` whenever unsure (an unknown `conn`, a
+    /// stateless exchange's stream).
+    #[must_use]
+    pub fn stream_quiet(&self, conn: StreamId) -> bool {
+        let Some((sid, key)) = self.conns.get(&conn) else {
+            return false;
+        };
+        if sid.starts_with('#') {
+            return false;
+        }
+        let Some(session) = self.sessions.get(sid) else {
+            return false;
+        };
+        let Some(stream) = session.streams.get(key) else {
+            return false;
+        };
+        stream.conn == Some(conn)
+            && stream.queue.is_empty()
+            && !stream.finished
+            && !stream.close_requested
+            && session.machine.is_quiet()
+    }
+
     fn pull_stream(&mut self, conn: StreamId, buf: &mut Vec<u8>) -> Option<StreamChunk> {
         let Some((sid, key)) = self.conns.get(&conn).cloned() else {
             return Some(StreamChunk::End);

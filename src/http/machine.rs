@@ -59,6 +59,12 @@ pub trait Machine {
     fn tool_param_headers(&self, _name: &str) -> Vec<ParamHeader> {
         Vec::new()
     }
+    /// Whether `poll_transmit` and `poll_stream_close` would hand out nothing now, so the
+    /// session's idle response streams have nothing to pull. `false` (unknown) by default:
+    /// the driver then polls them after every input, which is always correct.
+    fn is_quiet(&self) -> bool {
+        false
+    }
 }
 
 impl Machine for Server {
@@ -100,6 +106,9 @@ impl Machine for Server {
     }
     fn handle_listen_event(&mut self, event: &ListenEvent) {
         Server::handle_listen_event(self, event)
+    }
+    fn is_quiet(&self) -> bool {
+        Server::is_quiet(self)
     }
     fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader> {
         Server::tool_param_headers(self, name)

@@ -471,6 +471,11 @@ impl Session {
         !self.queue.is_empty()
     }
 
+    /// Whether an event waits for [`Session::poll_event`].
+    pub fn has_event(&self) -> bool {
+        !self.events.is_empty()
+    }
+
     /// How an error response with an unreadable id is spelled: per the negotiated version, or
     /// before negotiation per the version this side would speak (client: the one it offers;
     /// server: its latest supported).

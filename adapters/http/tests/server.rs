@@ -26,6 +26,14 @@ fn app(now: std::time::Instant) -> Server {
     let schema = json!({"type": "object"});
     Server::builder(Implementation::new("adapter-test", "1"))
         .tool(Tool::new("echo", schema.clone()).sync_handler(|_, _| Ok(CallToolResult::text("hi"))))
+        .tool(Tool::new("grow", schema.clone()).sync_handler(|_, ctx| {
+            // A change the session announces on its standalone GET stream.
+            ctx.server().add_tool(
+                Tool::new("grown", json!({"type": "object"}))
+                    .sync_handler(|_, _| Ok(CallToolResult::text("new"))),
+            );
+            Ok(CallToolResult::text("grew"))
+        }))
         .tool(Tool::new("gated_log", schema).handler(|_, ctx| {
             let (tx, rx) = oneshot::<()>();
             GATES.lock().unwrap().push(tx);
@@ -366,6 +374,38 @@ fn a_handler_that_logs_streams_sse_events_as_they_happen() {
     // The connection is still usable afterwards.
     assert_eq!(conn.post(Some(&sid), &call(8, "echo")).status, 200);
     server.shutdown();
+}
+
+/// A session's idle GET stream is left alone while the session's requests are answered on
+/// their own responses (the endpoint reports it quiet, so its connection task is not run for
+/// nothing), and still gets the server's own message as soon as one is for it.
+#[test]
+fn an_idle_get_stream_gets_the_servers_message_after_other_requests() {
+    let mut server = Running::start(HttpServerOptions::default());
+    let mut conn = server.connect();
+    let sid = conn.open_session();
+    let mut listen = server.connect();
+    let headers = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", sid.as_str()),
+    ];
+    listen.send("GET", "/mcp", &headers, "");
+    assert_eq!(listen.head().status, 200);
+    let priming = listen.chunk().expect("priming event");
+    assert!(priming.starts_with("id: "), "{priming}");
+    for id in 1..=5 {
+        let reply = conn.post(Some(&sid), &call(id, "echo"));
+        assert_eq!(reply.json()["result"]["content"][0]["text"], "hi");
+    }
+    let reply = conn.post(Some(&sid), &call(6, "grow"));
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "grew");
+    let mut seen = String::new();
+    while !seen.contains("notifications/tools/list_changed") {
+        seen.push_str(&listen.chunk().expect("the GET stream ended"));
+    }
+    assert!(!seen.contains("\"id\""), "only the notification: {seen}");
+    let report = server.shutdown();
+    assert_eq!(report.abandoned_connections, 0, "{report:?}");
 }
 
 #[test]

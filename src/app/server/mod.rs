@@ -214,6 +214,20 @@ impl Server {
         self.session.poll_timeout()
     }
 
+    /// Whether [`Server::poll_transmit`] and [`Server::poll_stream_close`] would hand out
+    /// nothing now: no session event to dispatch, no handler result or handle command in the
+    /// outbox, no message queued. A driver holding response streams open uses it to leave them
+    /// alone after inputs that gave this server nothing to send. Another thread may push to
+    /// the outbox right after; that push rings the wake hook, as always.
+    #[must_use]
+    pub fn is_quiet(&self) -> bool {
+        !self.session.has_transmit()
+            && !self.session.has_event()
+            && self.stream_closes.is_empty()
+            && self.modern.queue.is_empty()
+            && self.outbox.is_empty()
+    }
+
     /// A handler future still pending after its first poll: run it to completion on any
     /// executor. Its reply arrives through the outbox (and the wake hook).
     #[must_use]

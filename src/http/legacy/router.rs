@@ -179,6 +179,16 @@ impl<M: Machine> Router<M> {
         }
     }
 
+    /// Whether [`Router::poll_stream`] would hand out nothing for response `conn` now (see
+    /// [`Endpoint::stream_quiet`]); always `false` for the legacy transport's streams.
+    #[must_use]
+    pub fn stream_quiet(&self, conn: StreamId) -> bool {
+        match Self::stream_route(conn) {
+            Route::Legacy => false,
+            Route::Streamable => self.streamable.stream_quiet(conn),
+        }
+    }
+
     /// Announces a list change or resource update to every open 2026-07-28 listen stream
     /// (see [`Endpoint::announce_listen_event`]; the legacy transport has none).
     pub fn announce_listen_event(&mut self, event: &crate::app::server::ListenEvent) -> usize {

@@ -28,7 +28,7 @@ use smol::LocalExecutor;
 pub(crate) struct Core {
     /// Both transports' endpoints behind the core router (Streamable HTTP, legacy HTTP+SSE).
     pub(crate) endpoint: Router<Server>,
-    /// Bodies waiting for bytes, woken (and forgotten) by `settle`.
+    /// Bodies waiting for bytes, woken (and forgotten) by `settle` once they may have some.
     wakers: HashMap<StreamId, Waker>,
     /// Shutting down: bodies end at their next poll.
     pub(crate) closing: bool,
@@ -106,7 +106,7 @@ impl Shared {
             let wakers: Vec<Waker> = if core.wakers.is_empty() {
                 Vec::new()
             } else {
-                core.wakers.drain().map(|(_, w)| w).collect()
+                core.ready_bodies()
             };
             let armed = core.armed;
             let earlier = core
@@ -140,6 +140,32 @@ impl Shared {
 }
 
 impl Core {
+    /// The wakers of the waiting bodies that may have bytes or an end to pull now, taken out
+    /// of the table. A body whose stream the endpoint reports quiet (a session's idle GET
+    /// stream while its POSTs are answered) stays parked: waking it would only run its
+    /// connection task to find nothing, once per request, for every open stream.
+    fn ready_bodies(&mut self) -> Vec<Waker> {
+        let Core {
+            wakers,
+            endpoint,
+            closing,
+            ..
+        } = self;
+        if *closing {
+            // Shutting down: every body ends at its next poll.
+            return wakers.drain().map(|(_, waker)| waker).collect();
+        }
+        let mut ready = Vec::new();
+        wakers.retain(|&id, waker| {
+            if endpoint.stream_quiet(id) {
+                return true;
+            }
+            ready.push(waker.clone());
+            false
+        });
+        ready
+    }
+
     /// Body `id` waits for bytes.
     pub(crate) fn park(&mut self, id: StreamId, waker: &Waker) {
         self.wakers.insert(id, waker.clone());
