@@ -88,15 +88,17 @@ pub struct Token {
 /// What the application must know or do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AuthEvent {
-    /// Send the user agent to `url`; then call [`AuthFlow::handle_redirect`](super::AuthFlow::handle_redirect) with where it
-    /// was redirected.
+    /// Send the user agent to `url`; then call
+    /// [`AuthFlow::handle_redirect`](super::AuthFlow::handle_redirect) with where it was
+    /// redirected.
     Authorize {
         /// The authorization URL.
         url: String,
     },
     /// The client has a registration.
     Registered(Registration),
-    /// A token is ready: retry the MCP request with [`AuthFlow::access_token`](super::AuthFlow::access_token).
+    /// A token is ready: retry the MCP request with
+    /// [`AuthFlow::access_token`](super::AuthFlow::access_token).
     Authorized,
     /// Authorization failed; a later challenge may start over.
     Failed(AuthError),

@@ -102,12 +102,7 @@ impl Shared {
         }
         let (wakers, earlier) = {
             let mut core = self.core.borrow_mut();
-            // Most requests answer in full at once: no body waits, nothing to collect.
-            let wakers: Vec<Waker> = if core.wakers.is_empty() {
-                Vec::new()
-            } else {
-                core.ready_bodies()
-            };
+            let wakers = core.ready_bodies();
             let armed = core.armed;
             let earlier = core
                 .endpoint
@@ -151,6 +146,10 @@ impl Core {
             closing,
             ..
         } = self;
+        // Most requests answer in full at once: no body waits, nothing to collect.
+        if wakers.is_empty() {
+            return Vec::new();
+        }
         if *closing {
             // Shutting down: every body ends at its next poll.
             return wakers.drain().map(|(_, waker)| waker).collect();

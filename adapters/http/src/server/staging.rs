@@ -70,25 +70,30 @@ impl Staging {
 
     /// The answer of slot `index`, once answered (the slot is freed).
     fn take_answer(&mut self, index: usize) -> Option<HttpResponse> {
-        match std::mem::replace(&mut self.slots[index], Slot::Free) {
-            Slot::Answered(response) => {
-                self.free.push(index);
-                Some(response)
-            }
-            other => {
-                self.slots[index] = other;
-                None
-            }
-        }
+        let response = self.take(index, |slot| match slot {
+            Slot::Answered(response) => Ok(response),
+            other => Err(other),
+        })?;
+        self.free.push(index);
+        Some(response)
     }
 
     /// The request parked in slot `index`, taken to be answered; the slot is not freed, as its
     /// answer goes there. `None` when the slot holds no parked request.
     fn take_parked(&mut self, index: usize) -> Option<Parked> {
-        match std::mem::replace(&mut self.slots[index], Slot::Free) {
-            Slot::Parked(parked) => Some(parked),
-            other => {
-                self.slots[index] = other;
+        self.take(index, |slot| match slot {
+            Slot::Parked(parked) => Ok(parked),
+            other => Err(other),
+        })
+    }
+
+    /// What `pick` takes out of slot `index`; a slot it hands back (`Err`) is put back as it
+    /// was. The slot is left `Free` but not listed free: the caller says what it becomes.
+    fn take<T>(&mut self, index: usize, pick: impl FnOnce(Slot) -> Result<T, Slot>) -> Option<T> {
+        match pick(std::mem::replace(&mut self.slots[index], Slot::Free)) {
+            Ok(taken) => Some(taken),
+            Err(slot) => {
+                self.slots[index] = slot;
                 None
             }
         }
