@@ -126,6 +126,22 @@ impl<T> Outbox<T> {
         std::mem::take(&mut lock(&self.inner).items)
     }
 
+    /// Moves every queued item, oldest first, to the end of `into`. When `into` is empty the
+    /// two queues swap storage: a driver that drains into one queue it keeps (and empties)
+    /// hands the outbox back a grown buffer, so a push allocates nothing once both have grown.
+    pub fn drain_into(&self, into: &mut VecDeque<T>) {
+        let mut inner = lock(&self.inner);
+        if inner.items.is_empty() {
+            // Most calls find nothing: keep each side's storage where it is.
+            return;
+        }
+        if into.is_empty() {
+            std::mem::swap(&mut inner.items, into);
+        } else {
+            into.extend(inner.items.drain(..));
+        }
+    }
+
     /// Whether nothing is queued.
     pub fn is_empty(&self) -> bool {
         lock(&self.inner).items.is_empty()
@@ -403,6 +419,26 @@ mod tests {
             outbox.drain().into_iter().collect::<Vec<_>>(),
             vec![1, 2, 4]
         );
+        assert!(outbox.is_empty());
+    }
+
+    /// `drain_into` hands over the items in order; into an empty queue it swaps storage, so
+    /// the outbox gets the caller's grown buffer back; into a non-empty one it appends.
+    #[test]
+    fn drain_into_moves_items_in_order_and_swaps_storage_when_empty() {
+        let outbox = Outbox::new(8);
+        let mut into = VecDeque::with_capacity(16);
+        let grown = into.capacity();
+        outbox.push_required(1);
+        outbox.push_required(2);
+        outbox.drain_into(&mut into);
+        assert_eq!(into, [1, 2]);
+        assert!(outbox.is_empty());
+        // The outbox now holds the caller's buffer: pushes up to its capacity reuse it.
+        assert!(lock(&outbox.inner).items.capacity() >= grown);
+        outbox.push_required(3);
+        outbox.drain_into(&mut into);
+        assert_eq!(into, [1, 2, 3]);
         assert!(outbox.is_empty());
     }
 }

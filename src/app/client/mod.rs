@@ -102,6 +102,9 @@ pub struct Client {
     session: Session,
     handlers: Handlers,
     outbox: Outbox<ClientItem>,
+    /// The outbox's items being applied, in a queue kept between rounds (it and the outbox
+    /// swap storage, so a call's reply allocates no queue).
+    outbox_items: VecDeque<ClientItem>,
     handle: ClientHandle,
     jobs: VecDeque<Job>,
     /// Keyed by our own request ids (no peer-chosen keys): the fast id hasher.
@@ -137,6 +140,7 @@ impl Client {
             handlers,
             handle: ClientHandle::new(outbox.clone()),
             outbox,
+            outbox_items: VecDeque::new(),
             jobs: VecDeque::new(),
             calls: HashMap::default(),
             keys: HashMap::default(),
@@ -259,9 +263,9 @@ impl Client {
                 progressed = true;
                 self.handle_event(event);
             }
-            let items = self.outbox.drain();
-            progressed |= !items.is_empty();
-            for item in items {
+            self.outbox.drain_into(&mut self.outbox_items);
+            progressed |= !self.outbox_items.is_empty();
+            while let Some(item) = self.outbox_items.pop_front() {
                 self.apply(item);
             }
             if !progressed {

@@ -74,6 +74,9 @@ pub struct Server {
     session: Session,
     registry: Registry,
     outbox: Outbox<OutboxItem>,
+    /// The outbox's items being applied, in a queue kept between rounds (it and the outbox
+    /// swap storage, so a handler's reply allocates no queue).
+    outbox_items: VecDeque<OutboxItem>,
     shared: Arc<Shared>,
     /// Jobs still pending after their inline first poll, for the driver.
     jobs: VecDeque<Job>,
@@ -111,6 +114,7 @@ impl Server {
             session: Session::server(config, setup, now),
             registry,
             outbox: Outbox::new(OUTBOX_CAPACITY),
+            outbox_items: VecDeque::new(),
             shared: Arc::new(Shared::default()),
             jobs: VecDeque::new(),
             running: HashMap::new(),
@@ -308,9 +312,9 @@ impl Server {
 
     /// Applies every outbox item; whether there was any.
     fn drain_outbox(&mut self) -> bool {
-        let items = self.outbox.drain();
-        let any = !items.is_empty();
-        for item in items {
+        self.outbox.drain_into(&mut self.outbox_items);
+        let any = !self.outbox_items.is_empty();
+        while let Some(item) = self.outbox_items.pop_front() {
             self.apply(item);
         }
         any
