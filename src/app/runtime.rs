@@ -45,7 +45,15 @@ pub fn first_poll(mut job: Job) -> Option<Job> {
 /// of live handlers, which the session's `max_inflight_inbound` bounds; `push` items (progress,
 /// logs, notifications) are refused past `capacity` and counted in `dropped`.
 pub struct Outbox<T> {
-    inner: Arc<Mutex<OutboxInner<T>>>,
+    inner: Arc<OutboxShared<T>>,
+}
+
+struct OutboxShared<T> {
+    /// Whether `queue` holds an item: set and cleared under its lock, read without it, so
+    /// the state machine's many drains that find nothing (a client pumps about a dozen per
+    /// exchange) take no lock.
+    queued: AtomicBool,
+    queue: Mutex<OutboxInner<T>>,
 }
 
 struct OutboxInner<T> {
@@ -65,7 +73,7 @@ impl<T> Clone for Outbox<T> {
 
 impl<T> fmt::Debug for Outbox<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let inner = lock(&self.inner);
+        let inner = lock(&self.inner.queue);
         f.debug_struct("Outbox")
             .field("len", &inner.items.len())
             .field("capacity", &inner.capacity)
@@ -78,29 +86,33 @@ impl<T> Outbox<T> {
     /// An empty outbox holding at most `capacity` optional items.
     pub fn new(capacity: usize) -> Self {
         Outbox {
-            inner: Arc::new(Mutex::new(OutboxInner {
-                items: VecDeque::new(),
-                capacity,
-                dropped: 0,
-                wake: None,
-            })),
+            inner: Arc::new(OutboxShared {
+                queued: AtomicBool::new(false),
+                queue: Mutex::new(OutboxInner {
+                    items: VecDeque::new(),
+                    capacity,
+                    dropped: 0,
+                    wake: None,
+                }),
+            }),
         }
     }
 
     /// Sets the hook called after every push (the driver's "run your loop once" signal).
     pub fn set_wake_hook(&self, hook: WakeHook) {
-        lock(&self.inner).wake = Some(hook);
+        lock(&self.inner.queue).wake = Some(hook);
     }
 
     /// Pushes an optional item (progress, log, notification); `false` and counted when full.
     pub fn push(&self, item: T) -> bool {
         let wake = {
-            let mut inner = lock(&self.inner);
+            let mut inner = lock(&self.inner.queue);
             if inner.items.len() >= inner.capacity {
                 inner.dropped += 1;
                 return false;
             }
             inner.items.push_back(item);
+            self.inner.queued.store(true, Ordering::Release);
             inner.wake.clone()
         };
         if let Some(wake) = wake {
@@ -112,8 +124,9 @@ impl<T> Outbox<T> {
     /// Pushes an item that must not be lost (a handler's one reply); never refused.
     pub fn push_required(&self, item: T) {
         let wake = {
-            let mut inner = lock(&self.inner);
+            let mut inner = lock(&self.inner.queue);
             inner.items.push_back(item);
+            self.inner.queued.store(true, Ordering::Release);
             inner.wake.clone()
         };
         if let Some(wake) = wake {
@@ -123,18 +136,22 @@ impl<T> Outbox<T> {
 
     /// Takes every queued item, oldest first.
     pub fn drain(&self) -> VecDeque<T> {
-        std::mem::take(&mut lock(&self.inner).items)
+        let mut inner = lock(&self.inner.queue);
+        self.inner.queued.store(false, Ordering::Release);
+        std::mem::take(&mut inner.items)
     }
 
     /// Moves every queued item, oldest first, to the end of `into`. When `into` is empty the
     /// two queues swap storage: a driver that drains into one queue it keeps (and empties)
     /// hands the outbox back a grown buffer, so a push allocates nothing once both have grown.
     pub fn drain_into(&self, into: &mut VecDeque<T>) {
-        let mut inner = lock(&self.inner);
-        if inner.items.is_empty() {
-            // Most calls find nothing: keep each side's storage where it is.
+        // A push from another thread that this misses calls the wake hook after it, so the
+        // driver drains again.
+        if !self.inner.queued.load(Ordering::Acquire) {
             return;
         }
+        let mut inner = lock(&self.inner.queue);
+        self.inner.queued.store(false, Ordering::Release);
         if into.is_empty() {
             std::mem::swap(&mut inner.items, into);
         } else {
@@ -144,12 +161,12 @@ impl<T> Outbox<T> {
 
     /// Whether nothing is queued.
     pub fn is_empty(&self) -> bool {
-        lock(&self.inner).items.is_empty()
+        !self.inner.queued.load(Ordering::Acquire)
     }
 
     /// Optional items refused because the outbox was full.
     pub fn dropped(&self) -> u64 {
-        lock(&self.inner).dropped
+        lock(&self.inner.queue).dropped
     }
 }
 
@@ -435,7 +452,7 @@ mod tests {
         assert_eq!(into, [1, 2]);
         assert!(outbox.is_empty());
         // The outbox now holds the caller's buffer: pushes up to its capacity reuse it.
-        assert!(lock(&outbox.inner).items.capacity() >= grown);
+        assert!(lock(&outbox.inner.queue).items.capacity() >= grown);
         outbox.push_required(3);
         outbox.drain_into(&mut into);
         assert_eq!(into, [1, 2, 3]);
