@@ -11,7 +11,9 @@
 //!
 //! An optional fifth argument `idle` (ours only) first opens that many other sessions that
 //! stay idle, each by one `initialize` on a connection of its own: what an exchange costs
-//! when the endpoint holds many sessions.
+//! when the endpoint holds many sessions. With `IDLE_GET=1` in the environment each idle
+//! session also holds its standalone GET stream open, as SDK clients do: what an exchange
+//! costs when the server has many parked response bodies.
 
 #[cfg(feature = "http")]
 fn main() {
@@ -42,8 +44,14 @@ fn main() {
     let elapsed = match side.as_str() {
         "ours" => {
             let server = ours::spawn_server();
-            (0..idle).for_each(|_| open_idle_session(server.url()));
-            ours::sample(&server, call, n, rounds)
+            let with_get = std::env::var("IDLE_GET").is_ok_and(|v| v == "1");
+            // Held open until the sample is taken.
+            let streams: Vec<_> = (0..idle)
+                .filter_map(|_| open_idle_session(server.url(), with_get))
+                .collect();
+            let elapsed = ours::sample(&server, call, n, rounds);
+            drop(streams);
+            elapsed
         }
         "floor" => floor::sample(&floor::spawn_server(), &floor::body(call), n, rounds),
         other => panic!("unknown side {other}"),
@@ -52,27 +60,61 @@ fn main() {
 }
 
 /// One `initialize` POST to `url` (`http://HOST:PORT/PATH`) on a fresh connection; the
-/// session it opens is left idle.
+/// session it opens is left idle. With `with_get`, the session's `initialized` notification
+/// and a standalone GET stream follow; the stream's connection is returned, to hold open.
 #[cfg(feature = "http")]
-fn open_idle_session(url: &str) {
-    use std::io::{Read, Write};
+fn open_idle_session(url: &str, with_get: bool) -> Option<std::net::TcpStream> {
+    use std::io::{BufRead, BufReader, Write};
 
     let rest = url.strip_prefix("http://").expect("http url");
     let (host, path) = rest.split_at(rest.find('/').expect("path"));
-    let body = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"idle","version":"0"}}}"#;
-    let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {host}\r\nAccept: application/json, text/event-stream\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
+    let post = |session: &str, body: &str| {
+        let request = format!(
+            "POST {path} HTTP/1.1\r\nHost: {host}\r\nAccept: application/json, text/event-stream\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{session}\r\n{body}",
+            body.len()
+        );
+        let mut conn = std::net::TcpStream::connect(host).expect("connect");
+        conn.write_all(request.as_bytes()).expect("send");
+        let mut answer = String::new();
+        std::io::Read::read_to_string(&mut conn, &mut answer).expect("answer");
+        answer
+    };
+    let answer = post(
+        "",
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"idle","version":"0"}}}"#,
     );
-    let mut conn = std::net::TcpStream::connect(host).expect("connect");
-    conn.write_all(request.as_bytes()).expect("send");
-    let mut answer = String::new();
-    conn.read_to_string(&mut answer).expect("answer");
+    let session = answer
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session: {answer}"));
+    if !with_get {
+        return None;
+    }
+    let headers = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
+    let accepted = post(
+        &headers,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
     assert!(
-        answer.to_ascii_lowercase().contains("mcp-session-id"),
-        "no session: {answer}"
+        accepted.starts_with("HTTP/1.1 202"),
+        "initialized: {accepted}"
     );
+    let mut stream = std::net::TcpStream::connect(host).expect("connect");
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n{headers}\r\n"
+    );
+    stream.write_all(request.as_bytes()).expect("send");
+    let mut status = String::new();
+    BufReader::new(&stream)
+        .read_line(&mut status)
+        .expect("GET status");
+    assert!(status.starts_with("HTTP/1.1 200"), "GET: {status}");
+    Some(stream)
 }
 
 #[cfg(not(feature = "http"))]
