@@ -450,6 +450,55 @@ fn a_stream_is_quiet_until_its_session_has_something_for_it() {
     );
 }
 
+/// After an input the endpoint lists the response streams whose output can have changed,
+/// and only those: the attached streams of the session it touched (not another session's),
+/// a GET's replaced connection, a deleted session's connections. Each call drains the list.
+#[test]
+fn touched_streams_list_what_an_input_can_have_changed() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let a = rig.open("2025-11-25");
+    let b = rig.open("2025-11-25");
+    let stream_of = |resp: &HttpResponse| match resp.body {
+        Body::Stream(id) => id,
+        _ => panic!("GET is a stream"),
+    };
+    let get_a = rig.get(&a, None);
+    let get_b = rig.get(&b, None);
+    let (a1, b1) = (stream_of(&get_a), stream_of(&get_b));
+    let _ = rig.drain(&get_a.body);
+    let _ = rig.drain(&get_b.body);
+    let mut out = Vec::new();
+    assert!(rig.ep.touched_streams(&mut out));
+    assert!(out.contains(&a1) && out.contains(&b1), "{out:?}");
+    out.clear();
+    assert!(rig.ep.touched_streams(&mut out));
+    assert!(out.is_empty(), "drained: {out:?}");
+    // A request of session A touches A's streams only.
+    let answered = rig.post(Some(&a), call(1, "echo"));
+    assert_eq!(json_body(&answered)["result"]["content"][0]["text"], "hi");
+    assert!(rig.ep.touched_streams(&mut out));
+    assert!(out.contains(&a1) && !out.contains(&b1), "{out:?}");
+    out.clear();
+    // A second GET on B: the replaced connection is listed, to be polled to its end.
+    let again_b = rig.get(&b, None);
+    let b2 = stream_of(&again_b);
+    assert!(rig.ep.touched_streams(&mut out));
+    assert!(
+        out.contains(&b1) && out.contains(&b2) && !out.contains(&a1),
+        "{out:?}"
+    );
+    out.clear();
+    // Deleting A lists its connection: its body ends at its next poll.
+    let del = HttpRequestHead::new(HttpMethod::Delete, "/mcp").header("Mcp-Session-Id", a.as_str());
+    assert_eq!(rig.send(&del, Value::Null).status, 200);
+    assert!(rig.ep.touched_streams(&mut out));
+    assert!(out.contains(&a1) && !out.contains(&b2), "{out:?}");
+    assert!(
+        rig.drain(&get_a.body).1,
+        "the deleted session's stream ends"
+    );
+}
+
 #[test]
 fn get_is_405_when_configured_off() {
     let mut rig = Rig::new(EndpointConfig {

@@ -45,8 +45,16 @@ pub struct Endpoint<M> {
     /// Jobs that outlive their stateless exchange (a task's handler keeps running after the
     /// `CreateTaskResult` answered the request), for the driver.
     pub(super) detached_jobs: std::collections::VecDeque<Job>,
+    /// Connections of removed sessions since the driver last asked (see
+    /// [`Endpoint::touched_streams`]), at most [`MAX_RELEASED`].
+    released: Vec<StreamId>,
+    /// More than [`MAX_RELEASED`] were released between two asks: the list is incomplete.
+    released_lost: bool,
     stats: EndpointStats,
 }
+
+/// Connections of removed sessions the endpoint remembers between two asks of the driver.
+const MAX_RELEASED: usize = 4096;
 
 impl<M: Machine> Endpoint<M> {
     /// An endpoint whose sessions are built by `factory(now)`.
@@ -60,6 +68,8 @@ impl<M: Machine> Endpoint<M> {
             next_exchange: 0,
             listeners: Vec::new(),
             detached_jobs: std::collections::VecDeque::new(),
+            released: Vec::new(),
+            released_lost: false,
             stats: EndpointStats::default(),
         }
     }
@@ -304,6 +314,33 @@ impl<M: Machine> Endpoint<M> {
             && session.machine.is_quiet()
     }
 
+    /// Appends to `out` the response streams whose output can have changed through the
+    /// endpoint since the last call: the streams attached to a session it touched (a
+    /// request, a timer, a body's pull, a listen event), and the connections that stopped
+    /// serving a stream (replaced by a newer GET or resume, cut loose, their session ended),
+    /// whose bodies must be polled once more to end. A driver holding many response bodies
+    /// open looks, after an input, at these (asking [`Endpoint::stream_quiet`] of each)
+    /// instead of at every open body: the cost follows the sessions an input touched, not the
+    /// streams held open.
+    ///
+    /// Returns `false` when the list is incomplete (more releases between two calls than the
+    /// endpoint keeps): the driver then checks every body it holds.
+    ///
+    /// A machine can also get output from outside the endpoint: a handler job finishing on
+    /// the driver's executor, or a handle on another thread, pushes to its outbox and calls
+    /// the wake hook. No session is touched then, so after a wake-up the driver checks every
+    /// body it holds.
+    pub fn touched_streams(&mut self, out: &mut Vec<StreamId>) -> bool {
+        out.append(&mut self.released);
+        let mut complete = !std::mem::take(&mut self.released_lost);
+        self.sessions.drain_touched(|session| {
+            out.extend(session.streams.values().filter_map(|stream| stream.conn));
+            out.append(&mut session.released);
+            complete &= !std::mem::take(&mut session.released_lost);
+        });
+        complete
+    }
+
     fn pull_stream(&mut self, conn: StreamId, buf: &mut Vec<u8>) -> Option<StreamChunk> {
         let Some((sid, key)) = self.conns.get(&conn).cloned() else {
             return Some(StreamChunk::End);
@@ -386,6 +423,9 @@ impl<M: Machine> Endpoint<M> {
                 }
             }
         }
+        // A body still parked on it (a stream ended early by `close_stream`) must be polled
+        // once more to end.
+        session.release(conn);
         if sid.starts_with('#') && !session.has_attached() {
             self.sessions.remove(&sid);
         }
@@ -450,7 +490,20 @@ impl<M: Machine> Endpoint<M> {
         if let Some(mut s) = self.sessions.remove(sid) {
             s.machine.close(now);
         }
-        self.conns.retain(|_, (owner, _)| owner != sid);
+        let released = &mut self.released;
+        let lost = &mut self.released_lost;
+        self.conns.retain(|&conn, (owner, _)| {
+            if owner != sid {
+                return true;
+            }
+            // Its body ends at its next poll, which the driver must make happen.
+            if released.len() < MAX_RELEASED {
+                released.push(conn);
+            } else {
+                *lost = true;
+            }
+            false
+        });
     }
 
     fn create_session(&mut self, now: Instant, random: [u8; 16]) -> Option<String> {

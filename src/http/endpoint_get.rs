@@ -148,11 +148,17 @@ fn resume<M: Machine>(session: &mut SessionState<M>, key: u64, conn: StreamId, e
         s.finished = key != STANDALONE;
         s
     });
-    stream.conn = Some(conn);
+    let replaced = stream.conn.replace(conn).filter(|&old| old != conn);
     stream.close_requested = false;
     stream.queue = events.into();
     if key == STANDALONE {
         stream.mode = Mode::Sse;
+    }
+    // A resume replaces the connection the stream had: that body ends at its next poll.
+    if let Some(old) = replaced {
+        session.release(old);
+    }
+    if key == STANDALONE {
         session.flush_held();
     }
 }

@@ -6,7 +6,8 @@
 //! queued a job. [`SessionTable::flush`] re-files the dirty sessions under their new
 //! deadlines; until then [`SessionTable::next_deadline`] computes theirs afresh, so its
 //! answer is always exact. Sessions marked since their last `poll_job` that returned `None`
-//! are the only ones asked for jobs.
+//! are the only ones asked for jobs, and sessions marked since the driver last asked are the
+//! only ones whose response streams [`SessionTable::drain_touched`] visits.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::time::{Duration, Instant};
@@ -27,6 +28,8 @@ struct Entry<M> {
     dirty: bool,
     /// In `job_candidates`: touched since its machine last had no job.
     job_candidate: bool,
+    /// In `touched`: touched since the driver last asked which streams may have output.
+    touched: bool,
 }
 
 /// Sessions (and in-flight stateless exchanges, whose ids start with `#`) by id.
@@ -39,6 +42,8 @@ pub(super) struct SessionTable<M> {
     dirty: Vec<u64>,
     /// Touched since their machine last had no job; at most one per entry.
     job_candidates: VecDeque<u64>,
+    /// Touched since [`SessionTable::drain_touched`] last ran; at most one per entry.
+    touched: Vec<u64>,
     next_serial: u64,
     /// Sessions proper (ids not starting with `#`), for the session cap.
     live: usize,
@@ -54,6 +59,7 @@ impl<M: Machine> SessionTable<M> {
             deadlines: BTreeSet::new(),
             dirty: Vec::new(),
             job_candidates: VecDeque::new(),
+            touched: Vec::new(),
             next_serial: 0,
             live: 0,
             idle_timeout,
@@ -83,7 +89,12 @@ impl<M: Machine> SessionTable<M> {
     /// Session `id`, marked dirty and a job candidate.
     pub(super) fn get_mut(&mut self, id: &str) -> Option<&mut SessionState<M>> {
         let entry = self.entries.get_mut(id)?;
-        mark(entry, &mut self.dirty, &mut self.job_candidates);
+        mark(
+            entry,
+            &mut self.dirty,
+            &mut self.job_candidates,
+            &mut self.touched,
+        );
         Some(&mut entry.state)
     }
 
@@ -97,8 +108,14 @@ impl<M: Machine> SessionTable<M> {
             filed: None,
             dirty: false,
             job_candidate: false,
+            touched: false,
         };
-        mark(&mut entry, &mut self.dirty, &mut self.job_candidates);
+        mark(
+            &mut entry,
+            &mut self.dirty,
+            &mut self.job_candidates,
+            &mut self.touched,
+        );
         let live = !id.starts_with('#');
         self.ids.insert(serial, id.clone());
         if let Some(old) = self.entries.insert(id, entry) {
@@ -130,6 +147,25 @@ impl<M: Machine> SessionTable<M> {
         }
         if entry.job_candidate {
             self.job_candidates.retain(|&s| s != entry.serial);
+        }
+        if entry.touched {
+            self.touched.retain(|&s| s != entry.serial);
+        }
+    }
+
+    /// Visits every session touched since the last call (a request, a timer, a body's pull,
+    /// a listen event: any mutable access), once each, and clears the marks.
+    pub(super) fn drain_touched(&mut self, mut visit: impl FnMut(&mut SessionState<M>)) {
+        for serial in self.touched.drain(..) {
+            let Some(entry) = self
+                .ids
+                .get(&serial)
+                .and_then(|id| self.entries.get_mut(id))
+            else {
+                continue;
+            };
+            entry.touched = false;
+            visit(&mut entry.state);
         }
     }
 
@@ -218,8 +254,14 @@ impl<M: Machine> SessionTable<M> {
     }
 }
 
-/// Marks `entry` as touched: to be re-filed, and to be asked for jobs.
-fn mark<M>(entry: &mut Entry<M>, dirty: &mut Vec<u64>, job_candidates: &mut VecDeque<u64>) {
+/// Marks `entry` as touched: to be re-filed, to be asked for jobs, and to have its streams
+/// looked at.
+fn mark<M>(
+    entry: &mut Entry<M>,
+    dirty: &mut Vec<u64>,
+    job_candidates: &mut VecDeque<u64>,
+    touched: &mut Vec<u64>,
+) {
     if !entry.dirty {
         entry.dirty = true;
         dirty.push(entry.serial);
@@ -227,6 +269,10 @@ fn mark<M>(entry: &mut Entry<M>, dirty: &mut Vec<u64>, job_candidates: &mut VecD
     if !entry.job_candidate {
         entry.job_candidate = true;
         job_candidates.push_back(entry.serial);
+    }
+    if !entry.touched {
+        entry.touched = true;
+        touched.push(entry.serial);
     }
 }
 

@@ -143,7 +143,16 @@ pub(crate) struct SessionState<M> {
     /// The machine encodes each message here; a message that fits is copied out at its
     /// exact size, so the buffer's growth is paid once per session, not once per message.
     scratch: Vec<u8>,
+    /// Connections that stopped being attached to a stream of this session (replaced by a
+    /// newer GET or resume, cut loose as too slow, detached) since the driver last asked:
+    /// their bodies must be woken to end (see `Endpoint::touched_streams`).
+    pub(crate) released: Vec<StreamId>,
+    /// More than [`MAX_RELEASED`] were released between two asks: the list is incomplete.
+    pub(crate) released_lost: bool,
 }
+
+/// Released connections a session remembers between two asks of the driver.
+const MAX_RELEASED: usize = 64;
 
 impl<M: Machine> SessionState<M> {
     pub(crate) fn new(machine: M, now: Instant, replay_budget: usize, retry_ms: u64) -> Self {
@@ -159,6 +168,18 @@ impl<M: Machine> SessionState<M> {
             dropped: 0,
             retry_ms,
             scratch: Vec::new(),
+            released: Vec::new(),
+            released_lost: false,
+        }
+    }
+
+    /// Notes that `conn` no longer serves a stream of this session (its body ends at its
+    /// next poll, which the driver must make happen).
+    pub(crate) fn release(&mut self, conn: StreamId) {
+        if self.released.len() < MAX_RELEASED {
+            self.released.push(conn);
+        } else {
+            self.released_lost = true;
         }
     }
 
@@ -331,16 +352,20 @@ impl<M: Machine> SessionState<M> {
 
     fn deliver(&mut self, key: u64, (id, event): (EventId, Bytes)) {
         self.replay.push(id, event.clone());
+        let mut cut = None;
         if let Some(stream) = self.streams.get_mut(&key) {
             if stream.conn.is_some() && !stream.close_requested {
                 if stream.queue.len() < MAX_QUEUED {
                     stream.queue.push_back(event);
                 } else {
                     // The reader is too slow: cut it loose; it resumes from the replay buffer.
-                    stream.conn = None;
+                    cut = stream.conn.take();
                     stream.queue.clear();
                 }
             }
+        }
+        if let Some(conn) = cut {
+            self.release(conn);
         }
     }
 
@@ -371,8 +396,11 @@ impl<M: Machine> SessionState<M> {
             .streams
             .entry(STANDALONE)
             .or_insert_with(|| LogicalStream::new(Mode::Undecided, 0));
-        stream.conn = Some(conn);
+        let replaced = stream.conn.replace(conn).filter(|&old| old != conn);
         stream.queue.clear();
+        if let Some(old) = replaced {
+            self.release(old);
+        }
         self.start_sse(STANDALONE);
         self.flush_held();
     }

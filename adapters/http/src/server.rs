@@ -385,6 +385,9 @@ async fn drive(shared: Shared, kick: Receiver<()>, stop: Receiver<()>) {
         };
         let now = Instant::now();
         shared.with(|core| {
+            // A kick comes from a machine woken from outside the endpoint (see the shared
+            // module's header); a timer may touch sessions too. Either way: every body.
+            core.check_every = true;
             if fired {
                 core.armed = None;
             }

@@ -408,6 +408,43 @@ fn an_idle_get_stream_gets_the_servers_message_after_other_requests() {
     assert_eq!(report.abandoned_connections, 0, "{report:?}");
 }
 
+/// The server wakes only the bodies of the sessions an input touched, yet a body whose
+/// stream the endpoint let go of ends at once with no request of its own: a GET stream
+/// replaced by a newer GET, and a session's GET stream when another connection deletes the
+/// session. Meanwhile another session's idle GET stream stays open and still gets its own
+/// server message.
+#[test]
+fn replaced_and_deleted_sessions_streams_end_while_another_stays_open() {
+    let mut server = Running::start(HttpServerOptions::default());
+    let mut conn = server.connect();
+    let first = conn.open_session();
+    let second = conn.open_session();
+    let listen = |sid: &str| {
+        let mut listen = server.connect();
+        let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", sid)];
+        listen.send("GET", "/mcp", &headers, "");
+        assert_eq!(listen.head().status, 200);
+        let priming = listen.chunk().expect("priming event");
+        assert!(priming.starts_with("id: "), "{priming}");
+        listen
+    };
+    let mut replaced = listen(&first);
+    let mut other = listen(&second);
+    let mut current = listen(&first);
+    assert_eq!(replaced.chunk(), None, "the replaced GET stream ends");
+    conn.send("DELETE", "/mcp", &[("Mcp-Session-Id", first.as_str())], "");
+    assert_eq!(conn.reply().status, 200);
+    assert_eq!(current.chunk(), None, "the deleted session's stream ends");
+    let reply = conn.post(Some(&second), &call(1, "grow"));
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "grew");
+    let mut seen = String::new();
+    while !seen.contains("notifications/tools/list_changed") {
+        seen.push_str(&other.chunk().expect("the other GET stream ended"));
+    }
+    let report = server.shutdown();
+    assert_eq!(report.abandoned_connections, 0, "{report:?}");
+}
+
 #[test]
 fn status_codes_come_through_the_sockets() {
     let options = HttpServerOptions {

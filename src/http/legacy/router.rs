@@ -189,6 +189,22 @@ impl<M: Machine> Router<M> {
         }
     }
 
+    /// Appends the Streamable HTTP response streams whose output can have changed since the
+    /// last call; `false` when the list is incomplete (see [`Endpoint::touched_streams`]).
+    /// The legacy transport's streams are never listed: [`Router::stream_tracked`] says which
+    /// streams this covers.
+    pub fn touched_streams(&mut self, out: &mut Vec<StreamId>) -> bool {
+        self.streamable.touched_streams(out)
+    }
+
+    /// Whether [`Router::touched_streams`] reports the changes of response `conn`: `true`
+    /// for the Streamable HTTP endpoint's streams, `false` for the legacy transport's, which
+    /// a driver checks after every input.
+    #[must_use]
+    pub fn stream_tracked(&self, conn: StreamId) -> bool {
+        matches!(Self::stream_route(conn), Route::Streamable)
+    }
+
     /// Announces a list change or resource update to every open 2026-07-28 listen stream
     /// (see [`Endpoint::announce_listen_event`]; the legacy transport has none).
     pub fn announce_listen_event(&mut self, event: &crate::app::server::ListenEvent) -> usize {

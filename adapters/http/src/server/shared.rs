@@ -3,8 +3,15 @@
 //!
 //! Invariant that keeps bodies from missing data: every event that can make the machines
 //! produce output (a request, a timer, a job's wake-up) is followed by [`Shared::settle`],
-//! which starts the jobs it created and wakes every waiting body. A body's own poll only moves
-//! output that such an event already produced.
+//! which starts the jobs it created and wakes every waiting body that may have output now. A
+//! body's own poll only moves output that such an event already produced.
+//!
+//! Which bodies `settle` looks at: after an input through the endpoint (a request, a body's
+//! pull, a listen event), the ones on the streams of the sessions that input touched
+//! (`Router::touched_streams`), so a request costs the same with ten or ten thousand GET
+//! streams held open; after a wake-up from outside the endpoint (a handler job finishing, a
+//! handle on another thread) or a timer, every body, since no session was touched then; the
+//! legacy transport's bodies, which the endpoint does not track, every time.
 //!
 //! A job is first polled once right there, on the task that settles (usually the connection
 //! task of the request): most handlers answer without waiting (a sync tool, a completion), and
@@ -28,8 +35,17 @@ use smol::LocalExecutor;
 pub(crate) struct Core {
     /// Both transports' endpoints behind the core router (Streamable HTTP, legacy HTTP+SSE).
     pub(crate) endpoint: Router<Server>,
-    /// Bodies waiting for bytes, woken (and forgotten) by `settle` once they may have some.
+    /// Bodies waiting for bytes whose changes the endpoint tracks (`Router::stream_tracked`),
+    /// woken (and forgotten) by `settle` once they may have some.
     wakers: HashMap<StreamId, Waker>,
+    /// Bodies waiting for bytes whose changes the endpoint does not track (the legacy
+    /// transport's): woken by every `settle`.
+    untracked: HashMap<StreamId, Waker>,
+    /// Set after a wake-up from outside the endpoint: the next `settle` checks every body,
+    /// not only the touched sessions' ones.
+    pub(crate) check_every: bool,
+    /// The touched sessions' streams, reused between settles.
+    touched: Vec<StreamId>,
     /// Shutting down: bodies end at their next poll.
     pub(crate) closing: bool,
     /// The deadline the driver's timer is armed for (`None`: not armed). `settle` kicks the
@@ -58,6 +74,9 @@ impl Shared {
             core: Rc::new(RefCell::new(Core {
                 endpoint,
                 wakers: HashMap::new(),
+                untracked: HashMap::new(),
+                check_every: false,
+                touched: Vec::new(),
                 closing: false,
                 armed: None,
             })),
@@ -136,42 +155,63 @@ impl Shared {
 
 impl Core {
     /// The wakers of the waiting bodies that may have bytes or an end to pull now, taken out
-    /// of the table. A body whose stream the endpoint reports quiet (a session's idle GET
+    /// of the tables. A body whose stream the endpoint reports quiet (a session's idle GET
     /// stream while its POSTs are answered) stays parked: waking it would only run its
-    /// connection task to find nothing, once per request, for every open stream.
+    /// connection task to find nothing. Only the touched sessions' bodies are asked, unless
+    /// `check_every` is set (see the module header).
     fn ready_bodies(&mut self) -> Vec<Waker> {
         let Core {
             wakers,
+            untracked,
             endpoint,
             closing,
+            check_every,
+            touched,
             ..
         } = self;
+        // The touched list is drained every time, so it never holds more than one entry per
+        // session.
+        touched.clear();
+        let complete = endpoint.touched_streams(touched);
+        let every = std::mem::take(check_every) || !complete;
+        let mut ready: Vec<Waker> = untracked.drain().map(|(_, waker)| waker).collect();
         // Most requests answer in full at once: no body waits, nothing to collect.
         if wakers.is_empty() {
-            return Vec::new();
+            return ready;
         }
         if *closing {
             // Shutting down: every body ends at its next poll.
-            return wakers.drain().map(|(_, waker)| waker).collect();
-        }
-        let mut ready = Vec::new();
-        wakers.retain(|&id, waker| {
-            if endpoint.stream_quiet(id) {
-                return true;
+            ready.extend(wakers.drain().map(|(_, waker)| waker));
+        } else if every {
+            wakers.retain(|&id, waker| {
+                if endpoint.stream_quiet(id) {
+                    return true;
+                }
+                ready.push(waker.clone());
+                false
+            });
+        } else {
+            for id in touched.iter() {
+                if wakers.contains_key(id) && !endpoint.stream_quiet(*id) {
+                    ready.extend(wakers.remove(id));
+                }
             }
-            ready.push(waker.clone());
-            false
-        });
+        }
         ready
     }
 
     /// Body `id` waits for bytes.
     pub(crate) fn park(&mut self, id: StreamId, waker: &Waker) {
-        self.wakers.insert(id, waker.clone());
+        if self.endpoint.stream_tracked(id) {
+            self.wakers.insert(id, waker.clone());
+        } else {
+            self.untracked.insert(id, waker.clone());
+        }
     }
 
     /// Body `id` is gone.
     pub(crate) fn forget(&mut self, id: StreamId) {
         self.wakers.remove(&id);
+        self.untracked.remove(&id);
     }
 }
