@@ -127,6 +127,8 @@ pub struct HttpWorld {
     conns: HashMap<StreamId, Conn>,
     report: Report,
     buf: Vec<u8>,
+    /// What `Endpoint::touched_streams` listed before the last pull of every body.
+    touched: Vec<StreamId>,
     /// A deliberate bug (see [`Sabotage`]).
     pub sabotage: Sabotage,
 }
@@ -152,6 +154,7 @@ impl HttpWorld {
             conns: HashMap::new(),
             report: Report::default(),
             buf: Vec::new(),
+            touched: Vec::new(),
             sabotage: Sabotage::None,
         };
         world::handshake(world.client_side());
@@ -209,15 +212,27 @@ impl HttpWorld {
     }
 
     /// Pulls every open response body; chunks of one connection keep their order.
-    fn pull_streams(&mut self) -> bool {
+    ///
+    /// Checks what a driver waking only the listed bodies relies on: a body that had nothing
+    /// at its last pull and has something now (bytes or its end) is on a stream the endpoint
+    /// listed in `touched_streams` since (this world's machines change only through the
+    /// endpoint: no jobs, no handles).
+    fn pull_streams(&mut self) -> Result<bool, String> {
         let mut any = false;
+        self.touched.clear();
+        let complete = self.ep.touched_streams(&mut self.touched);
         let conns: Vec<StreamId> = self.pulling.keys().copied().collect();
         for conn in conns {
-            for _ in 0..10_000 {
+            for pull in 0..10_000 {
                 self.buf.clear();
                 let Some(chunk) = self.ep.poll_stream(conn, &mut self.buf) else {
                     break;
                 };
+                if pull == 0 && complete && !self.touched.contains(&conn) {
+                    return Err(format!(
+                        "stream {conn:?} had {chunk:?} for its body, but the endpoint did not list it"
+                    ));
+                }
                 any = true;
                 let last = self.pulling[&conn];
                 let at = last.max(self.now + self.wire_delay());
@@ -235,7 +250,7 @@ impl HttpWorld {
                 }
             }
         }
-        any
+        Ok(any)
     }
 
     fn on_head(
@@ -551,7 +566,7 @@ impl World for HttpWorld {
                 Arrival::End { conn } => self.on_end(conn)?,
             }
         }
-        progressed |= self.pull_streams();
+        progressed |= self.pull_streams()?;
         progressed |= self.drain_client()?;
         if self.client.state() == State::Closed {
             // The handshake failed (its answer was lost in a restart and it timed out): a
