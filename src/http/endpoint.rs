@@ -12,7 +12,7 @@ use super::headers::accepts_json_and_sse;
 use super::machine::Machine;
 use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
 use super::session_table::SessionTable;
-use super::streams::{LogicalStream, Mode, SessionState, StreamChunk};
+use super::streams::{LogicalStream, Mode, Released, SessionState, StreamChunk};
 use crate::session::idhash::IdMap;
 #[cfg(test)]
 #[path = "endpoint_deadline_tests.rs"]
@@ -46,15 +46,10 @@ pub struct Endpoint<M> {
     /// `CreateTaskResult` answered the request), for the driver.
     pub(super) detached_jobs: std::collections::VecDeque<Job>,
     /// Connections of removed sessions since the driver last asked (see
-    /// [`Endpoint::touched_streams`]), at most [`MAX_RELEASED`].
-    released: Vec<StreamId>,
-    /// More than [`MAX_RELEASED`] were released between two asks: the list is incomplete.
-    released_lost: bool,
+    /// [`Endpoint::touched_streams`]).
+    released: Released<4096>,
     stats: EndpointStats,
 }
-
-/// Connections of removed sessions the endpoint remembers between two asks of the driver.
-const MAX_RELEASED: usize = 4096;
 
 impl<M: Machine> Endpoint<M> {
     /// An endpoint whose sessions are built by `factory(now)`.
@@ -68,8 +63,7 @@ impl<M: Machine> Endpoint<M> {
             next_exchange: 0,
             listeners: Vec::new(),
             detached_jobs: std::collections::VecDeque::new(),
-            released: Vec::new(),
-            released_lost: false,
+            released: Released::default(),
             stats: EndpointStats::default(),
         }
     }
@@ -331,12 +325,10 @@ impl<M: Machine> Endpoint<M> {
     /// the wake hook. No session is touched then, so after a wake-up the driver checks every
     /// body it holds.
     pub fn touched_streams(&mut self, out: &mut Vec<StreamId>) -> bool {
-        out.append(&mut self.released);
-        let mut complete = !std::mem::take(&mut self.released_lost);
+        let mut complete = self.released.drain_into(out);
         self.sessions.drain_touched(|session| {
             out.extend(session.streams.values().filter_map(|stream| stream.conn));
-            out.append(&mut session.released);
-            complete &= !std::mem::take(&mut session.released_lost);
+            complete &= session.released.drain_into(out);
         });
         complete
     }
@@ -491,17 +483,12 @@ impl<M: Machine> Endpoint<M> {
             s.machine.close(now);
         }
         let released = &mut self.released;
-        let lost = &mut self.released_lost;
         self.conns.retain(|&conn, (owner, _)| {
             if owner != sid {
                 return true;
             }
             // Its body ends at its next poll, which the driver must make happen.
-            if released.len() < MAX_RELEASED {
-                released.push(conn);
-            } else {
-                *lost = true;
-            }
+            released.push(conn);
             false
         });
     }

@@ -146,13 +146,33 @@ pub(crate) struct SessionState<M> {
     /// Connections that stopped being attached to a stream of this session (replaced by a
     /// newer GET or resume, cut loose as too slow, detached) since the driver last asked:
     /// their bodies must be woken to end (see `Endpoint::touched_streams`).
-    pub(crate) released: Vec<StreamId>,
-    /// More than [`MAX_RELEASED`] were released between two asks: the list is incomplete.
-    pub(crate) released_lost: bool,
+    pub(crate) released: Released<64>,
 }
 
-/// Released connections a session remembers between two asks of the driver.
-const MAX_RELEASED: usize = 64;
+/// Connections let go of since the driver last asked (see `Endpoint::touched_streams`):
+/// at most `MAX`; past that the list only says it is incomplete.
+#[derive(Debug, Default)]
+pub(crate) struct Released<const MAX: usize> {
+    conns: Vec<StreamId>,
+    lost: bool,
+}
+
+impl<const MAX: usize> Released<MAX> {
+    /// Notes that `conn` no longer serves its stream.
+    pub(crate) fn push(&mut self, conn: StreamId) {
+        if self.conns.len() < MAX {
+            self.conns.push(conn);
+        } else {
+            self.lost = true;
+        }
+    }
+
+    /// Moves the connections to `out`; `false` when some were not kept.
+    pub(crate) fn drain_into(&mut self, out: &mut Vec<StreamId>) -> bool {
+        out.append(&mut self.conns);
+        !std::mem::take(&mut self.lost)
+    }
+}
 
 impl<M: Machine> SessionState<M> {
     pub(crate) fn new(machine: M, now: Instant, replay_budget: usize, retry_ms: u64) -> Self {
@@ -168,19 +188,14 @@ impl<M: Machine> SessionState<M> {
             dropped: 0,
             retry_ms,
             scratch: Vec::new(),
-            released: Vec::new(),
-            released_lost: false,
+            released: Released::default(),
         }
     }
 
     /// Notes that `conn` no longer serves a stream of this session (its body ends at its
     /// next poll, which the driver must make happen).
     pub(crate) fn release(&mut self, conn: StreamId) {
-        if self.released.len() < MAX_RELEASED {
-            self.released.push(conn);
-        } else {
-            self.released_lost = true;
-        }
+        self.released.push(conn);
     }
 
     /// Whether this session speaks 2025-11-25 (priming events, early close allowed).
@@ -492,5 +507,26 @@ mod tests {
         }
         assert_eq!(raw.len(), 3);
         assert_eq!(raw.into_iter().collect::<Vec<_>>(), sent.to_vec());
+    }
+
+    /// The released list keeps at most its bound and then says it is incomplete, once; a
+    /// drain empties it.
+    #[test]
+    fn released_connections_are_bounded_and_say_when_some_were_lost() {
+        let mut released = Released::<2>::default();
+        released.push(StreamId(1));
+        released.push(StreamId(2));
+        let mut out = Vec::new();
+        assert!(released.drain_into(&mut out), "nothing lost yet");
+        assert_eq!(out, [StreamId(1), StreamId(2)]);
+        (3..6).for_each(|n| released.push(StreamId(n)));
+        out.clear();
+        assert!(
+            !released.drain_into(&mut out),
+            "one past the bound was lost"
+        );
+        assert_eq!(out, [StreamId(3), StreamId(4)]);
+        out.clear();
+        assert!(released.drain_into(&mut out) && out.is_empty(), "drained");
     }
 }
