@@ -136,9 +136,9 @@ impl<T> Outbox<T> {
 
     /// Takes every queued item, oldest first.
     pub fn drain(&self) -> VecDeque<T> {
-        let mut inner = lock(&self.inner.queue);
-        self.inner.queued.store(false, Ordering::Release);
-        std::mem::take(&mut inner.items)
+        let mut items = VecDeque::new();
+        self.drain_into(&mut items);
+        items
     }
 
     /// Moves every queued item, oldest first, to the end of `into`. When `into` is empty the

@@ -148,7 +148,7 @@ fn resume<M: Machine>(session: &mut SessionState<M>, key: u64, conn: StreamId, e
         s.finished = key != STANDALONE;
         s
     });
-    let replaced = stream.conn.replace(conn).filter(|&old| old != conn);
+    let replaced = stream.attach(conn);
     stream.close_requested = false;
     stream.queue = events.into();
     if key == STANDALONE {

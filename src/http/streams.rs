@@ -81,6 +81,12 @@ impl LogicalStream {
             close_requested: false,
         }
     }
+
+    /// Attaches `conn`; returns the other connection it replaces, whose body must be polled
+    /// once more to end (see [`SessionState::release`]).
+    pub(crate) fn attach(&mut self, conn: StreamId) -> Option<StreamId> {
+        self.conn.replace(conn).filter(|&old| old != conn)
+    }
 }
 
 /// The messages routed to a stream while its mode is undecided, in order. The first (for a
@@ -411,7 +417,7 @@ impl<M: Machine> SessionState<M> {
             .streams
             .entry(STANDALONE)
             .or_insert_with(|| LogicalStream::new(Mode::Undecided, 0));
-        let replaced = stream.conn.replace(conn).filter(|&old| old != conn);
+        let replaced = stream.attach(conn);
         stream.queue.clear();
         if let Some(old) = replaced {
             self.release(old);

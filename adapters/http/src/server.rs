@@ -8,11 +8,12 @@
 //! handed to the endpoint in batches (see `staging`: each task parks its request and yields
 //! once), so the code of each step stays in the instruction cache across a batch. Response
 //! bodies are pulled from [`Router::poll_stream`] only when hyper can write more
-//! (backpressure), and only those whose stream is not quiet (`Router::stream_quiet`) are
-//! woken after an event. They report [`Router::stream_closed`] when the client goes away.
-//! Session ids come from the OS random source. Every protocol decision (paths, status codes, sessions, SSE, resumption) is the
-//! core's; this module moves bytes and time and applies the optional bearer guard (the
-//! core's protected-resource decision, see [`BearerAuth::protect`]).
+//! (backpressure); after an event only those on a stream it can have changed
+//! (`Router::touched_streams`) and not quiet (`Router::stream_quiet`) are woken (see
+//! `shared`). They report [`Router::stream_closed`] when the client goes away. Session ids
+//! come from the OS random source. Every protocol decision (paths, status codes, sessions,
+//! SSE, resumption) is the core's; this module moves bytes and time and applies the optional
+//! bearer guard (the core's protected-resource decision, see [`BearerAuth::protect`]).
 //!
 //! [`Router`]: mcp_sansio::http::legacy::Router
 //! [`Router::poll_timeout`]: mcp_sansio::http::legacy::Router::poll_timeout
