@@ -451,7 +451,9 @@ fn base64_decoders_invert_the_encoders_and_refuse_malformed_text() {
     for bad in ["Zm9v+", "Z", "Zm9vY", "Zm8=", "-_8=", "Zh", "Zm9", "-_9"] {
         assert_eq!(base64url_decode(bad), None, "{bad}");
     }
-    for bad in ["Zm8", "Zg=", "Z===", "Zg==Zg==", "Zm-v", "Zm9v_A==", "Zh==", "Zm9="] {
+    for bad in [
+        "Zm8", "Zg=", "Z===", "Zg==Zg==", "Zm-v", "Zm9v_A==", "Zh==", "Zm9=",
+    ] {
         assert_eq!(base64_standard_decode(bad), None, "{bad}");
     }
 }

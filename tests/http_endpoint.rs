@@ -267,7 +267,8 @@ fn a_session_without_a_finished_handshake_expires_after_the_grace() {
         json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}),
     );
     assert_eq!(rig.ep.poll_timeout(), Some(start + Duration::from_secs(10)));
-    rig.ep.handle_timeout(start + Duration::from_secs(10) - Duration::from_millis(1));
+    rig.ep
+        .handle_timeout(start + Duration::from_secs(10) - Duration::from_millis(1));
     assert_eq!(rig.ep.session_count(), 2);
     rig.now = start + Duration::from_secs(10);
     rig.ep.handle_timeout(rig.now);

@@ -165,7 +165,10 @@ fn the_four_spellings_of_one_state_redeem_once() {
     let state = round["result"]["requestState"].as_str().unwrap().to_owned();
     let spellings = last_symbol_spellings(&state);
     assert_eq!(spellings.len(), 4);
-    assert!(spellings.contains(&state), "the canonical one is among them");
+    assert!(
+        spellings.contains(&state),
+        "the canonical one is among them"
+    );
     let mut paid = 0;
     for (n, spelling) in spellings.iter().enumerate() {
         let id = 10 + i64::try_from(n).unwrap();

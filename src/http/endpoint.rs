@@ -508,7 +508,10 @@ impl<M: Machine> Endpoint<M> {
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         let sessions = self.sessions.next_deadline();
-        sessions.into_iter().chain(self.exchanges.next_deadline()).min()
+        sessions
+            .into_iter()
+            .chain(self.exchanges.next_deadline())
+            .min()
     }
 
     /// A pending handler future of any session, for the driver to run. Only sessions touched

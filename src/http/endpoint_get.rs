@@ -114,7 +114,8 @@ impl<M: Machine> Endpoint<M> {
                 STANDALONE
             }
         };
-        self.conns.insert(conn, (Owner::Session(sid.to_owned()), key));
+        self.conns
+            .insert(conn, (Owner::Session(sid.to_owned()), key));
         let mut resp = HttpResponse::status(200)
             .with_header("Content-Type", SSE)
             .with_header("Cache-Control", "no-cache");

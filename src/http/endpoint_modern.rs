@@ -81,7 +81,8 @@ impl<M: Machine> Endpoint<M> {
         }
         let listen = request.method == m::SUBSCRIPTIONS_LISTEN;
         if listen {
-            self.listeners.retain(|xid| self.exchanges.contains_key(xid));
+            self.listeners
+                .retain(|xid| self.exchanges.contains_key(xid));
             if self.listeners.len() >= self.config.max_listen_streams {
                 self.stats.sessions_refused += 1;
                 return error(503, "Service Unavailable: too many listen streams open");
@@ -134,7 +135,8 @@ impl<M: Machine> Endpoint<M> {
     /// Each stream's machine sends it only if its filter asked for it, tagged with its
     /// subscription id. Returns how many listen streams were offered the event.
     pub fn announce_listen_event(&mut self, event: &ListenEvent) -> usize {
-        self.listeners.retain(|xid| self.exchanges.contains_key(xid));
+        self.listeners
+            .retain(|xid| self.exchanges.contains_key(xid));
         let mut offered = 0;
         for xid in &self.listeners {
             if let Some(listener) = self.exchanges.get_mut(xid) {
@@ -161,7 +163,8 @@ impl<M: Machine> Endpoint<M> {
         if events.is_empty() {
             return;
         }
-        self.listeners.retain(|xid| self.exchanges.contains_key(xid));
+        self.listeners
+            .retain(|xid| self.exchanges.contains_key(xid));
         for xid in self.listeners.iter().filter(|&&xid| xid != from) {
             if let Some(listener) = self.exchanges.get_mut(xid) {
                 for event in &events {

@@ -114,7 +114,10 @@ mod tests {
     fn the_built_in_keys_by_subject_then_address_and_counts_down() {
         let limit = MaxSessionsPerPeer::new(1);
         let addr = Some(IpAddr::from([127, 0, 0, 1]));
-        let by_addr = Peer { addr, subject: None };
+        let by_addr = Peer {
+            addr,
+            subject: None,
+        };
         let by_sub = Peer {
             addr,
             subject: Some("alice".into()),
