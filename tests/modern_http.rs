@@ -415,7 +415,9 @@ fn exchanges_never_count_against_sessions_and_have_their_own_limit() {
     assert_eq!(rig.send(&head, &init).status, 200);
     assert_eq!(rig.ep.session_count(), 1);
     // A streamed answer holds its exchange until its body is pulled to the end.
-    let streamed = rig.post(&request(1, "tools/call", json!({"name": "chatty"})));
+    let mut chatty = request(1, "tools/call", json!({"name": "chatty"}));
+    chatty["params"]["_meta"]["progressToken"] = json!("p");
+    let streamed = rig.post(&chatty);
     assert_eq!(streamed.status, 200);
     assert!(matches!(streamed.body, Body::Stream(_)));
     assert_eq!((rig.ep.exchange_count(), rig.ep.session_count()), (1, 1));
