@@ -42,10 +42,7 @@ fn hex_digit(n: u8) -> char {
 /// Decodes a cursor back to the key its page ended at. Total: any text either decodes or is
 /// refused, whatever its characters (the hex is read byte by byte, never sliced).
 pub fn decode_cursor(cursor: &str) -> Result<String, InvalidCursor> {
-    let hex = cursor
-        .strip_prefix(PREFIX)
-        .ok_or(InvalidCursor)?
-        .as_bytes();
+    let hex = cursor.strip_prefix(PREFIX).ok_or(InvalidCursor)?.as_bytes();
     if hex.len() % 2 != 0 || hex.len() / 2 > MAX_KEY_LEN {
         return Err(InvalidCursor);
     }
@@ -138,7 +135,15 @@ mod tests {
     fn a_multibyte_character_in_the_hex_is_refused() {
         // "aéa" is four bytes: a pair boundary falls inside the "é".
         assert_eq!(decode_cursor("c1.aéa"), Err(InvalidCursor));
-        for bad in ["c1.é", "c1.0é", "c1.é0", "c1.+f", "c1.-1", "c1. f", "c1.\u{1F600}"] {
+        for bad in [
+            "c1.é",
+            "c1.0é",
+            "c1.é0",
+            "c1.+f",
+            "c1.-1",
+            "c1. f",
+            "c1.\u{1F600}",
+        ] {
             assert_eq!(decode_cursor(bad), Err(InvalidCursor), "{bad:?}");
         }
     }
