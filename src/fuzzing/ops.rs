@@ -80,12 +80,13 @@ impl<'a> Cursor<'a> {
 
     /// A string field: a word of `vocab` half the time, otherwise arbitrary text, a word with
     /// text appended (a valid prefix with a bad tail), or text repeated to a large size.
+    /// An empty `vocab` (no session id issued yet) stands for the empty string.
     pub(crate) fn field(&mut self, vocab: &[&str]) -> String {
         match self.below(8) {
-            0..=3 => self.pick(vocab).to_owned(),
+            0..=3 => self.word(vocab).to_owned(),
             4 | 5 => self.text(32),
             6 => {
-                let mut s = self.pick(vocab).to_owned();
+                let mut s = self.word(vocab).to_owned();
                 s.push_str(&self.text(8));
                 s
             }
@@ -94,6 +95,14 @@ impl<'a> Cursor<'a> {
                 unit.repeat(1 + usize::from(self.byte()) * 4)
             }
         }
+    }
+
+    /// A word of `vocab`, or `""` when it is empty.
+    fn word<'v>(&mut self, vocab: &[&'v str]) -> &'v str {
+        vocab
+            .get(self.below(vocab.len()))
+            .copied()
+            .unwrap_or_default()
     }
 
     /// Up to `max` raw bytes.
