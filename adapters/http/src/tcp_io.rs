@@ -6,15 +6,21 @@
 //! unfilled buffer (8 KiB and more) on every `poll_read`, including the polls that find the
 //! socket empty. And a read that did not fill its buffer waits for the reactor's readiness
 //! before the next one, instead of reading until `EAGAIN` (one failed `recvfrom` per wake-up).
+//!
+//! On the server side a write that makes no progress for the write timeout fails with
+//! `TimedOut` (the client stopped reading; hyper's backpressure already stopped pulling the
+//! body), and hyper closes the connection.
 
+use std::future::Future;
 use std::io::{self, Read};
 use std::net::TcpStream;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use hyper::rt::ReadBufCursor;
 use smol::io::AsyncWrite;
-use smol::Async;
+use smol::{Async, Timer};
 
 /// Bytes read per `poll_read` at most (hyper asks again while it wants more).
 const READ_CHUNK: usize = 16 * 1024;
@@ -28,16 +34,73 @@ pub(crate) struct TcpIo {
     /// connection's first read needs it (safe Rust cannot read into uninitialised memory), not
     /// on every read. Empty until then, so an idle connection holds none.
     chunk: Vec<u8>,
+    /// The write timeout, and its timer while a write waits.
+    stall: Option<Stall>,
+}
+
+/// A write timeout: armed when a write finds the socket full, disarmed by any progress.
+struct Stall {
+    limit: Duration,
+    /// Created at the first stall, re-armed (not re-created) at later ones.
+    timer: Option<Timer>,
+    armed: bool,
+}
+
+impl Stall {
+    /// The socket is full: wait for it, up to the limit since the stall began.
+    fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
+        if !self.armed {
+            self.armed = true;
+            match &mut self.timer {
+                Some(timer) => {
+                    timer.set_after(self.limit);
+                }
+                None => self.timer = Some(Timer::after(self.limit)),
+            }
+        }
+        match self.timer.as_mut().map(|t| Pin::new(t).poll(cx)) {
+            Some(Poll::Ready(_)) => Poll::Ready(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the peer read nothing for the write timeout",
+            )),
+            _ => Poll::Pending,
+        }
+    }
 }
 
 impl TcpIo {
     /// An accepted connection: its first request is usually already there, so the first
-    /// read does not wait for readiness.
-    pub(crate) fn accepted(stream: Async<TcpStream>) -> Self {
+    /// read does not wait for readiness. A write that makes no progress for `write_timeout`
+    /// fails.
+    pub(crate) fn accepted(stream: Async<TcpStream>, write_timeout: Option<Duration>) -> Self {
         TcpIo {
             stream,
             maybe_more: true,
             chunk: Vec::new(),
+            stall: write_timeout.map(|limit| Stall {
+                limit,
+                timer: None,
+                armed: false,
+            }),
+        }
+    }
+
+    /// A write's outcome, with the write timeout applied: pending past the limit fails,
+    /// anything else disarms it.
+    fn timed<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        outcome: Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        let Some(stall) = self.stall.as_mut() else {
+            return outcome;
+        };
+        match outcome {
+            Poll::Pending => stall.poll_expired(cx).map(Err),
+            ready => {
+                stall.armed = false;
+                ready
+            }
         }
     }
 
@@ -47,6 +110,7 @@ impl TcpIo {
             stream,
             maybe_more: false,
             chunk: Vec::new(),
+            stall: None,
         }
     }
 }
@@ -97,7 +161,8 @@ impl hyper::rt::Write for TcpIo {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        let outcome = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.timed(cx, outcome)
     }
 
     fn poll_write_vectored(
@@ -105,7 +170,8 @@ impl hyper::rt::Write for TcpIo {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+        let outcome = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.timed(cx, outcome)
     }
 
     fn is_write_vectored(&self) -> bool {
