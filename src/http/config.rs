@@ -45,6 +45,11 @@ pub struct EndpointConfig {
     /// 2026-07-28 `subscriptions/listen` streams open at most (each holds one machine, also
     /// counted in `max_sessions`); one more gets 503. Default 64.
     pub max_listen_streams: usize,
+    /// An SSE response stream (a POST's, the standalone GET stream, a resumed one) that wrote
+    /// nothing for this long gets a comment line (`: keep-alive`), so proxies and clients do
+    /// not time it out; it carries no event id and is not replayed. `None`: no comments.
+    /// Default 15 s.
+    pub sse_keep_alive: Option<Duration>,
 }
 
 impl Default for EndpointConfig {
@@ -62,6 +67,7 @@ impl Default for EndpointConfig {
             hosts: HostPolicy::default(),
             supported_versions: ProtocolVersion::STATEFUL.to_vec(),
             max_listen_streams: 64,
+            sse_keep_alive: Some(Duration::from_secs(15)),
         }
     }
 }

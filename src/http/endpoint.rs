@@ -14,11 +14,14 @@ use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
 use super::session_table::SessionTable;
 use super::streams::{LogicalStream, Mode, Released, SessionState, StreamChunk};
 use crate::session::idhash::IdMap;
+use keepalive::KeepAlives;
 #[cfg(test)]
 #[path = "endpoint_deadline_tests.rs"]
 mod deadline_tests;
 #[path = "endpoint_get.rs"]
 mod get;
+#[path = "endpoint_keepalive.rs"]
+mod keepalive;
 #[path = "endpoint_modern.rs"]
 mod modern;
 
@@ -49,6 +52,10 @@ pub struct Endpoint<M> {
     /// [`Endpoint::touched_streams`]).
     released: Released<4096>,
     stats: EndpointStats,
+    /// The last instant handed in (see the keep-alive module).
+    clock: Option<Instant>,
+    /// When each SSE response's keep-alive comment may be due.
+    keep_alives: KeepAlives,
 }
 
 impl<M: Machine> Endpoint<M> {
@@ -65,6 +72,8 @@ impl<M: Machine> Endpoint<M> {
             detached_jobs: std::collections::VecDeque::new(),
             released: Released::default(),
             stats: EndpointStats::default(),
+            clock: None,
+            keep_alives: KeepAlives::default(),
         }
     }
 
@@ -96,6 +105,7 @@ impl<M: Machine> Endpoint<M> {
         body: Bytes,
         random: [u8; 16],
     ) -> HttpResponse {
+        self.clock = Some(now);
         let resp = self.serve_request(now, head, body, random);
         self.sessions.flush();
         resp
@@ -263,6 +273,9 @@ impl<M: Machine> Endpoint<M> {
             session.start_sse(key);
         }
         self.conns.insert(conn, (sid.to_string(), key));
+        if !json {
+            self.track_keep_alive(conn);
+        }
         let ct = if json { JSON } else { SSE };
         let mut resp = HttpResponse::status(200).with_header("Content-Type", ct);
         if !json {
@@ -357,12 +370,14 @@ impl<M: Machine> Endpoint<M> {
             return Some(StreamChunk::End);
         }
         if let Some(chunk) = stream.queue.pop_front() {
+            stream.last_written = self.clock;
             buf.extend_from_slice(&chunk);
             return Some(StreamChunk::Data { len: chunk.len() });
         }
         if stream.finished {
             session.streams.remove(&key);
             self.conns.remove(&conn);
+            self.keep_alives.forget(conn);
             if sid.starts_with('#') {
                 self.sessions.remove(&sid);
             }
@@ -400,6 +415,7 @@ impl<M: Machine> Endpoint<M> {
     }
 
     fn detach(&mut self, conn: StreamId) {
+        self.keep_alives.forget(conn);
         let Some((sid, key)) = self.conns.remove(&conn) else {
             return;
         };
@@ -423,9 +439,10 @@ impl<M: Machine> Endpoint<M> {
         }
     }
 
-    /// Fires machine timers and expires idle sessions. Only the sessions whose deadline has
-    /// come are touched.
+    /// Fires machine timers, expires idle sessions and queues due SSE keep-alive comments.
+    /// Only the sessions whose deadline has come are touched.
     pub fn handle_timeout(&mut self, now: Instant) {
+        self.clock = Some(now);
         self.sessions.flush();
         let idle = self.config.idle_timeout;
         let mut expired = Vec::new();
@@ -456,14 +473,19 @@ impl<M: Machine> Endpoint<M> {
             self.stats.sessions_expired += 1;
             self.terminate(now, &sid);
         }
+        self.fire_keep_alives(now);
         self.sessions.flush();
     }
 
-    /// The earliest deadline: a machine timer or a session's idle expiry. From the deadline
-    /// index: no walk over the sessions.
+    /// The earliest deadline: a machine timer, a session's idle expiry, or an SSE response's
+    /// keep-alive. From the deadline indexes: no walk over the sessions or streams.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.sessions.next_deadline()
+        let sessions = self.sessions.next_deadline();
+        match (sessions, self.keep_alives.next()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// A pending handler future of any session, for the driver to run. Only sessions touched

@@ -67,6 +67,9 @@ pub(crate) struct LogicalStream {
     /// The handler asked to end the response early (SEP-1699): nothing new is queued on the
     /// current connection, which ends once its queue is drained; events still go to replay.
     pub(crate) close_requested: bool,
+    /// When its connection last took bytes (as the endpoint's clock knew it), for SSE
+    /// keep-alive comments; set when a connection is attached and its keep-alive tracked.
+    pub(crate) last_written: Option<Instant>,
 }
 
 impl LogicalStream {
@@ -79,6 +82,7 @@ impl LogicalStream {
             open_requests,
             finished: false,
             close_requested: false,
+            last_written: None,
         }
     }
 

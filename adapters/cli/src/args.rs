@@ -119,6 +119,9 @@ pub(crate) struct ServeArgs {
     /// OAuth protection of the HTTP server (see `serve_auth.rs`).
     #[command(flatten)]
     pub(crate) auth: crate::serve_auth::ServeAuthArgs,
+    /// The HTTP server's connection cap and timeouts (see `serve_limits.rs`).
+    #[command(flatten)]
+    pub(crate) limits: crate::serve_limits::ServeLimitArgs,
 }
 
 /// Options of `client`.

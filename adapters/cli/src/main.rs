@@ -20,6 +20,7 @@ mod modern_stdio;
 mod request;
 mod serve_auth;
 mod serve_http;
+mod serve_limits;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -49,7 +50,7 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Serve(args) => match &args.http {
-            Some(addr) => serve_http::serve_http(addr, &args.auth),
+            Some(addr) => serve_http::serve_http(addr, &args.auth, &args.limits),
             None if args.auth.auth_issuer.is_some() => {
                 Err(Failure::Usage("--auth-* options need --http".into()))
             }

@@ -1,7 +1,9 @@
 //! `serve --http ADDR`: the reference fixture on the HTTP adapter: Streamable HTTP at `/mcp`,
 //! the legacy HTTP+SSE pair (2024-11-05) at `/sse` + `/messages`. Prints
 //! `listening on http://HOST:PORT/mcp` then `legacy SSE on http://HOST:PORT/sse` on stderr once
-//! bound (so port 0 works for tests) and shuts down gracefully on SIGINT or SIGTERM. Every HTTP session gets its own fixture server
+//! bound (so port 0 works for tests), then `max connections N` (the effective cap), and shuts
+//! down gracefully on SIGINT or SIGTERM. The connection cap and timeouts come from the flags
+//! of `serve_limits.rs`. Every HTTP session gets its own fixture server
 //! and its own timed extras (late additions, watched-resource updates), which end with it.
 //! With `--auth-issuer` the server is an OAuth protected resource (see `serve_auth.rs`).
 
@@ -18,10 +20,15 @@ use smol::LocalExecutor;
 
 use crate::fixture;
 use crate::serve_auth::ServeAuthArgs;
+use crate::serve_limits::ServeLimitArgs;
 use crate::Failure;
 
 /// Serves the fixture over HTTP on `addr` until SIGINT/SIGTERM.
-pub(crate) fn serve_http(addr: &str, auth: &ServeAuthArgs) -> Result<(), Failure> {
+pub(crate) fn serve_http(
+    addr: &str,
+    auth: &ServeAuthArgs,
+    limits: &ServeLimitArgs,
+) -> Result<(), Failure> {
     let addr: SocketAddr = addr
         .parse()
         .map_err(|e| Failure::Usage(format!("--http wants IP:PORT, got {addr:?}: {e}")))?;
@@ -35,7 +42,10 @@ pub(crate) fn serve_http(addr: &str, auth: &ServeAuthArgs) -> Result<(), Failure
     // The factory runs inside the endpoint (it must be Send); it hands each session's extras
     // to a task on the serving executor. One entry per session, drained at once.
     let (extras_tx, extras_rx) = smol::channel::unbounded::<BoxFuture<()>>();
-    let mut server = HttpServer::bind(addr, HttpServerOptions::default(), move |now| {
+    let mut options = HttpServerOptions::default();
+    limits.apply(&mut options)?;
+    let max_connections = options.max_connections;
+    let mut server = HttpServer::bind(addr, options, move |now| {
         let server = fixture::fixture_server(config.clone(), sleep.clone(), now);
         let _ = extras_tx.try_send(fixture::extras(server.handle(), sleep.clone()));
         server
@@ -56,6 +66,7 @@ pub(crate) fn serve_http(addr: &str, auth: &ServeAuthArgs) -> Result<(), Failure
     if let Some(sse) = server.sse_url() {
         eprintln!("legacy SSE on {sse}");
     }
+    eprintln!("max connections {max_connections}");
     // After the URL lines (tests and scripts read the first line for the URL).
     server.set_auth(auth.bearer_auth(&server.url())?);
     let executor = Rc::new(LocalExecutor::new());

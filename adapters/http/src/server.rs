@@ -2,7 +2,9 @@
 //! the application [`Server`] of each session: Streamable HTTP on `path` (default `/mcp`) and,
 //! beside it, the legacy HTTP+SSE pair of 2024-11-05 (default GET `/sse`, POST `/messages`).
 //!
-//! Everything runs on one thread: an accept loop, one task per connection, the handler jobs
+//! Everything runs on one thread: an accept loop (paused while `max_connections` are open:
+//! connections that arrive then wait in the kernel's backlog), one task per connection (its
+//! head, body, idle and write waits each bounded, see [`HttpServerOptions`]), the handler jobs
 //! the sessions hand out, and a driver task that fires the endpoints' timers
 //! ([`Router::poll_timeout`]) and reacts to handler wake-ups. Requests that arrive together are
 //! handed to the endpoint in batches (see `staging`: each task parks its request and yields

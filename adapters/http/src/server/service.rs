@@ -370,4 +370,33 @@ mod tests {
         assert_eq!(&read(&[b"ab", b"cd", b"gh"], 4)[..], b"abcd");
         assert_eq!(&read(&[], 4)[..], b"");
     }
+
+    /// A body's deadline is the earlier of its whole-body limit and the instant its bytes so
+    /// far stop meeting the minimum rate (never before the grace ends); none without limits.
+    #[test]
+    fn a_body_times_out_at_the_earlier_of_its_deadline_and_its_rate() {
+        let start = Instant::now();
+        let s = Duration::from_secs;
+        let rate = MinRate {
+            bytes_per_sec: 100,
+            grace: s(10),
+        };
+        let both = BodyLimits {
+            whole: Some(s(60)),
+            min_rate: Some(rate),
+        };
+        assert_eq!(both.deadline(start, 0), Some(start + s(10)), "the grace");
+        assert_eq!(both.deadline(start, 2000), Some(start + s(20)), "earned");
+        assert_eq!(both.deadline(start, 100_000), Some(start + s(60)), "whole");
+        let off = MinRate {
+            bytes_per_sec: 0,
+            ..rate
+        };
+        let whole_only = BodyLimits {
+            whole: Some(s(60)),
+            min_rate: Some(off),
+        };
+        assert_eq!(whole_only.deadline(start, 0), Some(start + s(60)));
+        assert_eq!(BodyLimits::default().deadline(start, 0), None);
+    }
 }
