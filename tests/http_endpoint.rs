@@ -982,13 +982,13 @@ fn post_streams_get_keep_alives_until_they_end_and_none_when_off() {
     for on in [true, false] {
         let mut rig = Rig::new(EndpointConfig {
             sse_keep_alive: on.then_some(every),
-            response_mode: ResponseMode::AlwaysSse,
             idle_timeout: Duration::from_secs(3600),
             ..EndpointConfig::default()
         });
         let start = rig.now;
         let sid = rig.open("2025-06-18");
         let waiting = rig.post(Some(&sid), call(1, "wait"));
+        assert_eq!(waiting.get("content-type"), Some("text/event-stream"));
         let Body::Stream(conn) = waiting.body else {
             panic!("an SSE answer is a stream")
         };
