@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use clap::Args;
-use mcp_sansio_http::server::{HttpServerOptions, MinRate};
+use mcp_sansio_http::server::HttpServerOptions;
 
 use crate::Failure;
 
@@ -110,6 +110,7 @@ impl ServeLimitArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_sansio_http::server::MinRate;
 
     /// Flags left out keep the defaults; given ones replace them; 0 turns a timeout off.
     #[test]
@@ -126,7 +127,7 @@ mod tests {
             sse_keep_alive: Some(0.0),
             tcp_keepalive: None,
         };
-        args.apply(&mut options).unwrap();
+        assert!(args.apply(&mut options).is_ok());
         let defaults = HttpServerOptions::default();
         assert_eq!(options.max_connections, 5);
         assert_eq!(options.header_read_timeout, None);
@@ -153,7 +154,7 @@ mod tests {
             tcp_keepalive: None,
         };
         let mut options = HttpServerOptions::default();
-        rate.apply(&mut options).unwrap();
+        assert!(rate.apply(&mut options).is_ok());
         assert_eq!(
             options.body_min_rate,
             Some(MinRate {
