@@ -1,5 +1,5 @@
 //! The reference server: the conformance suite's "everything" fixture
-//! (/work/shared/conformance.md §5) plus the interop extras (`test_slow`, list paging from
+//! (docs/fixture.md) plus the interop extras (`test_slow`, list paging from
 //! `MCP_SANSIO_PAGE_SIZE`). It only builds a `Server`; any adapter (stdio, HTTP) can run it.
 //! Timers come from the caller through [`Sleep`], so the fixture stays runtime-agnostic.
 //!

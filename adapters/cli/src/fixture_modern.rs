@@ -1,4 +1,4 @@
-//! The reference server's 2026-07-28 additions (/work/shared/conformance-next.md §5): the
+//! The reference server's 2026-07-28 additions (docs/fixture.md, "2026-07-28"): the
 //! multi-round-trip tools (`test_input_required_result_*` and the prompt), the server-stateless
 //! diagnostic tools, and the process-wide `requestState` key. Every tool also works in a
 //! stateful session, where its inputs are ordinary server→client requests.
