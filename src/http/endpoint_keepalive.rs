@@ -19,7 +19,7 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use super::Endpoint;
+use super::{Endpoint, Owner};
 use crate::framing::sse::write_comment;
 use crate::http::machine::Machine;
 use crate::http::streams::Mode;
@@ -131,17 +131,26 @@ impl<M: Machine> Endpoint<M> {
         Due::Sent
     }
 
-    /// The logical stream response `conn` is attached to (its session marked touched).
+    /// The logical stream response `conn` is attached to (its session or exchange marked
+    /// touched).
     fn attached_stream(&mut self, conn: StreamId) -> Option<&mut super::LogicalStream> {
-        let (sid, key) = self.conns.get(&conn)?;
-        let stream = self.sessions.get_mut(sid)?.streams.get_mut(key)?;
+        let (owner, key) = self.conns.get(&conn)?;
+        let state = match owner {
+            Owner::Session(sid) => self.sessions.get_mut(sid.as_str())?,
+            Owner::Exchange(xid) => self.exchanges.get_mut(xid)?,
+        };
+        let stream = state.streams.get_mut(key)?;
         (stream.conn == Some(conn)).then_some(stream)
     }
 
     /// The mode and last write of the logical stream response `conn` is attached to.
     fn attached_stream_ref(&self, conn: StreamId) -> Option<(Mode, Option<Instant>)> {
-        let (sid, key) = self.conns.get(&conn)?;
-        let stream = self.sessions.get(sid)?.streams.get(key)?;
+        let (owner, key) = self.conns.get(&conn)?;
+        let state = match owner {
+            Owner::Session(sid) => self.sessions.get(sid.as_str())?,
+            Owner::Exchange(xid) => self.exchanges.get(xid)?,
+        };
+        let stream = state.streams.get(key)?;
         (stream.conn == Some(conn)).then_some((stream.mode, stream.last_written))
     }
 }

@@ -75,6 +75,7 @@ pub(crate) fn fixture_server(config: Config, sleep: Sleep, now: Instant) -> Serv
     let mut server = builder
         .prompt(modern::input_required_prompt())
         .request_state_key(modern::state_key())
+        .request_state_replay_guard(modern::replay_guard())
         .tasks(tasks::table())
         .resource_template(template_data())
         .completion(completion_handler(|_req, _ctx| async {

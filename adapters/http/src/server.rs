@@ -49,7 +49,7 @@ mod staging;
 
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::pin::pin;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -368,8 +368,8 @@ impl HttpServer {
             let Some(accepted) = accepted else {
                 break;
             };
-            let stream = match accepted {
-                Ok((stream, _peer)) => stream,
+            let (stream, peer) = match accepted {
+                Ok((stream, peer)) => (stream, peer.ip()),
                 Err(_) => {
                     // Out of descriptors or a reset before accept: back off a little.
                     Timer::after(Duration::from_millis(10)).await;
@@ -387,6 +387,7 @@ impl HttpServer {
                 route.clone(),
                 limits.clone(),
                 stream,
+                peer,
                 self.stop_rx.clone(),
                 Slot {
                     _live: live_tx.clone(),
@@ -547,6 +548,7 @@ async fn serve_connection(
     route: Rc<Route>,
     limits: Rc<ConnLimits>,
     stream: Async<TcpStream>,
+    peer: IpAddr,
     stop: Receiver<()>,
     slot: Slot,
 ) {
@@ -557,7 +559,7 @@ async fn serve_connection(
         let route = route.clone();
         let guard = in_flight.enter();
         async move {
-            let resp = service::handle(shared, &route, req).await?;
+            let resp = service::handle(shared, &route, peer, req).await?;
             Ok::<_, Infallible>(resp.map(|body| TrackedBody::new(body, guard)))
         }
     });

@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::Poll;
@@ -81,6 +82,7 @@ impl RandomBlock {
 pub(crate) async fn handle(
     shared: Shared,
     route: &Route,
+    peer: IpAddr,
     req: Request<Incoming>,
 ) -> Result<Response<ResponseBody>, Infallible> {
     let (parts, body) = req.into_parts();
@@ -98,7 +100,10 @@ pub(crate) async fn handle(
     if known != Some(true) {
         return Ok(plain(StatusCode::NOT_FOUND, "Not Found"));
     }
-    let head = request_head(&parts);
+    let mut head = request_head(&parts);
+    // Who sent it, for the endpoint's per-peer limit: the address, and the bearer subject
+    // once the guard admitted a token.
+    head.peer.addr = Some(peer);
     // The request's field map becomes the response's (see `response`); emptied now, so its
     // values (slices of hyper's read buffer) do not outlive the head's copy.
     let fields = emptied(parts.headers);
@@ -107,6 +112,9 @@ pub(crate) async fn handle(
         Some(Ok(admitted)) => Some(admitted),
         None => None,
     };
+    head.peer.subject = admitted
+        .as_ref()
+        .and_then(|a| a.subject().map(str::to_owned));
     let limit = route.max_body.saturating_add(1);
     let body = match read_body(body, limit, &route.body_limits).await {
         Ok(body) => body,

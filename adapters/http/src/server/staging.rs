@@ -37,7 +37,7 @@ pub(crate) struct Parked {
 /// One slot of the table.
 enum Slot {
     Free,
-    Parked(Parked),
+    Parked(Box<Parked>),
     Answered(HttpResponse),
 }
 
@@ -56,11 +56,11 @@ impl Staging {
     fn park(&mut self, request: Parked) -> usize {
         let index = match self.free.pop() {
             Some(index) => {
-                self.slots[index] = Slot::Parked(request);
+                self.slots[index] = Slot::Parked(Box::new(request));
                 index
             }
             None => {
-                self.slots.push(Slot::Parked(request));
+                self.slots.push(Slot::Parked(Box::new(request)));
                 self.slots.len() - 1
             }
         };
@@ -82,7 +82,7 @@ impl Staging {
     /// answer goes there. `None` when the slot holds no parked request.
     fn take_parked(&mut self, index: usize) -> Option<Parked> {
         self.take(index, |slot| match slot {
-            Slot::Parked(parked) => Ok(parked),
+            Slot::Parked(parked) => Ok(*parked),
             other => Err(other),
         })
     }
