@@ -478,6 +478,17 @@ fn invalid_cursor_is_invalid_params() {
 }
 
 #[test]
+fn a_cursor_cut_inside_a_character_is_invalid_params_and_the_server_keeps_serving() {
+    let mut rig = Rig::new(full_server(), no_caps());
+    for cursor in ["c1.aéa", "c1.é", "c1.\u{1F600}0"] {
+        let e = rig.error("tools/list", json!({ "cursor": cursor }));
+        assert_eq!(e.code, code::INVALID_PARAMS, "{cursor:?}");
+    }
+    let page = rig.call("tools/list", json!({}), "ListToolsResult");
+    assert!(page["tools"].is_array());
+}
+
+#[test]
 fn resources_read_fixed_template_and_not_found() {
     let mut rig = Rig::new(full_server(), no_caps());
     let list = rig.call("resources/list", json!({}), "ListResourcesResult");

@@ -25,27 +25,43 @@ impl std::error::Error for InvalidCursor {}
 
 /// Encodes the key a page ended at as an opaque cursor.
 pub fn encode_cursor(last_key: &str) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(PREFIX.len() + last_key.len() * 2);
     s.push_str(PREFIX);
     for b in last_key.bytes() {
-        s.push(HEX[(b >> 4) as usize] as char);
-        s.push(HEX[(b & 15) as usize] as char);
+        s.push(hex_digit(b >> 4));
+        s.push(hex_digit(b & 15));
     }
     s
 }
 
-/// Decodes a cursor back to the key its page ended at.
+/// The lowercase hex digit of a nibble (`n` below 16).
+fn hex_digit(n: u8) -> char {
+    char::from_digit(u32::from(n), 16).unwrap_or('0')
+}
+
+/// Decodes a cursor back to the key its page ended at. Total: any text either decodes or is
+/// refused, whatever its characters (the hex is read byte by byte, never sliced).
 pub fn decode_cursor(cursor: &str) -> Result<String, InvalidCursor> {
-    let hex = cursor.strip_prefix(PREFIX).ok_or(InvalidCursor)?;
+    let hex = cursor.strip_prefix(PREFIX).ok_or(InvalidCursor)?.as_bytes();
     if hex.len() % 2 != 0 || hex.len() / 2 > MAX_KEY_LEN {
         return Err(InvalidCursor);
     }
-    let bytes = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).map_err(|_| InvalidCursor))
+    let bytes = hex
+        .chunks_exact(2)
+        .map(|pair| match *pair {
+            [hi, lo] => Ok(nibble(hi)? << 4 | nibble(lo)?),
+            _ => Err(InvalidCursor),
+        })
         .collect::<Result<Vec<u8>, _>>()?;
     String::from_utf8(bytes).map_err(|_| InvalidCursor)
+}
+
+/// The value of one hex digit byte (either case); anything else is not a cursor.
+fn nibble(b: u8) -> Result<u8, InvalidCursor> {
+    char::from(b)
+        .to_digit(16)
+        .and_then(|d| u8::try_from(d).ok())
+        .ok_or(InvalidCursor)
 }
 
 /// One page of `items` (ordered by key) after `cursor`, and the cursor of the next page.
@@ -113,6 +129,62 @@ mod tests {
             assert_eq!(decode_cursor(bad), Err(InvalidCursor), "{bad}");
         }
         assert_eq!(decode_cursor(&encode_cursor("tool/é")).unwrap(), "tool/é");
+    }
+
+    #[test]
+    fn a_multibyte_character_in_the_hex_is_refused() {
+        // "aéa" is four bytes: a pair boundary falls inside the "é".
+        assert_eq!(decode_cursor("c1.aéa"), Err(InvalidCursor));
+        for bad in [
+            "c1.é",
+            "c1.0é",
+            "c1.é0",
+            "c1.+f",
+            "c1.-1",
+            "c1. f",
+            "c1.\u{1F600}",
+        ] {
+            assert_eq!(decode_cursor(bad), Err(InvalidCursor), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn paginate_refuses_a_multibyte_cursor() {
+        // What `tools/list` runs on the cursor it was sent.
+        let keys = ["a", "b"];
+        let got = paginate(keys.iter().map(|k| (*k, *k)), Some("c1.aéa"), 1);
+        assert_eq!(got, Err(InvalidCursor));
+    }
+
+    mod props {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn decoding_any_text_never_panics(s in any::<String>()) {
+                let _ = decode_cursor(&s);
+                let _ = decode_cursor(&format!("{PREFIX}{s}"));
+            }
+
+            #[test]
+            fn decode_inverts_encode(key in any::<String>()) {
+                let cursor = encode_cursor(&key);
+                if key.len() <= MAX_KEY_LEN {
+                    prop_assert_eq!(decode_cursor(&cursor), Ok(key));
+                } else {
+                    prop_assert_eq!(decode_cursor(&cursor), Err(InvalidCursor));
+                }
+            }
+
+            #[test]
+            fn any_text_after_the_prefix_decodes_only_if_it_is_our_hex(s in "[0-9a-fé+ ]{0,12}") {
+                let cursor = format!("{PREFIX}{s}");
+                if let Ok(key) = decode_cursor(&cursor) {
+                    prop_assert_eq!(encode_cursor(&key), cursor);
+                }
+            }
+        }
     }
 
     #[test]

@@ -41,15 +41,13 @@ impl UriTemplate {
     pub fn parse(text: &str) -> Result<Self, TemplateError> {
         let mut parts = Vec::new();
         let mut rest = text;
-        while let Some(open) = rest.find('{') {
-            if open > 0 {
-                parts.push(Part::Literal(check_literal(&rest[..open])?));
+        while let Some((literal, after)) = rest.split_once('{') {
+            if !literal.is_empty() {
+                parts.push(Part::Literal(check_literal(literal)?));
             }
-            let close = rest[open..]
-                .find('}')
-                .ok_or_else(|| TemplateError("unclosed '{'".into()))?
-                + open;
-            let name = &rest[open + 1..close];
+            let (name, after) = after
+                .split_once('}')
+                .ok_or_else(|| TemplateError("unclosed '{'".into()))?;
             if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
                 return Err(TemplateError(format!(
                     "variable {{{name}}} is not a level-1 variable name"
@@ -61,7 +59,7 @@ impl UriTemplate {
                 ));
             }
             parts.push(Part::Variable(name.to_owned()));
-            rest = &rest[close + 1..];
+            rest = after;
         }
         if !rest.is_empty() {
             parts.push(Part::Literal(check_literal(rest)?));
@@ -123,12 +121,12 @@ impl UriTemplate {
                         Some(Part::Literal(next)) => rest.find(next.as_str())?,
                         _ => rest.len(),
                     };
-                    let raw = &rest[..end];
+                    let (raw, tail) = rest.split_at_checked(end)?;
                     if raw.is_empty() || raw.contains(['/', '?', '#']) {
                         return None;
                     }
                     captured.push((name.clone(), percent_decode(raw)?));
-                    rest = &rest[end..];
+                    rest = tail;
                 }
             }
         }
@@ -154,33 +152,39 @@ fn is_unreserved(b: u8) -> bool {
 }
 
 fn percent_encode_into(out: &mut String, value: &str) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
     for b in value.bytes() {
         if is_unreserved(b) {
-            out.push(b as char);
+            out.push(char::from(b));
         } else {
             out.push('%');
-            out.push(HEX[(b >> 4) as usize] as char);
-            out.push(HEX[(b & 15) as usize] as char);
+            for nibble in [b >> 4, b & 15] {
+                let digit = char::from_digit(u32::from(nibble), 16).unwrap_or('0');
+                out.push(digit.to_ascii_uppercase());
+            }
         }
     }
 }
 
 fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
+    let mut out = Vec::with_capacity(s.len());
+    let mut bytes = s.bytes();
+    while let Some(b) = bytes.next() {
+        if b == b'%' {
+            let hi = hex_value(bytes.next()?)?;
+            let lo = hex_value(bytes.next()?)?;
+            out.push(hi << 4 | lo);
         } else {
-            out.push(bytes[i]);
-            i += 1;
+            out.push(b);
         }
     }
     String::from_utf8(out).ok()
+}
+
+/// The value of one hex digit byte (either case).
+fn hex_value(b: u8) -> Option<u8> {
+    char::from(b)
+        .to_digit(16)
+        .and_then(|d| u8::try_from(d).ok())
 }
 
 #[cfg(test)]
@@ -236,5 +240,12 @@ mod tests {
         let t = UriTemplate::parse("x://{v}").unwrap();
         assert_eq!(t.matches("x://%zz"), None);
         assert_eq!(t.matches("x://%ff"), None, "not UTF-8 after decoding");
+        for bad in ["x://%+f", "x://%-1", "x://%", "x://%é", "x://a%e"] {
+            assert_eq!(t.matches(bad), None, "{bad:?}");
+        }
+        assert_eq!(
+            t.matches("x://%C3%A9é"),
+            Some(vec![("v".to_owned(), "éé".to_owned())])
+        );
     }
 }

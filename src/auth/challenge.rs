@@ -103,7 +103,8 @@ impl Cursor<'_> {
         while self.bytes.get(self.pos).is_some_and(|b| is_tchar(*b)) {
             self.pos += 1;
         }
-        std::str::from_utf8(&self.bytes[start..self.pos]).unwrap_or("")
+        let token = self.bytes.get(start..self.pos).unwrap_or_default();
+        std::str::from_utf8(token).unwrap_or("")
     }
 
     fn peek(&self) -> Option<u8> {
@@ -133,7 +134,8 @@ impl Cursor<'_> {
 /// Parses one `WWW-Authenticate` value into its challenges. Malformed parts are skipped.
 #[must_use]
 pub fn parse_challenges(value: &str) -> Vec<Challenge> {
-    let bytes = &value.as_bytes()[..value.len().min(MAX_HEADER_LEN)];
+    let bytes = value.as_bytes();
+    let bytes = bytes.get(..MAX_HEADER_LEN).unwrap_or(bytes);
     let mut cur = Cursor { bytes, pos: 0 };
     let mut challenges: Vec<Challenge> = Vec::new();
     let mut params = 0;

@@ -436,8 +436,13 @@ impl AuthFlow {
             });
         }
         self.resource = Some(meta.resource.clone());
-        let urls = authorization_server_metadata_urls(&meta.authorization_servers[0]);
-        self.metadata_issuer = Some(meta.authorization_servers[0].clone());
+        let Some(issuer) = meta.authorization_servers.first().cloned() else {
+            return self.fail(AuthError::BadMetadata(
+                "protected resource metadata lists no authorization_servers".into(),
+            ));
+        };
+        let urls = authorization_server_metadata_urls(&issuer);
+        self.metadata_issuer = Some(issuer);
         self.resource_metadata = Some(meta);
         if urls.is_empty() {
             return self.fail(AuthError::BadMetadata(
@@ -448,7 +453,11 @@ impl AuthFlow {
     }
 
     fn request_server_metadata(&mut self, urls: Vec<String>, next: usize, legacy: Option<String>) {
-        let url = urls[next].clone();
+        let Some(url) = urls.get(next).cloned() else {
+            return self.fail(AuthError::BadMetadata(
+                "no authorization server metadata URL left to try".into(),
+            ));
+        };
         self.phase = Phase::ServerMetadata {
             urls,
             next,

@@ -109,17 +109,17 @@ impl NdjsonDecoder {
                 continue;
             }
             let partial = self.buf.len() - self.tail_start;
-            match memchr::memchr(b'\n', chunk) {
-                Some(pos) => {
-                    let line = &chunk[..pos];
+            match split_after_newline(chunk) {
+                Some((with_newline, rest)) => {
+                    let line = with_newline.strip_suffix(b"\n").unwrap_or(with_newline);
                     let content = partial + line.len() - usize::from(self.ends_with_cr(line));
                     if content > self.max_line_len {
                         self.reject_tail();
                     } else {
-                        self.buf.extend_from_slice(&chunk[..=pos]);
+                        self.buf.extend_from_slice(with_newline);
                         self.tail_start = self.buf.len();
                     }
-                    chunk = &chunk[pos + 1..];
+                    chunk = rest;
                 }
                 None => {
                     // One extra byte is allowed: it may be the `\r` of a CRLF.
@@ -178,7 +178,8 @@ impl NdjsonDecoder {
             if self.tail_start == 0 {
                 return None;
             }
-            let end = memchr::memchr(b'\n', &self.buf[..self.tail_start])?;
+            let complete = self.buf.get(..self.tail_start).unwrap_or_default();
+            let end = memchr::memchr(b'\n', complete)?;
             let mut line = self.buf.split_to(end + 1);
             self.tail_start -= end + 1;
             self.consumed += (end + 1) as u64;
@@ -239,6 +240,12 @@ impl NdjsonDecoder {
     }
 }
 
+/// Splits `chunk` after its first `\n`: the line with its `\n`, and what follows.
+fn split_after_newline(chunk: &[u8]) -> Option<(&[u8], &[u8])> {
+    let pos = memchr::memchr(b'\n', chunk)?;
+    chunk.split_at_checked(pos.checked_add(1)?)
+}
+
 fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
@@ -249,9 +256,11 @@ pub fn encode_frame(buf: &mut Vec<u8>, message: &[u8]) {
     buf.reserve(message.len() + 1);
     let mut rest = message;
     while let Some(pos) = memchr::memchr2(b'\n', b'\r', rest) {
-        buf.extend_from_slice(&rest[..pos]);
+        // `pos` is the index of a byte memchr found, so within `rest`.
+        let (line, tail) = rest.split_at(pos);
+        buf.extend_from_slice(line);
         buf.push(b' ');
-        rest = &rest[pos + 1..];
+        rest = tail.get(1..).unwrap_or_default();
     }
     buf.extend_from_slice(rest);
     buf.push(b'\n');

@@ -118,16 +118,16 @@ impl SseDecoder {
         while !rest.is_empty() {
             if self.after_cr {
                 self.after_cr = false;
-                if rest[0] == b'\n' {
-                    rest = &rest[1..];
+                if let Some(after) = rest.strip_prefix(b"\n") {
+                    rest = after;
                     continue;
                 }
             }
-            match memchr::memchr2(b'\n', b'\r', rest) {
-                Some(pos) => {
-                    self.append_to_line(&rest[..pos]);
-                    self.after_cr = rest[pos] == b'\r';
-                    rest = &rest[pos + 1..];
+            match split_line(rest) {
+                Some((line, end, after)) => {
+                    self.append_to_line(line);
+                    self.after_cr = end == b'\r';
+                    rest = after;
                     self.end_line();
                 }
                 None => {
@@ -162,19 +162,20 @@ impl SseDecoder {
         let Some(matched) = self.bom_matched else {
             return chunk;
         };
-        let take = chunk.len().min(BOM.len() - matched);
-        if chunk[..take] != BOM[matched..matched + take] {
+        let (held, expected) = BOM.split_at_checked(matched).unwrap_or((BOM, &[]));
+        let (head, tail) = chunk.split_at(chunk.len().min(expected.len()));
+        if !expected.starts_with(head) {
             // Not a BOM: replay the bytes held back as ordinary input.
             self.bom_matched = None;
-            self.push(&BOM[..matched]);
+            self.push(held);
             return chunk;
         }
-        if matched + take == BOM.len() {
+        if head.len() == expected.len() {
             self.bom_matched = None;
         } else {
-            self.bom_matched = Some(matched + take);
+            self.bom_matched = Some(matched + head.len());
         }
-        &chunk[take..]
+        tail
     }
 
     fn append_to_line(&mut self, bytes: &[u8]) {
@@ -225,13 +226,11 @@ impl SseDecoder {
         if line.first() == Some(&b':') {
             return;
         }
-        let (field, value) = match memchr::memchr(b':', line) {
-            Some(colon) => {
-                let value = &line[colon + 1..];
-                (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
-            }
-            None => (line, &[][..]),
-        };
+        let mut parts = line.splitn(2, |&b| b == b':');
+        let field = parts.next().unwrap_or_default();
+        let value = parts
+            .next()
+            .map_or(&[][..], |v| v.strip_prefix(b" ").unwrap_or(v));
         match field {
             b"data" => {
                 // Replacing invalid UTF-8 line by line equals decoding the whole stream (a line
@@ -311,15 +310,9 @@ pub fn write_event(
     buf.reserve(data.len() + 8);
     let mut rest = data;
     loop {
-        let (line, next) = match memchr::memchr2(b'\n', b'\r', rest) {
-            Some(pos) => {
-                let skip = if rest[pos] == b'\r' && rest.get(pos + 1) == Some(&b'\n') {
-                    2
-                } else {
-                    1
-                };
-                (&rest[..pos], Some(&rest[pos + skip..]))
-            }
+        let (line, next) = match split_line(rest) {
+            Some((line, b'\r', after)) => (line, Some(after.strip_prefix(b"\n").unwrap_or(after))),
+            Some((line, _, after)) => (line, Some(after)),
             None => (rest, None),
         };
         buf.extend_from_slice(b"data:");
@@ -363,6 +356,14 @@ fn write_field(buf: &mut Vec<u8>, name: &[u8], value: &[u8]) {
             .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b }),
     );
     buf.push(b'\n');
+}
+
+/// Splits `bytes` at its first `\n` or `\r`: the line, the terminator, and what follows.
+fn split_line(bytes: &[u8]) -> Option<(&[u8], u8, &[u8])> {
+    let pos = memchr::memchr2(b'\n', b'\r', bytes)?;
+    let (line, tail) = bytes.split_at_checked(pos)?;
+    let (&end, after) = tail.split_first()?;
+    Some((line, end, after))
 }
 
 #[cfg(test)]

@@ -173,10 +173,11 @@ fn pick(c: &mut Cursor<'_>, w: &World) -> Option<ExchangeId> {
 fn head(c: &mut Cursor<'_>, w: &mut World) {
     let Some(id) = pick(c, w) else { return };
     let status = c.pick(STATUSES);
-    let content_type = c.pick(TYPES);
-    let mut headers = vec![("content-type", content_type)];
-    if c.byte() & 1 == 0 {
-        headers.push(("mcp-session-id", c.pick(SESSION_IDS)));
+    let content_type = c.field(TYPES);
+    let session_id = (c.byte() & 1 == 0).then(|| c.field(SESSION_IDS));
+    let mut headers = vec![("content-type", content_type.as_str())];
+    if let Some(sid) = &session_id {
+        headers.push(("mcp-session-id", sid.as_str()));
     }
     if let Some(open) = w.open.get_mut(&id) {
         if open.head {
@@ -226,6 +227,11 @@ fn body(c: &mut Cursor<'_>, w: &mut World) {
             match c.below(4) {
                 0 => {}
                 1 => event.push_str("retry: 50\n"),
+                2 => {
+                    // An event id of any text on one line.
+                    let text = c.field(&["1-1", "0"]).replace(['\n', '\r'], " ");
+                    event.push_str(&format!("id: {text}\n"));
+                }
                 _ => event.push_str(&format!("id: {}-{}\n", id.0, open.seq)),
             }
             let data = message(c, w, awaited);

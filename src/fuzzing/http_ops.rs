@@ -114,35 +114,45 @@ pub fn http_endpoint(data: &[u8]) {
     }
 }
 
+/// Hosts and origins: loopback (allowed) and foreign (refused).
+const HOSTS: &[&str] = &["127.0.0.1:3000", "localhost", "[::1]:3000", "evil.example"];
+const ORIGINS: &[&str] = &["http://127.0.0.1:3000", "http://evil.example", "null"];
+/// `Mcp-Method` and `Mcp-Name` values: plain and in the base64 sentinel form.
+const MCP_METHODS: &[&str] = &["tools/call", "tools/list", "resources/read", "prompts/get"];
+const MCP_NAMES: &[&str] = &[
+    "echo",
+    "greet",
+    "test://static",
+    "=?base64?ZWNobw==?=",
+    "=?base64?",
+];
+
+/// The headers of one request, every value a [`Cursor::field`] over its vocabulary (the
+/// session ids and event ids seen so far included).
 fn session_head(c: &mut Cursor<'_>, w: &World, method: HttpMethod) -> HttpRequestHead {
     let mut head = HttpRequestHead::new(method, "/mcp");
-    match c.below(8) {
-        0 => {}
-        1 => head = head.header("Host", "evil.example"),
-        2 => {
-            head = head
-                .header("Host", "localhost")
-                .header("Origin", "http://evil.example")
-        }
-        _ => head = head.header("Host", "127.0.0.1:3000"),
+    if c.below(8) != 0 {
+        head = head.header("Host", c.field(HOSTS));
     }
-    head = head.header("Accept", c.pick(ACCEPTS));
+    if c.below(4) == 0 {
+        head = head.header("Origin", c.field(ORIGINS));
+    }
+    head = head.header("Accept", c.field(ACCEPTS));
     if method == HttpMethod::Post {
-        head = head.header("Content-Type", c.pick(CONTENT_TYPES));
+        head = head.header("Content-Type", c.field(CONTENT_TYPES));
     }
-    match c.below(8) {
-        0 => {}
-        1 => head = head.header("Mcp-Session-Id", "#stateless-0"),
-        2 => head = head.header("Mcp-Session-Id", String::from_utf8_lossy(c.bytes(8))),
-        _ if !w.sids.is_empty() => {
-            let sid = w.sids[c.below(w.sids.len())].clone();
-            head = head.header("Mcp-Session-Id", sid);
-        }
-        _ => {}
+    if c.below(8) != 0 {
+        let mut sids: Vec<&str> = w.sids.iter().map(String::as_str).collect();
+        sids.push("#stateless-0");
+        head = head.header("Mcp-Session-Id", c.field(&sids));
     }
-    match c.below(4) {
-        0 => {}
-        _ => head = head.header("MCP-Protocol-Version", c.pick(VERSIONS)),
+    if c.below(4) != 0 {
+        head = head.header("MCP-Protocol-Version", c.field(VERSIONS));
+    }
+    if c.below(4) == 0 {
+        head = head
+            .header("Mcp-Method", c.field(MCP_METHODS))
+            .header("Mcp-Name", c.field(MCP_NAMES));
     }
     head
 }
@@ -155,14 +165,10 @@ fn post(c: &mut Cursor<'_>, w: &mut World) {
 
 fn get(c: &mut Cursor<'_>, w: &mut World) {
     let mut head = session_head(c, w, HttpMethod::Get);
-    match c.below(4) {
-        0 => {}
-        1 => head = head.header("Last-Event-ID", String::from_utf8_lossy(c.bytes(12))),
-        _ if !w.event_ids.is_empty() => {
-            let id = w.event_ids[c.below(w.event_ids.len())].clone();
-            head = head.header("Last-Event-ID", id);
-        }
-        _ => head = head.header("Last-Event-ID", "1-1"),
+    if c.below(4) != 0 {
+        let mut ids: Vec<&str> = w.event_ids.iter().map(String::as_str).collect();
+        ids.push("1-1");
+        head = head.header("Last-Event-ID", c.field(&ids));
     }
     request(w, &head, Bytes::new());
 }

@@ -83,15 +83,17 @@ pub fn legacy_router(data: &[u8]) {
 fn host(c: &mut Cursor<'_>, head: HttpRequestHead) -> HttpRequestHead {
     match c.below(8) {
         0 => head,
-        1 => head.header("Host", "evil.example"),
-        _ => head.header("Host", "127.0.0.1:3000"),
+        _ => head.header(
+            "Host",
+            c.field(&["127.0.0.1:3000", "localhost", "evil.example"]),
+        ),
     }
 }
 
 fn open_sse(c: &mut Cursor<'_>, w: &mut World) {
     let mut head = host(c, HttpRequestHead::new(HttpMethod::Get, "/sse"));
     if c.below(4) != 0 {
-        head = head.header("Accept", c.pick(ACCEPTS));
+        head = head.header("Accept", c.field(ACCEPTS));
     }
     let resp = request(w, &head, Bytes::new());
     if let Body::Stream(conn) = resp.body {
@@ -103,10 +105,10 @@ fn open_sse(c: &mut Cursor<'_>, w: &mut World) {
 fn post_message(c: &mut Cursor<'_>, w: &mut World) {
     let path = match c.below(6) {
         0 => c.pick(PATHS).to_owned(),
-        1 => format!(
-            "/messages?sessionId={}",
-            String::from_utf8_lossy(c.bytes(8))
-        ),
+        1 => {
+            let sids: Vec<&str> = w.sids.iter().map(|(sid, _)| sid.as_str()).collect();
+            format!("/messages?sessionId={}", c.field(&sids))
+        }
         _ if !w.sids.is_empty() => {
             let (sid, _) = &w.sids[c.below(w.sids.len())];
             format!("/messages?sessionId={sid}")
@@ -114,9 +116,9 @@ fn post_message(c: &mut Cursor<'_>, w: &mut World) {
         _ => "/messages".to_owned(),
     };
     let mut head = host(c, HttpRequestHead::new(HttpMethod::Post, path.as_str()))
-        .header("Content-Type", c.pick(CONTENT_TYPES));
+        .header("Content-Type", c.field(CONTENT_TYPES));
     if c.below(3) == 0 {
-        head = head.header("MCP-Protocol-Version", c.pick(VERSIONS));
+        head = head.header("MCP-Protocol-Version", c.field(VERSIONS));
     }
     let body = shared::post_body(c);
     let ended = w
@@ -137,7 +139,7 @@ fn other_request(c: &mut Cursor<'_>, w: &mut World) {
         HttpMethod::Other,
     ]);
     let path = match c.below(4) {
-        0 => String::from_utf8_lossy(c.bytes(12)).into_owned(),
+        0 => c.field(PATHS),
         _ => c.pick(PATHS).to_owned(),
     };
     let head = host(c, HttpRequestHead::new(method, path.as_str()))

@@ -1,14 +1,18 @@
 //! The operation decoder shared by the state-machine fuzz bodies: a byte cursor that turns the
-//! fuzzer's bytes into choices (no `arbitrary` crate), small vocabularies of methods, ids,
-//! params and results, a JSON-RPC frame builder, and the output checks every body runs.
+//! fuzzer's bytes into choices and arbitrary Unicode text (no `arbitrary` crate), vocabularies
+//! of methods, ids, params and results, a structure-aware params and JSON-RPC frame builder,
+//! and the output checks every body runs.
 //!
 //! Every choice reads one byte and an exhausted cursor reads zeros, so any input decodes to a
-//! finite, deterministic operation sequence and small mutations change few operations.
+//! finite, deterministic operation sequence and small mutations change few operations. Every
+//! string field a builder writes goes through [`Cursor::field`]: a vocabulary word (so valid
+//! paths are reached), arbitrary text of any script and size, or a word with text appended.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use bytes::Bytes;
+use serde_json::{json, Map, Value};
 
 use crate::jsonrpc::{self, Incoming, Message, RequestId};
 use crate::session::{Event, Session};
@@ -45,6 +49,51 @@ impl<'a> Cursor<'a> {
 
     pub(crate) fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len())]
+    }
+
+    /// Arbitrary Unicode text of up to `max` characters: ASCII (controls, quotes and
+    /// backslashes included), two-byte characters, and any scalar value up to U+10FFFF.
+    pub(crate) fn text(&mut self, max: usize) -> String {
+        let n = self.below(max + 1);
+        let mut s = String::new();
+        for _ in 0..n {
+            if self.is_empty() {
+                break;
+            }
+            let b = self.byte();
+            let ch = match b >> 6 {
+                0 | 1 => Some(char::from(b)),
+                2 => char::from_u32(
+                    0x80 + (u32::from(b & 0x3f) << 5 | u32::from(self.byte() & 0x1f)),
+                ),
+                _ => {
+                    let v = u32::from(b & 0x3f) << 16
+                        | u32::from(self.byte()) << 8
+                        | u32::from(self.byte());
+                    char::from_u32(v % 0x11_0000)
+                }
+            };
+            s.push(ch.unwrap_or(char::REPLACEMENT_CHARACTER));
+        }
+        s
+    }
+
+    /// A string field: a word of `vocab` half the time, otherwise arbitrary text, a word with
+    /// text appended (a valid prefix with a bad tail), or text repeated to a large size.
+    pub(crate) fn field(&mut self, vocab: &[&str]) -> String {
+        match self.below(8) {
+            0..=3 => self.pick(vocab).to_owned(),
+            4 | 5 => self.text(32),
+            6 => {
+                let mut s = self.pick(vocab).to_owned();
+                s.push_str(&self.text(8));
+                s
+            }
+            _ => {
+                let unit = self.text(8);
+                unit.repeat(1 + usize::from(self.byte()) * 4)
+            }
+        }
     }
 
     /// Up to `max` raw bytes.
@@ -155,29 +204,175 @@ pub(crate) const JUMPS: &[Duration] = &[
     Duration::from_secs(700),
 ];
 
-fn params(c: &mut Cursor<'_>) -> String {
-    c.pick(PARAMS).replace("$ID", c.pick(IDS))
+/// Pagination cursors: this server's (the key "echo"), the bare prefix, another server's.
+const CURSORS: &[&str] = &["c1.6563686f", "c1.", "c1.65", "bm9wZQ", ""];
+/// Tool, prompt and argument names, registered or not.
+const NAMES: &[&str] = &["echo", "greet", "name", "nope", ""];
+/// Resource URIs: the registry's, a template match, near misses.
+const URIS: &[&str] = &[
+    "test://static",
+    "test://template/7/data",
+    "test://template//data",
+    "test://missing",
+    "test:",
+];
+/// Log levels, valid and not.
+const LEVELS: &[&str] = &["debug", "info", "error", "emergency", "loud"];
+/// Protocol versions, known and unknown.
+const VERSIONS: &[&str] = &[
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2026-07-28",
+    "1999-01-01",
+];
+/// `_meta` keys the engine reads, and others.
+const META_KEYS: &[&str] = &[
+    "progressToken",
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientCapabilities",
+    "io.modelcontextprotocol/clientInfo",
+    "io.modelcontextprotocol/logLevel",
+    "io.modelcontextprotocol/related-task",
+    "x",
+];
+/// Completion reference types.
+const REF_TYPES: &[&str] = &["ref/prompt", "ref/resource"];
+/// Free text (reasons, messages, argument values).
+const WORDS: &[&str] = &["a", "r", "1"];
+
+/// Params for `method`: a fixed text of [`PARAMS`] (odd shapes), or an object built field by
+/// field, usually of the shape `method` reads.
+pub(crate) fn params(c: &mut Cursor<'_>, method: &str) -> String {
+    match c.below(4) {
+        0 => c.pick(PARAMS).replace("$ID", c.pick(IDS)),
+        _ => built_params(c, method).to_string(),
+    }
+}
+
+/// The params shape (see [`built_params`]) that `method` reads; `None` for the others.
+fn shape_of(method: &str) -> Option<usize> {
+    Some(match method {
+        "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => 0,
+        "resources/read" | "resources/subscribe" => 1,
+        "tools/call" | "prompts/get" => 2,
+        "notifications/cancelled" => 4,
+        "notifications/progress" => 5,
+        "logging/setLevel" => 6,
+        "completion/complete" => 7,
+        "initialize" => 8,
+        _ => return None,
+    })
+}
+
+/// A params object, every string from [`Cursor::field`], sometimes with a `_meta` and a
+/// `requestState`: three times in four of the shape `method` reads, otherwise of any shape.
+fn built_params(c: &mut Cursor<'_>, method: &str) -> Value {
+    let shape = match shape_of(method) {
+        Some(shape) if c.below(4) != 0 => shape,
+        _ => c.below(10),
+    };
+    let mut p = match shape {
+        0 => json!({ "cursor": c.field(CURSORS) }),
+        1 => json!({ "uri": c.field(URIS) }),
+        2 => json!({ "name": c.field(NAMES), "arguments": arguments(c) }),
+        3 => json!({ "name": c.field(NAMES) }),
+        4 => json!({ "requestId": token(c), "reason": c.field(WORDS) }),
+        5 => json!({
+            "progressToken": token(c),
+            "progress": c.byte(),
+            "total": 2,
+            "message": c.field(WORDS),
+        }),
+        6 => json!({ "level": c.field(LEVELS) }),
+        7 => json!({
+            "ref": { "type": c.field(REF_TYPES), "name": c.field(NAMES), "uri": c.field(URIS) },
+            "argument": { "name": c.field(NAMES), "value": c.field(WORDS) },
+        }),
+        8 => json!({
+            "protocolVersion": c.field(VERSIONS),
+            "capabilities": {},
+            "clientInfo": { "name": c.field(NAMES), "version": c.field(WORDS) },
+        }),
+        _ => json!({ "uri": c.field(URIS), "cursor": c.field(CURSORS) }),
+    };
+    if c.below(3) == 0 {
+        p["_meta"] = meta(c);
+    }
+    if c.below(8) == 0 {
+        p["requestState"] = json!(c.field(WORDS));
+    }
+    p
+}
+
+/// Tool or prompt arguments: up to three members with arbitrary names and string values.
+fn arguments(c: &mut Cursor<'_>) -> Value {
+    let mut args = Map::new();
+    for _ in 0..c.below(4) {
+        let key = c.field(NAMES);
+        args.insert(key, json!(c.field(WORDS)));
+    }
+    Value::Object(args)
+}
+
+/// A `_meta` object: up to three members with keys and values from the vocabularies or not.
+fn meta(c: &mut Cursor<'_>) -> Value {
+    let mut meta = Map::new();
+    for _ in 0..=c.below(3) {
+        let key = c.field(META_KEYS);
+        let value = match c.below(4) {
+            0 => token(c),
+            1 => json!(c.field(VERSIONS)),
+            2 => json!(c.field(LEVELS)),
+            _ => json!({ "name": c.field(NAMES), "version": c.field(WORDS) }),
+        };
+        meta.insert(key, value);
+    }
+    Value::Object(meta)
+}
+
+/// A request id or progress token: one of [`IDS`] or an arbitrary string.
+fn token(c: &mut Cursor<'_>) -> Value {
+    match c.below(3) {
+        0 => json!(c.field(WORDS)),
+        _ => serde_json::from_str(c.pick(IDS)).unwrap_or(Value::Null),
+    }
+}
+
+/// A method name: a vocabulary one, or (one time in eight) a string field.
+fn method(c: &mut Cursor<'_>) -> String {
+    match c.below(8) {
+        0 => c.field(METHODS),
+        _ => c.pick(METHODS).to_owned(),
+    }
 }
 
 /// One JSON-RPC message text from the vocabularies (not a batch, not garbage).
 fn message(c: &mut Cursor<'_>) -> String {
-    let id = c.pick(IDS);
-    let method = c.pick(METHODS);
+    let id = match c.below(8) {
+        0 => json!(c.field(WORDS)).to_string(),
+        _ => c.pick(IDS).to_owned(),
+    };
+    let name = method(c);
+    let method = json!(name);
     match c.below(6) {
         0 | 1 => format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{}}}"#,
-            params(c)
+            r#"{{"jsonrpc":"2.0","id":{id},"method":{method},"params":{}}}"#,
+            params(c, &name)
         ),
-        2 => format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#),
+        2 => format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method}}}"#),
         3 => format!(
-            r#"{{"jsonrpc":"2.0","method":"{method}","params":{}}}"#,
-            params(c)
+            r#"{{"jsonrpc":"2.0","method":{method},"params":{}}}"#,
+            params(c, &name)
         ),
         4 => format!(
             r#"{{"jsonrpc":"2.0","id":{id},"result":{}}}"#,
             c.pick(RESULTS)
         ),
-        _ => format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32000,"message":"e"}}}}"#),
+        _ => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32000,"message":{}}}}}"#,
+            json!(c.field(WORDS))
+        ),
     }
 }
 

@@ -137,7 +137,7 @@ fn step(c: &mut Cursor<'_>, s: &mut Session, ledger: &mut Ledger, now: Instant) 
         8 | 9 => respond(c, s, ledger),
         10 => {
             let method = c.pick(ops::METHODS);
-            let _ = s.notify(method, raw_params(c));
+            let _ = s.notify(method, raw_params(c, method));
         }
         11 | 12 => {
             let method = c.pick(ops::METHODS);
@@ -146,7 +146,7 @@ fn step(c: &mut Cursor<'_>, s: &mut Session, ledger: &mut Ledger, now: Instant) 
                 progress: c.byte() & 1 == 1,
                 related_to: None,
             };
-            if let Ok(id) = s.send_request(now, method, raw_params(c), opts) {
+            if let Ok(id) = s.send_request(now, method, raw_params(c, method), opts) {
                 ledger.sent(id, method);
             }
         }
@@ -189,7 +189,7 @@ fn respond(c: &mut Cursor<'_>, s: &mut Session, ledger: &mut Ledger) {
     }
 }
 
-fn raw_params(c: &mut Cursor<'_>) -> Option<RawJson> {
-    let text = c.pick(ops::PARAMS).replace("$ID", c.pick(ops::IDS));
+fn raw_params(c: &mut Cursor<'_>, method: &str) -> Option<RawJson> {
+    let text = ops::params(c, method);
     RawJson::from_text(text).ok().filter(|_| c.byte() & 3 != 0)
 }

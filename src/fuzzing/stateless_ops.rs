@@ -75,7 +75,7 @@ pub fn stateless_validate(data: &[u8]) {
     let mut c = Cursor::new(data);
     let profile = profile(&mut c);
     let method = match c.below(8) {
-        0 => String::from_utf8_lossy(c.bytes(24)).into_owned(),
+        0 => c.field(METHODS),
         _ => c.pick(METHODS).to_owned(),
     };
     let text = if c.below(4) == 0 {
@@ -141,7 +141,7 @@ fn built_params(c: &mut Cursor<'_>) -> Value {
         let version = match c.below(8) {
             0 => json!(3),
             1 => Value::Null,
-            _ => json!(c.pick(VERSIONS)),
+            _ => json!(c.field(VERSIONS)),
         };
         meta.insert("io.modelcontextprotocol/protocolVersion".into(), version);
     }
@@ -151,14 +151,14 @@ fn built_params(c: &mut Cursor<'_>) -> Value {
     }
     if fields & 4 == 0 {
         let info = match c.below(3) {
-            0 => json!({"name": "c"}),
-            1 => json!("c"),
-            _ => json!({"name": "c", "version": "1"}),
+            0 => json!({"name": c.field(&["c"])}),
+            1 => json!(c.field(&["c"])),
+            _ => json!({"name": c.field(&["c"]), "version": c.field(&["1"])}),
         };
         meta.insert("io.modelcontextprotocol/clientInfo".into(), info);
     }
     if fields & 8 == 0 {
-        let level = json!(c.pick(LEVELS));
+        let level = json!(c.field(LEVELS));
         meta.insert("io.modelcontextprotocol/logLevel".into(), level);
     }
     if fields & 16 == 0 {

@@ -157,16 +157,13 @@ fn trim(value: &str) -> &str {
 /// `host:port` → `host`; `[v6]:port` → `[v6]`; anything else unchanged.
 fn strip_port(authority: &str) -> &str {
     if authority.starts_with('[') {
-        return match authority.find(']') {
-            Some(end) => &authority[..=end],
-            None => authority,
-        };
+        return authority
+            .find(']')
+            .and_then(|end| authority.get(..=end))
+            .unwrap_or(authority);
     }
-    let bytes = authority.as_bytes();
-    match memchr::memrchr(b':', bytes) {
-        Some(colon) if bytes[colon + 1..].iter().all(u8::is_ascii_digit) => {
-            authority.get(..colon).unwrap_or(authority)
-        }
+    match authority.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
         _ => authority,
     }
 }

@@ -110,7 +110,7 @@ impl HttpRequestHead {
         let buf: Arc<str> = Arc::from(text);
         self.headers.reserve_exact(count);
         let mut start = 0;
-        for &(literal, middle, end) in &spans[..count] {
+        for &(literal, middle, end) in spans.iter().take(count) {
             let (middle, end) = (middle as usize, end as usize);
             let name = match literal {
                 Some(name) => Some(HttpText::from_static(name)),
@@ -143,9 +143,10 @@ impl HttpRequestHead {
             let mut text = String::with_capacity(bytes.len());
             for span in spans.iter_mut() {
                 let start = text.len();
-                text.push_str(&String::from_utf8_lossy(&bytes[span.0..span.1]));
+                let part = |range: std::ops::Range<usize>| bytes.get(range).unwrap_or_default();
+                text.push_str(&String::from_utf8_lossy(part(span.0..span.1)));
                 let middle = text.len();
-                text.push_str(&String::from_utf8_lossy(&bytes[span.1..span.2]));
+                text.push_str(&String::from_utf8_lossy(part(span.1..span.2)));
                 *span = (start, middle, text.len());
             }
             text

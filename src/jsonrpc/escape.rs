@@ -112,28 +112,33 @@ pub(super) fn push_string(out: &mut Vec<u8>, text: &str, plain: usize) {
     // `bytes[start..]` is what is left to copy.
     let mut start = 0;
     // One pass without an early exit (no branch per byte) for the rare control character.
-    if bytes[plain..]
+    if bytes
+        .get(plain..)
+        .unwrap_or_default()
         .iter()
         .fold(false, |any, &b| any | (b < 0x20))
     {
         for (at, &byte) in bytes.iter().enumerate().skip(plain) {
             if let Some(escape) = escape_of(byte) {
-                out.extend_from_slice(&bytes[start..at]);
+                out.extend_from_slice(bytes.get(start..at).unwrap_or_default());
                 out.extend_from_slice(escape);
                 start = at + 1;
             }
         }
     } else {
         let mut from = plain;
-        while let Some(found) = memchr::memchr2(b'"', b'\\', &bytes[from..]) {
+        while let Some(found) = memchr::memchr2(b'"', b'\\', bytes.get(from..).unwrap_or_default())
+        {
             let at = from + found;
-            out.extend_from_slice(&bytes[start..at]);
-            out.extend_from_slice(&[b'\\', bytes[at]]);
+            out.extend_from_slice(bytes.get(start..at).unwrap_or_default());
+            // `"` or `\`, each escaped by a backslash.
+            let escape = bytes.get(at).copied().and_then(escape_of);
+            out.extend_from_slice(escape.unwrap_or_default());
             start = at + 1;
             from = start;
         }
     }
-    out.extend_from_slice(&bytes[start..]);
+    out.extend_from_slice(bytes.get(start..).unwrap_or_default());
     out.push(b'"');
 }
 

@@ -139,7 +139,7 @@ fn small_unsigned(bytes: &[u8]) -> Option<u64> {
     }
     // JSON forbids leading zeros (the decoder never passes them); other callers get the
     // general path's answer for them, unchanged.
-    if bytes.len() > 1 && bytes[0] == b'0' {
+    if bytes.len() > 1 && bytes.first() == Some(&b'0') {
         return None;
     }
     Some(bytes.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')))

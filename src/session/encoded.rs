@@ -89,7 +89,7 @@ impl EncodedBuf {
     pub(crate) fn take(&mut self, len: usize) -> &[u8] {
         let start = self.read;
         self.read = (start + len).min(self.buf.len());
-        &self.buf[start..self.read]
+        self.buf.get(start..self.read).unwrap_or_default()
     }
 
     /// Drops the consumed front: all of it when everything was taken, else once it is large.

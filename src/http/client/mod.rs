@@ -747,13 +747,15 @@ fn encoded_request_head(frame: &[u8]) -> Option<(RequestId, bool)> {
     const METHOD: &[u8] = br#","method":""#;
     let rest = frame.strip_prefix(PREFIX)?;
     let id_len = rest.iter().position(|b| !matches!(b, b'0'..=b'9' | b'-'))?;
-    let id = RequestId::from_json_bytes(&rest[..id_len])?;
-    let method = rest[id_len..].strip_prefix(METHOD)?;
+    let (id, rest) = rest.split_at_checked(id_len)?;
+    let id = RequestId::from_json_bytes(id)?;
+    let method = rest.strip_prefix(METHOD)?;
     let close = memchr::memchr2(b'"', b'\\', method)?;
-    if method[close] != b'"' {
+    let (name, tail) = method.split_at_checked(close)?;
+    if tail.first() != Some(&b'"') {
         return None;
     }
-    Some((id, &method[..close] == jsonrpc::INITIALIZE.as_bytes()))
+    Some((id, name == jsonrpc::INITIALIZE.as_bytes()))
 }
 
 /// An owned copy of a handshake frame the session keeps for its whole life (to replay it

@@ -59,10 +59,9 @@ impl HttpUrl {
     /// The origin, normalized: lower-case scheme and host, default port made explicit.
     pub fn origin(&self) -> String {
         let authority = self.authority.to_ascii_lowercase();
-        let has_port = match authority.rfind(':') {
-            Some(i) => !authority[i..].contains(']'),
-            None => false,
-        };
+        let has_port = authority
+            .rsplit_once(':')
+            .is_some_and(|(_, port)| !port.contains(']'));
         if has_port {
             format!("{}://{authority}", self.scheme)
         } else {
