@@ -1070,7 +1070,7 @@ fn client_refuses_server_requests_for_capabilities_it_did_not_declare() {
 #[test]
 fn framer_errors_are_answered_without_an_id() {
     let (mut s, now) = server_after_initialize("2025-06-18", "{}", true);
-    s.handle_decode_error(now, mcp_sansio::session::FrameError::TooLong { limit: 10 });
+    s.handle_decode_error(now, mcp_sansio::session::FrameError::too_long(10));
     let out = drain(&mut s);
     assert_eq!(out[0]["error"]["code"], -32600);
     assert_eq!(out[0]["id"], Value::Null);

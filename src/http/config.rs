@@ -20,7 +20,8 @@ pub enum ResponseMode {
 /// Limits and switches of the endpoint.
 #[derive(Clone, Debug)]
 pub struct EndpointConfig {
-    /// POST bodies larger than this get 413. Default 4 MiB.
+    /// POST bodies larger than this get 413, with a JSON-RPC error body that carries the
+    /// request's id when the body's first bytes show it. Default 16 MiB.
     pub max_body: usize,
     /// Sessions held at most; an `initialize` past it gets 503. Default 1024.
     pub max_sessions: usize,
@@ -50,7 +51,7 @@ pub struct EndpointConfig {
 impl Default for EndpointConfig {
     fn default() -> Self {
         EndpointConfig {
-            max_body: 4 << 20,
+            max_body: crate::config::DEFAULT_MAX_FRAME_LEN,
             max_sessions: 1024,
             idle_timeout: Duration::from_secs(30 * 60),
             replay_budget: 1 << 20,

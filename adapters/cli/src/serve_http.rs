@@ -25,8 +25,13 @@ pub(crate) fn serve_http(addr: &str, auth: &ServeAuthArgs) -> Result<(), Failure
     let addr: SocketAddr = addr
         .parse()
         .map_err(|e| Failure::Usage(format!("--http wants IP:PORT, got {addr:?}: {e}")))?;
-    let mut config = Config::default();
+    let mut config = Config {
+        max_frame_len: crate::max_frame(),
+        ..Config::default()
+    };
     fixture::page_size_from_env(&mut config);
+    let mut options = HttpServerOptions::default();
+    options.endpoint.max_body = crate::max_frame();
     let sleep: fixture::Sleep = Arc::new(|duration| {
         Box::pin(async move {
             smol::Timer::after(duration).await;
@@ -35,7 +40,7 @@ pub(crate) fn serve_http(addr: &str, auth: &ServeAuthArgs) -> Result<(), Failure
     // The factory runs inside the endpoint (it must be Send); it hands each session's extras
     // to a task on the serving executor. One entry per session, drained at once.
     let (extras_tx, extras_rx) = smol::channel::unbounded::<BoxFuture<()>>();
-    let mut server = HttpServer::bind(addr, HttpServerOptions::default(), move |now| {
+    let mut server = HttpServer::bind(addr, options, move |now| {
         let server = fixture::fixture_server(config.clone(), sleep.clone(), now);
         let _ = extras_tx.try_send(fixture::extras(server.handle(), sleep.clone()));
         server
