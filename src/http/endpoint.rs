@@ -10,7 +10,7 @@ use super::admission::{self, KnownFields};
 use super::config::{EndpointConfig, EndpointStats, ResponseMode};
 use super::headers::accepts_json_and_sse;
 use super::machine::Machine;
-use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
+use super::reply::{cancelled_id, error, method_not_allowed, rpc_error, too_large};
 use super::session_table::SessionTable;
 use super::streams::{LogicalStream, Mode, Released, SessionState, StreamChunk};
 use crate::session::idhash::IdMap;
@@ -138,6 +138,9 @@ impl<M: Machine> Endpoint<M> {
             );
         }
         if let Err(resp) = admission::check_json_body(&self.config, fields, body.len()) {
+            if resp.status == 413 {
+                return too_large(&body, self.config.max_body);
+            }
             return resp;
         }
         let incoming = match decode(&body) {

@@ -239,7 +239,7 @@ impl<M: Machine> SessionState<M> {
     }
 
     /// Files the request ids of one POST under stream `key` (a key no entry holds yet) in one
-    /// walk, and returns how many there were. `None`, with nothing filed, if an id is already
+    /// walk, and returns how many distinct ids there were. `None`, with nothing filed, if an id is already
     /// in flight on another stream: the entries holding `key` (this walk's) are taken out
     /// again, which only that error path pays for. An id repeated within the body is not "in flight"
     /// (its earlier entry has this same key), as when the ids were checked before filing.
@@ -255,12 +255,14 @@ impl<M: Machine> SessionState<M> {
                     self.request_streams.retain(|_, k| *k != key);
                     return None;
                 }
+                // Repeated within the body: answered once (the session refuses the repeat
+                // with an id-less error), so the stream waits for it once.
                 Some(_) => {}
                 None => {
                     self.request_streams.insert(id.clone(), key);
+                    count += 1;
                 }
             }
-            count += 1;
         }
         Some(count)
     }
