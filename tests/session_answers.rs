@@ -47,7 +47,9 @@ fn a_repeated_id_in_a_batch_is_answered_once_and_the_repeat_refused() {
         assert!(message.contains("repeats"), "{message}");
     }
     // The first `tools/list` with id 3 went to the application, once.
-    assert!(matches!(s.poll_event(), Some(Event::Request { id, .. }) if id == RequestId::number(3)));
+    assert!(
+        matches!(s.poll_event(), Some(Event::Request { id, .. }) if id == RequestId::number(3))
+    );
     assert!(s.poll_event().is_none());
 }
 
@@ -68,7 +70,10 @@ fn an_oversized_request_is_refused_with_its_id_and_the_limit() {
     assert_eq!(out[0]["id"], "big-1");
     assert_eq!(out[0]["error"]["code"], -32600);
     let message = out[0]["error"]["message"].as_str().unwrap();
-    assert!(message.contains(&format!("request of {} bytes", big.len())), "{message}");
+    assert!(
+        message.contains(&format!("request of {} bytes", big.len())),
+        "{message}"
+    );
     assert!(message.contains("1 KiB limit"), "{message}");
 }
 
@@ -94,8 +99,12 @@ fn an_oversized_response_fails_the_right_pending_request_at_once() {
     let mut pair = connected(V::V2025_06_18);
     let now = pair.now();
     let client = &mut pair.client;
-    let first = client.send_request(now, "tools/list", None, RequestOptions::default()).unwrap();
-    let second = client.send_request(now, "tools/list", None, RequestOptions::default()).unwrap();
+    let first = client
+        .send_request(now, "tools/list", None, RequestOptions::default())
+        .unwrap();
+    let second = client
+        .send_request(now, "tools/list", None, RequestOptions::default())
+        .unwrap();
     drain(client);
     while client.poll_event().is_some() {}
     let mut prefix = b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec();
@@ -118,7 +127,11 @@ fn an_oversized_response_fails_the_right_pending_request_at_once() {
         other => panic!("expected the second request to fail, got {other:?}"),
     }
     assert!(client.poll_event().is_none());
-    assert_eq!(client.pending_outbound(), 1, "the first request still waits");
+    assert_eq!(
+        client.pending_outbound(),
+        1,
+        "the first request still waits"
+    );
     assert!(drain(client).is_empty(), "a response is never answered");
     let _ = first;
 }
@@ -136,7 +149,9 @@ fn an_oversized_response_frame_in_hand_fails_its_request() {
     assert_eq!(pair.connect(), Some(V::V2025_06_18));
     let now = pair.now();
     let client = &mut pair.client;
-    let id = client.send_request(now, "tools/list", None, RequestOptions::default()).unwrap();
+    let id = client
+        .send_request(now, "tools/list", None, RequestOptions::default())
+        .unwrap();
     drain(client);
     while client.poll_event().is_some() {}
     let mut frame = b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec();
@@ -158,7 +173,9 @@ fn an_unmatched_response_raises_an_event_naming_the_other_type() {
     let mut pair = connected(V::V2025_06_18);
     let now = pair.now();
     let client = &mut pair.client;
-    let id = client.send_request(now, "tools/list", None, RequestOptions::default()).unwrap();
+    let id = client
+        .send_request(now, "tools/list", None, RequestOptions::default())
+        .unwrap();
     drain(client);
     while client.poll_event().is_some() {}
     let number = id.as_number().expect("client ids are numbers");
@@ -171,7 +188,11 @@ fn an_unmatched_response_raises_an_event_naming_the_other_type() {
             pending_other_type: Some(id.clone()),
         })
     );
-    feed(client, now, r#"{"jsonrpc":"2.0","id":"nobody","result":{}}"#);
+    feed(
+        client,
+        now,
+        r#"{"jsonrpc":"2.0","id":"nobody","result":{}}"#,
+    );
     assert_eq!(
         client.poll_event(),
         Some(Event::UnmatchedResponse {

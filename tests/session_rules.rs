@@ -342,7 +342,10 @@ fn responses_match_by_exact_id_string_seven_is_not_number_seven() {
     assert_eq!(s.stats().unknown_responses_dropped, 1);
     assert!(matches!(
         s.poll_event(),
-        Some(Event::UnmatchedResponse { pending_other_type: None, .. })
+        Some(Event::UnmatchedResponse {
+            pending_other_type: None,
+            ..
+        })
     ));
     let right = format!(
         r#"{{"jsonrpc":"2.0","id":"{}","result":{{"roots":[]}}}}"#,

@@ -74,7 +74,12 @@ pub(crate) fn too_large(body: &[u8], limit: usize) -> HttpResponse {
     }
     .to_error_object();
     let mut buf = Vec::new();
-    crate::jsonrpc::encode_error(&mut buf, id.as_ref(), &error, crate::jsonrpc::MissingId::Null);
+    crate::jsonrpc::encode_error(
+        &mut buf,
+        id.as_ref(),
+        &error,
+        crate::jsonrpc::MissingId::Null,
+    );
     let mut resp = HttpResponse::status(413).with_header("Content-Type", JSON);
     resp.body = Body::Full(Bytes::from(buf));
     resp

@@ -61,18 +61,19 @@ fn scan_members(bytes: &[u8], head: &mut FrameHead) -> Option<()> {
         if *bytes.get(i)? != b':' {
             return None;
         }
-        let start = blank(bytes, i + 1);
-        let end = value_end(bytes, start)?;
+        // The kind is known from the key alone: a result cut by the prefix still says so.
         match key {
-            b"id" => {
-                head.id = std::str::from_utf8(bytes.get(start..end)?)
-                    .ok()
-                    .and_then(RequestId::from_json_text);
-                id_seen = true;
-            }
             b"method" => head.kind = HeadKind::Request,
             b"result" | b"error" => head.kind = HeadKind::Response,
             _ => {}
+        }
+        let start = blank(bytes, i + 1);
+        let end = value_end(bytes, start)?;
+        if key == b"id" {
+            head.id = std::str::from_utf8(bytes.get(start..end)?)
+                .ok()
+                .and_then(RequestId::from_json_text);
+            id_seen = true;
         }
         if id_seen && head.kind != HeadKind::Unknown {
             return Some(());

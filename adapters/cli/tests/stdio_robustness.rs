@@ -212,15 +212,19 @@ fn a_thousand_pipelined_requests_each_get_exactly_one_answer() {
 fn an_eight_mib_request_is_served_and_a_twenty_mib_one_is_refused_with_its_id() {
     let mut server = Server::initialized("2025-11-25");
     let line = |id: &str, len: usize| {
-        let mut line = format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping","params":{{"pad":""#)
-            .into_bytes();
+        let mut line =
+            format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping","params":{{"pad":""#)
+                .into_bytes();
         line.resize(len, b'x');
         line.extend_from_slice(b"\"}}\n");
         line
     };
     server.send_raw(&line("eight", 8 * 1024 * 1024));
     let reply = server.next();
-    assert_eq!(reply, json!({"jsonrpc": "2.0", "id": "eight", "result": {}}));
+    assert_eq!(
+        reply,
+        json!({"jsonrpc": "2.0", "id": "eight", "result": {}})
+    );
     server.send_raw(&line("huge", 20 * 1024 * 1024));
     let reply = server.next();
     assert_eq!(reply["error"]["code"], -32600, "{reply}");
@@ -515,7 +519,15 @@ for line in sys.stdin:
 fn run_client(server: &[String]) -> (bool, String, Duration) {
     let started = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
-        .args(["client", "--stdio", "--timeout", "30", "tools", "list", "--"])
+        .args([
+            "client",
+            "--stdio",
+            "--timeout",
+            "30",
+            "tools",
+            "list",
+            "--",
+        ])
         .args(server)
         .stdin(Stdio::null())
         .output()
@@ -549,7 +561,8 @@ fn an_answer_with_the_id_as_a_string_is_reported_on_stderr() {
     assert!(!out.status.success(), "{stderr}");
     assert!(started.elapsed() < WAIT, "{stderr}");
     assert!(
-        stderr.contains(r#"answer has id "1" (a string); a request with id 1 (a number) is pending"#),
+        stderr
+            .contains(r#"answer has id "1" (a string); a request with id 1 (a number) is pending"#),
         "{stderr}"
     );
 }
