@@ -284,6 +284,7 @@ fn a_batch_of_five_thousand_pings_is_answered_in_full_and_one_with_a_repeated_id
         .map(|n| json!({"jsonrpc": "2.0", "id": n, "method": "ping"}))
         .collect();
     let resp = rig.post(Some(&sid), Value::Array(pings));
+    assert_eq!(resp.status, 200, "{:?}", resp.body);
     let (events, ended) = rig.drain(&resp.body);
     assert!(ended);
     assert_eq!(events.len(), 5000, "one answer per ping");

@@ -393,7 +393,7 @@ impl<M: Machine> SessionState<M> {
     }
 
     /// Turns an undecided stream into SSE: the priming event (2025-11-25 only), then the raw
-    /// messages routed so far.
+    /// messages routed so far (all of them, whatever their number).
     pub(crate) fn start_sse(&mut self, key: u64) {
         let primes = self.primes();
         let Some(stream) = self.streams.get_mut(&key) else {
@@ -408,8 +408,14 @@ impl<M: Machine> SessionState<M> {
                 stream.queue.push_back(priming.1);
             }
         }
-        for (kind, data) in raw {
-            self.emit(key, kind, data);
+        // What was routed before the stream opened is queued whole, past `MAX_QUEUED`: it is
+        // bounded by the POST body (a batch of any size up to `max_body` gets every answer).
+        for (_, data) in raw {
+            let (id, event) = self.sse_event(key, &data, None);
+            self.replay.push(id, event.clone());
+            if let Some(stream) = self.streams.get_mut(&key) {
+                stream.queue.push_back(event);
+            }
         }
     }
 
