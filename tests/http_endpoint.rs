@@ -385,6 +385,43 @@ fn body_over_the_limit_is_413() {
     });
     let resp = rig.post(None, init("2025-11-25"));
     assert_eq!(resp.status, 413);
+    // The id is read from the body's first bytes; the message names the limit.
+    let body = json_body(&resp);
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    assert_eq!(body["id"], init("2025-11-25")["id"], "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("64 bytes limit"), "{body}");
+}
+
+#[test]
+fn a_batch_of_five_thousand_pings_is_answered_in_full_and_one_with_a_repeated_id_ends() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-03-26");
+    let pings: Vec<Value> = (0..5000)
+        .map(|n| json!({"jsonrpc": "2.0", "id": n, "method": "ping"}))
+        .collect();
+    let resp = rig.post(Some(&sid), Value::Array(pings));
+    assert_eq!(resp.status, 200, "{:?}", resp.body);
+    let (events, ended) = rig.drain(&resp.body);
+    assert!(ended);
+    assert_eq!(events.len(), 5000, "one answer per ping");
+    // The ids are free again: the same batch is accepted a second time.
+    let again: Vec<Value> = (0..3)
+        .map(|n| json!({"jsonrpc": "2.0", "id": n, "method": "ping"}))
+        .collect();
+    assert_eq!(rig.post(Some(&sid), Value::Array(again)).status, 200);
+
+    let repeated = json!([call(7, "echo"), call(8, "echo"), call(7, "echo")]);
+    let resp = rig.post(Some(&sid), repeated);
+    let (events, ended) = rig.drain(&resp.body);
+    assert!(ended, "the stream of a batch with a repeated id ends");
+    let ids: Vec<Value> = events
+        .iter()
+        .map(|(_, data)| serde_json::from_str::<Value>(data).unwrap())
+        .filter(|v| v.get("result").is_some())
+        .map(|v| v["id"].clone())
+        .collect();
+    assert_eq!(ids, [json!(7), json!(8)], "one answer per distinct id");
 }
 
 #[test]

@@ -22,7 +22,8 @@ pub enum ResponseMode {
 /// Limits and switches of the endpoint.
 #[derive(Clone, Debug)]
 pub struct EndpointConfig {
-    /// POST bodies larger than this get 413. Default 4 MiB.
+    /// POST bodies larger than this get 413, with a JSON-RPC error body that carries the
+    /// request's id when the body's first bytes show it. Default 16 MiB.
     pub max_body: usize,
     /// Stateful sessions held at most. An `initialize` past it ends the oldest session whose
     /// handshake is not done to make room; with none such, it gets 503. Default 10,000.
@@ -69,7 +70,7 @@ pub struct EndpointConfig {
 impl Default for EndpointConfig {
     fn default() -> Self {
         EndpointConfig {
-            max_body: 4 << 20,
+            max_body: crate::config::DEFAULT_MAX_FRAME_LEN,
             max_sessions: 10_000,
             idle_timeout: Duration::from_secs(30 * 60),
             handshake_grace: Duration::from_secs(10),

@@ -12,7 +12,7 @@ use super::config::{EndpointConfig, EndpointStats, ResponseMode};
 use super::headers::accepts_json_and_sse;
 use super::machine::Machine;
 use super::peer::{retry_after_secs, Peer, PeerCounts};
-use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
+use super::reply::{cancelled_id, error, method_not_allowed, rpc_error, too_large};
 use super::session_table::{Expiry, Lapse, SessionTable};
 use super::streams::{LogicalStream, Mode, Released, SessionState, StreamChunk};
 use crate::session::idhash::IdMap;
@@ -177,6 +177,9 @@ impl<M: Machine> Endpoint<M> {
             );
         }
         if let Err(resp) = admission::check_json_body(&self.config, fields, body.len()) {
+            if resp.status == 413 {
+                return too_large(&body, self.config.max_body);
+            }
             return resp;
         }
         let incoming = match decode(&body) {

@@ -32,8 +32,13 @@ pub(crate) fn serve_http(
     let addr: SocketAddr = addr
         .parse()
         .map_err(|e| Failure::Usage(format!("--http wants IP:PORT, got {addr:?}: {e}")))?;
-    let mut config = Config::default();
+    let mut config = Config {
+        max_frame_len: crate::max_frame(),
+        ..Config::default()
+    };
     fixture::page_size_from_env(&mut config);
+    let mut options = HttpServerOptions::default();
+    options.endpoint.max_body = crate::max_frame();
     let sleep: fixture::Sleep = Arc::new(|duration| {
         Box::pin(async move {
             smol::Timer::after(duration).await;
@@ -42,7 +47,6 @@ pub(crate) fn serve_http(
     // The factory runs inside the endpoint (it must be Send); it hands each session's extras
     // to a task on the serving executor. One entry per session, drained at once.
     let (extras_tx, extras_rx) = smol::channel::unbounded::<BoxFuture<()>>();
-    let mut options = HttpServerOptions::default();
     limits.apply(&mut options)?;
     let max_connections = options.max_connections;
     let mut server = HttpServer::bind(addr, options, move |now| {

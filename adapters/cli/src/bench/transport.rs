@@ -126,6 +126,7 @@ fn client_config(timeout: Duration) -> Config {
     Config {
         request_timeout: timeout,
         max_request_timeout: timeout.max(Config::default().max_request_timeout),
+        max_frame_len: crate::max_frame(),
         ..Config::default()
     }
 }
