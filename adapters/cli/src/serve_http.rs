@@ -4,6 +4,8 @@
 //! bound (so port 0 works for tests) and shuts down gracefully on SIGINT or SIGTERM. Every HTTP session gets its own fixture server
 //! and its own timed extras (late additions, watched-resource updates), which end with it.
 //! With `--auth-issuer` the server is an OAuth protected resource (see `serve_auth.rs`).
+//! At start the open-file limit is raised to its hard limit and the connection cap lowered to
+//! fit under it (`fd_limit.rs`).
 
 use std::net::SocketAddr;
 use std::rc::Rc;
@@ -20,6 +22,24 @@ use crate::fixture;
 use crate::serve_auth::ServeAuthArgs;
 use crate::Failure;
 
+/// The server's options with its connection cap lowered to what the open-file limit
+/// `soft_limit` allows (saying so on stderr when it must).
+fn fitted_options(soft_limit: Option<u64>) -> HttpServerOptions {
+    let mut options = HttpServerOptions::default();
+    if let Some(soft) = soft_limit {
+        let fit = crate::fd_limit::connections_that_fit(soft).max(1);
+        if fit < options.max_connections {
+            eprintln!(
+                "mcp-sansio: the open-file limit is {soft}: serving at most {fit} connections \
+                 (not {})",
+                options.max_connections
+            );
+            options.max_connections = fit;
+        }
+    }
+    options
+}
+
 /// Serves the fixture over HTTP on `addr` until SIGINT/SIGTERM.
 pub(crate) fn serve_http(addr: &str, auth: &ServeAuthArgs) -> Result<(), Failure> {
     let addr: SocketAddr = addr
@@ -35,7 +55,8 @@ pub(crate) fn serve_http(addr: &str, auth: &ServeAuthArgs) -> Result<(), Failure
     // The factory runs inside the endpoint (it must be Send); it hands each session's extras
     // to a task on the serving executor. One entry per session, drained at once.
     let (extras_tx, extras_rx) = smol::channel::unbounded::<BoxFuture<()>>();
-    let mut server = HttpServer::bind(addr, HttpServerOptions::default(), move |now| {
+    let options = fitted_options(crate::fd_limit::raise_to_hard());
+    let mut server = HttpServer::bind(addr, options, move |now| {
         let server = fixture::fixture_server(config.clone(), sleep.clone(), now);
         let _ = extras_tx.try_send(fixture::extras(server.handle(), sleep.clone()));
         server
