@@ -34,7 +34,9 @@ struct Entry<M> {
 
 /// Sessions (and in-flight stateless exchanges, whose ids start with `#`) by id.
 pub(super) struct SessionTable<M> {
-    entries: IdMap<String, Entry<M>>,
+    /// Boxed: a session's state is a few KiB, and a hash table holds up to twice as many
+    /// slots as entries (and both its old and new slots while it grows).
+    entries: IdMap<String, Box<Entry<M>>>,
     ids: IdMap<u64, String>,
     /// (deadline, serial) of every clean session that has a deadline.
     deadlines: BTreeSet<(Instant, u64)>,
@@ -118,7 +120,7 @@ impl<M: Machine> SessionTable<M> {
         );
         let live = !id.starts_with('#');
         self.ids.insert(serial, id.clone());
-        if let Some(old) = self.entries.insert(id, entry) {
+        if let Some(old) = self.entries.insert(id, Box::new(entry)) {
             self.ids.remove(&old.serial);
             self.forget(&old);
         } else if live {
