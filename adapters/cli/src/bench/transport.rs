@@ -19,6 +19,21 @@ use super::load::{Delivery, ServerGone};
 use super::url::run_url;
 use crate::args::StderrArg;
 
+/// Handshakes in flight at most over the whole run: ten thousand sessions connecting at
+/// once overflow the server's accept queue (SYN retries back off for seconds) and time out.
+const MAX_HANDSHAKES: usize = 128;
+
+/// Admits [`MAX_HANDSHAKES`] session handshakes at a time.
+static HANDSHAKES: smol::lock::Semaphore = smol::lock::Semaphore::new(MAX_HANDSHAKES);
+
+/// Runs the MCP handshake on `handle` once a handshake slot is free.
+pub(super) async fn initialize(
+    handle: &ClientHandle,
+) -> Result<mcp_sansio::model::InitializeResult, ClientError> {
+    let _slot = HANDSHAKES.acquire().await;
+    handle.initialize().await
+}
+
 /// How long to wait for the session's counters once the load is over.
 const STATS_WAIT: Duration = Duration::from_secs(2);
 
@@ -172,7 +187,7 @@ where
     let handle = client.handle();
     let remote = client.remote();
     let app = async move {
-        let initialized = handle.initialize().await;
+        let initialized = initialize(&handle).await;
         let ready = initialized.is_ok().then(|| handle.clone());
         let output = load(ready).await;
         let stats = smol::future::or(

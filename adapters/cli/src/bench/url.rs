@@ -103,7 +103,7 @@ where
     };
     let handle = client.handle();
     let app = async move {
-        let initialized = handle.initialize().await;
+        let initialized = super::transport::initialize(&handle).await;
         let ready = initialized.is_ok().then(|| handle.clone());
         (initialized, load(ready).await)
     };
