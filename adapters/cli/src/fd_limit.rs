@@ -28,7 +28,7 @@ pub(crate) fn raise_to_hard() -> Option<u64> {
             limit.rlim_cur = limit.rlim_max;
         }
     }
-    Some(u64::try_from(limit.rlim_cur).unwrap_or(u64::MAX))
+    Some(limit.rlim_cur)
 }
 
 /// The most connections that fit under `soft_limit` with [`HEADROOM`] to spare.
@@ -52,7 +52,7 @@ mod tests {
             unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) },
             0
         );
-        assert_eq!(soft, u64::try_from(limit.rlim_cur).unwrap());
+        assert_eq!(soft, limit.rlim_cur);
         assert_eq!(limit.rlim_cur, limit.rlim_max);
         // Raising again changes nothing.
         assert_eq!(raise_to_hard(), Some(soft));
