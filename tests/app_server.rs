@@ -189,14 +189,8 @@ struct SchemaCheck {
 
 impl SchemaCheck {
     fn load() -> SchemaCheck {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let path = [
-            root.join("../shared/mcp-schema/2025-11-25/schema.json"),
-            root.join("../../shared/mcp-schema/2025-11-25/schema.json"),
-        ]
-        .into_iter()
-        .find(|p| p.is_file())
-        .expect("the MCP schema directory must exist");
+        let path =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/schema/2025-11-25/schema.json");
         let text = std::fs::read_to_string(path).unwrap();
         SchemaCheck {
             root: serde_json::from_str(&text).unwrap(),

@@ -447,10 +447,13 @@ fn base64_decoders_invert_the_encoders_and_refuse_malformed_text() {
     }
     assert_eq!(base64url_decode("-_8").unwrap(), [0xfb, 0xff]);
     // Wrong alphabet, bad length, padding where it may not be.
-    for bad in ["Zm9v+", "Z", "Zm9vY", "Zm8=", "-_8="] {
+    // ... and a last symbol with unused low bits set ("Zg" is the one spelling of "f").
+    for bad in ["Zm9v+", "Z", "Zm9vY", "Zm8=", "-_8=", "Zh", "Zm9", "-_9"] {
         assert_eq!(base64url_decode(bad), None, "{bad}");
     }
-    for bad in ["Zm8", "Zg=", "Z===", "Zg==Zg==", "Zm-v", "Zm9v_A=="] {
+    for bad in [
+        "Zm8", "Zg=", "Z===", "Zg==Zg==", "Zm-v", "Zm9v_A==", "Zh==", "Zm9=",
+    ] {
         assert_eq!(base64_standard_decode(bad), None, "{bad}");
     }
 }

@@ -237,8 +237,125 @@ fn past_max_sessions_initialize_gets_503() {
     });
     rig.open("2025-11-25");
     rig.open("2025-11-25");
-    assert_eq!(rig.post(None, init("2025-11-25")).status, 503);
+    let refused = rig.post(None, init("2025-11-25"));
+    assert_eq!(refused.status, 503);
+    assert_eq!(json_body(&refused)["error"]["code"], -32000);
     assert_eq!(rig.ep.session_count(), 2);
+    assert_eq!(rig.ep.stats().sessions_refused, 1);
+}
+
+/// An `initialize` with no `notifications/initialized` after it; returns the session id.
+fn squat(rig: &mut Rig) -> String {
+    let resp = rig.post(None, init("2025-11-25"));
+    assert_eq!(resp.status, 200, "{}", resp.body_text());
+    resp.get("mcp-session-id").unwrap().to_string()
+}
+
+#[test]
+fn a_session_without_a_finished_handshake_expires_after_the_grace() {
+    let mut rig = Rig::new(EndpointConfig {
+        handshake_grace: Duration::from_secs(10),
+        ..Default::default()
+    });
+    let start = rig.now;
+    let squatter = squat(&mut rig);
+    rig.now = start + Duration::from_secs(5);
+    let ready = rig.open("2025-11-25");
+    // Pinging does not stretch the grace: it runs from the `initialize`.
+    rig.post(
+        Some(&squatter),
+        json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}),
+    );
+    assert_eq!(rig.ep.poll_timeout(), Some(start + Duration::from_secs(10)));
+    rig.ep
+        .handle_timeout(start + Duration::from_secs(10) - Duration::from_millis(1));
+    assert_eq!(rig.ep.session_count(), 2);
+    rig.now = start + Duration::from_secs(10);
+    rig.ep.handle_timeout(rig.now);
+    assert_eq!(rig.ep.stats().handshakes_expired, 1);
+    assert_eq!(rig.ep.stats().sessions_expired, 0);
+    assert_eq!(rig.ep.session_count(), 1);
+    assert_eq!(rig.post(Some(&squatter), call(1, "echo")).status, 404);
+    assert_eq!(rig.post(Some(&ready), call(2, "echo")).status, 200);
+    // The initialized session is left with its idle deadline only.
+    assert_eq!(
+        rig.ep.poll_timeout(),
+        Some(start + Duration::from_secs(10) + Duration::from_secs(30 * 60))
+    );
+}
+
+#[test]
+fn a_full_table_makes_room_by_ending_the_oldest_uninitialized_session() {
+    let mut rig = Rig::new(EndpointConfig {
+        max_sessions: 3,
+        ..Default::default()
+    });
+    let ready = rig.open("2025-11-25");
+    let oldest = squat(&mut rig);
+    rig.now += Duration::from_millis(1);
+    let younger = squat(&mut rig);
+    rig.now += Duration::from_millis(1);
+    // Full: the new client gets in, the oldest squatter is gone.
+    let newcomer = rig.open("2025-11-25");
+    assert_eq!(rig.ep.stats().handshakes_evicted, 1);
+    assert_eq!(rig.ep.session_count(), 3);
+    assert_eq!(rig.post(Some(&oldest), call(1, "echo")).status, 404);
+    for sid in [&ready, &newcomer] {
+        assert_eq!(rig.post(Some(sid), call(2, "echo")).status, 200);
+    }
+    // The younger squatter finishes its handshake: nothing is left to evict.
+    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(rig.post(Some(&younger), done).status, 202);
+    let refused = rig.post(None, init("2025-11-25"));
+    assert_eq!(refused.status, 503);
+    assert_eq!(json_body(&refused)["error"]["code"], -32000);
+    assert_eq!(rig.ep.stats().sessions_refused, 1);
+    assert_eq!(rig.ep.session_count(), 3);
+}
+
+#[test]
+fn a_flood_of_uninitialized_sessions_never_locks_out_a_new_client() {
+    let mut rig = Rig::new(EndpointConfig {
+        max_sessions: 64,
+        ..Default::default()
+    });
+    let mut random = [0u8; 16];
+    for n in 0u32..1100 {
+        random[..4].copy_from_slice(&n.to_be_bytes());
+        let body = Bytes::from(init("2025-11-25").to_string());
+        let head = rig.post_head(None);
+        let resp = rig.ep.handle_request(rig.now, &head, body, random);
+        assert_eq!(resp.status, 200, "initialize {n}");
+    }
+    assert_eq!(rig.ep.session_count(), 64);
+    assert_eq!(rig.ep.stats().handshakes_evicted, 1100 - 64);
+    let sid = rig.open("2025-11-25");
+    assert_eq!(rig.post(Some(&sid), call(1, "echo")).status, 200);
+}
+
+#[test]
+fn sessionless_exchanges_have_their_own_limit() {
+    let mut rig = Rig::new(EndpointConfig {
+        stateless: true,
+        max_sessions: 0,
+        max_exchanges: 1,
+        ..Default::default()
+    });
+    // A handler still running holds its exchange.
+    let held = rig.post(None, call(1, "wait"));
+    assert_eq!(held.status, 200);
+    assert!(matches!(held.body, Body::Stream(_)));
+    assert_eq!((rig.ep.exchange_count(), rig.ep.session_count()), (1, 0));
+    let refused = rig.post(None, call(2, "echo"));
+    assert_eq!(refused.status, 503);
+    assert_eq!(json_body(&refused)["error"]["code"], -32000);
+    assert_eq!(rig.ep.stats().exchanges_refused, 1);
+    assert_eq!(rig.ep.stats().sessions_refused, 0);
+    rig.release_gates();
+    let (_, ended) = rig.drain(&held.body);
+    assert!(ended);
+    assert_eq!(rig.ep.exchange_count(), 0);
+    assert_eq!(rig.post(None, call(3, "echo")).status, 200);
 }
 
 #[test]
@@ -882,4 +999,42 @@ fn measure_post_echo_throughput() {
     }
     let secs = start.elapsed().as_secs_f64();
     eprintln!("POST tools/call echo → JSON: {:.0} req/s", 20_000.0 / secs);
+}
+
+#[test]
+fn a_peer_limit_refuses_a_new_session_with_429_and_retry_after() {
+    let mut rig = Rig::new(EndpointConfig {
+        peer_limit: Some(Arc::new(MaxSessionsPerPeer::new(2))),
+        ..Default::default()
+    });
+    let from = |rig: &Rig, last: u8, subject: Option<&str>| {
+        let mut head = rig.post_head(None);
+        head.peer = Peer {
+            addr: Some(std::net::IpAddr::from([10, 0, 0, last])),
+            subject: subject.map(str::to_owned),
+        };
+        head
+    };
+    let head = from(&rig, 1, None);
+    let first = rig.send(&head, init("2025-11-25"));
+    let first = first.get("mcp-session-id").unwrap().to_string();
+    assert_eq!(rig.send(&head, init("2025-11-25")).status, 200);
+    let refused = rig.send(&head, init("2025-11-25"));
+    assert_eq!(refused.status, 429);
+    assert_eq!(refused.get("retry-after"), Some("10"));
+    assert_eq!(json_body(&refused)["error"]["code"], -32000);
+    assert_eq!(rig.ep.stats().peers_refused, 1);
+    // Another address, and a bearer subject behind the same address, are other peers.
+    let other = from(&rig, 2, None);
+    assert_eq!(rig.send(&other, init("2025-11-25")).status, 200);
+    let alice = from(&rig, 1, Some("alice"));
+    assert_eq!(rig.send(&alice, init("2025-11-25")).status, 200);
+    // A session that ends makes room for its peer again.
+    let del =
+        HttpRequestHead::new(HttpMethod::Delete, "/mcp").header("Mcp-Session-Id", first.as_str());
+    assert_eq!(rig.send(&del, Value::Null).status, 200);
+    assert_eq!(rig.send(&head, init("2025-11-25")).status, 200);
+    // Requests inside a session are never limited.
+    let sid = rig.open("2025-11-25");
+    assert_eq!(rig.post(Some(&sid), call(1, "echo")).status, 200);
 }

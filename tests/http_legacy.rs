@@ -338,7 +338,7 @@ fn host_origin_accept_method_and_capacity_rules() {
     let json_only =
         HttpRequestHead::new(HttpMethod::Get, "/sse").header("Accept", "application/json");
     assert_eq!(rig.send(&json_only, Bytes::new()).status, 406);
-    let (_conn, uri) = rig.open();
+    let (_conn, uri) = rig.initialized();
     // The POST endpoint checks Host/Origin too.
     let head = HttpRequestHead::new(HttpMethod::Post, uri.as_str())
         .header("Content-Type", "application/json")
@@ -348,7 +348,7 @@ fn host_origin_accept_method_and_capacity_rules() {
             .status,
         403
     );
-    // One session max: the next GET is refused.
+    // One session max, and it finished its handshake: the next GET is refused.
     assert_eq!(rig.open_sse().status, 503);
     assert_eq!(rig.router.legacy().stats().sessions_refused, 1);
     // Wrong method per path, unknown path.
@@ -577,7 +577,7 @@ fn idle_streams_get_keep_alive_comments_on_the_timer() {
     assert_eq!(rig.post_to(&uri, call(1, "echo")).status, 202);
     assert_eq!(messages(&rig.drain(conn).0).len(), 1);
 
-    // Off: no deadline at all for an attached stream.
+    // Off: no deadline at all for an attached stream of an initialized session.
     let legacy = LegacyEndpoint::new(
         LegacyConfig {
             keep_alive: None,
@@ -593,7 +593,7 @@ fn idle_streams_get_keep_alive_comments_on_the_timer() {
         ..Default::default()
     };
     rig.router = Router::from_parts(streamable, legacy, paths);
-    let (_conn, uri) = rig.open();
+    let (_conn, uri) = rig.initialized();
     assert!(
         uri.starts_with("/messages?"),
         "the legacy config names the POST path"
@@ -626,4 +626,35 @@ fn a_server_request_goes_out_on_the_stream_and_its_answer_comes_back_by_post() {
     assert_eq!(got.len(), 1, "{got:?}");
     assert_eq!(got[0]["id"], 5);
     assert_eq!(got[0]["result"]["content"][0]["text"], "2 roots");
+}
+
+#[test]
+fn a_session_without_a_handshake_ends_after_the_grace_and_makes_room_when_full() {
+    let config = EndpointConfig {
+        max_sessions: 2,
+        handshake_grace: Duration::from_secs(10),
+        ..Default::default()
+    };
+    let mut rig = Rig::new(config);
+    let start = rig.now;
+    let (ready_conn, ready_uri) = rig.initialized();
+    let (oldest, _) = rig.open();
+    rig.now += Duration::from_secs(1);
+    // Full: a GET ends the oldest session still without a handshake.
+    let (younger, younger_uri) = rig.open();
+    assert_eq!(rig.router.legacy().stats().handshakes_evicted, 1);
+    assert!(rig.drain(oldest).1, "the evicted session's stream ends");
+    assert_eq!(rig.router.legacy().session_count(), 2);
+    // Its open stream does not keep the younger one past the grace.
+    let grace_end = start + Duration::from_secs(11);
+    assert_eq!(rig.router.poll_timeout(), Some(grace_end));
+    rig.now = grace_end;
+    rig.router.handle_timeout(rig.now);
+    assert_eq!(rig.router.legacy().stats().handshakes_expired, 1);
+    assert!(rig.drain(younger).1, "the expired session's stream ends");
+    assert_eq!(rig.post_to(&younger_uri, call(1, "echo")).status, 404);
+    assert_eq!(rig.router.legacy().session_count(), 1);
+    // The initialized session is untouched.
+    assert_eq!(rig.post_to(&ready_uri, call(2, "echo")).status, 202);
+    assert_eq!(messages(&rig.drain(ready_conn).0).len(), 1);
 }

@@ -87,7 +87,7 @@ proptest! {
             let now = start + Duration::from_millis(ms);
             let method = [HttpMethod::Post, HttpMethod::Get, HttpMethod::Delete, HttpMethod::Other][method as usize];
             let headers = headers.into_iter().map(|(n, v)| (n.into(), v.into())).collect();
-            let head = HttpRequestHead { method, path, headers };
+            let head = HttpRequestHead { method, path, headers, peer: Peer::default() };
             let resp = router.handle_request(now, &head, Bytes::from(body), [seed; 16]);
             prop_assert!([200, 202, 400, 403, 404, 405, 406, 409, 413, 415, 503].contains(&resp.status), "{}", resp.status);
             if let Body::Stream(id) = resp.body {

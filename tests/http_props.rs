@@ -89,7 +89,12 @@ proptest! {
             let now = start + Duration::from_millis(ms);
             let method = [HttpMethod::Post, HttpMethod::Get, HttpMethod::Delete, HttpMethod::Other][method as usize];
             let headers = headers.into_iter().map(|(n, v)| (n.into(), v.into())).collect();
-            let head = HttpRequestHead { method, path: "/mcp".into(), headers };
+            let head = HttpRequestHead {
+                method,
+                path: "/mcp".into(),
+                headers,
+                peer: Peer::default(),
+            };
             let resp = ep.handle_request(now, &head, Bytes::from(body), [seed; 16]);
             statuses.insert(resp.status);
             if let Some(sid) = resp.get("mcp-session-id") {

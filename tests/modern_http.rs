@@ -391,3 +391,50 @@ fn mcp_param_headers_must_mirror_annotated_arguments() {
         .header("Mcp-Param-Region", "anything");
     assert_eq!(rig.send(&head, &body).status, 200);
 }
+
+#[test]
+fn exchanges_never_count_against_sessions_and_have_their_own_limit() {
+    let mut rig = Rig::new();
+    rig.ep = Endpoint::new(
+        EndpointConfig {
+            max_sessions: 1,
+            max_exchanges: 1,
+            supported_versions: vec![
+                mcp_sansio::model::ProtocolVersion::V2025_11_25,
+                mcp_sansio::model::ProtocolVersion::V2025_03_26,
+            ],
+            ..Default::default()
+        },
+        server,
+    );
+    // One stateful session fills `max_sessions`.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "c", "version": "1"}}});
+    let head = Rig::head(HttpMethod::Post, None, None);
+    assert_eq!(rig.send(&head, &init).status, 200);
+    assert_eq!(rig.ep.session_count(), 1);
+    // A streamed answer holds its exchange until its body is pulled to the end.
+    let mut chatty = request(1, "tools/call", json!({"name": "chatty"}));
+    chatty["params"]["_meta"]["progressToken"] = json!("p");
+    let streamed = rig.post(&chatty);
+    assert_eq!(streamed.status, 200);
+    assert!(matches!(streamed.body, Body::Stream(_)));
+    assert_eq!((rig.ep.exchange_count(), rig.ep.session_count()), (1, 1));
+    let refused = rig.post(&request(2, "tools/call", json!({"name": "echo"})));
+    assert_eq!(refused.status, 503);
+    let body: Value = serde_json::from_slice(match &refused.body {
+        Body::Full(b) => b,
+        other => panic!("{other:?}"),
+    })
+    .unwrap();
+    assert_eq!(body["error"]["code"], -32000);
+    assert_eq!(rig.ep.stats().exchanges_refused, 1);
+    assert_eq!(rig.ep.stats().sessions_refused, 0);
+    let msgs = rig.messages(&streamed);
+    assert_eq!(msgs.last().unwrap()["result"]["content"][0]["text"], "done");
+    assert_eq!(rig.ep.exchange_count(), 0);
+    let served = rig.post(&request(3, "tools/call", json!({"name": "echo"})));
+    assert_eq!(served.status, 200);
+    assert_eq!(rig.ep.session_count(), 1);
+}

@@ -20,30 +20,30 @@ const NOW_MS: u64 = 1_800_000_000_000;
 #[test]
 fn a_redeemed_state_is_refused_until_it_expires() {
     let guard = ReplayGuard::new(8);
-    assert_eq!(guard.redeem("a.b", NOW_MS + 100, NOW_MS), Ok(()));
+    assert_eq!(guard.redeem(b"a.b", NOW_MS + 100, NOW_MS), Ok(()));
     assert_eq!(
-        guard.redeem("a.b", NOW_MS + 100, NOW_MS + 50),
+        guard.redeem(b"a.b", NOW_MS + 100, NOW_MS + 50),
         Err(StateError::Replayed)
     );
-    assert_eq!(guard.redeem("a.c", NOW_MS + 100, NOW_MS + 50), Ok(()));
+    assert_eq!(guard.redeem(b"a.c", NOW_MS + 100, NOW_MS + 50), Ok(()));
     // Once expired, the state itself is refused by verification; the guard forgets it.
-    assert_eq!(guard.redeem("x.y", NOW_MS + 500, NOW_MS + 100), Ok(()));
+    assert_eq!(guard.redeem(b"x.y", NOW_MS + 500, NOW_MS + 100), Ok(()));
     assert_eq!(guard.len(), 1, "both expired entries were dropped");
 }
 
 #[test]
 fn a_full_guard_refuses_rather_than_forgets() {
     let guard = ReplayGuard::new(2);
-    guard.redeem("1", NOW_MS + 1000, NOW_MS).unwrap();
-    guard.redeem("2", NOW_MS + 10, NOW_MS).unwrap();
+    guard.redeem(b"1", NOW_MS + 1000, NOW_MS).unwrap();
+    guard.redeem(b"2", NOW_MS + 10, NOW_MS).unwrap();
     assert_eq!(
-        guard.redeem("3", NOW_MS + 1000, NOW_MS),
+        guard.redeem(b"3", NOW_MS + 1000, NOW_MS),
         Err(StateError::ReplayStoreFull)
     );
     // "2" expired: its room is reused, and "1" is still remembered.
-    assert_eq!(guard.redeem("3", NOW_MS + 1000, NOW_MS + 20), Ok(()));
+    assert_eq!(guard.redeem(b"3", NOW_MS + 1000, NOW_MS + 20), Ok(()));
     assert_eq!(
-        guard.redeem("1", NOW_MS + 1000, NOW_MS + 20),
+        guard.redeem(b"1", NOW_MS + 1000, NOW_MS + 20),
         Err(StateError::Replayed)
     );
 }
@@ -139,5 +139,87 @@ fn without_a_guard_a_state_may_be_retried() {
     for id in 2..4 {
         let done = call(&mut s, id, retry(&state));
         assert_eq!(done["result"]["content"][0]["text"], "paid");
+    }
+}
+
+/// The other spellings of a base64url symbol that ends a 32-byte tag: 43 symbols carry 258
+/// bits, so the last one's 2 low bits are unused. A lenient decoder reads all four as the
+/// same tag.
+fn last_symbol_spellings(token: &str) -> Vec<String> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let last = *token.as_bytes().last().unwrap();
+    let index = ALPHABET.iter().position(|&c| c == last).unwrap();
+    (0..4)
+        .map(|low| {
+            let symbol = ALPHABET[(index & !3) | low] as char;
+            format!("{}{symbol}", &token[..token.len() - 1])
+        })
+        .collect()
+}
+
+#[test]
+fn the_four_spellings_of_one_state_redeem_once() {
+    let guard = ReplayGuard::new(16);
+    let mut s = server(Some(guard));
+    let round = call(&mut s, 1, json!({}));
+    let state = round["result"]["requestState"].as_str().unwrap().to_owned();
+    let spellings = last_symbol_spellings(&state);
+    assert_eq!(spellings.len(), 4);
+    assert!(
+        spellings.contains(&state),
+        "the canonical one is among them"
+    );
+    let mut paid = 0;
+    for (n, spelling) in spellings.iter().enumerate() {
+        let id = 10 + i64::try_from(n).unwrap();
+        let answer = call(&mut s, id, retry(&json!(spelling)));
+        if answer["result"]["content"][0]["text"] == "paid" {
+            paid += 1;
+        } else {
+            assert_eq!(answer["error"]["code"], -32602, "{answer}");
+            // The canonical spelling after its redemption is a replay; the others never
+            // decode.
+            let want = if *spelling == state {
+                "Invalid requestState: already used"
+            } else {
+                "Invalid requestState: malformed"
+            };
+            assert_eq!(answer["error"]["message"], want, "{spelling}");
+        }
+    }
+    assert_eq!(paid, 1);
+}
+
+#[test]
+fn a_non_canonical_state_is_refused_as_malformed_even_unredeemed() {
+    let key = RequestStateKey::new(KEY.to_vec(), 60_000);
+    let binding = "b";
+    let token = key.mint(binding, &serde_json::Map::new(), NOW_MS).unwrap();
+    let verified = key.verify_expiring(&token, binding, NOW_MS).unwrap();
+    for spelling in last_symbol_spellings(&token) {
+        let got = key.verify_expiring(&spelling, binding, NOW_MS);
+        if spelling == token {
+            assert_eq!(got.unwrap().mac, verified.mac);
+        } else {
+            assert_eq!(got.unwrap_err(), StateError::Malformed, "{spelling}");
+        }
+    }
+    // Padding, the standard alphabet's symbols, and a length of 1 mod 4 are refused too.
+    let (body, tag) = token.split_once('.').unwrap();
+    let padded = format!("{body}.{tag}=");
+    let standard = format!("{body}.{}", tag.replace('-', "+").replace('_', "/"));
+    let stray = format!("{body}.{tag}AA");
+    for bad in [padded, stray] {
+        assert_eq!(
+            key.verify_expiring(&bad, binding, NOW_MS).unwrap_err(),
+            StateError::Malformed,
+            "{bad}"
+        );
+    }
+    if standard != token {
+        assert_eq!(
+            key.verify_expiring(&standard, binding, NOW_MS).unwrap_err(),
+            StateError::Malformed
+        );
     }
 }

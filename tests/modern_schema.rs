@@ -3,7 +3,7 @@
 //! revision's method table matches the schema's unions, and the specification's own example
 //! messages decode into the typed structs and encode back unchanged.
 //!
-//! The schema lives in `shared/mcp-schema/2026-07-28/` (or `$MCP_SCHEMA_DIR`); a missing
+//! The schema is copied into `tests/schema/2026-07-28/` (or read from `$MCP_SCHEMA_DIR`); a missing
 //! schema fails. The official examples (`schema/2026-07-28/examples/<Def>/*.json` of the
 //! specification repository) are read from `$MCP_SCHEMA_EXAMPLES`, or from
 //! `<schema dir>/2026-07-28/examples`; that test says so and checks nothing when neither exists.
@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 mod schema_defs;
 use schema_defs::{direction_of, schema_dir, DefValidators};
 
-/// A file the schema directory must hold (to tell it from another `shared`).
+/// A file the schema directory must hold.
 const SCHEMA_PROBE: &str = "2026-07-28/schema.json";
 
 struct Schema {

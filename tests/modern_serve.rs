@@ -561,7 +561,7 @@ fn rounds_accumulate_answers_in_the_state() {
         ["step2"]
     );
     assert_ne!(s1, s2);
-    // Round 3 carries only step2; step1 comes from the state.
+    // The third call carries only step2; step1 comes from the state.
     let a2 = json!({"step2": {"action": "accept", "content": {"color": "red"}}});
     let r = rig.call(&retry(3, "steps", a2, &s2, caps));
     assert_eq!(r["result"]["content"][0]["text"], "\"Bo\" likes \"red\"");

@@ -1,4 +1,4 @@
-//! The in-memory `Pair` is bounded (DESIGN.md §5, invariant 6): a livelock costs at most
+//! The in-memory `Pair` is bounded (docs/fuzzing.md, invariant 6): a livelock costs at most
 //! `PairLimits::max_steps` steps and is counted, a full link pushes back on its writer, and the
 //! error ping-pong the `pair_ops` fuzz body found (two peers answering each other's oversized
 //! error responses forever) no longer happens.

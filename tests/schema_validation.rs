@@ -2,8 +2,8 @@
 //! envelope and validated against the official MCP schema of every revision that has the
 //! method (draft-07 `definitions` up to 2025-06-18, 2020-12 `$defs` in 2025-11-25).
 //!
-//! The schemas live in `shared/mcp-schema/<version>/schema.json` beside the repository (or in
-//! `$MCP_SCHEMA_DIR`). A missing directory fails the test: it must not pass vacuously.
+//! The schemas are copied into `tests/schema/<version>/schema.json` (or read from
+//! `$MCP_SCHEMA_DIR`). A missing file fails the test: it must not pass vacuously.
 
 use mcp_sansio::jsonrpc::{self, RawJson, RequestId};
 use mcp_sansio::model::*;
@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 mod schema_defs;
 use schema_defs::{direction_of, schema_dir, DefValidators};
 
-/// A file the schema directory must hold (to tell it from another `shared`).
+/// A file the schema directory must hold.
 const SCHEMA_PROBE: &str = "2025-11-25/schema.json";
 
 use ProtocolVersion::{V2024_11_05 as V1, V2025_03_26 as V2, V2025_06_18 as V3, V2025_11_25 as V4};

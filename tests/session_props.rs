@@ -1,4 +1,4 @@
-//! Property tests over generated operation sequences through a `Pair`, asserting DESIGN.md §4
+//! Property tests over generated operation sequences through a `Pair`, asserting docs/fuzzing.md
 //! invariants 1 (every request ends exactly once), 2 (exact-id matching by direction),
 //! 3 (per-stream order), 6 (no panic on any input) and 7 (gating holds), and that everything
 //! either session writes validates against the negotiated version's schema.

@@ -1,4 +1,4 @@
-//! The seeded network simulation (DESIGN.md §4 and §5): a client and a server on a virtual
+//! The seeded network simulation (docs/fuzzing.md): a client and a server on a virtual
 //! clock over a stdio-like wire with latency, jitter and server crashes; a scripted HTTP
 //! client against the Streamable HTTP endpoint with concurrent streams, reordering, dropped and
 //! resumed SSE streams and session expiry; and the real client stack (client `Session` over the

@@ -3,7 +3,11 @@
 //! `=?base64?` header sentinel), and percent-encoding for URLs and form bodies.
 //!
 //! SHA-256 is implemented here (FIPS 180-4) so the core takes no crypto dependency for one hash
-//! of 43 bytes; tests/auth_parsers.rs checks it against the FIPS example vectors.
+//! of 43 bytes; tests/auth_parsers.rs checks it against the FIPS example vectors. Base64 is the
+//! `base64` crate's, decoding strictly (canonical text only; no caller needs a lenient decoder).
+
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use base64::Engine as _;
 
 const K: [u32; 64] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -79,88 +83,35 @@ fn compress(h: &mut [u32; 8], block: &[u8]) {
     }
 }
 
-const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-fn base64_with(alphabet: &[u8; 64], data: &[u8], pad: bool) -> String {
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        let symbols = chunk.len() + 1;
-        for i in 0..4 {
-            if i < symbols {
-                out.push(alphabet[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else if pad {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 /// Base64url without padding (RFC 4648 §5), as PKCE and OAuth use it.
 #[must_use]
 pub fn base64url(data: &[u8]) -> String {
-    base64_with(URL_SAFE, data, false)
+    URL_SAFE_NO_PAD.encode(data)
 }
 
 /// Standard base64 with padding (RFC 4648 §4), as HTTP Basic uses it.
 #[must_use]
 pub fn base64_standard(data: &[u8]) -> String {
-    base64_with(STANDARD, data, true)
+    STANDARD.encode(data)
 }
 
-/// Base64url without padding (RFC 4648 §5) decoded; `None` on a character outside the
-/// alphabet (padding included) or an impossible length.
+/// Base64url without padding (RFC 4648 §5) decoded strictly: `None` on a character outside
+/// the alphabet (padding included), a length of 1 mod 4, or a last symbol whose unused low
+/// bits are set. Only the canonical spelling of some bytes decodes, so text that decodes is
+/// exactly `base64url` of what it decodes to (`requestState` relies on it: one state has one
+/// spelling).
 #[must_use]
 pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
-    base64_decode_with(URL_SAFE, text.as_bytes())
+    URL_SAFE_NO_PAD.decode(text).ok()
 }
 
-/// Standard base64 with `=` padding (RFC 4648 §4) decoded; `None` on a character outside the
-/// alphabet, padding anywhere but at the end, or a length that is not a multiple of 4.
+/// Standard base64 with `=` padding (RFC 4648 §4) decoded strictly: `None` on a character
+/// outside the alphabet, missing or misplaced padding, or a last symbol whose unused low bits
+/// are set (the `=?base64?` header sentinel: a client's encoder always writes the canonical
+/// form, and a sentinel that does not decode stays as it is and mismatches the body).
 #[must_use]
 pub fn base64_standard_decode(text: &str) -> Option<Vec<u8>> {
-    let bytes = text.as_bytes();
-    if bytes.len() % 4 != 0 {
-        return None;
-    }
-    let pad = bytes.iter().rev().take_while(|&&c| c == b'=').count();
-    if pad > 2 {
-        return None;
-    }
-    base64_decode_with(STANDARD, &bytes[..bytes.len() - pad])
-}
-
-/// Decodes unpadded symbols of `alphabet`: each group of 2 to 4 symbols gives 1 to 3 bytes.
-fn base64_decode_with(alphabet: &[u8; 64], bytes: &[u8]) -> Option<Vec<u8>> {
-    let sextet = |c: u8| -> Option<u32> {
-        Some(u32::from(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            _ if c == alphabet[62] => 62,
-            _ if c == alphabet[63] => 63,
-            _ => return None,
-        }))
-    };
-    if bytes.len() % 4 == 1 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
-    for chunk in bytes.chunks(4) {
-        let mut acc = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            acc |= sextet(c)? << (18 - 6 * i);
-        }
-        out.extend_from_slice(&acc.to_be_bytes()[1..chunk.len()]);
-    }
-    Some(out)
+    STANDARD.decode(text).ok()
 }
 
 fn is_unreserved(b: u8) -> bool {

@@ -1,5 +1,5 @@
 //! Fuzz body for a connected `Pair` driven by operations (requests both ways, answers, cancels,
-//! time, fault modes), asserting DESIGN.md §4 invariants 1 (every request ends exactly once),
+//! time, fault modes), asserting docs/fuzzing.md invariants 1 (every request ends exactly once),
 //! 2 (responses match by exact id) and 6 (no livelock: no drive runs out of its step budget).
 //!
 //! Every answer the applications give echoes the request's id as JSON (`{"echo": <id>}`), so a

@@ -1,8 +1,10 @@
 //! The endpoint's limits and switches, with their defaults, and its counters.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::headers::HostPolicy;
+use super::peer::PeerLimit;
 use crate::model::ProtocolVersion;
 
 /// How the response to a POSTed request is sent.
@@ -22,10 +24,17 @@ pub enum ResponseMode {
 pub struct EndpointConfig {
     /// POST bodies larger than this get 413. Default 4 MiB.
     pub max_body: usize,
-    /// Sessions held at most; an `initialize` past it gets 503. Default 1024.
+    /// Stateful sessions held at most. An `initialize` past it ends the oldest session whose
+    /// handshake is not done to make room; with none such, it gets 503. Default 10,000.
     pub max_sessions: usize,
     /// A session with no request and no open stream for this long is dropped. Default 30 min.
     pub idle_timeout: Duration,
+    /// A session that has not finished its handshake (no `notifications/initialized`) this
+    /// long after its `initialize` is dropped, open streams or not. Default 10 s.
+    pub handshake_grace: Duration,
+    /// Stateless exchanges (sessionless POSTs, 2026-07-28 requests) whose answer is still
+    /// streaming, held at most; one more gets 503. Not counted in `max_sessions`. Default 4096.
+    pub max_exchanges: usize,
     /// Replay buffer size per session, in bytes of encoded events. Default 1 MiB.
     pub replay_budget: usize,
     /// Whether GET opens a standalone stream (off: 405). Default on.
@@ -42,17 +51,24 @@ pub struct EndpointConfig {
     pub hosts: HostPolicy,
     /// Versions the `MCP-Protocol-Version` header may name.
     pub supported_versions: Vec<ProtocolVersion>,
-    /// 2026-07-28 `subscriptions/listen` streams open at most (each holds one machine, also
-    /// counted in `max_sessions`); one more gets 503. Default 64.
+    /// 2026-07-28 `subscriptions/listen` streams open at most (each holds one exchange, also
+    /// counted in `max_exchanges`); one more gets 503. Default 64.
     pub max_listen_streams: usize,
+    /// Per-peer admission of new sessions (keyed by the request's [`Peer`]); `None`: no
+    /// per-peer limit. A refusal is 429 with `Retry-After`. Default `None`.
+    ///
+    /// [`Peer`]: super::Peer
+    pub peer_limit: Option<Arc<dyn PeerLimit>>,
 }
 
 impl Default for EndpointConfig {
     fn default() -> Self {
         EndpointConfig {
             max_body: 4 << 20,
-            max_sessions: 1024,
+            max_sessions: 10_000,
             idle_timeout: Duration::from_secs(30 * 60),
+            handshake_grace: Duration::from_secs(10),
+            max_exchanges: 4096,
             replay_budget: 1 << 20,
             allow_get: true,
             allow_delete: true,
@@ -62,6 +78,7 @@ impl Default for EndpointConfig {
             hosts: HostPolicy::default(),
             supported_versions: ProtocolVersion::STATEFUL.to_vec(),
             max_listen_streams: 64,
+            peer_limit: None,
         }
     }
 }
@@ -71,6 +88,15 @@ impl Default for EndpointConfig {
 pub struct EndpointStats {
     /// Sessions dropped for idleness.
     pub sessions_expired: u64,
-    /// Sessions refused because the table was full.
+    /// Sessions refused because the table was full of initialized sessions (and 2026-07-28
+    /// listen streams refused past `max_listen_streams`).
     pub sessions_refused: u64,
+    /// Sessions dropped because their handshake was not done within `handshake_grace`.
+    pub handshakes_expired: u64,
+    /// Sessions whose handshake was not done, ended to make room for a new `initialize`.
+    pub handshakes_evicted: u64,
+    /// Stateless exchanges refused because `max_exchanges` were in flight.
+    pub exchanges_refused: u64,
+    /// Sessions refused (429) by the `peer_limit`.
+    pub peers_refused: u64,
 }

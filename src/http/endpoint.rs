@@ -1,6 +1,7 @@
 //! The Streamable HTTP server endpoint: POST/GET/DELETE on one path, the session table
-//! (ids from caller-supplied random bytes, idle expiry, a session cap), header rules, and
-//! the streams each response body is pulled from.
+//! (ids from caller-supplied random bytes, idle expiry, a handshake grace, a session cap whose
+//! un-initialized sessions make room for new ones), the table of stateless exchanges in flight
+//! (its own cap), header rules, and the streams each response body is pulled from.
 
 use std::time::Instant;
 
@@ -10,8 +11,9 @@ use super::admission::{self, KnownFields};
 use super::config::{EndpointConfig, EndpointStats, ResponseMode};
 use super::headers::accepts_json_and_sse;
 use super::machine::Machine;
+use super::peer::{retry_after_secs, Peer, PeerCounts};
 use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
-use super::session_table::SessionTable;
+use super::session_table::{Expiry, Lapse, SessionTable};
 use super::streams::{LogicalStream, Mode, Released, SessionState, StreamChunk};
 use crate::session::idhash::IdMap;
 #[cfg(test)]
@@ -31,23 +33,36 @@ use crate::session::TransmitKind;
 const JSON: &str = "application/json";
 const SSE: &str = "text/event-stream";
 
+/// What a response connection is attached to: a stateful session (by id) or a stateless
+/// exchange (by serial).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Owner {
+    Session(String),
+    Exchange(u64),
+}
+
 /// The server endpoint, generic over the per-session machine `M` built by a factory.
 pub struct Endpoint<M> {
     config: EndpointConfig,
     factory: Box<dyn FnMut(Instant) -> M + Send>,
-    sessions: SessionTable<M>,
-    /// Attached connection → (session key, logical stream).
-    conns: IdMap<StreamId, (String, u64)>,
+    sessions: SessionTable<String, M>,
+    /// Stateless exchanges in flight (sessionless 2025 POSTs and 2026-07-28 requests whose
+    /// answer is still streaming): never counted against `max_sessions`.
+    exchanges: SessionTable<u64, M>,
+    /// Attached connection → (owner, logical stream).
+    conns: IdMap<StreamId, (Owner, u64)>,
     next_conn: u64,
     next_exchange: u64,
     /// The 2026-07-28 exchanges holding a `subscriptions/listen` stream.
-    listeners: Vec<String>,
+    listeners: Vec<u64>,
     /// Jobs that outlive their stateless exchange (a task's handler keeps running after the
     /// `CreateTaskResult` answered the request), for the driver.
     pub(super) detached_jobs: std::collections::VecDeque<Job>,
     /// Connections of removed sessions since the driver last asked (see
     /// [`Endpoint::touched_streams`]).
     released: Released<4096>,
+    /// Live sessions per peer key (when a `peer_limit` is set).
+    peers: PeerCounts,
     stats: EndpointStats,
 }
 
@@ -55,7 +70,14 @@ impl<M: Machine> Endpoint<M> {
     /// An endpoint whose sessions are built by `factory(now)`.
     pub fn new(config: EndpointConfig, factory: impl FnMut(Instant) -> M + Send + 'static) -> Self {
         Endpoint {
-            sessions: SessionTable::new(config.idle_timeout),
+            sessions: SessionTable::new(Expiry {
+                idle: Some(config.idle_timeout),
+                handshake: Some(config.handshake_grace),
+            }),
+            exchanges: SessionTable::new(Expiry {
+                idle: None,
+                handshake: None,
+            }),
             config,
             factory: Box::new(factory),
             conns: IdMap::default(),
@@ -64,13 +86,19 @@ impl<M: Machine> Endpoint<M> {
             listeners: Vec::new(),
             detached_jobs: std::collections::VecDeque::new(),
             released: Released::default(),
+            peers: PeerCounts::default(),
             stats: EndpointStats::default(),
         }
     }
 
-    /// Sessions (and in-flight stateless exchanges) held now.
+    /// Stateful sessions held now.
     pub fn session_count(&self) -> usize {
         self.sessions.len()
+    }
+
+    /// Stateless exchanges in flight now (their answers still streaming).
+    pub fn exchange_count(&self) -> usize {
+        self.exchanges.len()
     }
 
     /// Counters.
@@ -97,7 +125,7 @@ impl<M: Machine> Endpoint<M> {
         random: [u8; 16],
     ) -> HttpResponse {
         let resp = self.serve_request(now, head, body, random);
-        self.sessions.flush();
+        self.flush();
         resp
     }
 
@@ -116,7 +144,7 @@ impl<M: Machine> Endpoint<M> {
             return self.handle_modern(now, head, body);
         }
         match head.method {
-            HttpMethod::Post => self.handle_post(now, &fields, body, random),
+            HttpMethod::Post => self.handle_post(now, &head.peer, &fields, body, random),
             HttpMethod::Get => self.handle_get(now, &fields),
             HttpMethod::Delete => self.handle_delete(now, &fields),
             HttpMethod::Other => method_not_allowed(),
@@ -126,6 +154,7 @@ impl<M: Machine> Endpoint<M> {
     fn handle_post(
         &mut self,
         now: Instant,
+        peer: &Peer,
         fields: &KnownFields<'_>,
         body: Bytes,
         random: [u8; 16],
@@ -166,12 +195,12 @@ impl<M: Machine> Endpoint<M> {
         // The id as the client sent it (borrowed from the head), or the new one.
         let new_sid;
         let (sid, created) = if is_init && fields.session_id.is_none() {
-            match self.create_session(now, random) {
-                Some(sid) => {
+            match self.create_session(now, peer, random) {
+                Ok(sid) => {
                     new_sid = sid;
                     (new_sid.as_str(), true)
                 }
-                None => return error(503, "Service Unavailable: too many sessions"),
+                Err(resp) => return resp,
             }
         } else {
             match self.lookup(fields) {
@@ -221,7 +250,7 @@ impl<M: Machine> Endpoint<M> {
             Decision::Whole(resp) => resp,
             Decision::Stream { json } => {
                 let conn = self.new_conn();
-                self.open_stream(sid, key, conn, json)
+                self.open_stream(Owner::Session(sid.to_owned()), key, conn, json)
             }
         };
         if created {
@@ -230,27 +259,35 @@ impl<M: Machine> Endpoint<M> {
         resp
     }
 
-    /// Decides JSON or SSE for stream `key` once the machine ran, and builds the head (for the
-    /// stateless and 2026-07-28 exchanges; a POST decides on the session in hand).
+    /// Decides JSON or SSE for stream `key` of exchange `xid` once the machine ran, and
+    /// builds the head (a stateful POST decides on the session in hand).
     fn open_response(
         &mut self,
-        sid: &str,
+        xid: u64,
         key: u64,
         conn: StreamId,
         mode: ResponseMode,
         batch: bool,
     ) -> HttpResponse {
-        let session = self.sessions.get_mut(sid).expect("present");
-        match decide(session, key, mode, batch) {
+        let exchange = self.exchanges.get_mut(&xid).expect("present");
+        match decide(exchange, key, mode, batch) {
             Decision::Whole(resp) => resp,
-            Decision::Stream { json } => self.open_stream(sid, key, conn, json),
+            Decision::Stream { json } => self.open_stream(Owner::Exchange(xid), key, conn, json),
         }
     }
 
-    /// Attaches response `conn` to stream `key` of session `sid`, which answers in JSON
-    /// (`json`, once its response comes) or SSE, and builds the head.
-    fn open_stream(&mut self, sid: &str, key: u64, conn: StreamId, json: bool) -> HttpResponse {
-        let session = self.sessions.get_mut(sid).expect("present");
+    /// The state of `owner`, marked touched.
+    fn state_mut(&mut self, owner: &Owner) -> Option<&mut SessionState<M>> {
+        match owner {
+            Owner::Session(sid) => self.sessions.get_mut(sid.as_str()),
+            Owner::Exchange(xid) => self.exchanges.get_mut(xid),
+        }
+    }
+
+    /// Attaches response `conn` to stream `key` of `owner`, which answers in JSON (`json`,
+    /// once its response comes) or SSE, and builds the head.
+    fn open_stream(&mut self, owner: Owner, key: u64, conn: StreamId, json: bool) -> HttpResponse {
+        let session = self.state_mut(&owner).expect("present");
         let stream = session.streams.get_mut(&key).expect("just inserted");
         stream.conn = Some(conn);
         if json {
@@ -262,7 +299,7 @@ impl<M: Machine> Endpoint<M> {
         } else {
             session.start_sse(key);
         }
-        self.conns.insert(conn, (sid.to_string(), key));
+        self.conns.insert(conn, (owner, key));
         let ct = if json { JSON } else { SSE };
         let mut resp = HttpResponse::status(200).with_header("Content-Type", ct);
         if !json {
@@ -277,7 +314,7 @@ impl<M: Machine> Endpoint<M> {
     #[must_use]
     pub fn poll_stream(&mut self, conn: StreamId, buf: &mut Vec<u8>) -> Option<StreamChunk> {
         let chunk = self.pull_stream(conn, buf);
-        self.sessions.flush();
+        self.flush();
         chunk
     }
 
@@ -289,13 +326,10 @@ impl<M: Machine> Endpoint<M> {
     /// stateless exchange's stream).
     #[must_use]
     pub fn stream_quiet(&self, conn: StreamId) -> bool {
-        let Some((sid, key)) = self.conns.get(&conn) else {
+        let Some((Owner::Session(sid), key)) = self.conns.get(&conn) else {
             return false;
         };
-        if sid.starts_with('#') {
-            return false;
-        }
-        let Some(session) = self.sessions.get(sid) else {
+        let Some(session) = self.sessions.get(sid.as_str()) else {
             return false;
         };
         let Some(stream) = session.streams.get(key) else {
@@ -326,26 +360,28 @@ impl<M: Machine> Endpoint<M> {
     /// body it holds.
     pub fn touched_streams(&mut self, out: &mut Vec<StreamId>) -> bool {
         let mut complete = self.released.drain_into(out);
-        self.sessions.drain_touched(|session| {
+        let mut visit = |session: &mut SessionState<M>| {
             out.extend(session.streams.values().filter_map(|stream| stream.conn));
             complete &= session.released.drain_into(out);
-        });
+        };
+        self.sessions.drain_touched(&mut visit);
+        self.exchanges.drain_touched(&mut visit);
         complete
     }
 
     fn pull_stream(&mut self, conn: StreamId, buf: &mut Vec<u8>) -> Option<StreamChunk> {
-        let Some((sid, key)) = self.conns.get(&conn).cloned() else {
+        let Some((owner, key)) = self.conns.get(&conn).cloned() else {
             return Some(StreamChunk::End);
         };
-        let Some(session) = self.sessions.get_mut(&sid) else {
+        let Some(session) = self.state_mut(&owner) else {
             self.conns.remove(&conn);
             return Some(StreamChunk::End);
         };
         session.pump();
-        if sid.starts_with('#') {
-            self.fan_out(&sid);
+        if let Owner::Exchange(xid) = owner {
+            self.fan_out(xid);
         }
-        let Some(session) = self.sessions.get_mut(&sid) else {
+        let Some(session) = self.state_mut(&owner) else {
             return Some(StreamChunk::End);
         };
         let Some(stream) = session.streams.get_mut(&key) else {
@@ -363,8 +399,8 @@ impl<M: Machine> Endpoint<M> {
         if stream.finished {
             session.streams.remove(&key);
             self.conns.remove(&conn);
-            if sid.starts_with('#') {
-                self.sessions.remove(&sid);
+            if let Owner::Exchange(xid) = owner {
+                self.exchanges.remove(&xid);
             }
             return Some(StreamChunk::End);
         }
@@ -380,30 +416,31 @@ impl<M: Machine> Endpoint<M> {
     /// running and what it sends is kept for resumption.
     pub fn stream_closed(&mut self, conn: StreamId) {
         self.detach(conn);
-        self.sessions.flush();
+        self.flush();
     }
 
     /// Ends response `conn` early without ending its stream (SEP-1699): only for 2025-11-25
     /// sessions, whose priming event carried an id and `retry`, so the client resumes by GET.
     /// Returns whether it was closed.
     pub fn close_stream(&mut self, conn: StreamId) -> bool {
-        let primes = self
-            .conns
-            .get(&conn)
-            .and_then(|(sid, _)| self.sessions.get(sid))
-            .is_some_and(|s| s.primes());
+        let primes = match self.conns.get(&conn) {
+            Some((Owner::Session(sid), _)) => {
+                self.sessions.get(sid.as_str()).is_some_and(|s| s.primes())
+            }
+            _ => false,
+        };
         if primes {
             self.detach(conn);
-            self.sessions.flush();
+            self.flush();
         }
         primes
     }
 
     fn detach(&mut self, conn: StreamId) {
-        let Some((sid, key)) = self.conns.remove(&conn) else {
+        let Some((owner, key)) = self.conns.remove(&conn) else {
             return;
         };
-        let Some(session) = self.sessions.get_mut(&sid) else {
+        let Some(session) = self.state_mut(&owner) else {
             return;
         };
         if let Some(stream) = session.streams.get_mut(&key) {
@@ -418,52 +455,63 @@ impl<M: Machine> Endpoint<M> {
         // A body still parked on it (a stream ended early by `close_stream`) must be polled
         // once more to end.
         session.release(conn);
-        if sid.starts_with('#') && !session.has_attached() {
-            self.sessions.remove(&sid);
+        if let Owner::Exchange(xid) = owner {
+            if !session.has_attached() {
+                self.exchanges.remove(&xid);
+            }
         }
     }
 
-    /// Fires machine timers and expires idle sessions. Only the sessions whose deadline has
-    /// come are touched.
+    /// Fires machine timers, expires idle sessions and sessions whose handshake grace ran
+    /// out. Only the sessions and exchanges whose deadline has come are touched.
     pub fn handle_timeout(&mut self, now: Instant) {
-        self.sessions.flush();
-        let idle = self.config.idle_timeout;
+        self.flush();
         let mut expired = Vec::new();
-        let mut fired = Vec::new();
         for sid in self.sessions.due(now) {
-            let Some(s) = self.sessions.get_mut(&sid) else {
+            let Some(s) = self.sessions.get_mut(sid.as_str()) else {
                 continue;
             };
-            let exchange = sid.starts_with('#');
             if s.machine.poll_timeout().is_some_and(|t| t <= now) {
                 s.machine.handle_timeout(now);
                 s.pump();
-                if exchange {
-                    fired.push(sid.clone());
-                }
             }
-            if !exchange
-                && !s.has_attached()
-                && s.last_activity.checked_add(idle).is_some_and(|t| now >= t)
-            {
-                expired.push(sid);
+            if let Some(lapse) = self.sessions.lapse(sid.as_str(), now) {
+                expired.push((sid, lapse));
             }
         }
-        for sid in &fired {
-            self.fan_out(sid);
+        let mut fired = Vec::new();
+        for xid in self.exchanges.due(now) {
+            let Some(s) = self.exchanges.get_mut(&xid) else {
+                continue;
+            };
+            if s.machine.poll_timeout().is_some_and(|t| t <= now) {
+                s.machine.handle_timeout(now);
+                s.pump();
+                fired.push(xid);
+            }
         }
-        for sid in expired {
-            self.stats.sessions_expired += 1;
+        for xid in fired {
+            self.fan_out(xid);
+        }
+        for (sid, lapse) in expired {
+            match lapse {
+                Lapse::Idle => self.stats.sessions_expired += 1,
+                Lapse::Handshake => self.stats.handshakes_expired += 1,
+            }
             self.terminate(now, &sid);
         }
-        self.sessions.flush();
+        self.flush();
     }
 
     /// The earliest deadline: a machine timer or a session's idle expiry. From the deadline
     /// index: no walk over the sessions.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.sessions.next_deadline()
+        let sessions = self.sessions.next_deadline();
+        sessions
+            .into_iter()
+            .chain(self.exchanges.next_deadline())
+            .min()
     }
 
     /// A pending handler future of any session, for the driver to run. Only sessions touched
@@ -473,18 +521,28 @@ impl<M: Machine> Endpoint<M> {
         if let Some(job) = self.detached_jobs.pop_front() {
             return Some(job);
         }
-        let job = self.sessions.poll_job();
-        self.sessions.flush();
+        let job = match self.sessions.poll_job() {
+            Some(job) => Some(job),
+            None => self.exchanges.poll_job(),
+        };
+        self.flush();
         job
+    }
+
+    /// Re-files the sessions and exchanges touched since the last flush.
+    fn flush(&mut self) {
+        self.sessions.flush();
+        self.exchanges.flush();
     }
 
     fn terminate(&mut self, now: Instant, sid: &str) {
         if let Some(mut s) = self.sessions.remove(sid) {
             s.machine.close(now);
         }
+        self.peers.ended(sid);
         let released = &mut self.released;
         self.conns.retain(|&conn, (owner, _)| {
-            if owner != sid {
+            if !matches!(owner, Owner::Session(owner) if owner == sid) {
                 return true;
             }
             // Its body ends at its next poll, which the driver must make happen.
@@ -493,14 +551,38 @@ impl<M: Machine> Endpoint<M> {
         });
     }
 
-    fn create_session(&mut self, now: Instant, random: [u8; 16]) -> Option<String> {
-        if self.sessions.live() >= self.config.max_sessions {
-            self.stats.sessions_refused += 1;
-            return None;
+    /// A new session for an `initialize`. When the table is full, the oldest session whose
+    /// handshake is not done makes room; with none, 503.
+    fn create_session(
+        &mut self,
+        now: Instant,
+        peer: &Peer,
+        random: [u8; 16],
+    ) -> Result<String, HttpResponse> {
+        let peer_key = self.admit_peer(peer)?;
+        if self.sessions.len() >= self.config.max_sessions {
+            match self.sessions.oldest_unready().cloned() {
+                Some(victim) => {
+                    self.stats.handshakes_evicted += 1;
+                    self.terminate(now, &victim);
+                }
+                None => {
+                    self.stats.sessions_refused += 1;
+                    return Err(rpc_error(
+                        503,
+                        -32000,
+                        "Service Unavailable: too many sessions",
+                    ));
+                }
+            }
         }
         let sid: String = random.iter().map(|b| format!("{b:02x}")).collect();
-        if self.sessions.contains_key(&sid) {
-            return None;
+        if self.sessions.contains_key(sid.as_str()) {
+            return Err(rpc_error(
+                503,
+                -32000,
+                "Service Unavailable: session id already in use",
+            ));
         }
         let machine = (self.factory)(now);
         let state = SessionState::new(
@@ -510,7 +592,45 @@ impl<M: Machine> Endpoint<M> {
             self.config.retry_ms,
         );
         self.sessions.insert(sid.clone(), state);
-        Some(sid)
+        if let Some(key) = peer_key {
+            self.peers.opened(&sid, key);
+        }
+        Ok(sid)
+    }
+
+    /// The `peer_limit`'s key for `peer` (`None`: not limited), or 429 with `Retry-After`
+    /// when the limit refuses it one more session.
+    fn admit_peer(&mut self, peer: &Peer) -> Result<Option<String>, HttpResponse> {
+        let Some(limit) = &self.config.peer_limit else {
+            return Ok(None);
+        };
+        let Some(key) = limit.key(peer) else {
+            return Ok(None);
+        };
+        match limit.admit(&key, self.peers.live(&key)) {
+            Ok(()) => Ok(Some(key)),
+            Err(wait) => {
+                self.stats.peers_refused += 1;
+                let resp = rpc_error(429, -32000, "Too Many Requests: too many sessions")
+                    .with_header_value("Retry-After", retry_after_secs(wait).to_string());
+                Err(resp)
+            }
+        }
+    }
+
+    /// A serial for a new stateless exchange, or 503 when `max_exchanges` are in flight.
+    fn claim_exchange(&mut self) -> Result<u64, HttpResponse> {
+        if self.exchanges.len() >= self.config.max_exchanges {
+            self.stats.exchanges_refused += 1;
+            return Err(rpc_error(
+                503,
+                -32000,
+                "Service Unavailable: too many exchanges in flight",
+            ));
+        }
+        let xid = self.next_exchange;
+        self.next_exchange += 1;
+        Ok(xid)
     }
 
     fn lookup<'a>(&self, fields: &KnownFields<'a>) -> Result<&'a str, HttpResponse> {
@@ -521,7 +641,7 @@ impl<M: Machine> Endpoint<M> {
                 "Bad Request: Mcp-Session-Id header is required",
             ));
         };
-        if sid.starts_with('#') || !self.sessions.contains_key(sid) {
+        if !self.sessions.contains_key(sid) {
             return Err(rpc_error(404, -32001, "Session not found"));
         }
         Ok(sid)

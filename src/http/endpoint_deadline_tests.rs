@@ -275,12 +275,12 @@ fn many_idle_sessions_expire_in_deadline_order() {
     // The first session's idle expiry (its machine timer, armed by `initialized`, is earlier
     // only for the sessions whose step is shorter; step 0 fires at once).
     assert_eq!(ep.poll_timeout(), ep.sessions.walk_deadline());
-    // Touch session 0 late: it expires last.
+    // Touch `sids[0]` late: it expires last.
     let late = start + Duration::from_secs(5);
     let ping = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#;
     assert_eq!(post(&mut ep, late, Some(&sids[0]), ping).0, 200);
     ep.handle_timeout(start + IDLE + Duration::from_millis(149));
-    // Sessions 1..=149 expired (each at start + i ms + IDLE); 0 and 150.. are left.
+    // `sids[1..=149]` expired (each at start + i ms + IDLE); 0 and 150.. are left.
     assert_eq!(ep.session_count(), 151);
     assert_eq!(ep.stats().sessions_expired, 149);
     assert!(ep.machine_mut(&sids[0]).is_some());

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use super::{Endpoint, SSE};
+use super::{Endpoint, Owner, SSE};
 use crate::http::admission::KnownFields;
 use crate::http::event_id::EventId;
 use crate::http::headers::accepts;
@@ -31,10 +31,10 @@ impl<M: Machine> Endpoint<M> {
             Ok(v) => v,
             Err(resp) => return resp,
         };
-        if self.sessions.len() >= self.config.max_sessions {
-            self.stats.sessions_refused += 1;
-            return error(503, "Service Unavailable: too many exchanges in flight");
-        }
+        let xid = match self.claim_exchange() {
+            Ok(xid) => xid,
+            Err(resp) => return resp,
+        };
         let mut machine = (self.factory)(now);
         let is_init = requests.is_empty()
             || decode(&body).is_ok_and(
@@ -44,8 +44,6 @@ impl<M: Machine> Endpoint<M> {
             // No handshake in stateless mode: stand one in for the client.
             handshake(&mut machine, now, version);
         }
-        let key_sid = format!("#stateless-{}", self.next_exchange);
-        self.next_exchange += 1;
         let mut state = SessionState::new(machine, now, 0, self.config.retry_ms);
         if requests.is_empty() {
             state.machine.handle_input(now, body);
@@ -59,11 +57,11 @@ impl<M: Machine> Endpoint<M> {
         }
         state.machine.handle_input(now, body);
         state.pump();
-        self.sessions.insert(key_sid.clone(), state);
+        self.exchanges.insert(xid, state);
         let conn = self.new_conn();
-        let resp = self.open_response(&key_sid, 1, conn, ResponseMode::AlwaysJson, false);
+        let resp = self.open_response(xid, 1, conn, ResponseMode::AlwaysJson, false);
         if matches!(resp.body, Body::Full(_)) {
-            self.sessions.remove(&key_sid);
+            self.exchanges.remove(&xid);
         }
         resp
     }
@@ -116,7 +114,8 @@ impl<M: Machine> Endpoint<M> {
                 STANDALONE
             }
         };
-        self.conns.insert(conn, (sid.to_string(), key));
+        self.conns
+            .insert(conn, (Owner::Session(sid.to_owned()), key));
         let mut resp = HttpResponse::status(200)
             .with_header("Content-Type", SSE)
             .with_header("Cache-Control", "no-cache");

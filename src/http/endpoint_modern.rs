@@ -79,13 +79,10 @@ impl<M: Machine> Endpoint<M> {
         if let Err(e) = check_headers(head, &request) {
             return response_error(400, Some(&request.id), &e);
         }
-        if self.sessions.len() >= self.config.max_sessions {
-            self.stats.sessions_refused += 1;
-            return error(503, "Service Unavailable: too many exchanges in flight");
-        }
         let listen = request.method == m::SUBSCRIPTIONS_LISTEN;
         if listen {
-            self.listeners.retain(|sid| self.sessions.contains_key(sid));
+            self.listeners
+                .retain(|xid| self.exchanges.contains_key(xid));
             if self.listeners.len() >= self.config.max_listen_streams {
                 self.stats.sessions_refused += 1;
                 return error(503, "Service Unavailable: too many listen streams open");
@@ -95,9 +92,11 @@ impl<M: Machine> Endpoint<M> {
         if let Err(e) = check_param_headers(head, &request, &machine) {
             return response_error(400, Some(&request.id), &e);
         }
+        let xid = match self.claim_exchange() {
+            Ok(xid) => xid,
+            Err(resp) => return resp,
+        };
         let id = request.id;
-        let key_sid = format!("#modern-{}", self.next_exchange);
-        self.next_exchange += 1;
         let mut state = SessionState::new(machine, now, 0, self.config.retry_ms);
         state
             .streams
@@ -106,12 +105,12 @@ impl<M: Machine> Endpoint<M> {
         state.machine.handle_stateless_input(now, body);
         state.pump();
         let status = state.machine.stateless_status(&id);
-        self.sessions.insert(key_sid.clone(), state);
-        self.fan_out(&key_sid);
+        self.exchanges.insert(xid, state);
+        self.fan_out(xid);
         let conn = self.new_conn();
-        let mut resp = self.open_response(&key_sid, 1, conn, ResponseMode::Auto, false);
+        let mut resp = self.open_response(xid, 1, conn, ResponseMode::Auto, false);
         if matches!(resp.body, Body::Full(_)) {
-            if let Some(mut done) = self.sessions.remove(&key_sid) {
+            if let Some(mut done) = self.exchanges.remove(&xid) {
                 while let Some(job) = done.machine.poll_job() {
                     if self.detached_jobs.len() < MAX_DETACHED_JOBS {
                         self.detached_jobs.push_back(job);
@@ -124,7 +123,7 @@ impl<M: Machine> Endpoint<M> {
         } else if resp.get("content-type") == Some(SSE) {
             resp = resp.with_header("X-Accel-Buffering", "no");
             if listen {
-                self.listeners.push(key_sid);
+                self.listeners.push(xid);
             }
         }
         resp
@@ -136,24 +135,25 @@ impl<M: Machine> Endpoint<M> {
     /// Each stream's machine sends it only if its filter asked for it, tagged with its
     /// subscription id. Returns how many listen streams were offered the event.
     pub fn announce_listen_event(&mut self, event: &ListenEvent) -> usize {
-        self.listeners.retain(|sid| self.sessions.contains_key(sid));
+        self.listeners
+            .retain(|xid| self.exchanges.contains_key(xid));
         let mut offered = 0;
-        for sid in &self.listeners {
-            if let Some(listener) = self.sessions.get_mut(sid) {
+        for xid in &self.listeners {
+            if let Some(listener) = self.exchanges.get_mut(xid) {
                 listener.machine.handle_listen_event(event);
                 listener.pump();
                 offered += 1;
             }
         }
-        self.sessions.flush();
+        self.exchanges.flush();
         offered
     }
 
     /// Hands the changes exchange `from` made (a tool added, a resource updated) to every
     /// exchange holding a listen stream: each machine is its own server, so a change reaches
     /// other listeners only through here.
-    pub(super) fn fan_out(&mut self, from: &str) {
-        let Some(source) = self.sessions.get_mut(from) else {
+    pub(super) fn fan_out(&mut self, from: u64) {
+        let Some(source) = self.exchanges.get_mut(&from) else {
             return;
         };
         let mut events = Vec::new();
@@ -163,9 +163,10 @@ impl<M: Machine> Endpoint<M> {
         if events.is_empty() {
             return;
         }
-        self.listeners.retain(|sid| self.sessions.contains_key(sid));
-        for sid in self.listeners.iter().filter(|sid| *sid != from) {
-            if let Some(listener) = self.sessions.get_mut(sid) {
+        self.listeners
+            .retain(|xid| self.exchanges.contains_key(xid));
+        for xid in self.listeners.iter().filter(|&&xid| xid != from) {
+            if let Some(listener) = self.exchanges.get_mut(xid) {
                 for event in &events {
                     listener.machine.handle_listen_event(event);
                 }

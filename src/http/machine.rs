@@ -9,7 +9,7 @@ use crate::app::runtime::Job;
 use crate::app::server::{ListenEvent, ParamHeader, Server};
 use crate::jsonrpc::{Incoming, RequestId};
 use crate::model::ProtocolVersion;
-use crate::session::Transmit;
+use crate::session::{State, Transmit};
 
 /// One MCP conversation, server side, as the endpoint needs it.
 pub trait Machine {
@@ -58,6 +58,12 @@ pub trait Machine {
     /// its `x-mcp-header` annotations); none by default.
     fn tool_param_headers(&self, _name: &str) -> Vec<ParamHeader> {
         Vec::new()
+    }
+    /// Whether the handshake is over (`notifications/initialized` received, or the session
+    /// closed): until then the endpoint holds the session only for a short grace and evicts
+    /// it first when full. `true` by default (a machine with no handshake).
+    fn handshake_done(&self) -> bool {
+        true
     }
     /// Whether `poll_transmit` and `poll_stream_close` would hand out nothing now, so the
     /// session's idle response streams have nothing to pull. `false` (unknown) by default:
@@ -109,6 +115,12 @@ impl Machine for Server {
     }
     fn is_quiet(&self) -> bool {
         Server::is_quiet(self)
+    }
+    fn handshake_done(&self) -> bool {
+        !matches!(
+            self.session().state(),
+            State::NotInitialized | State::Initializing
+        )
     }
     fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader> {
         Server::tool_param_headers(self, name)

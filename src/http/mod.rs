@@ -11,6 +11,7 @@ pub mod event_id;
 pub mod headers;
 pub mod legacy;
 mod machine;
+mod peer;
 pub mod replay;
 mod reply;
 mod session_table;
@@ -24,6 +25,7 @@ pub use client::{
 pub use config::{EndpointConfig, EndpointStats, ResponseMode};
 pub use endpoint::Endpoint;
 pub use machine::Machine;
+pub use peer::{MaxSessionsPerPeer, Peer, PeerLimit};
 pub use streams::StreamChunk;
 pub use text::HttpText;
 pub use types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};

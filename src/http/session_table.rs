@@ -1,6 +1,11 @@
 //! The endpoint's session table with a deadline index, so the next deadline and the sessions
 //! due at a time are found without walking every session (the adapter asks after every
-//! request, and an endpoint may hold `max_sessions` idle sessions).
+//! request, and an endpoint may hold `max_sessions` idle sessions). The endpoint keeps two:
+//! one of stateful sessions (keyed by session id, with idle expiry and a handshake grace)
+//! and one of stateless exchanges (keyed by a serial, with neither).
+//!
+//! Sessions whose handshake is not done (no `notifications/initialized` yet) are also kept in
+//! creation order, so the oldest of them is found at once when a full table must make room.
 //!
 //! Every mutable access marks the session dirty: its machine may have moved its timers or
 //! queued a job. [`SessionTable::flush`] re-files the dirty sessions under their new
@@ -9,7 +14,9 @@
 //! are the only ones asked for jobs, and sessions marked since the driver last asked are the
 //! only ones whose response streams [`SessionTable::drain_touched`] visits.
 
+use std::borrow::Borrow;
 use std::collections::{BTreeSet, VecDeque};
+use std::hash::Hash;
 use std::time::{Duration, Instant};
 
 use super::machine::Machine;
@@ -17,9 +24,32 @@ use super::streams::SessionState;
 use crate::app::runtime::Job;
 use crate::session::idhash::IdMap;
 
+/// When the entries of a table expire.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Expiry {
+    /// An entry with no stream attached for this long is dropped (`None`: never).
+    pub(super) idle: Option<Duration>,
+    /// An entry whose handshake is not done this long after its creation is dropped, streams
+    /// or not (`None`: never).
+    pub(super) handshake: Option<Duration>,
+}
+
+/// Why an entry's time is up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Lapse {
+    /// No request and no stream for the idle timeout.
+    Idle,
+    /// No finished handshake within the grace.
+    Handshake,
+}
+
 /// One session and its bookkeeping in the index.
 struct Entry<M> {
     state: SessionState<M>,
+    /// When it was added (the handshake grace runs from here).
+    created: Instant,
+    /// In `unready`: its handshake was not done when last looked at.
+    unready: bool,
     /// Names this entry in the index and the work lists (never reused).
     serial: u64,
     /// The deadline the index holds for this entry.
@@ -32,14 +62,16 @@ struct Entry<M> {
     touched: bool,
 }
 
-/// Sessions (and in-flight stateless exchanges, whose ids start with `#`) by id.
-pub(super) struct SessionTable<M> {
+/// Sessions (or stateless exchanges) by key.
+pub(super) struct SessionTable<K, M> {
     /// Boxed: a session's state is a few KiB, and a hash table holds up to twice as many
     /// slots as entries (and both its old and new slots while it grows).
-    entries: IdMap<String, Box<Entry<M>>>,
-    ids: IdMap<u64, String>,
+    entries: IdMap<K, Box<Entry<M>>>,
+    ids: IdMap<u64, K>,
     /// (deadline, serial) of every clean session that has a deadline.
     deadlines: BTreeSet<(Instant, u64)>,
+    /// (creation, serial) of the sessions whose handshake was not done when last looked at.
+    unready: BTreeSet<(Instant, u64)>,
     /// Touched since filed; at most one per entry.
     dirty: Vec<u64>,
     /// Touched since their machine last had no job; at most one per entry.
@@ -47,49 +79,54 @@ pub(super) struct SessionTable<M> {
     /// Touched since [`SessionTable::drain_touched`] last ran; at most one per entry.
     touched: Vec<u64>,
     next_serial: u64,
-    /// Sessions proper (ids not starting with `#`), for the session cap.
-    live: usize,
-    idle_timeout: Duration,
+    expiry: Expiry,
 }
 
-impl<M: Machine> SessionTable<M> {
-    /// An empty table whose sessions expire after `idle_timeout` with no stream attached.
-    pub(super) fn new(idle_timeout: Duration) -> Self {
+impl<K: Clone + Eq + Hash, M: Machine> SessionTable<K, M> {
+    /// An empty table whose entries expire by `expiry`.
+    pub(super) fn new(expiry: Expiry) -> Self {
         SessionTable {
             entries: IdMap::default(),
             ids: IdMap::default(),
             deadlines: BTreeSet::new(),
+            unready: BTreeSet::new(),
             dirty: Vec::new(),
             job_candidates: VecDeque::new(),
             touched: Vec::new(),
             next_serial: 0,
-            live: 0,
-            idle_timeout,
+            expiry,
         }
     }
 
-    /// Entries held, stateless exchanges included.
+    /// Entries held.
     pub(super) fn len(&self) -> usize {
         self.entries.len()
     }
 
-    /// Sessions proper held (stateless exchanges not counted).
-    pub(super) fn live(&self) -> usize {
-        self.live
-    }
-
     /// Whether `id` is held.
-    pub(super) fn contains_key(&self, id: &str) -> bool {
+    pub(super) fn contains_key<Q>(&self, id: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
         self.entries.contains_key(id)
     }
 
     /// Session `id`, read only (does not mark it).
-    pub(super) fn get(&self, id: &str) -> Option<&SessionState<M>> {
+    pub(super) fn get<Q>(&self, id: &Q) -> Option<&SessionState<M>>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
         self.entries.get(id).map(|e| &e.state)
     }
 
     /// Session `id`, marked dirty and a job candidate.
-    pub(super) fn get_mut(&mut self, id: &str) -> Option<&mut SessionState<M>> {
+    pub(super) fn get_mut<Q>(&mut self, id: &Q) -> Option<&mut SessionState<M>>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
         let entry = self.entries.get_mut(id)?;
         mark(
             entry,
@@ -100,12 +137,20 @@ impl<M: Machine> SessionTable<M> {
         Some(&mut entry.state)
     }
 
-    /// Adds session `id` (the caller checked it is not held), marked.
-    pub(super) fn insert(&mut self, id: String, state: SessionState<M>) {
+    /// Adds session `id` (the caller checked it is not held), marked, created at its last
+    /// activity.
+    pub(super) fn insert(&mut self, id: K, state: SessionState<M>) {
         let serial = self.next_serial;
         self.next_serial += 1;
+        let created = state.last_activity;
+        let unready = self.expiry.handshake.is_some() && !state.machine.handshake_done();
+        if unready {
+            self.unready.insert((created, serial));
+        }
         let mut entry = Entry {
             state,
+            created,
+            unready,
             serial,
             filed: None,
             dirty: false,
@@ -118,31 +163,58 @@ impl<M: Machine> SessionTable<M> {
             &mut self.job_candidates,
             &mut self.touched,
         );
-        let live = !id.starts_with('#');
         self.ids.insert(serial, id.clone());
         if let Some(old) = self.entries.insert(id, Box::new(entry)) {
             self.ids.remove(&old.serial);
             self.forget(&old);
-        } else if live {
-            self.live += 1;
         }
     }
 
     /// Removes session `id` and everything the index holds about it.
-    pub(super) fn remove(&mut self, id: &str) -> Option<SessionState<M>> {
+    pub(super) fn remove<Q>(&mut self, id: &Q) -> Option<SessionState<M>>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
         let entry = self.entries.remove(id)?;
         self.ids.remove(&entry.serial);
         self.forget(&entry);
-        if !id.starts_with('#') {
-            self.live -= 1;
-        }
         Some(entry.state)
+    }
+
+    /// The oldest session whose handshake is not done: the first to make room for a new one.
+    pub(super) fn oldest_unready(&self) -> Option<&K> {
+        self.unready.iter().find_map(|(_, serial)| {
+            let id = self.ids.get(serial)?;
+            let entry = self.entries.get(id)?;
+            (!entry.state.machine.handshake_done()).then_some(id)
+        })
+    }
+
+    /// Why session `id`'s time is up at `now`, if it is (its machine's timers aside).
+    pub(super) fn lapse<Q>(&self, id: &Q, now: Instant) -> Option<Lapse>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let entry = self.entries.get(id)?;
+        let (idle, handshake) = expiries(entry, self.expiry);
+        if handshake.is_some_and(|t| t <= now) {
+            Some(Lapse::Handshake)
+        } else if idle.is_some_and(|t| t <= now) {
+            Some(Lapse::Idle)
+        } else {
+            None
+        }
     }
 
     /// Drops a removed entry from the index and the work lists.
     fn forget(&mut self, entry: &Entry<M>) {
         if let Some(at) = entry.filed {
             self.deadlines.remove(&(at, entry.serial));
+        }
+        if entry.unready {
+            self.unready.remove(&(entry.created, entry.serial));
         }
         if entry.dirty {
             self.dirty.retain(|&s| s != entry.serial);
@@ -181,7 +253,11 @@ impl<M: Machine> SessionTable<M> {
                 continue;
             };
             entry.dirty = false;
-            let at = deadline(id, &entry.state, self.idle_timeout);
+            if entry.unready && entry.state.machine.handshake_done() {
+                entry.unready = false;
+                self.unready.remove(&(entry.created, serial));
+            }
+            let at = deadline(entry, self.expiry);
             if at != entry.filed {
                 if let Some(old) = entry.filed {
                     self.deadlines.remove(&(old, serial));
@@ -206,14 +282,14 @@ impl<M: Machine> SessionTable<M> {
             .iter()
             .filter_map(|serial| {
                 let id = self.ids.get(serial)?;
-                deadline(id, &self.entries.get(id)?.state, self.idle_timeout)
+                deadline(self.entries.get(id)?, self.expiry)
             })
             .min();
         filed.into_iter().chain(fresh).min()
     }
 
     /// The ids of the sessions whose deadline is at or before `now` (call after `flush`).
-    pub(super) fn due(&self, now: Instant) -> Vec<String> {
+    pub(super) fn due(&self, now: Instant) -> Vec<K> {
         self.deadlines
             .iter()
             .take_while(|&&(at, _)| at <= now)
@@ -250,8 +326,8 @@ impl<M: Machine> SessionTable<M> {
     #[cfg(test)]
     pub(super) fn walk_deadline(&self) -> Option<Instant> {
         self.entries
-            .iter()
-            .filter_map(|(id, e)| deadline(id, &e.state, self.idle_timeout))
+            .values()
+            .filter_map(|e| deadline(e, self.expiry))
             .min()
     }
 }
@@ -278,11 +354,24 @@ fn mark<M>(
     }
 }
 
-/// Session `id`'s deadline: its machine's next timer or, for a session proper with no
-/// stream attached, its idle expiry.
-fn deadline<M: Machine>(id: &str, s: &SessionState<M>, idle_timeout: Duration) -> Option<Instant> {
-    let idle = (!id.starts_with('#') && !s.has_attached())
-        .then(|| s.last_activity.checked_add(idle_timeout))
-        .flatten();
-    s.machine.poll_timeout().into_iter().chain(idle).min()
+/// An entry's deadline: its machine's next timer or one of its expiries.
+fn deadline<M: Machine>(entry: &Entry<M>, expiry: Expiry) -> Option<Instant> {
+    let (idle, handshake) = expiries(entry, expiry);
+    let timer = entry.state.machine.poll_timeout();
+    timer.into_iter().chain(idle).chain(handshake).min()
+}
+
+/// An entry's idle expiry (with no stream attached) and handshake expiry (handshake not
+/// done), where they apply.
+fn expiries<M: Machine>(entry: &Entry<M>, expiry: Expiry) -> (Option<Instant>, Option<Instant>) {
+    let s = &entry.state;
+    let idle = expiry
+        .idle
+        .filter(|_| !s.has_attached())
+        .and_then(|d| s.last_activity.checked_add(d));
+    let handshake = expiry
+        .handshake
+        .filter(|_| !s.machine.handshake_done())
+        .and_then(|d| entry.created.checked_add(d));
+    (idle, handshake)
 }

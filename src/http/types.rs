@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use super::peer::Peer;
 use super::text::HttpText;
 
 /// The HTTP methods the MCP endpoint distinguishes.
@@ -40,6 +41,8 @@ pub struct HttpRequestHead {
     pub path: String,
     /// Header fields as received; names compare case-insensitively.
     pub headers: Vec<(HttpText, HttpText)>,
+    /// Who sent it, as the embedding server knows (for [`PeerLimit`](super::PeerLimit)).
+    pub peer: Peer,
 }
 
 impl HttpRequestHead {
@@ -49,6 +52,7 @@ impl HttpRequestHead {
             method,
             path: path.into(),
             headers: Vec::new(),
+            peer: Peer::default(),
         }
     }
 

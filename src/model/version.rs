@@ -75,7 +75,7 @@ impl ProtocolVersion {
         self >= ProtocolVersion::V2025_11_25
     }
 
-    /// The file name stem of this revision's JSON schema (`shared/mcp-schema/<stem>/`).
+    /// The directory name of this revision's official JSON schema (`tests/schema/<stem>/`).
     pub fn schema_dir(self) -> &'static str {
         self.as_str()
     }

@@ -199,7 +199,7 @@ pub struct Session {
     instructions: Option<String>,
     outbound: outbound::Outbound,
     inbound: inbound::Inbound,
-    /// Everything to send, in production order (one stream order; see DESIGN.md §4 inv. 3).
+    /// Everything to send, in production order (one stream order: docs/fuzzing.md, invariant 3).
     queue: VecDeque<Queued>,
     /// Messages encoded when queued, in queue order (see [`Payload::Encoded`]).
     encoded: encoded::EncodedBuf,

@@ -17,7 +17,9 @@ pub use capabilities::{capability_name, missing_capabilities, required_capabilit
 pub use discover::{discover_response, ServerProfile, MAX_SUPPORTED_VERSIONS};
 pub use error::StatelessError;
 pub use replay::ReplayGuard;
-pub use request_state::{request_binding, RequestStateKey, StateError, MAX_REQUEST_STATE};
+pub use request_state::{
+    request_binding, RequestStateKey, StateError, VerifiedState, MAX_REQUEST_STATE,
+};
 pub use validate::{validate_meta, validate_request, ValidatedRequest};
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Single use of a `requestState` (2026-07-28): a bounded set of redeemed states, owned by the
 //! application and shared by every machine that verifies states with the same key (on HTTP
 //! each exchange is a fresh machine), so a state replayed after its first redemption is
-//! refused with -32602. Entries leave when the state they remember expires (the state is
+//! refused with -32602. A redemption is keyed on the state's MAC (its decoded tag), not on its
+//! text, so no other spelling of the same state redeems it again. Entries leave when the state they remember expires (the state is
 //! worthless then anyway); time comes in as an argument.
 
 use std::collections::{HashMap, VecDeque};
@@ -10,7 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use super::request_state::StateError;
 use crate::auth::encoding::sha256;
 
-/// Remembers which `requestState` tokens were redeemed, until they expire. Cloning shares the
+/// Remembers which `requestState`s were redeemed, until they expire. Cloning shares the
 /// set. When `capacity` unexpired redemptions are held, a new one is refused
 /// ([`StateError::ReplayStoreFull`]) rather than forgetting one that could then be replayed:
 /// size it for (redemptions per second × state lifetime).
@@ -22,7 +23,7 @@ pub struct ReplayGuard {
 #[derive(Debug)]
 struct Redeemed {
     capacity: usize,
-    /// SHA-256 of the token → its expiry (Unix ms).
+    /// SHA-256 of the state's MAC → its expiry (Unix ms).
     seen: HashMap<[u8; 32], u64>,
     /// Insertion order, for expiring from the front.
     order: VecDeque<([u8; 32], u64)>,
@@ -41,10 +42,13 @@ impl ReplayGuard {
         }
     }
 
-    /// Records the redemption of `token` (already verified, valid until `expires_at_ms`) at
-    /// `now_ms`: [`StateError::Replayed`] if it was redeemed before and has not expired.
-    pub fn redeem(&self, token: &str, expires_at_ms: u64, now_ms: u64) -> Result<(), StateError> {
-        let digest = sha256(token.as_bytes());
+    /// Records the redemption of the state whose MAC is `mac` ([`VerifiedState::mac`]: the
+    /// state already verified, valid until `expires_at_ms`) at `now_ms`:
+    /// [`StateError::Replayed`] if it was redeemed before and has not expired.
+    ///
+    /// [`VerifiedState::mac`]: super::VerifiedState::mac
+    pub fn redeem(&self, mac: &[u8], expires_at_ms: u64, now_ms: u64) -> Result<(), StateError> {
+        let digest = sha256(mac);
         let mut set = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
         set.expire(now_ms);
         if set.seen.get(&digest).is_some_and(|&e| e > now_ms) {

@@ -77,17 +77,18 @@ impl RequestStateKey {
         now_ms: u64,
     ) -> Result<Map<String, Value>, StateError> {
         self.verify_expiring(token, binding, now_ms)
-            .map(|(answers, _)| answers)
+            .map(|verified| verified.answers)
     }
 
-    /// [`verify`](Self::verify), also giving when the state expires (Unix ms), which a
-    /// [`ReplayGuard`](super::ReplayGuard) keeps a redemption for.
+    /// [`verify`](Self::verify), also giving when the state expires and its MAC, which a
+    /// [`ReplayGuard`](super::ReplayGuard) keeps a redemption under. Both parts must be
+    /// canonical base64url (see [`base64url_decode`]), so one state has one spelling.
     pub fn verify_expiring(
         &self,
         token: &str,
         binding: &str,
         now_ms: u64,
-    ) -> Result<(Map<String, Value>, u64), StateError> {
+    ) -> Result<VerifiedState, StateError> {
         if token.len() > MAX_REQUEST_STATE {
             return Err(StateError::Malformed);
         }
@@ -109,8 +110,24 @@ impl RequestStateKey {
         if now_ms >= payload.expires_at_ms {
             return Err(StateError::Expired);
         }
-        Ok((payload.answers, payload.expires_at_ms))
+        Ok(VerifiedState {
+            answers: payload.answers,
+            expires_at_ms: payload.expires_at_ms,
+            mac: expected,
+        })
     }
+}
+
+/// A `requestState` that passed [`RequestStateKey::verify_expiring`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerifiedState {
+    /// The answers it carries.
+    pub answers: Map<String, Value>,
+    /// When it expires (Unix ms).
+    pub expires_at_ms: u64,
+    /// Its HMAC-SHA-256 tag, decoded: what names the state for single use, whatever its
+    /// spelling.
+    pub mac: [u8; 32],
 }
 
 /// What the token carries.

@@ -117,14 +117,8 @@ pub fn schema_dir() -> PathBuf {
     if let Ok(dir) = std::env::var("MCP_SCHEMA_DIR") {
         return PathBuf::from(dir);
     }
-    // `../shared` from the main checkout; worktrees sit one level deeper, so look upwards.
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .skip(1)
-        .map(|dir| dir.join("shared/mcp-schema"))
-        .find(|dir| dir.is_dir())
-        .unwrap_or_else(|| manifest.join("../shared/mcp-schema"))
+    // The official schemas are copied into the repository (tests/schema/README.md).
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/schema")
 }
 
 fn validators() -> &'static Mutex<HashMap<ProtocolVersion, &'static jsonschema::Validator>> {

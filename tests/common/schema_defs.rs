@@ -11,22 +11,19 @@ use jsonschema::Validator;
 use mcp_sansio::model::Direction;
 use serde_json::{json, Value};
 
-/// The `shared/mcp-schema` directory: `MCP_SCHEMA_DIR`, or the first of `../shared` (the main
-/// checkout and CI) and `../../shared` (a worktree in `wt/<name>`) that holds `probe`.
+/// The official schema directory: `MCP_SCHEMA_DIR`, or the in-repository copy `tests/schema`
+/// (tests/schema/README.md); it must hold `probe`, so a missing copy fails instead of passing.
 pub fn schema_dir(probe: &str) -> PathBuf {
-    if let Ok(dir) = std::env::var("MCP_SCHEMA_DIR") {
-        return PathBuf::from(dir);
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        root.join("../shared/mcp-schema"),
-        root.join("../../shared/mcp-schema"),
-    ];
-    candidates
-        .iter()
-        .find(|d| d.join(probe).is_file())
-        .cloned()
-        .unwrap_or_else(|| panic!("{probe} not found (tried {candidates:?}); set MCP_SCHEMA_DIR"))
+    let dir = match std::env::var("MCP_SCHEMA_DIR") {
+        Ok(dir) => PathBuf::from(dir),
+        Err(_) => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/schema"),
+    };
+    assert!(
+        dir.join(probe).is_file(),
+        "{probe} not found in {}",
+        dir.display()
+    );
+    dir
 }
 
 /// Validators for the definitions of one schema document, built on first use.

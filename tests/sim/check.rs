@@ -1,6 +1,6 @@
 //! The client-side judge of a simulation: every request ends exactly once, results reach the
 //! request whose exact id they answer, and a request's progress arrives complete and in order
-//! before its result (DESIGN.md §4 invariants 1–3). Violations are returned as text so the
+//! before its result (docs/fuzzing.md, invariants 1–3). Violations are returned as text so the
 //! seed loop can print the seed and its replay command.
 
 use std::collections::HashMap;

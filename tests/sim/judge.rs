@@ -1,4 +1,4 @@
-//! The wire-level judge of SSE streams and their resumption (DESIGN.md §4 invariant 4), for
+//! The wire-level judge of SSE streams and their resumption (docs/fuzzing.md, invariant 4), for
 //! the world that drives the real HTTP client transport: what the endpoint emitted on each
 //! logical stream (decoded where it leaves the server) against what reached the client on each
 //! connection (decoded where it enters the transport). A stream resumed with `Last-Event-ID`

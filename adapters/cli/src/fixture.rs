@@ -1,5 +1,5 @@
 //! The reference server: the conformance suite's "everything" fixture
-//! (/work/shared/conformance.md §5) plus the interop extras (`test_slow`, list paging from
+//! (docs/fixture.md) plus the interop extras (`test_slow`, list paging from
 //! `MCP_SANSIO_PAGE_SIZE`). It only builds a `Server`; any adapter (stdio, HTTP) can run it.
 //! Timers come from the caller through [`Sleep`], so the fixture stays runtime-agnostic.
 //!
@@ -75,6 +75,7 @@ pub(crate) fn fixture_server(config: Config, sleep: Sleep, now: Instant) -> Serv
     let mut server = builder
         .prompt(modern::input_required_prompt())
         .request_state_key(modern::state_key())
+        .request_state_replay_guard(modern::replay_guard())
         .tasks(tasks::table())
         .resource_template(template_data())
         .completion(completion_handler(|_req, _ctx| async {

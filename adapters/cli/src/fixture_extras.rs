@@ -1,4 +1,4 @@
-//! The reference server's timed extras (/work/shared/conformance.md §5, "Reference extras"):
+//! The reference server's timed extras (docs/fixture.md, "Timed extras"):
 //! `test_dynamic_tool`, `test://dynamic-resource` and `test_dynamic_prompt` registered 2 s after
 //! the session starts (each registration sends its `list_changed`), and
 //! `notifications/resources/updated` for `test://watched-resource` every 3 s to a subscribed

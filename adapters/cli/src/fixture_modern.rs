@@ -1,4 +1,4 @@
-//! The reference server's 2026-07-28 additions (/work/shared/conformance-next.md §5): the
+//! The reference server's 2026-07-28 additions (docs/fixture.md, "2026-07-28"): the
 //! multi-round-trip tools (`test_input_required_result_*` and the prompt), the server-stateless
 //! diagnostic tools, and the process-wide `requestState` key. Every tool also works in a
 //! stateful session, where its inputs are ordinary server→client requests.
@@ -11,7 +11,7 @@ use mcp_sansio::app::server::{
 };
 use mcp_sansio::jsonrpc::ErrorObject;
 use mcp_sansio::model::modern::InputRequest;
-use mcp_sansio::stateless::RequestStateKey;
+use mcp_sansio::stateless::{ReplayGuard, RequestStateKey};
 use serde_json::{json, Value};
 
 /// How long a minted `requestState` stays valid.
@@ -27,6 +27,19 @@ pub(crate) fn state_key() -> RequestStateKey {
         key
     });
     RequestStateKey::new(key.to_vec(), STATE_TTL_MS)
+}
+
+/// Redemptions of unexpired states the process remembers at most (a state lives
+/// [`STATE_TTL_MS`]): room for about 100 redemptions a second.
+const MAX_REDEMPTIONS: usize = 64 * 1024;
+
+/// The process-wide single-use guard of `requestState`: shared by every machine (each HTTP
+/// exchange is one), so a state redeemed once is refused everywhere after.
+pub(crate) fn replay_guard() -> ReplayGuard {
+    static GUARD: OnceLock<ReplayGuard> = OnceLock::new();
+    GUARD
+        .get_or_init(|| ReplayGuard::new(MAX_REDEMPTIONS))
+        .clone()
 }
 
 /// The wall clock now, in Unix milliseconds (for `requestState` expiry).

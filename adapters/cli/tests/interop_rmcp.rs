@@ -13,8 +13,7 @@
 //! - `mcp-sansio client` → `rmcp_peer server`: tools `echo`, `add` and `protocol_version` (which
 //!   answers with the version rmcp served the request under), prompt `greet`, resource
 //!   `memo://hello`.
-//! - Our client in the 2026-07-28 era needs `mcp-sansio client --era modern` (the modern-client
-//!   work): those tests skip with a message while the CLI rejects `--era`.
+//! - Our client in the 2026-07-28 era: `mcp-sansio client --era modern` (and `--era auto`).
 
 use std::path::Path;
 use std::process::Command;

@@ -45,7 +45,7 @@ mod shared;
 mod staging;
 
 use std::future::{poll_fn, Future};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::pin::pin;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -79,7 +79,8 @@ pub struct HttpServerOptions {
     pub legacy: Option<LegacyMount>,
     /// Require `Authorization: Bearer` checked by this hook. Default none.
     pub auth: Option<BearerAuth>,
-    /// Open connections at most; past it new ones are closed at once. Default 1024.
+    /// Open connections at most; past it new ones are closed at once. Default 10,000 (the
+    /// endpoint's default `max_sessions`).
     pub max_connections: usize,
     /// How long shutdown waits for open connections to finish. Default 5 s.
     pub drain_timeout: Duration,
@@ -92,7 +93,7 @@ impl Default for HttpServerOptions {
             endpoint: EndpointConfig::default(),
             legacy: Some(LegacyMount::default()),
             auth: None,
-            max_connections: 1024,
+            max_connections: 10_000,
             drain_timeout: Duration::from_secs(5),
         }
     }
@@ -279,8 +280,8 @@ impl HttpServer {
             let Some(accepted) = accepted else {
                 break;
             };
-            let stream = match accepted {
-                Ok((stream, _peer)) => stream,
+            let (stream, peer) = match accepted {
+                Ok((stream, peer)) => (stream, peer.ip()),
                 Err(_) => {
                     // Out of descriptors or a reset before accept: back off a little.
                     Timer::after(Duration::from_millis(10)).await;
@@ -298,6 +299,7 @@ impl HttpServer {
                 shared.clone(),
                 route.clone(),
                 stream,
+                peer,
                 self.stop_rx.clone(),
                 live_tx.clone(),
             );
@@ -407,13 +409,14 @@ async fn serve_connection(
     shared: Shared,
     route: Rc<Route>,
     stream: Async<TcpStream>,
+    peer: IpAddr,
     stop: Receiver<()>,
     live: Sender<()>,
 ) {
     let service = service_fn(move |req| {
         let shared = shared.clone();
         let route = route.clone();
-        async move { service::handle(shared, &route, req).await }
+        async move { service::handle(shared, &route, peer, req).await }
     });
     let conn = http1::Builder::new()
         .timer(ConnTimer::default())

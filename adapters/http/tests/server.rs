@@ -614,3 +614,47 @@ fn a_dropped_sse_connection_is_resumed_on_a_new_one_with_last_event_id() {
     assert!(rest.contains("\"id\":9"), "{rest}");
     server.shutdown();
 }
+
+/// A flood of `initialize` POSTs never followed by `notifications/initialized` fills the
+/// session table; a new client still gets a session (the oldest un-initialized one makes
+/// room), and a per-peer limit keyed by the loopback address refuses past it with 429.
+#[test]
+fn a_flood_of_uninitialized_sessions_does_not_lock_out_a_new_client() {
+    let options = HttpServerOptions {
+        endpoint: EndpointConfig {
+            max_sessions: 8,
+            ..EndpointConfig::default()
+        },
+        ..HttpServerOptions::default()
+    };
+    let mut server = Running::start(options);
+    let mut flood = server.connect();
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"f","version":"1"}}});
+    for n in 0..40 {
+        assert_eq!(flood.post(None, &init).status, 200, "initialize {n}");
+    }
+    let mut client = server.connect();
+    let sid = client.open_session();
+    let reply = client.post(Some(&sid), &call(1, "echo"));
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "hi");
+    server.shutdown();
+
+    let options = HttpServerOptions {
+        endpoint: EndpointConfig {
+            peer_limit: Some(std::sync::Arc::new(
+                mcp_sansio::http::MaxSessionsPerPeer::new(2),
+            )),
+            ..EndpointConfig::default()
+        },
+        ..HttpServerOptions::default()
+    };
+    let mut server = Running::start(options);
+    let mut conn = server.connect();
+    conn.open_session();
+    conn.open_session();
+    let refused = conn.post(None, &init);
+    assert_eq!(refused.status, 429);
+    assert_eq!(refused.header("retry-after"), Some("10"));
+    server.shutdown();
+}

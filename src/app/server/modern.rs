@@ -359,16 +359,16 @@ impl Server {
         if let Some(state) = &fields.request_state {
             let key = self.modern.state_key.as_ref();
             let now_ms = self.modern.unix_ms(now);
-            let (verified, expires_at_ms) = key
+            let verified = key
                 .ok_or(StateError::Unexpected)
                 .and_then(|k| k.verify_expiring(state, binding, now_ms))
                 .map_err(StateError::to_error_object)?;
             if let Some(guard) = &self.modern.replay_guard {
                 guard
-                    .redeem(state, expires_at_ms, now_ms)
+                    .redeem(&verified.mac, verified.expires_at_ms, now_ms)
                     .map_err(StateError::to_error_object)?;
             }
-            answers = verified;
+            answers = verified.answers;
         }
         for (key, value) in fields.input_responses.unwrap_or_default() {
             answers.insert(key, value);

@@ -317,8 +317,8 @@ fn an_oversized_json_body_fails_the_request() {
     assert_eq!(t.stats().oversized, 1);
 }
 
-/// Found by the `http_client` fuzz target: a JSON body that is not the awaited response (here
-/// a notification) used to count as the answer, so the request never ended.
+/// From the `http_client` fuzz target: a JSON body that is not the awaited response (here a
+/// notification) must not count as the answer, or the request would never end.
 #[test]
 fn a_json_body_without_the_response_ends_the_request_with_an_error() {
     let now = Instant::now();

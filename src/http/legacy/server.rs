@@ -1,7 +1,10 @@
 //! The legacy HTTP+SSE server endpoint (2024-11-05): a GET opens a session whose stream starts
 //! with the `endpoint` event; POSTs to that URI carry the client's messages (202) and every
 //! message of the session travels back on the stream. Same Host/Origin policy, limits and
-//! idle rule as the Streamable [`Endpoint`](crate::http::Endpoint), from the same config.
+//! idle rule as the Streamable [`Endpoint`](crate::http::Endpoint), from the same config, and
+//! the same handshake rule: a session whose handshake is not done within `handshake_grace`
+//! ends (its open stream does not keep it), and a GET when the table is full ends the oldest
+//! such session to make room.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -141,8 +144,19 @@ impl<M: Machine> LegacyEndpoint<M> {
             return error(406, "Not Acceptable: Accept must allow text/event-stream");
         }
         if self.sessions.len() >= self.config.endpoint.max_sessions {
-            self.stats.sessions_refused += 1;
-            return error(503, "Service Unavailable: too many sessions");
+            let victim = self
+                .sessions
+                .iter()
+                .filter(|(_, s)| !s.ended && !s.machine.handshake_done())
+                .min_by_key(|(_, s)| s.created)
+                .map(|(sid, _)| sid.clone());
+            let Some(victim) = victim else {
+                self.stats.sessions_refused += 1;
+                return error(503, "Service Unavailable: too many sessions");
+            };
+            self.stats.handshakes_evicted += 1;
+            self.now = Some(now);
+            self.end_session(&victim);
         }
         let sid: String = random.iter().map(|b| format!("{b:02x}")).collect();
         if self.sessions.contains_key(&sid) {
@@ -238,10 +252,12 @@ impl<M: Machine> LegacyEndpoint<M> {
     }
 
     /// Fires machine timers and expires idle sessions (no request and no open stream for
-    /// `idle_timeout`, the Streamable rule; an open stream keeps a legacy session alive).
+    /// `idle_timeout`, the Streamable rule; an open stream keeps a legacy session alive) and
+    /// sessions whose handshake was not done within `handshake_grace` (their stream ends).
     pub fn handle_timeout(&mut self, now: Instant) {
         self.now = Some(now);
         let idle = self.config.endpoint.idle_timeout;
+        let grace = self.config.endpoint.handshake_grace;
         let mut expired = Vec::new();
         for (sid, s) in self.sessions.iter_mut() {
             if s.machine.poll_timeout().is_some_and(|t| t <= now) {
@@ -252,21 +268,32 @@ impl<M: Machine> LegacyEndpoint<M> {
                 s.keep_alive();
                 s.next_keep_alive = self.config.keep_alive.and_then(|d| now.checked_add(d));
             }
+            if s.handshake_deadline(grace).is_some_and(|t| t <= now) {
+                self.stats.handshakes_expired += 1;
+                // Ends at the stream's next poll (what is queued goes nowhere useful).
+                s.queue.clear();
+                s.ended = true;
+                if s.conn.is_none() {
+                    expired.push(sid.clone());
+                }
+                continue;
+            }
             if s.conn.is_none() && s.last_activity.checked_add(idle).is_some_and(|t| now >= t) {
+                self.stats.sessions_expired += 1;
                 expired.push(sid.clone());
             }
         }
         for sid in expired {
-            self.stats.sessions_expired += 1;
             self.end_session(&sid);
         }
     }
 
-    /// The earliest deadline: a machine timer, a keep-alive, or a detached session's idle
-    /// expiry.
+    /// The earliest deadline: a machine timer, a keep-alive, a detached session's idle
+    /// expiry, or a handshake grace running out.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         let idle = self.config.endpoint.idle_timeout;
+        let grace = self.config.endpoint.handshake_grace;
         self.sessions
             .values()
             .flat_map(|s| {
@@ -275,7 +302,12 @@ impl<M: Machine> LegacyEndpoint<M> {
                     .is_none()
                     .then(|| s.last_activity.checked_add(idle))
                     .flatten();
-                [s.machine.poll_timeout(), s.next_keep_alive, expiry]
+                [
+                    s.machine.poll_timeout(),
+                    s.next_keep_alive,
+                    expiry,
+                    s.handshake_deadline(grace),
+                ]
             })
             .flatten()
             .min()

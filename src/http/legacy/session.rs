@@ -22,6 +22,8 @@ pub(crate) struct LegacySession<M> {
     /// Encoded SSE events waiting to be pulled.
     pub(crate) queue: VecDeque<Bytes>,
     pub(crate) last_activity: Instant,
+    /// When the GET opened it (the handshake grace runs from here).
+    pub(crate) created: Instant,
     /// The session is over (reader too slow, or the machine was closed): the stream ends once
     /// its queue is drained (it is cleared when the reader was too slow).
     pub(crate) ended: bool,
@@ -41,10 +43,19 @@ impl<M: Machine> LegacySession<M> {
             conn: Some(conn),
             queue: VecDeque::from([Bytes::from(buf)]),
             last_activity: now,
+            created: now,
             ended: false,
             dropped: 0,
             next_keep_alive: None,
         }
+    }
+
+    /// When its handshake grace runs out, while its handshake is not done and it is not over.
+    pub(crate) fn handshake_deadline(&self, grace: std::time::Duration) -> Option<Instant> {
+        if self.ended || self.machine.handshake_done() {
+            return None;
+        }
+        self.created.checked_add(grace)
     }
 
     /// Queues a keep-alive comment, unless the reader is already behind (then the queued

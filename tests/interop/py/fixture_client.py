@@ -1,7 +1,7 @@
 """Interop client written with the official Python MCP SDK (`mcp`: ClientSession + stdio_client).
 
 It spawns the server command given on its command line and drives it through every feature of
-the conformance "everything" fixture (/work/shared/conformance.md §5) plus the mcp-sansio extras
+the conformance "everything" fixture (docs/fixture.md) plus the mcp-sansio extras
 (`test_slow` for cancellation, paging of lists with MCP_SANSIO_PAGE_SIZE) and the fixture's timed
 extras (late additions at 2 s, watched-resource updates).
 
@@ -569,7 +569,7 @@ async def run_checks(session: ClientSession, rec: Recorder, r: Runner, http: boo
 
         await r.check("sse-resume-test_reconnection", reconnection)
 
-    # The timed reference extras (conformance.md §5): 2 s after start the late tool, resource and
+    # The timed reference extras (docs/fixture.md): 2 s after start the late tool, resource and
     # prompt arrive, each announced by its list_changed; a subscriber of test://watched-resource
     # hears notifications/resources/updated (every 3 s). Waits are bounded.
     async def wait_for(found: Callable[[], bool], what: str) -> None:

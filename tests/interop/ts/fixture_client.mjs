@@ -1,6 +1,6 @@
 // Interop client written with the official TypeScript MCP SDK (`Client` + `StdioClientTransport`).
 // It spawns the server command given on its command line and drives it through every feature of
-// the conformance "everything" fixture (/work/shared/conformance.md §5) plus the mcp-sansio extras
+// the conformance "everything" fixture (docs/fixture.md) plus the mcp-sansio extras
 // (`test_slow` for cancellation, paging of lists with MCP_SANSIO_PAGE_SIZE) and the fixture's
 // timed extras (late additions at 2 s, watched-resource updates).
 //
@@ -542,7 +542,7 @@ if (SSE_URL) {
   });
 }
 
-// The timed reference extras (conformance.md §5): 2 s after start the late tool, resource and
+// The timed reference extras (docs/fixture.md): 2 s after start the late tool, resource and
 // prompt arrive, each announced by its list_changed; a subscriber of test://watched-resource
 // hears notifications/resources/updated (every 3 s). Waits are bounded.
 const EXTRAS_WAIT_MS = 8_000;

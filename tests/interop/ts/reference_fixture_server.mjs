@@ -1,6 +1,6 @@
 // Reference "everything" fixture server over stdio, written with the official TypeScript SDK
 // (@modelcontextprotocol/sdk, low-level `Server`). It implements the conformance fixture of
-// /work/shared/conformance.md §5 plus the two mcp-sansio extras that the interop clients test:
+// docs/fixture.md plus the two mcp-sansio extras that the interop clients test:
 //   - tool `test_slow {ms: integer}`: sleeps `ms` milliseconds, stops early when cancelled;
 //   - every list (tools, resources, templates, prompts) is paged with the page size read from the
 //     environment variable MCP_SANSIO_PAGE_SIZE (unset or 0 = one page).

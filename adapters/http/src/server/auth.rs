@@ -60,6 +60,13 @@ impl fmt::Debug for BearerAuth {
 /// A request past the head check: the token it carries, when the resource is protected.
 pub(crate) struct Admitted(Option<TokenInfo>);
 
+impl Admitted {
+    /// The subject of the token admitted, when the guard knows it.
+    pub(crate) fn subject(&self) -> Option<&str> {
+        self.0.as_ref().map(|t| t.subject.as_str())
+    }
+}
+
 impl BearerAuth {
     /// `validate(token)` says whether the bearer token is acceptable.
     pub fn new(validate: impl Fn(&str) -> bool + Send + Sync + 'static) -> Self {

@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::convert::Infallible;
+use std::net::IpAddr;
 use std::rc::Rc;
 
 use bytes::Bytes;
@@ -74,6 +75,7 @@ impl RandomBlock {
 pub(crate) async fn handle(
     shared: Shared,
     route: &Route,
+    peer: IpAddr,
     req: Request<Incoming>,
 ) -> Result<Response<ResponseBody>, Infallible> {
     let (parts, body) = req.into_parts();
@@ -91,7 +93,10 @@ pub(crate) async fn handle(
     if known != Some(true) {
         return Ok(plain(StatusCode::NOT_FOUND, "Not Found"));
     }
-    let head = request_head(&parts);
+    let mut head = request_head(&parts);
+    // Who sent it, for the endpoint's per-peer limit: the address, and the bearer subject
+    // once the guard admitted a token.
+    head.peer.addr = Some(peer);
     // The request's field map becomes the response's (see `response`); emptied now, so its
     // values (slices of hyper's read buffer) do not outlive the head's copy.
     let fields = emptied(parts.headers);
@@ -100,6 +105,9 @@ pub(crate) async fn handle(
         Some(Ok(admitted)) => Some(admitted),
         None => None,
     };
+    head.peer.subject = admitted
+        .as_ref()
+        .and_then(|a| a.subject().map(str::to_owned));
     let body = match read_body(body, route.max_body.saturating_add(1)).await {
         Ok(body) => body,
         Err(_) => {

@@ -7,8 +7,8 @@
 //! for every request: far more code than the CPU's instruction cache holds, so every request
 //! fetches most of it again. Split in three (hyper reads every ready request, the endpoint
 //! handles them all, hyper writes every answer), each part runs for a whole batch, so what of
-//! its code the cache holds serves every request of the batch (echo at 64 in flight: 0.65–0.71
-//! of the bare hyper floor before, 0.78–0.80 after; docs/benchmarks.md, session 14). With one
+//! its code the cache holds serves every request of the batch (measured with echo at 64 in
+//! flight against the bare hyper floor: docs/benchmarks.md). With one
 //! request in flight a batch is one request, and the cost is one extra poll of its task.
 //!
 //! The slots live in one table reused for the server's life: no allocation per request. An
@@ -37,7 +37,7 @@ pub(crate) struct Parked {
 /// One slot of the table.
 enum Slot {
     Free,
-    Parked(Parked),
+    Parked(Box<Parked>),
     Answered(HttpResponse),
 }
 
@@ -56,11 +56,11 @@ impl Staging {
     fn park(&mut self, request: Parked) -> usize {
         let index = match self.free.pop() {
             Some(index) => {
-                self.slots[index] = Slot::Parked(request);
+                self.slots[index] = Slot::Parked(Box::new(request));
                 index
             }
             None => {
-                self.slots.push(Slot::Parked(request));
+                self.slots.push(Slot::Parked(Box::new(request)));
                 self.slots.len() - 1
             }
         };
@@ -82,7 +82,7 @@ impl Staging {
     /// answer goes there. `None` when the slot holds no parked request.
     fn take_parked(&mut self, index: usize) -> Option<Parked> {
         self.take(index, |slot| match slot {
-            Slot::Parked(parked) => Ok(parked),
+            Slot::Parked(parked) => Ok(*parked),
             other => Err(other),
         })
     }

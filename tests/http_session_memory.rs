@@ -1,0 +1,97 @@
+//! What an idle session costs in the endpoint's table: heap bytes still allocated per
+//! session after `initialize` + `notifications/initialized` with a small app server, counted
+//! by a global allocator wrapper. The figure sizes `max_sessions` (10,000 by default).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicIsize, Ordering};
+use std::time::Instant;
+
+use bytes::Bytes;
+use mcp_sansio::app::server::{CallToolResult, Server, Tool};
+use mcp_sansio::http::*;
+use mcp_sansio::model::Implementation;
+use serde_json::json;
+
+struct Counting;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(
+            new_size as isize - layout.size() as isize,
+            Ordering::Relaxed,
+        );
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn app(now: Instant) -> Server {
+    Server::builder(Implementation::new("memory", "1"))
+        .tool(
+            Tool::new("echo", json!({"type": "object"}))
+                .sync_handler(|_, _| Ok(CallToolResult::text("hi"))),
+        )
+        .build(now)
+}
+
+/// Heap bytes per idle session, over `n` sessions.
+fn bytes_per_idle_session(n: u32) -> isize {
+    let now = Instant::now();
+    let mut ep = Endpoint::new(
+        EndpointConfig {
+            max_sessions: n as usize,
+            ..Default::default()
+        },
+        app,
+    );
+    let head = |sid: Option<&str>| {
+        let mut h = HttpRequestHead::new(HttpMethod::Post, "/mcp")
+            .header("Host", "localhost:3000")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json");
+        if let Some(sid) = sid {
+            h = h.header("Mcp-Session-Id", sid);
+        }
+        h
+    };
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}})
+    .to_string();
+    let done = json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string();
+    let before = LIVE.load(Ordering::Relaxed);
+    let mut random = [0u8; 16];
+    for i in 0..n {
+        random[..4].copy_from_slice(&i.to_be_bytes());
+        let resp = ep.handle_request(now, &head(None), Bytes::from(init.clone()), random);
+        assert_eq!(resp.status, 200);
+        let sid = resp.get("mcp-session-id").unwrap().to_owned();
+        drop(resp);
+        let resp = ep.handle_request(now, &head(Some(&sid)), Bytes::from(done.clone()), random);
+        assert_eq!(resp.status, 202);
+    }
+    assert_eq!(ep.session_count(), n as usize);
+    let per = (LIVE.load(Ordering::Relaxed) - before) / isize::try_from(n).unwrap();
+    drop(ep);
+    per
+}
+
+#[test]
+fn an_idle_session_costs_a_bounded_few_kib() {
+    let per = bytes_per_idle_session(2000);
+    println!("idle session: {per} heap bytes");
+    assert!(per > 0);
+    // 10,000 idle sessions (the default cap) stay well under 1 GiB.
+    assert!(per < 64 * 1024, "{per} bytes per idle session");
+}
