@@ -15,6 +15,7 @@ mod client_tasks;
 mod conformance_auth;
 mod conformance_client;
 mod conformance_modern;
+mod fd_limit;
 mod fixture;
 mod modern_stdio;
 mod request;

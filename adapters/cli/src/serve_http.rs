@@ -6,6 +6,8 @@
 //! of `serve_limits.rs`. Every HTTP session gets its own fixture server
 //! and its own timed extras (late additions, watched-resource updates), which end with it.
 //! With `--auth-issuer` the server is an OAuth protected resource (see `serve_auth.rs`).
+//! At start the open-file limit is raised to its hard limit and the connection cap lowered to
+//! fit under it (`fd_limit.rs`).
 
 use std::net::SocketAddr;
 use std::rc::Rc;
@@ -22,6 +24,22 @@ use crate::fixture;
 use crate::serve_auth::ServeAuthArgs;
 use crate::serve_limits::ServeLimitArgs;
 use crate::Failure;
+
+/// Lowers the connection cap to what the open-file limit `soft_limit` allows (saying so on
+/// stderr when it must).
+fn fit_to_fd_limit(options: &mut HttpServerOptions, soft_limit: Option<u64>) {
+    if let Some(soft) = soft_limit {
+        let fit = crate::fd_limit::connections_that_fit(soft).max(1);
+        if fit < options.max_connections {
+            eprintln!(
+                "mcp-sansio: the open-file limit is {soft}: serving at most {fit} connections \
+                 (not {})",
+                options.max_connections
+            );
+            options.max_connections = fit;
+        }
+    }
+}
 
 /// Serves the fixture over HTTP on `addr` until SIGINT/SIGTERM.
 pub(crate) fn serve_http(
@@ -48,6 +66,7 @@ pub(crate) fn serve_http(
     // to a task on the serving executor. One entry per session, drained at once.
     let (extras_tx, extras_rx) = smol::channel::unbounded::<BoxFuture<()>>();
     limits.apply(&mut options)?;
+    fit_to_fd_limit(&mut options, crate::fd_limit::raise_to_hard());
     let max_connections = options.max_connections;
     let mut server = HttpServer::bind(addr, options, move |now| {
         let server = fixture::fixture_server(config.clone(), sleep.clone(), now);

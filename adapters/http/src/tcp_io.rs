@@ -1,16 +1,18 @@
 //! One TCP connection as hyper's `Read` + `Write` over smol, for the server's accepted
 //! connections and the client's pooled ones.
 //!
-//! Reads go through a buffer the connection keeps, zeroed once (safe Rust cannot read into
+//! Reads go through one scratch buffer per thread, zeroed once (safe Rust cannot read into
 //! uninitialised memory), not on every read: smol-hyper's `FuturesIo` zeroes hyper's whole
 //! unfilled buffer (8 KiB and more) on every `poll_read`, including the polls that find the
-//! socket empty. And a read that did not fill its buffer waits for the reactor's readiness
-//! before the next one, instead of reading until `EAGAIN` (one failed `recvfrom` per wake-up).
+//! socket empty. The bytes are copied into hyper's buffer within the same `poll_read`, so the
+//! scratch holds nothing between reads and a connection (an idle GET stream, say) none. And a
+//! read that did not fill its buffer waits for the reactor's readiness before the next one, instead of reading until `EAGAIN` (one failed `recvfrom` per wake-up).
 //!
 //! On the server side a write that makes no progress for the write timeout fails with
 //! `TimedOut` (the client stopped reading; hyper's backpressure already stopped pulling the
 //! body), and hyper closes the connection.
 
+use std::cell::RefCell;
 use std::future::Future;
 use std::io::{self, Read};
 use std::net::TcpStream;
@@ -25,15 +27,17 @@ use smol::{Async, Timer};
 /// Bytes read per `poll_read` at most (hyper asks again while it wants more).
 const READ_CHUNK: usize = 16 * 1024;
 
+thread_local! {
+    /// Where the socket's bytes land before hyper's buffer takes them, shared by every
+    /// connection polled on this thread: zeroed once, on the thread's first read.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
 /// A smol TCP stream as hyper's `Read` + `Write`.
 pub(crate) struct TcpIo {
     stream: Async<TcpStream>,
     /// The last read filled its buffer, so more bytes may be waiting: read before waiting.
     maybe_more: bool,
-    /// Where the socket's bytes land before hyper's buffer takes them: zeroed once when the
-    /// connection's first read needs it (safe Rust cannot read into uninitialised memory), not
-    /// on every read. Empty until then, so an idle connection holds none.
-    chunk: Vec<u8>,
     /// The write timeout, and its timer while a write waits.
     stall: Option<Stall>,
 }
@@ -68,6 +72,18 @@ impl Stall {
     }
 }
 
+/// Reads at most `want` bytes from `socket` into `buf` through the thread's scratch buffer.
+fn read_into(socket: &TcpStream, want: usize, buf: &mut ReadBufCursor<'_>) -> io::Result<usize> {
+    SCRATCH.with_borrow_mut(|chunk| {
+        if chunk.is_empty() {
+            chunk.resize(READ_CHUNK, 0);
+        }
+        let n = (&mut &*socket).read(&mut chunk[..want])?;
+        buf.put_slice(&chunk[..n]);
+        Ok(n)
+    })
+}
+
 impl TcpIo {
     /// An accepted connection: its first request is usually already there, so the first
     /// read does not wait for readiness. A write that makes no progress for `write_timeout`
@@ -76,7 +92,6 @@ impl TcpIo {
         TcpIo {
             stream,
             maybe_more: true,
-            chunk: Vec::new(),
             stall: write_timeout.map(|limit| Stall {
                 limit,
                 timer: None,
@@ -109,7 +124,6 @@ impl TcpIo {
         TcpIo {
             stream,
             maybe_more: false,
-            chunk: Vec::new(),
             stall: None,
         }
     }
@@ -134,15 +148,10 @@ impl hyper::rt::Read for TcpIo {
                     Poll::Pending => return Poll::Pending,
                 }
             }
-            if this.chunk.is_empty() {
-                this.chunk = vec![0u8; READ_CHUNK];
-            }
             let want = buf.remaining().min(READ_CHUNK);
-            let mut socket: &TcpStream = this.stream.get_ref();
-            match socket.read(&mut this.chunk[..want]) {
+            match read_into(this.stream.get_ref(), want, &mut buf) {
                 Ok(n) => {
                     this.maybe_more = n == want && n > 0;
-                    buf.put_slice(&this.chunk[..n]);
                     return Poll::Ready(Ok(()));
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => this.maybe_more = false,
