@@ -4,6 +4,10 @@ use std::time::Duration;
 
 use crate::model::ProtocolVersion;
 
+/// The default longest frame (ndjson line, HTTP body) on both sides: 16 MiB, room for a large
+/// image or resource in one message.
+pub const DEFAULT_MAX_FRAME_LEN: usize = 16 * 1024 * 1024;
+
 /// Limits and timeouts of one [`crate::session::Session`].
 ///
 /// Every table and queue of the session is bounded by one of these; at a bound the session refuses
@@ -26,7 +30,8 @@ pub struct Config {
     /// `SendError::TooManyPending`. Default: 1024.
     pub max_pending_outbound: usize,
     /// The longest frame (ndjson line, HTTP body) accepted. Longer ones are refused with an
-    /// error response. Default: 4 MiB.
+    /// error response carrying the request's id when its first bytes show it (a response
+    /// that long fails the pending request it answers). Default: 16 MiB.
     pub max_frame_len: usize,
     /// Send a `ping` after this long without a message from the peer. Default: `None` (off).
     pub keep_alive_interval: Option<Duration>,
@@ -36,9 +41,10 @@ pub struct Config {
     /// Protocol versions this side accepts, any order. Default: every stateful revision.
     pub supported_versions: Vec<ProtocolVersion>,
     /// Messages waiting in the outbound queue. Past it, commands fail with
-    /// `SendError::QueueFull` and replies the session generates itself are dropped and counted;
-    /// responses to in-flight requests are always queued (they are bounded by
-    /// `max_inflight_inbound`). Default: 4096.
+    /// `SendError::QueueFull` and replies the session generates itself to single messages are
+    /// dropped and counted. Replies to the items of a batch are always queued (they are
+    /// bounded by the batch's size, itself bounded by `max_frame_len`), and so are responses to
+    /// in-flight requests (bounded by `max_inflight_inbound`). Default: 4096.
     pub max_outbound_queue: usize,
     /// Events waiting for `poll_event`. Past it, inbound notifications and progress events are
     /// dropped and counted; `Completed`, `Cancelled` and `Closed` are never dropped (they are
@@ -56,7 +62,7 @@ impl Default for Config {
             reset_timeout_on_progress: true,
             max_inflight_inbound: 1024,
             max_pending_outbound: 1024,
-            max_frame_len: 4 * 1024 * 1024,
+            max_frame_len: DEFAULT_MAX_FRAME_LEN,
             keep_alive_interval: None,
             tombstone_capacity: 1024,
             supported_versions: ProtocolVersion::STATEFUL.to_vec(),

@@ -83,7 +83,11 @@ pub fn ndjson(data: &[u8]) {
     whole.push(stream);
     whole.finish();
     let got: NdjsonOut = std::iter::from_fn(|| whole.poll_frame()).collect();
-    assert_eq!(got, expected, "whole-stream decode differs from the model");
+    assert_eq!(
+        without_heads(got),
+        expected,
+        "whole-stream decode differs from the model"
+    );
 
     let mut chunked = NdjsonDecoder::new(max);
     let mut got = Vec::new();
@@ -97,7 +101,11 @@ pub fn ndjson(data: &[u8]) {
     }
     chunked.finish();
     got.extend(std::iter::from_fn(|| chunked.poll_frame()));
-    assert_eq!(got, expected, "chunked decode differs from the model");
+    assert_eq!(
+        without_heads(got),
+        expected,
+        "chunked decode differs from the model"
+    );
 
     for frame in expected.iter().flatten() {
         let mut line = Vec::new();
@@ -117,6 +125,22 @@ pub fn ndjson(data: &[u8]) {
     }
 }
 
+/// `out` with the scanned heads of over-long lines cleared (the model does not scan them; the
+/// decoder's unit tests check the heads).
+fn without_heads(out: NdjsonOut) -> NdjsonOut {
+    out.into_iter()
+        .map(|item| {
+            item.map_err(|e| match e {
+                FrameError::LineTooLong { max, .. } => FrameError::LineTooLong {
+                    max,
+                    head: Default::default(),
+                },
+                other => other,
+            })
+        })
+        .collect()
+}
+
 /// The reference: split on `\n` (the last piece is a line too), drop one trailing `\r`,
 /// replace lines over `max` with an error (blank or not), and skip blank lines.
 fn ndjson_model(stream: &[u8], max: usize) -> NdjsonOut {
@@ -125,7 +149,10 @@ fn ndjson_model(stream: &[u8], max: usize) -> NdjsonOut {
         .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
         .filter_map(|line| {
             if line.len() > max {
-                Some(Err(FrameError::LineTooLong { max }))
+                Some(Err(FrameError::LineTooLong {
+                    max,
+                    head: Default::default(),
+                }))
             } else if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
                 None
             } else {

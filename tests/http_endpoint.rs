@@ -385,6 +385,43 @@ fn body_over_the_limit_is_413() {
     });
     let resp = rig.post(None, init("2025-11-25"));
     assert_eq!(resp.status, 413);
+    // The id is read from the body's first bytes; the message names the limit.
+    let body = json_body(&resp);
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    assert_eq!(body["id"], init("2025-11-25")["id"], "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("64 bytes limit"), "{body}");
+}
+
+#[test]
+fn a_batch_of_five_thousand_pings_is_answered_in_full_and_one_with_a_repeated_id_ends() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.open("2025-03-26");
+    let pings: Vec<Value> = (0..5000)
+        .map(|n| json!({"jsonrpc": "2.0", "id": n, "method": "ping"}))
+        .collect();
+    let resp = rig.post(Some(&sid), Value::Array(pings));
+    assert_eq!(resp.status, 200, "{:?}", resp.body);
+    let (events, ended) = rig.drain(&resp.body);
+    assert!(ended);
+    assert_eq!(events.len(), 5000, "one answer per ping");
+    // The ids are free again: the same batch is accepted a second time.
+    let again: Vec<Value> = (0..3)
+        .map(|n| json!({"jsonrpc": "2.0", "id": n, "method": "ping"}))
+        .collect();
+    assert_eq!(rig.post(Some(&sid), Value::Array(again)).status, 200);
+
+    let repeated = json!([call(7, "echo"), call(8, "echo"), call(7, "echo")]);
+    let resp = rig.post(Some(&sid), repeated);
+    let (events, ended) = rig.drain(&resp.body);
+    assert!(ended, "the stream of a batch with a repeated id ends");
+    let ids: Vec<Value> = events
+        .iter()
+        .map(|(_, data)| serde_json::from_str::<Value>(data).unwrap())
+        .filter(|v| v.get("result").is_some())
+        .map(|v| v["id"].clone())
+        .collect();
+    assert_eq!(ids, [json!(7), json!(8)], "one answer per distinct id");
 }
 
 #[test]
@@ -999,6 +1036,135 @@ fn measure_post_echo_throughput() {
     }
     let secs = start.elapsed().as_secs_f64();
     eprintln!("POST tools/call echo → JSON: {:.0} req/s", 20_000.0 / secs);
+}
+
+/// The raw bytes response `conn` hands out now (comments included), and whether it ended.
+fn pull_raw(ep: &mut Endpoint<Server>, conn: StreamId) -> (Vec<u8>, bool) {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = ep.poll_stream(conn, &mut bytes) {
+        if chunk == StreamChunk::End {
+            return (bytes, true);
+        }
+    }
+    (bytes, false)
+}
+
+/// A silent GET stream gets `: keep-alive` once it wrote nothing for the interval (virtual
+/// time): not before, and counted from its last write, not from when it opened. The comment
+/// makes the stream not quiet and listed as touched, carries no event id, and is not replayed
+/// on resumption.
+#[test]
+fn a_silent_sse_stream_gets_a_keep_alive_comment_after_the_interval() {
+    let every = Duration::from_secs(5);
+    let mut rig = Rig::new(EndpointConfig {
+        sse_keep_alive: Some(every),
+        ..EndpointConfig::default()
+    });
+    let start = rig.now;
+    let sid = rig.open("2025-11-25");
+    let get = rig.get(&sid, None);
+    let Body::Stream(conn) = get.body else {
+        panic!("GET is a stream")
+    };
+    let (primed, _) = rig.drain(&get.body);
+    let priming_id = primed[0].0.clone();
+    assert!(
+        rig.ep.poll_timeout().is_some_and(|t| t <= start + every),
+        "the keep-alive is a deadline"
+    );
+    // 3 s in: nothing due; then a notification is written.
+    rig.now = start + Duration::from_secs(3);
+    rig.ep.handle_timeout(rig.now);
+    assert_eq!(pull_raw(&mut rig.ep, conn), (Vec::new(), false));
+    rig.ep.machine_mut(&sid).unwrap().handle().add_tool(
+        Tool::new("new", json!({"type":"object"}))
+            .sync_handler(|_, _| Ok(CallToolResult::text("x"))),
+    );
+    let (events, _) = rig.drain(&get.body);
+    assert_eq!(events.len(), 1, "{events:?}");
+    // 6 s in: 5 s after opening, but only 3 s after the write: still nothing.
+    rig.now = start + Duration::from_secs(6);
+    rig.ep.handle_timeout(rig.now);
+    assert!(rig.ep.stream_quiet(conn));
+    assert_eq!(pull_raw(&mut rig.ep, conn), (Vec::new(), false));
+    assert!(
+        rig.ep
+            .poll_timeout()
+            .is_some_and(|t| t <= start + Duration::from_secs(8)),
+        "filed again for 5 s after the write"
+    );
+    // 8 s in: 5 s of silence.
+    let mut touched = Vec::new();
+    let _ = rig.ep.touched_streams(&mut touched);
+    touched.clear();
+    rig.now = start + Duration::from_secs(8);
+    rig.ep.handle_timeout(rig.now);
+    assert!(!rig.ep.stream_quiet(conn), "a due keep-alive is not quiet");
+    assert!(rig.ep.touched_streams(&mut touched));
+    assert!(touched.contains(&conn), "{touched:?}");
+    let (bytes, ended) = pull_raw(&mut rig.ep, conn);
+    assert_eq!(
+        bytes,
+        b": keep-alive\n\n",
+        "{}",
+        String::from_utf8_lossy(&bytes)
+    );
+    assert!(!ended);
+    assert!(rig.ep.stream_quiet(conn));
+    // And again after another 5 s of silence.
+    rig.now = start + Duration::from_secs(13);
+    rig.ep.handle_timeout(rig.now);
+    assert_eq!(pull_raw(&mut rig.ep, conn).0, b": keep-alive\n\n");
+    // Resumption after the priming event replays the notification only.
+    rig.ep.stream_closed(conn);
+    let resumed = rig.get(&sid, Some(&priming_id));
+    let Body::Stream(resumed_conn) = resumed.body else {
+        panic!("a resumed GET is a stream")
+    };
+    let (raw, _) = pull_raw(&mut rig.ep, resumed_conn);
+    let text = String::from_utf8(raw).unwrap();
+    assert!(!text.contains("keep-alive"), "{text}");
+    assert_eq!(text.matches("id: ").count(), 1, "{text}");
+    assert!(text.contains("notifications/tools/list_changed"), "{text}");
+}
+
+/// A POST's SSE stream gets the keep-alive while its handler waits; once it ended its
+/// deadline is gone. Turned off, no stream gets one.
+#[test]
+fn post_streams_get_keep_alives_until_they_end_and_none_when_off() {
+    let every = Duration::from_secs(5);
+    for on in [true, false] {
+        let mut rig = Rig::new(EndpointConfig {
+            sse_keep_alive: on.then_some(every),
+            idle_timeout: Duration::from_secs(3600),
+            ..EndpointConfig::default()
+        });
+        let start = rig.now;
+        let sid = rig.open("2025-06-18");
+        let waiting = rig.post(Some(&sid), call(1, "wait"));
+        assert_eq!(waiting.get("content-type"), Some("text/event-stream"));
+        let Body::Stream(conn) = waiting.body else {
+            panic!("an SSE answer is a stream")
+        };
+        rig.run_jobs();
+        let (events, _) = rig.drain(&waiting.body);
+        assert_eq!(events.len(), 1, "the log: {events:?}");
+        rig.now = start + every;
+        rig.ep.handle_timeout(rig.now);
+        let (bytes, _) = pull_raw(&mut rig.ep, conn);
+        let expected: &[u8] = if on { b": keep-alive\n\n" } else { b"" };
+        assert_eq!(bytes, expected, "on: {on}");
+        rig.release_gates();
+        let (events, ended) = rig.drain(&waiting.body);
+        assert!(ended && events.len() == 1, "{events:?}");
+        // Nothing of the ended stream is left to fire: the next deadline is the session's.
+        assert!(
+            rig.ep
+                .poll_timeout()
+                .is_none_or(|t| t > rig.now + Duration::from_secs(600)),
+            "on: {on}"
+        );
+    }
 }
 
 #[test]

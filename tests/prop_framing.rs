@@ -26,7 +26,19 @@ fn ndjson_frames(max: usize, chunks: &[&[u8]]) -> Vec<Result<Bytes, FrameError>>
     }
     d.finish();
     out.extend(std::iter::from_fn(|| d.poll_frame()));
-    out
+    // The model does not scan the first bytes of over-long lines (the decoder's unit tests
+    // check those heads): cleared here.
+    out.into_iter()
+        .map(|item| {
+            item.map_err(|e| match e {
+                FrameError::LineTooLong { max, .. } => FrameError::LineTooLong {
+                    max,
+                    head: Default::default(),
+                },
+                other => other,
+            })
+        })
+        .collect()
 }
 
 fn sse_items(max: usize, chunks: &[&[u8]]) -> Vec<Result<SseItem, FrameError>> {
@@ -75,7 +87,10 @@ fn ndjson_model(max: usize, data: &[u8]) -> Vec<Result<Bytes, FrameError>> {
     for line in lines {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.len() > max {
-            out.push(Err(FrameError::LineTooLong { max }));
+            out.push(Err(FrameError::LineTooLong {
+                max,
+                head: Default::default(),
+            }));
         } else if !line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
             out.push(Ok(Bytes::copy_from_slice(line)));
         }
@@ -149,7 +164,7 @@ proptest! {
         for (overlong, n, junk_len) in &lines {
             if *overlong {
                 stream.extend(std::iter::repeat_n(b'x', MAX + junk_len));
-                want.push(Err(FrameError::LineTooLong { max: MAX }));
+                want.push(Err(FrameError::LineTooLong { max: MAX, head: Default::default() }));
             } else {
                 let msg = format!("{{\"n\":{n}}}");
                 stream.extend_from_slice(msg.as_bytes());

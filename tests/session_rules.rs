@@ -340,7 +340,13 @@ fn responses_match_by_exact_id_string_seven_is_not_number_seven() {
     };
     feed(&mut s, now, &wrong);
     assert_eq!(s.stats().unknown_responses_dropped, 1);
-    assert!(s.poll_event().is_none());
+    assert!(matches!(
+        s.poll_event(),
+        Some(Event::UnmatchedResponse {
+            pending_other_type: None,
+            ..
+        })
+    ));
     let right = format!(
         r#"{{"jsonrpc":"2.0","id":"{}","result":{{"roots":[]}}}}"#,
         id.as_str().unwrap()
@@ -500,7 +506,15 @@ fn responses_with_unknown_ids_are_dropped_and_counted() {
     pair.drive();
     assert_eq!(pair.client.stats().unknown_responses_dropped, 1);
     assert_eq!(pair.client.stats().id_less_errors_dropped, 1);
-    assert!(pair.client_events.is_empty());
+    // The unknown id is reported; the id-less error has nothing to report.
+    let events: Vec<_> = pair.client_events.drain(..).collect();
+    assert_eq!(
+        events,
+        [Event::UnmatchedResponse {
+            id: RequestId::number(424242),
+            pending_other_type: None,
+        }]
+    );
     assert!(
         frames(&pair, Direction::ToServer).len() == 2,
         "nothing is answered"
@@ -1070,7 +1084,7 @@ fn client_refuses_server_requests_for_capabilities_it_did_not_declare() {
 #[test]
 fn framer_errors_are_answered_without_an_id() {
     let (mut s, now) = server_after_initialize("2025-06-18", "{}", true);
-    s.handle_decode_error(now, mcp_sansio::session::FrameError::TooLong { limit: 10 });
+    s.handle_decode_error(now, mcp_sansio::session::FrameError::too_long(10));
     let out = drain(&mut s);
     assert_eq!(out[0]["error"]["code"], -32600);
     assert_eq!(out[0]["id"], Value::Null);

@@ -7,16 +7,19 @@
 //! and whitespace-only lines are skipped. A line longer (blank or not: its bytes are not kept to
 //! look at) than the limit yields one
 //! [`FrameError::LineTooLong`] in its place, and its bytes are dropped as they arrive (never
-//! buffered), so memory stays bounded while a huge line streams in.
+//! buffered), so memory stays bounded while a huge line streams in. Before they are dropped,
+//! the line's first bytes (at most [`HEAD_SCAN_LEN`]) are scanned for its id
+//! ([`FrameHead`]), so the error can still be matched to the request or response it was.
 
 use std::collections::VecDeque;
 
 use bytes::{Bytes, BytesMut};
 
 use super::FrameError;
+use crate::jsonrpc::{FrameHead, HEAD_SCAN_LEN};
 
-/// The default maximum line length: 4 MiB.
-pub const DEFAULT_MAX_LINE_LEN: usize = 4 * 1024 * 1024;
+/// The default maximum line length: 16 MiB (the session's default `max_frame_len`).
+pub const DEFAULT_MAX_LINE_LEN: usize = crate::config::DEFAULT_MAX_FRAME_LEN;
 
 /// An incremental ndjson decoder.
 ///
@@ -114,7 +117,7 @@ impl NdjsonDecoder {
                     let line = with_newline.strip_suffix(b"\n").unwrap_or(with_newline);
                     let content = partial + line.len() - usize::from(self.ends_with_cr(line));
                     if content > self.max_line_len {
-                        self.reject_tail();
+                        self.reject_tail(line);
                     } else {
                         self.buf.extend_from_slice(with_newline);
                         self.tail_start = self.buf.len();
@@ -124,7 +127,7 @@ impl NdjsonDecoder {
                 None => {
                     // One extra byte is allowed: it may be the `\r` of a CRLF.
                     if partial + chunk.len() > self.max_line_len.saturating_add(1) {
-                        self.reject_tail();
+                        self.reject_tail(chunk);
                         self.discarding = true;
                     } else {
                         self.buf.extend_from_slice(chunk);
@@ -198,12 +201,11 @@ impl NdjsonDecoder {
     #[cold]
     #[inline(never)]
     fn pop_due_error(&mut self) -> Option<FrameError> {
-        let &(at, error) = self.errors.front()?;
+        let &(at, _) = self.errors.front()?;
         if at > self.consumed {
             return None;
         }
-        self.errors.pop_front();
-        Some(error)
+        self.errors.pop_front().map(|(_, error)| error)
     }
 
     fn ends_with_cr(&self, line: &[u8]) -> bool {
@@ -224,19 +226,27 @@ impl NdjsonDecoder {
         chunk.get(pos + 1..)
     }
 
-    /// Drops the unfinished line and records one error in its place. Rare: out of line
+    /// Drops the unfinished line (its buffered start, then `rest` from the chunk) and records
+    /// one error in its place, with what the line's first bytes say. Rare: out of line
     /// (instruction cache).
     #[cold]
     #[inline(never)]
-    fn reject_tail(&mut self) {
+    fn reject_tail(&mut self, rest: &[u8]) {
+        let buffered = &self.buf[self.tail_start..];
+        let head = if buffered.len() >= HEAD_SCAN_LEN || rest.is_empty() {
+            FrameHead::scan(buffered)
+        } else {
+            let mut prefix = Vec::with_capacity(HEAD_SCAN_LEN);
+            prefix.extend_from_slice(buffered);
+            let more = (HEAD_SCAN_LEN - buffered.len()).min(rest.len());
+            prefix.extend_from_slice(&rest[..more]);
+            FrameHead::scan(&prefix)
+        };
         self.buf.truncate(self.tail_start);
         let at = self.consumed + self.tail_start as u64;
-        self.errors.push_back((
-            at,
-            FrameError::LineTooLong {
-                max: self.max_line_len,
-            },
-        ));
+        let max = self.max_line_len;
+        self.errors
+            .push_back((at, FrameError::LineTooLong { max, head }));
     }
 }
 
@@ -280,7 +290,13 @@ mod tests {
         Ok(s.as_bytes().to_vec())
     }
 
-    const TOO_LONG: Result<Vec<u8>, FrameError> = Err(FrameError::LineTooLong { max: 8 });
+    const TOO_LONG: Result<Vec<u8>, FrameError> = Err(FrameError::LineTooLong {
+        max: 8,
+        head: FrameHead {
+            id: None,
+            kind: crate::jsonrpc::HeadKind::Unknown,
+        },
+    });
 
     #[test]
     fn many_messages_in_one_chunk() {
@@ -400,7 +416,40 @@ mod tests {
         let mut d = NdjsonDecoder::new(4);
         d.push(b"0123456789");
         d.finish();
-        assert_eq!(drain(&mut d), vec![Err(FrameError::LineTooLong { max: 4 })]);
+        let head = FrameHead::default();
+        assert_eq!(
+            drain(&mut d),
+            vec![Err(FrameError::LineTooLong { max: 4, head })]
+        );
+    }
+
+    #[test]
+    fn overlong_line_keeps_the_id_of_its_first_bytes() {
+        let mut d = NdjsonDecoder::new(64);
+        d.push(br#"{"jsonrpc":"2.0","id":"r-1","method":"tools/call","params":{"d":""#);
+        for _ in 0..100 {
+            d.push(b"xxxxxxxxxxxxxxxx");
+        }
+        d.push(b"\"}}\n{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"big\":\"");
+        d.push(&[b'y'; 100]);
+        d.push(b"\"}}\n");
+        let heads: Vec<FrameHead> = drain(&mut d)
+            .into_iter()
+            .map(|item| match item {
+                Err(FrameError::LineTooLong { head, .. }) => head,
+                other => panic!("expected an error, got {other:?}"),
+            })
+            .collect();
+        let kinds = [
+            crate::jsonrpc::HeadKind::Request,
+            crate::jsonrpc::HeadKind::Response,
+        ];
+        let ids = [
+            Some(crate::jsonrpc::RequestId::string("r-1")),
+            Some(crate::jsonrpc::RequestId::number(5)),
+        ];
+        assert_eq!(heads.iter().map(|h| h.kind).collect::<Vec<_>>(), kinds);
+        assert_eq!(heads.into_iter().map(|h| h.id).collect::<Vec<_>>(), ids);
     }
 
     #[test]
@@ -426,7 +475,8 @@ mod tests {
 
     #[test]
     fn error_message_names_the_limit() {
-        let text = FrameError::LineTooLong { max: 42 }.to_string();
+        let head = FrameHead::default();
+        let text = FrameError::LineTooLong { max: 42, head }.to_string();
         assert!(text.contains("42") && text.contains("line"), "{text}");
     }
 }

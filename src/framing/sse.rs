@@ -22,8 +22,9 @@ use bytes::Bytes;
 
 use super::FrameError;
 
-/// The default maximum event size (a single line, or an event's accumulated data): 4 MiB.
-pub const DEFAULT_MAX_EVENT_SIZE: usize = 4 * 1024 * 1024;
+/// The default maximum event size (a single line, or an event's accumulated data): 16 MiB
+/// (the session's default `max_frame_len`).
+pub const DEFAULT_MAX_EVENT_SIZE: usize = crate::config::DEFAULT_MAX_FRAME_LEN;
 
 const BOM: &[u8; 3] = b"\xEF\xBB\xBF";
 

@@ -161,7 +161,7 @@ fn step(c: &mut Cursor<'_>, s: &mut Session, ledger: &mut Ledger, now: Instant) 
                 let _ = s.notify_progress(&id, f64::from(c.byte()), None, None);
             }
             if c.byte() & 1 == 1 {
-                let error = FrameError::TooLong { limit: 1 };
+                let error = FrameError::too_long(1);
                 s.handle_decode_error(now, error);
             }
         }

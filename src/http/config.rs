@@ -22,7 +22,8 @@ pub enum ResponseMode {
 /// Limits and switches of the endpoint.
 #[derive(Clone, Debug)]
 pub struct EndpointConfig {
-    /// POST bodies larger than this get 413. Default 4 MiB.
+    /// POST bodies larger than this get 413, with a JSON-RPC error body that carries the
+    /// request's id when the body's first bytes show it. Default 16 MiB.
     pub max_body: usize,
     /// Stateful sessions held at most. An `initialize` past it ends the oldest session whose
     /// handshake is not done to make room; with none such, it gets 503. Default 10,000.
@@ -54,6 +55,11 @@ pub struct EndpointConfig {
     /// 2026-07-28 `subscriptions/listen` streams open at most (each holds one exchange, also
     /// counted in `max_exchanges`); one more gets 503. Default 64.
     pub max_listen_streams: usize,
+    /// An SSE response stream (a POST's, the standalone GET stream, a resumed one) that wrote
+    /// nothing for this long gets a comment line (`: keep-alive`), so proxies and clients do
+    /// not time it out; it carries no event id and is not replayed. `None`: no comments.
+    /// Default 15 s.
+    pub sse_keep_alive: Option<Duration>,
     /// Per-peer admission of new sessions (keyed by the request's [`Peer`]); `None`: no
     /// per-peer limit. A refusal is 429 with `Retry-After`. Default `None`.
     ///
@@ -64,7 +70,7 @@ pub struct EndpointConfig {
 impl Default for EndpointConfig {
     fn default() -> Self {
         EndpointConfig {
-            max_body: 4 << 20,
+            max_body: crate::config::DEFAULT_MAX_FRAME_LEN,
             max_sessions: 10_000,
             idle_timeout: Duration::from_secs(30 * 60),
             handshake_grace: Duration::from_secs(10),
@@ -78,6 +84,7 @@ impl Default for EndpointConfig {
             hosts: HostPolicy::default(),
             supported_versions: ProtocolVersion::STATEFUL.to_vec(),
             max_listen_streams: 64,
+            sse_keep_alive: Some(Duration::from_secs(15)),
             peer_limit: None,
         }
     }

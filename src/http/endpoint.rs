@@ -12,15 +12,18 @@ use super::config::{EndpointConfig, EndpointStats, ResponseMode};
 use super::headers::accepts_json_and_sse;
 use super::machine::Machine;
 use super::peer::{retry_after_secs, Peer, PeerCounts};
-use super::reply::{cancelled_id, error, method_not_allowed, rpc_error};
+use super::reply::{cancelled_id, error, method_not_allowed, rpc_error, too_large};
 use super::session_table::{Expiry, Lapse, SessionTable};
 use super::streams::{LogicalStream, Mode, Released, SessionState, StreamChunk};
 use crate::session::idhash::IdMap;
+use keepalive::KeepAlives;
 #[cfg(test)]
 #[path = "endpoint_deadline_tests.rs"]
 mod deadline_tests;
 #[path = "endpoint_get.rs"]
 mod get;
+#[path = "endpoint_keepalive.rs"]
+mod keepalive;
 #[path = "endpoint_modern.rs"]
 mod modern;
 
@@ -64,6 +67,10 @@ pub struct Endpoint<M> {
     /// Live sessions per peer key (when a `peer_limit` is set).
     peers: PeerCounts,
     stats: EndpointStats,
+    /// The last instant handed in (see the keep-alive module).
+    clock: Option<Instant>,
+    /// When each SSE response's keep-alive comment may be due.
+    keep_alives: KeepAlives,
 }
 
 impl<M: Machine> Endpoint<M> {
@@ -88,6 +95,8 @@ impl<M: Machine> Endpoint<M> {
             released: Released::default(),
             peers: PeerCounts::default(),
             stats: EndpointStats::default(),
+            clock: None,
+            keep_alives: KeepAlives::default(),
         }
     }
 
@@ -124,6 +133,7 @@ impl<M: Machine> Endpoint<M> {
         body: Bytes,
         random: [u8; 16],
     ) -> HttpResponse {
+        self.clock = Some(now);
         let resp = self.serve_request(now, head, body, random);
         self.flush();
         resp
@@ -167,6 +177,9 @@ impl<M: Machine> Endpoint<M> {
             );
         }
         if let Err(resp) = admission::check_json_body(&self.config, fields, body.len()) {
+            if resp.status == 413 {
+                return too_large(&body, self.config.max_body);
+            }
             return resp;
         }
         let incoming = match decode(&body) {
@@ -300,6 +313,9 @@ impl<M: Machine> Endpoint<M> {
             session.start_sse(key);
         }
         self.conns.insert(conn, (owner, key));
+        if !json {
+            self.track_keep_alive(conn);
+        }
         let ct = if json { JSON } else { SSE };
         let mut resp = HttpResponse::status(200).with_header("Content-Type", ct);
         if !json {
@@ -381,6 +397,7 @@ impl<M: Machine> Endpoint<M> {
         if let Owner::Exchange(xid) = owner {
             self.fan_out(xid);
         }
+        let clock = self.clock;
         let Some(session) = self.state_mut(&owner) else {
             return Some(StreamChunk::End);
         };
@@ -393,12 +410,14 @@ impl<M: Machine> Endpoint<M> {
             return Some(StreamChunk::End);
         }
         if let Some(chunk) = stream.queue.pop_front() {
+            stream.last_written = clock;
             buf.extend_from_slice(&chunk);
             return Some(StreamChunk::Data { len: chunk.len() });
         }
         if stream.finished {
             session.streams.remove(&key);
             self.conns.remove(&conn);
+            self.keep_alives.forget(conn);
             if let Owner::Exchange(xid) = owner {
                 self.exchanges.remove(&xid);
             }
@@ -437,6 +456,7 @@ impl<M: Machine> Endpoint<M> {
     }
 
     fn detach(&mut self, conn: StreamId) {
+        self.keep_alives.forget(conn);
         let Some((owner, key)) = self.conns.remove(&conn) else {
             return;
         };
@@ -463,8 +483,10 @@ impl<M: Machine> Endpoint<M> {
     }
 
     /// Fires machine timers, expires idle sessions and sessions whose handshake grace ran
-    /// out. Only the sessions and exchanges whose deadline has come are touched.
+    /// out, and queues due SSE keep-alive comments. Only the sessions and exchanges whose
+    /// deadline has come are touched.
     pub fn handle_timeout(&mut self, now: Instant) {
+        self.clock = Some(now);
         self.flush();
         let mut expired = Vec::new();
         for sid in self.sessions.due(now) {
@@ -500,17 +522,19 @@ impl<M: Machine> Endpoint<M> {
             }
             self.terminate(now, &sid);
         }
+        self.fire_keep_alives(now);
         self.flush();
     }
 
-    /// The earliest deadline: a machine timer or a session's idle expiry. From the deadline
-    /// index: no walk over the sessions.
+    /// The earliest deadline: a machine timer, a session's idle expiry, or an SSE response's
+    /// keep-alive. From the deadline indexes: no walk over the sessions or streams.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         let sessions = self.sessions.next_deadline();
         sessions
             .into_iter()
             .chain(self.exchanges.next_deadline())
+            .chain(self.keep_alives.next())
             .min()
     }
 

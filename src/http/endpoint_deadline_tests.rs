@@ -84,6 +84,8 @@ fn endpoint(mode: ResponseMode) -> Endpoint<Timed> {
     let config = EndpointConfig {
         idle_timeout: IDLE,
         response_mode: mode,
+        // The session index alone: SSE keep-alive deadlines are tested in http_endpoint.rs.
+        sse_keep_alive: None,
         ..Default::default()
     };
     let mut made = 0u64;

@@ -116,6 +116,7 @@ impl<M: Machine> Endpoint<M> {
         };
         self.conns
             .insert(conn, (Owner::Session(sid.to_owned()), key));
+        self.track_keep_alive(conn);
         let mut resp = HttpResponse::status(200)
             .with_header("Content-Type", SSE)
             .with_header("Cache-Control", "no-cache");

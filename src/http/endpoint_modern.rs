@@ -16,7 +16,7 @@ use crate::auth::encoding::base64_standard_decode;
 use crate::http::admission::KnownFields;
 use crate::http::headers::{accepts_json_and_sse, is_json_content_type};
 use crate::http::machine::Machine;
-use crate::http::reply::error;
+use crate::http::reply::{error, too_large};
 use crate::http::streams::{LogicalStream, Mode, SessionState};
 use crate::http::types::{Body, HttpMethod, HttpRequestHead, HttpResponse};
 use crate::http::ResponseMode;
@@ -64,7 +64,7 @@ impl<M: Machine> Endpoint<M> {
             );
         }
         if body.len() > self.config.max_body {
-            return error(413, "Payload Too Large");
+            return too_large(&body, self.config.max_body);
         }
         let request = match decode(&body) {
             Ok(Incoming::Single(Message::Request(r))) => r,

@@ -61,3 +61,26 @@ pub(crate) fn rpc_error(status: u16, code: i64, message: &str) -> HttpResponse {
     resp.body = Body::Full(Bytes::from(body.to_string()));
     resp
 }
+
+/// 413 for a POST body over `limit` (`body` holds at least its first bytes): the JSON-RPC
+/// error names the limit and carries the request's id when those first bytes show it.
+pub(crate) fn too_large(body: &[u8], limit: usize) -> HttpResponse {
+    let head = crate::jsonrpc::FrameHead::scan(body);
+    let id = head.id.clone();
+    let error = crate::session::FrameError::TooLong {
+        limit,
+        len: None,
+        head,
+    }
+    .to_error_object();
+    let mut buf = Vec::new();
+    crate::jsonrpc::encode_error(
+        &mut buf,
+        id.as_ref(),
+        &error,
+        crate::jsonrpc::MissingId::Null,
+    );
+    let mut resp = HttpResponse::status(413).with_header("Content-Type", JSON);
+    resp.body = Body::Full(Bytes::from(buf));
+    resp
+}

@@ -64,7 +64,9 @@ struct Entry<M> {
 
 /// Sessions (or stateless exchanges) by key.
 pub(super) struct SessionTable<K, M> {
-    entries: IdMap<K, Entry<M>>,
+    /// Boxed: a session's state is a few KiB, and a hash table holds up to twice as many
+    /// slots as entries (and both its old and new slots while it grows).
+    entries: IdMap<K, Box<Entry<M>>>,
     ids: IdMap<u64, K>,
     /// (deadline, serial) of every clean session that has a deadline.
     deadlines: BTreeSet<(Instant, u64)>,
@@ -162,7 +164,7 @@ impl<K: Clone + Eq + Hash, M: Machine> SessionTable<K, M> {
             &mut self.touched,
         );
         self.ids.insert(serial, id.clone());
-        if let Some(old) = self.entries.insert(id, entry) {
+        if let Some(old) = self.entries.insert(id, Box::new(entry)) {
             self.ids.remove(&old.serial);
             self.forget(&old);
         }

@@ -67,6 +67,9 @@ pub(crate) struct LogicalStream {
     /// The handler asked to end the response early (SEP-1699): nothing new is queued on the
     /// current connection, which ends once its queue is drained; events still go to replay.
     pub(crate) close_requested: bool,
+    /// When its connection last took bytes (as the endpoint's clock knew it), for SSE
+    /// keep-alive comments; set when a connection is attached and its keep-alive tracked.
+    pub(crate) last_written: Option<Instant>,
 }
 
 impl LogicalStream {
@@ -79,6 +82,7 @@ impl LogicalStream {
             open_requests,
             finished: false,
             close_requested: false,
+            last_written: None,
         }
     }
 
@@ -239,7 +243,7 @@ impl<M: Machine> SessionState<M> {
     }
 
     /// Files the request ids of one POST under stream `key` (a key no entry holds yet) in one
-    /// walk, and returns how many there were. `None`, with nothing filed, if an id is already
+    /// walk, and returns how many distinct ids there were. `None`, with nothing filed, if an id is already
     /// in flight on another stream: the entries holding `key` (this walk's) are taken out
     /// again, which only that error path pays for. An id repeated within the body is not "in flight"
     /// (its earlier entry has this same key), as when the ids were checked before filing.
@@ -255,12 +259,14 @@ impl<M: Machine> SessionState<M> {
                     self.request_streams.retain(|_, k| *k != key);
                     return None;
                 }
+                // Repeated within the body: answered once (the session refuses the repeat
+                // with an id-less error), so the stream waits for it once.
                 Some(_) => {}
                 None => {
                     self.request_streams.insert(id.clone(), key);
+                    count += 1;
                 }
             }
-            count += 1;
         }
         Some(count)
     }
@@ -391,7 +397,7 @@ impl<M: Machine> SessionState<M> {
     }
 
     /// Turns an undecided stream into SSE: the priming event (2025-11-25 only), then the raw
-    /// messages routed so far.
+    /// messages routed so far (all of them, whatever their number).
     pub(crate) fn start_sse(&mut self, key: u64) {
         let primes = self.primes();
         let Some(stream) = self.streams.get_mut(&key) else {
@@ -406,8 +412,14 @@ impl<M: Machine> SessionState<M> {
                 stream.queue.push_back(priming.1);
             }
         }
-        for (kind, data) in raw {
-            self.emit(key, kind, data);
+        // What was routed before the stream opened is queued whole, past `MAX_QUEUED`: it is
+        // bounded by the POST body (a batch of any size up to `max_body` gets every answer).
+        for (_, data) in raw {
+            let (id, event) = self.sse_event(key, &data, None);
+            self.replay.push(id, event.clone());
+            if let Some(stream) = self.streams.get_mut(&key) {
+                stream.queue.push_back(event);
+            }
         }
     }
 

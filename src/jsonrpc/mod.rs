@@ -8,6 +8,7 @@ mod decode;
 mod encode;
 mod error;
 mod escape;
+mod head;
 mod id;
 mod message;
 mod methods;
@@ -24,6 +25,7 @@ pub use encode::{
     write_json_string, write_result_prefix, MissingId,
 };
 pub use error::{code, DecodeError, DecodeErrorKind, ErrorObject};
+pub use head::{FrameHead, HeadKind, HEAD_SCAN_LEN};
 pub use id::RequestId;
 pub use message::{intern_method, Incoming, Message, Method, Notification, Request, Response};
 pub use methods::*;

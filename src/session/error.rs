@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::jsonrpc::ErrorObject;
+use crate::jsonrpc::{ErrorObject, FrameHead, HeadKind};
 
 /// Why the session refused to send something. Nothing went on the wire.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,19 +102,65 @@ pub enum FrameError {
     TooLong {
         /// The limit that was exceeded, in bytes.
         limit: usize,
+        /// The frame's length, when the transport knows it (an HTTP body; a line being
+        /// discarded has no known length).
+        len: Option<u64>,
+        /// What the frame's first bytes say (its id, request or response): see
+        /// [`FrameHead::scan`]. `FrameHead::default()` when nothing was read.
+        head: FrameHead,
     },
     /// Anything else the framer could not make sense of.
     Malformed(String),
 }
 
 impl FrameError {
+    /// A frame over `limit` of which nothing was read.
+    pub fn too_long(limit: usize) -> FrameError {
+        FrameError::TooLong {
+            limit,
+            len: None,
+            head: FrameHead::default(),
+        }
+    }
+
     /// The error response the peer gets for this frame.
     pub(crate) fn to_error_object(&self) -> ErrorObject {
         match self {
-            FrameError::TooLong { limit } => ErrorObject::invalid_request(format!(
-                "Invalid Request: frame longer than {limit} bytes"
-            )),
+            FrameError::TooLong { limit, len, head } => {
+                let what = match head.kind {
+                    HeadKind::Response => "response",
+                    HeadKind::Request | HeadKind::Unknown => "request",
+                };
+                ErrorObject::invalid_request(format!(
+                    "Invalid Request: {}",
+                    describe_too_long(what, *limit, *len)
+                ))
+            }
             FrameError::Malformed(why) => ErrorObject::parse_error(format!("Parse error: {why}")),
         }
+    }
+}
+
+/// "request of 8388608 bytes exceeds the 4 MiB limit" (`len` known) or "request exceeds the
+/// 4 MiB limit (4194304 bytes)".
+pub fn describe_too_long(what: &str, limit: usize, len: Option<u64>) -> String {
+    let shown = describe_limit(limit);
+    match len {
+        Some(len) => format!("{what} of {len} bytes exceeds the {shown} limit"),
+        None if shown.ends_with(" bytes") => format!("{what} exceeds the {shown} limit"),
+        None => format!("{what} exceeds the {shown} limit ({limit} bytes)"),
+    }
+}
+
+/// A byte limit as people write it: "16 MiB", "64 KiB", "100 bytes".
+pub fn describe_limit(limit: usize) -> String {
+    const KIB: usize = 1024;
+    const MIB: usize = 1024 * 1024;
+    if limit >= MIB && limit % MIB == 0 {
+        format!("{} MiB", limit / MIB)
+    } else if limit >= KIB && limit % KIB == 0 {
+        format!("{} KiB", limit / KIB)
+    } else {
+        format!("{limit} bytes")
     }
 }

@@ -56,6 +56,16 @@ pub enum Event {
         /// How it ended.
         outcome: Outcome,
     },
+    /// A response from the peer matched no pending request (and no request we gave up on):
+    /// the peer answered an id we never sent, or spelled it differently (`"1"` for `1`). The
+    /// response is dropped; the request it was meant for keeps waiting.
+    UnmatchedResponse {
+        /// The id the response carries.
+        id: RequestId,
+        /// A pending request whose id is the same text as the other JSON type (`1` when the
+        /// response says `"1"`, or the reverse): probably the one meant.
+        pending_other_type: Option<RequestId>,
+    },
     /// The session closed. Emitted once; every pending request completed with
     /// [`Outcome::Closed`] just before.
     Closed {
@@ -69,7 +79,8 @@ pub enum Event {
 pub enum Outcome {
     /// The peer's result.
     Result(RawJson),
-    /// The peer's error.
+    /// The peer's error, or a response too long to read (over `max_frame_len`): then a local
+    /// `-32603` error whose message names the limit.
     Error(ErrorObject),
     /// No response before the deadline; `notifications/cancelled` was sent.
     TimedOut,

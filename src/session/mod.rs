@@ -45,10 +45,12 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 
 use crate::config::Config;
-use crate::jsonrpc::{self, ErrorObject, Incoming, Message, MissingId, RawJson, RequestId};
+use crate::jsonrpc::{
+    self, ErrorObject, FrameHead, HeadKind, Incoming, Message, MissingId, RawJson, RequestId,
+};
 use crate::model::{ClientCapabilities, Implementation, ProtocolVersion, ServerCapabilities};
 
-pub use error::{FrameError, RespondError, SendError};
+pub use error::{describe_limit, describe_too_long, FrameError, RespondError, SendError};
 pub use event::{CloseReason, Event, Outcome, Stats};
 
 /// Which side of the conversation a session plays.
@@ -207,6 +209,9 @@ pub struct Session {
     stats: Stats,
     /// When the peer last sent anything (keep-alive reference).
     last_heard: Instant,
+    /// Inside `handle_batch`: replies the session makes itself are queued past
+    /// `max_outbound_queue` (a batch's replies are bounded by its size).
+    in_batch: bool,
 }
 
 impl Session {
@@ -245,6 +250,7 @@ impl Session {
             events: VecDeque::new(),
             stats: Stats::default(),
             last_heard: now,
+            in_batch: false,
         }
     }
 
@@ -310,7 +316,7 @@ impl Session {
         }
         self.last_heard = now;
         if frame.len() > self.config.max_frame_len {
-            return self.handle_oversized(&frame);
+            return self.handle_oversized(now, &frame);
         }
         match jsonrpc::decode(&frame) {
             Ok(Incoming::Single(message)) => self.handle_message(now, message),
@@ -319,17 +325,38 @@ impl Session {
         }
     }
 
-    /// A frame longer than `max_frame_len`: counted, and answered when it is a request.
+    /// A frame longer than `max_frame_len`, whole in hand: only its first bytes are scanned.
     #[cold]
     #[inline(never)]
-    fn handle_oversized(&mut self, frame: &[u8]) {
-        self.stats.oversized_frames += 1;
+    fn handle_oversized(&mut self, now: Instant, frame: &[u8]) {
+        let mut head = FrameHead::scan(frame);
         // Only a request can be answered. A frame without `"method"` is a response (often
         // the peer's own error about our oversized frame): answering it would ping-pong
         // forever between two peers with small limits.
-        if memchr::memmem::find(frame, b"\"method\"").is_some() {
-            let limit = self.config.max_frame_len;
-            self.reply_error(None, FrameError::TooLong { limit }.to_error_object());
+        if head.kind == HeadKind::Unknown && memchr::memmem::find(frame, b"\"method\"").is_some() {
+            head.kind = HeadKind::Request;
+        }
+        let (limit, len) = (self.config.max_frame_len, Some(frame.len() as u64));
+        self.handle_too_long(now, FrameError::TooLong { limit, len, head }, false);
+    }
+
+    /// An oversized frame: counted; a request is answered (with its id when its first bytes
+    /// showed it), a response fails the pending request it answers. `answer_unknown`: whether
+    /// a frame of unknown kind is answered as a request.
+    #[cold]
+    #[inline(never)]
+    fn handle_too_long(&mut self, now: Instant, error: FrameError, answer_unknown: bool) {
+        self.stats.oversized_frames += 1;
+        let FrameError::TooLong { head, .. } = &error else {
+            return;
+        };
+        match head.kind {
+            HeadKind::Response => self.fail_oversized_response(now, &error),
+            HeadKind::Unknown if !answer_unknown => {}
+            HeadKind::Request | HeadKind::Unknown => {
+                let id = head.id.clone();
+                self.reply_error(id, error.to_error_object());
+            }
         }
     }
 
@@ -356,10 +383,9 @@ impl Session {
         }
         self.last_heard = now;
         if matches!(error, FrameError::TooLong { .. }) {
-            self.stats.oversized_frames += 1;
-        } else {
-            self.stats.invalid_frames += 1;
+            return self.handle_too_long(now, error, true);
         }
+        self.stats.invalid_frames += 1;
         self.reply_error(None, error.to_error_object());
     }
 
@@ -384,15 +410,35 @@ impl Session {
             self.reply_error(None, error);
             return;
         }
+        // Every item gets its reply, however many: the batch is bounded by the frame limit.
+        self.in_batch = true;
+        let mut seen = std::collections::HashSet::new();
         for item in items {
             if self.state == State::Closed {
-                return;
+                break;
             }
             match item {
+                Ok(Message::Request(request)) if !seen.insert(request.id.clone()) => {
+                    self.refuse_repeated_id(&request.id);
+                }
                 Ok(message) => self.handle_message(now, message),
                 Err(e) => self.handle_invalid(e),
             }
         }
+        self.in_batch = false;
+    }
+
+    /// A request whose id an earlier request of the same batch already used: refused with an
+    /// id-less error (a second response for that id would read as the answer to the first).
+    #[cold]
+    #[inline(never)]
+    fn refuse_repeated_id(&mut self, id: &RequestId) {
+        self.stats.requests_refused += 1;
+        let error = ErrorObject::invalid_request(format!(
+            "Invalid Request: id {id} repeats an earlier request of this batch; only the first \
+             is served"
+        ));
+        self.reply_error(None, error);
     }
 
     fn handle_message(&mut self, now: Instant, message: Message) {
@@ -511,11 +557,11 @@ impl Session {
     }
 
     /// Queues an error reply the session generates itself; dropped and counted when the
-    /// outbound queue is full.
+    /// outbound queue is full, except inside a batch.
     #[cold]
     #[inline(never)]
     fn reply_error(&mut self, id: Option<RequestId>, error: ErrorObject) {
-        if self.queue.len() >= self.config.max_outbound_queue {
+        if self.queue.len() >= self.config.max_outbound_queue && !self.in_batch {
             self.stats.replies_dropped += 1;
             return;
         }
@@ -525,7 +571,7 @@ impl Session {
 
     /// Queues a result reply the session generates itself (bounded like `reply_error`).
     fn reply_result(&mut self, id: RequestId, result: RawJson) {
-        if self.queue.len() >= self.config.max_outbound_queue {
+        if self.queue.len() >= self.config.max_outbound_queue && !self.in_batch {
             self.stats.replies_dropped += 1;
             return;
         }

@@ -17,9 +17,11 @@ use serde_json::{Map, Value};
 use super::pending::{PendingTable, Place};
 use super::timer::Deadlines;
 use super::tombstones::Tombstones;
-use super::{CloseReason, Event, Outcome, RequestOptions, Role, SendError, Session, State};
+use super::{
+    CloseReason, Event, FrameError, Outcome, RequestOptions, Role, SendError, Session, State,
+};
 use crate::jsonrpc::{
-    self as m, Message, Method, Notification, RawJson, Request, RequestId, Response,
+    self as m, ErrorObject, Message, Method, Notification, RawJson, Request, RequestId, Response,
 };
 
 /// Why the session sent a request: the application's, or its own bookkeeping.
@@ -306,7 +308,12 @@ impl Session {
             Ok(result) => Outcome::Result(result),
             Err(error) => Outcome::Error(error),
         };
-        match pending.purpose {
+        self.finish_pending(now, id, pending.purpose, outcome);
+    }
+
+    /// Ends pending request `id`, just taken out of the table, with `outcome`.
+    fn finish_pending(&mut self, now: Instant, id: RequestId, purpose: Purpose, outcome: Outcome) {
+        match purpose {
             Purpose::App => {
                 self.push_event(Event::Completed { id, outcome }, false);
             }
@@ -315,15 +322,43 @@ impl Session {
         }
     }
 
-    /// A response that matches no pending request: late (we gave up on it) or unknown.
+    /// A response that matches no pending request: late (we gave up on it) or unknown. An
+    /// unknown one is reported ([`Event::UnmatchedResponse`]).
     #[cold]
     #[inline(never)]
     fn drop_unmatched(&mut self, id: &RequestId) {
         if self.outbound.tombstones.contains(id) {
             self.stats.late_responses_dropped += 1;
-        } else {
-            self.stats.unknown_responses_dropped += 1;
+            return;
         }
+        self.stats.unknown_responses_dropped += 1;
+        let pending_other_type =
+            other_type(id).filter(|other| self.outbound.pending.get(other).is_some());
+        let event = Event::UnmatchedResponse {
+            id: id.clone(),
+            pending_other_type,
+        };
+        self.push_event(event, true);
+    }
+
+    /// A response too long to read (`error` is `FrameError::TooLong` with a response head):
+    /// the pending request its id names fails at once with an error naming the limit, instead
+    /// of waiting for its deadline.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn fail_oversized_response(&mut self, now: Instant, error: &FrameError) {
+        let FrameError::TooLong { limit, len, head } = error else {
+            return;
+        };
+        let Some(id) = head.id.clone() else {
+            return;
+        };
+        let Some(pending) = self.outbound.remove(&id) else {
+            return self.drop_unmatched(&id);
+        };
+        let text = super::describe_too_long("response", *limit, *len);
+        let outcome = Outcome::Error(ErrorObject::internal(format!("{text}; it was discarded")));
+        self.finish_pending(now, id, pending.purpose, outcome);
     }
 
     /// Ends every request whose deadline passed.
@@ -402,6 +437,19 @@ impl Session {
             self.stats.progress_dropped += 1;
         }
     }
+}
+
+/// The same id as the other JSON type: `"1"` for `1`, `1` for `"1"` (`None` when the string
+/// is not an integer written canonically).
+fn other_type(id: &RequestId) -> Option<RequestId> {
+    if let Some(n) = id.as_number() {
+        return Some(RequestId::string(n.to_string()));
+    }
+    let text = id.as_str()?;
+    let n: i128 = text.parse().ok()?;
+    (n.to_string() == text)
+        .then(|| RequestId::from_i128(n))
+        .flatten()
 }
 
 /// `params` with `_meta.progressToken` set to `token`.

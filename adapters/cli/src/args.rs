@@ -21,6 +21,19 @@ Exit status: 0 success, 1 the operation failed, 2 bad usage.";
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
+    /// The longest message accepted, in bytes, both ways (a stdio line, an HTTP body); longer
+    /// ones are refused with an error naming the limit. Goes with `serve`, `client` and
+    /// `bench` (before or after the command name).
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = mcp_sansio::config::DEFAULT_MAX_FRAME_LEN, value_parser = parse_max_frame)]
+    pub(crate) max_frame: usize,
+}
+
+/// `--max-frame`: a positive number of bytes.
+fn parse_max_frame(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("expected a positive number of bytes, got `{text}`")),
+    }
 }
 
 /// The top-level commands.
@@ -119,6 +132,9 @@ pub(crate) struct ServeArgs {
     /// OAuth protection of the HTTP server (see `serve_auth.rs`).
     #[command(flatten)]
     pub(crate) auth: crate::serve_auth::ServeAuthArgs,
+    /// The HTTP server's connection cap and timeouts (see `serve_limits.rs`).
+    #[command(flatten)]
+    pub(crate) limits: crate::serve_limits::ServeLimitArgs,
 }
 
 /// Options of `client`.

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use mcp_sansio::app::client::{CallOptions, Client, ClientError, ClientEvent, ClientHandle};
 use mcp_sansio::config::Config;
-use mcp_sansio::jsonrpc::RawJson;
+use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::model::Implementation;
 use mcp_sansio_stdio::{ChildProcess, ShutdownStage, StderrMode, StdioClient};
 use serde_json::{Map, Value};
@@ -39,7 +39,10 @@ fn client_on(
     child: ChildProcess,
     builder: mcp_sansio::app::client::ClientBuilder,
 ) -> std::io::Result<StdioClient> {
-    let options = mcp_sansio_stdio::DriveOptions::default();
+    let options = mcp_sansio_stdio::DriveOptions {
+        max_line_len: crate::max_frame(),
+        ..mcp_sansio_stdio::DriveOptions::default()
+    };
     #[cfg(unix)]
     if !crate::stdio_on_smol() {
         return StdioClient::new_poll(child, builder, options);
@@ -66,7 +69,17 @@ pub(crate) fn client_config(timeout: Duration) -> Config {
     Config {
         request_timeout: timeout,
         max_request_timeout: timeout.max(Config::default().max_request_timeout),
+        max_frame_len: crate::max_frame(),
         ..Config::default()
+    }
+}
+
+/// The HTTP client transport's limits: `--max-frame` bounds a response body and an SSE event.
+pub(crate) fn http_transport_config() -> mcp_sansio::http::client::HttpClientConfig {
+    mcp_sansio::http::client::HttpClientConfig {
+        max_body: crate::max_frame(),
+        max_event_size: crate::max_frame(),
+        ..Default::default()
     }
 }
 
@@ -319,8 +332,44 @@ pub(crate) fn report_event(event: ClientEvent) {
             let logger = log.logger.map(|l| format!(" {l}")).unwrap_or_default();
             eprintln!("server log [{:?}{logger}]: {data}", log.level);
         }
+        ClientEvent::UnmatchedResponse {
+            id,
+            pending_other_type,
+        } => eprintln!(
+            "warning: {}",
+            describe_unmatched(&id, pending_other_type.as_ref())
+        ),
         ClientEvent::Closed { .. } | ClientEvent::Initialized { .. } => {}
         other => eprintln!("server notification: {other:?}"),
+    }
+}
+
+/// The warning for a server answer that matched no request: `answer has id "1" (a string);
+/// a request with id 1 (a number) is pending` when the other JSON type explains it.
+fn describe_unmatched(id: &RequestId, other: Option<&RequestId>) -> String {
+    let shown = format!("answer has id {} ({})", id_json(id), id_type(id));
+    match other {
+        Some(other) => format!(
+            "{shown}; a request with id {} ({}) is pending: the server changed the id's type, \
+             so the answer was dropped",
+            id_json(other),
+            id_type(other)
+        ),
+        None => format!("{shown}, which matches no request of ours; it was dropped"),
+    }
+}
+
+fn id_json(id: &RequestId) -> String {
+    let mut buf = Vec::new();
+    id.write_json(&mut buf);
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+fn id_type(id: &RequestId) -> &'static str {
+    if id.is_string() {
+        "a string"
+    } else {
+        "a number"
     }
 }
 

@@ -29,6 +29,7 @@ pub(crate) fn run(args: &ClientArgs, planned: PlannedRequest, url: &str) -> Resu
             url,
             args.bearer_token.is_some(),
         )?,
+        transport: crate::client_cmd::http_transport_config(),
         ..HttpClientOptions::default()
     };
     let choice = match args.transport {

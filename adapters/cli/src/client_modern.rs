@@ -116,6 +116,7 @@ pub(crate) fn run(
             let options = HttpClientOptions {
                 bearer_token: args.bearer_token.clone(),
                 authorization,
+                transport: crate::client_cmd::http_transport_config(),
                 ..HttpClientOptions::default()
             };
             let probe = auto.then_some(HTTP_PROBE_TIMEOUT);

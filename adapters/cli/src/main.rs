@@ -15,11 +15,13 @@ mod client_tasks;
 mod conformance_auth;
 mod conformance_client;
 mod conformance_modern;
+mod fd_limit;
 mod fixture;
 mod modern_stdio;
 mod request;
 mod serve_auth;
 mod serve_http;
+mod serve_limits;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -47,9 +49,10 @@ fn main() -> ExitCode {
             return ExitCode::from(if error.use_stderr() { EXIT_USAGE } else { 0 });
         }
     };
+    let _ = MAX_FRAME.set(cli.max_frame);
     let outcome = match cli.command {
         Command::Serve(args) => match &args.http {
-            Some(addr) => serve_http::serve_http(addr, &args.auth),
+            Some(addr) => serve_http::serve_http(addr, &args.auth, &args.limits),
             None if args.auth.auth_issuer.is_some() => {
                 Err(Failure::Usage("--auth-* options need --http".into()))
             }
@@ -70,6 +73,18 @@ fn main() -> ExitCode {
             ExitCode::from(EXIT_FAILED)
         }
     }
+}
+
+/// `--max-frame`, set once from the command line.
+static MAX_FRAME: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+/// The longest message accepted both ways (`--max-frame`; default 16 MiB): the session's
+/// `max_frame_len`, the stdio line limit and the HTTP body limits.
+pub(crate) fn max_frame() -> usize {
+    MAX_FRAME
+        .get()
+        .copied()
+        .unwrap_or(mcp_sansio::config::DEFAULT_MAX_FRAME_LEN)
 }
 
 /// Why a command did not succeed.
@@ -94,7 +109,10 @@ fn split_server_command(mut argv: Vec<OsString>) -> (Vec<OsString>, Option<Vec<O
 /// Serves the reference fixture on stdin/stdout until stdin ends and in-flight requests are
 /// answered. Protocol on stdout only; diagnostics on stderr.
 fn serve() -> Result<(), Failure> {
-    let mut config = Config::default();
+    let mut config = Config {
+        max_frame_len: max_frame(),
+        ..Config::default()
+    };
     fixture::page_size_from_env(&mut config);
     let sleep: fixture::Sleep = Arc::new(|duration| {
         Box::pin(async move {

@@ -1,9 +1,13 @@
 //! `serve --http ADDR`: the reference fixture on the HTTP adapter: Streamable HTTP at `/mcp`,
 //! the legacy HTTP+SSE pair (2024-11-05) at `/sse` + `/messages`. Prints
 //! `listening on http://HOST:PORT/mcp` then `legacy SSE on http://HOST:PORT/sse` on stderr once
-//! bound (so port 0 works for tests) and shuts down gracefully on SIGINT or SIGTERM. Every HTTP session gets its own fixture server
+//! bound (so port 0 works for tests), then `max connections N` (the effective cap), and shuts
+//! down gracefully on SIGINT or SIGTERM. The connection cap and timeouts come from the flags
+//! of `serve_limits.rs`. Every HTTP session gets its own fixture server
 //! and its own timed extras (late additions, watched-resource updates), which end with it.
 //! With `--auth-issuer` the server is an OAuth protected resource (see `serve_auth.rs`).
+//! At start the open-file limit is raised to its hard limit and the connection cap lowered to
+//! fit under it (`fd_limit.rs`).
 
 use std::net::SocketAddr;
 use std::rc::Rc;
@@ -18,15 +22,41 @@ use smol::LocalExecutor;
 
 use crate::fixture;
 use crate::serve_auth::ServeAuthArgs;
+use crate::serve_limits::ServeLimitArgs;
 use crate::Failure;
 
+/// Lowers the connection cap to what the open-file limit `soft_limit` allows (saying so on
+/// stderr when it must).
+fn fit_to_fd_limit(options: &mut HttpServerOptions, soft_limit: Option<u64>) {
+    if let Some(soft) = soft_limit {
+        let fit = crate::fd_limit::connections_that_fit(soft).max(1);
+        if fit < options.max_connections {
+            eprintln!(
+                "mcp-sansio: the open-file limit is {soft}: serving at most {fit} connections \
+                 (not {})",
+                options.max_connections
+            );
+            options.max_connections = fit;
+        }
+    }
+}
+
 /// Serves the fixture over HTTP on `addr` until SIGINT/SIGTERM.
-pub(crate) fn serve_http(addr: &str, auth: &ServeAuthArgs) -> Result<(), Failure> {
+pub(crate) fn serve_http(
+    addr: &str,
+    auth: &ServeAuthArgs,
+    limits: &ServeLimitArgs,
+) -> Result<(), Failure> {
     let addr: SocketAddr = addr
         .parse()
         .map_err(|e| Failure::Usage(format!("--http wants IP:PORT, got {addr:?}: {e}")))?;
-    let mut config = Config::default();
+    let mut config = Config {
+        max_frame_len: crate::max_frame(),
+        ..Config::default()
+    };
     fixture::page_size_from_env(&mut config);
+    let mut options = HttpServerOptions::default();
+    options.endpoint.max_body = crate::max_frame();
     let sleep: fixture::Sleep = Arc::new(|duration| {
         Box::pin(async move {
             smol::Timer::after(duration).await;
@@ -35,7 +65,10 @@ pub(crate) fn serve_http(addr: &str, auth: &ServeAuthArgs) -> Result<(), Failure
     // The factory runs inside the endpoint (it must be Send); it hands each session's extras
     // to a task on the serving executor. One entry per session, drained at once.
     let (extras_tx, extras_rx) = smol::channel::unbounded::<BoxFuture<()>>();
-    let mut server = HttpServer::bind(addr, HttpServerOptions::default(), move |now| {
+    limits.apply(&mut options)?;
+    fit_to_fd_limit(&mut options, crate::fd_limit::raise_to_hard());
+    let max_connections = options.max_connections;
+    let mut server = HttpServer::bind(addr, options, move |now| {
         let server = fixture::fixture_server(config.clone(), sleep.clone(), now);
         let _ = extras_tx.try_send(fixture::extras(server.handle(), sleep.clone()));
         server
@@ -56,6 +89,7 @@ pub(crate) fn serve_http(addr: &str, auth: &ServeAuthArgs) -> Result<(), Failure
     if let Some(sse) = server.sse_url() {
         eprintln!("legacy SSE on {sse}");
     }
+    eprintln!("max connections {max_connections}");
     // After the URL lines (tests and scripts read the first line for the URL).
     server.set_auth(auth.bearer_auth(&server.url())?);
     let executor = Rc::new(LocalExecutor::new());

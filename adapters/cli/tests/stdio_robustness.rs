@@ -1,5 +1,6 @@
 //! `mcp-sansio serve --stdio` as a real child process, fed hostile and heavy input: malformed
-//! lines, non-JSON-RPC objects, 1,000 pipelined requests, an 8 MiB line, and end of input with
+//! lines, non-JSON-RPC objects, 1,000 pipelined requests, 8 MiB and 20 MiB lines, a batch of
+//! 5,000 pings, and end of input with
 //! work still in flight. Every stdout line must be one JSON-RPC message. Also the fixture's
 //! contents and its timed extras (late additions, watched-resource updates).
 
@@ -208,16 +209,44 @@ fn a_thousand_pipelined_requests_each_get_exactly_one_answer() {
 }
 
 #[test]
-fn an_eight_mib_line_is_refused_and_the_next_request_is_served() {
+fn an_eight_mib_request_is_served_and_a_twenty_mib_one_is_refused_with_its_id() {
     let mut server = Server::initialized("2025-11-25");
-    let mut huge = br#"{"jsonrpc":"2.0","id":"huge","method":"ping","params":{"pad":""#.to_vec();
-    huge.resize(8 * 1024 * 1024, b'x');
-    huge.extend_from_slice(b"\"}}\n");
-    server.send_raw(&huge);
+    let line = |id: &str, len: usize| {
+        let mut line =
+            format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping","params":{{"pad":""#)
+                .into_bytes();
+        line.resize(len, b'x');
+        line.extend_from_slice(b"\"}}\n");
+        line
+    };
+    server.send_raw(&line("eight", 8 * 1024 * 1024));
+    let reply = server.next();
+    assert_eq!(
+        reply,
+        json!({"jsonrpc": "2.0", "id": "eight", "result": {}})
+    );
+    server.send_raw(&line("huge", 20 * 1024 * 1024));
     let reply = server.next();
     assert_eq!(reply["error"]["code"], -32600, "{reply}");
-    assert!(reply.get("id").is_none(), "{reply}");
+    assert_eq!(reply["id"], "huge", "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("16 MiB"), "{reply}");
     server.assert_still_serving("after-huge-line");
+}
+
+#[test]
+fn a_batch_of_five_thousand_pings_gets_five_thousand_answers() {
+    let mut server = Server::initialized("2025-03-26");
+    let batch: Vec<Value> = (0..5000)
+        .map(|n| json!({"jsonrpc": "2.0", "id": n, "method": "ping"}))
+        .collect();
+    server.send(&Value::Array(batch));
+    // Each item is answered on its own line, in order.
+    for n in 0..5000 {
+        let reply = server.next();
+        assert_eq!(reply, json!({"jsonrpc": "2.0", "id": n, "result": {}}));
+    }
+    server.assert_still_serving("after-batch");
 }
 
 #[test]
@@ -455,4 +484,85 @@ fn names(reply: &Value) -> Vec<String> {
                 .to_owned()
         })
         .collect()
+}
+
+/// A fake stdio server (Python): answers `server/discover` with method-not-found (so the
+/// client takes the `initialize` path), `initialize` with a result, and `tools/list` with
+/// what `answer` (a Python expression over the request `r`) writes.
+fn fake_server(answer: &str) -> Vec<String> {
+    let script = format!(
+        r#"
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if "id" not in r:
+        continue
+    m = r.get("method")
+    if m == "initialize":
+        out = json.dumps({{"jsonrpc": "2.0", "id": r["id"], "result": {{
+            "protocolVersion": r["params"]["protocolVersion"], "capabilities": {{"tools": {{}}}},
+            "serverInfo": {{"name": "fake", "version": "0"}}}}}})
+    elif m == "tools/list":
+        out = {answer}
+    else:
+        out = json.dumps({{"jsonrpc": "2.0", "id": r["id"],
+            "error": {{"code": -32601, "message": "Method not found"}}}})
+    sys.stdout.write(out + "\n")
+    sys.stdout.flush()
+"#
+    );
+    vec!["python3".into(), "-c".into(), script]
+}
+
+/// Runs `mcp-sansio client --stdio tools list -- <server>` with a 30 s timeout; returns
+/// (success, stderr, how long it took).
+fn run_client(server: &[String]) -> (bool, String, Duration) {
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
+        .args([
+            "client",
+            "--stdio",
+            "--timeout",
+            "30",
+            "tools",
+            "list",
+            "--",
+        ])
+        .args(server)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp-sansio client");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.success(), stderr, started.elapsed())
+}
+
+#[test]
+fn a_twenty_mib_answer_fails_the_client_at_once_naming_the_limit() {
+    let answer = r#"'{"jsonrpc":"2.0","id":' + json.dumps(r["id"]) + ',"result":{"tools":[],"pad":"' + "x" * (20 * 1024 * 1024) + '"}}'"#;
+    let (ok, stderr, took) = run_client(&fake_server(answer));
+    assert!(!ok, "the client succeeded: {stderr}");
+    assert!(stderr.contains("16 MiB"), "{stderr}");
+    // Failed on the answer, not on the 30 s request timeout.
+    assert!(!stderr.contains("--timeout"), "{stderr}");
+    assert!(took < Duration::from_secs(30), "took {took:?}: {stderr}");
+}
+
+#[test]
+fn an_answer_with_the_id_as_a_string_is_reported_on_stderr() {
+    let answer = r#"json.dumps({"jsonrpc": "2.0", "id": str(r["id"]), "result": {"tools": []}})"#;
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
+        .args(["client", "--stdio", "--timeout", "2", "tools", "list", "--"])
+        .args(fake_server(answer))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp-sansio client");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(started.elapsed() < WAIT, "{stderr}");
+    assert!(
+        stderr
+            .contains(r#"answer has id "1" (a string); a request with id 1 (a number) is pending"#),
+        "{stderr}"
+    );
 }

@@ -2,7 +2,9 @@
 //! the application [`Server`] of each session: Streamable HTTP on `path` (default `/mcp`) and,
 //! beside it, the legacy HTTP+SSE pair of 2024-11-05 (default GET `/sse`, POST `/messages`).
 //!
-//! Everything runs on one thread: an accept loop, one task per connection, the handler jobs
+//! Everything runs on one thread: an accept loop (paused while `max_connections` are open:
+//! connections that arrive then wait in the kernel's backlog), one task per connection (its
+//! head, body, idle and write waits each bounded, see [`HttpServerOptions`]), the handler jobs
 //! the sessions hand out, and a driver task that fires the endpoints' timers
 //! ([`Router::poll_timeout`]) and reacts to handler wake-ups. Requests that arrive together are
 //! handed to the endpoint in batches (see `staging`: each task parks its request and yields
@@ -38,12 +40,14 @@
 
 mod auth;
 mod body;
+mod idle;
 mod io;
 mod mount;
 mod service;
 mod shared;
 mod staging;
 
+use std::convert::Infallible;
 use std::future::{poll_fn, Future};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::pin::pin;
@@ -61,29 +65,80 @@ use smol::{Async, LocalExecutor, Timer};
 
 use crate::tcp_io::TcpIo;
 pub use auth::BearerAuth;
+use idle::{Busy, IdleWatch, TrackedBody};
 use io::ConnTimer;
 pub use mount::LegacyMount;
-use service::Route;
+use service::{BodyLimits, Route};
 use shared::Shared;
 
 /// How the server is mounted and bounded.
+///
+/// Every wait a client can impose on the server has a limit here: a connection slot
+/// (`max_connections`), the request head (`header_read_timeout`), the request body
+/// (`body_timeout`, `body_min_rate`), a connection between requests (`keep_alive_timeout`),
+/// and a response the client does not read (`write_timeout`). A `None` turns that limit off.
 #[derive(Clone, Debug)]
 pub struct HttpServerOptions {
     /// The path the endpoint answers on; other paths get 404. Default `/mcp`.
     pub path: String,
-    /// The core endpoint's limits and switches (body size, sessions, Host/Origin policy...),
-    /// for both transports.
+    /// The core endpoint's limits and switches (body size, sessions, Host/Origin policy, SSE
+    /// keep-alive comments...), for both transports.
     pub endpoint: EndpointConfig,
     /// The legacy HTTP+SSE transport (2024-11-05) served beside Streamable HTTP (`None`: not
     /// served, its paths get 404). Default `/sse` + `/messages`.
     pub legacy: Option<LegacyMount>,
     /// Require `Authorization: Bearer` checked by this hook. Default none.
     pub auth: Option<BearerAuth>,
-    /// Open connections at most; past it new ones are closed at once. Default 10,000 (the
-    /// endpoint's default `max_sessions`).
+    /// Open connections at most. At the cap the server stops accepting until one closes: new
+    /// connections wait in the kernel's listen backlog (never accepted and closed). Each
+    /// connection holds a file descriptor, so the process's descriptor limit must allow this
+    /// many plus a few. Default 10,000.
     pub max_connections: usize,
+    /// The listen backlog asked of the kernel (connections waiting to be accepted, capped by
+    /// the system, e.g. `net.core.somaxconn` on Linux). Default 1024.
+    pub listen_backlog: u32,
+    /// A request head (request line and header fields) must arrive whole within this. hyper
+    /// starts this clock when it begins waiting for a head, which on a keep-alive connection is
+    /// when the previous response ended: an idle connection closes after the shorter of this
+    /// and `keep_alive_timeout`. Default 30 s.
+    pub header_read_timeout: Option<Duration>,
+    /// A request body must arrive whole within this, from when the server starts reading it;
+    /// past it the request gets 408 and the connection closes. Default 60 s.
+    pub body_timeout: Option<Duration>,
+    /// The slowest request body accepted: after the grace period it must have averaged at
+    /// least this many bytes per second since its start, or it gets 408 and the connection
+    /// closes. Default 1 KiB/s after 10 s.
+    pub body_min_rate: Option<MinRate>,
+    /// A connection with no request in flight (between keep-alive requests) closes after this
+    /// long. Default 30 s.
+    pub keep_alive_timeout: Option<Duration>,
+    /// A response write that makes no progress for this long (the client stopped reading and
+    /// the socket's buffers are full) cuts the connection; an SSE stream's client resumes
+    /// from the replay buffer. Default 30 s.
+    pub write_timeout: Option<Duration>,
+    /// TCP keepalive probes on accepted connections after this long without traffic (finds
+    /// peers that vanished without a FIN). Default 60 s.
+    pub tcp_keepalive: Option<Duration>,
     /// How long shutdown waits for open connections to finish. Default 5 s.
     pub drain_timeout: Duration,
+}
+
+/// The slowest request body the server waits for (see [`HttpServerOptions::body_min_rate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MinRate {
+    /// Bytes per second, averaged from the start of the body.
+    pub bytes_per_sec: u64,
+    /// How long a body may be slower than that before the rate is enforced.
+    pub grace: Duration,
+}
+
+impl Default for MinRate {
+    fn default() -> Self {
+        MinRate {
+            bytes_per_sec: 1024,
+            grace: Duration::from_secs(10),
+        }
+    }
 }
 
 impl Default for HttpServerOptions {
@@ -94,6 +149,13 @@ impl Default for HttpServerOptions {
             legacy: Some(LegacyMount::default()),
             auth: None,
             max_connections: 10_000,
+            listen_backlog: 1024,
+            header_read_timeout: Some(Duration::from_secs(30)),
+            body_timeout: Some(Duration::from_secs(60)),
+            body_min_rate: Some(MinRate::default()),
+            keep_alive_timeout: Some(Duration::from_secs(30)),
+            write_timeout: Some(Duration::from_secs(30)),
+            tcp_keepalive: Some(Duration::from_secs(60)),
             drain_timeout: Duration::from_secs(5),
         }
     }
@@ -158,8 +220,9 @@ pub struct HttpServer {
 pub struct RunReport {
     /// Connections accepted.
     pub connections: u64,
-    /// Connections closed at once because `max_connections` were open.
-    pub refused_connections: u64,
+    /// How often the server stopped accepting because `max_connections` were open (it
+    /// resumed when one closed; the connections waiting meanwhile were served, not refused).
+    pub cap_reached: u64,
     /// Connections still open when the drain timeout expired (dropped).
     pub abandoned_connections: u64,
 }
@@ -172,7 +235,7 @@ impl HttpServer {
         options: HttpServerOptions,
         factory: impl FnMut(Instant) -> Server + Send + 'static,
     ) -> std::io::Result<HttpServer> {
-        let listener = Async::<TcpListener>::bind(addr)?;
+        let listener = Async::new(listen(addr, options.listen_backlog)?)?;
         let local_addr = listener.get_ref().local_addr()?;
         let (stop_tx, stop_rx) = channel::bounded(1);
         let (announce_tx, announce_rx) = channel::bounded(MAX_QUEUED_ANNOUNCEMENTS);
@@ -253,6 +316,10 @@ impl HttpServer {
         let route = Rc::new(Route {
             auth: self.options.auth.clone(),
             max_body: self.options.endpoint.max_body,
+            body_limits: BodyLimits {
+                whole: self.options.body_timeout,
+                min_rate: self.options.body_min_rate,
+            },
             random: Default::default(),
             staging: Default::default(),
         });
@@ -268,10 +335,31 @@ impl HttpServer {
             .detach();
         // Each connection task holds a clone; `recv` on `live_rx` fails once all are gone.
         let (live_tx, live_rx) = channel::bounded::<()>(1);
+        // A connection task that ends says so here, so a paused accept loop resumes.
+        let (freed_tx, freed_rx) = channel::bounded::<()>(1);
+        let limits = Rc::new(ConnLimits::from(&self.options));
         let mut report = RunReport::default();
         let stop = self.stop_rx.clone();
         let listener = &mut self.listener;
-        loop {
+        let max = self.options.max_connections.max(1);
+        // `live_tx` itself is one sender: the open connections are the others.
+        let at_cap = || live_tx.sender_count() > max;
+        'serve: loop {
+            if at_cap() {
+                // At the cap: accept nothing until a slot frees; the kernel's backlog holds
+                // the connections that arrive meanwhile.
+                report.cap_reached += 1;
+                while at_cap() {
+                    let freed = smol::future::or(async { freed_rx.recv().await.is_ok() }, async {
+                        let _ = stop.recv().await;
+                        false
+                    })
+                    .await;
+                    if !freed {
+                        break 'serve;
+                    }
+                }
+            }
             let accepted = smol::future::or(async { Some(listener.accept().await) }, async {
                 let _ = stop.recv().await;
                 None
@@ -288,20 +376,23 @@ impl HttpServer {
                     continue;
                 }
             };
-            if live_tx.sender_count() > self.options.max_connections {
-                report.refused_connections += 1;
-                drop(stream);
-                continue;
-            }
             report.connections += 1;
             let _ = stream.get_ref().set_nodelay(true);
+            if let Some(idle) = self.options.tcp_keepalive {
+                let probes = socket2::TcpKeepalive::new().with_time(idle);
+                let _ = socket2::SockRef::from(stream.get_ref()).set_tcp_keepalive(&probes);
+            }
             let conn = serve_connection(
                 shared.clone(),
                 route.clone(),
+                limits.clone(),
                 stream,
                 peer,
                 self.stop_rx.clone(),
-                live_tx.clone(),
+                Slot {
+                    _live: live_tx.clone(),
+                    freed: freed_tx.clone(),
+                },
             );
             executor.spawn(conn).detach();
         }
@@ -323,6 +414,23 @@ impl HttpServer {
             report.abandoned_connections = live_rx.sender_count() as u64;
         }
         Ok(report)
+    }
+}
+
+/// The per-connection limits, taken from the options once.
+struct ConnLimits {
+    header_read: Option<Duration>,
+    keep_alive: Option<Duration>,
+    write: Option<Duration>,
+}
+
+impl From<&HttpServerOptions> for ConnLimits {
+    fn from(options: &HttpServerOptions) -> Self {
+        ConnLimits {
+            header_read: options.header_read_timeout,
+            keep_alive: options.keep_alive_timeout,
+            write: options.write_timeout,
+        }
     }
 }
 
@@ -403,40 +511,85 @@ async fn drive(shared: Shared, kick: Receiver<()>, stop: Receiver<()>) {
     }
 }
 
-/// Serves one connection (HTTP/1.1, keep-alive) until it closes, or finishes its current
-/// response and closes once shutdown starts.
+/// Binds a listening TCP socket on `addr` with the given backlog (address reuse on, as the
+/// standard library's `TcpListener::bind` does on Unix).
+fn listen(addr: SocketAddr, backlog: u32) -> std::io::Result<TcpListener> {
+    let socket = socket2::Socket::new(
+        socket2::Domain::for_address(addr),
+        socket2::Type::STREAM,
+        Some(socket2::Protocol::TCP),
+    )?;
+    #[cfg(unix)]
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(i32::try_from(backlog).unwrap_or(i32::MAX))?;
+    Ok(socket.into())
+}
+
+/// One open connection's place under `max_connections`: held by its task, released (and the
+/// accept loop told) when the task ends or is dropped.
+struct Slot {
+    _live: Sender<()>,
+    freed: Sender<()>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        // Runs before `_live` is dropped, but the accept loop runs on this thread only after
+        // this task finished dropping: it counts the slot as free by then.
+        let _ = self.freed.try_send(());
+    }
+}
+
+/// Serves one connection (HTTP/1.1, keep-alive) until it closes, its keep-alive timeout
+/// passes with no request in flight, or (once shutdown starts) its current response ends.
 async fn serve_connection(
     shared: Shared,
     route: Rc<Route>,
+    limits: Rc<ConnLimits>,
     stream: Async<TcpStream>,
     peer: IpAddr,
     stop: Receiver<()>,
-    live: Sender<()>,
+    slot: Slot,
 ) {
+    let busy = Busy::new(Instant::now());
+    let in_flight = busy.clone();
     let service = service_fn(move |req| {
         let shared = shared.clone();
         let route = route.clone();
-        async move { service::handle(shared, &route, peer, req).await }
+        let guard = in_flight.enter();
+        async move {
+            let resp = service::handle(shared, &route, peer, req).await?;
+            Ok::<_, Infallible>(resp.map(|body| TrackedBody::new(body, guard)))
+        }
     });
     let conn = http1::Builder::new()
         .timer(ConnTimer::default())
+        .header_read_timeout(limits.header_read)
         // Head and body written from one buffer, not queued for a vectored write: for the
         // small bodies of MCP messages the copy costs less than hyper's queue and its flush
         // (about 0.5 K instructions per echo exchange less on the server thread); hyper still
         // bounds that buffer, so a streamed body keeps its backpressure.
         .writev(false)
         .keep_alive(true)
-        .serve_connection(TcpIo::accepted(stream), service);
+        .serve_connection(TcpIo::accepted(stream, limits.write), service);
     let mut conn = pin!(conn);
     let mut stopping = pin!(stop.recv());
+    let mut idle = limits.keep_alive.map(|after| IdleWatch::new(after, busy));
     let mut shutting_down = false;
     let _ = poll_fn(|cx| {
         if !shutting_down && stopping.as_mut().poll(cx).is_ready() {
             shutting_down = true;
             conn.as_mut().graceful_shutdown();
         }
+        if !shutting_down && idle.as_mut().is_some_and(|w| w.poll_expired(cx).is_ready()) {
+            // No request in flight for the keep-alive timeout: hyper closes an idle
+            // connection at once.
+            shutting_down = true;
+            conn.as_mut().graceful_shutdown();
+        }
         conn.as_mut().poll(cx)
     })
     .await;
-    drop(live);
+    drop(slot);
 }

@@ -1,43 +1,121 @@
 //! One TCP connection as hyper's `Read` + `Write` over smol, for the server's accepted
 //! connections and the client's pooled ones.
 //!
-//! Reads go through a buffer the connection keeps, zeroed once (safe Rust cannot read into
+//! Reads go through one scratch buffer per thread, zeroed once (safe Rust cannot read into
 //! uninitialised memory), not on every read: smol-hyper's `FuturesIo` zeroes hyper's whole
 //! unfilled buffer (8 KiB and more) on every `poll_read`, including the polls that find the
-//! socket empty. And a read that did not fill its buffer waits for the reactor's readiness
-//! before the next one, instead of reading until `EAGAIN` (one failed `recvfrom` per wake-up).
+//! socket empty. The bytes are copied into hyper's buffer within the same `poll_read`, so the
+//! scratch holds nothing between reads and a connection (an idle GET stream, say) none. And a
+//! read that did not fill its buffer waits for the reactor's readiness before the next one, instead of reading until `EAGAIN` (one failed `recvfrom` per wake-up).
+//!
+//! On the server side a write that makes no progress for the write timeout fails with
+//! `TimedOut` (the client stopped reading; hyper's backpressure already stopped pulling the
+//! body), and hyper closes the connection.
 
+use std::cell::RefCell;
+use std::future::Future;
 use std::io::{self, Read};
 use std::net::TcpStream;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use hyper::rt::ReadBufCursor;
 use smol::io::AsyncWrite;
-use smol::Async;
+use smol::{Async, Timer};
 
 /// Bytes read per `poll_read` at most (hyper asks again while it wants more).
 const READ_CHUNK: usize = 16 * 1024;
+
+thread_local! {
+    /// Where the socket's bytes land before hyper's buffer takes them, shared by every
+    /// connection polled on this thread: zeroed once, on the thread's first read.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
 
 /// A smol TCP stream as hyper's `Read` + `Write`.
 pub(crate) struct TcpIo {
     stream: Async<TcpStream>,
     /// The last read filled its buffer, so more bytes may be waiting: read before waiting.
     maybe_more: bool,
-    /// Where the socket's bytes land before hyper's buffer takes them: zeroed once when the
-    /// connection's first read needs it (safe Rust cannot read into uninitialised memory), not
-    /// on every read. Empty until then, so an idle connection holds none.
-    chunk: Vec<u8>,
+    /// The write timeout, and its timer while a write waits.
+    stall: Option<Stall>,
+}
+
+/// A write timeout: armed when a write finds the socket full, disarmed by any progress.
+struct Stall {
+    limit: Duration,
+    /// Created at the first stall, re-armed (not re-created) at later ones.
+    timer: Option<Timer>,
+    armed: bool,
+}
+
+impl Stall {
+    /// The socket is full: wait for it, up to the limit since the stall began.
+    fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
+        if !self.armed {
+            self.armed = true;
+            match &mut self.timer {
+                Some(timer) => {
+                    timer.set_after(self.limit);
+                }
+                None => self.timer = Some(Timer::after(self.limit)),
+            }
+        }
+        match self.timer.as_mut().map(|t| Pin::new(t).poll(cx)) {
+            Some(Poll::Ready(_)) => Poll::Ready(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the peer read nothing for the write timeout",
+            )),
+            _ => Poll::Pending,
+        }
+    }
+}
+
+/// Reads at most `want` bytes from `socket` into `buf` through the thread's scratch buffer.
+fn read_into(socket: &TcpStream, want: usize, buf: &mut ReadBufCursor<'_>) -> io::Result<usize> {
+    SCRATCH.with_borrow_mut(|chunk| {
+        if chunk.is_empty() {
+            chunk.resize(READ_CHUNK, 0);
+        }
+        let n = (&mut &*socket).read(&mut chunk[..want])?;
+        buf.put_slice(&chunk[..n]);
+        Ok(n)
+    })
 }
 
 impl TcpIo {
     /// An accepted connection: its first request is usually already there, so the first
-    /// read does not wait for readiness.
-    pub(crate) fn accepted(stream: Async<TcpStream>) -> Self {
+    /// read does not wait for readiness. A write that makes no progress for `write_timeout`
+    /// fails.
+    pub(crate) fn accepted(stream: Async<TcpStream>, write_timeout: Option<Duration>) -> Self {
         TcpIo {
             stream,
             maybe_more: true,
-            chunk: Vec::new(),
+            stall: write_timeout.map(|limit| Stall {
+                limit,
+                timer: None,
+                armed: false,
+            }),
+        }
+    }
+
+    /// A write's outcome, with the write timeout applied: pending past the limit fails,
+    /// anything else disarms it.
+    fn timed<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        outcome: Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        let Some(stall) = self.stall.as_mut() else {
+            return outcome;
+        };
+        match outcome {
+            Poll::Pending => stall.poll_expired(cx).map(Err),
+            ready => {
+                stall.armed = false;
+                ready
+            }
         }
     }
 
@@ -46,7 +124,7 @@ impl TcpIo {
         TcpIo {
             stream,
             maybe_more: false,
-            chunk: Vec::new(),
+            stall: None,
         }
     }
 }
@@ -70,15 +148,10 @@ impl hyper::rt::Read for TcpIo {
                     Poll::Pending => return Poll::Pending,
                 }
             }
-            if this.chunk.is_empty() {
-                this.chunk = vec![0u8; READ_CHUNK];
-            }
             let want = buf.remaining().min(READ_CHUNK);
-            let mut socket: &TcpStream = this.stream.get_ref();
-            match socket.read(&mut this.chunk[..want]) {
+            match read_into(this.stream.get_ref(), want, &mut buf) {
                 Ok(n) => {
                     this.maybe_more = n == want && n > 0;
-                    buf.put_slice(&this.chunk[..n]);
                     return Poll::Ready(Ok(()));
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => this.maybe_more = false,
@@ -97,7 +170,8 @@ impl hyper::rt::Write for TcpIo {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        let outcome = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.timed(cx, outcome)
     }
 
     fn poll_write_vectored(
@@ -105,7 +179,8 @@ impl hyper::rt::Write for TcpIo {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+        let outcome = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.timed(cx, outcome)
     }
 
     fn is_write_vectored(&self) -> bool {

@@ -131,9 +131,17 @@ impl Driven for ClientDriven {
         self.after_input();
     }
 
-    fn handle_frame_error(&mut self, _now: Instant, _error: FrameError) {
-        // An over-long line from the server: the splitter already discarded it and a response
-        // in it is lost; the affected call times out like any unanswered request.
+    fn handle_frame_error(&mut self, now: Instant, error: FrameError) {
+        // An over-long line from the server, already discarded: the call whose id its first
+        // bytes showed fails now, with an error naming the limit.
+        let FrameError::TooLong { limit, head } = error;
+        let error = mcp_sansio::session::FrameError::TooLong {
+            limit,
+            len: None,
+            head,
+        };
+        self.client.handle_decode_error(now, error);
+        self.after_input();
     }
 
     fn handle_eof(&mut self, now: Instant) {

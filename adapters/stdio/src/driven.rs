@@ -6,6 +6,7 @@ use std::fmt;
 use std::time::Instant;
 
 use bytes::Bytes;
+use mcp_sansio::jsonrpc::FrameHead;
 
 /// A frame the transport could not deliver, told to the machine so it can answer or count it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,13 +16,15 @@ pub enum FrameError {
     TooLong {
         /// The configured line limit in bytes.
         limit: usize,
+        /// What the line's first bytes said (its id, request or response).
+        head: FrameHead,
     },
 }
 
 impl fmt::Display for FrameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FrameError::TooLong { limit } => {
+            FrameError::TooLong { limit, .. } => {
                 write!(f, "line exceeds the {limit}-byte limit")
             }
         }

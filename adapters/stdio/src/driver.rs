@@ -16,7 +16,7 @@ use crate::run_loop::{Loop, Queues};
 #[derive(Debug, Clone)]
 pub struct DriveOptions {
     /// Longest accepted line in bytes, newline excluded; longer ones become
-    /// [`crate::FrameError::TooLong`]. Default 4 MiB (the core's `max_frame_len` default).
+    /// [`crate::FrameError::TooLong`]. Default 16 MiB (the core's `max_frame_len` default).
     pub max_line_len: usize,
     /// Bytes asked for per read. Default 64 KiB.
     pub read_chunk: usize,
@@ -39,7 +39,7 @@ pub struct DriveOptions {
 impl Default for DriveOptions {
     fn default() -> Self {
         Self {
-            max_line_len: 4 * 1024 * 1024,
+            max_line_len: mcp_sansio::config::DEFAULT_MAX_FRAME_LEN,
             read_chunk: 64 * 1024,
             output_high_water: 1024 * 1024,
             command_capacity: 1024,

@@ -45,9 +45,12 @@ impl Lines {
 
 fn map_error(error: framing::FrameError) -> FrameError {
     match error {
-        framing::FrameError::LineTooLong { max } => FrameError::TooLong { limit: max },
+        framing::FrameError::LineTooLong { max, head } => FrameError::TooLong { limit: max, head },
         // The ndjson decoder never yields SSE errors; keep the limit for the record anyway.
-        framing::FrameError::EventTooLarge { max } => FrameError::TooLong { limit: max },
+        framing::FrameError::EventTooLarge { max } => FrameError::TooLong {
+            limit: max,
+            head: Default::default(),
+        },
     }
 }
 
@@ -59,7 +62,9 @@ mod tests {
         std::iter::from_fn(|| lines.next_item())
             .map(|item| match item {
                 LineItem::Frame(f) => String::from_utf8_lossy(&f).into_owned(),
-                LineItem::Error(FrameError::TooLong { limit }) => format!("too long > {limit}"),
+                LineItem::Error(FrameError::TooLong { limit, .. }) => {
+                    format!("too long > {limit}")
+                }
             })
             .collect()
     }

@@ -109,9 +109,13 @@ impl Driven for ServerDriven {
     }
 
     fn handle_frame_error(&mut self, now: Instant, error: FrameError) {
-        let FrameError::TooLong { limit } = error;
-        self.server
-            .handle_decode_error(now, session::FrameError::TooLong { limit });
+        let FrameError::TooLong { limit, head } = error;
+        let error = session::FrameError::TooLong {
+            limit,
+            len: None,
+            head,
+        };
+        self.server.handle_decode_error(now, error);
         self.after_input(now);
     }
 

@@ -90,7 +90,10 @@ fn an_overlong_line_is_refused_and_the_stream_goes_on(kind: Kind) {
     let finished = driver.drive(&mut child, machine);
     assert_eq!(
         finished.driven.frame_errors,
-        [FrameError::TooLong { limit: 8 }]
+        [FrameError::TooLong {
+            limit: 8,
+            head: Default::default()
+        }]
     );
     assert_eq!(finished.driven.received, [&b"ok"[..]]);
 }

@@ -144,7 +144,11 @@ fn overlong_line(kind: Kind) {
     let (messages, reason, _) = run(kind, &bytes, options);
     assert_eq!(messages.len(), 3, "{messages:?}");
     assert_eq!(messages[1]["error"]["code"], -32600, "{messages:?}");
-    assert!(messages[1].get("id").is_none());
+    // The id was read from the line's first bytes; the message names the limit.
+    assert_eq!(messages[1]["id"], 9, "{messages:?}");
+    assert!(messages[1]["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("512 bytes limit")));
     assert_eq!(
         messages[2],
         json!({"jsonrpc": "2.0", "id": 3, "result": {}})

@@ -79,7 +79,7 @@ impl Driven for Server {
     }
     fn handle_frame_error(&mut self, now: Instant, _error: FrameError) {
         let limit = self.session.config().max_frame_len;
-        let error = SessionFrameError::TooLong { limit };
+        let error = SessionFrameError::too_long(limit);
         self.session.handle_decode_error(now, error);
     }
     fn handle_eof(&mut self, now: Instant) {
@@ -121,7 +121,7 @@ fn blocking_loop(mut session: Session) {
                 Ok(frame) => session.handle_input(now, frame),
                 Err(_) => {
                     let limit = session.config().max_frame_len;
-                    session.handle_decode_error(now, SessionFrameError::TooLong { limit });
+                    session.handle_decode_error(now, SessionFrameError::too_long(limit));
                 }
             }
             answer(&mut session);

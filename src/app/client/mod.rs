@@ -37,7 +37,7 @@ use crate::jsonrpc::{self as m, ErrorObject, Incoming, RawJson, RequestId};
 use crate::model::{InitializeResult, Root};
 use crate::session::idhash::IdBuildHasher;
 use crate::session::{
-    ClientSetup, CloseReason, Event, Outcome, RequestOptions, Session, State, Transmit,
+    ClientSetup, CloseReason, Event, FrameError, Outcome, RequestOptions, Session, State, Transmit,
 };
 
 /// Application events queued at most (`poll_event`); newer ones are dropped and counted.
@@ -185,6 +185,15 @@ impl Client {
         self.process();
     }
 
+    /// The framer could not produce a frame (an over-long line or body): a response too long
+    /// fails the call it answers at once; see `Session::handle_decode_error`.
+    pub fn handle_decode_error(&mut self, now: Instant, error: FrameError) {
+        self.last_now = now;
+        self.process();
+        self.session.handle_decode_error(now, error);
+        self.process();
+    }
+
     /// Fires due timers (request deadlines, keep-alive).
     pub fn handle_timeout(&mut self, now: Instant) {
         self.last_now = now;
@@ -327,6 +336,13 @@ impl Client {
             }
             Event::Completed { id, outcome } => self.completed(id, outcome),
             Event::Closed { reason } => self.closed(reason),
+            Event::UnmatchedResponse {
+                id,
+                pending_other_type,
+            } => self.push_event(ClientEvent::UnmatchedResponse {
+                id,
+                pending_other_type,
+            }),
         }
     }
 

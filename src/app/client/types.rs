@@ -152,6 +152,14 @@ pub enum ClientEvent {
         /// The params as JSON (`Null` when absent or unparsable).
         params: serde_json::Value,
     },
+    /// A response matched none of our calls (see `Event::UnmatchedResponse`): the server
+    /// answered an id never sent, or spelled it as the other JSON type.
+    UnmatchedResponse {
+        /// The id the response carries.
+        id: RequestId,
+        /// A pending call whose id is the same text as the other JSON type, if any.
+        pending_other_type: Option<RequestId>,
+    },
     /// The session closed; every pending call failed with [`ClientError::Closed`].
     Closed {
         /// Why.

@@ -637,7 +637,10 @@ impl HttpClient {
         let reason = match (failure, ex.status) {
             (Some(f), _) => format!("the HTTP request failed: {f}"),
             (None, Some(202)) => "the server answered the request with 202 and no response".into(),
-            (None, _) if ex.oversized => "the response exceeded the size limit".into(),
+            (None, _) if ex.oversized => format!(
+                "the response exceeds the {} size limit",
+                crate::session::describe_limit(self.config.max_body)
+            ),
             (None, _) => {
                 "the response stream ended before the response (no event id to resume from)".into()
             }

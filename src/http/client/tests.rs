@@ -313,7 +313,7 @@ fn an_oversized_json_body_fails_the_request() {
     t.handle_response_body(now, req.id, &[b' '; 71]);
     t.handle_response_end(now, req.id);
     let out = frames(&mut t);
-    assert!(out[0].contains("size limit"), "{}", out[0]);
+    assert!(out[0].contains("the 70 bytes size limit"), "{}", out[0]);
     assert_eq!(t.stats().oversized, 1);
 }
 

@@ -75,9 +75,9 @@ pub enum TransportEvent {
 /// Limits and switches of the client transport.
 #[derive(Clone, Debug)]
 pub struct HttpClientConfig {
-    /// A JSON response body larger than this fails its request. Default 4 MiB.
+    /// A JSON response body larger than this fails its request. Default 16 MiB.
     pub max_body: usize,
-    /// One SSE event (a line or its data) larger than this is dropped. Default 4 MiB.
+    /// One SSE event (a line or its data) larger than this is dropped. Default 16 MiB.
     pub max_event_size: usize,
     /// Exchanges in flight at most (a stream waiting to reconnect counts); a request past it
     /// fails at once. Default 1024.
@@ -105,8 +105,8 @@ pub struct HttpClientConfig {
 impl Default for HttpClientConfig {
     fn default() -> Self {
         HttpClientConfig {
-            max_body: 4 << 20,
-            max_event_size: 4 << 20,
+            max_body: crate::config::DEFAULT_MAX_FRAME_LEN,
+            max_event_size: crate::config::DEFAULT_MAX_FRAME_LEN,
             max_exchanges: 1024,
             max_held: 1024,
             default_retry: Duration::from_secs(1),

@@ -95,7 +95,7 @@ pub enum SendError {
 pub struct ClientConfig {
     /// How long to wait for the `endpoint` event after the GET. Default 10 s.
     pub endpoint_timeout: Duration,
-    /// The largest SSE event (and JSON body) accepted, in bytes. Default 4 MiB.
+    /// The largest SSE event (and JSON body) accepted, in bytes. Default 16 MiB.
     pub max_event_size: usize,
     /// Frames waiting to be POSTed or in flight, at most. Default 1024.
     pub max_pending_frames: usize,
@@ -109,7 +109,7 @@ impl Default for ClientConfig {
     fn default() -> Self {
         ClientConfig {
             endpoint_timeout: Duration::from_secs(10),
-            max_event_size: 4 << 20,
+            max_event_size: crate::config::DEFAULT_MAX_FRAME_LEN,
             max_pending_frames: 1024,
             max_inbound_frames: 4096,
             extra_headers: Vec::new(),

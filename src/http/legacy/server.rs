@@ -17,7 +17,7 @@ use crate::http::admission::{self, KnownFields};
 use crate::http::config::{EndpointConfig, EndpointStats};
 use crate::http::headers::accepts;
 use crate::http::machine::Machine;
-use crate::http::reply::{error, rpc_error};
+use crate::http::reply::{error, rpc_error, too_large};
 use crate::http::streams::StreamChunk;
 use crate::http::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
 use crate::jsonrpc::decode;
@@ -195,6 +195,9 @@ impl<M: Machine> LegacyEndpoint<M> {
         let admitted = admission::check_json_body(&self.config.endpoint, &fields, body.len())
             .and_then(|()| admission::header_version(&self.config.endpoint, &fields));
         if let Err(resp) = admitted {
+            if resp.status == 413 {
+                return too_large(&body, self.config.endpoint.max_body);
+            }
             return resp;
         }
         if let Err(e) = decode(&body) {

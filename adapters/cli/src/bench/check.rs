@@ -6,7 +6,8 @@
 //! ids to its pending requests and counts what matches none; the report shows those counters.
 
 use mcp_sansio::app::client::ClientError;
-use mcp_sansio::jsonrpc::RawJson;
+use mcp_sansio::http::client::TRANSPORT_ERROR;
+use mcp_sansio::jsonrpc::{ErrorObject, RawJson};
 use serde_json::Value;
 
 use super::mix::Op;
@@ -24,16 +25,25 @@ pub(crate) enum ErrorKind {
     Timeout,
     /// The session closed or refused to send (the server went away).
     Closed,
+    /// No connection to the server (refused, unreachable).
+    Connect,
+    /// The connection broke before the answer (reset, closed by the server).
+    Reset,
+    /// The server answered with an HTTP error status instead of JSON-RPC.
+    HttpStatus,
 }
 
 impl ErrorKind {
     /// Every kind, in report order.
-    pub(crate) const ALL: [ErrorKind; 5] = [
+    pub(crate) const ALL: [ErrorKind; 8] = [
         ErrorKind::Rpc,
         ErrorKind::ToolError,
         ErrorKind::InvalidResult,
         ErrorKind::Timeout,
         ErrorKind::Closed,
+        ErrorKind::Connect,
+        ErrorKind::Reset,
+        ErrorKind::HttpStatus,
     ];
 
     /// The name used in the table and the JSON report.
@@ -44,7 +54,19 @@ impl ErrorKind {
             ErrorKind::InvalidResult => "invalid_result",
             ErrorKind::Timeout => "timeout",
             ErrorKind::Closed => "closed",
+            ErrorKind::Connect => "connect",
+            ErrorKind::Reset => "reset",
+            ErrorKind::HttpStatus => "http_status",
         }
+    }
+
+    /// Whether a call failing this way still got its answer from the server (a JSON-RPC
+    /// error or a result the checks refused).
+    pub(crate) fn answered(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::Rpc | ErrorKind::ToolError | ErrorKind::InvalidResult
+        )
     }
 
     /// Position in [`ErrorKind::ALL`].
@@ -107,10 +129,32 @@ pub(crate) fn no_answer(op: &Op, error: &ClientError) -> CallError {
         ClientError::Rpc(e) => e.message.clone(),
         other => other.to_string(),
     };
-    CallError::new(
-        ErrorKind::Closed,
-        format!("{}: no answer: {why}", op.label()),
-    )
+    let kind = match error {
+        ClientError::Rpc(e) => transport_kind(e).unwrap_or(ErrorKind::Closed),
+        _ => ErrorKind::Closed,
+    };
+    CallError::new(kind, format!("{}: no answer: {why}", op.label()))
+}
+
+/// The kind of an error the HTTP client transport synthesized (code [`TRANSPORT_ERROR`]):
+/// an HTTP error status (its `data` has `httpStatus`), no connection, a broken connection.
+/// `None` for a server's own JSON-RPC error and for a session the transport gave up on.
+fn transport_kind(error: &ErrorObject) -> Option<ErrorKind> {
+    if error.code != TRANSPORT_ERROR {
+        return None;
+    }
+    if let Some(data) = &error.data {
+        return data
+            .get()
+            .contains("\"httpStatus\"")
+            .then_some(ErrorKind::HttpStatus);
+    }
+    let failed = error.message.strip_prefix("the HTTP request failed")?;
+    if failed.starts_with(": cannot connect") {
+        Some(ErrorKind::Connect)
+    } else {
+        Some(ErrorKind::Reset)
+    }
 }
 
 /// `: <text>` of the first text content block, cut to 120 characters ("" if none).
@@ -129,7 +173,7 @@ fn from_client_error(op: &Op, error: &ClientError) -> CallError {
     let label = op.label();
     match error {
         ClientError::Rpc(e) => CallError::new(
-            ErrorKind::Rpc,
+            transport_kind(e).unwrap_or(ErrorKind::Rpc),
             format!("{label}: JSON-RPC error {}: {}", e.code, e.message),
         ),
         ClientError::TimedOut => CallError::new(ErrorKind::Timeout, format!("{label}: timed out")),
@@ -146,7 +190,6 @@ fn from_client_error(op: &Op, error: &ClientError) -> CallError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_sansio::jsonrpc::ErrorObject;
 
     fn raw(text: &str) -> Result<RawJson, ClientError> {
         Ok(RawJson::from_text(text.to_owned()).unwrap())
@@ -223,6 +266,34 @@ mod tests {
             kind(&Op::Ping, Err(ClientError::Closed(None))),
             Some(ErrorKind::Closed)
         );
+    }
+
+    #[test]
+    fn transport_errors_are_told_apart() {
+        let transport = |message: &str| ErrorObject::new(TRANSPORT_ERROR, message);
+        let refused = transport("the HTTP request failed: cannot connect to 127.0.0.1:9: refused");
+        assert_eq!(transport_kind(&refused), Some(ErrorKind::Connect));
+        let reset = transport("the HTTP request failed: request failed: connection reset");
+        assert_eq!(transport_kind(&reset), Some(ErrorKind::Reset));
+        let status = transport("the HTTP request failed: 503")
+            .with_data(RawJson::from_text(String::from(r#"{"httpStatus":503}"#)).unwrap());
+        assert_eq!(transport_kind(&status), Some(ErrorKind::HttpStatus));
+        assert_eq!(
+            kind(&Op::Ping, Err(ClientError::Rpc(status))),
+            Some(ErrorKind::HttpStatus)
+        );
+        let lost = transport("the HTTP session is closed or lost");
+        assert_eq!(transport_kind(&lost), None);
+        assert_eq!(
+            no_answer(&Op::Ping, &ClientError::Rpc(lost)).kind,
+            ErrorKind::Closed
+        );
+        assert_eq!(
+            no_answer(&Op::Ping, &ClientError::Rpc(refused)).kind,
+            ErrorKind::Connect
+        );
+        assert_eq!(transport_kind(&ErrorObject::new(-32602, "bad")), None);
+        assert!(ErrorKind::Rpc.answered() && !ErrorKind::Reset.answered());
     }
 
     #[test]

@@ -10,8 +10,9 @@ use crate::args::StderrArg;
 /// The most calls in flight per session (the client session's own limit on pending requests
 /// is 1024).
 pub(crate) const MAX_CONCURRENCY: usize = 1024;
-/// The most sessions (server processes, or MCP sessions on one URL) per run.
-pub(crate) const MAX_SESSIONS: usize = 256;
+/// The most sessions (server processes, or MCP sessions over the URLs) per run; the
+/// open-file limit may allow fewer (see [`Settings::descriptors_needed`]).
+pub(crate) const MAX_SESSIONS: usize = 20_000;
 /// The longest duration, warmup or timeout accepted (keeps every deadline far from overflow).
 const MAX_TIME: Duration = Duration::from_secs(7 * 24 * 3600);
 /// How long a run lasts when neither `--duration` nor `--requests` is given.
@@ -20,7 +21,9 @@ const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 pub(crate) const BENCH_HELP: &str = "\
 Two targets: --stdio starts SESSIONS copies of the server (the command after `--`); a URL
 (Streamable HTTP, http://host:port/path) opens SESSIONS MCP sessions on that server, each with
-its own Mcp-Session-Id and its own kept-alive connections. Each session runs the MCP handshake,
+its own Mcp-Session-Id and its own kept-alive connections; several URLs (or --url, repeated)
+share the sessions round-robin; --get-stream makes each session hold the standalone GET stream
+open, as SDK clients do; --idle TIME opens the sessions and holds them without calls. Each session runs the MCP handshake,
 then keeps CONCURRENCY calls in flight, drawn from the mix in proportion to the weights (a fixed
 interleaved order). Calls made during --warmup are not counted. Every answer is checked: ping
 must return {}, a tool call a result with a `content` array and no \"isError\": true, a resource
@@ -33,7 +36,14 @@ Mix entries: ping | tool:NAME | read:URI, each optionally =WEIGHT (default 1). A
 `=digits` needs an explicit weight. Tool arguments: --args NAME=JSON-object (once per tool).
 
 Output: a table on stdout (--json: one JSON object); a live progress line on stderr when stderr is
-a terminal or with --progress.
+a terminal or with --progress. Besides the latencies: TCP connections opened, errors by kind
+(connect: refused or unreachable; reset: the connection broke before the answer; http_status;
+rpc_error with its code in the samples; timeout; closed...), and the answer count: every call is
+numbered in its session and settled once; a call that got no answer is lost, a second answer
+to one call or a response matching no call is duplicated. With --server-pid PID: the server's
+RSS (sampled from /proc every 100 ms) at the start, its highest sample and VmHWM at the end.
+Before starting, the open-file limit is raised to its hard limit; a run that could need more
+descriptors than it allows is refused.
 
 Exit status: 0 the run completed without errors; 1 a server could not be started, reached or
 initialized, or some calls failed (the report is still printed); 2 bad usage.
@@ -44,20 +54,37 @@ Examples:
       -- node server-everything/dist/index.js stdio
   mcp-sansio bench --stdio --sessions 4 --concurrency 16 --json --mix read:test://static-text -- ./my-server
   mcp-sansio bench http://127.0.0.1:3000/mcp --sessions 4 --concurrency 16 --duration 10s
-  mcp-sansio bench http://127.0.0.1:3001/mcp --mix tool:echo --args 'echo={\"message\":\"hi\"}' --json";
+  mcp-sansio bench http://127.0.0.1:3001/mcp --mix tool:echo --args 'echo={\"message\":\"hi\"}' --json
+  mcp-sansio bench http://127.0.0.1:3000/mcp --sessions 1000 --get-stream --server-pid 4242 --requests 100000
+  mcp-sansio bench http://127.0.0.1:3000/mcp --sessions 10000 --get-stream --idle 10s --server-pid 4242";
 
 /// Options of `bench`.
 #[derive(Debug, Args)]
 pub(crate) struct BenchArgs {
     /// Start each session's server as a child process and talk over its stdin/stdout.
-    #[arg(long, conflicts_with = "url", required_unless_present = "url")]
+    #[arg(long, conflicts_with_all = ["urls", "url_flags"], required_unless_present_any = ["urls", "url_flags"])]
     pub(crate) stdio: bool,
-    /// Load the Streamable HTTP endpoint at this URL instead (http://host:port/path).
+    /// Load the Streamable HTTP endpoint at this URL instead (http://host:port/path); several
+    /// URLs share the sessions round-robin.
     #[arg(value_name = "URL")]
-    pub(crate) url: Option<String>,
+    pub(crate) urls: Vec<String>,
+    /// Another URL to spread sessions over (repeatable; same as a positional URL).
+    #[arg(long = "url", value_name = "URL")]
+    pub(crate) url_flags: Vec<String>,
     /// URL only: send `Authorization: Bearer <TOKEN>` with every request.
-    #[arg(long, value_name = "TOKEN", requires = "url")]
+    #[arg(long, value_name = "TOKEN")]
     pub(crate) bearer_token: Option<String>,
+    /// URL only: each session holds the standalone GET stream open, as SDK clients do.
+    #[arg(long)]
+    pub(crate) get_stream: bool,
+    /// Open the sessions, hold them this long without calls, close them (measures what idle
+    /// sessions cost the server; with --server-pid its RSS is reported).
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, conflicts_with_all = ["requests", "duration"])]
+    pub(crate) idle: Option<Duration>,
+    /// Sample this process's memory (/proc/PID/status VmRSS, VmHWM) during the run and report
+    /// it (the server's PID, when it runs on this machine).
+    #[arg(long, value_name = "PID")]
+    pub(crate) server_pid: Option<u32>,
     /// The calls to make: comma-separated `ping`, `tool:NAME`, `read:URI`, each `=WEIGHT`.
     #[arg(long, value_name = "MIX", default_value = "ping")]
     pub(crate) mix: String,
@@ -111,6 +138,27 @@ pub(crate) struct Settings {
     pub(crate) stop: Stop,
     pub(crate) warmup: Duration,
     pub(crate) timeout: Duration,
+    /// URL: each session holds the standalone GET stream.
+    pub(crate) get_stream: bool,
+    /// Hold the sessions this long without calls instead of loading them.
+    pub(crate) idle: Option<Duration>,
+}
+
+impl Settings {
+    /// Descriptors one session holds over a URL once running: a connection per call in
+    /// flight, one kept idle, the GET stream. An idle run keeps no idle connection: the GET
+    /// stream, or the connection of the handshake.
+    pub(crate) fn connections_per_session(&self) -> usize {
+        match self.idle {
+            Some(_) => 1,
+            None => self.concurrency + 1 + usize::from(self.get_stream),
+        }
+    }
+
+    /// Descriptors the whole run may hold at once (the connections of every session).
+    pub(crate) fn descriptors_needed(&self) -> u64 {
+        (self.sessions as u64).saturating_mul(self.connections_per_session() as u64)
+    }
 }
 
 impl BenchArgs {
@@ -141,13 +189,26 @@ impl BenchArgs {
             (None, Some(d)) => Stop::Duration(d),
             (None, None) => Stop::Duration(DEFAULT_DURATION),
         };
+        if self.idle.is_some_and(|d| d.is_zero() || d > MAX_TIME) {
+            return Err("--idle must be above 0 and at most 7 days".into());
+        }
+        let urls = !(self.urls.is_empty() && self.url_flags.is_empty());
+        if !urls && (self.get_stream || self.bearer_token.is_some() || self.idle.is_some()) {
+            return Err("--get-stream, --idle and --bearer-token go with a URL".into());
+        }
         Ok(Settings {
             mix: Mix::parse(&self.mix, &self.tool_args)?,
             concurrency: self.concurrency,
             sessions: self.sessions,
             stop,
-            warmup: self.warmup,
+            warmup: if self.idle.is_some() {
+                Duration::ZERO
+            } else {
+                self.warmup
+            },
             timeout: self.timeout,
+            get_stream: self.get_stream,
+            idle: self.idle,
         })
     }
 }

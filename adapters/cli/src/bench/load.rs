@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use mcp_sansio::app::client::{CallOptions, ClientError, ClientHandle};
 use smol::lock::Barrier;
 
+use super::answers::{AnswerTally, Ledger};
 use super::check::{check, no_answer, ErrorKind};
 use super::cli::{Settings, Stop};
 use super::mix::{Mix, Scheduler};
@@ -135,12 +136,26 @@ pub(crate) struct SessionLoad {
     pub(crate) recorder: Recorder,
     /// The server went away (calls failed with `closed`) before the run ended.
     pub(crate) lost: bool,
+    /// Every call's answer, counted.
+    pub(crate) answers: AnswerTally,
+}
+
+impl SessionLoad {
+    /// A session that made no calls (an idle run).
+    pub(crate) fn idle(mix: &Mix) -> Self {
+        SessionLoad {
+            recorder: Recorder::new(mix.entries.len()),
+            lost: false,
+            answers: AnswerTally::default(),
+        }
+    }
 }
 
 /// Per-session state shared by its workers (one thread, so `RefCell`).
 struct Shared {
     scheduler: Scheduler,
     recorder: Recorder,
+    ledger: Ledger,
     lost: bool,
 }
 
@@ -170,6 +185,7 @@ pub(crate) async fn drive_session(
     let shared = RefCell::new(Shared {
         scheduler: Scheduler::new(mix),
         recorder: Recorder::new(mix.entries.len()),
+        ledger: Ledger::default(),
         lost: false,
     });
     let executor = smol::LocalExecutor::new();
@@ -198,6 +214,7 @@ pub(crate) async fn drive_session(
     SessionLoad {
         recorder,
         lost: shared.lost,
+        answers: shared.ledger.tally(),
     }
 }
 
@@ -224,7 +241,10 @@ async fn worker(
         if admission == Admission::Stop {
             return;
         }
-        let index = shared.borrow_mut().scheduler.next_index();
+        let (index, number) = {
+            let mut shared = shared.borrow_mut();
+            (shared.scheduler.next_index(), shared.ledger.send())
+        };
         let entry = &mix.entries[index];
         let options = CallOptions {
             timeout: Some(timeout),
@@ -244,8 +264,12 @@ async fn worker(
             answer => check(&entry.op, answer),
         };
         let mut shared = shared.borrow_mut();
+        let answered = outcome
+            .as_ref()
+            .map_or_else(|e| e.kind.answered(), |_| true);
+        shared.ledger.settle(number, answered);
         let closed = matches!(&outcome, Err(e) if e.kind == ErrorKind::Closed);
-        if (closed && delivery != Delivery::Broken) || delivery == Delivery::Unreachable {
+        if (closed && delivery == Delivery::Answered) || delivery == Delivery::Unreachable {
             shared.lost = true;
         }
         if admission == Admission::Measured {

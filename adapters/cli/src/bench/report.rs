@@ -6,10 +6,12 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use super::answers::AnswerTally;
 use super::check::ErrorKind;
 use super::cli::Stop;
 use super::histogram::Histogram;
 use super::mix::Mix;
+use super::rss::ServerMemory;
 use super::stats::{OpStats, Recorder};
 use super::transport::ServerIdentity;
 
@@ -40,6 +42,16 @@ pub(crate) struct Report<'a> {
     pub(crate) recorder: &'a Recorder,
     pub(crate) sessions_lost: usize,
     pub(crate) correlation: Correlation,
+    /// Every call's answer, counted (warmup included).
+    pub(crate) answers: AnswerTally,
+    /// TCP connections the sessions opened (URL targets).
+    pub(crate) connections_opened: u64,
+    /// URL: whether each session held the standalone GET stream.
+    pub(crate) get_stream: bool,
+    /// An idle run: how long the sessions were held without calls.
+    pub(crate) idle: Option<Duration>,
+    /// With `--server-pid`: the server's memory.
+    pub(crate) server_memory: Option<ServerMemory>,
 }
 
 impl Report<'_> {
@@ -49,6 +61,14 @@ impl Report<'_> {
             + self.correlation.unknown
             + self.correlation.invalid
             + self.sessions_lost as u64
+            + self.answers.lost
+            + self.answers.duplicated
+    }
+
+    /// Answers to a call already answered or to no call: the bench's count plus the responses
+    /// the client sessions matched to no pending request.
+    fn duplicated(&self) -> u64 {
+        self.answers.duplicated + self.correlation.unknown
     }
 
     fn throughput(&self, stats: &OpStats) -> f64 {
@@ -116,6 +136,22 @@ impl Report<'_> {
             "responses_unmatched": self.correlation.unknown,
             "responses_late": self.correlation.late,
             "responses_invalid": self.correlation.invalid,
+            "answers": {
+                "sent": self.answers.sent,
+                "answered": self.answers.answered,
+                "lost": self.answers.lost,
+                "duplicated": self.duplicated(),
+            },
+            "connections_opened": self.connections_opened,
+            "get_stream": self.get_stream,
+            "idle_s": self.idle.map(|d| d.as_secs_f64()),
+            "server_memory_kib": self.server_memory.map(|m| json!({
+                "start_rss": m.start_rss_kib,
+                "max_rss": m.max_rss_kib,
+                "end_rss": m.end_rss_kib,
+                "hwm": m.hwm_kib,
+                "samples": m.samples,
+            })),
         })
     }
 
@@ -149,6 +185,45 @@ impl Report<'_> {
             total.error_count()
         );
         let _ = writeln!(out, "throughput  {:.1} ok calls/s", self.throughput(&total));
+        let a = self.answers;
+        let _ = writeln!(
+            out,
+            "answers     {} calls sent (warmup included): {} answered, {} lost, {} duplicated",
+            a.sent,
+            a.answered,
+            a.lost,
+            self.duplicated()
+        );
+        if self.transport == "http" {
+            let stream = if self.get_stream {
+                ", each session holding its GET stream"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "connections {} opened{stream}",
+                self.connections_opened
+            );
+        }
+        if let Some(idle) = self.idle {
+            let _ = writeln!(
+                out,
+                "idle        sessions held {} s without calls",
+                idle.as_secs_f64()
+            );
+        }
+        if let Some(m) = self.server_memory {
+            let _ = writeln!(
+                out,
+                "server RSS  {} at start, {} highest sampled, {} at end, VmHWM {} ({} samples)",
+                mib(m.start_rss_kib),
+                mib(m.max_rss_kib),
+                mib(m.end_rss_kib),
+                mib(m.hwm_kib),
+                m.samples
+            );
+        }
         let _ = writeln!(out);
         let _ = writeln!(
             out,
@@ -220,6 +295,11 @@ fn latency_json(h: &Histogram) -> Value {
     })
 }
 
+/// KiB as MiB for people.
+fn mib(kib: u64) -> String {
+    format!("{:.1} MiB", kib as f64 / 1024.0)
+}
+
 fn round1(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
 }
@@ -270,6 +350,11 @@ mod tests {
             recorder,
             sessions_lost: 0,
             correlation: Correlation::default(),
+            answers: AnswerTally::default(),
+            connections_opened: 0,
+            get_stream: false,
+            idle: None,
+            server_memory: None,
         }
     }
 
@@ -320,6 +405,36 @@ mod tests {
         report.sessions_lost = 1;
         assert_eq!(report.problems(), 3);
         assert!(report.to_table().contains("sessions lost 1"));
+    }
+
+    #[test]
+    fn lost_and_duplicated_answers_are_problems_and_reported() {
+        let mix = Mix::parse("ping", &[]).unwrap();
+        let recorder = Recorder::new(1);
+        let mut report = report_of(&mix, &recorder);
+        report.answers = AnswerTally {
+            sent: 10,
+            answered: 8,
+            lost: 1,
+            duplicated: 1,
+        };
+        report.correlation.unknown = 1;
+        assert_eq!(report.problems(), 3);
+        let json = report.to_json();
+        assert_eq!(json["answers"]["lost"], 1);
+        assert_eq!(json["answers"]["duplicated"], 2);
+        assert!(report
+            .to_table()
+            .contains("8 answered, 1 lost, 2 duplicated"));
+        report.server_memory = Some(ServerMemory {
+            start_rss_kib: 1024,
+            max_rss_kib: 2048,
+            end_rss_kib: 1536,
+            hwm_kib: 4096,
+            samples: 3,
+        });
+        assert_eq!(report.to_json()["server_memory_kib"]["max_rss"], 2048);
+        assert!(report.to_table().contains("2.0 MiB highest sampled"));
     }
 
     #[test]

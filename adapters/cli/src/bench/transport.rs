@@ -19,6 +19,21 @@ use super::load::{Delivery, ServerGone};
 use super::url::run_url;
 use crate::args::StderrArg;
 
+/// Handshakes in flight at most over the whole run: ten thousand sessions connecting at
+/// once overflow the server's accept queue (SYN retries back off for seconds) and time out.
+const MAX_HANDSHAKES: usize = 128;
+
+/// Admits [`MAX_HANDSHAKES`] session handshakes at a time.
+static HANDSHAKES: smol::lock::Semaphore = smol::lock::Semaphore::new(MAX_HANDSHAKES);
+
+/// Runs the MCP handshake on `handle` once a handshake slot is free.
+pub(super) async fn initialize(
+    handle: &ClientHandle,
+) -> Result<mcp_sansio::model::InitializeResult, ClientError> {
+    let _slot = HANDSHAKES.acquire().await;
+    handle.initialize().await
+}
+
 /// How long to wait for the session's counters once the load is over.
 const STATS_WAIT: Duration = Duration::from_secs(2);
 
@@ -30,9 +45,10 @@ pub(crate) enum Target {
         command: Vec<OsString>,
         stderr: StderrArg,
     },
-    /// A Streamable HTTP endpoint; each session is one MCP session on it.
+    /// Streamable HTTP endpoints; each session is one MCP session on one of them, spread
+    /// round-robin.
     Url {
-        url: String,
+        urls: Vec<String>,
         bearer_token: Option<String>,
     },
 }
@@ -49,7 +65,7 @@ impl Target {
                     .collect::<Vec<_>>()
                     .join(" "),
             ),
-            Target::Url { url, .. } => ("http", url.clone()),
+            Target::Url { urls, .. } => ("http", urls.join(" ")),
         }
     }
 
@@ -84,6 +100,8 @@ pub(crate) struct Ran<T> {
     /// The client session's drop counters (unknown, late, invalid responses); `None` if the
     /// session had already ended.
     pub(crate) stats: Option<Stats>,
+    /// TCP connections the session opened (0 over stdio).
+    pub(crate) connections_opened: u64,
 }
 
 /// Why a session did not run.
@@ -96,11 +114,17 @@ pub(crate) struct NotRun {
     pub(crate) stopped_by_another: bool,
 }
 
+/// The URL session number `session` uses: the URLs in turn.
+pub(crate) fn url_for(urls: &[String], session: usize) -> &str {
+    &urls[session % urls.len()]
+}
+
 /// Connects to `target` and initializes. `load` gets `Some(handle)` when the session is ready
 /// and `None` when it is not (it must still run, to meet the other sessions at the start
 /// line) and returns whether it ran.
 pub(crate) fn run_session<T, F>(
     target: &Target,
+    session: usize,
     settings: &Settings,
     load: impl FnOnce(Option<ClientHandle>) -> F,
 ) -> Result<Ran<T>, NotRun>
@@ -109,7 +133,9 @@ where
 {
     match target {
         Target::Stdio { command, stderr } => run_stdio(command, *stderr, settings.timeout, load),
-        Target::Url { url, bearer_token } => run_url(url, bearer_token.clone(), settings, load),
+        Target::Url { urls, bearer_token } => {
+            run_url(url_for(urls, session), bearer_token.clone(), settings, load)
+        }
     }
 }
 
@@ -126,6 +152,7 @@ fn client_config(timeout: Duration) -> Config {
     Config {
         request_timeout: timeout,
         max_request_timeout: timeout.max(Config::default().max_request_timeout),
+        max_frame_len: crate::max_frame(),
         ..Config::default()
     }
 }
@@ -161,7 +188,7 @@ where
     let handle = client.handle();
     let remote = client.remote();
     let app = async move {
-        let initialized = handle.initialize().await;
+        let initialized = initialize(&handle).await;
         let ready = initialized.is_ok().then(|| handle.clone());
         let output = load(ready).await;
         let stats = smol::future::or(
@@ -196,6 +223,7 @@ where
         output,
         server,
         stats,
+        connections_opened: 0,
     })
 }
 
@@ -212,5 +240,32 @@ fn init_failed(program: &str, error: &ClientError, report: ClientRunReport) -> N
         message,
         stderr_tail: report.stderr_tail,
         stopped_by_another: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_are_spread_over_the_urls_round_robin() {
+        let urls: Vec<String> = ["http://a/mcp", "http://b/mcp", "http://c/mcp"]
+            .map(String::from)
+            .to_vec();
+        let picked: Vec<_> = (0..7).map(|i| url_for(&urls, i)).collect();
+        assert_eq!(
+            picked,
+            [
+                "http://a/mcp",
+                "http://b/mcp",
+                "http://c/mcp",
+                "http://a/mcp",
+                "http://b/mcp",
+                "http://c/mcp",
+                "http://a/mcp"
+            ]
+        );
+        let one = vec![String::from("http://only/mcp")];
+        assert!((0..5).all(|i| url_for(&one, i) == "http://only/mcp"));
     }
 }

@@ -1,6 +1,7 @@
 //! The URL target: each bench session is one MCP session on a Streamable HTTP endpoint, run
 //! through the HTTP client adapter (`mcp_sansio_http::client`): its own `Mcp-Session-Id`, its
-//! own pool of kept-alive connections (one per call in flight), closed with DELETE at the end.
+//! own pool of kept-alive connections (one per call in flight), the standalone GET stream with
+//! `--get-stream`, closed with DELETE at the end.
 //! Every HTTP decision (headers, SSE or JSON bodies, 404 re-initialization) is the core
 //! transport's; this file only sizes the pool and tells a dead server from a failed call.
 
@@ -76,11 +77,16 @@ where
     let options = HttpClientOptions {
         transport: HttpClientConfig {
             max_exchanges: max_exchanges(settings.concurrency),
+            open_standalone_stream: settings.get_stream,
             ..HttpClientConfig::default()
         },
         bearer_token,
-        // Every connection of a call in flight goes back to the pool: none is reopened.
-        max_idle_connections: settings.concurrency + 1,
+        // Every connection of a call in flight goes back to the pool: none is reopened. An
+        // idle run keeps none (only the GET stream stays open).
+        max_idle_connections: match settings.idle {
+            Some(_) => 0,
+            None => settings.concurrency + 1,
+        },
         ..HttpClientOptions::default()
     };
     let client = match connect_http_client(url, client_builder(settings.timeout), options) {
@@ -97,7 +103,7 @@ where
     };
     let handle = client.handle();
     let app = async move {
-        let initialized = handle.initialize().await;
+        let initialized = super::transport::initialize(&handle).await;
         let ready = initialized.is_ok().then(|| handle.clone());
         (initialized, load(ready).await)
     };
@@ -124,6 +130,7 @@ where
         output,
         server,
         stats: Some(report.session),
+        connections_opened: report.connections_opened,
     })
 }
 

@@ -208,12 +208,18 @@ fn url_server_killed_midway_loses_every_session_without_a_hang() {
     // The calls in flight lose their connection, then the workers find the port closed and
     // end their session: a few failed calls per worker (8 workers; a call may also catch a
     // connection that breaks while the server dies), never a spin on refused connections.
-    let closed = report["errors"]["closed"].as_u64().unwrap();
+    // Counted by kind: the connection broke (reset), no new one (connect), the session gone.
+    let errors = &report["errors"];
+    let no_answer = ["closed", "reset", "connect"]
+        .map(|kind| errors[kind].as_u64().unwrap())
+        .iter()
+        .sum::<u64>();
     assert!(
-        (2..=64).contains(&closed),
+        (2..=64).contains(&no_answer),
         "the calls in flight fail, then each session stops: {report}"
     );
-    assert_eq!(report["errors"]["total"], closed, "{report}");
+    assert_eq!(errors["total"], no_answer, "{report}");
+    assert_eq!(report["answers"]["lost"], no_answer, "{report}");
     assert!(report["ok"].as_u64().unwrap() > 0);
     assert!(
         num(&report["elapsed_s"]) < 10.0,
@@ -223,6 +229,86 @@ fn url_server_killed_midway_loses_every_session_without_a_hang() {
         let message = sample["message"].as_str().unwrap();
         assert!(message.starts_with("ping: no answer: "), "{message}");
     }
+}
+
+/// Sessions holding their GET stream, spread over two servers, with the server's memory read
+/// from /proc: every call answered exactly once, the connections counted.
+#[test]
+fn url_get_streams_over_two_servers_count_every_answer() {
+    let (one, two) = (Server::ours(), Server::ours());
+    let pid = one.pid().to_string();
+    let run = bench_url(
+        &one.url,
+        &[
+            "--url",
+            &two.url,
+            "--json",
+            "--get-stream",
+            "--server-pid",
+            &pid,
+            "--requests",
+            "400",
+            "--sessions",
+            "4",
+            "--concurrency",
+            "2",
+            "--warmup",
+            "0",
+            "--mix",
+            "ping=1,tool:test_simple_text=1",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    let report = run.report();
+    assert_eq!(report["target"], format!("{} {}", one.url, two.url));
+    assert_eq!(report["get_stream"], true);
+    assert_eq!(report["completed"], 400, "{report}");
+    assert_eq!(report["ok"], 400);
+    // Nothing measured was lost or answered twice; a worker may have sent one call past the
+    // budget (not counted), so at least 400 were sent and all were answered.
+    let answers = &report["answers"];
+    assert!(answers["sent"].as_u64().unwrap() >= 400, "{report}");
+    assert_eq!(answers["answered"], answers["sent"], "{report}");
+    assert_eq!(answers["lost"], 0);
+    assert_eq!(answers["duplicated"], 0);
+    // Per session: one GET stream, up to two calls in flight; at least two connections each.
+    let opened = report["connections_opened"].as_u64().unwrap();
+    assert!((8..=4 * 8).contains(&opened), "{report}");
+    let memory = &report["server_memory_kib"];
+    assert!(memory["max_rss"].as_u64().unwrap() > 0, "{report}");
+    assert!(memory["hwm"].as_u64().unwrap() >= memory["max_rss"].as_u64().unwrap());
+    assert!(memory["samples"].as_u64().unwrap() >= 1);
+}
+
+/// `--idle`: the sessions open, hold their GET stream, make no call, close.
+#[test]
+fn url_idle_sessions_hold_their_get_stream_without_calls() {
+    let server = Server::ours();
+    let pid = server.pid().to_string();
+    let run = bench_url(
+        &server.url,
+        &[
+            "--json",
+            "--get-stream",
+            "--idle",
+            "300ms",
+            "--sessions",
+            "5",
+            "--server-pid",
+            &pid,
+        ],
+    );
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    let report = run.report();
+    assert_eq!(report["idle_s"], 0.3);
+    assert_eq!(report["completed"], 0);
+    assert_eq!(report["answers"]["sent"], 0);
+    // Each session: the handshake's connection(s), the GET stream, the DELETE's.
+    assert!(
+        report["connections_opened"].as_u64().unwrap() >= 10,
+        "{report}"
+    );
+    assert!(report["server_memory_kib"]["max_rss"].as_u64().unwrap() > 0);
 }
 
 #[test]
@@ -250,6 +336,16 @@ fn url_unreachable_or_malformed_targets_fail_before_any_report() {
             "--stdio",
         ],
         &["bench", "--stdio", "--bearer-token", "t", "--", "server"],
+        &[
+            "bench",
+            "http://127.0.0.1:9/mcp",
+            "--idle",
+            "1s",
+            "--requests",
+            "5",
+        ],
+        &["bench", "http://127.0.0.1:9/mcp", "--server-pid", "0"],
+        &["bench", "http://127.0.0.1:9/mcp", "--sessions", "20001"],
         &["bench"],
     ] {
         let run = run_cli(args);

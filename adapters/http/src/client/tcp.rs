@@ -1,12 +1,16 @@
 //! Opening a client connection: the first address of `host:port` that accepts, with
-//! TCP_NODELAY, as a `TcpIo` (the stream wrapper the server uses too, `crate::tcp_io`).
+//! TCP_NODELAY and TCP keepalive, as a `TcpIo` (the stream wrapper the server uses too, `crate::tcp_io`).
 
 use std::io;
 use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
 
 use smol::Async;
 
 use crate::tcp_io::TcpIo;
+
+/// TCP keepalive probes start after this long without traffic on a client connection.
+const KEEPALIVE_AFTER: Duration = Duration::from_secs(60);
 
 /// Connects to the first address of `addr` (`host:port`) that accepts, with TCP_NODELAY
 /// (without it a small POST waits for the peer's delayed ACK).
@@ -24,5 +28,8 @@ pub(crate) async fn connect(addr: &str) -> io::Result<TcpIo> {
 async fn connect_one(addr: SocketAddr) -> io::Result<TcpIo> {
     let stream = Async::<TcpStream>::connect(addr).await?;
     stream.get_ref().set_nodelay(true)?;
+    // Best effort: a pooled connection whose server vanished without a FIN is found.
+    let probes = socket2::TcpKeepalive::new().with_time(KEEPALIVE_AFTER);
+    let _ = socket2::SockRef::from(stream.get_ref()).set_tcp_keepalive(&probes);
     Ok(TcpIo::connected(stream))
 }

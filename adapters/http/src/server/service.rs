@@ -4,16 +4,20 @@
 
 use std::cell::RefCell;
 use std::convert::Infallible;
+use std::future::{poll_fn, Future};
 use std::net::IpAddr;
+use std::pin::Pin;
 use std::rc::Rc;
+use std::task::Poll;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http_body_util::BodyExt;
 use hyper::body::Incoming;
+use smol::Timer;
 
 use crate::chunks::Chunks;
 use hyper::header::{
-    HeaderMap, HeaderName, HeaderValue, InvalidHeaderValue, CACHE_CONTROL, CONTENT_TYPE,
+    HeaderMap, HeaderName, HeaderValue, InvalidHeaderValue, CACHE_CONTROL, CONNECTION, CONTENT_TYPE,
 };
 use hyper::http::request::Parts;
 use hyper::{Request, Response, StatusCode};
@@ -23,12 +27,15 @@ use super::auth::BearerAuth;
 use super::body::{ResponseBody, StreamBody};
 use super::shared::Shared;
 use super::staging::{self, Parked, Staging};
+use super::MinRate;
 
 /// What every request of one server needs.
 pub(crate) struct Route {
     pub(crate) auth: Option<BearerAuth>,
     /// The endpoint's `max_body`: reading stops one byte past it (the endpoint answers 413).
     pub(crate) max_body: usize,
+    /// How long a body may take.
+    pub(crate) body_limits: BodyLimits,
     /// OS randomness for session ids, drawn in blocks.
     pub(crate) random: RefCell<RandomBlock>,
     /// Requests waiting for the endpoint's next batch.
@@ -108,13 +115,25 @@ pub(crate) async fn handle(
     head.peer.subject = admitted
         .as_ref()
         .and_then(|a| a.subject().map(str::to_owned));
-    let body = match read_body(body, route.max_body.saturating_add(1)).await {
+    let limit = route.max_body.saturating_add(1);
+    let body = match read_body(body, limit, &route.body_limits).await {
         Ok(body) => body,
-        Err(_) => {
+        Err(BodyError::Read(_)) => {
             return Ok(plain(
                 StatusCode::BAD_REQUEST,
                 "Bad Request: unreadable body",
             ))
+        }
+        Err(BodyError::TimedOut) => {
+            // Nothing was sent on this request yet: say why, and close (the rest of the
+            // body is never read).
+            let mut resp = plain(
+                StatusCode::REQUEST_TIMEOUT,
+                "Request Timeout: the body did not arrive in time",
+            );
+            resp.headers_mut()
+                .insert(CONNECTION, HeaderValue::from_static("close"));
+            return Ok(resp);
         }
     };
     // Scopes depend on the JSON-RPC methods in the body; an oversized body is refused (413)
@@ -148,19 +167,91 @@ fn request_head(req: &Parts) -> HttpRequestHead {
     })
 }
 
+/// How long a request body may take (see `HttpServerOptions::body_timeout` and
+/// `body_min_rate`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct BodyLimits {
+    pub(crate) whole: Option<Duration>,
+    pub(crate) min_rate: Option<MinRate>,
+}
+
+impl BodyLimits {
+    /// When a body that started at `start` and has `read` bytes so far times out.
+    fn deadline(&self, start: Instant, read: usize) -> Option<Instant> {
+        let whole = self.whole.map(|d| start + d);
+        let slow = self
+            .min_rate
+            .filter(|rate| rate.bytes_per_sec > 0)
+            .map(|rate| {
+                // The bytes read so far are the minimum rate's worth of this long.
+                let earned = Duration::from_secs_f64(read as f64 / rate.bytes_per_sec as f64);
+                start + earned.max(rate.grace)
+            });
+        match (whole, slow) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// Why a body was not read.
+#[derive(Debug)]
+enum BodyError<E> {
+    /// The connection failed.
+    Read(E),
+    /// It took longer than its limits allow.
+    TimedOut,
+}
+
 /// Reads the body, stopping once it exceeds `limit` bytes (what was read is returned, so the
-/// endpoint sees the size and answers 413 itself). A body that comes in one frame (any small
-/// POST) is hyper's own buffer, not copied; only a body of several frames is joined.
-async fn read_body<B>(mut body: B, limit: usize) -> Result<Bytes, B::Error>
+/// endpoint sees the size and answers 413 itself), or failing once `limits` say it is too
+/// slow. A body that comes in one frame (any small POST) is hyper's own buffer, not copied;
+/// only a body of several frames is joined. The clock starts, and a timer is armed, only
+/// when a frame is not there at once: a body that came with its head costs no timer.
+async fn read_body<B>(
+    mut body: B,
+    limit: usize,
+    limits: &BodyLimits,
+) -> Result<Bytes, BodyError<B::Error>>
 where
     B: hyper::body::Body<Data = Bytes> + Unpin,
 {
     let mut chunks = Chunks::default();
-    while let Some(frame) = body.frame().await {
-        let Ok(mut data) = frame?.into_data() else {
+    let mut start = None;
+    let mut timer: Option<(Instant, Timer)> = None;
+    loop {
+        let read = chunks.len();
+        let next = poll_fn(|cx| {
+            if let Poll::Ready(frame) = Pin::new(&mut body).poll_frame(cx) {
+                return Poll::Ready(Ok(frame));
+            }
+            let start = *start.get_or_insert_with(Instant::now);
+            let Some(due) = limits.deadline(start, read) else {
+                return Poll::Pending;
+            };
+            match &mut timer {
+                Some((armed, timer)) if *armed != due => {
+                    timer.set_at(due);
+                    *armed = due;
+                }
+                Some(_) => {}
+                None => timer = Some((due, Timer::at(due))),
+            }
+            let fired = timer
+                .as_mut()
+                .is_some_and(|(_, t)| Pin::new(t).poll(cx).is_ready());
+            if fired || Instant::now() >= due {
+                return Poll::Ready(Err(BodyError::TimedOut));
+            }
+            Poll::Pending
+        })
+        .await?;
+        let Some(frame) = next else {
+            break;
+        };
+        let Ok(mut data) = frame.map_err(BodyError::Read)?.into_data() else {
             continue;
         };
-        let read = chunks.len();
         data.truncate(limit - read);
         chunks.push(data);
         if chunks.len() >= limit {
@@ -245,8 +336,7 @@ fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
 #[cfg(test)]
 mod tests {
     use std::collections::VecDeque;
-    use std::pin::Pin;
-    use std::task::{Context, Poll};
+    use std::task::Context;
 
     use hyper::body::Frame;
 
@@ -270,7 +360,7 @@ mod tests {
 
     fn read(frames: &[&'static [u8]], limit: usize) -> Bytes {
         let body = Frames(frames.iter().copied().collect());
-        smol::block_on(read_body(body, limit)).expect("infallible")
+        smol::block_on(read_body(body, limit, &BodyLimits::default())).expect("infallible")
     }
 
     /// One frame is handed on as is; several are joined in order; reading stops at the limit
@@ -287,5 +377,34 @@ mod tests {
         assert_eq!(&read(&[b"ab", b"cdef", b"gh"], 4)[..], b"abcd");
         assert_eq!(&read(&[b"ab", b"cd", b"gh"], 4)[..], b"abcd");
         assert_eq!(&read(&[], 4)[..], b"");
+    }
+
+    /// A body's deadline is the earlier of its whole-body limit and the instant its bytes so
+    /// far stop meeting the minimum rate (never before the grace ends); none without limits.
+    #[test]
+    fn a_body_times_out_at_the_earlier_of_its_deadline_and_its_rate() {
+        let start = Instant::now();
+        let s = Duration::from_secs;
+        let rate = MinRate {
+            bytes_per_sec: 100,
+            grace: s(10),
+        };
+        let both = BodyLimits {
+            whole: Some(s(60)),
+            min_rate: Some(rate),
+        };
+        assert_eq!(both.deadline(start, 0), Some(start + s(10)), "the grace");
+        assert_eq!(both.deadline(start, 2000), Some(start + s(20)), "earned");
+        assert_eq!(both.deadline(start, 100_000), Some(start + s(60)), "whole");
+        let off = MinRate {
+            bytes_per_sec: 0,
+            ..rate
+        };
+        let whole_only = BodyLimits {
+            whole: Some(s(60)),
+            min_rate: Some(off),
+        };
+        assert_eq!(whole_only.deadline(start, 0), Some(start + s(60)));
+        assert_eq!(BodyLimits::default().deadline(start, 0), None);
     }
 }

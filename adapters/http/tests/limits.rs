@@ -1,0 +1,302 @@
+//! The server's limits through real loopback sockets, with short timeouts: at the connection
+//! cap a new connection waits and is served once another closes; a slow body gets 408 while
+//! another client is served; an idle keep-alive connection is closed while one with a request
+//! in flight is not; a silent GET stream gets keep-alive comments; a client that stops reading
+//! has its stream cut by the write timeout.
+
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
+use mcp_sansio::http::EndpointConfig;
+use mcp_sansio::model::Implementation;
+use mcp_sansio_http::server::{HttpServer, HttpServerOptions, MinRate, RunReport, ShutdownHandle};
+use serde_json::json;
+
+/// Every socket read gives up after this (a hang fails the test instead of blocking it).
+const READ_LIMIT: Duration = Duration::from_secs(10);
+
+/// The text `big` answers with: larger than any socket buffer a loopback connection gets.
+const BIG: usize = 16 << 20;
+
+fn app(now: Instant) -> Server {
+    let schema = json!({"type": "object"});
+    Server::builder(Implementation::new("limits-test", "1"))
+        .tool(Tool::new("echo", schema.clone()).sync_handler(|_, _| Ok(CallToolResult::text("hi"))))
+        .tool(Tool::new("big", schema).sync_handler(|_, ctx| {
+            // A log first: the answer is an SSE stream.
+            ctx.log(LogLevel::Info, None, json!("big answer next"));
+            Ok(CallToolResult::text("x".repeat(BIG)))
+        }))
+        .build(now)
+}
+
+struct Running {
+    addr: SocketAddr,
+    stop: ShutdownHandle,
+    thread: Option<JoinHandle<RunReport>>,
+}
+
+impl Running {
+    fn start(options: HttpServerOptions) -> Running {
+        let server = HttpServer::bind("127.0.0.1:0".parse().unwrap(), options, app).unwrap();
+        let addr = server.local_addr();
+        let stop = server.shutdown_handle();
+        let thread = std::thread::spawn(move || server.run().unwrap());
+        Running {
+            addr,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn connect(&self) -> TcpStream {
+        let stream = TcpStream::connect(self.addr).unwrap();
+        stream.set_read_timeout(Some(READ_LIMIT)).unwrap();
+        stream
+    }
+
+    fn shutdown(&mut self) -> RunReport {
+        self.stop.shutdown();
+        self.thread.take().unwrap().join().unwrap()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            self.stop.shutdown();
+        }
+    }
+}
+
+/// A POST of `body` to `/mcp`, as bytes.
+fn post(addr: SocketAddr, sid: Option<&str>, body: &str) -> Vec<u8> {
+    let sid = sid.map_or(String::new(), |s| format!("Mcp-Session-Id: {s}\r\n"));
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\n{sid}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// Reads one response head: the status and the header fields (lower-case names).
+fn read_head(reader: &mut impl BufRead) -> (u16, Vec<(String, String)>) {
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    let status = line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {line:?}"));
+    let mut headers = Vec::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        let l = line.trim_end();
+        if l.is_empty() {
+            return (status, headers);
+        }
+        let (name, value) = l.split_once(':').unwrap();
+        headers.push((name.to_ascii_lowercase(), value.trim().to_string()));
+    }
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Reads one whole response with a `Content-Length` body: status, headers, body.
+fn read_response(reader: &mut impl BufRead) -> (u16, Vec<(String, String)>, String) {
+    let (status, headers) = read_head(reader);
+    let len: usize = header(&headers, "content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; len];
+    reader.read_exact(&mut body).unwrap();
+    (status, headers, String::from_utf8_lossy(&body).into_owned())
+}
+
+/// initialize + initialized on `stream`; returns the session id.
+fn open_session(addr: SocketAddr, stream: &TcpStream) -> String {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    (&*stream).write_all(&post(addr, None, INIT)).unwrap();
+    let (status, headers, body) = read_response(&mut reader);
+    assert_eq!(status, 200, "{body}");
+    let sid = header(&headers, "mcp-session-id").unwrap().to_string();
+    (&*stream)
+        .write_all(&post(addr, Some(&sid), INITIALIZED))
+        .unwrap();
+    assert_eq!(read_response(&mut reader).0, 202);
+    sid
+}
+
+/// Whether the peer closed `stream` (EOF or reset) within the read limit, reading and
+/// discarding whatever comes first; returns the bytes read.
+fn read_to_close(stream: &mut TcpStream) -> (usize, bool) {
+    let mut total = 0;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return (total, true),
+            Ok(n) => total += n,
+            Err(e) if e.kind() == ErrorKind::ConnectionReset => return (total, true),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(_) => return (total, false),
+        }
+    }
+}
+
+/// At `max_connections` the server stops accepting: a new connection is not refused, it
+/// waits (in the kernel's backlog) and is served as soon as an open one closes. The report
+/// counts both connections and the pause.
+#[test]
+fn at_the_cap_a_new_connection_waits_and_is_served_once_another_closes() {
+    let mut server = Running::start(HttpServerOptions {
+        max_connections: 1,
+        ..HttpServerOptions::default()
+    });
+    let first = server.connect();
+    open_session(server.addr, &first);
+    let waiting = server.connect();
+    (&waiting)
+        .write_all(&post(server.addr, None, INIT))
+        .unwrap();
+    // Not served while the first is open (and not closed either).
+    waiting
+        .set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    match (&waiting).read(&mut byte) {
+        Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+        other => panic!("the waiting connection got {other:?} while the first was open"),
+    }
+    drop(first);
+    waiting.set_read_timeout(Some(READ_LIMIT)).unwrap();
+    let (status, headers, body) = read_response(&mut BufReader::new(&waiting));
+    assert_eq!(status, 200, "{body}");
+    assert!(header(&headers, "mcp-session-id").is_some());
+    drop(waiting);
+    let report = server.shutdown();
+    assert_eq!(report.connections, 2, "{report:?}");
+    assert!(report.cap_reached >= 1, "{report:?}");
+}
+
+/// A body that stalls gets 408 and the connection closes, by the whole-body deadline or by
+/// the minimum rate; meanwhile another client is served.
+#[test]
+fn a_slow_body_gets_408_while_another_client_is_served() {
+    let by_deadline = HttpServerOptions {
+        body_timeout: Some(Duration::from_millis(400)),
+        body_min_rate: None,
+        ..HttpServerOptions::default()
+    };
+    let by_rate = HttpServerOptions {
+        body_timeout: None,
+        body_min_rate: Some(MinRate {
+            bytes_per_sec: 1000,
+            grace: Duration::from_millis(400),
+        }),
+        ..HttpServerOptions::default()
+    };
+    for options in [by_deadline, by_rate] {
+        let server = Running::start(options);
+        let mut slow = server.connect();
+        let mut head = post(server.addr, None, INIT);
+        // Everything but the body's last byte.
+        head.pop();
+        slow.write_all(&head).unwrap();
+        let other = server.connect();
+        open_session(server.addr, &other);
+        let (status, headers, body) = read_response(&mut BufReader::new(&slow));
+        assert_eq!(status, 408, "{body}");
+        assert_eq!(header(&headers, "connection"), Some("close"));
+        assert!(read_to_close(&mut slow).1, "closed after the 408");
+    }
+}
+
+/// A connection with no request in flight closes after the keep-alive timeout; one holding
+/// a GET stream open longer than that stays open (and its silent stream gets keep-alive
+/// comments, which is how it is seen to stay open).
+#[test]
+fn an_idle_connection_closes_while_a_silent_get_stream_gets_keep_alive_comments() {
+    let mut server = Running::start(HttpServerOptions {
+        keep_alive_timeout: Some(Duration::from_millis(300)),
+        endpoint: EndpointConfig {
+            sse_keep_alive: Some(Duration::from_millis(200)),
+            ..EndpointConfig::default()
+        },
+        ..HttpServerOptions::default()
+    });
+    let mut idle = server.connect();
+    let streaming = server.connect();
+    let sid = open_session(server.addr, &idle);
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n",
+        server.addr
+    );
+    (&streaming).write_all(get.as_bytes()).unwrap();
+    let mut reader = BufReader::new(&streaming);
+    let (status, _) = read_head(&mut reader);
+    assert_eq!(status, 200);
+    // Three comments: the stream outlives the keep-alive timeout twice over.
+    let mut comments = 0;
+    let mut line = String::new();
+    for _ in 0..100 {
+        line.clear();
+        if reader.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        if line.trim_end() == ": keep-alive" {
+            comments += 1;
+            if comments == 3 {
+                break;
+            }
+        }
+    }
+    assert_eq!(comments, 3, "last line {line:?}");
+    assert_eq!(read_to_close(&mut idle), (0, true), "the idle one closed");
+    drop(reader);
+    drop(streaming);
+    server.shutdown();
+}
+
+/// A client that asks for a large answer and reads nothing has its stream cut once the
+/// server's writes made no progress for the write timeout: what it then reads ends well
+/// short of the answer.
+#[test]
+fn a_client_that_never_reads_has_its_stream_cut_by_the_write_timeout() {
+    let server = Running::start(HttpServerOptions {
+        write_timeout: Some(Duration::from_millis(200)),
+        ..HttpServerOptions::default()
+    });
+    // A small receive window, so the server's writes stall soon.
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    socket.connect(&server.addr.into()).unwrap();
+    let mut client: TcpStream = socket.into();
+    client.set_read_timeout(Some(READ_LIMIT)).unwrap();
+    let sid = {
+        let stream = client.try_clone().unwrap();
+        open_session(server.addr, &stream)
+    };
+    let call =
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big","arguments":{}}}"#;
+    client
+        .write_all(&post(server.addr, Some(&sid), call))
+        .unwrap();
+    // Reads nothing for many write timeouts.
+    std::thread::sleep(Duration::from_secs(3));
+    let (read, closed) = read_to_close(&mut client);
+    assert!(closed, "the server cut the connection");
+    assert!(read < BIG, "read {read} of {BIG}");
+}
