@@ -478,7 +478,9 @@ impl Session {
         // The envelope is written escaped, so only a payload not known to be on one line is
         // a reason to look.
         if !payloads_one_line(&message) {
-            blank_line_breaks(&mut buf[start..]);
+            if let Some(written) = buf.get_mut(start..) {
+                blank_line_breaks(written);
+            }
         }
         let kind = match message {
             Message::Request(_) => TransmitKind::Request,
