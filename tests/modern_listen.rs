@@ -306,9 +306,14 @@ fn over_http_a_change_in_one_exchange_reaches_the_listen_streams_of_others() {
     let Body::Stream(id) = tools.body else {
         unreachable!()
     };
-    let before = http.ep.session_count();
+    let before = http.ep.exchange_count();
+    assert_eq!(
+        http.ep.session_count(),
+        0,
+        "listen streams are exchanges, not sessions"
+    );
     http.ep.stream_closed(id);
-    assert_eq!(http.ep.session_count(), before - 1);
+    assert_eq!(http.ep.exchange_count(), before - 1);
 }
 
 #[test]

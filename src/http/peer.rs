@@ -3,8 +3,8 @@
 //! data on the request head, and a [`PeerLimit`] set in the endpoint's config decides whether
 //! that peer may open one more session (refused: 429 with `Retry-After`).
 
+use core::net::IpAddr;
 use std::fmt;
-use std::net::IpAddr;
 use std::time::Duration;
 
 /// Who sent a request, as far as the embedding server knows. Both parts are optional: a
