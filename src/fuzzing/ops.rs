@@ -79,12 +79,24 @@ impl<'a> Cursor<'a> {
     }
 
     /// A string field: a word of `vocab` half the time, otherwise arbitrary text, a word with
-    /// text appended (a valid prefix with a bad tail), or text repeated to a large size.
+    /// text spliced in at any character boundary (a valid shape with a bad character inside:
+    /// a multi-byte character where a parser counts bytes), a word with text appended (a valid
+    /// prefix with a bad tail), or text repeated to a large size.
     /// An empty `vocab` (no session id issued yet) stands for the empty string.
     pub(crate) fn field(&mut self, vocab: &[&str]) -> String {
         match self.below(8) {
             0..=3 => self.word(vocab).to_owned(),
-            4 | 5 => self.text(32),
+            4 => self.text(32),
+            5 => {
+                let mut s = self.word(vocab).to_owned();
+                let at = s
+                    .char_indices()
+                    .map(|(i, _)| i)
+                    .nth(self.below(s.chars().count() + 1))
+                    .unwrap_or(s.len());
+                s.insert_str(at, &self.text(2));
+                s
+            }
             6 => {
                 let mut s = self.word(vocab).to_owned();
                 s.push_str(&self.text(8));
