@@ -32,7 +32,6 @@ mod fields;
 mod frames;
 mod inflight;
 mod modern;
-mod outgoing;
 mod pool;
 mod repoll;
 mod tcp;
@@ -53,7 +52,8 @@ use bytes::Bytes;
 use hyper::HeaderMap;
 use mcp_sansio::app::client::{Client, ClientBuilder, ClientEvent, ClientHandle};
 use mcp_sansio::http::client::HttpClientStats;
-use mcp_sansio::http::{ClientAction, ExchangeId, HttpClient, HttpClientConfig, TransportEvent};
+use mcp_sansio::http::{HttpClient, HttpClientConfig, TransportEvent};
+use mcp_sansio::outgoing::{Action, ExchangeId};
 use mcp_sansio::session::Stats;
 use smol::{LocalExecutor, Timer};
 
@@ -227,7 +227,7 @@ impl Loop {
             }
             // The transport decoded the answers to see which requests they end: the machine
             // takes that decoding instead of decoding each frame again.
-            while let Some((frame, decoded)) = self.transport.poll_frame_decoded() {
+            while let Some((frame, decoded)) = self.transport.poll_frame() {
                 moved = true;
                 match decoded {
                     Some(incoming) => self.client.handle_decoded(now, &frame, incoming),
@@ -246,9 +246,9 @@ impl Loop {
         }
     }
 
-    fn act(&mut self, action: ClientAction) {
+    fn act(&mut self, action: Action) {
         match action {
-            ClientAction::Send(request) => {
+            Action::Send(request) => {
                 let id = request.id;
                 let exchange = exchange::run(
                     self.pool.clone(),
@@ -259,7 +259,7 @@ impl Loop {
                 self.inflight.start(id.0, exchange);
             }
             // Dropping the exchange drops its connection and body.
-            ClientAction::Abort(id) => self.inflight.abort(id.0),
+            Action::Abort(id) => self.inflight.abort(id.0),
         }
     }
 
@@ -288,7 +288,7 @@ impl Loop {
             .handle_response_head(now, id, status, header_pairs(&headers));
         if !body.is_empty() {
             // Handed over as shared bytes: a JSON answer is not copied again.
-            self.transport.handle_response_body_bytes(now, id, body);
+            self.transport.handle_response_body(now, id, body);
         }
         self.transport.handle_response_end(now, id);
     }
@@ -307,7 +307,7 @@ impl Loop {
                 self.transport
                     .handle_response_head(now, id, status, header_pairs(&headers));
             }
-            Streamed::Body { id, chunk } => self.transport.handle_response_body(now, id, &chunk),
+            Streamed::Body { id, chunk } => self.transport.handle_response_body(now, id, chunk),
             Streamed::End { id } => self.transport.handle_response_end(now, id),
             Streamed::Failed { id, reason } => {
                 self.transport.handle_response_failed(now, id, &reason)
@@ -330,7 +330,7 @@ impl Loop {
 
 /// hyper's response headers as the core takes them (values that are not text are skipped,
 /// as before).
-fn header_pairs(headers: &hyper::HeaderMap) -> impl Iterator<Item = (&str, &str)> {
+pub(crate) fn header_pairs(headers: &hyper::HeaderMap) -> impl Iterator<Item = (&str, &str)> {
     headers
         .iter()
         .filter_map(|(n, v)| Some((n.as_str(), v.to_str().ok()?)))

@@ -29,23 +29,20 @@ use std::time::Instant;
 use bytes::Bytes;
 use mcp_sansio::app::client::{Client, ClientBuilder, ClientEvent, ClientHandle};
 use mcp_sansio::http::legacy::{
-    AutoClient, ClientConfig, ClientEvent as WireEvent, CloseReason, LegacyClient, SendError,
-    TransportKind,
+    AutoClient, ClientConfig, ClientEvent as WireEvent, CloseReason, LegacyClient, TransportKind,
 };
 use mcp_sansio::http::{HttpClient, TransportEvent};
-use mcp_sansio::jsonrpc::{self, ErrorObject, Message, MissingId};
-use mcp_sansio::session::TransmitKind;
 use smol::{LocalExecutor, Timer};
 
 use super::doorbell::Doorbell;
 use super::endpoint_url::HttpUrl;
 use super::exchange::{self, Input, Streamed, Target};
 use super::inflight::InFlight;
-use super::outgoing;
 use super::pool::Pool;
 use super::repoll::Repoll;
 use super::wake::{next_wake, Wake};
 use super::wire::{Step, Wire};
+use super::header_pairs;
 use super::HttpClientOptions;
 
 /// Which transport to speak.
@@ -172,9 +169,7 @@ impl Loop {
                 moved = true;
                 let frame = Bytes::copy_from_slice(&self.buf);
                 self.buf.clear();
-                if let Err(e) = self.wire.send(now, frame.clone(), t.kind) {
-                    self.refuse(now, &frame, t.kind, e);
-                }
+                self.wire.send(now, frame, t.kind);
             }
             while let Some(job) = self.client.poll_job() {
                 self.executor.spawn(job).detach();
@@ -197,17 +192,7 @@ impl Loop {
 
     fn step(&mut self, now: Instant, step: Step) {
         match step {
-            Step::Outgoing(request) => {
-                let key = request.key.0;
-                let exchange = outgoing::run(
-                    self.pool.clone(),
-                    self.target.clone(),
-                    request,
-                    self.inflight.inputs(),
-                );
-                self.inflight.start(key, exchange);
-            }
-            Step::Streamable(request) => {
+            Step::Send(request) => {
                 let key = request.id.0;
                 let exchange = exchange::run(
                     self.pool.clone(),
@@ -236,38 +221,26 @@ impl Loop {
         }
     }
 
-    /// A frame the transport refused: a request is answered with an error at once.
-    fn refuse(&mut self, now: Instant, frame: &Bytes, kind: TransmitKind, why: SendError) {
-        if kind != TransmitKind::Request {
-            return;
-        }
-        let Ok(Message::Request(request)) = jsonrpc::decode_message(frame) else {
-            return;
-        };
-        let error = ErrorObject::new(-32000, format!("the HTTP transport refused it: {why:?}"));
-        let mut buf = Vec::new();
-        jsonrpc::encode_error(&mut buf, Some(&request.id), &error, MissingId::Null);
-        self.client.handle_input(now, Bytes::from(buf));
-    }
-
     fn input(&mut self, now: Instant, input: Input) {
         match input {
             Input::Streamed(Streamed::Head {
                 id,
                 status,
                 headers,
-            }) => self.wire.head(now, id.0, status, &owned_pairs(&headers)),
+            }) => self.wire.head(now, id.0, status, header_pairs(&headers)),
             Input::Whole {
                 id,
                 status,
                 headers,
                 body,
             } => {
-                self.wire.head(now, id.0, status, &owned_pairs(&headers));
-                self.wire.body(now, id.0, &body);
+                self.wire.head(now, id.0, status, header_pairs(&headers));
+                if !body.is_empty() {
+                    self.wire.body(now, id.0, body);
+                }
                 self.wire.end(now, id.0, None);
             }
-            Input::Streamed(Streamed::Body { id, chunk }) => self.wire.body(now, id.0, &chunk),
+            Input::Streamed(Streamed::Body { id, chunk }) => self.wire.body(now, id.0, chunk),
             Input::Streamed(Streamed::End { id }) => self.wire.end(now, id.0, None),
             Input::Streamed(Streamed::Failed { id, reason }) => {
                 self.wire.end(now, id.0, Some(&reason));
@@ -407,12 +380,4 @@ async fn drive<F: Future>(
             "the client loop ended before the application",
         )),
     }
-}
-
-/// The response headers as the core's owned pairs (values that are not text are dropped).
-fn owned_pairs(headers: &hyper::HeaderMap) -> Vec<(String, String)> {
-    headers
-        .iter()
-        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
-        .collect()
 }

@@ -1,20 +1,17 @@
 //! The three client transports the auto-detecting client may run, behind one surface: the
 //! detector ([`AutoClient`], which also runs the legacy client after a fallback), the legacy
 //! HTTP+SSE client when forced, and the Streamable HTTP client (forced, or taking over after
-//! detection). Requests of the first two are [`OutgoingRequest`]s keyed by [`RequestKey`];
-//! the Streamable client's are [`ClientAction`]s keyed by [`ExchangeId`]. Both travel to the
-//! exchange tasks as `ExchangeId`s, the Streamable ones with [`STREAMABLE_TAG`] set.
+//! detection). All three follow the core's one client contract ([`ClientTransport`]); the
+//! Streamable client's exchange ids carry [`STREAMABLE_TAG`], so they never meet the
+//! detector's.
 
 use std::time::Instant;
 
 use bytes::Bytes;
-use mcp_sansio::http::legacy::{
-    AutoClient, ClientEvent as WireEvent, LegacyClient, OutgoingRequest, RequestKey, SendError,
-};
-use mcp_sansio::http::{
-    ClientAction, ExchangeId, HttpClient, HttpClientConfig, HttpClientRequest, TransportEvent,
-};
+use mcp_sansio::http::legacy::{AutoClient, ClientEvent as WireEvent, LegacyClient};
+use mcp_sansio::http::{HttpClient, HttpClientConfig, TransportEvent};
 use mcp_sansio::jsonrpc::Incoming;
+use mcp_sansio::outgoing::{Action, ClientTransport, ExchangeId, OutgoingRequest};
 use mcp_sansio::session::TransmitKind;
 
 /// Set on the exchange ids of the Streamable client, so they never meet the detector's keys.
@@ -29,10 +26,8 @@ pub(crate) enum Wire {
 
 /// One thing for the loop to do.
 pub(crate) enum Step {
-    /// Perform a request of the detector or the legacy client.
-    Outgoing(OutgoingRequest),
-    /// Perform a request of the Streamable client.
-    Streamable(HttpClientRequest),
+    /// Perform a request (a Streamable one with its id tagged).
+    Send(OutgoingRequest),
     /// Drop exchange (tagged id) and its connection.
     Abort(u64),
     /// A frame for the client machine, with its decoding when the transport made one (the
@@ -45,49 +40,31 @@ pub(crate) enum Step {
 }
 
 impl Wire {
-    /// Hands one outgoing frame to the transport; `Err` when it refused it.
-    pub(crate) fn send(
-        &mut self,
-        now: Instant,
-        frame: Bytes,
-        kind: TransmitKind,
-    ) -> Result<(), SendError> {
+    /// Hands one outgoing frame to the transport (one it refuses comes back as an error frame).
+    pub(crate) fn send(&mut self, now: Instant, frame: Bytes, kind: TransmitKind) {
         match self {
-            Wire::Auto(c) => c.handle_frame(frame),
-            Wire::Legacy(c) => c.handle_frame(frame),
-            Wire::Streamable(c) => {
-                c.handle_transmit(now, frame, kind);
-                Ok(())
-            }
+            Wire::Auto(c) => c.handle_transmit(now, frame, kind),
+            Wire::Legacy(c) => c.handle_transmit(now, frame, kind),
+            Wire::Streamable(c) => c.handle_transmit(now, frame, kind),
         }
     }
 
     /// The next thing to do, if any.
     pub(crate) fn poll(&mut self) -> Option<Step> {
         match self {
-            Wire::Auto(c) => c
-                .poll_request()
-                .map(Step::Outgoing)
-                .or_else(|| c.poll_abort().map(|k| Step::Abort(k.0)))
-                .or_else(|| c.poll_frame().map(|f| Step::Frame(f, None)))
-                .or_else(|| c.poll_event().map(Step::Event)),
-            Wire::Legacy(c) => c
-                .poll_request()
-                .map(Step::Outgoing)
-                .or_else(|| c.poll_abort().map(|k| Step::Abort(k.0)))
-                .or_else(|| c.poll_frame().map(|f| Step::Frame(f, None)))
-                .or_else(|| c.poll_event().map(Step::Event)),
+            Wire::Auto(c) => poll_legacy(c.as_mut()),
+            Wire::Legacy(c) => poll_legacy(c.as_mut()),
             Wire::Streamable(c) => c
                 .poll_action()
                 .map(|action| match action {
-                    ClientAction::Send(mut request) => {
+                    Action::Send(mut request) => {
                         request.id = ExchangeId(request.id.0 | STREAMABLE_TAG);
-                        Step::Streamable(request)
+                        Step::Send(request)
                     }
-                    ClientAction::Abort(id) => Step::Abort(id.0 | STREAMABLE_TAG),
+                    Action::Abort(id) => Step::Abort(id.0 | STREAMABLE_TAG),
                 })
                 .or_else(|| {
-                    c.poll_frame_decoded()
+                    c.poll_frame()
                         .map(|(frame, decoded)| Step::Frame(frame, decoded))
                 })
                 .or_else(|| c.poll_event().map(Step::Transport)),
@@ -109,29 +86,29 @@ impl Wire {
     }
 
     /// The response head of exchange `id`.
-    pub(crate) fn head(
+    pub(crate) fn head<'a>(
         &mut self,
         now: Instant,
         id: u64,
         status: u16,
-        headers: &[(String, String)],
+        headers: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) {
         match self {
-            Wire::Auto(c) => c.handle_response_head(now, RequestKey(id), status, headers),
-            Wire::Legacy(c) => c.handle_response_head(RequestKey(id), status, headers),
+            Wire::Auto(c) => c.handle_response_head(now, ExchangeId(id), status, headers),
+            Wire::Legacy(c) => c.handle_response_head(now, ExchangeId(id), status, headers),
             Wire::Streamable(c) => {
-                let Some(id) = untag(id) else { return };
-                let headers = headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
-                c.handle_response_head(now, id, status, headers);
+                if let Some(id) = untag(id) {
+                    c.handle_response_head(now, id, status, headers);
+                }
             }
         }
     }
 
     /// A body chunk of exchange `id`.
-    pub(crate) fn body(&mut self, now: Instant, id: u64, chunk: &[u8]) {
+    pub(crate) fn body(&mut self, now: Instant, id: u64, chunk: Bytes) {
         match self {
-            Wire::Auto(c) => c.handle_response_body(RequestKey(id), chunk),
-            Wire::Legacy(c) => c.handle_response_body(RequestKey(id), chunk),
+            Wire::Auto(c) => c.handle_response_body(now, ExchangeId(id), chunk),
+            Wire::Legacy(c) => c.handle_response_body(now, ExchangeId(id), chunk),
             Wire::Streamable(c) => {
                 if let Some(id) = untag(id) {
                     c.handle_response_body(now, id, chunk);
@@ -142,18 +119,20 @@ impl Wire {
 
     /// Exchange `id` ended (`failure`: it broke or never got a response).
     pub(crate) fn end(&mut self, now: Instant, id: u64, failure: Option<&str>) {
+        let id = match self {
+            Wire::Streamable(_) => match untag(id) {
+                Some(id) => id,
+                None => return,
+            },
+            _ => ExchangeId(id),
+        };
         match (self, failure) {
-            (Wire::Auto(c), None) => c.handle_response_end(RequestKey(id)),
-            (Wire::Auto(c), Some(_)) => c.handle_response_failed(RequestKey(id)),
-            (Wire::Legacy(c), None) => c.handle_response_end(RequestKey(id)),
-            (Wire::Legacy(c), Some(_)) => c.handle_response_failed(RequestKey(id)),
-            (Wire::Streamable(c), failure) => {
-                let Some(id) = untag(id) else { return };
-                match failure {
-                    None => c.handle_response_end(now, id),
-                    Some(reason) => c.handle_response_failed(now, id, reason),
-                }
-            }
+            (Wire::Auto(c), None) => c.handle_response_end(now, id),
+            (Wire::Auto(c), Some(why)) => c.handle_response_failed(now, id, why),
+            (Wire::Legacy(c), None) => c.handle_response_end(now, id),
+            (Wire::Legacy(c), Some(why)) => c.handle_response_failed(now, id, why),
+            (Wire::Streamable(c), None) => c.handle_response_end(now, id),
+            (Wire::Streamable(c), Some(why)) => c.handle_response_failed(now, id, why),
         }
     }
 
@@ -178,8 +157,8 @@ impl Wire {
     /// Ends the transport (Streamable: DELETE of the session; legacy: the SSE GET dropped).
     pub(crate) fn close(&mut self, now: Instant) {
         match self {
-            Wire::Auto(c) => c.close(),
-            Wire::Legacy(c) => c.close(),
+            Wire::Auto(c) => c.close(now),
+            Wire::Legacy(c) => c.close(now),
             Wire::Streamable(c) => c.close(now),
         }
     }
@@ -187,10 +166,22 @@ impl Wire {
     /// Whether closing is complete (only the Streamable DELETE takes time).
     pub(crate) fn is_closed(&self) -> bool {
         match self {
+            Wire::Auto(c) => c.is_closed(),
+            Wire::Legacy(c) => c.is_closed(),
             Wire::Streamable(c) => c.is_closed(),
-            _ => true,
         }
     }
+}
+
+/// The next step of the detector or the legacy client (their exchange ids are untagged).
+fn poll_legacy<T: ClientTransport<Event = WireEvent>>(c: &mut T) -> Option<Step> {
+    c.poll_action()
+        .map(|action| match action {
+            Action::Send(request) => Step::Send(request),
+            Action::Abort(id) => Step::Abort(id.0),
+        })
+        .or_else(|| c.poll_frame().map(|(f, d)| Step::Frame(f, d)))
+        .or_else(|| c.poll_event().map(Step::Event))
 }
 
 /// The Streamable exchange id of a tagged key.
