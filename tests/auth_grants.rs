@@ -179,7 +179,9 @@ fn private_key_jwt_without_a_key_fails_with_bad_key() {
     flow.handle_challenge(Instant::now(), &challenge(), &[3; 48])
         .unwrap();
     let (requests, events) = drive(&mut flow, |req| discovery(req, "").unwrap(), None);
-    assert!(requests.iter().all(|r| !r.url_str().unwrap_or_default().ends_with("/token")));
+    assert!(requests
+        .iter()
+        .all(|r| !r.url_str().unwrap_or_default().ends_with("/token")));
     assert!(
         matches!(events.last(), Some(AuthEvent::Failed(AuthError::BadKey(_)))),
         "{events:?}"
@@ -235,7 +237,10 @@ fn cross_app_access_exchanges_the_id_token_then_presents_the_grant() {
         .iter()
         .any(|e| matches!(e, AuthEvent::Authorize { .. })));
     let exchange = &requests[requests.len() - 2];
-    assert_eq!(exchange.url_str().unwrap_or_default(), format!("{IDP}/token"));
+    assert_eq!(
+        exchange.url_str().unwrap_or_default(),
+        format!("{IDP}/token")
+    );
     let field = |r: &OutgoingRequest, n| form_field(&r.body, n);
     assert_eq!(
         field(exchange, "grant_type").as_deref(),
@@ -293,7 +298,9 @@ fn cross_app_access_fails_when_the_idp_refuses_or_issues_another_token_type() {
             |req| discovery(req, "").unwrap_or_else(|| idp_answer.clone()),
             None,
         );
-        assert!(requests.iter().all(|r| r.url_str().unwrap_or_default() != format!("{AS}/token")));
+        assert!(requests
+            .iter()
+            .all(|r| r.url_str().unwrap_or_default() != format!("{AS}/token")));
         assert!(
             matches!(
                 events.last(),
@@ -306,7 +313,10 @@ fn cross_app_access_fails_when_the_idp_refuses_or_issues_another_token_type() {
 }
 
 /// A code flow with DCR-free pre-registration whose redirect carries `iss` (or not).
-fn code_flow_with_redirect(extra: &str, iss: Option<&str>) -> (Vec<OutgoingRequest>, Vec<AuthEvent>) {
+fn code_flow_with_redirect(
+    extra: &str,
+    iss: Option<&str>,
+) -> (Vec<OutgoingRequest>, Vec<AuthEvent>) {
     let mut config = AuthConfig::new(SERVER, "http://127.0.0.1:7999/cb");
     config.pre_registered = Some(ClientCredentials {
         client_id: "pre".into(),
@@ -342,13 +352,20 @@ fn rfc9207_matching_iss_is_accepted() {
         Some(AS),
     );
     assert_eq!(events.last(), Some(&AuthEvent::Authorized), "{events:?}");
-    assert!(requests.last().unwrap().url_str().unwrap_or_default().ends_with("/token"));
+    assert!(requests
+        .last()
+        .unwrap()
+        .url_str()
+        .unwrap_or_default()
+        .ends_with("/token"));
 }
 
 #[test]
 fn rfc9207_another_issuer_in_the_redirect_fails_before_the_token_request() {
     let (requests, events) = code_flow_with_redirect("", Some("http://evil.example"));
-    assert!(requests.iter().all(|r| !r.url_str().unwrap_or_default().ends_with("/token")));
+    assert!(requests
+        .iter()
+        .all(|r| !r.url_str().unwrap_or_default().ends_with("/token")));
     assert!(
         matches!(
             events.last(),

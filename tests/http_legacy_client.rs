@@ -106,7 +106,8 @@ fn next_abort<C: Client>(c: &mut C) -> Option<ExchangeId> {
 
 /// The next frame for the session, as JSON.
 fn next_frame<C: Client>(c: &mut C) -> Option<Value> {
-    c.poll_frame().map(|(f, _)| serde_json::from_slice(&f).unwrap())
+    c.poll_frame()
+        .map(|(f, _)| serde_json::from_slice(&f).unwrap())
 }
 
 fn pairs(headers: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
@@ -354,7 +355,10 @@ fn legacy_client_speaks_to_the_legacy_endpoint() {
     let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":77,"method":"ping"}"#);
     net.client.handle_transmit(now, ping, kind);
     let refused = next_frame(&mut net.client).expect("an error frame");
-    assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (json!(77), json!(-32000)));
+    assert_eq!(
+        (refused["id"].clone(), refused["error"]["code"].clone()),
+        (json!(77), json!(-32000))
+    );
     assert!(net.client.poll_action().is_none(), "nothing is sent");
 }
 
@@ -513,7 +517,10 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
             })
         );
         let post = next_send(&mut c).expect("initialize replayed");
-        assert_eq!((post.method, post.body.clone()), (HttpMethod::Post, init_frame()));
+        assert_eq!(
+            (post.method, post.body.clone()),
+            (HttpMethod::Post, init_frame())
+        );
         assert_eq!(post.url_str(), Some("http://localhost:9/base/msg?sid=7"));
     }
     for status in [401, 403, 500] {
@@ -584,7 +591,11 @@ fn frames_wait_for_the_endpoint_event_and_go_out_in_order() {
         get.id,
         chunk(b": hi\n\nevent: other\ndata: x\n\ndata: {\"early\":1}\n\n"),
     );
-    c.handle_response_body(now, get.id, chunk(b"event: endpoint\r\ndata: /m?s=1\r\n\r\n"));
+    c.handle_response_body(
+        now,
+        get.id,
+        chunk(b"event: endpoint\r\ndata: /m?s=1\r\n\r\n"),
+    );
     c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: /ignored\n\n"));
     let bodies: Vec<_> = std::iter::from_fn(|| next_send(&mut c))
         .map(|r| r.body)
@@ -655,7 +666,10 @@ fn a_post_without_an_answer_in_time_ends_its_request_once() {
         Some(ClientEvent::PostFailed { status: None })
     );
     let err = next_frame(&mut c).expect("the request ends");
-    assert_eq!((err["id"].clone(), err["error"]["code"].clone()), (json!(9), json!(-32000)));
+    assert_eq!(
+        (err["id"].clone(), err["error"]["code"].clone()),
+        (json!(9), json!(-32000))
+    );
     // A late answer for the aborted POST changes nothing.
     c.handle_response_head(now, post.id, 202, []);
     c.handle_response_end(now, post.id);
@@ -673,7 +687,12 @@ fn bad_streams_and_endpoints_close_the_client() {
         let key = next_send(&mut c).unwrap().id;
         (c, key)
     };
-    type Case = (u16, Vec<(&'static str, &'static str)>, &'static [u8], CloseReason);
+    type Case = (
+        u16,
+        Vec<(&'static str, &'static str)>,
+        &'static [u8],
+        CloseReason,
+    );
     let cases: Vec<Case> = vec![
         (
             200,
@@ -763,7 +782,10 @@ fn a_refused_post_answers_its_request_with_an_error_exactly_once() {
     let err = next_frame(&mut c).unwrap();
     assert_eq!(err["id"], 41);
     assert_eq!(err["error"]["code"], -32000);
-    assert!(c.poll_frame().is_none(), "a notification has nothing to answer");
+    assert!(
+        c.poll_frame().is_none(),
+        "a notification has nothing to answer"
+    );
     assert!(!c.is_closed());
     // 404: the server forgot the session.
     let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":42,"method":"ping"}"#);

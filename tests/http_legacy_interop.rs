@@ -17,9 +17,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use mcp_sansio::http::legacy::*;
-use mcp_sansio::outgoing::{Action, ExchangeId, OutgoingRequest};
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::model::{ClientCapabilities, Implementation, ProtocolVersion};
+use mcp_sansio::outgoing::{Action, ExchangeId, OutgoingRequest};
 use mcp_sansio::session::{ClientSetup, Event, Outcome, RequestOptions, Session};
 use mcp_sansio::Config;
 use serde_json::{json, Value};

@@ -244,8 +244,10 @@ fn body(c: &mut Cursor<'_>, w: &mut World) {
     // Cut the chunk: part now, the rest in a second call.
     let cut = c.below(bytes.len() + 1);
     let rest = bytes.split_off(cut);
-    w.client.handle_response_body(w.now, id, Bytes::copy_from_slice(&bytes));
-    w.client.handle_response_body(w.now, id, Bytes::copy_from_slice(&rest));
+    w.client
+        .handle_response_body(w.now, id, Bytes::copy_from_slice(&bytes));
+    w.client
+        .handle_response_body(w.now, id, Bytes::copy_from_slice(&rest));
 }
 
 /// The numeric id of the request a POST carries.

@@ -195,7 +195,8 @@ impl Net {
             match self.ep.poll_stream(stream, &mut buf) {
                 Some(StreamChunk::Data { .. }) => {
                     moved = true;
-                    self.transport.handle_response_body(self.now, id, Bytes::copy_from_slice(&buf));
+                    self.transport
+                        .handle_response_body(self.now, id, Bytes::copy_from_slice(&buf));
                     buf.clear();
                 }
                 Some(StreamChunk::End) => {

@@ -25,8 +25,8 @@
 mod auth_http;
 mod authorize;
 mod auto;
-mod driver;
 mod doorbell;
+mod driver;
 mod endpoint_url;
 mod exchange;
 mod fields;
@@ -214,7 +214,10 @@ async fn run_http<F: Future>(
             false
         }),
     };
-    let (output, end) = drive(transport, client, target, addr, &options, sinks, executor, app).await?;
+    let (output, end) = drive(
+        transport, client, target, addr, &options, sinks, executor, app,
+    )
+    .await?;
     let report = HttpRunReport {
         stats: end.transport.stats().clone(),
         connections_opened: end.connections_opened,

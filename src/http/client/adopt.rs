@@ -36,8 +36,8 @@ impl HttpClient {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bytes::Bytes;
     use crate::outgoing::Action;
+    use bytes::Bytes;
 
     #[test]
     fn the_adopted_session_sends_its_pending_frames_with_the_session_headers() {

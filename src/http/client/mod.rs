@@ -414,14 +414,13 @@ impl HttpClient {
         let with_session = headers.iter().any(|(n, _)| *n == "Mcp-Session-Id");
         self.exchanges
             .insert(id, Exchange::new(purpose, with_session));
-        self.actions
-            .push_back(Action::Send(OutgoingRequest {
-                id,
-                method,
-                url: None,
-                headers,
-                body,
-            }));
+        self.actions.push_back(Action::Send(OutgoingRequest {
+            id,
+            method,
+            url: None,
+            headers,
+            body,
+        }));
         id
     }
 

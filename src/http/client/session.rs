@@ -7,8 +7,8 @@ use bytes::Bytes;
 
 use super::exchange::Purpose;
 use super::{HttpClient, Phase, TransportEvent};
-use crate::outgoing::Action;
 use crate::jsonrpc::{self, Message};
+use crate::outgoing::Action;
 
 impl HttpClient {
     /// A 404 for our session id: the server forgot the session.

@@ -72,7 +72,13 @@ fn an_http_error_ends_the_request_with_the_servers_message() {
     let mut t = ready(now, HttpClientConfig::default());
     let req = call(&mut t, now, 7);
     t.handle_response_head(now, req.id, 500, [("content-type", "application/json")]);
-    t.handle_response_body(now, req.id, Bytes::copy_from_slice(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"boom"}}"#));
+    t.handle_response_body(
+        now,
+        req.id,
+        Bytes::copy_from_slice(
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"boom"}}"#,
+        ),
+    );
     t.handle_response_end(now, req.id);
     let out = frames(&mut t);
     assert_eq!(out.len(), 1);
@@ -105,7 +111,11 @@ fn resumption_backs_off_and_gives_up_after_the_bounded_attempts() {
     let mut t = ready(now, config);
     let req = call(&mut t, now, 5);
     t.handle_response_head(now, req.id, 200, [("content-type", "text/event-stream")]);
-    t.handle_response_body(now, req.id, Bytes::copy_from_slice(b"id: e1\nretry: 200\ndata:\n\n"));
+    t.handle_response_body(
+        now,
+        req.id,
+        Bytes::copy_from_slice(b"id: e1\nretry: 200\ndata:\n\n"),
+    );
     t.handle_response_end(now, req.id);
     assert!(frames(&mut t).is_empty());
     // 200 ms (the server's retry), then 200, 400 after attempts that brought nothing.
@@ -146,7 +156,11 @@ fn a_stream_waiting_to_reconnect_counts_against_max_exchanges() {
     let _second = call(&mut t, now, 2);
     assert_eq!(t.exchanges_in_flight(), 3);
     t.handle_response_head(now, first.id, 200, [("content-type", "text/event-stream")]);
-    t.handle_response_body(now, first.id, Bytes::copy_from_slice(b"id: 7-1\nretry: 100\ndata:\n\n"));
+    t.handle_response_body(
+        now,
+        first.id,
+        Bytes::copy_from_slice(b"id: 7-1\nretry: 100\ndata:\n\n"),
+    );
     t.handle_response_failed(now, first.id, "reset");
     assert_eq!(t.exchanges_in_flight(), 2);
     // The third call finds the limit reached: the reconnection of the first holds a place.
@@ -177,7 +191,13 @@ fn a_stream_without_event_ids_cannot_resume_and_fails_once() {
     let mut t = ready(now, HttpClientConfig::default());
     let req = call(&mut t, now, 9);
     t.handle_response_head(now, req.id, 200, [("content-type", "text/event-stream")]);
-    t.handle_response_body(now, req.id, Bytes::copy_from_slice(b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n"));
+    t.handle_response_body(
+        now,
+        req.id,
+        Bytes::copy_from_slice(
+            b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n",
+        ),
+    );
     t.handle_response_failed(now, req.id, "reset");
     let out = frames(&mut t);
     assert_eq!(out.len(), 2);
@@ -204,7 +224,13 @@ fn a_400_on_the_standalone_get_is_tolerated_without_retries() {
             ("mcp-session-id", "s"),
         ],
     );
-    t.handle_response_body(now, init.id, Bytes::copy_from_slice(br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}"#));
+    t.handle_response_body(
+        now,
+        init.id,
+        Bytes::copy_from_slice(
+            br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}"#,
+        ),
+    );
     t.handle_response_end(now, init.id);
     // Held behind the handshake: a ping sent before `initialized` went out.
     let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;

@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-
 /// Something the application should know about the HTTP session.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TransportEvent {

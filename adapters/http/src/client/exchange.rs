@@ -242,7 +242,13 @@ async fn perform(
     };
     let bodies = Bodies::new(body, target.authorizer.is_some());
     let make = |authorization: Option<&str>| {
-        target.request(&method, path.as_ref(), &fields, bodies.next(), authorization)
+        target.request(
+            &method,
+            path.as_ref(),
+            &fields,
+            bodies.next(),
+            authorization,
+        )
     };
     let (sender, response) = send_authorized(pool, target, make).await?;
     let (parts, mut body) = response.into_parts();

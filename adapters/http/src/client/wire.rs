@@ -64,7 +64,8 @@ impl Wire {
         let Some(handoff) = auto.take_handoff() else {
             return;
         };
-        self.actions.extend(std::iter::from_fn(|| auto.poll_action()));
+        self.actions
+            .extend(std::iter::from_fn(|| auto.poll_action()));
         self.frames.extend(std::iter::from_fn(|| auto.poll_frame()));
         self.events.extend(std::iter::from_fn(|| auto.poll_event()));
         let client = HttpClient::from_handoff(self.config.clone(), self.now, handoff);
@@ -119,7 +120,8 @@ impl ClientTransport for Wire {
         headers: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) {
         self.now = now;
-        with_id!(self, id, |c, i| c.handle_response_head(now, i, status, headers));
+        with_id!(self, id, |c, i| c
+            .handle_response_head(now, i, status, headers));
     }
 
     fn handle_response_body(&mut self, now: Instant, id: ExchangeId, chunk: Bytes) {
