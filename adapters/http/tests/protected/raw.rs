@@ -114,5 +114,10 @@ pub fn perform(req: &OutgoingRequest) -> Reply {
         HttpMethod::Post => "POST",
         _ => "GET",
     };
-    request(method, req.url_str().unwrap_or_default(), &headers, &req.body)
+    request(
+        method,
+        req.url_str().unwrap_or_default(),
+        &headers,
+        &req.body,
+    )
 }
