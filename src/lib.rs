@@ -58,6 +58,7 @@ pub mod fuzzing;
 pub mod http;
 pub mod jsonrpc;
 pub mod model;
+pub mod outgoing;
 pub mod pair;
 pub mod session;
 pub mod stateless;

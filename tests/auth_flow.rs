@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use mcp_sansio::auth::encoding::{base64url, percent_decode, sha256};
 use mcp_sansio::auth::url::query_param;
 use mcp_sansio::auth::*;
+use mcp_sansio::outgoing::OutgoingRequest;
 
 const SERVER: &str = "http://127.0.0.1:7000/mcp";
 const REDIRECT: &str = "http://127.0.0.1:7999/callback";
@@ -23,7 +24,7 @@ struct World {
     authorizations: Vec<String>,
     /// PKCE challenge of the last authorization, checked at the token endpoint.
     challenge: Option<String>,
-    token_requests: Vec<HttpRequest>,
+    token_requests: Vec<OutgoingRequest>,
     tokens_issued: u32,
     expires_in: u64,
 }
@@ -87,14 +88,14 @@ impl World {
         );
     }
 
-    fn answer(&mut self, req: &HttpRequest) -> HttpResponse {
-        self.log.push(req.url.clone());
-        if req.url.ends_with("/token") {
+    fn answer(&mut self, req: &OutgoingRequest) -> HttpResponse {
+        self.log.push(req.url_str().unwrap_or_default().to_owned());
+        if req.url_str().unwrap_or_default().ends_with("/token") {
             return self.token(req);
         }
         let (status, body) = self
             .docs
-            .get(&req.url)
+            .get(req.url_str().unwrap_or_default())
             .cloned()
             .unwrap_or((404, String::new()));
         HttpResponse {
@@ -104,7 +105,7 @@ impl World {
         }
     }
 
-    fn token(&mut self, req: &HttpRequest) -> HttpResponse {
+    fn token(&mut self, req: &OutgoingRequest) -> HttpResponse {
         self.token_requests.push(req.clone());
         let grant = form_field(&req.body, "grant_type").unwrap_or_default();
         if grant == "authorization_code" {
@@ -360,7 +361,7 @@ fn legacy_2025_03_26_default_endpoints() {
     for _ in 0..10 {
         match flow.poll_request() {
             Some(req) => {
-                seen.push(req.url.clone());
+                seen.push(req.url_str().unwrap_or_default().to_owned());
                 let resp = world.answer(&req);
                 flow.handle_response(now, resp).expect("ok");
             }

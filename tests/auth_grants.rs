@@ -9,6 +9,7 @@ use std::time::Instant;
 use mcp_sansio::auth::encoding::percent_decode;
 use mcp_sansio::auth::jwt::{client_assertion, CLIENT_ASSERTION_TYPE};
 use mcp_sansio::auth::*;
+use mcp_sansio::outgoing::OutgoingRequest;
 use p256::ecdsa::signature::Verifier;
 use p256::ecdsa::{Signature, VerifyingKey};
 use serde_json::Value;
@@ -51,13 +52,13 @@ fn challenge() -> HttpResponse {
 }
 
 /// Discovery answers (PRM, AS metadata with `extra`), then `token` for any other request.
-fn discovery(req: &HttpRequest, extra: &str) -> Option<HttpResponse> {
-    if req.url == PRM_URL {
+fn discovery(req: &OutgoingRequest, extra: &str) -> Option<HttpResponse> {
+    if req.url_str().unwrap_or_default() == PRM_URL {
         return Some(ok(&format!(
             r#"{{"resource":"{SERVER}","authorization_servers":["{AS}"]}}"#
         )));
     }
-    if req.url == format!("{AS}/.well-known/oauth-authorization-server") {
+    if req.url_str().unwrap_or_default() == format!("{AS}/.well-known/oauth-authorization-server") {
         return Some(ok(&as_metadata(extra)));
     }
     None
@@ -67,9 +68,9 @@ fn discovery(req: &HttpRequest, extra: &str) -> Option<HttpResponse> {
 /// the events (Authorize events are answered with `redirect`, if given).
 fn drive(
     flow: &mut AuthFlow,
-    mut answer: impl FnMut(&HttpRequest) -> HttpResponse,
+    mut answer: impl FnMut(&OutgoingRequest) -> HttpResponse,
     redirect: Option<&dyn Fn(&str) -> String>,
-) -> (Vec<HttpRequest>, Vec<AuthEvent>) {
+) -> (Vec<OutgoingRequest>, Vec<AuthEvent>) {
     let now = Instant::now();
     let mut requests = Vec::new();
     let mut events = Vec::new();
@@ -131,7 +132,7 @@ fn private_key_jwt_assertion_is_signed_for_the_issuer_with_client_id_as_iss_and_
     );
     assert_eq!(events.last(), Some(&AuthEvent::Authorized), "{events:?}");
     let token = requests.last().unwrap();
-    assert_eq!(token.url, format!("{AS}/token"));
+    assert_eq!(token.url_str().unwrap_or_default(), format!("{AS}/token"));
     assert!(token.headers.iter().all(|(n, _)| *n != "authorization"));
     let field = |n| form_field(&token.body, n);
     assert_eq!(field("grant_type").as_deref(), Some("client_credentials"));
@@ -178,7 +179,9 @@ fn private_key_jwt_without_a_key_fails_with_bad_key() {
     flow.handle_challenge(Instant::now(), &challenge(), &[3; 48])
         .unwrap();
     let (requests, events) = drive(&mut flow, |req| discovery(req, "").unwrap(), None);
-    assert!(requests.iter().all(|r| !r.url.ends_with("/token")));
+    assert!(requests
+        .iter()
+        .all(|r| !r.url_str().unwrap_or_default().ends_with("/token")));
     assert!(
         matches!(events.last(), Some(AuthEvent::Failed(AuthError::BadKey(_)))),
         "{events:?}"
@@ -220,7 +223,7 @@ fn cross_app_access_exchanges_the_id_token_then_presents_the_grant() {
         &mut flow,
         |req| {
             discovery(req, "").unwrap_or_else(|| {
-                if req.url.starts_with(IDP) {
+                if req.url_str().unwrap_or_default().starts_with(IDP) {
                     ok(r#"{"access_token":"ID-JAG","issued_token_type":"urn:ietf:params:oauth:token-type:id-jag","token_type":"N_A"}"#)
                 } else {
                     ok(r#"{"access_token":"AT-xaa","token_type":"Bearer"}"#)
@@ -234,8 +237,11 @@ fn cross_app_access_exchanges_the_id_token_then_presents_the_grant() {
         .iter()
         .any(|e| matches!(e, AuthEvent::Authorize { .. })));
     let exchange = &requests[requests.len() - 2];
-    assert_eq!(exchange.url, format!("{IDP}/token"));
-    let field = |r: &HttpRequest, n| form_field(&r.body, n);
+    assert_eq!(
+        exchange.url_str().unwrap_or_default(),
+        format!("{IDP}/token")
+    );
+    let field = |r: &OutgoingRequest, n| form_field(&r.body, n);
     assert_eq!(
         field(exchange, "grant_type").as_deref(),
         Some("urn:ietf:params:oauth:grant-type:token-exchange")
@@ -256,7 +262,7 @@ fn cross_app_access_exchanges_the_id_token_then_presents_the_grant() {
     assert_eq!(field(exchange, "resource").as_deref(), Some(SERVER));
     assert_eq!(field(exchange, "client_id").as_deref(), Some("idp-client"));
     let bearer = requests.last().unwrap();
-    assert_eq!(bearer.url, format!("{AS}/token"));
+    assert_eq!(bearer.url_str().unwrap_or_default(), format!("{AS}/token"));
     assert_eq!(
         field(bearer, "grant_type").as_deref(),
         Some("urn:ietf:params:oauth:grant-type:jwt-bearer")
@@ -292,7 +298,9 @@ fn cross_app_access_fails_when_the_idp_refuses_or_issues_another_token_type() {
             |req| discovery(req, "").unwrap_or_else(|| idp_answer.clone()),
             None,
         );
-        assert!(requests.iter().all(|r| r.url != format!("{AS}/token")));
+        assert!(requests
+            .iter()
+            .all(|r| r.url_str().unwrap_or_default() != format!("{AS}/token")));
         assert!(
             matches!(
                 events.last(),
@@ -305,7 +313,10 @@ fn cross_app_access_fails_when_the_idp_refuses_or_issues_another_token_type() {
 }
 
 /// A code flow with DCR-free pre-registration whose redirect carries `iss` (or not).
-fn code_flow_with_redirect(extra: &str, iss: Option<&str>) -> (Vec<HttpRequest>, Vec<AuthEvent>) {
+fn code_flow_with_redirect(
+    extra: &str,
+    iss: Option<&str>,
+) -> (Vec<OutgoingRequest>, Vec<AuthEvent>) {
     let mut config = AuthConfig::new(SERVER, "http://127.0.0.1:7999/cb");
     config.pre_registered = Some(ClientCredentials {
         client_id: "pre".into(),
@@ -341,13 +352,20 @@ fn rfc9207_matching_iss_is_accepted() {
         Some(AS),
     );
     assert_eq!(events.last(), Some(&AuthEvent::Authorized), "{events:?}");
-    assert!(requests.last().unwrap().url.ends_with("/token"));
+    assert!(requests
+        .last()
+        .unwrap()
+        .url_str()
+        .unwrap_or_default()
+        .ends_with("/token"));
 }
 
 #[test]
 fn rfc9207_another_issuer_in_the_redirect_fails_before_the_token_request() {
     let (requests, events) = code_flow_with_redirect("", Some("http://evil.example"));
-    assert!(requests.iter().all(|r| !r.url.ends_with("/token")));
+    assert!(requests
+        .iter()
+        .all(|r| !r.url_str().unwrap_or_default().ends_with("/token")));
     assert!(
         matches!(
             events.last(),

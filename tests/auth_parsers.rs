@@ -259,14 +259,14 @@ fn token_request_client_auth_methods() {
         &client,
         Some("https://x.test/mcp"),
     );
-    assert_eq!(basic.method, "POST");
+    assert_eq!(basic.method, mcp_sansio::http::HttpMethod::Post);
     let auth = basic
         .headers
         .iter()
         .find(|(n, _)| *n == "authorization")
         .expect("basic");
     assert_eq!(
-        auth.1,
+        auth.1.as_str(),
         format!("Basic {}", base64_standard(b"id%3A1:s%26cret"))
     );
     assert_eq!(

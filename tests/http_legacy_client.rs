@@ -12,7 +12,8 @@ use mcp_sansio::http::legacy::*;
 use mcp_sansio::http::*;
 use mcp_sansio::jsonrpc::RawJson;
 use mcp_sansio::model::{ClientCapabilities, Implementation, ProtocolVersion};
-use mcp_sansio::session::{ClientSetup, Event, Outcome, RequestOptions, Session};
+use mcp_sansio::outgoing::{Action, ClientTransport, ExchangeId, OutgoingRequest};
+use mcp_sansio::session::{ClientSetup, Event, Outcome, RequestOptions, Session, TransmitKind};
 use mcp_sansio::Config;
 use serde_json::{json, Value};
 
@@ -66,70 +67,51 @@ macro_rules! srv {
 srv!(Router<Server>);
 srv!(Endpoint<Server>);
 
-/// The client transport, whichever it is.
-trait Client {
-    fn frame(&mut self, frame: Bytes) -> Result<(), SendError>;
-    fn request(&mut self) -> Option<OutgoingRequest>;
-    fn abort(&mut self) -> Option<RequestKey>;
-    fn incoming(&mut self) -> Option<Bytes>;
-    fn event(&mut self) -> Option<ClientEvent>;
-    fn head(&mut self, now: Instant, key: RequestKey, status: u16, headers: &[(String, String)]);
-    fn data(&mut self, key: RequestKey, data: &[u8]);
-    fn end(&mut self, key: RequestKey);
+/// The client transport, whichever it is: both follow the core's one client contract.
+trait Client: ClientTransport<Event = ClientEvent> {}
+impl<T: ClientTransport<Event = ClientEvent>> Client for T {}
+
+/// The request head a server sees for `req` (legacy requests carry their absolute URL).
+fn head_of(req: &OutgoingRequest) -> HttpRequestHead {
+    let url = req.url_str().expect("the legacy transports name their URL");
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let path = rest.find('/').map_or("/", |i| &rest[i..]);
+    let mut head = HttpRequestHead::new(req.method, path);
+    for (name, value) in &req.headers {
+        head = head.header(*name, value.clone());
+    }
+    head
 }
 
-impl Client for LegacyClient {
-    fn frame(&mut self, frame: Bytes) -> Result<(), SendError> {
-        self.handle_frame(frame)
-    }
-    fn request(&mut self) -> Option<OutgoingRequest> {
-        self.poll_request()
-    }
-    fn abort(&mut self) -> Option<RequestKey> {
-        self.poll_abort()
-    }
-    fn incoming(&mut self) -> Option<Bytes> {
-        self.poll_frame()
-    }
-    fn event(&mut self) -> Option<ClientEvent> {
-        self.poll_event()
-    }
-    fn head(&mut self, _: Instant, key: RequestKey, status: u16, headers: &[(String, String)]) {
-        self.handle_response_head(key, status, headers)
-    }
-    fn data(&mut self, key: RequestKey, data: &[u8]) {
-        self.handle_response_body(key, data)
-    }
-    fn end(&mut self, key: RequestKey) {
-        self.handle_response_end(key)
+/// A request frame as the session would transmit it.
+fn request(frame: &'static [u8]) -> (Bytes, TransmitKind) {
+    (Bytes::from_static(frame), TransmitKind::Request)
+}
+
+/// The client's next action, which must be a request to perform.
+fn next_send<C: Client>(c: &mut C) -> Option<OutgoingRequest> {
+    match c.poll_action()? {
+        Action::Send(r) => Some(r),
+        Action::Abort(id) => panic!("expected a request, got an abort of {id:?}"),
     }
 }
 
-impl Client for AutoClient {
-    fn frame(&mut self, frame: Bytes) -> Result<(), SendError> {
-        self.handle_frame(frame)
+/// The client's next action, which must be an abort.
+fn next_abort<C: Client>(c: &mut C) -> Option<ExchangeId> {
+    match c.poll_action()? {
+        Action::Abort(id) => Some(id),
+        Action::Send(r) => panic!("expected an abort, got {r:?}"),
     }
-    fn request(&mut self) -> Option<OutgoingRequest> {
-        self.poll_request()
-    }
-    fn abort(&mut self) -> Option<RequestKey> {
-        self.poll_abort()
-    }
-    fn incoming(&mut self) -> Option<Bytes> {
-        self.poll_frame()
-    }
-    fn event(&mut self) -> Option<ClientEvent> {
-        self.poll_event()
-    }
-    fn head(&mut self, now: Instant, key: RequestKey, status: u16, headers: &[(String, String)]) {
-        self.handle_response_head(now, key, status, headers)
-    }
-    fn data(&mut self, key: RequestKey, data: &[u8]) {
-        self.handle_response_body(key, data)
-    }
-    fn end(&mut self, key: RequestKey) {
-        self.handle_response_end(key)
-    }
+}
+
+/// The next frame for the session, as JSON.
+fn next_frame<C: Client>(c: &mut C) -> Option<Value> {
+    c.poll_frame()
+        .map(|(f, _)| serde_json::from_slice(&f).unwrap())
+}
+
+fn pairs(headers: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
+    headers.iter().map(|(n, v)| (n.as_str(), v.as_str()))
 }
 
 /// A client session, its transport and a server, wired in memory.
@@ -139,7 +121,7 @@ struct Net<S, C> {
     client: C,
     session: Session,
     /// Open response bodies: the client's key → the server's stream.
-    streams: Vec<(RequestKey, StreamId)>,
+    streams: Vec<(ExchangeId, StreamId)>,
     jobs: Vec<Job>,
     /// Every request performed, with its status.
     log: Vec<(HttpMethod, String, u16)>,
@@ -186,20 +168,24 @@ impl<S: Srv, C: Client> Net<S, C> {
     fn step(&mut self) -> bool {
         let mut moved = false;
         let mut buf = Vec::new();
-        while self.session.poll_transmit(&mut buf).is_some() {
+        while let Some(t) = self.session.poll_transmit(&mut buf) {
             let frame = Bytes::from(std::mem::take(&mut buf));
-            let _ = self.client.frame(frame);
+            self.client.handle_transmit(self.now, frame, t.kind);
             moved = true;
         }
-        while let Some(req) = self.client.request() {
-            moved = true;
-            self.perform(req);
-        }
-        while let Some(key) = self.client.abort() {
-            if let Some(i) = self.streams.iter().position(|(k, _)| *k == key) {
-                let (_, id) = self.streams.remove(i);
-                self.server.closed(id);
-                moved = true;
+        while let Some(action) = self.client.poll_action() {
+            match action {
+                Action::Send(req) => {
+                    moved = true;
+                    self.perform(req);
+                }
+                Action::Abort(key) => {
+                    if let Some(i) = self.streams.iter().position(|(k, _)| *k == key) {
+                        let (_, id) = self.streams.remove(i);
+                        self.server.closed(id);
+                        moved = true;
+                    }
+                }
             }
         }
         for (key, id) in self.streams.clone() {
@@ -213,20 +199,21 @@ impl<S: Srv, C: Client> Net<S, C> {
             }
             // Byte by byte: the client must cope with any split.
             for b in &bytes {
-                self.client.data(key, std::slice::from_ref(b));
+                let chunk = Bytes::copy_from_slice(std::slice::from_ref(b));
+                self.client.handle_response_body(self.now, key, chunk);
                 moved = true;
             }
             if ended {
-                self.client.end(key);
+                self.client.handle_response_end(self.now, key);
                 self.streams.retain(|(k, _)| *k != key);
                 moved = true;
             }
         }
-        while let Some(frame) = self.client.incoming() {
+        while let Some((frame, _)) = self.client.poll_frame() {
             self.session.handle_input(self.now, frame);
             moved = true;
         }
-        while let Some(e) = self.client.event() {
+        while let Some(e) = self.client.poll_event() {
             self.events.push(e);
             moved = true;
         }
@@ -245,32 +232,26 @@ impl<S: Srv, C: Client> Net<S, C> {
     }
 
     fn perform(&mut self, req: OutgoingRequest) {
-        assert!(
-            req.url.ends_with(&req.head.path),
-            "{} vs {}",
-            req.url,
-            req.head.path
-        );
-        let head = req.head.clone().header("Host", "127.0.0.1:8080");
+        let head = head_of(&req).header("Host", "127.0.0.1:8080");
         self.seed = self.seed.wrapping_add(1);
         let resp = self
             .server
             .request(self.now, &head, req.body, [self.seed; 16]);
-        self.log
-            .push((req.head.method, req.head.path.clone(), resp.status));
+        self.log.push((head.method, head.path.clone(), resp.status));
         let headers: Vec<(String, String)> = resp
             .headers
             .iter()
             .map(|(n, v)| (n.to_string(), v.to_string()))
             .collect();
-        self.client.head(self.now, req.key, resp.status, &headers);
+        self.client
+            .handle_response_head(self.now, req.id, resp.status, pairs(&headers));
         match resp.body {
-            Body::Empty => self.client.end(req.key),
+            Body::Empty => self.client.handle_response_end(self.now, req.id),
             Body::Full(b) => {
-                self.client.data(req.key, &b);
-                self.client.end(req.key);
+                self.client.handle_response_body(self.now, req.id, b);
+                self.client.handle_response_end(self.now, req.id);
             }
-            Body::Stream(id) => self.streams.push((req.key, id)),
+            Body::Stream(id) => self.streams.push((req.id, id)),
         }
     }
 
@@ -363,17 +344,22 @@ fn legacy_client_speaks_to_the_legacy_endpoint() {
 
     // Closing the client abandons the stream, which ends the server's session.
     assert_eq!(net.server.legacy().session_count(), 1);
-    net.client.close();
+    net.client.close(now);
     net.settle();
     assert_eq!(net.server.legacy().session_count(), 0);
     assert_eq!(
         net.events.last(),
         Some(&ClientEvent::Closed(CloseReason::Local))
     );
+    // A request after the close is answered at once with a transport error.
+    let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":77,"method":"ping"}"#);
+    net.client.handle_transmit(now, ping, kind);
+    let refused = next_frame(&mut net.client).expect("an error frame");
     assert_eq!(
-        net.client.handle_frame(Bytes::from_static(b"{}")),
-        Err(SendError::Closed)
+        (refused["id"].clone(), refused["error"]["code"].clone()),
+        (json!(77), json!(-32000))
     );
+    assert!(net.client.poll_action().is_none(), "nothing is sent");
 }
 
 #[test]
@@ -407,10 +393,10 @@ fn auto_detection_finds_streamable_http_on_a_streamable_only_server() {
             .unwrap()
             .contains("notifications/initialized"));
         assert_eq!(net.client.take_handoff(), None, "once");
-        assert_eq!(
-            net.client.handle_frame(Bytes::from_static(b"{}")),
-            Err(SendError::HandedOff)
-        );
+        let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":78,"method":"ping"}"#);
+        net.client.handle_transmit(now, ping, kind);
+        let refused = next_frame(&mut net.client).expect("an error frame");
+        assert_eq!(refused["id"], 78, "handed off: refused with an error");
         // The Streamable session really is usable with that id.
         let head = HttpRequestHead::new(HttpMethod::Post, "/mcp")
             .header("Accept", "application/json, text/event-stream")
@@ -476,8 +462,17 @@ fn init_frame() -> Bytes {
     )
 }
 
-fn sse_head() -> Vec<(String, String)> {
-    vec![("Content-Type".into(), "text/event-stream".into())]
+fn sse_head() -> [(&'static str, &'static str); 1] {
+    [("Content-Type", "text/event-stream")]
+}
+
+/// The initialize request as the session transmits it.
+fn transmit_init<C: Client>(c: &mut C, now: Instant) {
+    c.handle_transmit(now, init_frame(), TransmitKind::Request);
+}
+
+fn chunk(bytes: &'static [u8]) -> Bytes {
+    Bytes::from_static(bytes)
 }
 
 #[test]
@@ -486,31 +481,31 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
     for status in [400, 404, 405] {
         let mut c =
             AutoClient::new("http://localhost:9/base/mcp", ClientConfig::default()).unwrap();
-        c.handle_frame(init_frame()).unwrap();
-        let probe = c.poll_request().unwrap();
-        assert_eq!(probe.head.method, HttpMethod::Post);
+        transmit_init(&mut c, now);
+        let probe = next_send(&mut c).unwrap();
+        assert_eq!(probe.method, HttpMethod::Post);
         assert_eq!(
-            probe.head.get("accept"),
+            probe.header("accept"),
             Some("application/json, text/event-stream")
         );
         assert_eq!(probe.body, init_frame());
-        c.handle_response_head(now, probe.key, status, &[]);
+        c.handle_response_head(now, probe.id, status, []);
         assert_eq!(
-            c.poll_abort(),
-            Some(probe.key),
+            next_abort(&mut c),
+            Some(probe.id),
             "{status}: the probe is abandoned"
         );
-        let get = c.poll_request().expect("fallback GET");
-        assert_eq!(get.head.method, HttpMethod::Get);
-        assert_eq!(get.url, "http://localhost:9/base/mcp");
-        assert_eq!(get.head.get("accept"), Some("text/event-stream"));
+        let get = next_send(&mut c).expect("fallback GET");
+        assert_eq!(get.method, HttpMethod::Get);
+        assert_eq!(get.url_str(), Some("http://localhost:9/base/mcp"));
+        assert_eq!(get.header("accept"), Some("text/event-stream"));
         assert_eq!(
             c.poll_event(),
             None,
             "{status}: nothing detected before the endpoint event"
         );
-        c.handle_response_head(now, get.key, 200, &sse_head());
-        c.handle_response_body(get.key, b"event: endpoint\ndata: msg?sid=7\n\n");
+        c.handle_response_head(now, get.id, 200, sse_head());
+        c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: msg?sid=7\n\n"));
         assert_eq!(
             c.poll_event(),
             Some(ClientEvent::Detected(TransportKind::LegacySse))
@@ -521,32 +516,58 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
                 post_url: "http://localhost:9/base/msg?sid=7".into()
             })
         );
-        let post = c.poll_request().expect("initialize replayed");
+        let post = next_send(&mut c).expect("initialize replayed");
         assert_eq!(
-            (post.head.method, post.body),
+            (post.method, post.body.clone()),
             (HttpMethod::Post, init_frame())
         );
-        assert_eq!(post.head.path, "/base/msg?sid=7");
+        assert_eq!(post.url_str(), Some("http://localhost:9/base/msg?sid=7"));
     }
     for status in [401, 403, 500] {
         let mut c = AutoClient::new("http://localhost:9/mcp", ClientConfig::default()).unwrap();
-        c.handle_frame(init_frame()).unwrap();
-        let probe = c.poll_request().unwrap();
-        c.handle_response_head(now, probe.key, status, &[]);
+        transmit_init(&mut c, now);
+        let probe = next_send(&mut c).unwrap();
+        c.handle_response_head(now, probe.id, status, []);
         assert_eq!(
             c.poll_event(),
             Some(ClientEvent::Closed(CloseReason::HttpStatus(status)))
         );
-        assert!(c.poll_request().is_none());
+        assert_eq!(next_abort(&mut c), Some(probe.id), "the probe is abandoned");
+        assert!(c.poll_action().is_none(), "nothing else is sent");
     }
-    // The first frame must be `initialize`.
+    // The first frame must be `initialize`: anything else closes, and a request is answered.
     let mut c = AutoClient::new("http://localhost:9/mcp", ClientConfig::default()).unwrap();
-    let ping = Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
-    assert_eq!(c.handle_frame(ping), Err(SendError::Closed));
+    let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    c.handle_transmit(now, ping, kind);
     assert_eq!(
         c.poll_event(),
         Some(ClientEvent::Closed(CloseReason::NotInitialize))
     );
+    assert_eq!(next_frame(&mut c).unwrap()["id"], 1);
+    assert!(c.is_closed());
+}
+
+#[test]
+fn a_probe_without_an_answer_in_time_closes_on_the_virtual_clock() {
+    let now = Instant::now();
+    let config = ClientConfig {
+        post_timeout: Duration::from_secs(3),
+        ..Default::default()
+    };
+    let mut c = AutoClient::new("http://localhost:9/mcp", config).unwrap();
+    assert_eq!(c.poll_timeout(), None, "nothing sent yet");
+    transmit_init(&mut c, now);
+    let probe = next_send(&mut c).unwrap();
+    assert_eq!(c.poll_timeout(), Some(now + Duration::from_secs(3)));
+    c.handle_timeout(now + Duration::from_millis(2999));
+    assert_eq!(c.poll_event(), None);
+    c.handle_timeout(now + Duration::from_secs(3));
+    assert_eq!(
+        c.poll_event(),
+        Some(ClientEvent::Closed(CloseReason::ProbeTimeout))
+    );
+    assert_eq!(next_abort(&mut c), Some(probe.id));
+    assert_eq!(c.poll_timeout(), None);
 }
 
 #[test]
@@ -554,24 +575,29 @@ fn frames_wait_for_the_endpoint_event_and_go_out_in_order() {
     let now = Instant::now();
     let mut c =
         LegacyClient::new("http://127.0.0.1:1/sse", ClientConfig::default(), now, 1).unwrap();
-    let get = c.poll_request().unwrap();
+    let get = next_send(&mut c).unwrap();
     for i in 0..3 {
-        c.handle_frame(Bytes::from(format!("{{\"n\":{i}}}")))
-            .unwrap();
+        let frame = Bytes::from(format!("{{\"n\":{i}}}"));
+        c.handle_transmit(now, frame, TransmitKind::Notification);
     }
     assert!(
-        c.poll_request().is_none(),
+        c.poll_action().is_none(),
         "nothing before the endpoint event"
     );
-    c.handle_response_head(get.key, 200, &sse_head());
+    c.handle_response_head(now, get.id, 200, sse_head());
     // A message before the endpoint event is still delivered; comments and odd events skipped.
     c.handle_response_body(
-        get.key,
-        b": hi\n\nevent: other\ndata: x\n\ndata: {\"early\":1}\n\n",
+        now,
+        get.id,
+        chunk(b": hi\n\nevent: other\ndata: x\n\ndata: {\"early\":1}\n\n"),
     );
-    c.handle_response_body(get.key, b"event: endpoint\r\ndata: /m?s=1\r\n\r\n");
-    c.handle_response_body(get.key, b"event: endpoint\ndata: /ignored\n\n");
-    let bodies: Vec<_> = std::iter::from_fn(|| c.poll_request())
+    c.handle_response_body(
+        now,
+        get.id,
+        chunk(b"event: endpoint\r\ndata: /m?s=1\r\n\r\n"),
+    );
+    c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: /ignored\n\n"));
+    let bodies: Vec<_> = std::iter::from_fn(|| next_send(&mut c))
         .map(|r| r.body)
         .collect();
     assert_eq!(
@@ -582,10 +608,13 @@ fn frames_wait_for_the_endpoint_event_and_go_out_in_order() {
             "{\"n\":2}".into()
         ]
     );
-    assert_eq!(c.poll_frame(), Some(Bytes::from("{\"early\":1}")));
+    assert_eq!(next_frame(&mut c), Some(json!({"early": 1})));
     assert_eq!(c.post_url().as_deref(), Some("http://127.0.0.1:1/m?s=1"));
-    c.handle_frame(Bytes::from("{}")).unwrap();
-    assert_eq!(c.poll_request().unwrap().url, "http://127.0.0.1:1/m?s=1");
+    c.handle_transmit(now, Bytes::from("{}"), TransmitKind::Notification);
+    assert_eq!(
+        next_send(&mut c).unwrap().url_str(),
+        Some("http://127.0.0.1:1/m?s=1")
+    );
 }
 
 #[test]
@@ -596,8 +625,8 @@ fn no_endpoint_event_in_time_closes_on_the_virtual_clock() {
         ..Default::default()
     };
     let mut c = LegacyClient::new("http://127.0.0.1:1/sse", config, now, 1).unwrap();
-    let get = c.poll_request().unwrap();
-    c.handle_response_head(get.key, 200, &sse_head());
+    let get = next_send(&mut c).unwrap();
+    c.handle_response_head(now, get.id, 200, sse_head());
     assert_eq!(c.poll_timeout(), Some(now + Duration::from_secs(5)));
     c.handle_timeout(now + Duration::from_millis(4999));
     assert_eq!(c.poll_event(), None);
@@ -606,8 +635,47 @@ fn no_endpoint_event_in_time_closes_on_the_virtual_clock() {
         c.poll_event(),
         Some(ClientEvent::Closed(CloseReason::EndpointTimeout))
     );
-    assert_eq!(c.poll_abort(), Some(get.key));
+    assert_eq!(next_abort(&mut c), Some(get.id));
     assert_eq!(c.poll_timeout(), None);
+}
+
+#[test]
+fn a_post_without_an_answer_in_time_ends_its_request_once() {
+    let now = Instant::now();
+    let config = ClientConfig {
+        post_timeout: Duration::from_secs(2),
+        ..Default::default()
+    };
+    let mut c = LegacyClient::new("http://127.0.0.1:1/sse", config, now, 1).unwrap();
+    let get = next_send(&mut c).unwrap();
+    c.handle_response_head(now, get.id, 200, sse_head());
+    c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: /m?s=1\n\n"));
+    assert!(matches!(c.poll_event(), Some(ClientEvent::Ready { .. })));
+    assert_eq!(c.poll_timeout(), None, "no POST in flight");
+    let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#);
+    let sent_at = now + Duration::from_secs(1);
+    c.handle_transmit(sent_at, ping, kind);
+    let post = next_send(&mut c).unwrap();
+    assert_eq!(c.poll_timeout(), Some(sent_at + Duration::from_secs(2)));
+    c.handle_timeout(sent_at + Duration::from_millis(1999));
+    assert!(c.poll_frame().is_none());
+    c.handle_timeout(sent_at + Duration::from_secs(2));
+    assert_eq!(next_abort(&mut c), Some(post.id));
+    assert_eq!(
+        c.poll_event(),
+        Some(ClientEvent::PostFailed { status: None })
+    );
+    let err = next_frame(&mut c).expect("the request ends");
+    assert_eq!(
+        (err["id"].clone(), err["error"]["code"].clone()),
+        (json!(9), json!(-32000))
+    );
+    // A late answer for the aborted POST changes nothing.
+    c.handle_response_head(now, post.id, 202, []);
+    c.handle_response_end(now, post.id);
+    assert!(c.poll_frame().is_none());
+    assert_eq!(c.poll_timeout(), None);
+    assert!(!c.is_closed());
 }
 
 #[test]
@@ -616,32 +684,37 @@ fn bad_streams_and_endpoints_close_the_client() {
     let start = || {
         let mut c =
             LegacyClient::new("http://127.0.0.1:1/sse", ClientConfig::default(), now, 1).unwrap();
-        let key = c.poll_request().unwrap().key;
+        let key = next_send(&mut c).unwrap().id;
         (c, key)
     };
-    type Case = (u16, Vec<(String, String)>, &'static [u8], CloseReason);
+    type Case = (
+        u16,
+        Vec<(&'static str, &'static str)>,
+        &'static [u8],
+        CloseReason,
+    );
     let cases: Vec<Case> = vec![
         (
             200,
-            sse_head(),
+            sse_head().to_vec(),
             b"event: endpoint\ndata: http://evil.example/m\n\n",
             CloseReason::CrossOriginEndpoint,
         ),
         (
             200,
-            sse_head(),
+            sse_head().to_vec(),
             b"event: endpoint\ndata: https://127.0.0.1:1/m\n\n",
             CloseReason::CrossOriginEndpoint,
         ),
         (
             200,
-            sse_head(),
+            sse_head().to_vec(),
             b"event: endpoint\ndata: mailto:x\n\n",
             CloseReason::InvalidEndpoint,
         ),
         (
             200,
-            vec![("content-type".into(), "application/json".into())],
+            vec![("content-type", "application/json")],
             b"",
             CloseReason::NotEventStream,
         ),
@@ -649,26 +722,29 @@ fn bad_streams_and_endpoints_close_the_client() {
     ];
     for (status, headers, data, reason) in cases {
         let (mut c, key) = start();
-        c.handle_frame(init_frame()).unwrap();
-        c.handle_response_head(key, status, &headers);
-        c.handle_response_body(key, data);
+        transmit_init(&mut c, now);
+        c.handle_response_head(now, key, status, headers);
+        c.handle_response_body(now, key, chunk(data));
         assert_eq!(c.poll_event(), Some(ClientEvent::Closed(reason.clone())));
+        assert_eq!(next_abort(&mut c), Some(key));
         assert!(
-            c.poll_request().is_none(),
+            c.poll_action().is_none(),
             "{reason:?}: nothing is ever POSTed"
         );
         assert!(c.is_closed());
+        // The held `initialize` ends with an error instead of waiting forever.
+        assert_eq!(next_frame(&mut c).expect("answered")["id"], 0, "{reason:?}");
     }
     // The stream ending closes too (no resumption in this transport).
     let (mut c, key) = start();
-    c.handle_response_head(key, 200, &sse_head());
-    c.handle_response_end(key);
+    c.handle_response_head(now, key, 200, sse_head());
+    c.handle_response_end(now, key);
     assert_eq!(
         c.poll_event(),
         Some(ClientEvent::Closed(CloseReason::StreamEnded))
     );
     let (mut c, key) = start();
-    c.handle_response_failed(key);
+    c.handle_response_failed(now, key, "refused");
     assert_eq!(
         c.poll_event(),
         Some(ClientEvent::Closed(CloseReason::RequestFailed))
@@ -680,22 +756,21 @@ fn a_refused_post_answers_its_request_with_an_error_exactly_once() {
     let now = Instant::now();
     let mut c =
         LegacyClient::new("http://127.0.0.1:1/sse", ClientConfig::default(), now, 1).unwrap();
-    let get = c.poll_request().unwrap();
-    c.handle_response_head(get.key, 200, &sse_head());
-    c.handle_response_body(get.key, b"event: endpoint\ndata: /m?s=1\n\n");
+    let get = next_send(&mut c).unwrap();
+    c.handle_response_head(now, get.id, 200, sse_head());
+    c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: /m?s=1\n\n"));
     assert!(matches!(c.poll_event(), Some(ClientEvent::Ready { .. })));
-    c.handle_frame(Bytes::from_static(
-        br#"{"jsonrpc":"2.0","id":41,"method":"ping"}"#,
-    ))
-    .unwrap();
-    c.handle_frame(Bytes::from_static(
-        br#"{"jsonrpc":"2.0","method":"notifications/x"}"#,
-    ))
-    .unwrap();
-    let (a, b) = (c.poll_request().unwrap(), c.poll_request().unwrap());
-    c.handle_response_head(a.key, 500, &[]);
-    c.handle_response_end(a.key);
-    c.handle_response_failed(b.key);
+    let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":41,"method":"ping"}"#);
+    c.handle_transmit(now, ping, kind);
+    c.handle_transmit(
+        now,
+        chunk(br#"{"jsonrpc":"2.0","method":"notifications/x"}"#),
+        TransmitKind::Notification,
+    );
+    let (a, b) = (next_send(&mut c).unwrap(), next_send(&mut c).unwrap());
+    c.handle_response_head(now, a.id, 500, []);
+    c.handle_response_end(now, a.id);
+    c.handle_response_failed(now, b.id, "reset");
     assert_eq!(
         c.poll_event(),
         Some(ClientEvent::PostFailed { status: Some(500) })
@@ -704,18 +779,19 @@ fn a_refused_post_answers_its_request_with_an_error_exactly_once() {
         c.poll_event(),
         Some(ClientEvent::PostFailed { status: None })
     );
-    let err: Value = serde_json::from_slice(&c.poll_frame().unwrap()).unwrap();
+    let err = next_frame(&mut c).unwrap();
     assert_eq!(err["id"], 41);
     assert_eq!(err["error"]["code"], -32000);
-    assert_eq!(c.poll_frame(), None, "a notification has nothing to answer");
+    assert!(
+        c.poll_frame().is_none(),
+        "a notification has nothing to answer"
+    );
     assert!(!c.is_closed());
     // 404: the server forgot the session.
-    c.handle_frame(Bytes::from_static(
-        br#"{"jsonrpc":"2.0","id":42,"method":"ping"}"#,
-    ))
-    .unwrap();
-    let p = c.poll_request().unwrap();
-    c.handle_response_head(p.key, 404, &[]);
+    let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":42,"method":"ping"}"#);
+    c.handle_transmit(now, ping, kind);
+    let p = next_send(&mut c).unwrap();
+    c.handle_response_head(now, p.id, 404, []);
     assert_eq!(
         c.poll_event(),
         Some(ClientEvent::PostFailed { status: Some(404) })
@@ -736,12 +812,17 @@ fn pending_and_inbound_frames_are_bounded() {
         ..Default::default()
     };
     let mut c = LegacyClient::new("http://127.0.0.1:1/sse", config, now, 1).unwrap();
-    let get = c.poll_request().unwrap();
-    assert_eq!(c.handle_frame(Bytes::from("1")), Ok(()));
-    assert_eq!(c.handle_frame(Bytes::from("2")), Ok(()));
-    assert_eq!(c.handle_frame(Bytes::from("3")), Err(SendError::Full));
-    c.handle_response_head(get.key, 200, &sse_head());
-    c.handle_response_body(get.key, b"data: 1\n\ndata: 2\n\ndata: 3\n\n");
+    let get = next_send(&mut c).unwrap();
+    for id in 1..=3 {
+        let frame = Bytes::from(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
+        c.handle_transmit(now, frame, TransmitKind::Request);
+    }
+    // The third did not fit: it is answered at once; the two others wait.
+    let refused = next_frame(&mut c).expect("the third is refused");
+    assert_eq!(refused["id"], 3);
+    assert!(c.poll_frame().is_none());
+    c.handle_response_head(now, get.id, 200, sse_head());
+    c.handle_response_body(now, get.id, chunk(b"data: 1\n\ndata: 2\n\ndata: 3\n\n"));
     assert_eq!(
         c.poll_event(),
         Some(ClientEvent::Closed(CloseReason::InboundOverflow))

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use mcp_sansio::http::legacy::*;
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::model::{ClientCapabilities, Implementation, ProtocolVersion};
+use mcp_sansio::outgoing::{Action, ExchangeId, OutgoingRequest};
 use mcp_sansio::session::{ClientSetup, Event, Outcome, RequestOptions, Session};
 use mcp_sansio::Config;
 use serde_json::{json, Value};
@@ -81,20 +82,21 @@ fn start(program: &Path, script: &str) -> Peer {
 
 /// What a request thread reports.
 enum Net {
-    Head(RequestKey, u16, Vec<(String, String)>),
-    Data(RequestKey, Vec<u8>),
-    End(RequestKey),
-    Failed(RequestKey),
+    Head(ExchangeId, u16, Vec<(String, String)>),
+    Data(ExchangeId, Vec<u8>),
+    End(ExchangeId),
+    Failed(ExchangeId),
 }
 
 /// Performs `req` on its own thread; returns the socket (to abort it).
 fn perform(req: OutgoingRequest, tx: Sender<Net>) -> TcpStream {
-    let rest = req.url.strip_prefix("http://").expect("http URL");
+    let url = req.url_str().expect("the legacy transports name their URL");
+    let rest = url.strip_prefix("http://").expect("http URL");
     let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
     let stream = TcpStream::connect(authority).expect("connect to peer");
     stream.set_nodelay(true).unwrap();
     let handle = stream.try_clone().unwrap();
-    let key = req.key;
+    let key = req.id;
     std::thread::spawn(move || {
         if exchange(&req, stream, &tx).is_err() {
             let _ = tx.send(Net::Failed(key));
@@ -104,18 +106,18 @@ fn perform(req: OutgoingRequest, tx: Sender<Net>) -> TcpStream {
 }
 
 fn exchange(req: &OutgoingRequest, mut stream: TcpStream, tx: &Sender<Net>) -> std::io::Result<()> {
-    let method = match req.head.method {
+    let method = match req.method {
         mcp_sansio::http::HttpMethod::Get => "GET",
         mcp_sansio::http::HttpMethod::Post => "POST",
         mcp_sansio::http::HttpMethod::Delete => "DELETE",
         mcp_sansio::http::HttpMethod::Other => "OPTIONS",
     };
-    let authority = req.url["http://".len()..].split('/').next().unwrap();
-    let mut text = format!(
-        "{method} {} HTTP/1.1\r\nHost: {authority}\r\n",
-        req.head.path
-    );
-    for (name, value) in &req.head.headers {
+    let url = req.url_str().expect("the legacy transports name their URL");
+    let rest = &url["http://".len()..];
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let path = if path.is_empty() { "/" } else { path };
+    let mut text = format!("{method} {path} HTTP/1.1\r\nHost: {authority}\r\n");
+    for (name, value) in &req.headers {
         text.push_str(&format!("{name}: {value}\r\n"));
     }
     text.push_str(&format!(
@@ -150,7 +152,7 @@ fn exchange(req: &OutgoingRequest, mut stream: TcpStream, tx: &Sender<Net>) -> s
     };
     let chunked = get("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
     let length = get("content-length").and_then(|v| v.parse::<usize>().ok());
-    let key = req.key;
+    let key = req.id;
     let _ = tx.send(Net::Head(key, status, headers));
     if chunked {
         loop {
@@ -195,7 +197,7 @@ fn drive(url: &str) -> Run {
     let mut session = Session::client(Config::default(), setup, start);
     let mut client = AutoClient::new(url, ClientConfig::default()).unwrap();
     let (tx, rx): (Sender<Net>, Receiver<Net>) = channel();
-    let mut sockets: HashMap<RequestKey, TcpStream> = HashMap::new();
+    let mut sockets: HashMap<ExchangeId, TcpStream> = HashMap::new();
     let mut events = Vec::new();
     let mut call: Option<RequestId> = None;
     let mut add = None;
@@ -207,21 +209,23 @@ fn drive(url: &str) -> Run {
         );
         let now = Instant::now();
         let mut buf = Vec::new();
-        while session.poll_transmit(&mut buf).is_some() {
-            client
-                .handle_frame(std::mem::take(&mut buf).into())
-                .expect("frame accepted");
+        while let Some(t) = session.poll_transmit(&mut buf) {
+            client.handle_transmit(now, std::mem::take(&mut buf).into(), t.kind);
         }
-        while let Some(req) = client.poll_request() {
-            let key = req.key;
-            sockets.insert(key, perform(req, tx.clone()));
-        }
-        while let Some(key) = client.poll_abort() {
-            if let Some(s) = sockets.remove(&key) {
-                let _ = s.shutdown(Shutdown::Both);
+        while let Some(action) = client.poll_action() {
+            match action {
+                Action::Send(req) => {
+                    let key = req.id;
+                    sockets.insert(key, perform(req, tx.clone()));
+                }
+                Action::Abort(key) => {
+                    if let Some(s) = sockets.remove(&key) {
+                        let _ = s.shutdown(Shutdown::Both);
+                    }
+                }
             }
         }
-        while let Some(frame) = client.poll_frame() {
+        while let Some((frame, _)) = client.poll_frame() {
             session.handle_input(now, frame);
         }
         while let Some(e) = client.poll_event() {
@@ -263,19 +267,24 @@ fn drive(url: &str) -> Run {
             client.handle_timeout(now);
         }
         match rx.recv_timeout(Duration::from_millis(20)) {
-            Ok(Net::Head(key, status, headers)) => {
-                client.handle_response_head(now, key, status, &headers)
-            }
-            Ok(Net::Data(key, data)) => client.handle_response_body(key, &data),
-            Ok(Net::End(key)) => client.handle_response_end(key),
-            Ok(Net::Failed(key)) => client.handle_response_failed(key),
+            Ok(Net::Head(key, status, headers)) => client.handle_response_head(
+                now,
+                key,
+                status,
+                headers.iter().map(|(n, v)| (n.as_str(), v.as_str())),
+            ),
+            Ok(Net::Data(key, data)) => client.handle_response_body(now, key, data.into()),
+            Ok(Net::End(key)) => client.handle_response_end(now, key),
+            Ok(Net::Failed(key)) => client.handle_response_failed(now, key, "broke"),
             Err(_) => {}
         }
     }
-    client.close();
-    while let Some(key) = client.poll_abort() {
-        if let Some(s) = sockets.remove(&key) {
-            let _ = s.shutdown(Shutdown::Both);
+    client.close(Instant::now());
+    while let Some(action) = client.poll_action() {
+        if let Action::Abort(key) = action {
+            if let Some(s) = sockets.remove(&key) {
+                let _ = s.shutdown(Shutdown::Both);
+            }
         }
     }
     Run {

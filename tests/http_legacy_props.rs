@@ -10,6 +10,8 @@ use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::http::legacy::*;
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
+use mcp_sansio::outgoing::ExchangeId;
+use mcp_sansio::session::TransmitKind;
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -127,28 +129,29 @@ proptest! {
         let mut legacy = LegacyClient::new("http://127.0.0.1:1/sse", config.clone(), start, 1).unwrap();
         let mut auto = AutoClient::new("http://127.0.0.1:1/mcp", config).unwrap();
         let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#;
-        let _ = auto.handle_frame(Bytes::from_static(init));
-        legacy.handle_response_head(RequestKey(1), 200, &[]);
-        legacy.handle_response_body(RequestKey(1), &prefix);
+        auto.handle_transmit(start, Bytes::from_static(init), TransmitKind::Request);
+        legacy.handle_response_head(start, ExchangeId(1), 200, []);
+        legacy.handle_response_body(start, ExchangeId(1), Bytes::from(prefix));
         for (op, key, status, data, ms) in inputs {
             let now = start + Duration::from_millis(ms);
-            let key = RequestKey(key);
+            let key = ExchangeId(key);
             match op {
                 0 => {
-                    legacy.handle_response_head(key, status, &[]);
-                    auto.handle_response_head(now, key, status % 600, &[]);
+                    legacy.handle_response_head(now, key, status, []);
+                    auto.handle_response_head(now, key, status % 600, []);
                 }
                 1 => {
-                    legacy.handle_response_body(key, &data);
-                    auto.handle_response_body(key, &data);
+                    legacy.handle_response_body(now, key, Bytes::from(data.clone()));
+                    auto.handle_response_body(now, key, Bytes::from(data));
                 }
                 2 => {
-                    legacy.handle_response_end(key);
-                    auto.handle_response_end(key);
+                    legacy.handle_response_end(now, key);
+                    auto.handle_response_end(now, key);
                 }
                 3 => {
-                    let _ = legacy.handle_frame(Bytes::from(data.clone()));
-                    let _ = auto.handle_frame(Bytes::from(data));
+                    let kind = [TransmitKind::Request, TransmitKind::Notification][usize::from(status % 2)];
+                    legacy.handle_transmit(now, Bytes::from(data.clone()), kind);
+                    auto.handle_transmit(now, Bytes::from(data), kind);
                 }
                 _ => {
                     legacy.handle_timeout(now);
@@ -161,12 +164,11 @@ proptest! {
                 prop_assert!(n <= 32, "inbound queues stay bounded");
             }
             let mut n = 0;
-            while legacy.poll_request().is_some() || auto.poll_request().is_some() {
+            while legacy.poll_action().is_some() || auto.poll_action().is_some() {
                 n += 1;
-                prop_assert!(n <= 32, "request queues stay bounded");
+                prop_assert!(n <= 32, "action queues stay bounded");
             }
             while legacy.poll_event().is_some() || auto.poll_event().is_some() {}
-            while legacy.poll_abort().is_some() || auto.poll_abort().is_some() {}
         }
     }
 }

@@ -24,12 +24,14 @@ use super::pkce::Pkce;
 use super::request::{
     authorization_url, parse_redirect, parse_registration, parse_token_response,
     registration_request, select_scope, token_request, token_request_with_assertion,
-    AuthorizationParams, ClientAuthMethod, ClientCredentials, Grant, HttpRequest, HttpResponse,
+    AuthorizationParams, ClientAuthMethod, ClientCredentials, Grant, HttpResponse,
     RegistrationParams, TokenResponse,
 };
 use super::secret::Secret;
 use super::url::{query_param, resource_covers, HttpUrl};
 use super::AuthError;
+use crate::http::{HttpMethod, HttpText};
+use crate::outgoing::{ExchangeId, OutgoingRequest};
 
 #[derive(Debug)]
 enum Phase {
@@ -62,8 +64,10 @@ enum Phase {
 pub struct AuthFlow {
     config: AuthConfig,
     phase: Phase,
-    outgoing: Option<HttpRequest>,
+    outgoing: Option<OutgoingRequest>,
     in_flight: bool,
+    /// The id of the next request (each one gets its own).
+    next_id: u64,
     events: VecDeque<AuthEvent>,
     challenge_scope: Option<String>,
     scope: Option<String>,
@@ -93,6 +97,7 @@ impl AuthFlow {
             phase: Phase::Idle,
             outgoing: None,
             in_flight: false,
+            next_id: 0,
             events: VecDeque::new(),
             challenge_scope: None,
             scope: None,
@@ -174,8 +179,10 @@ impl AuthFlow {
 
     /// The next HTTP request to perform, if any; at most one is outstanding.
     #[must_use]
-    pub fn poll_request(&mut self) -> Option<HttpRequest> {
-        let request = self.outgoing.take()?;
+    pub fn poll_request(&mut self) -> Option<OutgoingRequest> {
+        let mut request = self.outgoing.take()?;
+        request.id = ExchangeId(self.next_id);
+        self.next_id = self.next_id.wrapping_add(1);
         self.in_flight = true;
         Some(request)
     }
@@ -385,11 +392,12 @@ impl AuthFlow {
     }
 
     fn get(&mut self, url: String) {
-        self.outgoing = Some(HttpRequest {
-            method: "GET",
-            url,
-            headers: vec![("accept", "application/json".to_owned())],
-            body: Vec::new(),
+        self.outgoing = Some(OutgoingRequest {
+            id: ExchangeId(0),
+            method: HttpMethod::Get,
+            url: Some(url.into()),
+            headers: vec![("accept", HttpText::from_static("application/json"))],
+            body: bytes::Bytes::new(),
         });
     }
 

@@ -41,7 +41,7 @@ pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use pkce::Pkce;
 pub use request::{
     authorization_url, parse_redirect, select_scope, token_request, token_request_with_assertion,
-    ClientAuthMethod, ClientCredentials, Grant, HttpRequest, HttpResponse, TokenResponse,
+    ClientAuthMethod, ClientCredentials, Grant, HttpResponse, TokenResponse,
 };
 pub use resource::ProtectedResource;
 pub use resource_challenge::BearerError;

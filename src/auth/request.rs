@@ -4,6 +4,7 @@
 //! none / private_key_jwt), the RFC 7591
 //! registration request, scope selection and the redirect `Location` reader.
 
+use bytes::Bytes;
 use serde::Deserialize;
 
 use super::cross_app::{GRANT_JWT_BEARER, GRANT_TOKEN_EXCHANGE};
@@ -14,19 +15,8 @@ use super::pkce::{Pkce, METHOD_S256};
 use super::secret::Secret;
 use super::url::{query_param, with_query};
 use super::AuthError;
-
-/// An HTTP request for the application to perform.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HttpRequest {
-    /// `GET` or `POST`.
-    pub method: &'static str,
-    /// The absolute URL.
-    pub url: String,
-    /// Header `(name, value)` pairs. A Basic `Authorization` value carries a secret: don't log it.
-    pub headers: Vec<(&'static str, String)>,
-    /// The body (empty for GET).
-    pub body: Vec<u8>,
-}
+use crate::http::{HttpMethod, HttpText};
+use crate::outgoing::{ExchangeId, OutgoingRequest};
 
 /// An HTTP response the application received.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -195,10 +185,13 @@ pub fn token_request(
     grant: &Grant<'_>,
     client: &ClientCredentials,
     resource: Option<&str>,
-) -> HttpRequest {
+) -> OutgoingRequest {
     token_request_with_assertion(endpoint, grant, client, resource, None)
 }
 
+/// (The request builders number their request `ExchangeId(0)`: the caller, such as
+/// [`AuthFlow`](super::AuthFlow), gives it its own id.)
+///
 /// [`token_request`] for a client that authenticates with a signed `assertion`
 /// ([`ClientAuthMethod::PrivateKeyJwt`], see [`client_assertion`](super::jwt::client_assertion)).
 #[must_use]
@@ -208,7 +201,7 @@ pub fn token_request_with_assertion(
     client: &ClientCredentials,
     resource: Option<&str>,
     assertion: Option<&Secret>,
-) -> HttpRequest {
+) -> OutgoingRequest {
     let mut pairs: Vec<(&str, &str)> = match grant {
         Grant::AuthorizationCode {
             code,
@@ -267,9 +260,9 @@ pub fn token_request_with_assertion(
     let mut headers = vec![
         (
             "content-type",
-            "application/x-www-form-urlencoded".to_owned(),
+            HttpText::from_static("application/x-www-form-urlencoded"),
         ),
-        ("accept", "application/json".to_owned()),
+        ("accept", HttpText::from_static("application/json")),
     ];
     let secret = client.client_secret.as_ref().map(Secret::expose);
     match (client.auth_method, secret) {
@@ -282,7 +275,7 @@ pub fn token_request_with_assertion(
             );
             headers.push((
                 "authorization",
-                format!("Basic {}", base64_standard(pair.as_bytes())),
+                format!("Basic {}", base64_standard(pair.as_bytes())).into(),
             ));
         }
         (ClientAuthMethod::ClientSecretPost, Some(secret)) => {
@@ -296,11 +289,12 @@ pub fn token_request_with_assertion(
         }
         _ => pairs.push(("client_id", &client.client_id)),
     }
-    HttpRequest {
-        method: "POST",
-        url: endpoint.to_owned(),
+    OutgoingRequest {
+        id: ExchangeId(0),
+        method: HttpMethod::Post,
+        url: Some(endpoint.into()),
         headers,
-        body: form_encode(&pairs).into_bytes(),
+        body: Bytes::from(form_encode(&pairs)),
     }
 }
 
@@ -319,7 +313,7 @@ pub struct RegistrationParams<'a> {
 
 /// The RFC 7591 dynamic client registration request.
 #[must_use]
-pub fn registration_request(endpoint: &str, p: &RegistrationParams<'_>) -> HttpRequest {
+pub fn registration_request(endpoint: &str, p: &RegistrationParams<'_>) -> OutgoingRequest {
     let mut doc = serde_json::json!({
         "client_name": p.client_name,
         "redirect_uris": [p.redirect_uri],
@@ -331,14 +325,15 @@ pub fn registration_request(endpoint: &str, p: &RegistrationParams<'_>) -> HttpR
     if let (Some(scope), Some(map)) = (p.scope, doc.as_object_mut()) {
         map.insert("scope".into(), scope.into());
     }
-    HttpRequest {
-        method: "POST",
-        url: endpoint.to_owned(),
+    OutgoingRequest {
+        id: ExchangeId(0),
+        method: HttpMethod::Post,
+        url: Some(endpoint.into()),
         headers: vec![
-            ("content-type", "application/json".to_owned()),
-            ("accept", "application/json".to_owned()),
+            ("content-type", HttpText::from_static("application/json")),
+            ("accept", HttpText::from_static("application/json")),
         ],
-        body: doc.to_string().into_bytes(),
+        body: Bytes::from(doc.to_string()),
     }
 }
 

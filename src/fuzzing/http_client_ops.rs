@@ -13,16 +13,15 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 
 use super::ops::{self, Cursor};
-use crate::http::client::{
-    ClientAction, ExchangeId, HttpClient, HttpClientConfig, HttpClientRequest, TRANSPORT_ERROR,
-};
+use crate::http::client::{HttpClient, HttpClientConfig, TRANSPORT_ERROR};
 use crate::http::HttpMethod;
 use crate::jsonrpc::{self, Message, RequestId};
+use crate::outgoing::{Action, ExchangeId, OutgoingRequest};
 use crate::session::TransmitKind;
 
 /// One exchange the fuzz "server" is answering.
 struct Open {
-    request: HttpClientRequest,
+    request: OutgoingRequest,
     head: bool,
     /// The next SSE event number on this exchange.
     seq: u32,
@@ -245,12 +244,14 @@ fn body(c: &mut Cursor<'_>, w: &mut World) {
     // Cut the chunk: part now, the rest in a second call.
     let cut = c.below(bytes.len() + 1);
     let rest = bytes.split_off(cut);
-    w.client.handle_response_body(w.now, id, &bytes);
-    w.client.handle_response_body(w.now, id, &rest);
+    w.client
+        .handle_response_body(w.now, id, Bytes::copy_from_slice(&bytes));
+    w.client
+        .handle_response_body(w.now, id, Bytes::copy_from_slice(&rest));
 }
 
 /// The numeric id of the request a POST carries.
-fn awaited(request: &HttpClientRequest) -> Option<u64> {
+fn awaited(request: &OutgoingRequest) -> Option<u64> {
     match jsonrpc::decode_message(&request.body) {
         Ok(Message::Request(r)) => r.id.as_number().and_then(|n| u64::try_from(n).ok()),
         _ => None,
@@ -263,7 +264,7 @@ fn drain(w: &mut World) {
         while let Some(action) = w.client.poll_action() {
             moved = true;
             match action {
-                ClientAction::Send(request) => {
+                Action::Send(request) => {
                     check_request(w, &request);
                     w.open.insert(
                         request.id,
@@ -274,12 +275,12 @@ fn drain(w: &mut World) {
                         },
                     );
                 }
-                ClientAction::Abort(id) => {
+                Action::Abort(id) => {
                     w.open.remove(&id);
                 }
             }
         }
-        while let Some(frame) = w.client.poll_frame() {
+        while let Some((frame, _)) = w.client.poll_frame() {
             moved = true;
             note_frame(w, &frame);
         }
@@ -293,7 +294,7 @@ fn drain(w: &mut World) {
     panic!("the client transport did not settle");
 }
 
-fn check_request(w: &World, request: &HttpClientRequest) {
+fn check_request(w: &World, request: &OutgoingRequest) {
     match request.method {
         HttpMethod::Post => {
             assert_eq!(

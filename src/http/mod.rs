@@ -19,9 +19,8 @@ mod streams;
 mod text;
 mod types;
 
-pub use client::{
-    ClientAction, ExchangeId, HttpClient, HttpClientConfig, HttpClientRequest, TransportEvent,
-};
+pub use crate::outgoing::{Action, ExchangeId, OutgoingRequest};
+pub use client::{HttpClient, HttpClientConfig, TransportEvent};
 pub use config::{EndpointConfig, EndpointStats, ResponseMode};
 pub use endpoint::Endpoint;
 pub use machine::Machine;

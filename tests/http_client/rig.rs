@@ -61,7 +61,7 @@ pub struct Net {
     /// Exchanges whose response is streamed: (exchange, endpoint stream).
     pub open: Vec<(ExchangeId, StreamId)>,
     /// Every request the transport asked for, in order, with the time it was sent.
-    pub sent: Vec<(Instant, HttpClientRequest)>,
+    pub sent: Vec<(Instant, OutgoingRequest)>,
     pub client_events: Vec<ClientEvent>,
     pub transport_events: Vec<TransportEvent>,
     /// Frames delivered to the client machine.
@@ -119,12 +119,12 @@ impl Net {
         while let Some(action) = self.transport.poll_action() {
             moved = true;
             match action {
-                ClientAction::Send(request) => self.perform(request),
-                ClientAction::Abort(id) => self.abort(id),
+                Action::Send(request) => self.perform(request),
+                Action::Abort(id) => self.abort(id),
             }
         }
         moved |= self.pump_streams();
-        while let Some(frame) = self.transport.poll_frame() {
+        while let Some((frame, _)) = self.transport.poll_frame() {
             moved = true;
             self.delivered.push(frame.clone());
             self.client.handle_input(self.now, frame);
@@ -151,7 +151,7 @@ impl Net {
         moved || self.client.session().has_transmit()
     }
 
-    fn perform(&mut self, request: HttpClientRequest) {
+    fn perform(&mut self, request: OutgoingRequest) {
         self.sent.push((self.now, request.clone()));
         let mut head = HttpRequestHead::new(request.method, "/mcp").header("Host", "localhost:1");
         for (name, value) in &request.headers {
@@ -172,7 +172,7 @@ impl Net {
         match resp.body {
             Body::Empty => self.transport.handle_response_end(self.now, id),
             Body::Full(bytes) => {
-                self.transport.handle_response_body(self.now, id, &bytes);
+                self.transport.handle_response_body(self.now, id, bytes);
                 self.transport.handle_response_end(self.now, id);
             }
             Body::Stream(stream) => self.open.push((id, stream)),
@@ -195,7 +195,8 @@ impl Net {
             match self.ep.poll_stream(stream, &mut buf) {
                 Some(StreamChunk::Data { .. }) => {
                     moved = true;
-                    self.transport.handle_response_body(self.now, id, &buf);
+                    self.transport
+                        .handle_response_body(self.now, id, Bytes::copy_from_slice(&buf));
                     buf.clear();
                 }
                 Some(StreamChunk::End) => {
@@ -267,7 +268,7 @@ impl Net {
     }
 
     /// The requests sent with `method`, in order.
-    pub fn sent_with(&self, method: HttpMethod) -> Vec<&HttpClientRequest> {
+    pub fn sent_with(&self, method: HttpMethod) -> Vec<&OutgoingRequest> {
         self.sent
             .iter()
             .map(|(_, r)| r)

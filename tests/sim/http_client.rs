@@ -15,12 +15,11 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::http::client::{
-    ClientAction, ExchangeId, HttpClient, HttpClientConfig, HttpClientRequest, TransportEvent,
-};
+use mcp_sansio::http::client::{HttpClient, HttpClientConfig, TransportEvent};
 use mcp_sansio::http::event_id::EventId;
 use mcp_sansio::http::{Body, Endpoint, HttpMethod, HttpRequestHead, StreamChunk, StreamId};
 use mcp_sansio::jsonrpc::{self, Message, RawJson, RequestId};
+use mcp_sansio::outgoing::{Action, ExchangeId, OutgoingRequest};
 use mcp_sansio::session::{Event, Session, State};
 
 use super::check::{Ledger, Tally};
@@ -251,7 +250,7 @@ impl HttpClientWorld {
                 moved = true;
                 self.act(action);
             }
-            while let Some(frame) = self.http.poll_frame() {
+            while let Some((frame, _)) = self.http.poll_frame() {
                 moved = true;
                 self.count_answer(&frame)?;
                 self.session.handle_input(self.now, frame);
@@ -355,14 +354,14 @@ impl HttpClientWorld {
     }
 
     /// The network takes one action of the transport.
-    fn act(&mut self, action: ClientAction) {
+    fn act(&mut self, action: Action) {
         match action {
-            ClientAction::Send(request) => self.send(request),
-            ClientAction::Abort(ex) => self.abort(ex),
+            Action::Send(request) => self.send(request),
+            Action::Abort(ex) => self.abort(ex),
         }
     }
 
-    fn send(&mut self, request: HttpClientRequest) {
+    fn send(&mut self, request: OutgoingRequest) {
         let mut head =
             HttpRequestHead::new(request.method, "/mcp").header("Host", "127.0.0.1:8080");
         let resume_from = request.header("Last-Event-ID").and_then(EventId::parse);
@@ -563,7 +562,7 @@ impl HttpClientWorld {
             } => self.on_head(ex, status, &headers),
             Arrival::Chunk { ex, bytes } => {
                 self.judge.client_chunk(ex, &bytes)?;
-                self.http.handle_response_body(now, ex, &bytes);
+                self.http.handle_response_body(now, ex, bytes.clone());
             }
             Arrival::End { ex } => {
                 self.forget(ex);

@@ -9,10 +9,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use bytes::Bytes;
 use mcp_sansio::framing::{SseDecoder, SseItem};
-use mcp_sansio::http::client::ExchangeId;
 use mcp_sansio::http::event_id::EventId;
 use mcp_sansio::http::StreamId;
 use mcp_sansio::jsonrpc::{self, Incoming, Message, RequestId};
+use mcp_sansio::outgoing::ExchangeId;
 use serde_json::Value;
 
 /// A logical stream: the session it belongs to and its number in that session.

@@ -377,7 +377,7 @@ fn authorize(flow: &mut AuthFlow, challenge: &Reply, entropy: u8) -> Vec<String>
     let mut urls = Vec::new();
     for _ in 0..32 {
         if let Some(req) = flow.poll_request() {
-            urls.push(req.url.clone());
+            urls.push(req.url_str().unwrap_or_default().to_owned());
             flow.handle_response(now, raw::perform(&req))
                 .expect("response accepted");
             continue;

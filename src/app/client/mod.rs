@@ -177,7 +177,7 @@ impl Client {
     }
 
     /// [`Client::handle_input`] for a frame the transport already decoded (`incoming` is
-    /// `jsonrpc::decode(frame)`'s result, e.g. from `HttpClient::poll_frame_decoded`).
+    /// `jsonrpc::decode(frame)`'s result, e.g. from `HttpClient::poll_frame`).
     pub fn handle_decoded(&mut self, now: Instant, frame: &Bytes, incoming: Incoming) {
         self.last_now = now;
         self.process();

@@ -5,12 +5,8 @@
 
 use std::time::Instant;
 
-use bytes::Bytes;
-
 use super::{HttpClient, HttpClientConfig};
-use crate::http::legacy::StreamableHandoff;
-use crate::jsonrpc::{self, Message};
-use crate::session::TransmitKind;
+use crate::http::legacy::{transmit_kind, StreamableHandoff};
 
 impl HttpClient {
     /// A transport continuing the session of `handoff` (from `AutoClient::take_handoff`):
@@ -30,26 +26,18 @@ impl HttpClient {
             .map(Into::into);
         client.init_frame = Some(handoff.init_frame);
         for frame in handoff.pending {
-            let kind = kind_of(&frame);
+            let kind = transmit_kind(&frame);
             client.handle_transmit(now, frame, kind);
         }
         client
     }
 }
 
-/// What a frame the client machine transmitted is (requests by their `id` and `method`).
-fn kind_of(frame: &Bytes) -> TransmitKind {
-    match jsonrpc::decode_message(frame) {
-        Ok(Message::Request(_)) => TransmitKind::Request,
-        Ok(Message::Notification(_)) => TransmitKind::Notification,
-        _ => TransmitKind::Response,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::ClientAction;
+    use crate::outgoing::Action;
+    use bytes::Bytes;
 
     #[test]
     fn the_adopted_session_sends_its_pending_frames_with_the_session_headers() {
@@ -73,7 +61,7 @@ mod tests {
             Some(&init),
             "kept for a replay after 404"
         );
-        let Some(ClientAction::Send(post)) = client.poll_action() else {
+        let Some(Action::Send(post)) = client.poll_action() else {
             panic!("the pending notification is POSTed at once");
         };
         assert_eq!(post.method, crate::http::HttpMethod::Post);

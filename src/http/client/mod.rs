@@ -5,7 +5,7 @@
 //!
 //! Drive loop (the crate-wide contract):
 //! - every frame the client machine transmits goes to [`HttpClient::handle_transmit`];
-//! - the adapter performs each [`ClientAction`] from [`HttpClient::poll_action`] and reports the
+//! - the adapter performs each [`Action`] from [`HttpClient::poll_action`] and reports the
 //!   response with `handle_response_head`, `handle_response_body` (chunks as they arrive;
 //!   `handle_response_body_bytes` for chunks held as `Bytes`, kept without a copy) and
 //!   `handle_response_end` or `handle_response_failed`;
@@ -13,6 +13,9 @@
 //!   from [`HttpClient::poll_event`] to the application;
 //! - sleep until the earlier of new input and [`HttpClient::poll_timeout`], then
 //!   [`HttpClient::handle_timeout`].
+//!
+//! This is the client contract of [`crate::outgoing`]; `HttpClient` implements its
+//! [`ClientTransport`](crate::outgoing::ClientTransport) trait.
 //!
 //! What it decides: the headers of every request (`Accept`, `Content-Type`, `Mcp-Session-Id`,
 //! `MCP-Protocol-Version`, `Last-Event-ID`), holding messages while the handshake is in flight,
@@ -33,14 +36,13 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
-pub use types::{
-    ClientAction, ExchangeId, HttpClientConfig, HttpClientRequest, HttpClientStats, TransportEvent,
-};
+pub use types::{HttpClientConfig, HttpClientStats, TransportEvent};
 
 use exchange::{Exchange, Purpose};
 
 use crate::http::{HttpMethod, HttpText};
 use crate::jsonrpc::{self, ErrorObject, Incoming, Message, MissingId, RawJson, RequestId};
+use crate::outgoing::{Action, ExchangeId, InboundFrame, OutgoingRequest};
 use crate::session::idhash::IdBuildHasher;
 use crate::session::TransmitKind;
 
@@ -97,7 +99,7 @@ pub struct HttpClient {
     /// Keyed by our own sequential exchange ids: the fast id hasher.
     exchanges: HashMap<ExchangeId, Exchange, IdBuildHasher>,
     resumes: Vec<PendingResume>,
-    actions: VecDeque<ClientAction>,
+    actions: VecDeque<Action>,
     /// Frames for the machine, with their decoding when the transport made one.
     frames: VecDeque<(Bytes, Option<Incoming>)>,
     /// The frames a body chunk or a body's end completed, on their way to `frames`: kept
@@ -228,17 +230,9 @@ impl HttpClient {
         }
     }
 
-    /// The next chunk of exchange `id`'s response body.
-    pub fn handle_response_body(&mut self, _now: Instant, id: ExchangeId, chunk: &[u8]) {
-        self.take_body(id, |ex, max_body, frames| {
-            ex.push_body(chunk, max_body, frames)
-        });
-    }
-
-    /// [`HttpClient::handle_response_body`] for a chunk the adapter holds as [`Bytes`]: a JSON
-    /// body that arrives in one chunk (a whole answer of known length) is taken as is, not
-    /// copied.
-    pub fn handle_response_body_bytes(&mut self, _now: Instant, id: ExchangeId, chunk: Bytes) {
+    /// The next chunk of exchange `id`'s response body. A JSON body that arrives in one chunk
+    /// (a whole answer of known length) is taken as is, not copied.
+    pub fn handle_response_body(&mut self, _now: Instant, id: ExchangeId, chunk: Bytes) {
         self.take_body(id, |ex, max_body, frames| {
             ex.push_body_bytes(chunk, max_body, frames)
         });
@@ -311,22 +305,16 @@ impl HttpClient {
 
     /// The next request to perform or exchange to abort.
     #[must_use]
-    pub fn poll_action(&mut self) -> Option<ClientAction> {
+    pub fn poll_action(&mut self) -> Option<Action> {
         self.actions.pop_front()
     }
 
-    /// The next frame for the client machine's `handle_input`.
-    #[must_use]
-    pub fn poll_frame(&mut self) -> Option<Bytes> {
-        self.frames.pop_front().map(|(frame, _)| frame)
-    }
-
-    /// [`HttpClient::poll_frame`] with the frame's decoding (`jsonrpc::decode(&frame)`'s
+    /// The next frame for the client machine, with its decoding (`jsonrpc::decode(&frame)`'s
     /// result) when the transport made one to see whether it answers a request in flight:
     /// give both to the machine's `handle_decoded` so the frame is not decoded twice, or the
     /// frame alone to `handle_input` when there is none.
     #[must_use]
-    pub fn poll_frame_decoded(&mut self) -> Option<(Bytes, Option<Incoming>)> {
+    pub fn poll_frame(&mut self) -> Option<InboundFrame> {
         self.frames.pop_front()
     }
 
@@ -421,13 +409,13 @@ impl HttpClient {
         let with_session = headers.iter().any(|(n, _)| *n == "Mcp-Session-Id");
         self.exchanges
             .insert(id, Exchange::new(purpose, with_session));
-        self.actions
-            .push_back(ClientAction::Send(HttpClientRequest {
-                id,
-                method,
-                headers,
-                body,
-            }));
+        self.actions.push_back(Action::Send(OutgoingRequest {
+            id,
+            method,
+            url: None,
+            headers,
+            body,
+        }));
         id
     }
 
@@ -526,7 +514,7 @@ impl HttpClient {
                 continue;
             }
             // Decoded once here, to see whether it answers the exchange; the machine takes the
-            // decoding along (`poll_frame_decoded`) instead of decoding the frame again.
+            // decoding along (`poll_frame`) instead of decoding the frame again.
             let awaits = ex.purpose.awaited().is_some();
             let decoded = awaits.then(|| jsonrpc::decode(&frame).ok()).flatten();
             if let Some(incoming) = &decoded {
@@ -786,6 +774,8 @@ fn http_error_reason(status: u16, body: Option<&str>) -> String {
         _ => format!("HTTP {status}"),
     }
 }
+
+crate::outgoing::client_transport_by_inherent_methods!(HttpClient, TransportEvent);
 
 #[cfg(test)]
 mod tests;

@@ -6,8 +6,9 @@
 use bytes::Bytes;
 
 use super::exchange::Purpose;
-use super::{ClientAction, HttpClient, Phase, TransportEvent};
+use super::{HttpClient, Phase, TransportEvent};
 use crate::jsonrpc::{self, Message};
+use crate::outgoing::Action;
 
 impl HttpClient {
     /// A 404 for our session id: the server forgot the session.
@@ -41,7 +42,7 @@ impl HttpClient {
             let Some(ex) = self.exchanges.remove(&id) else {
                 continue;
             };
-            self.actions.push_back(ClientAction::Abort(id));
+            self.actions.push_back(Action::Abort(id));
             if let Some(request) = ex.purpose.awaited().filter(|_| !ex.answered) {
                 let request = request.clone();
                 self.fail_request(&request, reason, None);

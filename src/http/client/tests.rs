@@ -8,10 +8,10 @@ use super::*;
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#;
 
-fn sends(t: &mut HttpClient) -> Vec<HttpClientRequest> {
+fn sends(t: &mut HttpClient) -> Vec<OutgoingRequest> {
     let mut out = Vec::new();
     while let Some(action) = t.poll_action() {
-        if let ClientAction::Send(r) = action {
+        if let Action::Send(r) = action {
             out.push(r);
         }
     }
@@ -20,7 +20,7 @@ fn sends(t: &mut HttpClient) -> Vec<HttpClientRequest> {
 
 fn frames(t: &mut HttpClient) -> Vec<String> {
     let mut out = Vec::new();
-    while let Some(f) = t.poll_frame() {
+    while let Some((f, _)) = t.poll_frame() {
         out.push(String::from_utf8(f.to_vec()).unwrap());
     }
     out
@@ -41,7 +41,7 @@ fn ready(now: Instant, config: HttpClientConfig) -> HttpClient {
     ];
     t.handle_response_head(now, init.id, 200, head);
     let result = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25"}}"#;
-    t.handle_response_body(now, init.id, result.as_bytes());
+    t.handle_response_body(now, init.id, Bytes::copy_from_slice(result.as_bytes()));
     t.handle_response_end(now, init.id);
     assert_eq!(frames(&mut t), vec![result.to_owned()]);
     let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
@@ -60,7 +60,7 @@ fn ready(now: Instant, config: HttpClientConfig) -> HttpClient {
     t
 }
 
-fn call(t: &mut HttpClient, now: Instant, id: u32) -> HttpClientRequest {
+fn call(t: &mut HttpClient, now: Instant, id: u32) -> OutgoingRequest {
     let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{}}}}"#);
     t.handle_transmit(now, Bytes::from(frame), TransmitKind::Request);
     sends(t).remove(0)
@@ -75,7 +75,9 @@ fn an_http_error_ends_the_request_with_the_servers_message() {
     t.handle_response_body(
         now,
         req.id,
-        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"boom"}}"#,
+        Bytes::copy_from_slice(
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"boom"}}"#,
+        ),
     );
     t.handle_response_end(now, req.id);
     let out = frames(&mut t);
@@ -109,7 +111,11 @@ fn resumption_backs_off_and_gives_up_after_the_bounded_attempts() {
     let mut t = ready(now, config);
     let req = call(&mut t, now, 5);
     t.handle_response_head(now, req.id, 200, [("content-type", "text/event-stream")]);
-    t.handle_response_body(now, req.id, b"id: e1\nretry: 200\ndata:\n\n");
+    t.handle_response_body(
+        now,
+        req.id,
+        Bytes::copy_from_slice(b"id: e1\nretry: 200\ndata:\n\n"),
+    );
     t.handle_response_end(now, req.id);
     assert!(frames(&mut t).is_empty());
     // 200 ms (the server's retry), then 200, 400 after attempts that brought nothing.
@@ -150,7 +156,11 @@ fn a_stream_waiting_to_reconnect_counts_against_max_exchanges() {
     let _second = call(&mut t, now, 2);
     assert_eq!(t.exchanges_in_flight(), 3);
     t.handle_response_head(now, first.id, 200, [("content-type", "text/event-stream")]);
-    t.handle_response_body(now, first.id, b"id: 7-1\nretry: 100\ndata:\n\n");
+    t.handle_response_body(
+        now,
+        first.id,
+        Bytes::copy_from_slice(b"id: 7-1\nretry: 100\ndata:\n\n"),
+    );
     t.handle_response_failed(now, first.id, "reset");
     assert_eq!(t.exchanges_in_flight(), 2);
     // The third call finds the limit reached: the reconnection of the first holds a place.
@@ -184,7 +194,9 @@ fn a_stream_without_event_ids_cannot_resume_and_fails_once() {
     t.handle_response_body(
         now,
         req.id,
-        b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n",
+        Bytes::copy_from_slice(
+            b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n",
+        ),
     );
     t.handle_response_failed(now, req.id, "reset");
     let out = frames(&mut t);
@@ -215,7 +227,9 @@ fn a_400_on_the_standalone_get_is_tolerated_without_retries() {
     t.handle_response_body(
         now,
         init.id,
-        br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}"#,
+        Bytes::copy_from_slice(
+            br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}"#,
+        ),
     );
     t.handle_response_end(now, init.id);
     // Held behind the handshake: a ping sent before `initialized` went out.
@@ -310,7 +324,7 @@ fn an_oversized_json_body_fails_the_request() {
     let mut t = ready(now, config);
     let req = call(&mut t, now, 4);
     t.handle_response_head(now, req.id, 200, [("content-type", "application/json")]);
-    t.handle_response_body(now, req.id, &[b' '; 71]);
+    t.handle_response_body(now, req.id, Bytes::copy_from_slice(&[b' '; 71]));
     t.handle_response_end(now, req.id);
     let out = frames(&mut t);
     assert!(out[0].contains("the 70 bytes size limit"), "{}", out[0]);
@@ -326,7 +340,7 @@ fn a_json_body_without_the_response_ends_the_request_with_an_error() {
     let post = call(&mut t, now, 7);
     t.handle_response_head(now, post.id, 200, [("content-type", "application/json")]);
     let note = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#;
-    t.handle_response_body(now, post.id, note.as_bytes());
+    t.handle_response_body(now, post.id, Bytes::copy_from_slice(note.as_bytes()));
     t.handle_response_end(now, post.id);
     let out = frames(&mut t);
     assert_eq!(out.len(), 2, "{out:?}");
@@ -461,7 +475,7 @@ fn the_completed_frames_list_is_reused_and_bounded() {
         let req = call(&mut t, now, id);
         t.handle_response_head(now, req.id, 200, [("content-type", "application/json")]);
         let answer = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
-        t.handle_response_body(now, req.id, answer.as_bytes());
+        t.handle_response_body(now, req.id, Bytes::copy_from_slice(answer.as_bytes()));
         t.handle_response_end(now, req.id);
         assert_eq!(frames(&mut t), vec![answer]);
         assert!(t.completed.is_empty());
@@ -478,7 +492,7 @@ fn the_completed_frames_list_is_reused_and_bounded() {
     }
     let answer = r#"{"jsonrpc":"2.0","id":10,"result":{}}"#;
     events.push_str(&format!("data: {answer}\n\n"));
-    t.handle_response_body(now, req.id, events.as_bytes());
+    t.handle_response_body(now, req.id, Bytes::copy_from_slice(events.as_bytes()));
     t.handle_response_end(now, req.id);
     let got = frames(&mut t);
     assert_eq!(got.len(), 3 * MAX_KEPT_COMPLETED + 1);

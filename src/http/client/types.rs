@@ -1,49 +1,7 @@
-//! The values the HTTP client transport hands the adapter and the application: requests to
-//! perform, actions, events, its configuration and its counters.
+//! The values the HTTP client transport hands the application: events, its configuration
+//! and its counters (its requests are [`crate::outgoing::OutgoingRequest`]s).
 
 use std::time::Duration;
-
-use bytes::Bytes;
-
-use crate::http::{HttpMethod, HttpText};
-
-/// Identifies one HTTP exchange (one request and its response) the adapter performs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ExchangeId(pub u64);
-
-/// One HTTP request for the adapter to perform against the MCP endpoint URL.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HttpClientRequest {
-    /// Feed the response back under this id.
-    pub id: ExchangeId,
-    /// POST (a message), GET (an SSE stream) or DELETE (end the session).
-    pub method: HttpMethod,
-    /// Header fields to send (the adapter adds `Host`, `Content-Length` and its own ones, such
-    /// as `Authorization`). Values are constants or text the session keeps (its id, the
-    /// negotiated version) shared with every request instead of copied into each one.
-    pub headers: Vec<(&'static str, HttpText)>,
-    /// The body (empty for GET and DELETE).
-    pub body: Bytes,
-}
-
-impl HttpClientRequest {
-    /// The value of header `name` (case-insensitive), if present.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// What the adapter must do next.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ClientAction {
-    /// Perform this request and report its response with the `handle_response_*` methods.
-    Send(HttpClientRequest),
-    /// Stop this exchange (drop the connection or the body); report nothing more for it.
-    Abort(ExchangeId),
-}
 
 /// Something the application should know about the HTTP session.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,6 +1,8 @@
 //! The legacy HTTP+SSE client transport (2024-11-05), sans IO: it asks for a GET of the SSE
 //! URL, waits for the `endpoint` event, resolves it (same origin only), then turns every
-//! outgoing frame into a POST there and every `message` event into an incoming frame.
+//! outgoing frame into a POST there and every `message` event into an incoming frame. It
+//! follows the client contract of [`crate::outgoing`]: a request it cannot carry, or whose
+//! POST fails or gets no answer within `post_timeout`, ends with a JSON-RPC error frame.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
@@ -8,14 +10,27 @@ use std::time::Instant;
 use bytes::Bytes;
 use serde_json::json;
 
-use super::client_types::{
-    ClientConfig, ClientEvent, CloseReason, OutgoingRequest, RequestKey, SendError,
-};
+use super::client_types::{ClientConfig, ClientEvent, CloseReason};
 use super::url::{HttpUrl, UrlError};
 use crate::framing::sse::{SseDecoder, SseItem};
 use crate::http::headers::accepts;
-use crate::http::types::{HttpMethod, HttpRequestHead};
+use crate::http::types::HttpMethod;
+use crate::http::HttpText;
 use crate::jsonrpc::{decode, Incoming, Message};
+use crate::outgoing::{Action, ExchangeId, InboundFrame, OutgoingRequest};
+use crate::session::TransmitKind;
+
+/// The JSON-RPC error code of the error frames the transport makes for requests it could not
+/// deliver (the same as the Streamable client's).
+const TRANSPORT_ERROR: i64 = -32000;
+
+/// A POST in flight: its frame (to answer its requests with an error if it fails) and when it
+/// gives up waiting for the response head.
+#[derive(Debug)]
+struct Post {
+    frame: Bytes,
+    deadline: Option<Instant>,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -33,45 +48,39 @@ pub struct LegacyClient {
     sse_url: HttpUrl,
     post_url: Option<HttpUrl>,
     state: State,
-    get_key: RequestKey,
-    next_key: u64,
+    get_id: ExchangeId,
+    next_id: u64,
     decoder: SseDecoder,
+    /// The `endpoint` event's deadline, while waiting for it.
     deadline: Option<Instant>,
     /// Frames given before the `endpoint` event.
     held: VecDeque<Bytes>,
-    requests: VecDeque<OutgoingRequest>,
-    /// POSTs asked for and not answered yet, with their frame (to answer its requests with
-    /// an error if the POST fails).
-    posts: HashMap<RequestKey, Bytes>,
+    actions: VecDeque<Action>,
+    /// POSTs asked for whose response head has not come yet.
+    posts: HashMap<ExchangeId, Post>,
     inbound: VecDeque<Bytes>,
     events: VecDeque<ClientEvent>,
-    aborts: VecDeque<RequestKey>,
 }
 
 impl LegacyClient {
     /// A client of the SSE endpoint at `sse_url` (absolute `http(s)` URL); it asks for the GET
-    /// at once. Its request keys count from `first_key` (so a caller can keep its own below).
+    /// at once. Its exchange ids count from `first_id` (so a caller can keep its own below).
     pub fn new(
         sse_url: &str,
         config: ClientConfig,
         now: Instant,
-        first_key: u64,
+        first_id: u64,
     ) -> Result<LegacyClient, UrlError> {
         let sse_url = HttpUrl::parse(sse_url)?;
-        let get_key = RequestKey(first_key);
-        let mut head = HttpRequestHead::new(HttpMethod::Get, sse_url.path_and_query.clone())
-            .header("Accept", "text/event-stream")
-            .header("Cache-Control", "no-cache");
-        head.headers.extend(
-            config
-                .extra_headers
-                .iter()
-                .map(|(n, v)| (n.into(), v.into())),
-        );
+        let get_id = ExchangeId(first_id);
         let get = OutgoingRequest {
-            key: get_key,
-            url: sse_url.to_string(),
-            head,
+            id: get_id,
+            method: HttpMethod::Get,
+            url: Some(sse_url.to_string().into()),
+            headers: vec![
+                ("Accept", HttpText::from_static("text/event-stream")),
+                ("Cache-Control", HttpText::from_static("no-cache")),
+            ],
             body: Bytes::new(),
         };
         Ok(LegacyClient {
@@ -81,14 +90,13 @@ impl LegacyClient {
             sse_url,
             post_url: None,
             state: State::AwaitingEndpoint,
-            get_key,
-            next_key: first_key + 1,
+            get_id,
+            next_id: first_id.saturating_add(1),
             held: VecDeque::new(),
-            requests: VecDeque::from([get]),
+            actions: VecDeque::from([Action::Send(get)]),
             posts: HashMap::new(),
             inbound: VecDeque::new(),
             events: VecDeque::new(),
-            aborts: VecDeque::new(),
         })
     }
 
@@ -102,38 +110,39 @@ impl LegacyClient {
         self.state == State::Closed
     }
 
-    /// One outgoing JSON-RPC frame (from the session's `poll_transmit`). Held until the
-    /// `endpoint` event, then POSTed.
-    pub fn handle_frame(&mut self, frame: Bytes) -> Result<(), SendError> {
-        if self.state == State::Closed {
-            return Err(SendError::Closed);
+    /// One message the client session transmitted (`poll_transmit`). Held until the
+    /// `endpoint` event, then POSTed; a request refused (closed, too many waiting) is answered
+    /// with an error frame at once, anything else refused is dropped.
+    pub fn handle_transmit(&mut self, now: Instant, frame: Bytes, kind: TransmitKind) {
+        let refused = match self.state {
+            State::Closed => Some("the HTTP+SSE transport is closed"),
+            _ if self.held.len() + self.posts.len() >= self.config.max_pending_frames => {
+                Some("too many messages wait for the HTTP+SSE transport")
+            }
+            _ => None,
+        };
+        match (refused, self.state) {
+            (Some(reason), _) => {
+                if kind == TransmitKind::Request {
+                    self.answer_with_error(&frame, reason);
+                }
+            }
+            (None, State::Ready) => self.post(now, frame),
+            (None, _) => self.held.push_back(frame),
         }
-        if self.held.len() + self.posts.len() >= self.config.max_pending_frames {
-            return Err(SendError::Full);
-        }
-        match self.state {
-            State::Ready => self.post(frame),
-            _ => self.held.push_back(frame),
-        }
-        Ok(())
     }
 
-    /// The next HTTP request to perform.
+    /// The next request to perform or exchange to abandon (the SSE GET after `close`, a POST
+    /// past its timeout).
     #[must_use]
-    pub fn poll_request(&mut self) -> Option<OutgoingRequest> {
-        self.requests.pop_front()
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
     }
 
-    /// A request the adapter should abandon (the SSE GET after `close`).
+    /// The next frame received from the server (the transport decodes none itself).
     #[must_use]
-    pub fn poll_abort(&mut self) -> Option<RequestKey> {
-        self.aborts.pop_front()
-    }
-
-    /// The next frame received from the server.
-    #[must_use]
-    pub fn poll_frame(&mut self) -> Option<Bytes> {
-        self.inbound.pop_front()
+    pub fn poll_frame(&mut self) -> Option<InboundFrame> {
+        self.inbound.pop_front().map(|frame| (frame, None))
     }
 
     /// The next event for the application.
@@ -142,42 +151,58 @@ impl LegacyClient {
         self.events.pop_front()
     }
 
-    /// The `endpoint` deadline, while waiting for it.
+    /// The earliest of the `endpoint` deadline and the POST timeouts.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.deadline
+        let posts = self.posts.values().filter_map(|p| p.deadline).min();
+        [self.deadline, posts].into_iter().flatten().min()
     }
 
-    /// Closes the transport if the `endpoint` event is overdue.
+    /// Closes the transport if the `endpoint` event is overdue; fails the POSTs whose response
+    /// head is overdue (their requests end with an error frame).
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.deadline.is_some_and(|d| d <= now) {
             self.close_with(CloseReason::EndpointTimeout);
         }
+        let mut overdue: Vec<ExchangeId> = self
+            .posts
+            .iter()
+            .filter(|(_, p)| p.deadline.is_some_and(|d| d <= now))
+            .map(|(id, _)| *id)
+            .collect();
+        overdue.sort();
+        for id in overdue {
+            if let Some(post) = self.posts.remove(&id) {
+                self.actions.push_back(Action::Abort(id));
+                self.post_failed(&post.frame, None);
+            }
+        }
     }
 
-    /// The status and headers of response `key`.
-    pub fn handle_response_head(
+    /// The status and headers of response `id`.
+    pub fn handle_response_head<'a>(
         &mut self,
-        key: RequestKey,
+        _now: Instant,
+        id: ExchangeId,
         status: u16,
-        headers: &[(String, String)],
+        headers: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) {
-        if key == self.get_key {
+        if id == self.get_id {
             if self.state == State::Closed {
                 return;
             }
             let content_type = headers
-                .iter()
+                .into_iter()
                 .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
-                .map(|(_, v)| v.as_str());
+                .map(|(_, v)| v);
             if !(200..300).contains(&status) {
                 self.close_with(CloseReason::HttpStatus(status));
             } else if content_type.is_some_and(|ct| !accepts(ct, "text/event-stream")) {
                 self.close_with(CloseReason::NotEventStream);
             }
-        } else if let Some(frame) = self.posts.remove(&key) {
+        } else if let Some(post) = self.posts.remove(&id) {
             if !(200..300).contains(&status) {
-                self.post_failed(&frame, Some(status));
+                self.post_failed(&post.frame, Some(status));
                 if status == 404 {
                     // The server no longer knows the session.
                     self.close_with(CloseReason::HttpStatus(404));
@@ -186,18 +211,18 @@ impl LegacyClient {
         }
     }
 
-    /// A chunk of response body `key` (only the SSE stream's matter).
-    pub fn handle_response_body(&mut self, key: RequestKey, data: &[u8]) {
-        if key != self.get_key || self.state == State::Closed {
+    /// A chunk of response body `id` (only the SSE stream's matter).
+    pub fn handle_response_body(&mut self, now: Instant, id: ExchangeId, chunk: Bytes) {
+        if id != self.get_id || self.state == State::Closed {
             return;
         }
-        self.decoder.push(data);
+        self.decoder.push(&chunk);
         while let Some(item) = self.decoder.poll_item() {
             let Ok(SseItem::Event(event)) = item else {
                 continue;
             };
             match event.event.as_deref() {
-                Some("endpoint") => self.endpoint(event.data_str()),
+                Some("endpoint") => self.endpoint(now, event.data_str()),
                 None | Some("message") if !event.data.is_empty() => {
                     if self.inbound.len() >= self.config.max_inbound_frames {
                         self.close_with(CloseReason::InboundOverflow);
@@ -213,30 +238,31 @@ impl LegacyClient {
         }
     }
 
-    /// Response `key` is complete.
-    pub fn handle_response_end(&mut self, key: RequestKey) {
-        if key == self.get_key {
+    /// Response `id` is complete.
+    pub fn handle_response_end(&mut self, _now: Instant, id: ExchangeId) {
+        if id == self.get_id {
             self.close_with(CloseReason::StreamEnded);
         } else {
-            self.posts.remove(&key);
+            // A POST answered without a head first is over too.
+            self.posts.remove(&id);
         }
     }
 
-    /// Request `key` failed without a (complete) response.
-    pub fn handle_response_failed(&mut self, key: RequestKey) {
-        if key == self.get_key {
+    /// Request `id` failed without a (complete) response.
+    pub fn handle_response_failed(&mut self, _now: Instant, id: ExchangeId, _reason: &str) {
+        if id == self.get_id {
             self.close_with(CloseReason::RequestFailed);
-        } else if let Some(frame) = self.posts.remove(&key) {
-            self.post_failed(&frame, None);
+        } else if let Some(post) = self.posts.remove(&id) {
+            self.post_failed(&post.frame, None);
         }
     }
 
     /// Ends the transport: the adapter is asked to abandon the SSE GET.
-    pub fn close(&mut self) {
+    pub fn close(&mut self, _now: Instant) {
         self.close_with(CloseReason::Local);
     }
 
-    fn endpoint(&mut self, data: &str) {
+    fn endpoint(&mut self, now: Instant, data: &str) {
         if self.state != State::AwaitingEndpoint {
             return; // Only the first `endpoint` event counts.
         }
@@ -249,7 +275,7 @@ impl LegacyClient {
                 self.state = State::Ready;
                 self.deadline = None;
                 while let Some(frame) = self.held.pop_front() {
-                    self.post(frame);
+                    self.post(now, frame);
                 }
             }
             Err(UrlError::CrossOrigin) => self.close_with(CloseReason::CrossOriginEndpoint),
@@ -257,27 +283,21 @@ impl LegacyClient {
         }
     }
 
-    fn post(&mut self, frame: Bytes) {
+    fn post(&mut self, now: Instant, frame: Bytes) {
         let Some(url) = &self.post_url else {
             return;
         };
-        let key = RequestKey(self.next_key);
-        self.next_key += 1;
-        let mut head = HttpRequestHead::new(HttpMethod::Post, url.path_and_query.clone())
-            .header("Content-Type", "application/json");
-        head.headers.extend(
-            self.config
-                .extra_headers
-                .iter()
-                .map(|(n, v)| (n.into(), v.into())),
-        );
-        self.requests.push_back(OutgoingRequest {
-            key,
-            url: url.to_string(),
-            head,
+        let id = ExchangeId(self.next_id);
+        self.next_id = self.next_id.saturating_add(1);
+        self.actions.push_back(Action::Send(OutgoingRequest {
+            id,
+            method: HttpMethod::Post,
+            url: Some(url.to_string().into()),
+            headers: vec![("Content-Type", HttpText::from_static("application/json"))],
             body: frame.clone(),
-        });
-        self.posts.insert(key, frame);
+        }));
+        let deadline = now.checked_add(self.config.post_timeout);
+        self.posts.insert(id, Post { frame, deadline });
     }
 
     /// Reports a failed POST and answers each request it carried with an error frame.
@@ -285,24 +305,16 @@ impl LegacyClient {
         self.events.push_back(ClientEvent::PostFailed { status });
         let message = match status {
             Some(s) => format!("the message endpoint answered HTTP {s}"),
-            None => "the message POST failed".to_string(),
+            None => "the message POST failed or got no answer in time".to_string(),
         };
-        let ids = match decode(frame) {
-            Ok(Incoming::Single(Message::Request(r))) => vec![r.id],
-            Ok(Incoming::Batch(items)) => items
-                .into_iter()
-                .filter_map(|m| match m {
-                    Ok(Message::Request(r)) => Some(r.id),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        for id in ids {
-            let error = json!({"jsonrpc": "2.0", "id": id,
-                "error": {"code": -32000, "message": message}});
+        self.answer_with_error(frame, &message);
+    }
+
+    /// Answers each request in `frame` (one message or a batch) with an error frame.
+    fn answer_with_error(&mut self, frame: &Bytes, message: &str) {
+        for error in request_errors(frame, message) {
             if self.inbound.len() < self.config.max_inbound_frames {
-                self.inbound.push_back(Bytes::from(error.to_string()));
+                self.inbound.push_back(error);
             }
         }
     }
@@ -313,9 +325,50 @@ impl LegacyClient {
         }
         self.state = State::Closed;
         self.deadline = None;
-        self.held.clear();
-        self.requests.clear();
-        self.aborts.push_back(self.get_key);
+        for frame in std::mem::take(&mut self.held) {
+            self.answer_with_error(&frame, "the HTTP+SSE transport closed");
+        }
+        // Requests not handed to the adapter yet are not sent at all.
+        let unsent: Vec<ExchangeId> = self
+            .actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send(r) => Some(r.id),
+                Action::Abort(_) => None,
+            })
+            .collect();
+        self.actions.retain(|a| matches!(a, Action::Abort(_)));
+        for id in unsent {
+            if let Some(post) = self.posts.remove(&id) {
+                self.answer_with_error(&post.frame, "the HTTP+SSE transport closed");
+            }
+        }
+        self.actions.push_back(Action::Abort(self.get_id));
         self.events.push_back(ClientEvent::Closed(reason));
     }
+}
+
+crate::outgoing::client_transport_by_inherent_methods!(LegacyClient, ClientEvent);
+
+/// A JSON-RPC error frame (code [`TRANSPORT_ERROR`], `message`) for each request in `frame`
+/// (one message or a batch), so each one the transport could not deliver ends once.
+pub(super) fn request_errors(frame: &Bytes, message: &str) -> Vec<Bytes> {
+    let ids = match decode(frame) {
+        Ok(Incoming::Single(Message::Request(r))) => vec![r.id],
+        Ok(Incoming::Batch(items)) => items
+            .into_iter()
+            .filter_map(|m| match m {
+                Ok(Message::Request(r)) => Some(r.id),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    ids.into_iter()
+        .map(|id| {
+            let error = json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": TRANSPORT_ERROR, "message": message}});
+            Bytes::from(error.to_string())
+        })
+        .collect()
 }

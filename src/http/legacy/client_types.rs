@@ -1,29 +1,7 @@
-//! The values the client-side transports exchange with their adapter and application: the
-//! HTTP requests they ask for, the events they report, their limits.
+//! The values the client-side transports report to their application: the events, their
+//! limits (their requests are [`crate::outgoing::OutgoingRequest`]s).
 
 use std::time::Duration;
-
-use bytes::Bytes;
-
-use crate::http::types::HttpRequestHead;
-
-/// Names one HTTP request a client transport asked for, so the adapter can hand back its
-/// response (head, body chunks, end) or its failure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct RequestKey(pub u64);
-
-/// One HTTP request for the adapter to perform.
-#[derive(Clone, Debug)]
-pub struct OutgoingRequest {
-    /// Quote it when handing back the response.
-    pub key: RequestKey,
-    /// The absolute URL (`http(s)://authority/path?query`).
-    pub url: String,
-    /// Method, path-and-query and headers (the adapter adds `Host` and framing headers).
-    pub head: HttpRequestHead,
-    /// The body (empty for GET).
-    pub body: Bytes,
-}
 
 /// Which HTTP transport a server speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,17 +55,8 @@ pub enum CloseReason {
     InboundOverflow,
     /// Auto-detection's first frame was not an `initialize` request.
     NotInitialize,
-}
-
-/// Why an outgoing frame was refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SendError {
-    /// The transport is closed.
-    Closed,
-    /// Too many frames wait to be sent (`max_pending_frames`).
-    Full,
-    /// Auto-detection found Streamable HTTP and handed over: send through its client.
-    HandedOff,
+    /// The detection probe got no response head within `post_timeout`.
+    ProbeTimeout,
 }
 
 /// Limits of the client-side transports.
@@ -95,24 +64,25 @@ pub enum SendError {
 pub struct ClientConfig {
     /// How long to wait for the `endpoint` event after the GET. Default 10 s.
     pub endpoint_timeout: Duration,
+    /// How long a POST (and the detection probe) waits for its response head; past it the
+    /// exchange is aborted and its requests end with an error. Default 30 s.
+    pub post_timeout: Duration,
     /// The largest SSE event (and JSON body) accepted, in bytes. Default 16 MiB.
     pub max_event_size: usize,
     /// Frames waiting to be POSTed or in flight, at most. Default 1024.
     pub max_pending_frames: usize,
     /// Received frames waiting for `poll_frame`, at most. Default 4096.
     pub max_inbound_frames: usize,
-    /// Headers added to every request (e.g. `Authorization`).
-    pub extra_headers: Vec<(String, String)>,
 }
 
 impl Default for ClientConfig {
     fn default() -> Self {
         ClientConfig {
             endpoint_timeout: Duration::from_secs(10),
+            post_timeout: Duration::from_secs(30),
             max_event_size: crate::config::DEFAULT_MAX_FRAME_LEN,
             max_pending_frames: 1024,
             max_inbound_frames: 4096,
-            extra_headers: Vec::new(),
         }
     }
 }

@@ -6,25 +6,27 @@
 //! On Streamable HTTP, the probe's response (the `initialize` result, JSON or SSE) comes out
 //! of `poll_frame` like any frame, and [`AutoClient::take_handoff`] gives the session id and
 //! the frames queued meanwhile to the Streamable client that takes over from there. On the
-//! legacy transport, the `AutoClient` keeps running the [`LegacyClient`] itself.
+//! legacy transport, the `AutoClient` keeps running the [`LegacyClient`] itself. It follows
+//! the client contract of [`crate::outgoing`], like the clients it runs.
 
 use std::collections::VecDeque;
 use std::time::Instant;
 
 use bytes::Bytes;
 
-use super::client::LegacyClient;
-use super::client_types::{
-    ClientConfig, ClientEvent, CloseReason, OutgoingRequest, RequestKey, SendError, TransportKind,
-};
+use super::client::{request_errors, LegacyClient};
+use super::client_types::{ClientConfig, ClientEvent, CloseReason, TransportKind};
 use super::url::{HttpUrl, UrlError};
 use crate::framing::sse::{SseDecoder, SseItem};
 use crate::http::headers::accepts;
-use crate::http::types::{HttpMethod, HttpRequestHead};
+use crate::http::types::HttpMethod;
+use crate::http::HttpText;
 use crate::jsonrpc::{decode, Incoming, Message};
+use crate::outgoing::{Action, ExchangeId, InboundFrame, OutgoingRequest};
+use crate::session::TransmitKind;
 
-/// The probe POST's key; the legacy client's keys start above it.
-const PROBE: RequestKey = RequestKey(0);
+/// The probe POST's id; the legacy client's ids start above it.
+const PROBE: ExchangeId = ExchangeId(0);
 
 /// What the Streamable HTTP client needs to take over after detection.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,8 +73,9 @@ pub struct AutoClient {
     protocol_version: Option<String>,
     /// Frames given after `initialize` while probing (or after the Streamable verdict).
     pending: VecDeque<Bytes>,
-    requests: VecDeque<OutgoingRequest>,
-    aborts: VecDeque<RequestKey>,
+    actions: VecDeque<Action>,
+    /// When the probe gives up waiting for its response head.
+    probe_deadline: Option<Instant>,
     events: VecDeque<ClientEvent>,
     inbound: VecDeque<Bytes>,
     decoder: SseDecoder,
@@ -92,8 +95,8 @@ impl AutoClient {
             session_id: None,
             protocol_version: None,
             pending: VecDeque::new(),
-            requests: VecDeque::new(),
-            aborts: VecDeque::new(),
+            actions: VecDeque::new(),
+            probe_deadline: None,
             events: VecDeque::new(),
             inbound: VecDeque::new(),
             json: Vec::new(),
@@ -118,28 +121,42 @@ impl AutoClient {
         }
     }
 
-    /// One outgoing frame. The first must be `initialize`; later ones wait for the verdict.
-    pub fn handle_frame(&mut self, frame: Bytes) -> Result<(), SendError> {
-        match &mut self.phase {
-            Phase::Closed => Err(SendError::Closed),
-            Phase::Legacy(c) => c.handle_frame(frame),
+    /// One message the client session transmitted. The first must be the `initialize`
+    /// request; later ones wait for the verdict. A request refused (closed, too many waiting,
+    /// handed off to the Streamable client) is answered with an error frame at once.
+    pub fn handle_transmit(&mut self, now: Instant, frame: Bytes, kind: TransmitKind) {
+        let refused = match &mut self.phase {
+            Phase::Closed => Some("the HTTP transport is closed"),
+            Phase::Legacy(c) => {
+                c.handle_transmit(now, frame, kind);
+                return;
+            }
             Phase::Start => {
                 let is_init = matches!(decode(&frame),
                     Ok(Incoming::Single(Message::Request(r))) if r.method == "initialize");
-                if !is_init {
-                    self.close_with(CloseReason::NotInitialize);
-                    return Err(SendError::Closed);
+                if is_init {
+                    return self.probe(now, frame);
                 }
-                self.probe(frame);
-                Ok(())
+                self.close_with(CloseReason::NotInitialize);
+                Some("the first message must be the initialize request")
             }
-            _ if self.handed_off => Err(SendError::HandedOff),
+            _ if self.handed_off => Some("the Streamable HTTP client took over the session"),
             // One slot stays free for the `initialize` replayed on a fallback.
-            _ if self.pending.len() + 1 >= self.config.max_pending_frames => Err(SendError::Full),
-            _ => {
-                self.pending.push_back(frame);
-                Ok(())
+            _ if self.pending.len() + 1 >= self.config.max_pending_frames => {
+                Some("too many messages wait for transport detection")
             }
+            _ => None,
+        };
+        match refused {
+            Some(reason) if kind == TransmitKind::Request => {
+                for error in request_errors(&frame, reason) {
+                    if self.inbound.len() < self.config.max_inbound_frames {
+                        self.inbound.push_back(error);
+                    }
+                }
+            }
+            Some(_) => {}
+            None => self.pending.push_back(frame),
         }
     }
 
@@ -167,35 +184,23 @@ impl AutoClient {
         })
     }
 
-    /// The next HTTP request to perform.
+    /// The next request to perform or exchange to abandon.
     #[must_use]
-    pub fn poll_request(&mut self) -> Option<OutgoingRequest> {
-        if let Some(r) = self.requests.pop_front() {
-            return Some(r);
+    pub fn poll_action(&mut self) -> Option<Action> {
+        if let Some(a) = self.actions.pop_front() {
+            return Some(a);
         }
         match &mut self.phase {
-            Phase::Legacy(c) => c.poll_request(),
+            Phase::Legacy(c) => c.poll_action(),
             _ => None,
         }
     }
 
-    /// A request the adapter should abandon.
+    /// The next frame received from the server (the transport decodes none itself).
     #[must_use]
-    pub fn poll_abort(&mut self) -> Option<RequestKey> {
-        if let Some(k) = self.aborts.pop_front() {
-            return Some(k);
-        }
-        match &mut self.phase {
-            Phase::Legacy(c) => c.poll_abort(),
-            _ => None,
-        }
-    }
-
-    /// The next frame received from the server.
-    #[must_use]
-    pub fn poll_frame(&mut self) -> Option<Bytes> {
+    pub fn poll_frame(&mut self) -> Option<InboundFrame> {
         if let Some(f) = self.inbound.pop_front() {
-            return Some(f);
+            return Some((f, None));
         }
         match &mut self.phase {
             Phase::Legacy(c) => c.poll_frame(),
@@ -221,50 +226,67 @@ impl AutoClient {
         Some(event)
     }
 
-    /// The next deadline (the legacy `endpoint` wait).
+    /// The next deadline: the probe's response head, then the legacy client's.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         match &self.phase {
             Phase::Legacy(c) => c.poll_timeout(),
+            Phase::Probing { .. } => self.probe_deadline,
             _ => None,
         }
     }
 
-    /// Fires a due deadline.
+    /// Fires a due deadline: a probe without an answer in time closes the transport.
     pub fn handle_timeout(&mut self, now: Instant) {
-        if let Phase::Legacy(c) = &mut self.phase {
-            c.handle_timeout(now);
+        match &mut self.phase {
+            Phase::Legacy(c) => c.handle_timeout(now),
+            Phase::Probing { .. } if self.probe_deadline.is_some_and(|d| d <= now) => {
+                self.close_with(CloseReason::ProbeTimeout)
+            }
+            _ => {}
         }
     }
 
-    /// The status and headers of response `key`; `now` starts the fallback GET's clock.
-    pub fn handle_response_head(
+    /// Whether the transport is over.
+    pub fn is_closed(&self) -> bool {
+        match &self.phase {
+            Phase::Closed => true,
+            Phase::Legacy(c) => c.is_closed(),
+            _ => false,
+        }
+    }
+
+    /// The status and headers of response `id`; `now` starts the fallback GET's clock.
+    pub fn handle_response_head<'a>(
         &mut self,
         now: Instant,
-        key: RequestKey,
+        id: ExchangeId,
         status: u16,
-        headers: &[(String, String)],
+        headers: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) {
-        if key != PROBE {
+        if id != PROBE {
             if let Phase::Legacy(c) = &mut self.phase {
-                c.handle_response_head(key, status, headers);
+                c.handle_response_head(now, id, status, headers);
             }
             return;
         }
         let Phase::Probing { frame } = &self.phase else {
             return;
         };
-        let header = |name: &str| {
-            headers
-                .iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.clone())
-        };
+        self.probe_deadline = None;
+        let mut session_id = None;
+        let mut content_type = None;
+        for (name, value) in headers {
+            if name.eq_ignore_ascii_case("mcp-session-id") {
+                session_id.get_or_insert(value);
+            } else if name.eq_ignore_ascii_case("content-type") {
+                content_type.get_or_insert(value);
+            }
+        }
         match status {
             200..=299 => {
-                self.session_id = header("mcp-session-id");
-                let sse =
-                    header("content-type").is_some_and(|ct| accepts(&ct, "text/event-stream"));
+                self.session_id = session_id.map(str::to_owned);
+                let sse = content_type.is_some_and(|ct| accepts(ct, "text/event-stream"));
                 let init = frame.clone();
                 self.phase = Phase::Streamable {
                     sse,
@@ -276,25 +298,25 @@ impl AutoClient {
             }
             400 | 404 | 405 => {
                 let frame = frame.clone();
-                self.aborts.push_back(PROBE);
+                self.actions.push_back(Action::Abort(PROBE));
                 self.fall_back(now, frame);
             }
             other => self.close_with(CloseReason::HttpStatus(other)),
         }
     }
 
-    /// A chunk of response body `key`.
-    pub fn handle_response_body(&mut self, key: RequestKey, data: &[u8]) {
+    /// A chunk of response body `id`.
+    pub fn handle_response_body(&mut self, now: Instant, id: ExchangeId, data: Bytes) {
         match &mut self.phase {
-            Phase::Legacy(c) if key != PROBE => c.handle_response_body(key, data),
+            Phase::Legacy(c) if id != PROBE => c.handle_response_body(now, id, data),
             Phase::Streamable {
                 sse, done: false, ..
-            } if key == PROBE => {
+            } if id == PROBE => {
                 if *sse {
-                    self.decoder.push(data);
+                    self.decoder.push(&data);
                     self.drain_sse();
                 } else if self.json.len() + data.len() <= self.config.max_event_size {
-                    self.json.extend_from_slice(data);
+                    self.json.extend_from_slice(&data);
                 } else {
                     self.json.clear();
                     self.close_with(CloseReason::InboundOverflow);
@@ -304,11 +326,11 @@ impl AutoClient {
         }
     }
 
-    /// Response `key` is complete.
-    pub fn handle_response_end(&mut self, key: RequestKey) {
+    /// Response `id` is complete.
+    pub fn handle_response_end(&mut self, now: Instant, id: ExchangeId) {
         match &mut self.phase {
-            Phase::Legacy(c) if key != PROBE => c.handle_response_end(key),
-            Phase::Streamable { sse, done, .. } if key == PROBE && !*done => {
+            Phase::Legacy(c) if id != PROBE => c.handle_response_end(now, id),
+            Phase::Streamable { sse, done, .. } if id == PROBE && !*done => {
                 *done = true;
                 if !*sse && !self.json.is_empty() {
                     let body = Bytes::from(std::mem::take(&mut self.json));
@@ -320,11 +342,11 @@ impl AutoClient {
         }
     }
 
-    /// Request `key` failed without a (complete) response.
-    pub fn handle_response_failed(&mut self, key: RequestKey) {
+    /// Request `id` failed without a (complete) response.
+    pub fn handle_response_failed(&mut self, now: Instant, id: ExchangeId, reason: &str) {
         match &mut self.phase {
-            Phase::Legacy(c) if key != PROBE => c.handle_response_failed(key),
-            Phase::Probing { .. } | Phase::Streamable { done: false, .. } if key == PROBE => {
+            Phase::Legacy(c) if id != PROBE => c.handle_response_failed(now, id, reason),
+            Phase::Probing { .. } | Phase::Streamable { done: false, .. } if id == PROBE => {
                 self.close_with(CloseReason::RequestFailed)
             }
             _ => {}
@@ -332,29 +354,28 @@ impl AutoClient {
     }
 
     /// Ends the transport (a legacy client closes its stream).
-    pub fn close(&mut self) {
+    pub fn close(&mut self, now: Instant) {
         match &mut self.phase {
-            Phase::Legacy(c) => c.close(),
+            Phase::Legacy(c) => c.close(now),
             _ => self.close_with(CloseReason::Local),
         }
     }
 
-    fn probe(&mut self, frame: Bytes) {
-        let mut head = HttpRequestHead::new(HttpMethod::Post, self.url.path_and_query.clone())
-            .header("Accept", "application/json, text/event-stream")
-            .header("Content-Type", "application/json");
-        head.headers.extend(
-            self.config
-                .extra_headers
-                .iter()
-                .map(|(n, v)| (n.into(), v.into())),
-        );
-        self.requests.push_back(OutgoingRequest {
-            key: PROBE,
-            url: self.url.to_string(),
-            head,
+    fn probe(&mut self, now: Instant, frame: Bytes) {
+        self.actions.push_back(Action::Send(OutgoingRequest {
+            id: PROBE,
+            method: HttpMethod::Post,
+            url: Some(self.url.to_string().into()),
+            headers: vec![
+                (
+                    "Accept",
+                    HttpText::from_static("application/json, text/event-stream"),
+                ),
+                ("Content-Type", HttpText::from_static("application/json")),
+            ],
             body: frame.clone(),
-        });
+        }));
+        self.probe_deadline = now.checked_add(self.config.post_timeout);
         self.phase = Phase::Probing { frame };
     }
 
@@ -365,8 +386,10 @@ impl AutoClient {
             Err(_) => return self.close_with(CloseReason::InvalidEndpoint),
         };
         // Both fit: the pending queue has the same bound as the client's.
-        for frame in std::iter::once(init).chain(self.pending.drain(..)) {
-            let _ = client.handle_frame(frame);
+        client.handle_transmit(now, init, TransmitKind::Request);
+        for frame in std::mem::take(&mut self.pending) {
+            let kind = transmit_kind(&frame);
+            client.handle_transmit(now, frame, kind);
         }
         self.phase = Phase::Legacy(Box::new(client));
     }
@@ -418,11 +441,29 @@ impl AutoClient {
             self.phase,
             Phase::Probing { .. } | Phase::Streamable { done: false, .. }
         ) {
-            self.aborts.push_back(PROBE);
+            self.actions.push_back(Action::Abort(PROBE));
         }
         self.phase = Phase::Closed;
-        self.requests.clear();
-        self.pending.clear();
+        self.probe_deadline = None;
+        self.actions.retain(|a| matches!(a, Action::Abort(_)));
+        for frame in std::mem::take(&mut self.pending) {
+            for error in request_errors(&frame, "the HTTP transport closed") {
+                if self.inbound.len() < self.config.max_inbound_frames {
+                    self.inbound.push_back(error);
+                }
+            }
+        }
         self.events.push_back(ClientEvent::Closed(reason));
+    }
+}
+
+crate::outgoing::client_transport_by_inherent_methods!(AutoClient, ClientEvent);
+
+/// What a frame the client session transmitted is (requests by their `id` and `method`).
+pub(crate) fn transmit_kind(frame: &Bytes) -> TransmitKind {
+    match crate::jsonrpc::decode_message(frame) {
+        Ok(Message::Request(_)) => TransmitKind::Request,
+        Ok(Message::Notification(_)) => TransmitKind::Notification,
+        _ => TransmitKind::Response,
     }
 }

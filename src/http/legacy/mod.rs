@@ -11,9 +11,8 @@ mod session;
 pub mod url;
 
 pub use client::LegacyClient;
-pub use client_types::{
-    ClientConfig, ClientEvent, CloseReason, OutgoingRequest, RequestKey, SendError, TransportKind,
-};
+pub use client_types::{ClientConfig, ClientEvent, CloseReason, TransportKind};
+pub(crate) use detect::transmit_kind;
 pub use detect::{AutoClient, StreamableHandoff};
 pub use router::{Route, Router, RouterPaths};
 pub use server::{LegacyConfig, LegacyEndpoint, LEGACY_STREAM_BIT, SESSION_PARAM};

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
-use mcp_sansio::auth::{HttpRequest, HttpResponse};
+use mcp_sansio::auth::HttpResponse;
+use mcp_sansio::http::HttpMethod;
+use mcp_sansio::outgoing::{ExchangeId, OutgoingRequest};
 use smol::net::TcpStream;
 use smol::Timer;
 use smol_hyper::rt::FuturesIo;
@@ -17,15 +19,16 @@ const MAX_AUTH_BODY: usize = 256 * 1024;
 
 /// Performs `request` (no redirects followed) within `timeout`.
 pub(crate) async fn fetch(
-    request: &HttpRequest,
+    request: &OutgoingRequest,
     timeout: Duration,
 ) -> Result<HttpResponse, String> {
     let work = perform(request);
     let expire = async {
         Timer::after(timeout).await;
         Err(format!(
-            "{} {}: no answer within {timeout:?}",
-            request.method, request.url
+            "{:?} {}: no answer within {timeout:?}",
+            request.method,
+            url_of(request)
         ))
     };
     smol::future::or(work, expire).await
@@ -36,11 +39,12 @@ pub(crate) async fn fetch(
 /// `state` and possibly `iss`). Works with authorization servers that redirect at once (test
 /// and machine setups); a real login page answers 200 and this step fails.
 pub(crate) async fn no_browser_redirect(url: &str, timeout: Duration) -> Result<String, String> {
-    let request = HttpRequest {
-        method: "GET",
-        url: url.to_owned(),
+    let request = OutgoingRequest {
+        id: ExchangeId(0),
+        method: HttpMethod::Get,
+        url: Some(url.into()),
         headers: Vec::new(),
-        body: Vec::new(),
+        body: Bytes::new(),
     };
     let response = fetch(&request, timeout).await?;
     if !(300..400).contains(&response.status) {
@@ -53,17 +57,20 @@ pub(crate) async fn no_browser_redirect(url: &str, timeout: Duration) -> Result<
     location.ok_or_else(|| "the authorization redirect has no Location".to_owned())
 }
 
-async fn perform(request: &HttpRequest) -> Result<HttpResponse, String> {
-    let uri: hyper::Uri = request
-        .url
-        .parse()
-        .map_err(|e| format!("bad URL {}: {e}", request.url))?;
+/// The request's absolute URL (the OAuth flow always gives one).
+fn url_of(request: &OutgoingRequest) -> &str {
+    request.url_str().unwrap_or_default()
+}
+
+async fn perform(request: &OutgoingRequest) -> Result<HttpResponse, String> {
+    let url = url_of(request);
+    let uri: hyper::Uri = url.parse().map_err(|e| format!("bad URL {url}: {e}"))?;
     if uri.scheme_str() != Some("http") {
-        return Err(format!("only http:// is supported here: {}", request.url));
+        return Err(format!("only http:// is supported here: {url}"));
     }
     let authority = uri
         .authority()
-        .ok_or_else(|| format!("no host in {}", request.url))?
+        .ok_or_else(|| format!("no host in {url}"))?
         .clone();
     let host = authority
         .host()
@@ -77,7 +84,7 @@ async fn perform(request: &HttpRequest) -> Result<HttpResponse, String> {
         .await
         .map_err(|e| format!("HTTP handshake with {authority}: {e}"))?;
     let method = match request.method {
-        "POST" => hyper::Method::POST,
+        HttpMethod::Post => hyper::Method::POST,
         _ => hyper::Method::GET,
     };
     let path = uri.path_and_query().map_or("/", |p| p.as_str());
@@ -90,18 +97,18 @@ async fn perform(request: &HttpRequest) -> Result<HttpResponse, String> {
         builder = builder.header(*name, value.as_str());
     }
     let http_request = builder
-        .body(Full::new(Bytes::from(request.body.clone())))
+        .body(Full::new(request.body.clone()))
         .map_err(|e| format!("invalid request: {e}"))?;
     let exchange = async {
         let response = sender
             .send_request(http_request)
             .await
-            .map_err(|e| format!("{} {}: {e}", request.method, request.url))?;
+            .map_err(|e| format!("{:?} {url}: {e}", request.method))?;
         let (parts, body) = response.into_parts();
         let body = Limited::new(body, MAX_AUTH_BODY)
             .collect()
             .await
-            .map_err(|e| format!("{} {}: body: {e}", request.method, request.url))?
+            .map_err(|e| format!("{:?} {url}: body: {e}", request.method))?
             .to_bytes();
         let headers = parts
             .headers

@@ -2,8 +2,9 @@
 //! [`Client`] runs over the core's [`AutoClient`] (POST `initialize`; on 400, 404 or 405 the
 //! legacy GET + `endpoint` event, per the 2025-03-26 backwards-compatibility section), over
 //! the legacy [`LegacyClient`], or over the Streamable [`HttpClient`], which also takes over a
-//! session detection found to be Streamable. Thin like the rest: the core decides, this
-//! module performs requests and moves bytes and time.
+//! session detection found to be Streamable. Thin like the rest: the core decides, and the
+//! one client loop (`driver.rs`, shared with [`McpHttpClient`](super::McpHttpClient)) performs
+//! requests and moves bytes and time.
 //!
 //! ```no_run
 //! use mcp_sansio::app::client::Client;
@@ -20,32 +21,24 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+use std::cell::Cell;
 use std::future::Future;
 use std::io;
 use std::rc::Rc;
-use std::sync::Arc;
 use std::time::Instant;
 
-use bytes::Bytes;
 use mcp_sansio::app::client::{Client, ClientBuilder, ClientEvent, ClientHandle};
 use mcp_sansio::http::legacy::{
-    AutoClient, ClientConfig, ClientEvent as WireEvent, CloseReason, LegacyClient, SendError,
-    TransportKind,
+    AutoClient, ClientConfig, ClientEvent as WireEvent, CloseReason, LegacyClient, TransportKind,
 };
 use mcp_sansio::http::{HttpClient, TransportEvent};
-use mcp_sansio::jsonrpc::{self, ErrorObject, Message, MissingId};
-use mcp_sansio::session::TransmitKind;
-use smol::{LocalExecutor, Timer};
+use smol::LocalExecutor;
 
-use super::doorbell::Doorbell;
+use super::driver::{drive, Sinks};
 use super::endpoint_url::HttpUrl;
-use super::exchange::{self, Input, Streamed, Target};
-use super::inflight::InFlight;
-use super::outgoing;
-use super::pool::Pool;
+use super::exchange::Target;
 use super::repoll::Repoll;
-use super::wake::{next_wake, Wake};
-use super::wire::{Step, Wire};
+use super::wire::{AnyEvent, Transport, Wire};
 use super::HttpClientOptions;
 
 /// Which transport to speak.
@@ -137,7 +130,7 @@ impl McpAutoClient {
         let executor = Rc::new(LocalExecutor::new());
         let ex = executor.clone();
         // Self-wakes polled again at once (see `repoll`).
-        Repoll::new(executor.run(drive(self, ex, app))).await
+        Repoll::new(executor.run(run_auto(self, ex, app))).await
     }
 
     /// [`McpAutoClient::run`], blocking the calling thread.
@@ -146,166 +139,30 @@ impl McpAutoClient {
     }
 }
 
-/// The loop's state.
-struct Loop {
-    client: Client,
-    wire: Wire,
-    transport: Option<TransportKind>,
-    last_failure: Option<String>,
-    pool: Rc<Pool>,
-    target: Rc<Target>,
-    options: HttpClientOptions,
-    executor: Rc<LocalExecutor<'static>>,
-    inflight: InFlight,
-    on_event: Sink<ClientEvent>,
-    on_wire_event: Sink<WireEvent>,
-    on_transport_event: Sink<TransportEvent>,
-    buf: Vec<u8>,
-}
-
-impl Loop {
-    /// Moves everything that can move now, bounded per call.
-    fn pump(&mut self, now: Instant) {
-        for _ in 0..1_000_000 {
-            let mut moved = false;
-            while let Some(t) = self.client.poll_transmit(&mut self.buf) {
-                moved = true;
-                let frame = Bytes::copy_from_slice(&self.buf);
-                self.buf.clear();
-                if let Err(e) = self.wire.send(now, frame.clone(), t.kind) {
-                    self.refuse(now, &frame, t.kind, e);
-                }
-            }
-            while let Some(job) = self.client.poll_job() {
-                self.executor.spawn(job).detach();
-            }
-            while let Some(step) = self.wire.poll() {
-                moved = true;
-                self.step(now, step);
-            }
-            if self.wire.hand_off(now, &self.options.transport) {
-                moved = true;
-            }
-            while let Some(event) = self.client.poll_event() {
-                (self.on_event)(event);
-            }
-            if !moved && !self.client.session().has_transmit() {
-                return;
-            }
-        }
-    }
-
-    fn step(&mut self, now: Instant, step: Step) {
-        match step {
-            Step::Outgoing(request) => {
-                let key = request.key.0;
-                let exchange = outgoing::run(
-                    self.pool.clone(),
-                    self.target.clone(),
-                    request,
-                    self.inflight.inputs(),
-                );
-                self.inflight.start(key, exchange);
-            }
-            Step::Streamable(request) => {
-                let key = request.id.0;
-                let exchange = exchange::run(
-                    self.pool.clone(),
-                    self.target.clone(),
-                    request,
-                    self.inflight.inputs(),
-                );
-                self.inflight.start(key, exchange);
-            }
-            Step::Abort(key) => self.inflight.abort(key),
-            // A decoding the transport made is handed on, not made again.
-            Step::Frame(frame, Some(decoded)) => self.client.handle_decoded(now, &frame, decoded),
-            Step::Frame(frame, None) => self.client.handle_input(now, frame),
-            Step::Event(event) => {
-                match &event {
-                    WireEvent::Detected(kind) => self.transport = Some(*kind),
-                    // The transport is gone: calls in flight fail now instead of timing out.
-                    WireEvent::Closed(reason) if *reason != CloseReason::Local => {
-                        self.client.close(now)
-                    }
-                    _ => {}
-                }
-                (self.on_wire_event)(event);
-            }
-            Step::Transport(event) => (self.on_transport_event)(event),
-        }
-    }
-
-    /// A frame the transport refused: a request is answered with an error at once.
-    fn refuse(&mut self, now: Instant, frame: &Bytes, kind: TransmitKind, why: SendError) {
-        if kind != TransmitKind::Request {
-            return;
-        }
-        let Ok(Message::Request(request)) = jsonrpc::decode_message(frame) else {
-            return;
-        };
-        let error = ErrorObject::new(-32000, format!("the HTTP transport refused it: {why:?}"));
-        let mut buf = Vec::new();
-        jsonrpc::encode_error(&mut buf, Some(&request.id), &error, MissingId::Null);
-        self.client.handle_input(now, Bytes::from(buf));
-    }
-
-    fn input(&mut self, now: Instant, input: Input) {
-        match input {
-            Input::Streamed(Streamed::Head {
-                id,
-                status,
-                headers,
-            }) => self.wire.head(now, id.0, status, &owned_pairs(&headers)),
-            Input::Whole {
-                id,
-                status,
-                headers,
-                body,
-            } => {
-                self.wire.head(now, id.0, status, &owned_pairs(&headers));
-                self.wire.body(now, id.0, &body);
-                self.wire.end(now, id.0, None);
-            }
-            Input::Streamed(Streamed::Body { id, chunk }) => self.wire.body(now, id.0, &chunk),
-            Input::Streamed(Streamed::End { id }) => self.wire.end(now, id.0, None),
-            Input::Streamed(Streamed::Failed { id, reason }) => {
-                self.wire.end(now, id.0, Some(&reason));
-                self.last_failure = Some(reason);
-            }
-        }
-    }
-
-    fn deadline(&self) -> Option<Instant> {
-        [self.client.poll_timeout(), self.wire.poll_timeout()]
-            .into_iter()
-            .flatten()
-            .min()
-    }
-}
-
-fn initial_wire(
+fn initial_transport(
     choice: TransportChoice,
     url: &str,
     options: &HttpClientOptions,
-) -> io::Result<Wire> {
+) -> io::Result<Transport> {
     let legacy = ClientConfig {
         max_event_size: options.transport.max_event_size,
         ..ClientConfig::default()
     };
     let bad = |e| io::Error::new(io::ErrorKind::InvalidInput, format!("bad URL {url}: {e:?}"));
     Ok(match choice {
-        TransportChoice::Auto => Wire::Auto(Box::new(AutoClient::new(url, legacy).map_err(bad)?)),
-        TransportChoice::Sse => Wire::Legacy(Box::new(
+        TransportChoice::Auto => {
+            Transport::Auto(Box::new(AutoClient::new(url, legacy).map_err(bad)?))
+        }
+        TransportChoice::Sse => Transport::Legacy(Box::new(
             LegacyClient::new(url, legacy, Instant::now(), 0).map_err(bad)?,
         )),
         TransportChoice::Streamable => {
-            Wire::Streamable(Box::new(HttpClient::new(options.transport.clone())))
+            Transport::Streamable(Box::new(HttpClient::new(options.transport.clone())))
         }
     })
 }
 
-async fn drive<F: Future>(
+async fn run_auto<F: Future>(
     this: McpAutoClient,
     executor: Rc<LocalExecutor<'static>>,
     app: F,
@@ -313,106 +170,53 @@ async fn drive<F: Future>(
     let McpAutoClient {
         url,
         endpoint,
-        mut client,
+        client,
         options,
         choice,
         on_event,
-        on_wire_event,
-        on_transport_event,
+        mut on_wire_event,
+        mut on_transport_event,
     } = this;
-    let wire = initial_wire(choice, &url, &options)?;
-    let doorbell = Arc::new(Doorbell::default());
-    let ring = doorbell.clone();
-    client.set_waker(Arc::new(move || ring.ring()));
+    let wire = Wire::new(
+        initial_transport(choice, &url, &options)?,
+        options.transport.clone(),
+        Instant::now(),
+    );
     let HttpUrl {
         addr,
         authority,
         path,
     } = endpoint;
-    let pool = Rc::new(Pool::new(
-        addr,
-        options.max_idle_connections,
-        executor.clone(),
-    ));
-    let transport = match choice {
+    let detected = Rc::new(Cell::new(match choice {
         TransportChoice::Auto => None,
         TransportChoice::Streamable => Some(TransportKind::StreamableHttp),
         TransportChoice::Sse => Some(TransportKind::LegacySse),
-    };
-    let close_timeout = options.close_timeout;
-    let mut state = Loop {
-        client,
-        wire,
-        transport,
-        last_failure: None,
-        pool: pool.clone(),
-        target: Rc::new(Target::new(authority, path, &options)),
-        options,
-        executor,
-        inflight: InFlight::new(),
+    }));
+    let seen = detected.clone();
+    let sinks = Sinks {
         on_event,
-        on_wire_event,
-        on_transport_event,
-        buf: Vec::new(),
-    };
-    let mut app = std::pin::pin!(app);
-    let mut output = None;
-    let mut close_by = None;
-    loop {
-        let now = Instant::now();
-        state.pump(now);
-        if let Some(by) = close_by {
-            if state.wire.is_closed() || now >= by {
-                break;
-            }
-        }
-        let deadline = [state.deadline(), close_by].into_iter().flatten().min();
-        // A timer of its own per wait: this loop runs the detection and the legacy
-        // transport, whose deadlines are few.
-        let mut timer = deadline.map(Timer::at);
-        let app_running = output.is_none().then_some(app.as_mut());
-        let woke = next_wake(app_running, &mut state.inflight, &doorbell, timer.as_mut()).await;
-        let now = Instant::now();
-        match woke {
-            Wake::App(out) => {
-                output = Some(out);
-                state.pump(now);
-                state.client.close(now);
-                state.pump(now);
-                state.wire.close(now);
-                close_by = Some(now + close_timeout);
-            }
-            Wake::Input(input) => {
-                state.input(now, input);
-                while let Some(more) = state.inflight.try_input() {
-                    state.input(now, more);
+        on_transport_event: Box::new(move |event| match event {
+            AnyEvent::Wire(event) => {
+                if let WireEvent::Detected(kind) = &event {
+                    seen.set(Some(*kind));
                 }
+                // The transport is gone: calls in flight fail now instead of timing out.
+                let gone = matches!(&event, WireEvent::Closed(r) if *r != CloseReason::Local);
+                on_wire_event(event);
+                gone
             }
-            Wake::Woken => state.client.handle_wake(now),
-            Wake::Timer => {
-                state.client.handle_timeout(now);
-                state.wire.handle_timeout(now);
+            AnyEvent::Streamable(event) => {
+                on_transport_event(event);
+                false
             }
-        }
-    }
-    let report = AutoRunReport {
-        transport: state.transport,
-        connections_opened: pool.opened(),
-        last_failure: state.last_failure.take(),
+        }),
     };
-    state.inflight.clear();
-    match output {
-        Some(out) => Ok((out, report)),
-        None => Err(io::Error::other(
-            "the client loop ended before the application",
-        )),
-    }
-}
-
-/// The response headers as the core's owned pairs (values that are not text are dropped).
-fn owned_pairs(headers: &hyper::HeaderMap) -> Vec<(String, String)> {
-    headers
-        .iter()
-        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
-        .collect()
+    let target = Target::new(authority, path, &options);
+    let (output, end) = drive(wire, client, target, addr, &options, sinks, executor, app).await?;
+    let report = AutoRunReport {
+        transport: detected.get(),
+        connections_opened: end.connections_opened,
+        last_failure: end.last_failure,
+    };
+    Ok((output, report))
 }

@@ -10,7 +10,8 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Body as _;
 use hyper::header::HeaderValue;
 use hyper::HeaderMap;
-use mcp_sansio::http::{ExchangeId, HttpClientRequest, HttpMethod, HttpText};
+use mcp_sansio::http::{HttpMethod, HttpText};
+use mcp_sansio::outgoing::{ExchangeId, OutgoingRequest};
 
 use super::authorize::{send_authorized, Authorizer};
 use super::fields::{FieldCache, HeadCache};
@@ -96,10 +97,12 @@ impl Target {
     }
 
     /// The request the core asked for (its method, fields and body), with `Host` and
-    /// `authorization` added.
+    /// `authorization` added; to `path` (a path and query on the endpoint's origin) when the
+    /// request names its own URL, else to the endpoint.
     fn request(
         &self,
         method: &hyper::Method,
+        path: Option<&hyper::Uri>,
         fields: &[(&'static str, HttpText)],
         body: Bytes,
         authorization: Option<&str>,
@@ -107,9 +110,9 @@ impl Target {
         let length = body.len();
         let mut out = hyper::Request::new(Full::new(body));
         *out.method_mut() = method.clone();
-        *out.uri_mut() = match &self.uri {
-            Some(uri) => uri.clone(),
-            None => self
+        *out.uri_mut() = match (path, &self.uri) {
+            (Some(uri), _) | (None, Some(uri)) => uri.clone(),
+            (None, None) => self
                 .path
                 .parse()
                 .map_err(|e| format!("invalid request: {e}"))?,
@@ -204,7 +207,7 @@ impl Bodies {
 pub(crate) async fn run(
     pool: Rc<Pool>,
     target: Rc<Target>,
-    request: HttpClientRequest,
+    request: OutgoingRequest,
     inputs: Rc<Inputs>,
 ) {
     let id = request.id;
@@ -218,15 +221,19 @@ pub(crate) async fn run(
 async fn perform(
     pool: &Pool,
     target: &Target,
-    request: HttpClientRequest,
+    request: OutgoingRequest,
     inputs: &Inputs,
 ) -> Result<(), String> {
-    let HttpClientRequest {
+    let OutgoingRequest {
         id,
         method,
+        url,
         headers: fields,
         body,
     } = request;
+    // A URL of its own (the legacy transport's): the core resolved it on the endpoint's
+    // origin, so the pool's server is the one; only its path and query are sent.
+    let path = url.as_deref().map(path_of).transpose()?;
     let method = match method {
         HttpMethod::Post => hyper::Method::POST,
         HttpMethod::Get => hyper::Method::GET,
@@ -235,7 +242,13 @@ async fn perform(
     };
     let bodies = Bodies::new(body, target.authorizer.is_some());
     let make = |authorization: Option<&str>| {
-        target.request(&method, &fields, bodies.next(), authorization)
+        target.request(
+            &method,
+            path.as_ref(),
+            &fields,
+            bodies.next(),
+            authorization,
+        )
     };
     let (sender, response) = send_authorized(pool, target, make).await?;
     let (parts, mut body) = response.into_parts();
@@ -278,6 +291,13 @@ async fn perform(
     pool.checkin(sender);
     inputs.send(Input::Streamed(Streamed::End { id })).await;
     Ok(())
+}
+
+/// The path and query of an absolute URL, as a request target.
+fn path_of(url: &str) -> Result<hyper::Uri, String> {
+    let uri: hyper::Uri = url.parse().map_err(|e| format!("bad URL {url}: {e}"))?;
+    let path = uri.path_and_query().map_or("/", |p| p.as_str());
+    path.parse().map_err(|e| format!("bad URL {url}: {e}"))
 }
 
 /// Why an exchange failed when its response body broke (out of line: rare).
@@ -325,10 +345,11 @@ mod tests {
         StreamBody::new(stream::iter(frames))
     }
 
-    fn post(body: &'static str, session: &str) -> HttpClientRequest {
-        HttpClientRequest {
+    fn post(body: &'static str, session: &str) -> OutgoingRequest {
+        OutgoingRequest {
             id: ExchangeId(1),
             method: HttpMethod::Post,
+            url: None,
             headers: vec![
                 ("Accept", HttpText::from_static("application/json")),
                 ("Mcp-Session-Id", session.into()),
@@ -356,7 +377,7 @@ mod tests {
         ] {
             let request = post(body, session);
             let out = target
-                .request(&post_method, &request.headers, request.body, None)
+                .request(&post_method, None, &request.headers, request.body, None)
                 .unwrap();
             let h = out.headers();
             assert_eq!(h["host"], "127.0.0.1:9");
@@ -376,6 +397,7 @@ mod tests {
         let out = target
             .request(
                 &hyper::Method::GET,
+                None,
                 &get.headers,
                 get.body,
                 Some("Bearer t"),

@@ -1,199 +1,217 @@
-//! The three client transports the auto-detecting client may run, behind one surface: the
-//! detector ([`AutoClient`], which also runs the legacy client after a fallback), the legacy
-//! HTTP+SSE client when forced, and the Streamable HTTP client (forced, or taking over after
-//! detection). Requests of the first two are [`OutgoingRequest`]s keyed by [`RequestKey`];
-//! the Streamable client's are [`ClientAction`]s keyed by [`ExchangeId`]. Both travel to the
-//! exchange tasks as `ExchangeId`s, the Streamable ones with [`STREAMABLE_TAG`] set.
+//! The three client transports the auto-detecting client may run, behind the core's one client
+//! contract ([`ClientTransport`]): the detector ([`AutoClient`], which also runs the legacy
+//! client after a fallback), the legacy HTTP+SSE client when forced, and the Streamable HTTP
+//! client (forced, or taking over after detection). The Streamable client's exchange ids carry
+//! [`STREAMABLE_TAG`], so they never meet the detector's.
 
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use bytes::Bytes;
-use mcp_sansio::http::legacy::{
-    AutoClient, ClientEvent as WireEvent, LegacyClient, OutgoingRequest, RequestKey, SendError,
-};
-use mcp_sansio::http::{
-    ClientAction, ExchangeId, HttpClient, HttpClientConfig, HttpClientRequest, TransportEvent,
-};
-use mcp_sansio::jsonrpc::Incoming;
+use mcp_sansio::http::legacy::{AutoClient, ClientEvent as WireEvent, LegacyClient};
+use mcp_sansio::http::{HttpClient, HttpClientConfig, TransportEvent};
+use mcp_sansio::outgoing::{Action, ClientTransport, ExchangeId, InboundFrame};
 use mcp_sansio::session::TransmitKind;
 
 /// Set on the exchange ids of the Streamable client, so they never meet the detector's keys.
 pub(crate) const STREAMABLE_TAG: u64 = 1 << 63;
 
 /// The running transport.
-pub(crate) enum Wire {
+pub(crate) enum Transport {
     Auto(Box<AutoClient>),
     Legacy(Box<LegacyClient>),
     Streamable(Box<HttpClient>),
 }
 
-/// One thing for the loop to do.
-pub(crate) enum Step {
-    /// Perform a request of the detector or the legacy client.
-    Outgoing(OutgoingRequest),
-    /// Perform a request of the Streamable client.
-    Streamable(HttpClientRequest),
-    /// Drop exchange (tagged id) and its connection.
-    Abort(u64),
-    /// A frame for the client machine, with its decoding when the transport made one (the
-    /// Streamable client decodes answers to match them to requests).
-    Frame(Bytes, Option<Incoming>),
-    /// An event of the detector or the legacy client.
-    Event(WireEvent),
-    /// An event of the Streamable client.
-    Transport(TransportEvent),
+/// An event of whichever transport runs.
+pub(crate) enum AnyEvent {
+    /// Of the detector or the legacy client.
+    Wire(WireEvent),
+    /// Of the Streamable client.
+    Streamable(TransportEvent),
+}
+
+/// The running transport, the Streamable client's configuration for a hand-off, and what the
+/// detector still held when it handed off.
+pub(crate) struct Wire {
+    transport: Transport,
+    config: HttpClientConfig,
+    actions: VecDeque<Action>,
+    frames: VecDeque<InboundFrame>,
+    events: VecDeque<WireEvent>,
+    /// The last `now` the loop gave (the hand-off happens while polling).
+    now: Instant,
 }
 
 impl Wire {
-    /// Hands one outgoing frame to the transport; `Err` when it refused it.
-    pub(crate) fn send(
-        &mut self,
-        now: Instant,
-        frame: Bytes,
-        kind: TransmitKind,
-    ) -> Result<(), SendError> {
-        match self {
-            Wire::Auto(c) => c.handle_frame(frame),
-            Wire::Legacy(c) => c.handle_frame(frame),
-            Wire::Streamable(c) => {
-                c.handle_transmit(now, frame, kind);
-                Ok(())
-            }
+    pub(crate) fn new(transport: Transport, config: HttpClientConfig, now: Instant) -> Self {
+        Wire {
+            transport,
+            config,
+            actions: VecDeque::new(),
+            frames: VecDeque::new(),
+            events: VecDeque::new(),
+            now,
         }
     }
 
-    /// The next thing to do, if any.
-    pub(crate) fn poll(&mut self) -> Option<Step> {
-        match self {
-            Wire::Auto(c) => c
-                .poll_request()
-                .map(Step::Outgoing)
-                .or_else(|| c.poll_abort().map(|k| Step::Abort(k.0)))
-                .or_else(|| c.poll_frame().map(|f| Step::Frame(f, None)))
-                .or_else(|| c.poll_event().map(Step::Event)),
-            Wire::Legacy(c) => c
-                .poll_request()
-                .map(Step::Outgoing)
-                .or_else(|| c.poll_abort().map(|k| Step::Abort(k.0)))
-                .or_else(|| c.poll_frame().map(|f| Step::Frame(f, None)))
-                .or_else(|| c.poll_event().map(Step::Event)),
-            Wire::Streamable(c) => c
-                .poll_action()
-                .map(|action| match action {
-                    ClientAction::Send(mut request) => {
-                        request.id = ExchangeId(request.id.0 | STREAMABLE_TAG);
-                        Step::Streamable(request)
-                    }
-                    ClientAction::Abort(id) => Step::Abort(id.0 | STREAMABLE_TAG),
-                })
-                .or_else(|| {
-                    c.poll_frame_decoded()
-                        .map(|(frame, decoded)| Step::Frame(frame, decoded))
-                })
-                .or_else(|| c.poll_event().map(Step::Transport)),
-        }
-    }
-
-    /// After detection found Streamable HTTP and read the probe's response: the Streamable
-    /// client takes over the session. Whether it did.
-    pub(crate) fn hand_off(&mut self, now: Instant, config: &HttpClientConfig) -> bool {
-        let Wire::Auto(auto) = self else {
-            return false;
+    /// After detection found Streamable HTTP and read the probe's response, the Streamable
+    /// client takes over the session; what the detector still held is handed on first.
+    fn hand_off(&mut self) {
+        let Transport::Auto(auto) = &mut self.transport else {
+            return;
         };
         let Some(handoff) = auto.take_handoff() else {
-            return false;
+            return;
         };
-        let client = HttpClient::from_handoff(config.clone(), now, handoff);
-        *self = Wire::Streamable(Box::new(client));
-        true
+        self.actions
+            .extend(std::iter::from_fn(|| auto.poll_action()));
+        self.frames.extend(std::iter::from_fn(|| auto.poll_frame()));
+        self.events.extend(std::iter::from_fn(|| auto.poll_event()));
+        let client = HttpClient::from_handoff(self.config.clone(), self.now, handoff);
+        self.transport = Transport::Streamable(Box::new(client));
+    }
+}
+
+/// The Streamable exchange id of a tagged one.
+fn untag(id: ExchangeId) -> Option<ExchangeId> {
+    (id.0 & STREAMABLE_TAG != 0).then_some(ExchangeId(id.0 & !STREAMABLE_TAG))
+}
+
+/// Calls `$call` on the running transport with `$id` as it knows it (a Streamable id
+/// untagged; an id of another transport is not the Streamable client's and is dropped).
+macro_rules! with_id {
+    ($wire:expr, $id:expr, |$c:ident, $i:ident| $call:expr) => {
+        match &mut $wire.transport {
+            Transport::Auto($c) => {
+                let $i = $id;
+                $call
+            }
+            Transport::Legacy($c) => {
+                let $i = $id;
+                $call
+            }
+            Transport::Streamable($c) => {
+                if let Some($i) = untag($id) {
+                    $call
+                }
+            }
+        }
+    };
+}
+
+impl ClientTransport for Wire {
+    type Event = AnyEvent;
+
+    fn handle_transmit(&mut self, now: Instant, frame: Bytes, kind: TransmitKind) {
+        self.now = now;
+        match &mut self.transport {
+            Transport::Auto(c) => c.handle_transmit(now, frame, kind),
+            Transport::Legacy(c) => c.handle_transmit(now, frame, kind),
+            Transport::Streamable(c) => c.handle_transmit(now, frame, kind),
+        }
     }
 
-    /// The response head of exchange `id`.
-    pub(crate) fn head(
+    fn handle_response_head<'a>(
         &mut self,
         now: Instant,
-        id: u64,
+        id: ExchangeId,
         status: u16,
-        headers: &[(String, String)],
+        headers: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) {
-        match self {
-            Wire::Auto(c) => c.handle_response_head(now, RequestKey(id), status, headers),
-            Wire::Legacy(c) => c.handle_response_head(RequestKey(id), status, headers),
-            Wire::Streamable(c) => {
-                let Some(id) = untag(id) else { return };
-                let headers = headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
-                c.handle_response_head(now, id, status, headers);
-            }
-        }
+        self.now = now;
+        with_id!(self, id, |c, i| c
+            .handle_response_head(now, i, status, headers));
     }
 
-    /// A body chunk of exchange `id`.
-    pub(crate) fn body(&mut self, now: Instant, id: u64, chunk: &[u8]) {
-        match self {
-            Wire::Auto(c) => c.handle_response_body(RequestKey(id), chunk),
-            Wire::Legacy(c) => c.handle_response_body(RequestKey(id), chunk),
-            Wire::Streamable(c) => {
-                if let Some(id) = untag(id) {
-                    c.handle_response_body(now, id, chunk);
-                }
-            }
-        }
+    fn handle_response_body(&mut self, now: Instant, id: ExchangeId, chunk: Bytes) {
+        self.now = now;
+        with_id!(self, id, |c, i| c.handle_response_body(now, i, chunk));
     }
 
-    /// Exchange `id` ended (`failure`: it broke or never got a response).
-    pub(crate) fn end(&mut self, now: Instant, id: u64, failure: Option<&str>) {
-        match (self, failure) {
-            (Wire::Auto(c), None) => c.handle_response_end(RequestKey(id)),
-            (Wire::Auto(c), Some(_)) => c.handle_response_failed(RequestKey(id)),
-            (Wire::Legacy(c), None) => c.handle_response_end(RequestKey(id)),
-            (Wire::Legacy(c), Some(_)) => c.handle_response_failed(RequestKey(id)),
-            (Wire::Streamable(c), failure) => {
-                let Some(id) = untag(id) else { return };
-                match failure {
-                    None => c.handle_response_end(now, id),
-                    Some(reason) => c.handle_response_failed(now, id, reason),
-                }
-            }
-        }
+    fn handle_response_end(&mut self, now: Instant, id: ExchangeId) {
+        self.now = now;
+        with_id!(self, id, |c, i| c.handle_response_end(now, i));
     }
 
-    /// The transport's next deadline.
-    pub(crate) fn poll_timeout(&self) -> Option<Instant> {
-        match self {
-            Wire::Auto(c) => c.poll_timeout(),
-            Wire::Legacy(c) => c.poll_timeout(),
-            Wire::Streamable(c) => c.poll_timeout(),
-        }
+    fn handle_response_failed(&mut self, now: Instant, id: ExchangeId, reason: &str) {
+        self.now = now;
+        with_id!(self, id, |c, i| c.handle_response_failed(now, i, reason));
     }
 
-    /// Fires a due deadline.
-    pub(crate) fn handle_timeout(&mut self, now: Instant) {
-        match self {
-            Wire::Auto(c) => c.handle_timeout(now),
-            Wire::Legacy(c) => c.handle_timeout(now),
-            Wire::Streamable(c) => c.handle_timeout(now),
+    fn handle_timeout(&mut self, now: Instant) {
+        self.now = now;
+        match &mut self.transport {
+            Transport::Auto(c) => c.handle_timeout(now),
+            Transport::Legacy(c) => c.handle_timeout(now),
+            Transport::Streamable(c) => c.handle_timeout(now),
         }
     }
 
     /// Ends the transport (Streamable: DELETE of the session; legacy: the SSE GET dropped).
-    pub(crate) fn close(&mut self, now: Instant) {
-        match self {
-            Wire::Auto(c) => c.close(),
-            Wire::Legacy(c) => c.close(),
-            Wire::Streamable(c) => c.close(now),
+    fn close(&mut self, now: Instant) {
+        self.now = now;
+        match &mut self.transport {
+            Transport::Auto(c) => c.close(now),
+            Transport::Legacy(c) => c.close(now),
+            Transport::Streamable(c) => c.close(now),
+        }
+    }
+
+    fn poll_action(&mut self) -> Option<Action> {
+        self.hand_off();
+        if let Some(action) = self.actions.pop_front() {
+            return Some(action);
+        }
+        match &mut self.transport {
+            Transport::Auto(c) => c.poll_action(),
+            Transport::Legacy(c) => c.poll_action(),
+            Transport::Streamable(c) => c.poll_action().map(|action| match action {
+                Action::Send(mut request) => {
+                    request.id = ExchangeId(request.id.0 | STREAMABLE_TAG);
+                    Action::Send(request)
+                }
+                Action::Abort(id) => Action::Abort(ExchangeId(id.0 | STREAMABLE_TAG)),
+            }),
+        }
+    }
+
+    fn poll_frame(&mut self) -> Option<InboundFrame> {
+        if let Some(frame) = self.frames.pop_front() {
+            return Some(frame);
+        }
+        match &mut self.transport {
+            Transport::Auto(c) => c.poll_frame(),
+            Transport::Legacy(c) => c.poll_frame(),
+            Transport::Streamable(c) => c.poll_frame(),
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<AnyEvent> {
+        if let Some(event) = self.events.pop_front() {
+            return Some(AnyEvent::Wire(event));
+        }
+        match &mut self.transport {
+            Transport::Auto(c) => c.poll_event().map(AnyEvent::Wire),
+            Transport::Legacy(c) => c.poll_event().map(AnyEvent::Wire),
+            Transport::Streamable(c) => c.poll_event().map(AnyEvent::Streamable),
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        match &self.transport {
+            Transport::Auto(c) => c.poll_timeout(),
+            Transport::Legacy(c) => c.poll_timeout(),
+            Transport::Streamable(c) => c.poll_timeout(),
         }
     }
 
     /// Whether closing is complete (only the Streamable DELETE takes time).
-    pub(crate) fn is_closed(&self) -> bool {
-        match self {
-            Wire::Streamable(c) => c.is_closed(),
-            _ => true,
+    fn is_closed(&self) -> bool {
+        match &self.transport {
+            Transport::Auto(c) => c.is_closed(),
+            Transport::Legacy(c) => c.is_closed(),
+            Transport::Streamable(c) => c.is_closed(),
         }
     }
-}
-
-/// The Streamable exchange id of a tagged key.
-fn untag(id: u64) -> Option<ExchangeId> {
-    (id & STREAMABLE_TAG != 0).then_some(ExchangeId(id & !STREAMABLE_TAG))
 }

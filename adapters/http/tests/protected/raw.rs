@@ -7,7 +7,9 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use mcp_sansio::auth::url::HttpUrl;
-use mcp_sansio::auth::{HttpRequest, HttpResponse};
+use mcp_sansio::auth::HttpResponse;
+use mcp_sansio::http::HttpMethod;
+use mcp_sansio::outgoing::OutgoingRequest;
 
 /// Every socket read gives up after this (a hang fails the test instead of blocking it).
 const READ_LIMIT: Duration = Duration::from_secs(10);
@@ -102,7 +104,20 @@ pub fn head_only(method: &str, url: &str, headers: &[(&str, String)]) -> Reply {
 }
 
 /// Performs a request the authorization flow asked for.
-pub fn perform(req: &HttpRequest) -> Reply {
-    let headers: Vec<(&str, String)> = req.headers.iter().map(|(n, v)| (*n, v.clone())).collect();
-    request(req.method, &req.url, &headers, &req.body)
+pub fn perform(req: &OutgoingRequest) -> Reply {
+    let headers: Vec<(&str, String)> = req
+        .headers
+        .iter()
+        .map(|(n, v)| (*n, v.as_str().to_owned()))
+        .collect();
+    let method = match req.method {
+        HttpMethod::Post => "POST",
+        _ => "GET",
+    };
+    request(
+        method,
+        req.url_str().unwrap_or_default(),
+        &headers,
+        &req.body,
+    )
 }
