@@ -46,7 +46,8 @@ const TOOLS: usize = 40;
 fn tool(i: usize) -> Tool {
     let properties: Map<String, Value> = (0..12)
         .map(|p| {
-            let schema = json!({"type": "string", "description": format!("property {p} of tool {i}")});
+            let schema =
+                json!({"type": "string", "description": format!("property {p} of tool {i}")});
             (format!("p{p}"), schema)
         })
         .collect();
@@ -60,9 +61,10 @@ fn tool(i: usize) -> Tool {
 
 fn factory() -> ServerFactory {
     (0..TOOLS)
-        .fold(Server::builder(Implementation::new("memory", "1")), |b, i| {
-            b.tool(tool(i))
-        })
+        .fold(
+            Server::builder(Implementation::new("memory", "1")),
+            |b, i| b.tool(tool(i)),
+        )
         .build_factory()
 }
 

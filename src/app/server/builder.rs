@@ -87,7 +87,9 @@ impl ServerBuilder {
 
     /// Registers a tool (replacing one of the same name).
     pub fn tool(mut self, tool: Tool) -> Self {
-        self.registry.tools.insert(tool.name.clone(), Arc::new(tool));
+        self.registry
+            .tools
+            .insert(tool.name.clone(), Arc::new(tool));
         self
     }
 
@@ -372,8 +374,11 @@ mod tests {
     use crate::model::Implementation;
 
     fn echo(name: &str) -> Tool {
-        Tool::new(name, json!({"type": "object", "properties": {"text": {"type": "string"}}}))
-            .sync_handler(|_, _| Ok(CallToolResult::text("hi")))
+        Tool::new(
+            name,
+            json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+        )
+        .sync_handler(|_, _| Ok(CallToolResult::text("hi")))
     }
 
     fn factory() -> ServerFactory {
@@ -420,7 +425,8 @@ mod tests {
         assert!(Arc::ptr_eq(&b.registry, &factory.shared.registry));
         assert!(!Arc::ptr_eq(&a.registry, &b.registry));
         // The copy holds the same tool definitions, not copies of them.
-        let (Some(mine), Some(theirs)) = (a.registry.tools.get("echo"), b.registry.tools.get("echo"))
+        let (Some(mine), Some(theirs)) =
+            (a.registry.tools.get("echo"), b.registry.tools.get("echo"))
         else {
             panic!("echo is registered in both");
         };
