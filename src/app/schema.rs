@@ -294,7 +294,7 @@ impl<'s> Validator<'s> {
             let dup = items
                 .iter()
                 .enumerate()
-                .any(|(i, a)| items[..i].iter().any(|b| json_equal(a, b)));
+                .any(|(i, a)| items.iter().take(i).any(|b| json_equal(a, b)));
             if dup {
                 self.fail(path, "items must be unique".into());
             }
