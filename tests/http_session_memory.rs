@@ -1,16 +1,18 @@
 //! What an idle session costs in the endpoint's table: heap bytes still allocated per
-//! session after `initialize` + `notifications/initialized` with a small app server, counted
-//! by a global allocator wrapper. The figure sizes `max_sessions` (10,000 by default).
+//! session after `initialize` + `notifications/initialized`, counted by a global allocator
+//! wrapper. The figure sizes `max_sessions` (10,000 by default). The sessions come from one
+//! `ServerFactory` whose definitions (tools with JSON Schemas) weigh more than a session, so
+//! a session that copied them would show here.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
 use std::time::Instant;
 
 use bytes::Bytes;
-use mcp_sansio::app::server::{CallToolResult, Server, Tool};
+use mcp_sansio::app::server::{CallToolResult, Server, ServerFactory, Tool};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
-use serde_json::json;
+use serde_json::{json, Map, Value};
 
 struct Counting;
 
@@ -37,13 +39,42 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-fn app(now: Instant) -> Server {
-    Server::builder(Implementation::new("memory", "1"))
-        .tool(
-            Tool::new("echo", json!({"type": "object"}))
-                .sync_handler(|_, _| Ok(CallToolResult::text("hi"))),
+/// Tools registered with the app.
+const TOOLS: usize = 40;
+
+/// A tool whose input schema has a dozen described properties (about 1 KB of JSON).
+fn tool(i: usize) -> Tool {
+    let properties: Map<String, Value> = (0..12)
+        .map(|p| {
+            let schema =
+                json!({"type": "string", "description": format!("property {p} of tool {i}")});
+            (format!("p{p}"), schema)
+        })
+        .collect();
+    Tool::new(
+        format!("tool_{i}"),
+        json!({"type": "object", "properties": properties}),
+    )
+    .description(format!("tool number {i} of the memory test"))
+    .sync_handler(|_, _| Ok(CallToolResult::text("hi")))
+}
+
+fn factory() -> ServerFactory {
+    (0..TOOLS)
+        .fold(
+            Server::builder(Implementation::new("memory", "1")),
+            |b, i| b.tool(tool(i)),
         )
-        .build(now)
+        .build_factory()
+}
+
+/// Heap bytes the definitions of [`factory`] hold.
+fn definition_bytes() -> isize {
+    let before = LIVE.load(Ordering::Relaxed);
+    let factory = factory();
+    let bytes = LIVE.load(Ordering::Relaxed) - before;
+    drop(factory);
+    bytes
 }
 
 /// Heap bytes per idle session, over `n` sessions.
@@ -54,7 +85,10 @@ fn bytes_per_idle_session(n: u32) -> isize {
             max_sessions: n as usize,
             ..Default::default()
         },
-        app,
+        {
+            let factory = factory();
+            move |now| factory.server(now)
+        },
     );
     let head = |sid: Option<&str>| {
         let mut h = HttpRequestHead::new(HttpMethod::Post, "/mcp")
@@ -88,10 +122,16 @@ fn bytes_per_idle_session(n: u32) -> isize {
 }
 
 #[test]
-fn an_idle_session_costs_a_bounded_few_kib() {
+fn an_idle_session_costs_a_bounded_few_kib_and_no_copy_of_the_definitions() {
+    let definitions = definition_bytes();
     let per = bytes_per_idle_session(2000);
-    println!("idle session: {per} heap bytes");
+    println!("idle session: {per} heap bytes; definitions: {definitions} heap bytes");
     assert!(per > 0);
+    // The definitions are shared: a session holding its own copy would cost more than them.
+    assert!(
+        per < definitions,
+        "{per} bytes per idle session, {definitions} of definitions"
+    );
     // 10,000 idle sessions (the default cap) stay well under 1 GiB.
     assert!(per < 64 * 1024, "{per} bytes per idle session");
 }

@@ -3,9 +3,10 @@
 //! `MCP_SANSIO_PAGE_SIZE`). It only builds a `Server`; any adapter (stdio, HTTP) can run it.
 //! Timers come from the caller through [`Sleep`], so the fixture stays runtime-agnostic.
 //!
-//! Per session: build the server with [`fixture_server`], then spawn [`extras`] (the timed
-//! reference extras: late additions at 2 s, watched-resource updates every 3 s) on the session's
-//! executor when it starts; it ends by itself once the session closed.
+//! Build the definitions once with [`fixture_factory`]; per session, make the server with
+//! [`fixture_server`] (it shares the definitions), then spawn [`extras`] (the timed reference
+//! extras: late additions at 2 s, watched-resource updates every 3 s) on the session's executor
+//! when it starts; it ends by itself once the session closed.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,7 +14,8 @@ use std::time::{Duration, Instant};
 use mcp_sansio::app::runtime::BoxFuture;
 use mcp_sansio::app::server::{
     completion_handler, CallToolResult, Completion, GetPromptResult, LogLevel, Prompt,
-    RequestContext, Resource, ResourceContents, ResourceTemplate, Server, Tool, ToolContent,
+    RequestContext, Resource, ResourceContents, ResourceTemplate, Server, ServerFactory, Tool,
+    ToolContent,
 };
 use mcp_sansio::config::Config;
 use mcp_sansio::jsonrpc::ErrorObject;
@@ -51,8 +53,16 @@ pub(crate) fn page_size_from_env(config: &mut Config) {
     }
 }
 
-/// Builds the reference server.
-pub(crate) fn fixture_server(config: Config, sleep: Sleep, now: Instant) -> Server {
+/// One server (one session) of the reference fixture, sharing the definitions of `factory`.
+pub(crate) fn fixture_server(factory: &ServerFactory, now: Instant) -> Server {
+    let mut server = factory.server(now);
+    server.handle_wall_clock(now, modern::unix_ms());
+    server
+}
+
+/// Builds the reference server's definitions (tools, resources, prompts, templates,
+/// completion), once for every session.
+pub(crate) fn fixture_factory(config: Config, sleep: Sleep) -> ServerFactory {
     let mut builder = Server::builder(Implementation::new(
         "mcp-sansio-reference-fixture",
         env!("CARGO_PKG_VERSION"),
@@ -72,7 +82,7 @@ pub(crate) fn fixture_server(config: Config, sleep: Sleep, now: Instant) -> Serv
     for prompt in prompts() {
         builder = builder.prompt(prompt);
     }
-    let mut server = builder
+    builder
         .prompt(modern::input_required_prompt())
         .request_state_key(modern::state_key())
         .request_state_replay_guard(modern::replay_guard())
@@ -85,9 +95,7 @@ pub(crate) fn fixture_server(config: Config, sleep: Sleep, now: Instant) -> Serv
                 has_more: Some(false),
             })
         }))
-        .build(now);
-    server.handle_wall_clock(now, modern::unix_ms());
-    server
+        .build_factory()
 }
 
 fn no_input() -> Value {

@@ -123,7 +123,8 @@ fn serve() -> Result<(), Failure> {
         max_line_len: config.max_frame_len,
         ..DriveOptions::default()
     };
-    let server = fixture::fixture_server(config, sleep.clone(), Instant::now());
+    let factory = fixture::fixture_factory(config, sleep.clone());
+    let server = fixture::fixture_server(&factory, Instant::now());
     let extras = fixture::extras(server.handle(), sleep);
     let finished = serve_on_stdio(options, server, extras)?;
     if let Some(error) = finished.input_error {

@@ -3,8 +3,9 @@
 //! `listening on http://HOST:PORT/mcp` then `legacy SSE on http://HOST:PORT/sse` on stderr once
 //! bound (so port 0 works for tests), then `max connections N` (the effective cap), and shuts
 //! down gracefully on SIGINT or SIGTERM. The connection cap and timeouts come from the flags
-//! of `serve_limits.rs`. Every HTTP session gets its own fixture server
-//! and its own timed extras (late additions, watched-resource updates), which end with it.
+//! of `serve_limits.rs`. The fixture's definitions are built once; every HTTP session gets its
+//! own server sharing them and its own timed extras (late additions, watched-resource
+//! updates), which end with it.
 //! With `--auth-issuer` the server is an OAuth protected resource (see `serve_auth.rs`).
 //! At start the open-file limit is raised to its hard limit and the connection cap lowered to
 //! fit under it (`fd_limit.rs`).
@@ -68,8 +69,9 @@ pub(crate) fn serve_http(
     limits.apply(&mut options)?;
     fit_to_fd_limit(&mut options, crate::fd_limit::raise_to_hard());
     let max_connections = options.max_connections;
+    let factory = fixture::fixture_factory(config, sleep.clone());
     let mut server = HttpServer::bind(addr, options, move |now| {
-        let server = fixture::fixture_server(config.clone(), sleep.clone(), now);
+        let server = fixture::fixture_server(&factory, now);
         let _ = extras_tx.try_send(fixture::extras(server.handle(), sleep.clone()));
         server
     })

@@ -2,6 +2,7 @@
 //! capabilities the server declares.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Map;
@@ -20,12 +21,15 @@ use crate::stateless::{ReplayGuard, RequestStateKey, ServerProfile};
 use crate::tasks::TASKS_EXTENSION;
 
 /// Everything registered, each map ordered by its list key (keyset pagination needs order).
+/// Servers made by one [`ServerFactory`] share one registry (an `Arc`); a server whose
+/// registrations change ([`super::ServerHandle`]) copies the maps first, and since every entry
+/// is itself shared, that copy holds pointers, not tool definitions.
 #[derive(Clone, Default)]
 pub(crate) struct Registry {
-    pub(crate) tools: BTreeMap<String, Tool>,
-    pub(crate) resources: BTreeMap<String, Resource>,
-    pub(crate) templates: BTreeMap<String, ResourceTemplate>,
-    pub(crate) prompts: BTreeMap<String, Prompt>,
+    pub(crate) tools: BTreeMap<String, Arc<Tool>>,
+    pub(crate) resources: BTreeMap<String, Arc<Resource>>,
+    pub(crate) templates: BTreeMap<String, Arc<ResourceTemplate>>,
+    pub(crate) prompts: BTreeMap<String, Arc<Prompt>>,
     pub(crate) completion: Option<CompletionFn>,
 }
 
@@ -83,7 +87,9 @@ impl ServerBuilder {
 
     /// Registers a tool (replacing one of the same name).
     pub fn tool(mut self, tool: Tool) -> Self {
-        self.registry.tools.insert(tool.name.clone(), tool);
+        self.registry
+            .tools
+            .insert(tool.name.clone(), Arc::new(tool));
         self
     }
 
@@ -91,20 +97,22 @@ impl ServerBuilder {
     pub fn resource(mut self, resource: Resource) -> Self {
         self.registry
             .resources
-            .insert(resource.uri.clone(), resource);
+            .insert(resource.uri.clone(), Arc::new(resource));
         self
     }
 
     /// Registers a resource template.
     pub fn resource_template(mut self, template: ResourceTemplate) -> Self {
         let key = template.template.as_str().to_owned();
-        self.registry.templates.insert(key, template);
+        self.registry.templates.insert(key, Arc::new(template));
         self
     }
 
     /// Registers a prompt.
     pub fn prompt(mut self, prompt: Prompt) -> Self {
-        self.registry.prompts.insert(prompt.name.clone(), prompt);
+        self.registry
+            .prompts
+            .insert(prompt.name.clone(), Arc::new(prompt));
         self
     }
 
@@ -227,6 +235,17 @@ impl ServerBuilder {
     /// `x-mcp-header` annotations ([`super::check_header_annotations`]): a tool that a
     /// 2026-07-28 client would drop from its listing is a registration error here.
     pub fn try_build(self, now: Instant) -> Result<Server, BuildError> {
+        Ok(self.try_build_factory()?.server(now))
+    }
+
+    /// Builds the server (wrapping `Session::server`). Unchecked: see
+    /// [`ServerBuilder::try_build`].
+    pub fn build(self, now: Instant) -> Server {
+        self.build_factory().server(now)
+    }
+
+    /// [`ServerBuilder::build_factory`] after the checks of [`ServerBuilder::try_build`].
+    pub fn try_build_factory(self) -> Result<ServerFactory, BuildError> {
         for (name, tool) in &self.registry.tools {
             if let Err(reason) = super::check_header_annotations(tool.input_schema.document()) {
                 return Err(BuildError::InvalidHeaderAnnotation {
@@ -235,12 +254,15 @@ impl ServerBuilder {
                 });
             }
         }
-        Ok(self.build(now))
+        Ok(self.build_factory())
     }
 
-    /// Builds the server (wrapping `Session::server`). Unchecked: see
-    /// [`ServerBuilder::try_build`].
-    pub fn build(self, now: Instant) -> Server {
+    /// Builds the definitions once, for many servers: every [`ServerFactory::server`] shares
+    /// the registered tools (with their schemas and handlers), resources, templates, prompts,
+    /// completion provider and declared capabilities, and holds only its own session state.
+    /// An HTTP endpoint serving many sessions calls it once and `server(now)` per session.
+    /// Unchecked: see [`ServerBuilder::try_build_factory`].
+    pub fn build_factory(self) -> ServerFactory {
         let setup = ServerSetup {
             info: self.info.clone(),
             capabilities: self.capabilities(),
@@ -251,13 +273,68 @@ impl ServerBuilder {
             let extensions = profile.capabilities.extensions.get_or_insert_with(Map::new);
             extensions.insert(TASKS_EXTENSION.into(), serde_json::json!({}));
         }
-        let mut modern = Modern::new(profile, now);
-        modern.tasks = self.tasks;
-        modern.cache = self.stateless_cache;
-        modern.state_key = self.request_state_key;
-        modern.listeners.max = self.max_listeners;
-        modern.replay_guard = self.replay_guard;
-        Server::from_parts(self.config, setup, self.registry, modern, now)
+        ServerFactory {
+            shared: Arc::new(Definitions {
+                config: self.config,
+                setup,
+                profile,
+                registry: Arc::new(self.registry),
+                cache: self.stateless_cache,
+                state_key: self.request_state_key,
+                max_listeners: self.max_listeners,
+                replay_guard: self.replay_guard,
+                tasks: self.tasks,
+            }),
+        }
+    }
+}
+
+/// A server's definitions, built once by [`ServerBuilder::build_factory`], making servers
+/// that share them. Cloning it is cheap (one `Arc`), and it is `Send + Sync`, so an HTTP
+/// endpoint's per-session factory can hold it.
+#[derive(Clone)]
+pub struct ServerFactory {
+    shared: Arc<Definitions>,
+}
+
+/// What every server of one factory shares.
+struct Definitions {
+    config: Config,
+    setup: ServerSetup,
+    profile: ServerProfile,
+    registry: Arc<Registry>,
+    cache: CacheHints,
+    state_key: Option<RequestStateKey>,
+    max_listeners: usize,
+    replay_guard: Option<ReplayGuard>,
+    tasks: Option<Tasks>,
+}
+
+impl ServerFactory {
+    /// A new server (a new session) answering from the shared definitions.
+    pub fn server(&self, now: Instant) -> Server {
+        let d = &*self.shared;
+        let mut modern = Modern::new(d.profile.clone(), now);
+        modern.tasks = d.tasks.clone();
+        modern.cache = d.cache;
+        modern.state_key = d.state_key.clone();
+        modern.listeners.max = d.max_listeners;
+        modern.replay_guard = d.replay_guard.clone();
+        Server::from_parts(
+            d.config.clone(),
+            d.setup.clone(),
+            d.registry.clone(),
+            modern,
+            now,
+        )
+    }
+}
+
+impl std::fmt::Debug for ServerFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerFactory")
+            .field("info", &self.shared.setup.info)
+            .finish_non_exhaustive()
     }
 }
 
@@ -284,3 +361,75 @@ impl std::fmt::Display for BuildError {
 }
 
 impl std::error::Error for BuildError {}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    use serde_json::json;
+
+    use super::super::{CallToolResult, Server, Tool};
+    use super::ServerFactory;
+    use crate::model::Implementation;
+
+    fn echo(name: &str) -> Tool {
+        Tool::new(
+            name,
+            json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+        )
+        .sync_handler(|_, _| Ok(CallToolResult::text("hi")))
+    }
+
+    fn factory() -> ServerFactory {
+        Server::builder(Implementation::new("shared", "1"))
+            .tool(echo("echo"))
+            .build_factory()
+    }
+
+    #[test]
+    fn a_factory_is_send_and_sync() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<ServerFactory>();
+    }
+
+    #[test]
+    fn servers_of_one_factory_share_one_registry() {
+        let now = Instant::now();
+        let factory = factory();
+        let a = factory.server(now);
+        let b = factory.clone().server(now);
+        assert!(Arc::ptr_eq(&a.registry, &b.registry));
+        assert!(Arc::ptr_eq(&a.registry, &factory.shared.registry));
+        // Two separate builds share nothing.
+        let c = factory_built_apart(now);
+        assert!(!Arc::ptr_eq(&a.registry, &c.registry));
+    }
+
+    fn factory_built_apart(now: Instant) -> Server {
+        Server::builder(Implementation::new("shared", "1"))
+            .tool(echo("echo"))
+            .build(now)
+    }
+
+    #[test]
+    fn a_change_in_one_server_parts_from_the_shared_registry_alone() {
+        let now = Instant::now();
+        let factory = factory();
+        let mut a = factory.server(now);
+        let b = factory.server(now);
+        a.handle().add_tool(echo("late"));
+        a.handle_timeout(now);
+        assert!(a.registry.tools.contains_key("late"));
+        assert!(!b.registry.tools.contains_key("late"));
+        assert!(Arc::ptr_eq(&b.registry, &factory.shared.registry));
+        assert!(!Arc::ptr_eq(&a.registry, &b.registry));
+        // The copy holds the same tool definitions, not copies of them.
+        let (Some(mine), Some(theirs)) =
+            (a.registry.tools.get("echo"), b.registry.tools.get("echo"))
+        else {
+            panic!("echo is registered in both");
+        };
+        assert!(Arc::ptr_eq(mine, theirs));
+    }
+}

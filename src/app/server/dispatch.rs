@@ -389,6 +389,12 @@ list_entry!(
     super::Prompt
 );
 
+impl<T: ListEntry> ListEntry for std::sync::Arc<T> {
+    fn entry(&self) -> Value {
+        (**self).entry()
+    }
+}
+
 /// Validates a call's arguments: on their JSON text when the schema is flat enough to
 /// answer there (no map built), else on the parsed map, which the handler then reuses.
 fn check_arguments(schema: &Schema, arguments: &ToolArguments) -> Result<(), Vec<SchemaError>> {

@@ -32,7 +32,7 @@ use bytes::Bytes;
 use serde_json::json;
 
 pub use arguments::ToolArguments;
-pub use builder::{BuildError, ServerBuilder};
+pub use builder::{BuildError, ServerBuilder, ServerFactory};
 pub use context::{LogLevel, PeerError, RequestContext};
 pub use handle::ServerHandle;
 pub use listen::{ListenEvent, DEFAULT_MAX_LISTENERS, MAX_RESOURCE_SUBSCRIPTIONS};
@@ -72,7 +72,8 @@ const MAX_STREAM_CLOSES: usize = 64;
 /// An MCP server state machine. See the module docs for the drive loop.
 pub struct Server {
     session: Session,
-    registry: Registry,
+    /// Shared with every server of the same factory until a registration change here.
+    registry: Arc<Registry>,
     outbox: Outbox<OutboxItem>,
     /// The outbox's items being applied, in a queue kept between rounds (it and the outbox
     /// swap storage, so a handler's reply allocates no queue).
@@ -105,7 +106,7 @@ impl Server {
     fn from_parts(
         config: Config,
         setup: ServerSetup,
-        registry: Registry,
+        registry: Arc<Registry>,
         modern: Modern,
         now: Instant,
     ) -> Server {
@@ -429,11 +430,12 @@ impl Server {
     }
 
     fn change(&mut self, change: RegistryChange) {
-        let r = &mut self.registry;
+        // Copy on write: the first change of this server parts from the shared registry.
+        let r = Arc::make_mut(&mut self.registry);
         let (changed, method) = match change {
             RegistryChange::AddTool(t) => (
                 {
-                    r.tools.insert(t.name.clone(), *t);
+                    r.tools.insert(t.name.clone(), Arc::from(t));
                     true
                 },
                 m::NOTIFICATIONS_TOOLS_LIST_CHANGED,
@@ -444,7 +446,7 @@ impl Server {
             ),
             RegistryChange::AddResource(x) => (
                 {
-                    r.resources.insert(x.uri.clone(), *x);
+                    r.resources.insert(x.uri.clone(), Arc::from(x));
                     true
                 },
                 m::NOTIFICATIONS_RESOURCES_LIST_CHANGED,
@@ -455,7 +457,7 @@ impl Server {
             ),
             RegistryChange::AddTemplate(t) => {
                 let key = t.template.as_str().to_owned();
-                r.templates.insert(key, *t);
+                r.templates.insert(key, Arc::from(t));
                 (true, m::NOTIFICATIONS_RESOURCES_LIST_CHANGED)
             }
             RegistryChange::RemoveTemplate(k) => (
@@ -464,7 +466,7 @@ impl Server {
             ),
             RegistryChange::AddPrompt(p) => (
                 {
-                    r.prompts.insert(p.name.clone(), *p);
+                    r.prompts.insert(p.name.clone(), Arc::from(p));
                     true
                 },
                 m::NOTIFICATIONS_PROMPTS_LIST_CHANGED,
