@@ -40,12 +40,20 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
+// Peer data reaches most of the core: it is indexed only through checked access (`get`,
+// `split_once`, iterators). Each exemption names why its index is in bounds.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::string_slice))]
 
 pub mod app;
 pub mod auth;
 pub mod config;
 pub mod framing;
 #[cfg(any(test, feature = "fuzzing"))]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    reason = "fuzz bodies, not reachable from a peer: they index the data they generate"
+)]
 pub mod fuzzing;
 pub mod http;
 pub mod jsonrpc;

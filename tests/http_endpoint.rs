@@ -981,9 +981,29 @@ fn unparsable_or_invalid_bodies_are_400_with_a_json_rpc_error() {
         .handle_request(rig.now, &head, Bytes::from_static(b"{not json"), [9; 16]);
     assert_eq!(resp.status, 400);
     assert_eq!(json_body(&resp)["error"]["code"], -32700);
+    assert_eq!(json_body(&resp)["id"], Value::Null);
     let resp = rig.post(Some(&sid), json!({"jsonrpc": "2.0", "id": 5}));
     assert_eq!(resp.status, 400);
     assert_eq!(json_body(&resp)["error"]["code"], -32600);
+    assert_eq!(json_body(&resp)["id"], 5);
+    // A request cut short, and one with a byte that is not UTF-8: the id its head shows.
+    for (body, id) in [
+        (
+            &b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\""[..],
+            json!(7),
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}",
+            json!("q"),
+        ),
+    ] {
+        let resp = rig
+            .ep
+            .handle_request(rig.now, &head, Bytes::copy_from_slice(body), [9; 16]);
+        assert_eq!(resp.status, 400);
+        assert_eq!(json_body(&resp)["error"]["code"], -32700);
+        assert_eq!(json_body(&resp)["id"], id);
+    }
 }
 
 #[test]

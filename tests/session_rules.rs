@@ -311,18 +311,40 @@ fn batches_are_accepted_in_a_2025_03_26_session() {
 }
 
 #[test]
-fn batches_are_refused_in_other_versions() {
+fn batches_are_refused_in_other_versions_each_request_with_its_id() {
     for v in ["2024-11-05", "2025-06-18", "2025-11-25"] {
         let (mut s, now) = server_after_initialize(v, "{}", true);
-        let out = feed(&mut s, now, r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#);
-        assert_eq!(out.len(), 1);
+        let out = feed(
+            &mut s,
+            now,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/progress"},{"jsonrpc":"2.0","id":"b","method":"tools/list"},{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"1.0","id":3,"method":"ping"}]"#,
+        );
+        let ids: Vec<&Value> = out.iter().map(|o| &o["id"]).collect();
+        assert_eq!(ids, [&json!(1), &json!("b"), &json!(3)], "{v}: {out:?}");
+        for o in &out {
+            assert_eq!(o["error"]["code"], -32600, "{v}");
+            let message = o["error"]["message"].as_str().unwrap();
+            assert!(message.contains("batches are not allowed"), "{message}");
+        }
+        assert!(
+            s.poll_event().is_none(),
+            "{v}: nothing in a refused batch is served"
+        );
+        assert_eq!(s.stats().batches_refused, 1);
+
+        // With no request id to answer, one id-less refusal says what happened.
+        let out = feed(
+            &mut s,
+            now,
+            r#"[{"jsonrpc":"2.0","method":"notifications/progress"}]"#,
+        );
+        assert_eq!(out.len(), 1, "{v}");
         assert_eq!(out[0]["error"]["code"], -32600, "{v}");
         assert_eq!(
             out[0].get("id").is_some(),
             v != "2025-11-25",
             "{v}: missing id spelling"
         );
-        assert_eq!(s.stats().batches_refused, 1);
     }
 }
 
@@ -815,6 +837,20 @@ fn decode_errors_are_answered_with_the_recovered_id() {
     let out = feed(&mut s, now, "this is not json");
     assert_eq!(out[0]["id"], Value::Null);
     assert_eq!(out[0]["error"]["code"], -32700);
+    // A request cut short, or with a byte that is not UTF-8 in a string: its first bytes show
+    // the id, so the parse error carries it.
+    let out = feed(&mut s, now, r#"{"jsonrpc":"2.0","id":19,"method":"ping""#);
+    assert_eq!(out[0]["id"], 19);
+    assert_eq!(out[0]["error"]["code"], -32700);
+    let mut bad =
+        br#"{"jsonrpc":"2.0","id":"u","method":"tools/list","params":{"cursor":"#.to_vec();
+    bad.extend_from_slice(b"\xff\xfe\"}}");
+    let out = feed_bytes(&mut s, now, &bad);
+    assert_eq!(out[0]["id"], "u");
+    assert_eq!(out[0]["error"]["code"], -32700);
+    // A broken response is never answered with its id (it names a request of ours).
+    let out = feed(&mut s, now, r#"{"jsonrpc":"2.0","id":5,"result":{"#);
+    assert!(out.iter().all(|o| o["id"] != 5), "{out:?}");
     let out = feed(
         &mut s,
         now,

@@ -107,8 +107,9 @@ impl FlatObject {
                     .properties
                     .iter()
                     .position(|(n, _)| n.as_bytes() == key)
+                    .map(|i| (i, self.properties.get(i).map_or(0, |p| p.1)))
                 {
-                    Some(i) if self.properties[i].1 & kind != 0 => seen |= 1 << i,
+                    Some((i, kinds)) if kinds & kind != 0 => seen |= 1 << i,
                     None if self.additional => {}
                     _ => return false,
                 }

@@ -232,14 +232,14 @@ impl NdjsonDecoder {
     #[cold]
     #[inline(never)]
     fn reject_tail(&mut self, rest: &[u8]) {
-        let buffered = &self.buf[self.tail_start..];
+        let buffered = self.buf.get(self.tail_start..).unwrap_or_default();
         let head = if buffered.len() >= HEAD_SCAN_LEN || rest.is_empty() {
             FrameHead::scan(buffered)
         } else {
             let mut prefix = Vec::with_capacity(HEAD_SCAN_LEN);
             prefix.extend_from_slice(buffered);
             let more = (HEAD_SCAN_LEN - buffered.len()).min(rest.len());
-            prefix.extend_from_slice(&rest[..more]);
+            prefix.extend_from_slice(rest.get(..more).unwrap_or(rest));
             FrameHead::scan(&prefix)
         };
         self.buf.truncate(self.tail_start);

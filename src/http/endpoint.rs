@@ -12,7 +12,7 @@ use super::config::{EndpointConfig, EndpointStats, ResponseMode};
 use super::headers::accepts_json_and_sse;
 use super::machine::Machine;
 use super::peer::{retry_after_secs, Peer, PeerCounts};
-use super::reply::{cancelled_id, error, method_not_allowed, rpc_error, too_large};
+use super::reply::{cancelled_id, error, method_not_allowed, rpc_error, too_large, undecodable};
 use super::session_table::{Expiry, Lapse, SessionTable};
 use super::streams::{LogicalStream, Mode, Released, SessionState, StreamChunk};
 use crate::session::idhash::IdMap;
@@ -184,10 +184,7 @@ impl<M: Machine> Endpoint<M> {
         }
         let incoming = match decode(&body) {
             Ok(incoming) => incoming,
-            Err(e) => {
-                let obj = e.to_error_object();
-                return rpc_error(400, obj.code, &obj.message);
-            }
+            Err(e) => return undecodable(&e),
         };
         // The ids of the requests in the body, walked where needed rather than collected:
         // almost every POST carries one message, and a `Vec` of it would be an allocation.

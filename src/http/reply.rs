@@ -73,14 +73,24 @@ pub(crate) fn too_large(body: &[u8], limit: usize) -> HttpResponse {
         head,
     }
     .to_error_object();
+    rpc_error_with_id(413, id.as_ref(), &error)
+}
+
+/// 400 for a body that is not a valid message: the JSON-RPC error carries the id the decoder
+/// recovered (a request cut short or with a bad byte still shows it), `null` otherwise.
+pub(crate) fn undecodable(error: &crate::jsonrpc::DecodeError) -> HttpResponse {
+    rpc_error_with_id(400, error.id.as_ref(), &error.to_error_object())
+}
+
+/// `status` with a JSON-RPC error body for `id` (`"id": null` without one).
+fn rpc_error_with_id(
+    status: u16,
+    id: Option<&crate::jsonrpc::RequestId>,
+    error: &crate::jsonrpc::ErrorObject,
+) -> HttpResponse {
     let mut buf = Vec::new();
-    crate::jsonrpc::encode_error(
-        &mut buf,
-        id.as_ref(),
-        &error,
-        crate::jsonrpc::MissingId::Null,
-    );
-    let mut resp = HttpResponse::status(413).with_header("Content-Type", JSON);
+    crate::jsonrpc::encode_error(&mut buf, id, error, crate::jsonrpc::MissingId::Null);
+    let mut resp = HttpResponse::status(status).with_header("Content-Type", JSON);
     resp.body = Body::Full(Bytes::from(buf));
     resp
 }

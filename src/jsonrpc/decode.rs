@@ -14,8 +14,8 @@ use serde_json::value::RawValue;
 use super::message::intern_method;
 use super::scan::{self, Members};
 use super::{
-    DecodeError, ErrorObject, Incoming, Message, Notification, RawJson, Request, RequestId,
-    Response,
+    DecodeError, DecodeErrorKind, ErrorObject, FrameHead, HeadKind, Incoming, Message,
+    Notification, RawJson, Request, RequestId, Response,
 };
 
 /// The members of a JSON-RPC object as serde reads them, each kept raw. `Some` means present
@@ -65,10 +65,26 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValu
 pub fn decode(frame: &Bytes) -> Result<Incoming, DecodeError> {
     match first_non_blank(frame) {
         Some(b'[') => decode_batch(frame, utf8(frame)?),
-        Some(_) => decode_object(frame).map(Incoming::Single),
+        Some(_) => decode_object(frame)
+            .map(Incoming::Single)
+            .map_err(|e| with_head_id(e, frame)),
         // A blank frame is ASCII: "empty" is the right answer before any UTF-8 check.
         None => Err(DecodeError::parse("empty frame")),
     }
+}
+
+/// A parse error learns the id the frame's first bytes show when they show a request (a frame
+/// cut short, a stray byte, invalid UTF-8 in a string): the client's pending request fails at
+/// once instead of waiting for its timeout. An unreadable id stays unknown.
+#[cold]
+fn with_head_id(mut e: DecodeError, frame: &[u8]) -> DecodeError {
+    if e.kind == DecodeErrorKind::Parse && e.id.is_none() {
+        let head = FrameHead::scan(frame);
+        if head.kind == HeadKind::Request {
+            e.id = head.id;
+        }
+    }
+    e
 }
 
 fn utf8(frame: &[u8]) -> Result<&str, DecodeError> {

@@ -4,7 +4,7 @@
 //! payload and no intermediate tree. The output never contains a raw newline unless a raw
 //! payload does; the ndjson encoder takes care of that case.
 
-use super::scan::NOT_RAW_IN_STRING;
+use super::scan::not_raw_in_string;
 use super::{ErrorObject, Message, Notification, RawJson, Request, RequestId, Response};
 
 /// How an error response whose request id is unknown spells the missing id.
@@ -113,7 +113,7 @@ pub fn write_json_string(buf: &mut Vec<u8>, s: &str) {
     // Under two words (most keys, method names), one table lookup a byte, inline, costs less
     // than setting up the word search (measured: 34 instructions per echo round trip).
     let tiny = bytes.len() < 16;
-    if tiny && !bytes.iter().any(|&b| NOT_RAW_IN_STRING[usize::from(b)]) {
+    if tiny && !bytes.iter().any(|&b| not_raw_in_string(b)) {
         buf.push(b'"');
         buf.extend_from_slice(bytes);
         buf.push(b'"');

@@ -14,7 +14,7 @@
 //! The output is the text serde_json writes (tests compare the two), so a result reads the
 //! same either way.
 
-use super::scan::{escape_bytes, NOT_RAW_IN_STRING};
+use super::scan::{escape_bytes, not_raw_in_string};
 
 /// Strings up to this many bytes go to [`push_short_string`], longer ones to [`push_string`].
 pub(super) const SHORT_STRING: usize = 128;
@@ -22,6 +22,10 @@ pub(super) const SHORT_STRING: usize = 128;
 /// The escape of one byte, or `None` when it stands for itself.
 fn escape_of(byte: u8) -> Option<&'static [u8]> {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "evaluated at compile time: an index out of bounds fails the build"
+    )]
     static CONTROLS: [[u8; 6]; 32] = {
         let mut table = [[0u8; 6]; 32];
         let mut i = 0;
@@ -39,7 +43,7 @@ fn escape_of(byte: u8) -> Option<&'static [u8]> {
         0x0a => b"\\n",
         0x0c => b"\\f",
         0x0d => b"\\r",
-        0..=0x1f => &CONTROLS[usize::from(byte)],
+        0..=0x1f => CONTROLS.get(usize::from(byte))?,
         _ => return None,
     })
 }
@@ -90,7 +94,7 @@ fn next_escape(bytes: &[u8], mut i: usize) -> Option<usize> {
         return (hits != 0).then(|| last + (hits.trailing_zeros() / 8) as usize);
     }
     let rest = bytes.get(i..)?;
-    let found = rest.iter().position(|&b| NOT_RAW_IN_STRING[usize::from(b)]);
+    let found = rest.iter().position(|&b| not_raw_in_string(b));
     found.map(|at| i + at)
 }
 

@@ -36,7 +36,7 @@ pub struct FrameHead {
 impl FrameHead {
     /// Scans at most [`HEAD_SCAN_LEN`] bytes of `prefix` (the start of one frame).
     pub fn scan(prefix: &[u8]) -> FrameHead {
-        let bytes = &prefix[..prefix.len().min(HEAD_SCAN_LEN)];
+        let bytes = prefix.get(..HEAD_SCAN_LEN).unwrap_or(prefix);
         let mut head = FrameHead::default();
         let _ = scan_members(bytes, &mut head);
         head

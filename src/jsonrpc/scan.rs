@@ -107,7 +107,11 @@ impl<'a> Members<'a> {
 }
 
 /// The bytes a JSON string cannot hold raw: control characters, `"` and `\`.
-pub(super) const NOT_RAW_IN_STRING: [bool; 256] = {
+#[allow(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time: an index out of bounds fails the build"
+)]
+const NOT_RAW_IN_STRING: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 0x20 {
@@ -121,6 +125,10 @@ pub(super) const NOT_RAW_IN_STRING: [bool; 256] = {
 
 /// Bytes that end the fast run through a string: the closing quote, an escape, a control
 /// character (which JSON forbids raw inside a string), or a non-ASCII byte (UTF-8 to check).
+#[allow(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time: an index out of bounds fails the build"
+)]
 const STRING_STOP: [bool; 256] = {
     let mut table = NOT_RAW_IN_STRING;
     let mut b = 0x80;
@@ -152,13 +160,27 @@ fn next_string_stop(bytes: &[u8], mut i: usize) -> Option<usize> {
     string_stop_in_tail(bytes, i)
 }
 
+/// Whether `b` cannot stand raw in a JSON string (a control character, `"` or `\`).
+#[inline(always)]
+#[allow(clippy::indexing_slicing, reason = "a u8 indexes a 256-entry table")]
+pub(super) fn not_raw_in_string(b: u8) -> bool {
+    NOT_RAW_IN_STRING[usize::from(b)]
+}
+
+/// Whether `b` ends the fast run through a string (see `STRING_STOP`).
+#[inline(always)]
+#[allow(clippy::indexing_slicing, reason = "a u8 indexes a 256-entry table")]
+fn is_string_stop(b: u8) -> bool {
+    STRING_STOP[usize::from(b)]
+}
+
 /// [`next_string_stop`] in the last bytes of the text, fewer than eight, byte by byte. Out of
 /// line: only a string that ends within eight bytes of the text's end gets here, and the
 /// search is inlined at several call sites (instruction cache).
 #[inline(never)]
 fn string_stop_in_tail(bytes: &[u8], mut i: usize) -> Option<usize> {
     while let Some(&b) = bytes.get(i) {
-        if STRING_STOP[usize::from(b)] {
+        if is_string_stop(b) {
             return Some(i);
         }
         i += 1;

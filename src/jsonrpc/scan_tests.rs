@@ -309,7 +309,8 @@ fn utf8_is_checked_inside_strings_and_nothing_else_passes() {
         assert!(agrees(text), "{text:?}");
     }
     // Invalid UTF-8 in a string or around the grammar: the scanner never answers, and the
-    // decoder gives the same parse error as for any other frame that is not UTF-8.
+    // decoder gives the same parse error as for any other frame that is not UTF-8, carrying
+    // the id the frame's head shows.
     let prefix = br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"t":""#;
     let bad: [&[u8]; 8] = [
         b"\x80",             // a lone continuation byte
@@ -327,7 +328,9 @@ fn utf8_is_checked_inside_strings_and_nothing_else_passes() {
         frame.extend_from_slice(br#""}}"#);
         assert!(scan::members(&frame).is_none(), "{frame:?}");
         let err = decode(&Bytes::from(frame)).unwrap_err();
-        assert_eq!(err, DecodeError::parse("frame is not UTF-8"));
+        let mut expected = DecodeError::parse("frame is not UTF-8");
+        expected.id = Some(RequestId::number(1));
+        assert_eq!(err, expected);
     }
     // Outside strings a non-ASCII byte is never grammar.
     for frame in [

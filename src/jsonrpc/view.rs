@@ -22,7 +22,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::scan::{escape_bytes, skip_blank, NOT_RAW_IN_STRING};
+use super::scan::{escape_bytes, not_raw_in_string, skip_blank};
 use super::RawJson;
 
 /// A borrowed view of one JSON value inside a [`RawJson`]. Cheap to copy; every method reads
@@ -418,7 +418,7 @@ fn next_stop<const CONTROL: bool>(text: &[u8], mut i: usize) -> Option<usize> {
 fn stop_in_tail<const CONTROL: bool>(text: &[u8], i: usize) -> Option<usize> {
     let stop = |b: &u8| {
         if CONTROL {
-            NOT_RAW_IN_STRING[usize::from(*b)]
+            not_raw_in_string(*b)
         } else {
             matches!(b, b'"' | b'\\')
         }

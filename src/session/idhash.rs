@@ -36,7 +36,9 @@ impl Hasher for IdHasher {
         let rest = chunks.remainder();
         if !rest.is_empty() {
             let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
+            for (slot, byte) in w.iter_mut().zip(rest) {
+                *slot = *byte;
+            }
             self.add(u64::from_le_bytes(w) ^ (rest.len() as u64) << 56);
         }
     }

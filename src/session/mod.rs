@@ -403,12 +403,7 @@ impl Session {
     #[inline(never)]
     fn handle_batch(&mut self, now: Instant, items: Vec<Result<Message, jsonrpc::DecodeError>>) {
         if !self.version.is_some_and(ProtocolVersion::allows_batches) {
-            self.stats.batches_refused += 1;
-            let error = ErrorObject::invalid_request(
-                "Invalid Request: batches are not allowed in this protocol version",
-            );
-            self.reply_error(None, error);
-            return;
+            return self.refuse_batch(items);
         }
         // Every item gets its reply, however many: the batch is bounded by the frame limit.
         self.in_batch = true;
@@ -424,6 +419,35 @@ impl Session {
                 Ok(message) => self.handle_message(now, message),
                 Err(e) => self.handle_invalid(e),
             }
+        }
+        self.in_batch = false;
+    }
+
+    /// A batch in a revision without batches: each request in it is refused with its own id
+    /// (the first of a repeated id only), so no caller waits for an answer that will not come;
+    /// notifications and responses in it are dropped. A batch with no readable request id gets
+    /// one id-less refusal.
+    #[cold]
+    #[inline(never)]
+    fn refuse_batch(&mut self, items: Vec<Result<Message, jsonrpc::DecodeError>>) {
+        self.stats.batches_refused += 1;
+        let error = ErrorObject::invalid_request(
+            "Invalid Request: batches are not allowed in this protocol version",
+        );
+        let mut seen = std::collections::HashSet::new();
+        self.in_batch = true;
+        for item in items {
+            let id = match item {
+                Ok(Message::Request(request)) => Some(request.id),
+                Err(e) if e.wants_reply() => e.id,
+                _ => None,
+            };
+            if let Some(id) = id.filter(|id| seen.insert(id.clone())) {
+                self.reply_error(Some(id), error.clone());
+            }
+        }
+        if seen.is_empty() {
+            self.reply_error(None, error);
         }
         self.in_batch = false;
     }
@@ -478,7 +502,9 @@ impl Session {
         // The envelope is written escaped, so only a payload not known to be on one line is
         // a reason to look.
         if !payloads_one_line(&message) {
-            blank_line_breaks(&mut buf[start..]);
+            if let Some(written) = buf.get_mut(start..) {
+                blank_line_breaks(written);
+            }
         }
         let kind = match message {
             Message::Request(_) => TransmitKind::Request,

@@ -117,7 +117,7 @@ impl<V> PendingTable<V> {
     /// The entry of `id`.
     pub(crate) fn get(&self, id: &RequestId) -> Option<&V> {
         if let Some(k) = self.slot(id) {
-            if let Some(value) = self.ring[k].as_ref() {
+            if let Some(value) = self.ring.get(k).and_then(Option::as_ref) {
                 return Some(value);
             }
         }
@@ -155,7 +155,7 @@ impl<V> PendingTable<V> {
     /// Removes the entry of `id`; returns it and where it was.
     pub(crate) fn remove(&mut self, id: &RequestId) -> Option<(V, Place)> {
         if let Some(k) = self.slot(id) {
-            if let Some(value) = self.ring[k].take() {
+            if let Some(value) = self.ring.get_mut(k).and_then(Option::take) {
                 self.in_ring -= 1;
                 self.trim();
                 return Some((value, Place::Ring));

@@ -45,8 +45,10 @@ impl Lane {
             }
         }
         let found = self.find(at, id);
-        let Some(index) = found else { return false };
-        self.entries[index].1 = None;
+        let Some(entry) = found.and_then(|index| self.entries.get_mut(index)) else {
+            return false;
+        };
+        entry.1 = None;
         self.dead += 1;
         self.drop_dead_front();
         if self.dead > self.entries.len() - self.dead + COMPACT_SLACK {
@@ -112,7 +114,7 @@ impl Deadlines {
             }
             None => None,
         };
-        match lane.map(|i| &mut self.lanes[i]) {
+        match lane.and_then(|i| self.lanes.get_mut(i)) {
             Some(lane) if lane.entries.back().is_none_or(|(last, _)| *last <= at) => {
                 lane.entries.push_back((at, Some(id)));
             }
@@ -162,7 +164,7 @@ impl Deadlines {
             return None;
         }
         match which {
-            Earliest::Lane(i) => self.lanes[i].pop_front(),
+            Earliest::Lane(i) => self.lanes.get_mut(i)?.pop_front(),
             Earliest::Others => self.others.pop_first().map(|(_, id)| id),
         }
     }

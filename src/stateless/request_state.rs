@@ -14,7 +14,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::hmac::{constant_time_eq, hmac_sha256};
+use super::hmac::{hmac_sha256, hmac_sha256_verify};
 use crate::auth::encoding::{base64url, base64url_decode, sha256};
 use crate::jsonrpc::ErrorObject;
 
@@ -94,10 +94,11 @@ impl RequestStateKey {
         }
         let (body, tag) = token.split_once('.').ok_or(StateError::Malformed)?;
         let tag = base64url_decode(tag).ok_or(StateError::Malformed)?;
-        let expected = hmac_sha256(&self.key, body.as_bytes());
-        if !constant_time_eq(&tag, &expected) {
+        if !hmac_sha256_verify(&self.key, body.as_bytes(), &tag) {
             return Err(StateError::BadSignature);
         }
+        // A verified tag is the 32-byte MAC itself.
+        let mac: [u8; 32] = tag.try_into().map_err(|_| StateError::BadSignature)?;
         let json = base64url_decode(body).ok_or(StateError::Malformed)?;
         let payload: StatePayload =
             serde_json::from_slice(&json).map_err(|_| StateError::Malformed)?;
@@ -113,7 +114,7 @@ impl RequestStateKey {
         Ok(VerifiedState {
             answers: payload.answers,
             expires_at_ms: payload.expires_at_ms,
-            mac: expected,
+            mac,
         })
     }
 }

@@ -66,6 +66,12 @@ pub fn feed(session: &mut Session, now: Instant, frame: &str) -> Vec<Value> {
     drain(session)
 }
 
+/// Feeds one raw frame of any bytes into a session and returns everything it wrote, parsed.
+pub fn feed_bytes(session: &mut Session, now: Instant, frame: &[u8]) -> Vec<Value> {
+    session.handle_input(now, Bytes::copy_from_slice(frame));
+    drain(session)
+}
+
 /// Everything the session has queued, parsed (and checked to be one compact line each).
 pub fn drain(session: &mut Session) -> Vec<Value> {
     drain_transmits(session)

@@ -144,14 +144,22 @@ impl Drop for Server {
 }
 
 #[test]
-fn a_malformed_line_gets_a_parse_error_without_id_and_serving_goes_on() {
+fn a_malformed_line_gets_a_parse_error_with_the_id_its_head_shows_and_serving_goes_on() {
     // 2025-11-25 omits the id of an error whose request id is unreadable.
     let mut server = Server::initialized("2025-11-25");
-    server.send_raw(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \n");
+    server.send_raw(b"{\"jsonrpc\": \"2.0\", \"method\": \"ping\", \"id\": \n");
     let reply = server.next();
     assert_eq!(reply["error"]["code"], -32700, "{reply}");
     assert!(reply.get("id").is_none(), "{reply}");
     server.assert_still_serving("after-parse-error");
+
+    // A request cut short after its id: the parse error carries the id, so the caller's
+    // request fails at once.
+    server.send_raw(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \n");
+    let reply = server.next();
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    assert_eq!(reply["id"], 1, "{reply}");
+    server.assert_still_serving("after-parse-error-with-id");
 
     // Before 2025-11-25 the schema spells it `"id": null`.
     let mut server = Server::initialized("2025-06-18");

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::{Map, Value};
 
 use super::handle::{RegistryChange, ServerHandle};
 use super::mrtr::InputState;
@@ -50,7 +50,16 @@ const LEVELS: [(&str, LogLevel); 8] = [
 impl LogLevel {
     /// The wire name (`"warning"`, …).
     pub fn as_str(self) -> &'static str {
-        LEVELS[self as usize - 1].0
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
     }
 
     /// Parses a wire name.
@@ -258,10 +267,13 @@ impl RequestContext {
         if !self.shared.passes(level) {
             return;
         }
-        let mut params = json!({ "level": level.as_str(), "data": data });
+        let mut params = Map::new();
+        params.insert("level".to_owned(), Value::String(level.as_str().to_owned()));
+        params.insert("data".to_owned(), data);
         if let Some(logger) = logger {
-            params["logger"] = Value::String(logger.to_owned());
+            params.insert("logger".to_owned(), Value::String(logger.to_owned()));
         }
+        let params = Value::Object(params);
         self.outbox.push(OutboxItem::Notify {
             related: Some(self.id.clone()),
             method: m::NOTIFICATIONS_MESSAGE,

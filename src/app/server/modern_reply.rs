@@ -31,15 +31,22 @@ impl Server {
                 total,
                 message,
             } if self.modern.exchanges.contains_key(&id) => {
-                let token = self.modern.exchanges[&id].progress_token.clone();
+                let token = self
+                    .modern
+                    .exchanges
+                    .get(&id)
+                    .and_then(|exchange| exchange.progress_token.clone());
                 if let Some(token) = token {
-                    let mut params = json!({"progressToken": token, "progress": progress});
+                    let mut params = Map::new();
+                    params.insert("progressToken".to_owned(), json!(token));
+                    params.insert("progress".to_owned(), json!(progress));
                     if let Some(total) = total {
-                        params["total"] = json!(total);
+                        params.insert("total".to_owned(), json!(total));
                     }
                     if let Some(message) = message {
-                        params["message"] = json!(message);
+                        params.insert("message".to_owned(), json!(message));
                     }
+                    let params = Value::Object(params);
                     self.push_notification(id, m::NOTIFICATIONS_PROGRESS, &params);
                 }
             }
@@ -50,7 +57,11 @@ impl Server {
             } if self.modern.exchanges.contains_key(&id) => {
                 // Only request-scoped log messages, and only at the level the request asked
                 // for; list changes and the like travel on listen streams, not here.
-                let min = self.modern.exchanges[&id].log_level;
+                let min = self
+                    .modern
+                    .exchanges
+                    .get(&id)
+                    .and_then(|exchange| exchange.log_level);
                 if method == m::NOTIFICATIONS_MESSAGE {
                     let params = params.and_then(|p| p.to_value().ok());
                     let level = params

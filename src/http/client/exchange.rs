@@ -101,9 +101,11 @@ impl Exchange {
         self.status = Some(status);
         // Compared without case in place (no lowercased copy per response).
         let media = content_type.split(';').next().unwrap_or("").trim();
-        let json_suffix = media.len() >= 5
-            && media.is_char_boundary(media.len() - 5)
-            && media[media.len() - 5..].eq_ignore_ascii_case("+json");
+        let json_suffix = media
+            .len()
+            .checked_sub(5)
+            .and_then(|start| media.get(start..))
+            .is_some_and(|suffix| suffix.eq_ignore_ascii_case("+json"));
         self.body = if !(200..300).contains(&status) {
             BodyState::Error(Vec::new())
         } else if media.eq_ignore_ascii_case("text/event-stream") {
@@ -153,7 +155,7 @@ impl Exchange {
             }
             BodyState::Error(buf) => {
                 let take = chunk.len().min(MAX_ERROR_BODY.saturating_sub(buf.len()));
-                buf.extend_from_slice(&chunk[..take]);
+                buf.extend_from_slice(chunk.get(..take).unwrap_or(chunk));
             }
             BodyState::Sse(decoder) => {
                 decoder.push(chunk);

@@ -276,15 +276,10 @@ impl HttpClient {
         if self.barrier_deadline.is_some_and(|at| at <= now) {
             self.release_barrier();
         }
-        let mut due = Vec::new();
-        let mut i = 0;
-        while i < self.resumes.len() {
-            if self.resumes[i].at <= now {
-                due.push(self.resumes.swap_remove(i));
-            } else {
-                i += 1;
-            }
-        }
+        let (mut due, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.resumes)
+            .into_iter()
+            .partition(|r| r.at <= now);
+        self.resumes = waiting;
         due.sort_by_key(|r| r.at);
         for resume in due {
             self.reconnect(resume);

@@ -90,7 +90,10 @@ impl HttpUrl {
             } else if reference.starts_with('?') {
                 format!("{base_path}{reference}")
             } else {
-                let dir = &base_path[..base_path.rfind('/').map_or(0, |i| i + 1)];
+                let dir = base_path
+                    .rfind('/')
+                    .and_then(|i| base_path.get(..=i))
+                    .unwrap_or("");
                 format!("{dir}{reference}")
             };
             let (path, query) = split_query(&merged);

@@ -255,10 +255,12 @@ impl ModernClient {
         name: &str,
         arguments: Option<Value>,
     ) -> Result<ToolCallOutcome, ModernError> {
-        let mut params = json!({ "name": name });
+        let mut params = Map::new();
+        params.insert("name".to_owned(), Value::String(name.to_owned()));
         if let Some(arguments) = arguments {
-            params["arguments"] = arguments;
+            params.insert("arguments".to_owned(), arguments);
         }
+        let params = Value::Object(params);
         let result = self.request(transport, "tools/call", Some(params)).await?;
         match TaskHandle::from_create_result(&result) {
             Some(task) => Ok(ToolCallOutcome::Task(task)),

@@ -1,26 +1,20 @@
-//! The HTTP server adapter through real loopback sockets with a tiny raw HTTP/1.1 client:
+//! Streamable HTTP through the server adapter:
 //! keep-alive reuse, SSE streaming, the adapter's own answers (404 path, 401 bearer), a few
 //! endpoint status codes end to end (406, 415, 413, 400, 404 session), a dropped SSE
 //! connection resumed on a new one, and graceful shutdown ending an open SSE stream.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Read;
 use std::net::TcpStream;
-use std::thread::JoinHandle;
-use std::time::Duration;
-
 use std::sync::Mutex;
 
 use mcp_sansio::app::runtime::{oneshot, OneshotSender};
 use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
 use mcp_sansio::http::EndpointConfig;
 use mcp_sansio::model::Implementation;
-use mcp_sansio_http::server::{
-    BearerAuth, HttpServer, HttpServerOptions, RunReport, ShutdownHandle,
-};
+use mcp_sansio_http::server::{BearerAuth, HttpServerOptions};
 use serde_json::{json, Value};
 
-/// Every socket read gives up after this (a hang fails the test instead of blocking it).
-const READ_LIMIT: Duration = Duration::from_secs(10);
+use super::rig::{Reply, Running, BOTH};
 
 fn app(now: std::time::Instant) -> Server {
     let schema = json!({"type": "object"});
@@ -67,175 +61,13 @@ static RESUME_GATES: Mutex<Vec<OneshotSender<()>>> = Mutex::new(Vec::new());
 /// Opened by the test to let `gated_log` finish (only one test calls it).
 static GATES: Mutex<Vec<OneshotSender<()>>> = Mutex::new(Vec::new());
 
-struct Running {
-    addr: String,
-    stop: ShutdownHandle,
-    thread: Option<JoinHandle<RunReport>>,
-}
-
-impl Running {
-    fn start(options: HttpServerOptions) -> Running {
-        let server = HttpServer::bind("127.0.0.1:0".parse().unwrap(), options, app).unwrap();
-        let addr = server.local_addr().to_string();
-        assert!(server.url().ends_with("/mcp"));
-        let stop = server.shutdown_handle();
-        let thread = std::thread::spawn(move || server.run().unwrap());
-        Running {
-            addr,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    fn connect(&self) -> Conn {
-        let stream = TcpStream::connect(&self.addr).unwrap();
-        stream.set_read_timeout(Some(READ_LIMIT)).unwrap();
-        Conn {
-            reader: BufReader::new(stream.try_clone().unwrap()),
-            stream,
-            host: self.addr.clone(),
-        }
-    }
-
-    fn shutdown(&mut self) -> RunReport {
-        self.stop.shutdown();
-        self.thread.take().unwrap().join().unwrap()
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if self.thread.is_some() {
-            self.stop.shutdown();
-        }
-    }
-}
-
-/// One response: status, headers (lower-case names), and the body read so far.
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
-    }
-}
-
-struct Conn {
-    stream: TcpStream,
-    reader: BufReader<TcpStream>,
-    host: String,
-}
-
-const BOTH: &str = "application/json, text/event-stream";
-
-impl Conn {
-    fn send(&mut self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) {
-        let mut req = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\n",
-            self.host,
-            body.len()
-        );
-        for (n, v) in headers {
-            req.push_str(&format!("{n}: {v}\r\n"));
-        }
-        req.push_str("\r\n");
-        req.push_str(body);
-        self.stream.write_all(req.as_bytes()).unwrap();
-    }
-
-    fn head(&mut self) -> Reply {
-        let mut line = String::new();
-        self.reader.read_line(&mut line).unwrap();
-        let status = line.split(' ').nth(1).expect("status").parse().unwrap();
-        let mut headers = Vec::new();
-        loop {
-            let mut line = String::new();
-            self.reader.read_line(&mut line).unwrap();
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            let (n, v) = line.split_once(':').unwrap();
-            headers.push((n.to_ascii_lowercase(), v.trim().to_owned()));
-        }
-        Reply {
-            status,
-            headers,
-            body: String::new(),
-        }
-    }
-
-    /// The next chunk of a chunked body (`None` at the last chunk).
-    fn chunk(&mut self) -> Option<String> {
-        let mut size = String::new();
-        self.reader.read_line(&mut size).unwrap();
-        let size = usize::from_str_radix(size.trim(), 16).expect("chunk size");
-        let mut data = vec![0; size + 2];
-        self.reader.read_exact(&mut data).unwrap();
-        data.truncate(size);
-        (size > 0).then(|| String::from_utf8(data).unwrap())
-    }
-
-    /// A whole response (Content-Length or chunked).
-    fn reply(&mut self) -> Reply {
-        let mut reply = self.head();
-        if let Some(len) = reply.header("content-length") {
-            let mut body = vec![0; len.parse().unwrap()];
-            self.reader.read_exact(&mut body).unwrap();
-            reply.body = String::from_utf8(body).unwrap();
-        } else if reply.header("transfer-encoding") == Some("chunked") {
-            while let Some(chunk) = self.chunk() {
-                reply.body.push_str(&chunk);
-            }
-        }
-        reply
-    }
-
-    fn post(&mut self, sid: Option<&str>, body: &Value) -> Reply {
-        let mut headers = vec![("Accept", BOTH), ("Content-Type", "application/json")];
-        if let Some(sid) = sid {
-            headers.push(("Mcp-Session-Id", sid));
-        }
-        self.send("POST", "/mcp", &headers, &body.to_string());
-        self.reply()
-    }
-
-    /// initialize + initialized (2025-11-25); the session id.
-    fn open_session(&mut self) -> String {
-        let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
-            "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
-        let reply = self.post(None, &init);
-        assert_eq!(reply.status, 200, "{reply:?}");
-        assert_eq!(reply.json()["result"]["protocolVersion"], "2025-11-25");
-        let sid = reply
-            .header("mcp-session-id")
-            .expect("session id")
-            .to_owned();
-        let done = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
-        assert_eq!(self.post(Some(&sid), &done).status, 202);
-        sid
-    }
-}
-
 fn call(id: u64, tool: &str) -> Value {
     json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":{}}})
 }
 
 #[test]
 fn one_keep_alive_connection_carries_a_whole_session() {
-    let mut server = Running::start(HttpServerOptions::default());
+    let mut server = Running::start(HttpServerOptions::default(), app);
     let mut conn = server.connect();
     let sid = conn.open_session();
     assert_eq!(sid.len(), 32, "128 random bits in hex: {sid}");
@@ -257,7 +89,7 @@ fn one_keep_alive_connection_carries_a_whole_session() {
 /// connection serves its next request.
 #[test]
 fn requests_arriving_together_each_get_their_own_answer() {
-    let server = Running::start(HttpServerOptions::default());
+    let server = Running::start(HttpServerOptions::default(), app);
     let sid = server.connect().open_session();
     let mut conns: Vec<_> = (0..16).map(|_| server.connect()).collect();
     let headers = [
@@ -293,7 +125,7 @@ fn requests_arriving_together_each_get_their_own_answer() {
 /// request's, through many exchanges on one connection with heads of different sizes.
 #[test]
 fn a_response_carries_none_of_the_request_fields() {
-    let server = Running::start(HttpServerOptions::default());
+    let server = Running::start(HttpServerOptions::default(), app);
     let mut conn = server.connect();
     let sid = conn.open_session();
     let names = |reply: &Reply| -> Vec<String> {
@@ -340,7 +172,7 @@ fn a_response_carries_none_of_the_request_fields() {
 
 #[test]
 fn a_handler_that_logs_streams_sse_events_as_they_happen() {
-    let mut server = Running::start(HttpServerOptions::default());
+    let mut server = Running::start(HttpServerOptions::default(), app);
     let mut conn = server.connect();
     let sid = conn.open_session();
     let headers = [
@@ -383,7 +215,7 @@ fn a_handler_that_logs_streams_sse_events_as_they_happen() {
 /// nothing), and still gets the server's own message as soon as one is for it.
 #[test]
 fn an_idle_get_stream_gets_the_servers_message_after_other_requests() {
-    let mut server = Running::start(HttpServerOptions::default());
+    let mut server = Running::start(HttpServerOptions::default(), app);
     let mut conn = server.connect();
     let sid = conn.open_session();
     let mut listen = server.connect();
@@ -417,7 +249,7 @@ fn an_idle_get_stream_gets_the_servers_message_after_other_requests() {
 /// server message.
 #[test]
 fn replaced_and_deleted_sessions_streams_end_while_another_stays_open() {
-    let mut server = Running::start(HttpServerOptions::default());
+    let mut server = Running::start(HttpServerOptions::default(), app);
     let mut conn = server.connect();
     let first = conn.open_session();
     let second = conn.open_session();
@@ -456,7 +288,7 @@ fn status_codes_come_through_the_sockets() {
         },
         ..HttpServerOptions::default()
     };
-    let mut server = Running::start(options);
+    let mut server = Running::start(options, app);
     let mut conn = server.connect();
     let sid = conn.open_session();
     let ping = json!({"jsonrpc":"2.0","id":1,"method":"ping"}).to_string();
@@ -501,7 +333,7 @@ fn a_bearer_hook_guards_the_endpoint() {
         ),
         ..HttpServerOptions::default()
     };
-    let mut server = Running::start(options);
+    let mut server = Running::start(options, app);
     let mut conn = server.connect();
     let ping = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
         "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
@@ -535,7 +367,7 @@ fn a_bearer_hook_guards_the_endpoint() {
 
 #[test]
 fn shutdown_ends_open_streams_and_returns() {
-    let mut server = Running::start(HttpServerOptions::default());
+    let mut server = Running::start(HttpServerOptions::default(), app);
     let mut conn = server.connect();
     let sid = conn.open_session();
     let headers = [
@@ -555,14 +387,14 @@ fn shutdown_ends_open_streams_and_returns() {
     let mut rest = Vec::new();
     assert_eq!(conn.reader.read_to_end(&mut rest).unwrap(), 0);
     assert!(
-        TcpStream::connect(&server.addr).is_err(),
+        TcpStream::connect(server.addr).is_err(),
         "no longer accepting"
     );
 }
 
 #[test]
 fn a_dropped_sse_connection_is_resumed_on_a_new_one_with_last_event_id() {
-    let mut server = Running::start(HttpServerOptions::default());
+    let mut server = Running::start(HttpServerOptions::default(), app);
     let mut conn = server.connect();
     let sid = conn.open_session();
     let headers = [
@@ -629,7 +461,7 @@ fn a_flood_of_uninitialized_sessions_does_not_lock_out_a_new_client() {
         },
         ..HttpServerOptions::default()
     };
-    let mut server = Running::start(options);
+    let mut server = Running::start(options, app);
     let mut flood = server.connect();
     let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
         "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"f","version":"1"}}});
@@ -651,7 +483,7 @@ fn a_flood_of_uninitialized_sessions_does_not_lock_out_a_new_client() {
         },
         ..HttpServerOptions::default()
     };
-    let mut server = Running::start(options);
+    let mut server = Running::start(options, app);
     let mut conn = server.connect();
     conn.open_session();
     conn.open_session();

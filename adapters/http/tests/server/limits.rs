@@ -6,17 +6,15 @@
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
 use mcp_sansio::http::EndpointConfig;
 use mcp_sansio::model::Implementation;
-use mcp_sansio_http::server::{HttpServer, HttpServerOptions, MinRate, RunReport, ShutdownHandle};
+use mcp_sansio_http::server::{HttpServerOptions, MinRate};
 use serde_json::json;
 
-/// Every socket read gives up after this (a hang fails the test instead of blocking it).
-const READ_LIMIT: Duration = Duration::from_secs(10);
+use super::rig::{read_head, Reply, Running, INITIALIZED, READ_LIMIT};
 
 /// The text `big` answers with: larger than any socket buffer a loopback connection gets.
 const BIG: usize = 16 << 20;
@@ -33,45 +31,6 @@ fn app(now: Instant) -> Server {
         .build(now)
 }
 
-struct Running {
-    addr: SocketAddr,
-    stop: ShutdownHandle,
-    thread: Option<JoinHandle<RunReport>>,
-}
-
-impl Running {
-    fn start(options: HttpServerOptions) -> Running {
-        let server = HttpServer::bind("127.0.0.1:0".parse().unwrap(), options, app).unwrap();
-        let addr = server.local_addr();
-        let stop = server.shutdown_handle();
-        let thread = std::thread::spawn(move || server.run().unwrap());
-        Running {
-            addr,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    fn connect(&self) -> TcpStream {
-        let stream = TcpStream::connect(self.addr).unwrap();
-        stream.set_read_timeout(Some(READ_LIMIT)).unwrap();
-        stream
-    }
-
-    fn shutdown(&mut self) -> RunReport {
-        self.stop.shutdown();
-        self.thread.take().unwrap().join().unwrap()
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if self.thread.is_some() {
-            self.stop.shutdown();
-        }
-    }
-}
-
 /// A POST of `body` to `/mcp`, as bytes.
 fn post(addr: SocketAddr, sid: Option<&str>, body: &str) -> Vec<u8> {
     let sid = sid.map_or(String::new(), |s| format!("Mcp-Session-Id: {s}\r\n"));
@@ -84,59 +43,30 @@ fn post(addr: SocketAddr, sid: Option<&str>, body: &str) -> Vec<u8> {
 }
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
-const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-
-/// Reads one response head: the status and the header fields (lower-case names).
-fn read_head(reader: &mut impl BufRead) -> (u16, Vec<(String, String)>) {
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    let status = line
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status line: {line:?}"));
-    let mut headers = Vec::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line).unwrap();
-        let l = line.trim_end();
-        if l.is_empty() {
-            return (status, headers);
-        }
-        let (name, value) = l.split_once(':').unwrap();
-        headers.push((name.to_ascii_lowercase(), value.trim().to_string()));
-    }
-}
-
-fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, v)| v.as_str())
-}
-
-/// Reads one whole response with a `Content-Length` body: status, headers, body.
-fn read_response(reader: &mut impl BufRead) -> (u16, Vec<(String, String)>, String) {
-    let (status, headers) = read_head(reader);
-    let len: usize = header(&headers, "content-length")
+/// Reads one whole response with a `Content-Length` body.
+fn read_response(reader: &mut impl BufRead) -> Reply {
+    let mut reply = read_head(reader);
+    let len: usize = reply
+        .header("content-length")
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     let mut body = vec![0; len];
     reader.read_exact(&mut body).unwrap();
-    (status, headers, String::from_utf8_lossy(&body).into_owned())
+    reply.body = String::from_utf8_lossy(&body).into_owned();
+    reply
 }
 
 /// initialize + initialized on `stream`; returns the session id.
 fn open_session(addr: SocketAddr, stream: &TcpStream) -> String {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     (&*stream).write_all(&post(addr, None, INIT)).unwrap();
-    let (status, headers, body) = read_response(&mut reader);
-    assert_eq!(status, 200, "{body}");
-    let sid = header(&headers, "mcp-session-id").unwrap().to_string();
+    let reply = read_response(&mut reader);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let sid = reply.header("mcp-session-id").unwrap().to_string();
     (&*stream)
         .write_all(&post(addr, Some(&sid), INITIALIZED))
         .unwrap();
-    assert_eq!(read_response(&mut reader).0, 202);
+    assert_eq!(read_response(&mut reader).status, 202);
     sid
 }
 
@@ -161,13 +91,16 @@ fn read_to_close(stream: &mut TcpStream) -> (usize, bool) {
 /// counts both connections and the pause.
 #[test]
 fn at_the_cap_a_new_connection_waits_and_is_served_once_another_closes() {
-    let mut server = Running::start(HttpServerOptions {
-        max_connections: 1,
-        ..HttpServerOptions::default()
-    });
-    let first = server.connect();
+    let mut server = Running::start(
+        HttpServerOptions {
+            max_connections: 1,
+            ..HttpServerOptions::default()
+        },
+        app,
+    );
+    let first = server.raw();
     open_session(server.addr, &first);
-    let waiting = server.connect();
+    let waiting = server.raw();
     (&waiting)
         .write_all(&post(server.addr, None, INIT))
         .unwrap();
@@ -182,9 +115,9 @@ fn at_the_cap_a_new_connection_waits_and_is_served_once_another_closes() {
     }
     drop(first);
     waiting.set_read_timeout(Some(READ_LIMIT)).unwrap();
-    let (status, headers, body) = read_response(&mut BufReader::new(&waiting));
-    assert_eq!(status, 200, "{body}");
-    assert!(header(&headers, "mcp-session-id").is_some());
+    let reply = read_response(&mut BufReader::new(&waiting));
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(reply.header("mcp-session-id").is_some());
     drop(waiting);
     let report = server.shutdown();
     assert_eq!(report.connections, 2, "{report:?}");
@@ -209,17 +142,17 @@ fn a_slow_body_gets_408_while_another_client_is_served() {
         ..HttpServerOptions::default()
     };
     for options in [by_deadline, by_rate] {
-        let server = Running::start(options);
-        let mut slow = server.connect();
+        let server = Running::start(options, app);
+        let mut slow = server.raw();
         let mut head = post(server.addr, None, INIT);
         // Everything but the body's last byte.
         head.pop();
         slow.write_all(&head).unwrap();
-        let other = server.connect();
+        let other = server.raw();
         open_session(server.addr, &other);
-        let (status, headers, body) = read_response(&mut BufReader::new(&slow));
-        assert_eq!(status, 408, "{body}");
-        assert_eq!(header(&headers, "connection"), Some("close"));
+        let reply = read_response(&mut BufReader::new(&slow));
+        assert_eq!(reply.status, 408, "{}", reply.body);
+        assert_eq!(reply.header("connection"), Some("close"));
         assert!(read_to_close(&mut slow).1, "closed after the 408");
     }
 }
@@ -229,16 +162,19 @@ fn a_slow_body_gets_408_while_another_client_is_served() {
 /// comments, which is how it is seen to stay open).
 #[test]
 fn an_idle_connection_closes_while_a_silent_get_stream_gets_keep_alive_comments() {
-    let mut server = Running::start(HttpServerOptions {
-        keep_alive_timeout: Some(Duration::from_millis(300)),
-        endpoint: EndpointConfig {
-            sse_keep_alive: Some(Duration::from_millis(200)),
-            ..EndpointConfig::default()
+    let mut server = Running::start(
+        HttpServerOptions {
+            keep_alive_timeout: Some(Duration::from_millis(300)),
+            endpoint: EndpointConfig {
+                sse_keep_alive: Some(Duration::from_millis(200)),
+                ..EndpointConfig::default()
+            },
+            ..HttpServerOptions::default()
         },
-        ..HttpServerOptions::default()
-    });
-    let mut idle = server.connect();
-    let streaming = server.connect();
+        app,
+    );
+    let mut idle = server.raw();
+    let streaming = server.raw();
     let sid = open_session(server.addr, &idle);
     let get = format!(
         "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n",
@@ -246,8 +182,7 @@ fn an_idle_connection_closes_while_a_silent_get_stream_gets_keep_alive_comments(
     );
     (&streaming).write_all(get.as_bytes()).unwrap();
     let mut reader = BufReader::new(&streaming);
-    let (status, _) = read_head(&mut reader);
-    assert_eq!(status, 200);
+    assert_eq!(read_head(&mut reader).status, 200);
     // Three comments: the stream outlives the keep-alive timeout twice over.
     let mut comments = 0;
     let mut line = String::new();
@@ -275,10 +210,13 @@ fn an_idle_connection_closes_while_a_silent_get_stream_gets_keep_alive_comments(
 /// short of the answer.
 #[test]
 fn a_client_that_never_reads_has_its_stream_cut_by_the_write_timeout() {
-    let server = Running::start(HttpServerOptions {
-        write_timeout: Some(Duration::from_millis(200)),
-        ..HttpServerOptions::default()
-    });
+    let server = Running::start(
+        HttpServerOptions {
+            write_timeout: Some(Duration::from_millis(200)),
+            ..HttpServerOptions::default()
+        },
+        app,
+    );
     // A small receive window, so the server's writes stall soon.
     let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
     socket.set_recv_buffer_size(4096).unwrap();
