@@ -228,9 +228,11 @@ impl Tool {
 
     /// The tool with its schemas compiled with `format` assertions on or off.
     pub(crate) fn with_formats(mut self, formats: bool) -> Self {
-        let recompile = |s: Arc<Schema>| Arc::new(Arc::unwrap_or_clone(s).formats(formats));
-        self.input_schema = recompile(self.input_schema);
-        self.output_schema = self.output_schema.map(recompile);
+        fn recompile(schema: Arc<Schema>, formats: bool) -> Arc<Schema> {
+            Arc::new(Arc::unwrap_or_clone(schema).formats(formats))
+        }
+        self.input_schema = recompile(self.input_schema, formats);
+        self.output_schema = self.output_schema.map(|s| recompile(s, formats));
         self
     }
 
