@@ -9,6 +9,10 @@
 //! validator on the parsed arguments, so every refusal and its error text are the full
 //! validator's. A member given twice is checked each time, so a "valid" here holds for the
 //! last one, which is what the parsed map keeps.
+//!
+//! It still pays against the compiled `jsonschema` validator because it skips the parse:
+//! `cargo bench --bench codec -- tool_args` gives about 120 ns for `{"text":"hello"}` on this
+//! path against about 740 ns to parse it and validate (of which validation is about 85 ns).
 
 use serde_json::Value;
 
