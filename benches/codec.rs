@@ -174,5 +174,72 @@ fn bench_ndjson(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_decode, bench_encode, bench_ndjson);
+/// Tool-argument validation as `tools/call` does it: the JSON text of the arguments against
+/// the tool's compiled inputSchema (a flat schema, and one with a nested object and an array).
+fn bench_tool_args(c: &mut Criterion) {
+    use mcp_sansio::app::schema::Schema;
+    let echo = Schema::new(serde_json::json!({
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"]
+    }));
+    let search = Schema::new(serde_json::json!({
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "minLength": 1},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+            "filters": {
+                "type": "object",
+                "properties": {
+                    "lang": {"type": "array", "items": {"type": "string"}},
+                    "recent": {"type": "boolean"}
+                },
+                "additionalProperties": false
+            }
+        },
+        "required": ["query"]
+    }));
+    let query = "how do I frame JSON-RPC over stdio \\\"safely\\\"? ".repeat(18);
+    let search_args = format!(
+        r#"{{"query":"{query}","limit":10,"filters":{{"lang":["rust","go"],"recent":true}}}}"#
+    );
+    let cases = [
+        ("echo", echo, r#"{"text":"hello"}"#.to_owned()),
+        ("search_1k", search, search_args),
+    ];
+    let mut group = c.benchmark_group("tool_args");
+    for (name, schema, args) in &cases {
+        let value: serde_json::Value = serde_json::from_str(args).unwrap();
+        assert!(schema.validate(&value).is_ok(), "{name}");
+        group.bench_function(BenchmarkId::new("text", name), |b| {
+            b.iter(|| {
+                let text = black_box(args.as_bytes());
+                if schema.admits_text(text) {
+                    return true;
+                }
+                let value: serde_json::Value = serde_json::from_slice(text).unwrap();
+                schema.validate(&value).is_ok()
+            })
+        });
+        group.bench_function(BenchmarkId::new("text_parse_always", name), |b| {
+            b.iter(|| {
+                let text = black_box(args.as_bytes());
+                let value: serde_json::Value = serde_json::from_slice(text).unwrap();
+                schema.validate(&value).is_ok()
+            })
+        });
+        group.bench_function(BenchmarkId::new("parsed", name), |b| {
+            b.iter(|| schema.validate(black_box(&value)).is_ok())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_decode,
+    bench_encode,
+    bench_ndjson,
+    bench_tool_args
+);
 criterion_main!(benches);

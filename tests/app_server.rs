@@ -450,7 +450,7 @@ fn a_cursor_survives_changes_between_pages() {
     let handle = rig.server.handle();
     handle.remove_tool("a"); // already listed
     handle.remove_tool("c"); // not listed yet
-    handle.add_tool(tool_named("aa")); // sorts before the cursor: not listed on later pages
+    handle.add_tool(tool_named("aa")).unwrap(); // sorts before the cursor: not listed on later pages
     rig.pump();
     let mut names = Vec::new();
     let mut next = Some(cursor);
@@ -591,7 +591,7 @@ fn completion_uses_the_provider() {
 fn list_changed_after_runtime_changes() {
     let mut rig = Rig::new(full_server(), no_caps());
     let handle = rig.server.handle();
-    handle.add_tool(tool_named("late"));
+    handle.add_tool(tool_named("late")).unwrap();
     rig.pump();
     assert_eq!(
         rig.notifications("notifications/tools/list_changed").len(),
@@ -1165,4 +1165,272 @@ fn handles_see_the_session_close() {
     assert!(!handle.is_closed());
     rig.server.close(rig.now);
     assert!(handle.is_closed());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schema keywords a minimal validator skips, compile-time refusals, and typed tools.
+
+/// A tool whose schema uses `pattern`, `patternProperties`, `dependentRequired` and
+/// `unevaluatedProperties`: each failing call is an `isError` result naming the path.
+#[test]
+fn tool_arguments_are_checked_against_every_keyword() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"id": {"type": "string", "pattern": "^[a-z]+-[0-9]+$"}, "card": {}, "cvv": {}},
+        "patternProperties": {"^n_": {"type": "number"}},
+        "dependentRequired": {"card": ["cvv"]},
+        "unevaluatedProperties": false
+    });
+    let builder = Server::builder(info()).tool(
+        Tool::try_new("strict", schema)
+            .expect("compiles")
+            .sync_handler(|_, _| Ok(CallToolResult::text("ok"))),
+    );
+    let mut rig = Rig::new(builder, no_caps());
+    let ok = rig.call(
+        "tools/call",
+        json!({"name": "strict", "arguments": {"id": "ab-1", "n_x": 2, "card": 1, "cvv": 2}}),
+        "CallToolResult",
+    );
+    assert!(ok.get("isError").is_none(), "{ok}");
+    for (arguments, path) in [
+        (json!({"id": "AB-1"}), "/id"),
+        (json!({"n_x": "two"}), "/n_x"),
+        (json!({"card": 1}), "/"),
+        (json!({"other": 1}), "/"),
+    ] {
+        let r = rig.call(
+            "tools/call",
+            json!({"name": "strict", "arguments": arguments}),
+            "CallToolResult",
+        );
+        assert_eq!(r["isError"], true, "{arguments}");
+        let text = r["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains(&format!("{path}:")), "{text}");
+    }
+}
+
+/// `format` is asserted only on a server that opts in.
+#[test]
+fn format_assertions_are_opt_in_per_server() {
+    let tool = || {
+        Tool::new(
+            "mail",
+            object_schema(
+                json!({"to": {"type": "string", "format": "email"}}),
+                &["to"],
+            ),
+        )
+        .sync_handler(|_, _| Ok(CallToolResult::text("sent")))
+    };
+    let args = json!({"name": "mail", "arguments": {"to": "not an address"}});
+    let mut lax = Rig::new(Server::builder(info()).tool(tool()), no_caps());
+    let r = lax.call("tools/call", args.clone(), "CallToolResult");
+    assert!(r.get("isError").is_none(), "{r}");
+    let strict = Server::builder(info()).tool(tool()).validate_formats(true);
+    let mut strict = Rig::new(strict, no_caps());
+    let r = strict.call("tools/call", args, "CallToolResult");
+    assert_eq!(r["isError"], true);
+    assert!(r["content"][0]["text"].as_str().unwrap().contains("/to"));
+    let ok = json!({"name": "mail", "arguments": {"to": "a@b.example"}});
+    let r = strict.call("tools/call", ok, "CallToolResult");
+    assert!(r.get("isError").is_none(), "{r}");
+}
+
+/// A schema that does not compile (or refers to another document) is refused when the tool
+/// is registered, with the reason; the unchecked `build` answers its calls with `isError`.
+#[test]
+fn a_schema_that_does_not_compile_is_refused_at_registration() {
+    let bad = || {
+        Tool::new(
+            "bad",
+            json!({"type": "object", "properties": {"a": {"type": "wrong"}}}),
+        )
+        .sync_handler(|_, _| Ok(CallToolResult::text("never")))
+    };
+    assert!(Tool::try_new("remote", json!({"$ref": "https://example.com/s.json"})).is_err());
+    match Server::builder(info())
+        .tool(bad())
+        .try_build(Instant::now())
+    {
+        Err(BuildError::InvalidSchema { tool, reason }) => {
+            assert_eq!(tool, "bad");
+            assert!(reason.to_string().contains("does not compile"), "{reason}");
+        }
+        other => panic!("expected a schema error, got {:?}", other.err()),
+    }
+    let output = Tool::new("out", json!({"type": "object"})).output_schema(json!({"minimum": "x"}));
+    assert!(output.schema_error().is_some());
+    let mut rig = Rig::new(Server::builder(info()).tool(bad()), no_caps());
+    let handle = rig.server.handle();
+    assert!(matches!(
+        handle.add_tool(bad()),
+        Err(BuildError::InvalidSchema { .. })
+    ));
+    let r = rig.call(
+        "tools/call",
+        json!({"name": "bad", "arguments": {}}),
+        "CallToolResult",
+    );
+    assert_eq!(r["isError"], true);
+    assert!(r["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("does not compile"));
+}
+
+/// Arguments of a typed tool: a nested type, an enum, an optional field.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct SearchArgs {
+    /// What to look for.
+    query: String,
+    /// At most this many hits.
+    limit: Option<u32>,
+    filter: Filter,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Filter {
+    lang: Vec<Lang>,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Lang {
+    Rust,
+    Go,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Hits {
+    count: u32,
+    first: Option<String>,
+}
+
+fn typed_server() -> ServerBuilder {
+    let search = Tool::typed::<SearchArgs>("search")
+        .description("Searches")
+        .output::<Hits>()
+        .sync_handler(|args, _| {
+            let langs = args.filter.lang.len() as u32;
+            Ok(Hits {
+                count: args.limit.unwrap_or(10).min(langs),
+                first: Some(args.query),
+            })
+        });
+    let plain = Tool::typed::<Filter>("plain")
+        .sync_handler(|f, _| Ok(CallToolResult::text(format!("{} languages", f.lang.len()))));
+    Server::builder(info()).tool(search).tool(plain)
+}
+
+/// The input schema is derived (2020-12, nested types under `$defs`), the output schema too;
+/// the handler gets parsed arguments and its answer is the structured content and its text.
+#[test]
+fn typed_tools_derive_schemas_and_parse_arguments() {
+    let mut rig = Rig::new(typed_server(), no_caps());
+    let list = rig.call("tools/list", json!({}), "ListToolsResult");
+    let search = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search")
+        .unwrap();
+    let input = &search["inputSchema"];
+    assert_eq!(input["type"], "object");
+    assert_eq!(
+        input["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(
+        input["properties"]["query"]["description"],
+        "What to look for."
+    );
+    assert_eq!(input["properties"]["filter"]["$ref"], "#/$defs/Filter");
+    assert!(input["$defs"]["Lang"].is_object(), "{input}");
+    assert_eq!(input["required"], json!(["query", "filter"]));
+    assert_eq!(
+        search["outputSchema"]["properties"]["count"]["type"],
+        "integer"
+    );
+
+    let r = rig.call(
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "q", "filter": {"lang": ["rust", "go"]}}}),
+        "CallToolResult",
+    );
+    assert_eq!(r["structuredContent"], json!({"count": 2, "first": "q"}));
+    let text: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text, r["structuredContent"]);
+    let r = rig.call(
+        "tools/call",
+        json!({"name": "plain", "arguments": {"lang": ["go"]}}),
+        "CallToolResult",
+    );
+    assert_eq!(r["content"][0]["text"], "1 languages");
+}
+
+/// Arguments the derived schema refuses are an `isError` result naming the path; arguments
+/// that pass a schema but do not parse into the type are `-32602`.
+#[test]
+fn typed_tool_arguments_that_do_not_fit_are_refused() {
+    let mut rig = Rig::new(typed_server(), no_caps());
+    let r = rig.call(
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "q", "filter": {"lang": ["cobol"]}}}),
+        "CallToolResult",
+    );
+    assert_eq!(r["isError"], true);
+    assert!(r["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("/filter/lang/0"));
+    // `u32` is `{"type":"integer","minimum":0}` (format `uint32`, an annotation) in the schema:
+    // a larger integer passes it and fails the parse.
+    let e = rig.error(
+        "tools/call",
+        json!({"name": "search", "arguments": {"query": "q", "limit": 5_000_000_000_u64, "filter": {"lang": []}}}),
+    );
+    assert_eq!(e.code, code::INVALID_PARAMS);
+    assert!(e.message.contains("invalid arguments"), "{}", e.message);
+}
+
+/// A typed prompt: its arguments are the type's fields (doc comments as descriptions,
+/// `Option`s optional), and the handler gets them parsed.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct ReviewArgs {
+    /// The code to review.
+    code: String,
+    /// The reviewer's focus.
+    focus: Option<String>,
+}
+
+#[test]
+fn typed_prompts_declare_and_parse_their_arguments() {
+    let prompt = Prompt::typed::<ReviewArgs>("review").sync_handler(|args, _| {
+        let focus = args.focus.unwrap_or_else(|| "anything".into());
+        Ok(GetPromptResult::user_text(format!(
+            "Review {} for {focus}",
+            args.code
+        )))
+    });
+    let mut rig = Rig::new(Server::builder(info()).prompt(prompt), no_caps());
+    let list = rig.call("prompts/list", json!({}), "ListPromptsResult");
+    assert_eq!(
+        list["prompts"][0]["arguments"],
+        json!([
+            {"name": "code", "description": "The code to review.", "required": true},
+            {"name": "focus", "description": "The reviewer's focus.", "required": false}
+        ])
+    );
+    let r = rig.call(
+        "prompts/get",
+        json!({"name": "review", "arguments": {"code": "x = 1"}}),
+        "GetPromptResult",
+    );
+    assert_eq!(
+        r["messages"][0]["content"]["text"],
+        "Review x = 1 for anything"
+    );
+    let e = rig.error("prompts/get", json!({"name": "review", "arguments": {}}));
+    assert_eq!(e.code, code::INVALID_PARAMS);
 }

@@ -511,10 +511,15 @@ fn get_stream_receives_a_server_initiated_notification() {
     let get = rig.get(&sid, None);
     assert_eq!(get.status, 200);
     assert_eq!(get.get("content-type"), Some("text/event-stream"));
-    rig.ep.machine_mut(&sid).unwrap().handle().add_tool(
-        Tool::new("new", json!({"type":"object"}))
-            .sync_handler(|_, _| Ok(CallToolResult::text("x"))),
-    );
+    rig.ep
+        .machine_mut(&sid)
+        .unwrap()
+        .handle()
+        .add_tool(
+            Tool::new("new", json!({"type":"object"}))
+                .sync_handler(|_, _| Ok(CallToolResult::text("x"))),
+        )
+        .unwrap();
     let (events, ended) = rig.drain(&get.body);
     assert!(!ended);
     assert_eq!(events.len(), 1, "no priming before 2025-11-25: {events:?}");
@@ -577,10 +582,15 @@ fn a_stream_is_quiet_until_its_session_has_something_for_it() {
         "an ended stream is unknown: not quiet"
     );
     // A change made through the server's handle is for the GET stream.
-    rig.ep.machine_mut(&sid).unwrap().handle().add_tool(
-        Tool::new("new", json!({"type":"object"}))
-            .sync_handler(|_, _| Ok(CallToolResult::text("x"))),
-    );
+    rig.ep
+        .machine_mut(&sid)
+        .unwrap()
+        .handle()
+        .add_tool(
+            Tool::new("new", json!({"type":"object"}))
+                .sync_handler(|_, _| Ok(CallToolResult::text("x"))),
+        )
+        .unwrap();
     assert!(!rig.ep.stream_quiet(get_id));
     let (events, _) = rig.drain(&get.body);
     assert!(events[0].1.contains("notifications/tools/list_changed"));
@@ -1096,10 +1106,15 @@ fn a_silent_sse_stream_gets_a_keep_alive_comment_after_the_interval() {
     rig.now = start + Duration::from_secs(3);
     rig.ep.handle_timeout(rig.now);
     assert_eq!(pull_raw(&mut rig.ep, conn), (Vec::new(), false));
-    rig.ep.machine_mut(&sid).unwrap().handle().add_tool(
-        Tool::new("new", json!({"type":"object"}))
-            .sync_handler(|_, _| Ok(CallToolResult::text("x"))),
-    );
+    rig.ep
+        .machine_mut(&sid)
+        .unwrap()
+        .handle()
+        .add_tool(
+            Tool::new("new", json!({"type":"object"}))
+                .sync_handler(|_, _| Ok(CallToolResult::text("x"))),
+        )
+        .unwrap();
     let (events, _) = rig.drain(&get.body);
     assert_eq!(events.len(), 1, "{events:?}");
     // 6 s in: 5 s after opening, but only 3 s after the write: still nothing.

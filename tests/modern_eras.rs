@@ -18,10 +18,12 @@ fn server(now: Instant) -> Server {
     Server::builder(Implementation::new("eras", "1"))
         .tool(
             Tool::new("add_tool", json!({"type": "object"})).sync_handler(|_, ctx| {
-                ctx.server().add_tool(
-                    Tool::new("added", json!({"type": "object"}))
-                        .sync_handler(|_, _| Ok(CallToolResult::text("added"))),
-                );
+                ctx.server()
+                    .add_tool(
+                        Tool::new("added", json!({"type": "object"}))
+                            .sync_handler(|_, _| Ok(CallToolResult::text("added"))),
+                    )
+                    .unwrap();
                 Ok(CallToolResult::text("tool added"))
             }),
         )

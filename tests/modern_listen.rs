@@ -23,10 +23,12 @@ fn builder() -> ServerBuilder {
     Server::builder(Implementation::new("listen-test", "1"))
         .tool(
             Tool::new("add_tool", schema.clone()).sync_handler(|_, ctx| {
-                ctx.server().add_tool(
-                    Tool::new("added", json!({"type": "object"}))
-                        .sync_handler(|_, _| Ok(CallToolResult::text("added"))),
-                );
+                ctx.server()
+                    .add_tool(
+                        Tool::new("added", json!({"type": "object"}))
+                            .sync_handler(|_, _| Ok(CallToolResult::text("added"))),
+                    )
+                    .unwrap();
                 Ok(CallToolResult::text("tool added"))
             }),
         )

@@ -12,46 +12,52 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use mcp_sansio::app::server::{CallToolResult, Server, Tool};
-use mcp_sansio::jsonrpc::ErrorObject;
 use mcp_sansio::model::Implementation;
-use serde_json::json;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The arguments of `add`.
+#[derive(Deserialize, JsonSchema)]
+pub struct AddArgs {
+    /// The first term.
+    pub a: i64,
+    /// The second term.
+    pub b: i64,
+}
+
+/// The structured output of `add`.
+#[derive(Serialize, JsonSchema)]
+pub struct Sum {
+    /// `a + b` (saturating).
+    pub result: i64,
+}
+
+/// The arguments of `echo`.
+#[derive(Deserialize, JsonSchema)]
+pub struct EchoArgs {
+    /// The text to echo.
+    pub text: String,
+}
 
 /// Builds the example server at `now`.
 pub fn demo_server(name: &str, now: Instant) -> Server {
-    let add_schema = json!({
-        "type": "object",
-        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-        "required": ["a", "b"]
-    });
-    let echo_schema = json!({
-        "type": "object",
-        "properties": {"text": {"type": "string"}},
-        "required": ["text"]
-    });
     Server::builder(Implementation::new(name, env!("CARGO_PKG_VERSION")))
         .tool(
-            Tool::new("add", add_schema)
+            Tool::typed::<AddArgs>("add")
                 .description("Adds two integers.")
-                .sync_handler(|call, _ctx| {
-                    let arg = |k: &str| call.arguments.get(k).and_then(|v| v.as_i64());
-                    match (arg("a"), arg("b")) {
-                        (Some(a), Some(b)) => {
-                            Ok(CallToolResult::structured(json!({"result": a + b})))
-                        }
-                        _ => Err(ErrorObject::invalid_params("a and b must be integers")),
-                    }
+                .output::<Sum>()
+                .sync_handler(|args, _ctx| {
+                    Ok(Sum {
+                        result: args.a.saturating_add(args.b),
+                    })
                 }),
         )
         .tool(
-            Tool::new("echo", echo_schema)
+            Tool::typed::<EchoArgs>("echo")
                 .description("Echoes the text back (asynchronously).")
-                .handler(|call, _ctx| async move {
+                .handler(|args, _ctx| async move {
                     YieldOnce(false).await;
-                    let text = call.arguments.get("text").and_then(|v| v.as_str());
-                    Ok(CallToolResult::text(format!(
-                        "echo: {}",
-                        text.unwrap_or("")
-                    )))
+                    Ok(CallToolResult::text(format!("echo: {}", args.text)))
                 }),
         )
         .build(now)

@@ -17,13 +17,18 @@ fn readme_example(now: Instant, line: String) -> (Server, Vec<u8>, Vec<Job>, Opt
     use bytes::Bytes;
     use mcp_sansio::app::server::{CallToolResult, Server, Tool};
     use mcp_sansio::model::Implementation;
-    use serde_json::json;
+    use schemars::JsonSchema;
+    use serde::Deserialize;
 
-    let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    #[derive(Deserialize, JsonSchema)]
+    struct Greet {
+        /// Who to greet.
+        name: Option<String>,
+    }
+
     let mut server = Server::builder(Implementation::new("hello", "1.0"))
-        .tool(Tool::new("greet", schema).sync_handler(|call, _ctx| {
-            let name = call.arguments.get("name").and_then(|v| v.as_str());
-            let text = format!("Hello, {}!", name.unwrap_or("world"));
+        .tool(Tool::typed::<Greet>("greet").sync_handler(|args, _ctx| {
+            let text = format!("Hello, {}!", args.name.as_deref().unwrap_or("world"));
             Ok(CallToolResult::text(text))
         }))
         .build(now);

@@ -8,6 +8,10 @@
 
 use std::fmt;
 
+use percent_encoding::{percent_decode_str, utf8_percent_encode};
+
+use crate::auth::encoding::COMPONENT;
+
 /// A parsed level-1 URI template.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UriTemplate {
@@ -147,44 +151,26 @@ fn check_literal(s: &str) -> Result<String, TemplateError> {
     Ok(s.to_owned())
 }
 
-fn is_unreserved(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
-}
-
 fn percent_encode_into(out: &mut String, value: &str) {
-    for b in value.bytes() {
-        if is_unreserved(b) {
-            out.push(char::from(b));
-        } else {
-            out.push('%');
-            for nibble in [b >> 4, b & 15] {
-                let digit = char::from_digit(u32::from(nibble), 16).unwrap_or('0');
-                out.push(digit.to_ascii_uppercase());
-            }
-        }
-    }
+    out.extend(utf8_percent_encode(value, COMPONENT));
 }
 
+/// Strict decoding (RFC 3986 §2.1): every `%` starts a two-hex-digit escape and the bytes
+/// are UTF-8, or the captured text is no value of the variable.
 fn percent_decode(s: &str) -> Option<String> {
-    let mut out = Vec::with_capacity(s.len());
-    let mut bytes = s.bytes();
-    while let Some(b) = bytes.next() {
-        if b == b'%' {
-            let hi = hex_value(bytes.next()?)?;
-            let lo = hex_value(bytes.next()?)?;
-            out.push(hi << 4 | lo);
-        } else {
-            out.push(b);
-        }
+    let mut escapes = s.split('%');
+    escapes.next();
+    let well_formed = escapes.all(|after| {
+        let mut hex = after.bytes().take(2);
+        hex.len() == 2 && hex.all(|b| b.is_ascii_hexdigit())
+    });
+    if !well_formed {
+        return None;
     }
-    String::from_utf8(out).ok()
-}
-
-/// The value of one hex digit byte (either case).
-fn hex_value(b: u8) -> Option<u8> {
-    char::from(b)
-        .to_digit(16)
-        .and_then(|d| u8::try_from(d).ok())
+    percent_decode_str(s)
+        .decode_utf8()
+        .ok()
+        .map(std::borrow::Cow::into_owned)
 }
 
 #[cfg(test)]

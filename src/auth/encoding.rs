@@ -4,10 +4,13 @@
 //!
 //! SHA-256 is the `sha2` crate's (tests/auth_parsers.rs checks it against the FIPS example
 //! vectors). Base64 is the `base64` crate's, decoding strictly (canonical text only; no caller
-//! needs a lenient decoder).
+//! needs a lenient decoder); percent-encoding is the `percent-encoding` crate's, form bodies the
+//! `form_urlencoded` crate's (the URL Standard's `application/x-www-form-urlencoded`
+//! serializer, as RFC 6749 asks).
 
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine as _;
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use sha2::{Digest, Sha256};
 
 /// SHA-256 digest of `data` (the `sha2` crate).
@@ -47,67 +50,33 @@ pub fn base64_standard_decode(text: &str) -> Option<Vec<u8>> {
     STANDARD.decode(text).ok()
 }
 
-fn is_unreserved(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
-}
+/// Every byte but the RFC 3986 unreserved ones (`A-Z a-z 0-9 - . _ ~`) is escaped.
+pub(crate) const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 /// Percent-encodes every byte outside the RFC 3986 unreserved set; valid both in a URL query
 /// and in an `application/x-www-form-urlencoded` body.
 #[must_use]
 pub fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for &b in text.as_bytes() {
-        if is_unreserved(b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(text, COMPONENT).to_string()
 }
 
 /// Decodes a form/query component: `+` is a space, `%XX` a byte; malformed escapes are kept
-/// as they are. Invalid UTF-8 is replaced rather than refused.
+/// as they are (as the URL Standard's percent-decode does). Invalid UTF-8 is replaced rather
+/// than refused.
 #[must_use]
 pub fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&byte) = bytes.get(i) {
-        match byte {
-            b'+' => out.push(b' '),
-            b'%' => match (
-                bytes.get(i + 1).and_then(|&b| hex(b)),
-                bytes.get(i + 2).and_then(|&b| hex(b)),
-            ) {
-                (Some(high), Some(low)) => {
-                    out.push(high << 4 | low);
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            other => out.push(other),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hex(b: u8) -> Option<u8> {
-    (b as char).to_digit(16).map(|d| d as u8)
+    let spaced = text.replace('+', " ");
+    percent_decode_str(&spaced).decode_utf8_lossy().into_owned()
 }
 
 /// Encodes `pairs` as an `application/x-www-form-urlencoded` string.
 #[must_use]
 pub fn form_encode(pairs: &[(&str, &str)]) -> String {
-    let mut out = String::new();
-    for (name, value) in pairs {
-        if !out.is_empty() {
-            out.push('&');
-        }
-        out.push_str(&percent_encode(name));
-        out.push('=');
-        out.push_str(&percent_encode(value));
-    }
-    out
+    let mut out = form_urlencoded::Serializer::new(String::new());
+    out.extend_pairs(pairs);
+    out.finish()
 }

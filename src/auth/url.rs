@@ -2,8 +2,6 @@
 //! and query, compare resource identifiers, and read query parameters from a redirect.
 //! Not a general URL parser: no relative references, no IDNA.
 
-use super::encoding::percent_decode;
-
 /// An absolute `http`/`https` URL split into parts (the fragment dropped).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpUrl {
@@ -83,11 +81,9 @@ pub fn resource_covers(resource: &str, server_url: &str) -> bool {
 #[must_use]
 pub fn query_param(url: &str, name: &str) -> Option<String> {
     let query = url.split('#').next()?.split_once('?')?.1;
-    query
-        .split('&')
-        .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
-        .find(|(n, _)| percent_decode(n) == name)
-        .map(|(_, v)| percent_decode(v))
+    form_urlencoded::parse(query.as_bytes())
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.into_owned())
 }
 
 /// Appends `query` (already encoded) to `base`, with `?` or `&` as fits.

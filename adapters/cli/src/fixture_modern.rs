@@ -252,11 +252,13 @@ pub(crate) fn diagnostic_tools() -> Vec<Tool> {
         Tool::new("test_trigger_tool_change", no_input())
             .description("Registers a tool (tools/list_changed to listeners)")
             .sync_handler(|_call, ctx| {
-                ctx.server().add_tool(
-                    Tool::new("test_triggered_tool", no_input())
-                        .description("Added by test_trigger_tool_change")
-                        .sync_handler(|_c, _x| Ok(CallToolResult::text("triggered"))),
-                );
+                ctx.server()
+                    .add_tool(
+                        Tool::new("test_triggered_tool", no_input())
+                            .description("Added by test_trigger_tool_change")
+                            .sync_handler(|_c, _x| Ok(CallToolResult::text("triggered"))),
+                    )
+                    .map_err(|e| ErrorObject::internal(e.to_string()))?;
                 Ok(CallToolResult::text("Tool list changed"))
             }),
         Tool::new("test_trigger_prompt_change", no_input())

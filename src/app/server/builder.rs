@@ -31,6 +31,17 @@ pub(crate) struct Registry {
     pub(crate) templates: BTreeMap<String, Arc<ResourceTemplate>>,
     pub(crate) prompts: BTreeMap<String, Arc<Prompt>>,
     pub(crate) completion: Option<CompletionFn>,
+    /// Whether tool schemas assert `format`.
+    pub(crate) formats: bool,
+}
+
+impl Registry {
+    /// Registers a tool (replacing one of the same name), its schemas compiled with this
+    /// server's `format` setting.
+    pub(crate) fn insert_tool(&mut self, tool: Tool) {
+        let tool = tool.with_formats(self.formats);
+        self.tools.insert(tool.name.clone(), Arc::new(tool));
+    }
 }
 
 /// Builds a [`Server`]. Capabilities follow from what is registered: `tools`, `resources`
@@ -85,11 +96,19 @@ impl ServerBuilder {
         self
     }
 
-    /// Registers a tool (replacing one of the same name).
+    /// Registers a tool (replacing one of the same name). [`ServerBuilder::try_build`]
+    /// refuses a tool whose schema does not compile.
     pub fn tool(mut self, tool: Tool) -> Self {
         self.registry
             .tools
             .insert(tool.name.clone(), Arc::new(tool));
+        self
+    }
+
+    /// Whether tool input and output schemas assert `format` (`date-time`, `email`, `uri`,
+    /// …); off by default, as JSON Schema 2020-12 has it (`format` is then an annotation).
+    pub fn validate_formats(mut self, yes: bool) -> Self {
+        self.registry.formats = yes;
         self
     }
 
@@ -231,8 +250,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Builds the server like [`ServerBuilder::build`] after checking every registered tool's
-    /// `x-mcp-header` annotations ([`super::check_header_annotations`]): a tool that a
+    /// Builds the server like [`ServerBuilder::build`] after checking that every registered
+    /// tool's schemas compile and its `x-mcp-header` annotations ([`super::check_header_annotations`]): a tool that a
     /// 2026-07-28 client would drop from its listing is a registration error here.
     pub fn try_build(self, now: Instant) -> Result<Server, BuildError> {
         Ok(self.try_build_factory()?.server(now))
@@ -247,6 +266,12 @@ impl ServerBuilder {
     /// [`ServerBuilder::build_factory`] after the checks of [`ServerBuilder::try_build`].
     pub fn try_build_factory(self) -> Result<ServerFactory, BuildError> {
         for (name, tool) in &self.registry.tools {
+            if let Some(e) = tool.schema_error() {
+                return Err(BuildError::InvalidSchema {
+                    tool: name.clone(),
+                    reason: e.clone(),
+                });
+            }
             if let Err(reason) = super::check_header_annotations(tool.input_schema.document()) {
                 return Err(BuildError::InvalidHeaderAnnotation {
                     tool: name.clone(),
@@ -262,7 +287,11 @@ impl ServerBuilder {
     /// completion provider and declared capabilities, and holds only its own session state.
     /// An HTTP endpoint serving many sessions calls it once and `server(now)` per session.
     /// Unchecked: see [`ServerBuilder::try_build_factory`].
-    pub fn build_factory(self) -> ServerFactory {
+    pub fn build_factory(mut self) -> ServerFactory {
+        let tools = std::mem::take(&mut self.registry.tools);
+        for tool in tools.into_values() {
+            self.registry.insert_tool(Arc::unwrap_or_clone(tool));
+        }
         let setup = ServerSetup {
             info: self.info.clone(),
             capabilities: self.capabilities(),
@@ -348,6 +377,13 @@ pub enum BuildError {
         /// What is wrong, naming the property.
         reason: crate::app::client::modern::InvalidHeaderAnnotation,
     },
+    /// A tool's input or output schema does not compile.
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// Why.
+        reason: crate::app::schema::InvalidSchema,
+    },
 }
 
 impl std::fmt::Display for BuildError {
@@ -356,6 +392,7 @@ impl std::fmt::Display for BuildError {
             BuildError::InvalidHeaderAnnotation { tool, reason } => {
                 write!(f, "tool `{tool}`: {reason}")
             }
+            BuildError::InvalidSchema { tool, reason } => write!(f, "tool `{tool}`: {reason}"),
         }
     }
 }
@@ -418,7 +455,7 @@ mod tests {
         let factory = factory();
         let mut a = factory.server(now);
         let b = factory.server(now);
-        a.handle().add_tool(echo("late"));
+        a.handle().add_tool(echo("late")).unwrap();
         a.handle_timeout(now);
         assert!(a.registry.tools.contains_key("late"));
         assert!(!b.registry.tools.contains_key("late"));

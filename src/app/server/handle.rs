@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::context::{LogLevel, OutboxItem, Shared};
-use super::{Prompt, Resource, ResourceTemplate, Tool};
+use super::{BuildError, Prompt, Resource, ResourceTemplate, Tool};
 use crate::app::runtime::Outbox;
 
 /// A registration change, applied when the server drains its outbox.
@@ -43,9 +43,17 @@ impl ServerHandle {
         self.outbox.push_required(OutboxItem::Change(change));
     }
 
-    /// Adds (or replaces) a tool.
-    pub fn add_tool(&self, tool: Tool) {
+    /// Adds (or replaces) a tool; a tool whose input or output schema does not compile is
+    /// refused, with the reason.
+    pub fn add_tool(&self, tool: Tool) -> Result<(), BuildError> {
+        if let Some(reason) = tool.schema_error().cloned() {
+            return Err(BuildError::InvalidSchema {
+                tool: tool.name,
+                reason,
+            });
+        }
         self.change(RegistryChange::AddTool(Box::new(tool)));
+        Ok(())
     }
 
     /// Removes a tool by name.

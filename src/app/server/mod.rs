@@ -22,6 +22,7 @@ mod prompt;
 mod resource;
 mod tasks;
 mod tool;
+mod typed;
 mod types;
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
@@ -44,6 +45,9 @@ pub use prompt::{
 pub use resource::{Resource, ResourceContents, ResourceRead, ResourceTemplate};
 pub use tasks::{Entropy, Tasks};
 pub use tool::{CallToolResult, Tool, ToolCall, ToolContent};
+pub use typed::{
+    input_schema_for, output_schema_for, Structured, ToolOutput, TypedPrompt, TypedTool,
+};
 pub use types::{HandlerFn, HandlerResult};
 
 use builder::Registry;
@@ -435,7 +439,7 @@ impl Server {
         let (changed, method) = match change {
             RegistryChange::AddTool(t) => (
                 {
-                    r.tools.insert(t.name.clone(), Arc::from(t));
+                    r.insert_tool(*t);
                     true
                 },
                 m::NOTIFICATIONS_TOOLS_LIST_CHANGED,

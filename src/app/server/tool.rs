@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use super::arguments::ToolArguments;
 use super::context::RequestContext;
 use super::types::{handler_setters, icons_json, put, Handler};
-use crate::app::schema::Schema;
+use crate::app::schema::{InvalidSchema, Schema};
 use crate::jsonrpc::{write_json_string, ErrorObject, RawJson};
 use crate::model::Icon;
 use crate::tasks::TaskSupport;
@@ -193,7 +193,10 @@ pub struct Tool {
 }
 
 impl Tool {
-    /// A tool named `name` whose arguments must match `input_schema` (a JSON Schema object).
+    /// A tool named `name` whose arguments must match `input_schema` (a JSON Schema object,
+    /// compiled now). A schema that does not compile is refused by `ServerBuilder::try_build`
+    /// and `ServerHandle::add_tool`; under the unchecked `build`, every call of the tool is
+    /// answered with an `isError` result giving the reason.
     pub fn new(name: impl Into<String>, input_schema: Value) -> Self {
         Tool {
             name: name.into(),
@@ -206,6 +209,31 @@ impl Tool {
             handler: None,
             task_support: TaskSupport::Forbidden,
         }
+    }
+
+    /// Like [`Tool::new`], refusing an `input_schema` that does not compile, with the reason.
+    pub fn try_new(name: impl Into<String>, input_schema: Value) -> Result<Self, InvalidSchema> {
+        let tool = Tool::new(name, input_schema);
+        match tool.input_schema.error() {
+            Some(e) => Err(e.clone()),
+            None => Ok(tool),
+        }
+    }
+
+    /// Why the input or the output schema does not compile (the first that does not).
+    pub fn schema_error(&self) -> Option<&InvalidSchema> {
+        let output = self.output_schema.as_deref().and_then(Schema::error);
+        self.input_schema.error().or(output)
+    }
+
+    /// The tool with its schemas compiled with `format` assertions on or off.
+    pub(crate) fn with_formats(mut self, formats: bool) -> Self {
+        fn recompile(schema: Arc<Schema>, formats: bool) -> Arc<Schema> {
+            Arc::new(Arc::unwrap_or_clone(schema).formats(formats))
+        }
+        self.input_schema = recompile(self.input_schema, formats);
+        self.output_schema = self.output_schema.map(|s| recompile(s, formats));
+        self
     }
 
     /// The tool's name.
@@ -225,7 +253,8 @@ impl Tool {
         self
     }
 
-    /// A schema the result's `structuredContent` must match.
+    /// A schema the result's `structuredContent` must match (compiled now; one that does not
+    /// compile is refused by `ServerBuilder::try_build` and `ServerHandle::add_tool`).
     pub fn output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(Arc::new(Schema::new(schema)));
         self

@@ -22,10 +22,12 @@ fn app(now: std::time::Instant) -> Server {
         .tool(Tool::new("echo", schema.clone()).sync_handler(|_, _| Ok(CallToolResult::text("hi"))))
         .tool(Tool::new("grow", schema.clone()).sync_handler(|_, ctx| {
             // A change the session announces on its standalone GET stream.
-            ctx.server().add_tool(
-                Tool::new("grown", json!({"type": "object"}))
-                    .sync_handler(|_, _| Ok(CallToolResult::text("new"))),
-            );
+            ctx.server()
+                .add_tool(
+                    Tool::new("grown", json!({"type": "object"}))
+                        .sync_handler(|_, _| Ok(CallToolResult::text("new"))),
+                )
+                .unwrap();
             Ok(CallToolResult::text("grew"))
         }))
         .tool(Tool::new("gated_log", schema).handler(|_, ctx| {

@@ -32,6 +32,7 @@ fn refused(input_schema: Value) -> InvalidHeaderAnnotation {
             assert_eq!(tool, "annotated");
             reason
         }
+        Err(other) => panic!("refused for another reason: {other}"),
         Ok(_) => panic!("accepted"),
     }
 }
