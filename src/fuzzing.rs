@@ -221,8 +221,11 @@ pub fn jsonrpc_decode(data: &[u8]) {
             }
         }
         Err(e) => {
-            if e.kind == DecodeErrorKind::Parse {
-                assert_eq!(e.id, None, "a parse error cannot know the id");
+            if e.kind == DecodeErrorKind::Parse && e.id.is_some() {
+                // Only the id a request's first bytes show.
+                let head = jsonrpc::FrameHead::scan(data);
+                assert_eq!(head.kind, jsonrpc::HeadKind::Request, "{data:?}");
+                assert_eq!(e.id, head.id, "a parse error carries the head's id");
             }
             let _ = e.to_error_object();
         }
