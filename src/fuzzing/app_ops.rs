@@ -1,26 +1,35 @@
 //! Fuzz body for the application-layer `Server` with a tiny registry (a sync echo tool, a
 //! resource, a template, a prompt) fed arbitrary frames and time.
 
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use serde_json::json;
 
 use super::ops::{self, Cursor};
-use super::session_ops::small_config;
+use super::session_ops::config_of;
 use crate::app::runtime::first_poll;
 use crate::app::server::{
     CallToolResult, GetPromptResult, Prompt, Resource, ResourceContents, ResourceTemplate, Server,
-    Tool,
+    ServerBuilder, ServerFactory, Tool,
 };
 use crate::config::Config;
 use crate::model::Implementation;
 
-fn server(c: &mut Cursor<'_>, now: Instant) -> Server {
-    registry_server(small_config(c), now)
+/// The tiny registry's definitions for the limits of one input byte (see
+/// [`config_of`]), built once per byte and shared by every run: compiling the tools' schemas
+/// for each input would spend most of a run's time outside the code under test.
+pub(crate) fn registry_factory(config_byte: u8) -> ServerFactory {
+    static FACTORIES: [OnceLock<ServerFactory>; 256] = [const { OnceLock::new() }; 256];
+    let build = || registry_builder(config_of(config_byte)).build_factory();
+    match FACTORIES.get(usize::from(config_byte)) {
+        Some(slot) => slot.get_or_init(build).clone(),
+        None => build(),
+    }
 }
 
-/// The app server with the tiny registry (also behind the `http_endpoint` body's endpoint).
-pub(crate) fn registry_server(config: Config, now: Instant) -> Server {
+/// The tiny registry: a sync echo tool, a resource, a template, a prompt.
+fn registry_builder(config: Config) -> ServerBuilder {
     let echo = Tool::new("echo", json!({"type": "object"}))
         .sync_handler(|call, _| Ok(CallToolResult::text(format!("{:?}", call.arguments))));
     let resource = Resource::new("test://static", "static")
@@ -40,7 +49,6 @@ pub(crate) fn registry_server(config: Config, now: Instant) -> Server {
         .resource(resource)
         .resource_template(template)
         .prompt(prompt)
-        .build(now)
 }
 
 /// An app server fed arbitrary frames and time: no panic, every output is one valid JSON-RPC
@@ -49,7 +57,7 @@ pub(crate) fn registry_server(config: Config, now: Instant) -> Server {
 pub fn app_server(data: &[u8]) {
     let mut c = Cursor::new(data);
     let mut now = Instant::now();
-    let mut server = server(&mut c, now);
+    let mut server = registry_factory(c.byte()).server(now);
     if c.byte() & 1 == 1 {
         for frame in ops::client_handshake() {
             server.handle_input(now, frame);

@@ -7,10 +7,9 @@
 
 use bytes::Bytes;
 
-use super::app_ops::registry_server;
+use super::app_ops::registry_factory;
 use super::http_server_ops::{self as shared, Wire};
 use super::ops::{self, Cursor};
-use super::session_ops::small_config;
 use crate::app::server::Server;
 use crate::framing::{SseDecoder, SseItem};
 use crate::http::event_id::EventId;
@@ -73,11 +72,9 @@ pub fn http_endpoint(data: &[u8]) {
     let mut c = Cursor::new(data);
     let ep_config = config(&mut c);
     let max_sessions = ep_config.max_sessions;
-    let server_config = small_config(&mut c);
+    let server = registry_factory(c.byte());
     let mut w = World {
-        wire: Wire::new(Endpoint::new(ep_config, move |now| {
-            registry_server(server_config.clone(), now)
-        })),
+        wire: Wire::new(Endpoint::new(ep_config, move |now| server.server(now))),
         max_sessions,
         sids: Vec::new(),
         event_ids: Vec::new(),

@@ -11,10 +11,9 @@
 
 use bytes::Bytes;
 
-use super::app_ops::registry_server;
+use super::app_ops::registry_factory;
 use super::http_server_ops::{self as shared, Wire};
 use super::ops::{self, Cursor};
-use super::session_ops::small_config;
 use crate::app::server::Server;
 use crate::framing::{SseDecoder, SseItem};
 use crate::http::legacy::{Route, Router, RouterPaths};
@@ -58,8 +57,8 @@ pub fn legacy_router(data: &[u8]) {
     let mut c = Cursor::new(data);
     let ep_config = config(&mut c);
     let max_sessions = ep_config.max_sessions;
-    let server_config = small_config(&mut c);
-    let factory = move |now| registry_server(server_config.clone(), now);
+    let server = registry_factory(c.byte());
+    let factory = move |now| server.server(now);
     let mut w = World {
         wire: Wire::new(Router::new(ep_config, RouterPaths::default(), factory)),
         max_sessions,

@@ -14,7 +14,11 @@ use crate::session::{ClientSetup, FrameError, RequestOptions, ServerSetup, Sessi
 
 /// Small limits so the fuzzer reaches every bound, chosen by one input byte.
 pub(crate) fn small_config(c: &mut Cursor<'_>) -> Config {
-    let b = c.byte();
+    config_of(c.byte())
+}
+
+/// The limits [`small_config`] picks for the byte `b`.
+pub(crate) fn config_of(b: u8) -> Config {
     Config {
         request_timeout: Duration::from_secs(1 + u64::from(b % 4) * 10),
         max_request_timeout: Duration::from_secs(60),
