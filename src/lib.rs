@@ -22,6 +22,7 @@
 //!   runtime-agnostic primitives (outbox, oneshot, cancel token) it and the client share.
 //! - [`pair`]: a client and a server session wired in memory on a virtual clock, with fault
 //!   hooks, for tests, benches and simulation.
+//! - [`url`]: the one URL type, `url::Url` (WHATWG URL Standard) narrowed to absolute http(s).
 //!
 //! ## The drive-loop contract
 //!
@@ -63,5 +64,6 @@ pub mod pair;
 pub mod session;
 pub mod stateless;
 pub mod tasks;
+pub mod url;
 
 pub use config::Config;

@@ -472,7 +472,7 @@ proptest::proptest! {
         let _ = parse_challenges(&text);
         let _ = BearerChallenge::find([text.as_str()]);
         let _ = parse_redirect(&text);
-        let _ = mcp_sansio::auth::url::HttpUrl::parse(&text);
+        let _ = mcp_sansio::url::HttpUrl::parse(&text);
         let _ = resource_covers(&text, "https://x.test/mcp");
         let _ = protected_resource_metadata_urls(&text, Some(&text));
         let _ = authorization_server_metadata_urls(&text);

@@ -2,7 +2,7 @@
 //! (RFC 9728) and authorization-server metadata (RFC 8414 and OpenID Connect Discovery),
 //! as the MCP authorization spec (2025-06-18, 2025-11-25) orders them.
 
-use super::url::HttpUrl;
+use crate::url::HttpUrl;
 
 const PRM_WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 const OAUTH_WELL_KNOWN: &str = "/.well-known/oauth-authorization-server";
@@ -23,10 +23,10 @@ pub fn protected_resource_metadata_urls(
     from_challenge: Option<&str>,
 ) -> Vec<String> {
     let mut urls = Vec::new();
-    if let Some(url) = from_challenge.filter(|u| HttpUrl::parse(u).is_some()) {
+    if let Some(url) = from_challenge.filter(|u| HttpUrl::parse(u).is_ok()) {
         push_unique(&mut urls, url.to_owned());
     }
-    if let Some(server) = HttpUrl::parse(server_url) {
+    if let Ok(server) = HttpUrl::parse(server_url) {
         let origin = server.origin();
         push_unique(
             &mut urls,
@@ -41,7 +41,7 @@ pub fn protected_resource_metadata_urls(
 /// path-inserted, then OIDC path-appended; without one, the RFC 8414 and OIDC root URIs.
 #[must_use]
 pub fn authorization_server_metadata_urls(issuer: &str) -> Vec<String> {
-    let Some(url) = HttpUrl::parse(issuer) else {
+    let Ok(url) = HttpUrl::parse(issuer) else {
         return Vec::new();
     };
     let origin = url.origin();
@@ -64,6 +64,6 @@ pub fn authorization_server_metadata_urls(issuer: &str) -> Vec<String> {
 /// server's origin (path discarded) and its metadata sits at the RFC 8414 root URI.
 #[must_use]
 pub fn legacy_metadata_url(server_url: &str) -> Option<(String, String)> {
-    let origin = HttpUrl::parse(server_url)?.origin();
+    let origin = HttpUrl::parse(server_url).ok()?.origin();
     Some((format!("{origin}{OAUTH_WELL_KNOWN}"), origin))
 }

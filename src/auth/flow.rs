@@ -28,10 +28,11 @@ use super::request::{
     RegistrationParams, TokenResponse,
 };
 use super::secret::Secret;
-use super::url::{query_param, resource_covers, HttpUrl};
+use super::url::{query_param, resource_covers};
 use super::AuthError;
 use crate::http::{HttpMethod, HttpText};
 use crate::outgoing::{ExchangeId, OutgoingRequest};
+use crate::url::HttpUrl;
 
 #[derive(Debug)]
 enum Phase {
@@ -419,7 +420,9 @@ impl AuthFlow {
         // 2025-03-26: no PRM; the server's origin is the authorization base URL.
         match legacy_metadata_url(&self.config.server_url) {
             Some((url, origin)) => {
-                self.resource = HttpUrl::parse(&self.config.server_url).map(|u| u.canonical());
+                self.resource = HttpUrl::parse(&self.config.server_url)
+                    .ok()
+                    .map(|u| u.canonical());
                 self.metadata_issuer = None;
                 self.phase = Phase::ServerMetadata {
                     urls: vec![url.clone()],

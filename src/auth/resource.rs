@@ -10,8 +10,8 @@ use serde_json::Map;
 use crate::http::{Body, HttpMethod, HttpRequestHead, HttpResponse};
 
 use super::metadata::ProtectedResourceMetadata;
-use super::url::HttpUrl;
 use super::AuthError;
+use crate::url::HttpUrl;
 
 /// The RFC 9728 well-known URI suffix.
 pub const PRM_WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
@@ -42,14 +42,15 @@ impl ProtectedResource {
         authorization_servers: impl IntoIterator<Item = S>,
     ) -> Result<Self, AuthError> {
         let url = HttpUrl::parse(resource_url)
-            .filter(|u| u.query.is_none() && !resource_url.contains('#'))
+            .ok()
+            .filter(|u| u.query().is_none() && !resource_url.contains('#'))
             .ok_or_else(|| {
                 AuthError::BadMetadata(format!(
                     "resource {resource_url:?} is not an absolute http(s) URL without query"
                 ))
             })?;
         let servers: Vec<String> = authorization_servers.into_iter().map(Into::into).collect();
-        if servers.is_empty() || servers.iter().any(|s| HttpUrl::parse(s).is_none()) {
+        if servers.is_empty() || servers.iter().any(|s| HttpUrl::parse(s).is_err()) {
             return Err(AuthError::BadMetadata(
                 "a protected resource needs at least one http(s) authorization server".into(),
             ));

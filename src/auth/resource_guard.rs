@@ -17,7 +17,7 @@ use super::bearer::{presented_bearer, PresentedBearer};
 use super::resource::ProtectedResource;
 use super::resource_challenge::BearerError;
 use super::secret::Secret;
-use super::url::HttpUrl;
+use crate::url::HttpUrl;
 
 /// The most JSON-RPC messages of one batch whose scopes are looked up; a longer batch needs
 /// every configured scope.
@@ -123,7 +123,8 @@ impl ProtectedResource {
         audience.iter().any(|aud| {
             aud == &self.resource
                 || HttpUrl::parse(aud)
-                    .filter(|u| u.query.is_none())
+                    .ok()
+                    .filter(|u| u.query().is_none())
                     .is_some_and(|u| u.canonical() == self.resource)
         })
     }

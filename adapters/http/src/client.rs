@@ -55,7 +55,7 @@ use mcp_sansio::session::Stats;
 use smol::LocalExecutor;
 
 use driver::{drive, Sinks};
-use endpoint_url::HttpUrl;
+use endpoint_url::{endpoint_parts, parse_endpoint};
 use exchange::Target;
 use repoll::Repoll;
 
@@ -143,11 +143,7 @@ pub fn connect_http_client(
     builder: ClientBuilder,
     options: HttpClientOptions,
 ) -> io::Result<McpHttpClient> {
-    let HttpUrl {
-        addr,
-        authority,
-        path,
-    } = HttpUrl::parse(url)?;
+    let (addr, authority, path) = endpoint_parts(&parse_endpoint(url)?);
     let target = Target::new(authority, path, &options);
     Ok(McpHttpClient {
         target,

@@ -11,7 +11,6 @@ use bytes::Bytes;
 use serde_json::json;
 
 use super::client_types::{ClientConfig, ClientEvent, CloseReason};
-use super::url::{HttpUrl, UrlError};
 use crate::framing::sse::{SseDecoder, SseItem};
 use crate::http::headers::accepts;
 use crate::http::types::HttpMethod;
@@ -19,6 +18,7 @@ use crate::http::HttpText;
 use crate::jsonrpc::{decode, Incoming, Message};
 use crate::outgoing::{Action, ExchangeId, InboundFrame, OutgoingRequest};
 use crate::session::TransmitKind;
+use crate::url::{HttpUrl, UrlError};
 
 /// The JSON-RPC error code of the error frames the transport makes for requests it could not
 /// deliver (the same as the Streamable client's).

@@ -16,7 +16,6 @@ use bytes::Bytes;
 
 use super::client::{request_errors, LegacyClient};
 use super::client_types::{ClientConfig, ClientEvent, CloseReason, TransportKind};
-use super::url::{HttpUrl, UrlError};
 use crate::framing::sse::{SseDecoder, SseItem};
 use crate::http::headers::accepts;
 use crate::http::types::HttpMethod;
@@ -24,6 +23,7 @@ use crate::http::HttpText;
 use crate::jsonrpc::{decode, Incoming, Message};
 use crate::outgoing::{Action, ExchangeId, InboundFrame, OutgoingRequest};
 use crate::session::TransmitKind;
+use crate::url::{HttpUrl, UrlError};
 
 /// The probe POST's id; the legacy client's ids start above it.
 const PROBE: ExchangeId = ExchangeId(0);

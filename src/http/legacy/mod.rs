@@ -8,7 +8,6 @@ mod detect;
 mod router;
 mod server;
 mod session;
-pub mod url;
 
 pub use client::LegacyClient;
 pub use client_types::{ClientConfig, ClientEvent, CloseReason, TransportKind};

@@ -35,11 +35,12 @@ use mcp_sansio::http::{HttpClient, TransportEvent};
 use smol::LocalExecutor;
 
 use super::driver::{drive, Sinks};
-use super::endpoint_url::HttpUrl;
+use super::endpoint_url::{endpoint_parts, parse_endpoint};
 use super::exchange::Target;
 use super::repoll::Repoll;
 use super::wire::{AnyEvent, Transport, Wire};
 use super::HttpClientOptions;
+use mcp_sansio::url::HttpUrl;
 
 /// Which transport to speak.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -86,7 +87,7 @@ pub fn connect_auto_client(
     options: HttpClientOptions,
     choice: TransportChoice,
 ) -> io::Result<McpAutoClient> {
-    let endpoint = HttpUrl::parse(url)?;
+    let endpoint = parse_endpoint(url)?;
     Ok(McpAutoClient {
         url: url.to_owned(),
         endpoint,
@@ -182,11 +183,7 @@ async fn run_auto<F: Future>(
         options.transport.clone(),
         Instant::now(),
     );
-    let HttpUrl {
-        addr,
-        authority,
-        path,
-    } = endpoint;
+    let (addr, authority, path) = endpoint_parts(&endpoint);
     let detected = Rc::new(Cell::new(match choice {
         TransportChoice::Auto => None,
         TransportChoice::Streamable => Some(TransportKind::StreamableHttp),

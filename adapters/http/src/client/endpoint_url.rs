@@ -1,54 +1,35 @@
-//! Splits an `http://host:port/path` URL into what the HTTP clients need: the address to
-//! connect to, the `Host` authority and the request path. One parser for the stateful, the
-//! auto-detecting and the 2026-07-28 clients, so they accept and reject the same URLs.
+//! The endpoint URL check shared by the stateful, the auto-detecting and the 2026-07-28
+//! clients, so they accept and reject the same URLs: the core's [`HttpUrl`] (WHATWG URL
+//! Standard), `http://` only (no TLS here).
 
 use std::io;
 
-/// The parts of an `http://` endpoint URL.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct HttpUrl {
-    /// `host:port` to connect to (port 80 when the URL has none; IPv6 hosts in brackets).
-    pub(crate) addr: String,
-    /// The URL's authority as written, sent as the `Host` header.
-    pub(crate) authority: String,
-    /// The path and query (`/` when the URL has none).
-    pub(crate) path: String,
+use mcp_sansio::url::HttpUrl;
+
+/// Parses `url`; only `http://` URLs with a host are accepted.
+pub(crate) fn parse_endpoint(url: &str) -> io::Result<HttpUrl> {
+    let invalid = |message: String| io::Error::new(io::ErrorKind::InvalidInput, message);
+    let parsed = HttpUrl::parse(url).map_err(|e| invalid(format!("bad URL {url}: {e}")))?;
+    if parsed.scheme() != "http" {
+        return Err(invalid(format!("only http:// URLs are supported: {url}")));
+    }
+    Ok(parsed)
 }
 
-impl HttpUrl {
-    /// Parses `url`; only `http://` URLs with a host are accepted (no TLS).
-    pub(crate) fn parse(url: &str) -> io::Result<Self> {
-        let invalid = |message: String| io::Error::new(io::ErrorKind::InvalidInput, message);
-        let uri: hyper::Uri = url
-            .parse()
-            .map_err(|e| invalid(format!("bad URL {url}: {e}")))?;
-        if uri.scheme_str() != Some("http") {
-            return Err(invalid(format!("only http:// URLs are supported: {url}")));
-        }
-        let authority = uri
-            .authority()
-            .ok_or_else(|| invalid("the URL has no host".to_owned()))?;
-        let host = authority
-            .host()
-            .trim_start_matches('[')
-            .trim_end_matches(']');
-        let port = authority.port_u16().unwrap_or(80);
-        let addr = if host.contains(':') {
-            format!("[{host}]:{port}")
-        } else {
-            format!("{host}:{port}")
-        };
-        let path = uri
-            .path_and_query()
-            .map(|p| p.as_str().to_owned())
-            .filter(|p| !p.is_empty())
-            .unwrap_or_else(|| "/".to_owned());
-        Ok(HttpUrl {
-            addr,
-            authority: authority.as_str().to_owned(),
-            path,
-        })
-    }
+/// `host:port` to connect to (the scheme's default port when the URL names none; IPv6 hosts
+/// in brackets).
+pub(crate) fn connect_addr(url: &HttpUrl) -> String {
+    format!("{}:{}", url.host(), url.port())
+}
+
+/// What a client needs of its endpoint: the address to connect to, the `Host` authority and
+/// the request target.
+pub(crate) fn endpoint_parts(url: &HttpUrl) -> (String, String, String) {
+    (
+        connect_addr(url),
+        url.authority().to_owned(),
+        url.path_and_query().to_owned(),
+    )
 }
 
 #[cfg(test)]
@@ -56,8 +37,7 @@ mod tests {
     use super::*;
 
     fn parts(url: &str) -> (String, String, String) {
-        let u = HttpUrl::parse(url).unwrap();
-        (u.addr, u.authority, u.path)
+        endpoint_parts(&parse_endpoint(url).unwrap())
     }
 
     #[test]
@@ -92,7 +72,7 @@ mod tests {
     #[test]
     fn rejects_other_schemes_and_garbage() {
         for url in ["https://127.0.0.1/mcp", "/mcp", "not a url", "ws://h/"] {
-            let err = HttpUrl::parse(url).unwrap_err();
+            let err = parse_endpoint(url).unwrap_err();
             assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{url}");
         }
     }

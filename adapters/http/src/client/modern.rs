@@ -18,7 +18,7 @@ use mcp_sansio::app::client::modern::{
 use smol::LocalExecutor;
 
 use super::authorize::send_authorized;
-use super::endpoint_url::HttpUrl;
+use super::endpoint_url::{endpoint_parts, parse_endpoint};
 use super::exchange::Target;
 use super::pool::{Pool, Sender};
 use super::HttpClientOptions;
@@ -47,11 +47,7 @@ where
     F: FnOnce(ModernHttpTransport) -> Fut,
     Fut: Future<Output = T>,
 {
-    let HttpUrl {
-        addr,
-        authority,
-        path,
-    } = HttpUrl::parse(url)?;
+    let (addr, authority, path) = endpoint_parts(&parse_endpoint(url)?);
     let executor = Rc::new(LocalExecutor::new());
     let transport = ModernHttpTransport {
         pool: Pool::new(addr, 8, executor.clone()),
