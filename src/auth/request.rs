@@ -17,6 +17,7 @@ use super::url::{query_param, with_query};
 use super::AuthError;
 use crate::http::{HttpMethod, HttpText};
 use crate::outgoing::{ExchangeId, OutgoingRequest};
+use ::url::{Host, Url};
 
 /// An HTTP response the application received.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -342,23 +343,19 @@ pub fn registration_request(endpoint: &str, p: &RegistrationParams<'_>) -> Outgo
 /// scheme), `web` for a redirect to an ordinary web origin.
 #[must_use]
 pub fn application_type(redirect_uri: &str) -> &'static str {
-    let Some((scheme, rest)) = redirect_uri.split_once("://") else {
-        // `com.example.app:/callback`: a private-use scheme is a native app's.
+    // Not a URL, or a private-use scheme (`com.example.app:/callback`): a native app's.
+    let Ok(url) = Url::parse(redirect_uri) else {
         return "native";
     };
-    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+    if !matches!(url.scheme(), "http" | "https") {
         return "native";
     }
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host_port = authority.rsplit('@').next().unwrap_or("");
-    let host = if let Some(v6) = host_port.strip_prefix('[') {
-        v6.split(']').next().unwrap_or("")
-    } else {
-        host_port.split(':').next().unwrap_or("")
+    let loopback = match url.host() {
+        Some(Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
     };
-    let loopback = host.eq_ignore_ascii_case("localhost")
-        || host == "::1"
-        || host.split('.').next() == Some("127") && host.split('.').count() == 4;
     if loopback {
         "native"
     } else {
