@@ -2,7 +2,7 @@
 //! invariants (no panic, chunking equivalence, limits, agreement with reference models).
 //!
 //! The state-machine bodies (`session_server`, `session_client`, `pair_ops`, `app_server`,
-//! `http_endpoint`, `http_client`, `legacy_router`) and `stateless_validate` decode an operation sequence from the input (see `ops`) and check invariants
+//! `http_endpoint`, `http_client`, `sse_transport_router`) and `stateless_validate` decode an operation sequence from the input (see `ops`) and check invariants
 //! after each step; `model_types` decodes the input as every MCP model type.
 //!
 //! cargo-fuzz targets call these; the unit tests below run them on seeds and on pseudo-random
@@ -19,20 +19,20 @@ mod app_ops;
 mod http_client_ops;
 mod http_ops;
 mod http_server_ops;
-mod legacy_ops;
 mod model_types;
 mod ops;
 mod pair_ops;
 mod session_ops;
+mod sse_transport_ops;
 mod stateless_ops;
 
 pub use app_ops::app_server;
 pub use http_client_ops::http_client;
 pub use http_ops::http_endpoint;
-pub use legacy_ops::legacy_router;
 pub use model_types::model_types;
 pub use pair_ops::pair_ops;
 pub use session_ops::{session_client, session_server};
+pub use sse_transport_ops::sse_transport_router;
 pub use stateless_ops::stateless_validate;
 
 /// A tiny deterministic generator for chunk sizes (xorshift64).

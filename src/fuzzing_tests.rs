@@ -134,7 +134,7 @@ const STATE_BODIES: &[Body] = &[
     ("app_server", app_server),
     ("http_endpoint", http_endpoint),
     ("http_client", http_client),
-    ("legacy_router", legacy_router),
+    ("sse_transport_router", sse_transport_router),
     ("stateless_validate", stateless_validate),
     ("model_types", model_types),
 ];

@@ -257,9 +257,9 @@ fn close_sends_delete_and_the_server_drops_the_session() {
 }
 
 #[test]
-fn stateless_json_servers_work_without_session_or_get() {
+fn sessionless_json_servers_work_without_session_or_get() {
     let config = EndpointConfig {
-        stateless: true,
+        sessionless: true,
         ..EndpointConfig::default()
     };
     let mut net = Net::new(config);

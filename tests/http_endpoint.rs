@@ -336,7 +336,7 @@ fn a_flood_of_uninitialized_sessions_never_locks_out_a_new_client() {
 #[test]
 fn sessionless_exchanges_have_their_own_limit() {
     let mut rig = Rig::new(EndpointConfig {
-        stateless: true,
+        sessionless: true,
         max_sessions: 0,
         max_exchanges: 1,
         ..Default::default()
@@ -940,9 +940,9 @@ fn a_request_id_in_flight_is_refused_and_a_refused_batch_leaves_none_of_its_ids_
 }
 
 #[test]
-fn stateless_mode_answers_json_without_sessions() {
+fn sessionless_mode_answers_json_without_sessions() {
     let mut rig = Rig::new(EndpointConfig {
-        stateless: true,
+        sessionless: true,
         ..Default::default()
     });
     let resp = rig.post(None, init("2025-06-18"));

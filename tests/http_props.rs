@@ -10,9 +10,9 @@ use mcp_sansio::model::Implementation;
 use proptest::prelude::*;
 use serde_json::json;
 
-fn endpoint(stateless: bool) -> Endpoint<Server> {
+fn endpoint(sessionless: bool) -> Endpoint<Server> {
     let config = EndpointConfig {
-        stateless,
+        sessionless,
         max_sessions: 4,
         replay_budget: 512,
         ..Default::default()
@@ -66,14 +66,14 @@ fn body() -> impl Strategy<Value = Vec<u8>> {
 proptest! {
     #[test]
     fn arbitrary_requests_never_panic(
-        stateless in any::<bool>(),
+        sessionless in any::<bool>(),
         steps in proptest::collection::vec(
             (0u8..4, proptest::collection::vec((header_name(), header_value()), 0..6), body(), any::<u8>(), 0u64..100_000, any::<bool>()),
             1..24,
         ),
     ) {
         let start = Instant::now();
-        let mut ep = endpoint(stateless);
+        let mut ep = endpoint(sessionless);
         let mut open = Vec::new();
         let mut statuses = std::collections::BTreeSet::new();
         let mut session: Option<String> = None;

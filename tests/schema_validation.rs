@@ -725,7 +725,7 @@ fn message_def(method: &str) -> &'static str {
         jsonrpc::NOTIFICATIONS_ROOTS_LIST_CHANGED => "RootsListChangedNotification",
         jsonrpc::NOTIFICATIONS_ELICITATION_COMPLETE => "ElicitationCompleteNotification",
         jsonrpc::NOTIFICATIONS_TASKS_STATUS => "TaskStatusNotification",
-        // 2026-07-28 (checked against its schema in tests/modern_schema.rs).
+        // 2026-07-28 (checked against its schema in tests/stateless_schema.rs).
         jsonrpc::SERVER_DISCOVER => "DiscoverRequest",
         jsonrpc::SUBSCRIPTIONS_LISTEN => "SubscriptionsListenRequest",
         jsonrpc::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED => {

@@ -57,7 +57,7 @@ fn config(c: &mut Cursor<'_>) -> EndpointConfig {
     EndpointConfig {
         replay_budget: if b & 16 == 0 { 1 << 20 } else { 200 },
         allow_get: b & 32 == 0,
-        stateless: b & 64 != 0 && b & 128 != 0,
+        sessionless: b & 64 != 0 && b & 128 != 0,
         response_mode: match b >> 6 {
             0 => ResponseMode::Auto,
             1 => ResponseMode::AlwaysSse,

@@ -1,4 +1,4 @@
-//! What the two server-side HTTP fuzz bodies (`http_endpoint`, `legacy_router`) share: the
+//! What the two server-side HTTP fuzz bodies (`http_endpoint`, `sse_transport_router`) share: the
 //! limits one input byte picks, a POST body, sending a request and checking its response, the
 //! bookkeeping of the bodies being pulled and the pull loop, and the time step. Each body keeps
 //! only what is its own (the request shapes and what a stream must carry).
@@ -11,7 +11,7 @@ use bytes::Bytes;
 use super::ops::{self, Cursor};
 use crate::app::runtime::{first_poll, Job};
 use crate::app::server::Server;
-use crate::http::legacy::Router;
+use crate::http::sse_transport::Router;
 use crate::http::{
     Body, Endpoint, EndpointConfig, HttpRequestHead, HttpResponse, StreamChunk, StreamId,
 };

@@ -1,7 +1,7 @@
 //! Fuzz body for the 2026-07-28 stateless request validation (`stateless::validate_request`
 //! and `ValidatedRequest::require`): a method from a vocabulary (or raw bytes) and params that
 //! are either raw fuzz bytes or a `_meta` built from choices (version, client capabilities,
-//! client info, log level, junk keys), against a modern-only or dual-era profile with some
+//! client info, log level, junk keys), against a stateless-only or dual-era profile with some
 //! server capabilities. Invariants: no panic; the same input gives the same answer; an
 //! accepted request names a version the profile serves statelessly (the one its `_meta` says)
 //! and a request method of the revision, and `require` refuses exactly the capabilities

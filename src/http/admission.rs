@@ -1,4 +1,4 @@
-//! The admission checks both server transports (Streamable HTTP and the legacy HTTP+SSE pair)
+//! The admission checks both server transports (Streamable HTTP and the HTTP+SSE pair)
 //! apply before reading a request's meaning: Host/Origin (DNS rebinding), a JSON body within
 //! the size limit, and the `MCP-Protocol-Version` header. One place, so the two transports a
 //! server mounts side by side can never drift apart on policy.

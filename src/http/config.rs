@@ -43,7 +43,7 @@ pub struct EndpointConfig {
     /// Whether DELETE terminates a session (off: 405). Default on.
     pub allow_delete: bool,
     /// No sessions: every POST is answered on its own with JSON. Default off.
-    pub stateless: bool,
+    pub sessionless: bool,
     /// JSON or SSE for request responses. Default `Auto`.
     pub response_mode: ResponseMode,
     /// SSE `retry` (ms) sent with priming events to 2025-11-25 sessions. Default 1000.
@@ -78,7 +78,7 @@ impl Default for EndpointConfig {
             replay_budget: 1 << 20,
             allow_get: true,
             allow_delete: true,
-            stateless: false,
+            sessionless: false,
             response_mode: ResponseMode::Auto,
             retry_ms: 1000,
             hosts: HostPolicy::default(),

@@ -24,8 +24,8 @@ mod deadline_tests;
 mod get;
 #[path = "endpoint_keepalive.rs"]
 mod keepalive;
-#[path = "endpoint_modern.rs"]
-mod modern;
+#[path = "endpoint_stateless.rs"]
+mod stateless;
 
 use super::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
 use crate::app::runtime::Job;
@@ -150,8 +150,8 @@ impl<M: Machine> Endpoint<M> {
         if let Err(resp) = admission::check_host_origin(&self.config, &fields) {
             return resp;
         }
-        if Self::is_modern(&fields) {
-            return self.handle_modern(now, head, body);
+        if Self::is_stateless(&fields) {
+            return self.handle_stateless(now, head, body);
         }
         match head.method {
             HttpMethod::Post => self.handle_post(now, &head.peer, &fields, body, random),
@@ -198,9 +198,9 @@ impl<M: Machine> Endpoint<M> {
         let is_init =
             matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
         let is_batch = matches!(incoming, Incoming::Batch(_));
-        if self.config.stateless {
+        if self.config.sessionless {
             let requests = requests().cloned().collect();
-            return self.handle_stateless(now, fields, body, requests, is_batch);
+            return self.handle_sessionless(now, fields, body, requests, is_batch);
         }
         // The id as the client sent it (borrowed from the head), or the new one.
         let new_sid;

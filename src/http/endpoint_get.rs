@@ -1,4 +1,4 @@
-//! The endpoint's GET (standalone stream, resumption), DELETE and stateless POST paths.
+//! The endpoint's GET (standalone stream, resumption), DELETE and sessionless POST paths.
 
 use std::time::Instant;
 
@@ -16,7 +16,7 @@ use crate::http::ResponseMode;
 use crate::jsonrpc::{decode, Incoming, Message, RequestId};
 
 impl<M: Machine> Endpoint<M> {
-    pub(super) fn handle_stateless(
+    pub(super) fn handle_sessionless(
         &mut self,
         now: Instant,
         fields: &KnownFields<'_>,
@@ -41,7 +41,7 @@ impl<M: Machine> Endpoint<M> {
                 |i| matches!(i, Incoming::Single(Message::Request(r)) if r.method == "initialize"),
             );
         if !is_init {
-            // No handshake in stateless mode: stand one in for the client.
+            // No handshake in sessionless mode: stand one in for the client.
             handshake(&mut machine, now, version);
         }
         let mut state = SessionState::new(machine, now, 0, self.config.retry_ms);
@@ -67,7 +67,7 @@ impl<M: Machine> Endpoint<M> {
     }
 
     pub(super) fn handle_get(&mut self, now: Instant, fields: &KnownFields<'_>) -> HttpResponse {
-        if self.config.stateless || !self.config.allow_get {
+        if self.config.sessionless || !self.config.allow_get {
             return method_not_allowed();
         }
         if !accepts(fields.accept.unwrap_or(""), SSE) {
@@ -125,7 +125,7 @@ impl<M: Machine> Endpoint<M> {
     }
 
     pub(super) fn handle_delete(&mut self, now: Instant, fields: &KnownFields<'_>) -> HttpResponse {
-        if self.config.stateless || !self.config.allow_delete {
+        if self.config.sessionless || !self.config.allow_delete {
             return method_not_allowed();
         }
         let sid = match self.lookup(fields) {

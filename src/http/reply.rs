@@ -1,5 +1,5 @@
 //! Small pieces of the endpoint that need none of its state: error responses, the stand-in
-//! handshake of stateless mode, and reading `notifications/cancelled`.
+//! handshake of sessionless mode, and reading `notifications/cancelled`.
 
 use std::time::Instant;
 
@@ -14,7 +14,7 @@ use crate::model::ProtocolVersion;
 const JSON: &str = "application/json";
 
 /// Feeds `machine` an `initialize` and `initialized` for `version` and discards the answer
-/// (stateless mode has no handshake of its own).
+/// (sessionless mode has no handshake of its own).
 pub(crate) fn handshake<M: Machine>(machine: &mut M, now: Instant, version: ProtocolVersion) {
     let init = json!({"jsonrpc": "2.0", "id": "stateless-init", "method": "initialize",
         "params": {"protocolVersion": version.as_str(), "capabilities": {},

@@ -192,7 +192,7 @@ const fn info(
 
 /// Every method of every revision. Those 2026-07-28 removed (or embedded in input-required
 /// results) end at 2025-11-25; its new ones start at 2026-07-28. Directions and gates are the
-/// stateful revisions' ones: see [`super::modern::MODERN_METHODS`] for 2026-07-28's.
+/// stateful revisions' ones: see [`super::stateless::STATELESS_METHODS`] for 2026-07-28's.
 pub const METHODS: &[MethodInfo] = &[
     MethodInfo {
         until: Some(V4),

@@ -1,7 +1,7 @@
 //! What a server declares about itself for the stateless revision, and the `server/discover`
 //! result built from it.
 
-use crate::model::modern::{set_server_info, CacheHints, DiscoverResponse, DiscoverResult};
+use crate::model::stateless::{set_server_info, CacheHints, DiscoverResponse, DiscoverResult};
 use crate::model::{Extra, Implementation, Meta, ProtocolVersion, ServerCapabilities};
 
 /// The most versions a profile advertises; more are ignored (the list is tiny in practice).
@@ -25,7 +25,7 @@ pub struct ServerProfile {
 }
 
 impl ServerProfile {
-    /// A modern-only server speaking 2026-07-28, with discover results public for a minute.
+    /// A stateless-only server speaking 2026-07-28, with discover results public for a minute.
     pub fn new(info: Implementation, capabilities: ServerCapabilities) -> Self {
         ServerProfile {
             supported_versions: vec![ProtocolVersion::V2026_07_28],
@@ -39,9 +39,9 @@ impl ServerProfile {
     /// Also accept the stateful revisions through `initialize` (a dual-era server): they are
     /// listed after the stateless ones, newest first.
     pub fn dual_era(mut self) -> Self {
-        let mut legacy = ProtocolVersion::STATEFUL;
-        legacy.reverse();
-        for v in legacy {
+        let mut stateful = ProtocolVersion::STATEFUL;
+        stateful.reverse();
+        for v in stateful {
             if !self.supported_versions.contains(&v) {
                 self.supported_versions.push(v);
             }

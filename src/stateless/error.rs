@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::jsonrpc::{code, ErrorObject};
-use crate::model::modern::{missing_capability_error, unsupported_version_error};
+use crate::model::stateless::{missing_capability_error, unsupported_version_error};
 use crate::model::ClientCapabilities;
 
 /// A refused stateless request.

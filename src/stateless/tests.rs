@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::jsonrpc::{self as m, code, RawJson};
-use crate::model::modern::ResultType;
+use crate::model::stateless::ResultType;
 use crate::model::{ClientCapabilityKey as C, Implementation, ProtocolVersion, ServerCapabilities};
 
 fn profile() -> ServerProfile {
@@ -182,7 +182,7 @@ fn discover_carries_versions_capabilities_cache_hints_and_server_info() {
                 {"name": "ExampleServer", "version": "1.0.0"}},
         })
     );
-    let back: crate::model::modern::DiscoverResponse = serde_json::from_value(result).unwrap();
+    let back: crate::model::stateless::DiscoverResponse = serde_json::from_value(result).unwrap();
     assert_eq!(back.result_type, ResultType::Complete);
     assert_eq!(back.body.server_info().unwrap().name, "ExampleServer");
 }

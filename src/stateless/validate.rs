@@ -7,8 +7,8 @@ use serde::Deserialize;
 use super::capabilities::{capability_name, missing_capabilities, required_capabilities_object};
 use super::{ServerProfile, StatelessError};
 use crate::jsonrpc::RawJson;
-use crate::model::modern::{
-    modern_method, ModernMethod, RequestMeta, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY,
+use crate::model::stateless::{
+    stateless_method, RequestMeta, StatelessMethod, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY,
 };
 use crate::model::{
     server_capability_for, ClientCapabilities, ClientCapabilityKey, Meta, MethodKind,
@@ -21,7 +21,7 @@ pub struct ValidatedRequest {
     /// The revision the request uses.
     pub version: ProtocolVersion,
     /// What the revision says about the method.
-    pub method: &'static ModernMethod,
+    pub method: &'static StatelessMethod,
     /// The client capabilities the request declared.
     pub client_capabilities: ClientCapabilities,
     /// The whole typed `_meta` (client info, log level, other keys).
@@ -57,7 +57,7 @@ pub fn validate_request(
     params: Option<&RawJson>,
 ) -> Result<ValidatedRequest, StatelessError> {
     let (version, meta) = validate_meta(profile, params)?;
-    let info = modern_method(method)
+    let info = stateless_method(method)
         .filter(|i| i.kind == MethodKind::Request)
         .ok_or_else(|| StatelessError::MethodNotFound(method.to_owned()))?;
     if let Some(key) = server_capability_for(method, version) {

@@ -3,7 +3,7 @@
 //! is the Unix-millisecond time the caller passes in, plus the wire shapes (`CreateTaskResult`,
 //! `DetailedTask`) and the params of `tasks/get`, `tasks/update` and `tasks/cancel`.
 //!
-//! The server layer (`app::server`) runs the jobs and calls into the store; see docs/modern.md.
+//! The server layer (`app::server`) runs the jobs and calls into the store; see docs/stateless.md.
 
 mod store;
 mod time;

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::store::{Task, TaskStatus};
 use crate::jsonrpc::{ErrorObject, RawJson};
-use crate::model::modern::missing_capability_error;
+use crate::model::stateless::missing_capability_error;
 use crate::model::ClientCapabilities;
 
 /// The extension's identifier, the key under `capabilities.extensions`.

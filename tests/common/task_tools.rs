@@ -10,7 +10,7 @@ use std::task::Poll;
 
 use mcp_sansio::app::server::{CallToolResult, PeerError, Tool};
 use mcp_sansio::jsonrpc::ErrorObject;
-use mcp_sansio::model::modern::InputRequest;
+use mcp_sansio::model::stateless::InputRequest;
 use mcp_sansio::tasks::TaskSupport;
 use serde_json::{json, Value};
 

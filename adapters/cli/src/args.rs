@@ -44,8 +44,8 @@ pub(crate) enum Command {
         after_help = "Examples:\n  mcp-sansio serve --stdio\n  mcp-sansio serve --http 127.0.0.1:8080\n  \
         mcp-sansio serve --http            # a free loopback port\n\n\
         --stdio: protocol messages go to stdout only; logs go to stderr. The server exits when stdin \
-        ends.\n--http: serves Streamable HTTP at http://ADDR/mcp and the legacy HTTP+SSE transport \
-        (2024-11-05) at http://ADDR/sse + /messages; prints `listening on URL` and `legacy SSE on \
+        ends.\n--http: serves Streamable HTTP at http://ADDR/mcp and the HTTP+SSE transport \
+        (2024-11-05) at http://ADDR/sse + /messages; prints `listening on URL` and `HTTP+SSE on \
         URL` on stderr once bound; Host/Origin must be localhost, 127.0.0.1 or [::1]. It stops \
         gracefully on SIGINT or SIGTERM."
     )]
@@ -89,7 +89,7 @@ List operations follow nextCursor to the end and print every item in one result 
 the first page only). Server log messages go to stderr.
 
 The era is probed (--era auto): a stateless 2026-07-28 `server/discover` first, and on any
-error or no answer within 3 s (10 s over stdio, which includes the server's start) the `initialize` handshake; --era legacy|modern skips the probe.
+error or no answer within 3 s (10 s over stdio, which includes the server's start) the `initialize` handshake; --era stateful|stateless skips the probe.
 --verbose prints `detected era: <version>` on stderr.
 
 Exit status: 0 success; 1 failure: the server could not be started or closed early, a JSON-RPC
@@ -105,8 +105,8 @@ Examples:
   mcp-sansio client --stdio complete prompt greet --arg name --value A -- ./my-server
   mcp-sansio client --stdio set-level debug -- ./my-server
   mcp-sansio client http://127.0.0.1:3000/mcp tools list
-  mcp-sansio client http://127.0.0.1:3000/mcp --era modern --verbose tools list
-  mcp-sansio client http://127.0.0.1:3000/sse --verbose ping     # finds the legacy SSE transport
+  mcp-sansio client http://127.0.0.1:3000/mcp --era stateless --verbose tools list
+  mcp-sansio client http://127.0.0.1:3000/sse --verbose ping     # finds the HTTP+SSE transport
   mcp-sansio client http://127.0.0.1:3000/sse --transport sse tools list
   mcp-sansio client http://127.0.0.1:3000/mcp --bearer-token T tools call echo --args '{\"text\":\"hi\"}'
   mcp-sansio client http://127.0.0.1:3000/mcp --client-id app --client-secret S --client-credentials tools list
@@ -125,7 +125,7 @@ pub(crate) struct ServeArgs {
     /// Serve on this process's stdin/stdout.
     #[arg(long)]
     pub(crate) stdio: bool,
-    /// Serve Streamable HTTP at http://ADDR/mcp and legacy HTTP+SSE at http://ADDR/sse
+    /// Serve Streamable HTTP at http://ADDR/mcp and HTTP+SSE at http://ADDR/sse
     /// (default 127.0.0.1:0: a free loopback port).
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
     pub(crate) http: Option<String>,
@@ -144,7 +144,7 @@ pub(crate) struct ClientArgs {
     #[arg(long, conflicts_with = "url", required_unless_present = "url")]
     pub(crate) stdio: bool,
     /// Talk to the HTTP server at this URL instead (http://host:port/path): Streamable HTTP or
-    /// the legacy HTTP+SSE transport, detected (see --transport).
+    /// the HTTP+SSE transport, detected (see --transport).
     #[arg(value_name = "URL")]
     pub(crate) url: Option<String>,
     /// HTTP only: send `Authorization: Bearer <TOKEN>` with every request.
@@ -154,16 +154,16 @@ pub(crate) struct ClientArgs {
     #[command(flatten)]
     pub(crate) oauth: crate::client_auth::OAuthArgs,
     /// HTTP only: the transport to speak. auto: POST initialize (Streamable HTTP), and on
-    /// 400, 404 or 405 fall back to the legacy HTTP+SSE transport (GET, `endpoint` event).
+    /// 400, 404 or 405 fall back to the HTTP+SSE transport (GET, `endpoint` event).
     #[arg(long, value_enum, value_name = "KIND", default_value_t = TransportArg::Auto)]
     pub(crate) transport: TransportArg,
     /// The protocol era. auto: probe with a stateless `server/discover` (2026-07-28) and fall
-    /// back to `initialize` on any error or timeout; legacy: `initialize` only; modern:
+    /// back to `initialize` on any error or timeout; stateful: `initialize` only; stateless:
     /// 2026-07-28 requests only.
     #[arg(long, value_enum, value_name = "ERA", default_value_t = EraArg::Auto)]
     pub(crate) era: EraArg,
     /// Report on stderr the era found (`detected era: <version>`), the transport spoken and
-    /// the legacy message URL.
+    /// the HTTP+SSE message URL.
     #[arg(long, short = 'v')]
     pub(crate) verbose: bool,
     /// Print results indented for people instead of one compact JSON line.
@@ -189,11 +189,11 @@ pub(crate) struct ClientArgs {
 /// The HTTP transport of `client URL`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum TransportArg {
-    /// Detect: Streamable HTTP first, legacy HTTP+SSE on 400/404/405.
+    /// Detect: Streamable HTTP first, HTTP+SSE on 400/404/405.
     Auto,
     /// Streamable HTTP (2025-03-26 and later); the URL is the MCP endpoint.
     Streamable,
-    /// Legacy HTTP+SSE (2024-11-05); the URL is the SSE endpoint.
+    /// HTTP+SSE (2024-11-05); the URL is the SSE endpoint.
     Sse,
 }
 
@@ -203,9 +203,11 @@ pub(crate) enum EraArg {
     /// Probe: 2026-07-28 if `server/discover` answers, otherwise `initialize`.
     Auto,
     /// The `initialize` handshake (2025-11-25 and earlier).
-    Legacy,
+    #[value(alias = "legacy")]
+    Stateful,
     /// Stateless 2026-07-28.
-    Modern,
+    #[value(alias = "modern")]
+    Stateless,
 }
 
 /// Where the server's stderr goes.

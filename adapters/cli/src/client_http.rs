@@ -1,5 +1,5 @@
 //! `mcp-sansio client URL`: the same operations as `client --stdio`, against an HTTP server
-//! through `mcp_sansio_http::client`'s auto-detecting client: Streamable HTTP, or the legacy
+//! through `mcp_sansio_http::client`'s auto-detecting client: Streamable HTTP, or the HTTP+SSE
 //! HTTP+SSE transport found by the 2025-03-26 fallback (or forced with `--transport`). With
 //! `--verbose` the transport spoken is reported on stderr (`transport: sse` or
 //! `transport: streamable`). The request logic is `client_cmd`'s.
@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use mcp_sansio::app::client::Client;
-use mcp_sansio::http::legacy::{ClientEvent as WireEvent, TransportKind};
+use mcp_sansio::http::sse_transport::{ClientEvent as WireEvent, TransportKind};
 use mcp_sansio::http::TransportEvent;
 use mcp_sansio::model::Implementation;
 use mcp_sansio_http::client::{connect_auto_client, HttpClientOptions, TransportChoice};
@@ -66,7 +66,7 @@ pub(crate) fn run(args: &ClientArgs, planned: PlannedRequest, url: &str) -> Resu
 fn transport_name(kind: TransportKind) -> &'static str {
     match kind {
         TransportKind::StreamableHttp => "streamable",
-        TransportKind::LegacySse => "sse",
+        TransportKind::SseTransport => "sse",
     }
 }
 
@@ -81,18 +81,20 @@ pub(crate) fn report_transport_event(event: TransportEvent) {
     }
 }
 
-/// Detection and legacy transport events: failures always, the rest with `--verbose`.
+/// Detection and HTTP+SSE transport events: failures always, the rest with `--verbose`.
 fn report_wire_event(event: WireEvent, verbose: bool) {
     match event {
         WireEvent::Detected(kind) if verbose => {
             eprintln!("detected transport: {}", transport_name(kind))
         }
-        WireEvent::Ready { post_url } if verbose => eprintln!("legacy message URL: {post_url}"),
+        WireEvent::Ready { post_url } if verbose => eprintln!("HTTP+SSE message URL: {post_url}"),
         WireEvent::PostFailed { status } => match status {
             Some(status) => eprintln!("the message endpoint answered HTTP {status}"),
             None => eprintln!("a message POST failed"),
         },
-        WireEvent::Closed(reason) if reason != mcp_sansio::http::legacy::CloseReason::Local => {
+        WireEvent::Closed(reason)
+            if reason != mcp_sansio::http::sse_transport::CloseReason::Local =>
+        {
             eprintln!("HTTP transport closed: {reason:?}")
         }
         _ => {}

@@ -1,12 +1,12 @@
 //! `mcp-sansio client ... tools call NAME` on the 2026-07-28 path when the server makes the
 //! call a task (tasks extension): waits for the task on smol's clock and timer, polling at the
 //! server's interval, and hands back its inlined outcome. The decisions are the core's
-//! (`ModernClient::wait_task`); this file only supplies the clock.
+//! (`StatelessClient::wait_task`); this file only supplies the clock.
 
 use std::time::Instant;
 
-use mcp_sansio::app::client::modern::{
-    ModernClient, ModernTransport, TaskClock, TaskHandle, TaskOutcome,
+use mcp_sansio::app::client::stateless::{
+    StatelessClient, StatelessTransport, TaskClock, TaskHandle, TaskOutcome,
 };
 use serde_json::Value;
 
@@ -25,8 +25,8 @@ impl TaskClock for SmolClock {
 
 /// `result` itself when it is not a `CreateTaskResult`; else the result of the task once it
 /// completed (a failed or cancelled task is an error).
-pub(crate) async fn finish_tool_call<T: ModernTransport>(
-    client: &mut ModernClient,
+pub(crate) async fn finish_tool_call<T: StatelessTransport>(
+    client: &mut StatelessClient,
     wire: &mut T,
     result: Value,
 ) -> Result<Value, String> {

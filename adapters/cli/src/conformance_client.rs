@@ -34,7 +34,7 @@ pub(crate) fn run(url: &str) -> Result<(), Failure> {
     })?;
     // The suite names the revision under test; 2026-07-28 is stateless end to end.
     if std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() == Ok("2026-07-28") {
-        return crate::conformance_modern::run(url, &scenario);
+        return crate::conformance_stateless::run(url, &scenario);
     }
     let auth = AUTH_SCENARIOS.contains(&scenario.as_str());
     if !SCENARIOS.contains(&scenario.as_str()) && !auth {

@@ -25,8 +25,8 @@ use serde_json::{json, Value};
 #[path = "fixture_extras.rs"]
 mod late;
 pub(crate) use late::extras;
-#[path = "fixture_modern.rs"]
-mod modern;
+#[path = "fixture_stateless.rs"]
+mod stateless;
 #[path = "fixture_tasks.rs"]
 mod tasks;
 
@@ -56,7 +56,7 @@ pub(crate) fn page_size_from_env(config: &mut Config) {
 /// One server (one session) of the reference fixture, sharing the definitions of `factory`.
 pub(crate) fn fixture_server(factory: &ServerFactory, now: Instant) -> Server {
     let mut server = factory.server(now);
-    server.handle_wall_clock(now, modern::unix_ms());
+    server.handle_wall_clock(now, stateless::unix_ms());
     server
 }
 
@@ -71,8 +71,8 @@ pub(crate) fn fixture_factory(config: Config, sleep: Sleep) -> ServerFactory {
     for tool in tools(sleep.clone())
         .into_iter()
         .chain(tasks::tools(sleep))
-        .chain(modern::input_required_tools())
-        .chain(modern::diagnostic_tools())
+        .chain(stateless::input_required_tools())
+        .chain(stateless::diagnostic_tools())
     {
         builder = builder.tool(tool);
     }
@@ -83,9 +83,9 @@ pub(crate) fn fixture_factory(config: Config, sleep: Sleep) -> ServerFactory {
         builder = builder.prompt(prompt);
     }
     builder
-        .prompt(modern::input_required_prompt())
-        .request_state_key(modern::state_key())
-        .request_state_replay_guard(modern::replay_guard())
+        .prompt(stateless::input_required_prompt())
+        .request_state_key(stateless::state_key())
+        .request_state_replay_guard(stateless::replay_guard())
         .tasks(tasks::table())
         .resource_template(template_data())
         .completion(completion_handler(|_req, _ctx| async {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use mcp_sansio::app::server::{CallToolResult, PeerError, RequestContext, Tasks, Tool};
 use mcp_sansio::jsonrpc::ErrorObject;
-use mcp_sansio::model::modern::InputRequest;
+use mcp_sansio::model::stateless::InputRequest;
 use mcp_sansio::tasks::{TaskLimits, TaskSupport};
 use serde_json::{json, Value};
 
@@ -33,7 +33,7 @@ fn random_id() -> [u8; 16] {
         // Unique without the OS source: the clock and a process counter.
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        bytes[..8].copy_from_slice(&super::modern::unix_ms().to_be_bytes());
+        bytes[..8].copy_from_slice(&super::stateless::unix_ms().to_be_bytes());
         bytes[8..].copy_from_slice(&n.to_be_bytes());
     }
     bytes

@@ -10,18 +10,18 @@ mod client_auth;
 mod client_cmd;
 mod client_http;
 mod client_inputs;
-mod client_modern;
+mod client_stateless;
 mod client_tasks;
 mod conformance_auth;
 mod conformance_client;
-mod conformance_modern;
+mod conformance_stateless;
 mod fd_limit;
 mod fixture;
-mod modern_stdio;
 mod request;
 mod serve_auth;
 mod serve_http;
 mod serve_limits;
+mod stateless_stdio;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -182,10 +182,10 @@ fn run_client(client: &ClientArgs, server: Option<Vec<OsString>>) -> Result<(), 
                 "a server command after `--` only goes with --stdio".into(),
             ));
         }
-        return client_modern::run(
+        return client_stateless::run(
             client,
             request::plan(&client.op),
-            client_modern::Target::Url(url),
+            client_stateless::Target::Url(url),
         );
     }
     let server = match server {
@@ -198,10 +198,10 @@ fn run_client(client: &ClientArgs, server: Option<Vec<OsString>>) -> Result<(), 
             ))
         }
     };
-    client_modern::run(
+    client_stateless::run(
         client,
         request::plan(&client.op),
-        client_modern::Target::Stdio(&server),
+        client_stateless::Target::Stdio(&server),
     )
 }
 

@@ -1,6 +1,6 @@
 //! `serve --http ADDR`: the reference fixture on the HTTP adapter: Streamable HTTP at `/mcp`,
-//! the legacy HTTP+SSE pair (2024-11-05) at `/sse` + `/messages`. Prints
-//! `listening on http://HOST:PORT/mcp` then `legacy SSE on http://HOST:PORT/sse` on stderr once
+//! the HTTP+SSE pair (2024-11-05) at `/sse` + `/messages`. Prints
+//! `listening on http://HOST:PORT/mcp` then `HTTP+SSE on http://HOST:PORT/sse` on stderr once
 //! bound (so port 0 works for tests), then `max connections N` (the effective cap), and shuts
 //! down gracefully on SIGINT or SIGTERM. The connection cap and timeouts come from the flags
 //! of `serve_limits.rs`. The fixture's definitions are built once; every HTTP session gets its
@@ -89,7 +89,7 @@ pub(crate) fn serve_http(
     });
     eprintln!("listening on {}", server.url());
     if let Some(sse) = server.sse_url() {
-        eprintln!("legacy SSE on {sse}");
+        eprintln!("HTTP+SSE on {sse}");
     }
     eprintln!("max connections {max_connections}");
     // After the URL lines (tests and scripts read the first line for the URL).

@@ -1,4 +1,4 @@
-//! `mcp-sansio client --era auto|legacy|modern` against our own dual-era server over stdio
+//! `mcp-sansio client --era auto|stateful|stateless` against our own dual-era server over stdio
 //! and HTTP (the era reported, and the answer shaped by that era only: `resultType` and the
 //! serverInfo `_meta` at 2026-07-28, neither after `initialize`), and the `auto` probe falling
 //! back to `initialize` on servers that only speak the handshake era: the TypeScript SDK's
@@ -79,8 +79,8 @@ fn answer(out: &Output) -> (Value, String) {
 }
 
 /// Checks the era line and that the result has exactly that era's shape.
-fn assert_era(json: &Value, stderr: &str, modern: bool) {
-    let (want, other) = if modern {
+fn assert_era(json: &Value, stderr: &str, stateless: bool) {
+    let (want, other) = if stateless {
         ("detected era: 2026-07-28", "detected era: 2025-11-25")
     } else {
         ("detected era: 2025-11-25", "detected era: 2026-07-28")
@@ -88,7 +88,7 @@ fn assert_era(json: &Value, stderr: &str, modern: bool) {
     assert!(stderr.contains(want), "{stderr}");
     assert!(!stderr.contains(other), "{stderr}");
     let server_info = &json["_meta"]["io.modelcontextprotocol/serverInfo"]["name"];
-    if modern {
+    if stateless {
         assert_eq!(json["resultType"], "complete", "{json}");
         assert_eq!(server_info, "mcp-sansio-reference-fixture", "{json}");
     } else {
@@ -103,26 +103,26 @@ fn first_text(json: &Value) -> &str {
 
 /// Each era against `target`: a tool call and a full listing, shaped by the era.
 fn each_era(target: &[&str], server: &[&str]) {
-    for (era, modern) in [("auto", true), ("modern", true), ("legacy", false)] {
+    for (era, stateless) in [("auto", true), ("stateless", true), ("stateful", false)] {
         let mut args = target.to_vec();
         args.extend(["--era", era]);
         let call = client(&args, &["tools", "call", "test_simple_text"], server);
         let (json, stderr) = answer(&call);
-        assert_era(&json, &stderr, modern);
+        assert_era(&json, &stderr, stateless);
         assert_eq!(
             first_text(&json),
             "This is a simple text response for testing."
         );
         let list = client(&args, &["tools", "list"], server);
         let (json, stderr) = answer(&list);
-        assert_era(&json, &stderr, modern);
+        assert_era(&json, &stderr, stateless);
         let tools = json["tools"].as_array().expect("tools");
         assert!(
             tools.iter().any(|t| t["name"] == "test_simple_text"),
             "{json}"
         );
         assert!(json.get("nextCursor").is_none(), "pages followed: {json}");
-        if modern {
+        if stateless {
             // The cache hints of a cacheable result are passed through as data.
             assert!(
                 json["ttlMs"].is_u64() && json["cacheScope"].is_string(),
@@ -144,13 +144,13 @@ fn our_server_over_http_in_each_era() {
 }
 
 #[test]
-fn modern_ping_is_a_discover_and_set_level_is_refused() {
+fn stateless_ping_is_a_discover_and_set_level_is_refused() {
     let server = [BIN, "serve", "--stdio"];
-    let ping = client(&["--stdio", "--era", "modern"], &["ping"], &server);
+    let ping = client(&["--stdio", "--era", "stateless"], &["ping"], &server);
     let (json, _) = answer(&ping);
     assert_eq!(json, serde_json::json!({}));
     let level = client(
-        &["--stdio", "--era", "modern"],
+        &["--stdio", "--era", "stateless"],
         &["set-level", "debug"],
         &server,
     );
@@ -159,9 +159,9 @@ fn modern_ping_is_a_discover_and_set_level_is_refused() {
 }
 
 #[test]
-fn a_modern_resource_read_of_a_missing_uri_fails_with_the_servers_error() {
+fn a_stateless_resource_read_of_a_missing_uri_fails_with_the_servers_error() {
     let out = client(
-        &["--stdio", "--era", "modern"],
+        &["--stdio", "--era", "stateless"],
         &[
             "resources",
             "read",
@@ -200,7 +200,7 @@ fn the_probe_falls_back_on_the_ts_sdk_server() {
 }
 
 #[test]
-fn the_python_sdk_stdio_server_is_found_modern() {
+fn the_python_sdk_stdio_server_is_found_stateless() {
     if !peers_ready() {
         return;
     }
@@ -245,7 +245,7 @@ fn the_probe_falls_back_after_a_timeout_on_a_server_silent_before_initialize() {
 }
 
 #[test]
-fn the_python_sdk_http_server_is_found_modern_and_served_statelessly() {
+fn the_python_sdk_http_server_is_found_stateless_and_served_statelessly() {
     if !peers_ready() {
         return;
     }

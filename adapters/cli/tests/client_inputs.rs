@@ -1,4 +1,4 @@
-//! `mcp-sansio client --era modern` answering our fixture's input-required tools with the
+//! `mcp-sansio client --era stateless` answering our fixture's input-required tools with the
 //! input flags: `--elicit accept|decline|cancel` (+ `--elicit-content`), `--root`,
 //! `--sample-text` (sampling fails without it), over stdio and HTTP; bad flag values are usage
 //! errors.
@@ -7,20 +7,20 @@ use std::process::Output;
 
 #[path = "support/http_fixture.rs"]
 mod http_fixture;
-#[path = "support/modern_cli.rs"]
-mod modern_cli;
+#[path = "support/stateless_cli.rs"]
+mod stateless_cli;
 
 use http_fixture::HttpFixture;
-use modern_cli::run_modern_client;
+use stateless_cli::run_stateless_client;
 
-/// `mcp-sansio client <target> --era modern <flags> tools call <tool> [-- serve --stdio]`.
+/// `mcp-sansio client <target> --era stateless <flags> tools call <tool> [-- serve --stdio]`.
 fn call(target: &[&str], flags: &[&str], tool: &str) -> Output {
     let args: Vec<&str> = flags
         .iter()
         .copied()
         .chain(["tools", "call", tool])
         .collect();
-    run_modern_client(target, &args)
+    run_stateless_client(target, &args)
 }
 
 fn ok_text(out: &Output) -> String {

@@ -1,19 +1,21 @@
 //! The 2026-07-28 client's listen streams against our own `serve --http`: two streams (one
 //! for tool list changes, one for prompt list changes) opened with
-//! `ModernHttpTransport::listen`, each acknowledged with its agreed filter; a tool that changes
+//! `StatelessHttpTransport::listen`, each acknowledged with its agreed filter; a tool that changes
 //! the tool list, called on another connection, reaches only the tools stream, tagged for it,
 //! and makes the client's cached `tools/list` stale; the prompt change reaches only the
 //! prompts stream; dropping a stream closes it.
 
 use std::time::Duration;
 
-use mcp_sansio::app::client::modern::{ListenEvent, ListenFilter, ModernClient, ModernError};
+use mcp_sansio::app::client::stateless::{
+    ListenEvent, ListenFilter, StatelessClient, StatelessClientError,
+};
 use mcp_sansio::app::client::Client;
 use mcp_sansio::app::server::{
     CallToolResult, ListenEvent as Announced, Resource, ResourceContents, Server, Tool,
 };
 use mcp_sansio::model::Implementation;
-use mcp_sansio_http::client::{block_on_modern_http, HttpClientOptions, HttpListenStream};
+use mcp_sansio_http::client::{block_on_stateless_http, HttpClientOptions, HttpListenStream};
 use mcp_sansio_http::server::{HttpServer, HttpServerOptions};
 use serde_json::json;
 
@@ -41,12 +43,12 @@ async fn next(stream: &mut HttpListenStream, wait: Duration) -> Option<ListenEve
 fn two_listen_streams_get_only_their_own_changes_over_http() {
     let fixture = HttpFixture::start(&[]);
     let builder = Client::builder(Implementation::new("listen-test", "1"));
-    let outcome = block_on_modern_http(
+    let outcome = block_on_stateless_http(
         &fixture.url,
         &HttpClientOptions::default(),
         EVENT_WAIT,
         |mut transport| async move {
-            let mut client = ModernClient::new(&builder);
+            let mut client = StatelessClient::new(&builder);
             let tools_filter = ListenFilter {
                 tools: true,
                 ..Default::default()
@@ -100,7 +102,7 @@ fn two_listen_streams_get_only_their_own_changes_over_http() {
                 .await?;
             let event = next(&mut tools, EVENT_WAIT).await;
             assert_eq!(event, Some(ListenEvent::ToolsListChanged));
-            Ok::<_, ModernError>(())
+            Ok::<_, StatelessClientError>(())
         },
     )
     .expect("client runtime");
@@ -132,12 +134,12 @@ fn an_announcement_from_outside_any_exchange_reaches_the_listen_streams_over_htt
     let announcer = server.announcer();
     let thread = std::thread::spawn(move || server.run());
     let builder = Client::builder(Implementation::new("listen-test", "1"));
-    let outcome = block_on_modern_http(
+    let outcome = block_on_stateless_http(
         &url,
         &HttpClientOptions::default(),
         EVENT_WAIT,
         |transport| async move {
-            let mut client = ModernClient::new(&builder);
+            let mut client = StatelessClient::new(&builder);
             let tools_filter = ListenFilter {
                 tools: true,
                 ..Default::default()
@@ -171,7 +173,7 @@ fn an_announcement_from_outside_any_exchange_reaches_the_listen_streams_over_htt
                 Some(ListenEvent::ResourceUpdated("test://watched".into()))
             );
             assert_eq!(next(&mut tools, Duration::from_millis(300)).await, None);
-            Ok::<_, ModernError>(())
+            Ok::<_, StatelessClientError>(())
         },
     )
     .expect("client runtime");

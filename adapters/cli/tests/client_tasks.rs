@@ -1,4 +1,4 @@
-//! `mcp-sansio client ... tools call NAME --era modern` when our server makes the call a task
+//! `mcp-sansio client ... tools call NAME --era stateless` when our server makes the call a task
 //! (tasks extension): the CLI declares the extension, polls `tasks/get` until the task ends and
 //! prints the task's result (a tool error exits non-zero with the result, a protocol error
 //! fails), over stdio and HTTP.
@@ -9,15 +9,15 @@ use serde_json::Value;
 
 #[path = "support/http_fixture.rs"]
 mod http_fixture;
-#[path = "support/modern_cli.rs"]
-mod modern_cli;
+#[path = "support/stateless_cli.rs"]
+mod stateless_cli;
 
 use http_fixture::HttpFixture;
-use modern_cli::run_modern_client;
+use stateless_cli::run_stateless_client;
 
 /// One operation against `target` (stdio or HTTP).
 fn call(target: &[&str], op: &[&str]) -> Output {
-    run_modern_client(target, op)
+    run_stateless_client(target, op)
 }
 
 fn stdout_json(out: &Output) -> Value {

@@ -2,7 +2,7 @@
 //! pre-release installed by scripts/install-peers under its own prefix) against
 //! `mcp-sansio serve --http` on a loopback port: the frozen requirement set
 //! (`--requirements 2026-07-28`, 37 server scenarios at the stateless wire). Every scenario in
-//! [`MUST_PASS`] must pass with no FAILURE check; the others are printed (docs/modern.md says
+//! [`MUST_PASS`] must pass with no FAILURE check; the others are printed (docs/stateless.md says
 //! which fail and why). Skips when the suite is absent locally; fails under `CI`.
 
 use std::collections::BTreeMap;

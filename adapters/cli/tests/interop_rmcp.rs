@@ -13,7 +13,7 @@
 //! - `mcp-sansio client` → `rmcp_peer server`: tools `echo`, `add` and `protocol_version` (which
 //!   answers with the version rmcp served the request under), prompt `greet`, resource
 //!   `memo://hello`.
-//! - Our client in the 2026-07-28 era: `mcp-sansio client --era modern` (and `--era auto`).
+//! - Our client in the 2026-07-28 era: `mcp-sansio client --era stateless` (and `--era auto`).
 
 use std::path::Path;
 use std::process::Command;
@@ -149,7 +149,7 @@ fn rmcp_client_initializes_with_our_stdio_server_in_every_stateful_version() {
     let Some(peer) = rmcp_peer() else { return };
     for version in ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] {
         let lines =
-            rmcp_client_against_our_stdio(&peer, &["--era", "legacy", "--version", version]);
+            rmcp_client_against_our_stdio(&peer, &["--era", "stateful", "--version", version]);
         assert_fixture_session(&lines, version);
     }
 }
@@ -157,7 +157,7 @@ fn rmcp_client_initializes_with_our_stdio_server_in_every_stateful_version() {
 #[test]
 fn rmcp_client_speaks_2026_07_28_with_our_stdio_server() {
     let Some(peer) = rmcp_peer() else { return };
-    let lines = rmcp_client_against_our_stdio(&peer, &["--era", "modern"]);
+    let lines = rmcp_client_against_our_stdio(&peer, &["--era", "stateless"]);
     assert_fixture_session(&lines, "2026-07-28");
     // Auto probes with server/discover first; our dual-era server answers it.
     let lines = rmcp_client_against_our_stdio(&peer, &["--era", "auto"]);
@@ -169,7 +169,7 @@ fn rmcp_client_initializes_with_our_http_server() {
     let Some(peer) = rmcp_peer() else { return };
     let server = HttpFixture::start(&[PAGE_SIZE]);
     for version in ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] {
-        let mut args = vec!["--era", "legacy", "--version", version];
+        let mut args = vec!["--era", "stateful", "--version", version];
         args.extend(FIXTURE_OPS);
         args.push(&server.url);
         assert_fixture_session(&rmcp_client(&peer, &args), version);
@@ -180,7 +180,7 @@ fn rmcp_client_initializes_with_our_http_server() {
 fn rmcp_client_speaks_2026_07_28_with_our_http_server() {
     let Some(peer) = rmcp_peer() else { return };
     let server = HttpFixture::start(&[PAGE_SIZE]);
-    for era in ["modern", "auto"] {
+    for era in ["stateless", "auto"] {
         let mut args = vec!["--era", era];
         args.extend(FIXTURE_OPS);
         args.push(&server.url);
@@ -204,7 +204,7 @@ fn call_text<'a>(lines: &'a [Value], name: &str) -> &'a str {
 /// the embedded requests through its handler (answers fixed in rmcp_peer's answers.rs) and
 /// retry with `inputResponses` and our sealed `requestState`.
 fn assert_input_rounds(peer: &Path, target: &[&str]) {
-    let mut args = vec!["--era", "modern"];
+    let mut args = vec!["--era", "stateless"];
     for tool in [
         "test_input_required_result_multi_round",
         "test_input_required_result_list_roots",
@@ -243,7 +243,7 @@ fn assert_input_rounds(peer: &Path, target: &[&str]) {
 /// Our server's requests to the client (2025-11-25: elicitation/create,
 /// sampling/createMessage inside a tools/call), answered by rmcp's client handler.
 fn assert_server_requests(peer: &Path, target: &[&str]) {
-    let mut args = vec!["--era", "legacy"];
+    let mut args = vec!["--era", "stateful"];
     args.extend(["--call", "test_elicitation", r#"{"message":"name?"}"#]);
     args.extend(["--call", "test_sampling", r#"{"prompt":"capital?"}"#]);
     args.extend(target);
@@ -370,7 +370,7 @@ fn assert_rmcp_server_session(target: &Target, extra: &[&'static str], version: 
 #[test]
 fn our_stdio_client_initializes_with_rmcp_server() {
     let Some(peer) = rmcp_peer() else { return };
-    assert_rmcp_server_session(&Target::Stdio(&peer, &[]), legacy_era(), "2025-11-25");
+    assert_rmcp_server_session(&Target::Stdio(&peer, &[]), stateful_era(), "2025-11-25");
 }
 
 #[test]
@@ -382,7 +382,7 @@ fn our_stdio_client_negotiates_down_to_what_rmcp_server_supports() {
     ] {
         let served = ours_ok(
             &Target::Stdio(&peer, &["--versions", versions]),
-            &[legacy_era(), &["tools", "call", "protocol_version"]].concat(),
+            &[stateful_era(), &["tools", "call", "protocol_version"]].concat(),
         );
         assert_eq!(tool_text(&served), expected);
     }
@@ -392,7 +392,7 @@ fn our_stdio_client_negotiates_down_to_what_rmcp_server_supports() {
 fn our_http_client_initializes_with_rmcp_server() {
     let Some(peer) = rmcp_peer() else { return };
     let server = RmcpHttpServer::start(&peer, &[]);
-    assert_rmcp_server_session(&Target::Url(&server.url), legacy_era(), "2025-11-25");
+    assert_rmcp_server_session(&Target::Url(&server.url), stateful_era(), "2025-11-25");
 }
 
 #[test]
@@ -403,46 +403,48 @@ fn our_http_client_negotiates_down_to_what_rmcp_server_supports() {
         let server = RmcpHttpServer::start(&peer, &["--versions", version]);
         let served = ours_ok(
             &Target::Url(&server.url),
-            &[legacy_era(), &["tools", "call", "protocol_version"]].concat(),
+            &[stateful_era(), &["tools", "call", "protocol_version"]].concat(),
         );
         assert_eq!(tool_text(&served), version);
     }
 }
 
-/// Whether our CLI has `client --era` (modern-client's flag). Asked once, of a server that
+/// Whether our CLI has `client --era` (stateless-client's flag). Asked once, of a server that
 /// exits at once: a CLI without the flag refuses it as a usage error (exit 2) before starting
 /// anything.
 fn cli_has_era_flag() -> bool {
     static HAS: OnceLock<bool> = OnceLock::new();
     *HAS.get_or_init(|| {
         let mut command = Command::new(OURS);
-        command.args(["client", "--stdio", "--era", "legacy", "ping", "--", "true"]);
+        command.args([
+            "client", "--stdio", "--era", "stateful", "ping", "--", "true",
+        ]);
         let probe = run(command);
         !(probe.code == Some(2) && probe.stderr.contains("--era"))
     })
 }
 
-/// The options that pin our client to the 2025-11-25 handshake: `--era legacy` once the CLI
+/// The options that pin our client to the 2025-11-25 handshake: `--era stateful` once the CLI
 /// has `--era` (whose default, auto, would pick 2026-07-28 with rmcp), nothing before.
-fn legacy_era() -> &'static [&'static str] {
+fn stateful_era() -> &'static [&'static str] {
     if cli_has_era_flag() {
-        &["--era", "legacy"]
+        &["--era", "stateful"]
     } else {
         &[]
     }
 }
 
-/// Our client in the 2026-07-28 era (`--era modern`; `--verbose` reports the detected era).
-fn assert_modern_client_session(target: &Target) {
+/// Our client in the 2026-07-28 era (`--era stateless`; `--verbose` reports the detected era).
+fn assert_stateless_client_session(target: &Target) {
     if !cli_has_era_flag() {
-        eprintln!("skipped: this mcp-sansio CLI has no `client --era` yet (modern-client)");
+        eprintln!("skipped: this mcp-sansio CLI has no `client --era` yet (stateless-client)");
         return;
     }
     let verbose = ours(
         target,
         &[
             "--era",
-            "modern",
+            "stateless",
             "--verbose",
             "tools",
             "call",
@@ -455,7 +457,7 @@ fn assert_modern_client_session(target: &Target) {
         "{}",
         verbose.describe()
     );
-    assert_rmcp_server_session(target, &["--era", "modern"], "2026-07-28");
+    assert_rmcp_server_session(target, &["--era", "stateless"], "2026-07-28");
     // Auto: rmcp serves 2026-07-28, so the probe must settle on it.
     let served = ours_ok(
         target,
@@ -467,12 +469,12 @@ fn assert_modern_client_session(target: &Target) {
 #[test]
 fn our_stdio_client_speaks_2026_07_28_with_rmcp_server() {
     let Some(peer) = rmcp_peer() else { return };
-    assert_modern_client_session(&Target::Stdio(&peer, &[]));
+    assert_stateless_client_session(&Target::Stdio(&peer, &[]));
 }
 
 #[test]
 fn our_http_client_speaks_2026_07_28_with_rmcp_server() {
     let Some(peer) = rmcp_peer() else { return };
     let server = RmcpHttpServer::start(&peer, &[]);
-    assert_modern_client_session(&Target::Url(&server.url));
+    assert_stateless_client_session(&Target::Url(&server.url));
 }

@@ -1,6 +1,6 @@
 //! The official SDKs' fixture clients (tests/interop: TypeScript and Python) against our own
 //! `mcp-sansio serve --stdio` and `mcp-sansio serve --http` (on loopback: Streamable HTTP, and
-//! the legacy HTTP+SSE pair through the SDKs' SSE client transports). Lives in the CLI package so that Cargo builds the binary first
+//! the HTTP+SSE pair through the SDKs' SSE client transports). Lives in the CLI package so that Cargo builds the binary first
 //! and hands us its path (`CARGO_BIN_EXE_mcp-sansio`): it can never be missing here. Needs the
 //! peers of scripts/install-peers (`source .ci-cache/env`); without them the tests skip with a
 //! message, except under `CI`, where they fail.
@@ -88,7 +88,7 @@ fn python_sdk_client_passes_against_our_stdio_server() {
 }
 
 /// Runs a fixture client with `flag URL` against `mcp-sansio serve --http` on a loopback port
-/// (`url_of` picks the Streamable or the legacy URL) and returns its output once every check
+/// (`url_of` picks the Streamable or the HTTP+SSE URL) and returns its output once every check
 /// it ran passed.
 fn run_over_http(
     program: &Path,
@@ -140,12 +140,12 @@ fn python_sdk_client_passes_against_our_http_server() {
     run_http_client(&python, "py/fixture_client.py");
 }
 
-/// Runs a fixture client over the legacy HTTP+SSE transport (the TS SDK's
+/// Runs a fixture client over the HTTP+SSE transport (the TS SDK's
 /// `SSEClientTransport`, the Python SDK's `sse_client`) against `serve --http`'s `/sse`.
 fn run_sse_client(program: &Path, script: &str) {
     let output = run_over_http(program, script, "--sse", |server| &server.sse_url);
     for check in [
-        "PASS legacy-sse-endpoint",
+        "PASS sse-transport-endpoint",
         "PASS tools-call-sampling",
         "PASS tools-call-elicitation",
         "PASS resources-updated",
@@ -155,7 +155,7 @@ fn run_sse_client(program: &Path, script: &str) {
 }
 
 #[test]
-fn ts_sdk_sse_client_passes_against_our_legacy_endpoint() {
+fn ts_sdk_sse_client_passes_against_our_sse_transport_endpoint() {
     let Some(node) = peer("MCP_NODE22") else {
         return;
     };
@@ -163,7 +163,7 @@ fn ts_sdk_sse_client_passes_against_our_legacy_endpoint() {
 }
 
 #[test]
-fn python_sdk_sse_client_passes_against_our_legacy_endpoint() {
+fn python_sdk_sse_client_passes_against_our_sse_transport_endpoint() {
     let Some(python) = peer("MCP_PYTHON") else {
         return;
     };

@@ -32,16 +32,18 @@ mod exchange;
 mod fields;
 mod frames;
 mod inflight;
-mod modern;
 mod pool;
 mod repoll;
+mod stateless;
 mod tcp;
 mod wake;
 mod wire;
 
 pub use authorize::{AuthorizeFuture, ClientAuthorization, CodeStep};
 pub use auto::{connect_auto_client, AutoRunReport, McpAutoClient, TransportChoice};
-pub use modern::{block_on_modern_http, HttpListenStream, ModernHttpTransport, MAX_MODERN_BODY};
+pub use stateless::{
+    block_on_stateless_http, HttpListenStream, StatelessHttpTransport, MAX_STATELESS_BODY,
+};
 
 use std::future::Future;
 use std::io;

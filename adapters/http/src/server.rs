@@ -1,6 +1,6 @@
 //! The HTTP server: hyper 1 (HTTP/1.1, keep-alive) on smol, running the core [`Router`] for
 //! the application [`Server`] of each session: Streamable HTTP on `path` (default `/mcp`) and,
-//! beside it, the legacy HTTP+SSE pair of 2024-11-05 (default GET `/sse`, POST `/messages`).
+//! beside it, the HTTP+SSE pair of 2024-11-05 (default GET `/sse`, POST `/messages`).
 //!
 //! Everything runs on one thread: an accept loop (paused while `max_connections` are open:
 //! connections that arrive then wait in the kernel's backlog), one task per connection (its
@@ -17,10 +17,10 @@
 //! SSE, resumption) is the core's; this module moves bytes and time and applies the optional
 //! bearer guard (the core's protected-resource decision, see [`BearerAuth::protect`]).
 //!
-//! [`Router`]: mcp_sansio::http::legacy::Router
-//! [`Router::poll_timeout`]: mcp_sansio::http::legacy::Router::poll_timeout
-//! [`Router::poll_stream`]: mcp_sansio::http::legacy::Router::poll_stream
-//! [`Router::stream_closed`]: mcp_sansio::http::legacy::Router::stream_closed
+//! [`Router`]: mcp_sansio::http::sse_transport::Router
+//! [`Router::poll_timeout`]: mcp_sansio::http::sse_transport::Router::poll_timeout
+//! [`Router::poll_stream`]: mcp_sansio::http::sse_transport::Router::poll_stream
+//! [`Router::stream_closed`]: mcp_sansio::http::sse_transport::Router::stream_closed
 //!
 //! ```no_run
 //! use std::net::SocketAddr;
@@ -67,7 +67,7 @@ use crate::tcp_io::TcpIo;
 pub use auth::BearerAuth;
 use idle::{Busy, IdleWatch, TrackedBody};
 use io::ConnTimer;
-pub use mount::LegacyMount;
+pub use mount::SseTransportMount;
 use service::{BodyLimits, Route};
 use shared::Shared;
 
@@ -84,9 +84,9 @@ pub struct HttpServerOptions {
     /// The core endpoint's limits and switches (body size, sessions, Host/Origin policy, SSE
     /// keep-alive comments...), for both transports.
     pub endpoint: EndpointConfig,
-    /// The legacy HTTP+SSE transport (2024-11-05) served beside Streamable HTTP (`None`: not
+    /// The HTTP+SSE transport (2024-11-05) served beside Streamable HTTP (`None`: not
     /// served, its paths get 404). Default `/sse` + `/messages`.
-    pub legacy: Option<LegacyMount>,
+    pub sse_transport: Option<SseTransportMount>,
     /// Require `Authorization: Bearer` checked by this hook. Default none.
     pub auth: Option<BearerAuth>,
     /// Open connections at most. At the cap the server stops accepting until one closes: new
@@ -146,7 +146,7 @@ impl Default for HttpServerOptions {
         HttpServerOptions {
             path: "/mcp".to_owned(),
             endpoint: EndpointConfig::default(),
-            legacy: Some(LegacyMount::default()),
+            sse_transport: Some(SseTransportMount::default()),
             auth: None,
             max_connections: 10_000,
             listen_backlog: 1024,
@@ -276,9 +276,9 @@ impl HttpServer {
         format!("http://{}{}", self.local_addr, self.options.path)
     }
 
-    /// The legacy SSE endpoint's URL (e.g. `http://127.0.0.1:41234/sse`), when it is served.
+    /// The HTTP+SSE endpoint's URL (e.g. `http://127.0.0.1:41234/sse`), when it is served.
     pub fn sse_url(&self) -> Option<String> {
-        let mount = self.options.legacy.as_ref()?;
+        let mount = self.options.sse_transport.as_ref()?;
         Some(format!("http://{}{}", self.local_addr, mount.sse_path))
     }
 

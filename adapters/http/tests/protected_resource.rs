@@ -1,6 +1,6 @@
 //! The HTTP server as an OAuth protected resource (`BearerAuth::protect`) over loopback:
 //! its RFC 9728 metadata at both well-known URIs, 400/401/403 challenges on every transport
-//! (Streamable HTTP, legacy `/sse` + `/messages`), audience and per-tool scope checks; and
+//! (Streamable HTTP, HTTP+SSE `/sse` + `/messages`), audience and per-tool scope checks; and
 //! end to end, our sans-IO client `AuthFlow` discovering the metadata from a real 401,
 //! registering, authorizing and stepping up scopes against a tiny in-test authorization
 //! server, then calling tools with the tokens it obtained; and the official TypeScript SDK
@@ -316,7 +316,7 @@ fn bad_foreign_and_expired_tokens_are_refused() {
 }
 
 #[test]
-fn a_tool_scope_is_enforced_per_call_and_on_legacy_too() {
+fn a_tool_scope_is_enforced_per_call_and_on_sse_transport_too() {
     let auth = AuthServer::start();
     let server = Protected::start(&auth.issuer, auth.issued.clone());
     grant(&auth.issued, "basic", &["mcp:basic"], &server.url);
@@ -356,7 +356,7 @@ fn a_tool_scope_is_enforced_per_call_and_on_legacy_too() {
         message(&reset)["result"]["content"][0]["text"],
         "reset done"
     );
-    // The legacy SSE stream opens with a valid token.
+    // The HTTP+SSE stream opens with a valid token.
     let sse = raw::head_only(
         "GET",
         &format!("{}/sse", server.base),

@@ -173,7 +173,7 @@ impl ClientBuilder {
     }
 
     /// What a 2026-07-28 client takes from this builder: identity, capabilities, handlers.
-    pub(crate) fn modern_parts(&self) -> (Implementation, ClientCapabilities, Handlers) {
+    pub(crate) fn stateless_parts(&self) -> (Implementation, ClientCapabilities, Handlers) {
         (
             self.info.clone(),
             self.capabilities(),

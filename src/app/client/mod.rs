@@ -14,7 +14,7 @@ mod builder;
 pub mod elicitation;
 mod handle;
 mod inbound;
-pub mod modern;
+pub mod stateless;
 mod types;
 
 use std::borrow::Cow;

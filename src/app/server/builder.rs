@@ -8,11 +8,11 @@ use std::time::Instant;
 use serde_json::Map;
 
 use super::listen::DEFAULT_MAX_LISTENERS;
-use super::modern::Modern;
+use super::stateless::Stateless;
 use super::{CompletionFn, Prompt, Resource, ResourceTemplate, Tool};
 use super::{Server, Tasks};
 use crate::config::Config;
-use crate::model::modern::CacheHints;
+use crate::model::stateless::CacheHints;
 use crate::model::{
     Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
 };
@@ -343,17 +343,17 @@ impl ServerFactory {
     /// A new server (a new session) answering from the shared definitions.
     pub fn server(&self, now: Instant) -> Server {
         let d = &*self.shared;
-        let mut modern = Modern::new(d.profile.clone(), now);
-        modern.tasks = d.tasks.clone();
-        modern.cache = d.cache;
-        modern.state_key = d.state_key.clone();
-        modern.listeners.max = d.max_listeners;
-        modern.replay_guard = d.replay_guard.clone();
+        let mut stateless = Stateless::new(d.profile.clone(), now);
+        stateless.tasks = d.tasks.clone();
+        stateless.cache = d.cache;
+        stateless.state_key = d.state_key.clone();
+        stateless.listeners.max = d.max_listeners;
+        stateless.replay_guard = d.replay_guard.clone();
         Server::from_parts(
             d.config.clone(),
             d.setup.clone(),
             d.registry.clone(),
-            modern,
+            stateless,
             now,
         )
     }
@@ -375,7 +375,7 @@ pub enum BuildError {
         /// The tool.
         tool: String,
         /// What is wrong, naming the property.
-        reason: crate::app::client::modern::InvalidHeaderAnnotation,
+        reason: crate::app::client::stateless::InvalidHeaderAnnotation,
     },
     /// A tool's input or output schema does not compile.
     InvalidSchema {

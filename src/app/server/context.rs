@@ -12,7 +12,7 @@ use super::handle::{RegistryChange, ServerHandle};
 use super::mrtr::InputState;
 use crate::app::runtime::{oneshot, CancelToken, Cancelled, OneshotSender, Outbox};
 use crate::jsonrpc::{self as m, ErrorObject, RawJson, RequestId};
-use crate::model::modern::{InputKind, InputRequest};
+use crate::model::stateless::{InputKind, InputRequest};
 use crate::model::ClientCapabilities;
 
 /// A log severity (RFC 5424 order, lowest first).
@@ -219,7 +219,7 @@ impl RequestContext {
 
     /// Whether the request is served statelessly (2026-07-28, no session): `elicit`,
     /// `sample`, `list_roots` and `input` then end the run with an input-required result
-    /// when their answer is not in the retry yet (docs/modern.md).
+    /// when their answer is not in the retry yet (docs/stateless.md).
     pub fn is_stateless(&self) -> bool {
         self.input.is_some()
     }

@@ -102,10 +102,10 @@ impl Server {
         &self,
         id: &RequestId,
     ) -> Option<std::sync::Arc<super::mrtr::InputState>> {
-        if self.modern.exchanges.is_empty() {
+        if self.stateless.exchanges.is_empty() {
             return None;
         }
-        self.modern.exchanges.get(id)?.input.clone()
+        self.stateless.exchanges.get(id)?.input.clone()
     }
 
     /// Runs `fut` as a job whose outcome, encoded by `encode`, is the reply to `id`.

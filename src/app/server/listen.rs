@@ -14,7 +14,9 @@ use serde_json::{json, Value};
 
 use super::Server;
 use crate::jsonrpc::{self as m, ErrorObject, RequestId};
-use crate::model::modern::{set_subscription_id, ListenParams, ListenResult, SubscriptionFilter};
+use crate::model::stateless::{
+    set_subscription_id, ListenParams, ListenResult, SubscriptionFilter,
+};
 use crate::model::Meta;
 use crate::session::TransmitKind;
 
@@ -103,36 +105,36 @@ impl Server {
             Ok(p) => p,
             Err(e) => {
                 let e = ErrorObject::invalid_params(format!("subscriptions/listen: {e}"));
-                return self.modern.push_error(id, &e, Some(400));
+                return self.stateless.push_error(id, &e, Some(400));
             }
         };
         let uris = params.notifications.resource_subscriptions.as_ref();
         if uris.is_some_and(|u| u.len() > MAX_RESOURCE_SUBSCRIPTIONS) {
             let e = ErrorObject::invalid_params("too many resourceSubscriptions");
-            return self.modern.push_error(id, &e, Some(400));
+            return self.stateless.push_error(id, &e, Some(400));
         }
-        if self.modern.listeners.max == 0 {
+        if self.stateless.listeners.max == 0 {
             let e =
                 crate::stateless::StatelessError::MethodNotFound(m::SUBSCRIPTIONS_LISTEN.into());
             return self
-                .modern
+                .stateless
                 .push_error(id, &e.to_error_object(), Some(e.http_status()));
         }
-        if self.modern.listeners.open.len() >= self.modern.listeners.max {
+        if self.stateless.listeners.open.len() >= self.stateless.listeners.max {
             let e = ErrorObject::internal("too many listen streams open");
-            return self.modern.push_error(id, &e, None);
+            return self.stateless.push_error(id, &e, None);
         }
         let agreed = self.agreed_filter(params.notifications);
         let mut meta = None;
         set_subscription_id(&mut meta, &id);
         let ack = json!({"notifications": agreed, "_meta": meta});
         self.push_tagged(&id, m::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED, ack);
-        self.modern.listeners.open.push((id, agreed));
+        self.stateless.listeners.open.push((id, agreed));
     }
 
     /// The part of `asked` this server honours: only what its capabilities declare.
     fn agreed_filter(&self, asked: SubscriptionFilter) -> SubscriptionFilter {
-        let caps = &self.modern.profile.capabilities;
+        let caps = &self.stateless.profile.capabilities;
         let listed = |family: Option<&crate::model::ListChangedCapability>| {
             family.and_then(|f| f.list_changed).unwrap_or(false)
         };
@@ -155,7 +157,7 @@ impl Server {
 
     /// A listen stream the client ended (`notifications/cancelled`, stdio): no result follows.
     pub(super) fn cancel_listen(&mut self, id: &RequestId) -> bool {
-        let open = &mut self.modern.listeners.open;
+        let open = &mut self.stateless.listeners.open;
         let before = open.len();
         open.retain(|(listen, _)| listen != id);
         open.len() != before
@@ -163,15 +165,15 @@ impl Server {
 
     /// Whether `id` is an open listen stream.
     pub(super) fn is_listening(&self, id: &RequestId) -> bool {
-        self.modern.listeners.open.iter().any(|(l, _)| l == id)
+        self.stateless.listeners.open.iter().any(|(l, _)| l == id)
     }
 
     /// A change happened here: the local listen streams that asked for it get it, and, when
     /// this server serves 2026-07-28, it is kept for `poll_listen_event` (other machines).
     pub(super) fn listen_event(&mut self, event: ListenEvent) {
         self.deliver_listen_event(&event);
-        if self.modern.is_locked() {
-            let pending = &mut self.modern.listeners.pending;
+        if self.stateless.is_locked() {
+            let pending = &mut self.stateless.listeners.pending;
             if pending.len() >= MAX_PENDING_EVENTS {
                 pending.pop_front();
             }
@@ -181,7 +183,7 @@ impl Server {
 
     fn deliver_listen_event(&mut self, event: &ListenEvent) {
         let targets: Vec<RequestId> = self
-            .modern
+            .stateless
             .listeners
             .open
             .iter()
@@ -205,7 +207,7 @@ impl Server {
         };
         let mut buf = Vec::new();
         m::encode_notification(&mut buf, method, Some(&raw));
-        self.modern
+        self.stateless
             .push(buf, TransmitKind::Notification, id.clone());
     }
 
@@ -220,19 +222,19 @@ impl Server {
     /// streams live on other machines (HTTP); at most the last 64 are kept.
     #[must_use]
     pub fn poll_listen_event(&mut self) -> Option<ListenEvent> {
-        self.modern.listeners.pending.pop_front()
+        self.stateless.listeners.pending.pop_front()
     }
 
     /// How many listen streams are open.
     pub fn listen_stream_count(&self) -> usize {
-        self.modern.listeners.open.len()
+        self.stateless.listeners.open.len()
     }
 
     /// Ends every listen stream gracefully: each gets the closing listen result (tagged with
     /// its subscription id). Called on close; a transport shutting down may call it first.
     pub fn end_listen_streams(&mut self) {
         let ids: Vec<RequestId> = self
-            .modern
+            .stateless
             .listeners
             .open
             .drain(..)
@@ -241,8 +243,8 @@ impl Server {
         for id in ids {
             let mut result = ListenResult::closed(&id);
             let meta: &mut Meta = result.meta.get_or_insert_with(Meta::new);
-            if let Ok(info) = serde_json::to_value(&self.modern.profile.info) {
-                meta.insert(crate::model::modern::SERVER_INFO_KEY.into(), info);
+            if let Ok(info) = serde_json::to_value(&self.stateless.profile.info) {
+                meta.insert(crate::model::stateless::SERVER_INFO_KEY.into(), info);
             }
             self.push_result(id, &result);
         }

@@ -14,12 +14,12 @@ mod context;
 mod dispatch;
 mod handle;
 mod listen;
-mod modern;
-mod modern_reply;
 mod mrtr;
 mod param_headers;
 mod prompt;
 mod resource;
+mod stateless;
+mod stateless_reply;
 mod tasks;
 mod tool;
 mod typed;
@@ -53,7 +53,7 @@ pub use types::{HandlerFn, HandlerResult};
 use builder::Registry;
 use context::{OutboxItem, PeerReply, Shared};
 use handle::RegistryChange;
-use modern::Modern;
+use stateless::Stateless;
 
 use crate::app::runtime::{first_poll, CancelToken, Job, Outbox, WakeHook};
 use crate::config::Config;
@@ -103,7 +103,7 @@ pub struct Server {
     last_now: Instant,
     page_size: usize,
     /// The stateless (2026-07-28) side: exchanges served without the session.
-    modern: Modern,
+    stateless: Stateless,
 }
 
 impl Server {
@@ -111,7 +111,7 @@ impl Server {
         config: Config,
         setup: ServerSetup,
         registry: Arc<Registry>,
-        modern: Modern,
+        stateless: Stateless,
         now: Instant,
     ) -> Server {
         let page_size = config.page_size.max(1);
@@ -130,7 +130,7 @@ impl Server {
             stream_closes: VecDeque::new(),
             last_now: now,
             page_size,
-            modern,
+            stateless,
         }
     }
 
@@ -151,7 +151,7 @@ impl Server {
     }
 
     /// One frame (one JSON text) from the client. Before any `initialize`, a request carrying
-    /// 2026-07-28 `_meta` is served statelessly (docs/modern.md); the rest goes to the session.
+    /// 2026-07-28 `_meta` is served statelessly (docs/stateless.md); the rest goes to the session.
     pub fn handle_input(&mut self, now: Instant, frame: Bytes) {
         self.last_now = now;
         self.drain_outbox();
@@ -211,7 +211,7 @@ impl Server {
     #[must_use]
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
         self.process();
-        if let Some(transmit) = self.poll_modern_transmit(buf) {
+        if let Some(transmit) = self.poll_stateless_transmit(buf) {
             return Some(transmit);
         }
         self.session.poll_transmit(buf)
@@ -233,7 +233,7 @@ impl Server {
         !self.session.has_transmit()
             && !self.session.has_event()
             && self.stream_closes.is_empty()
-            && self.modern.queue.is_empty()
+            && self.stateless.queue.is_empty()
             && self.outbox.is_empty()
     }
 
@@ -326,7 +326,7 @@ impl Server {
     }
 
     fn apply(&mut self, item: OutboxItem) {
-        let Some(item) = self.modern_apply(item) else {
+        let Some(item) = self.stateless_apply(item) else {
             return;
         };
         // Errors below mean the session closed or the request is gone (cancelled): the

@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use super::tasks::Tasks;
 use crate::app::runtime::{lock, OneshotReceiver};
 use crate::jsonrpc::ErrorObject;
-use crate::model::modern::{InputKind, InputRequest, InputRequests};
+use crate::model::stateless::{InputKind, InputRequest, InputRequests};
 use crate::model::{ClientCapabilities, ClientCapabilityKey};
 
 /// Inputs recorded by one run of a handler, at most; past it the server answers with the

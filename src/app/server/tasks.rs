@@ -184,7 +184,7 @@ pub(super) enum TaskRoute {
 impl Server {
     /// How the call of `tool` by request `id` runs.
     pub(super) fn task_route(&self, tool: &Tool, id: &RequestId) -> TaskRoute {
-        let (Some(tasks), Some(input)) = (&self.modern.tasks, self.input_state(id)) else {
+        let (Some(tasks), Some(input)) = (&self.stateless.tasks, self.input_state(id)) else {
             return TaskRoute::Sync;
         };
         match (
@@ -212,7 +212,7 @@ impl Server {
         }
         // The task has a cancellation of its own; the request's token is not registered.
         self.starting = None;
-        let now_ms = self.modern.unix_ms(self.last_now);
+        let now_ms = self.stateless.unix_ms(self.last_now);
         let (task_id, created, cancel) = match tasks.create(now_ms) {
             Ok(created) => created,
             Err(e) => {
@@ -249,29 +249,29 @@ impl Server {
         method: &str,
         params: Option<&RawJson>,
     ) -> Option<()> {
-        let tasks = self.modern.tasks.clone()?;
-        let meta = match validate_meta(&self.modern.profile, params) {
+        let tasks = self.stateless.tasks.clone()?;
+        let meta = match validate_meta(&self.stateless.profile, params) {
             Ok((_, meta)) => meta,
             Err(e) => {
-                self.modern
+                self.stateless
                     .push_error(id, &e.to_error_object(), Some(e.http_status()));
                 return Some(());
             }
         };
-        self.modern.locked = true;
+        self.stateless.locked = true;
         let declared: ClientCapabilities = meta.client_capabilities.unwrap_or_default();
         if !client_declares_tasks(&declared) {
-            self.modern
+            self.stateless
                 .push_error(id, &missing_tasks_error(), Some(400));
             return Some(());
         }
-        match tasks.serve(method, params, self.modern.unix_ms(now)) {
+        match tasks.serve(method, params, self.stateless.unix_ms(now)) {
             Ok(Value::Object(mut body)) => {
                 self.add_server_info(&mut body);
                 self.push_result(id, &Value::Object(body));
             }
             Ok(_) => self.push_result(id, &Map::new()),
-            Err(e) => self.modern.push_error(id, &e, None),
+            Err(e) => self.stateless.push_error(id, &e, None),
         }
         Some(())
     }

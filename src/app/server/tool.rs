@@ -273,7 +273,7 @@ impl Tool {
     }
 
     /// Whether calls may run as tasks (2026-07-28 tasks extension; needs
-    /// `ServerBuilder::tasks`): see docs/modern.md.
+    /// `ServerBuilder::tasks`): see docs/stateless.md.
     pub fn task_support(mut self, support: TaskSupport) -> Self {
         self.task_support = support;
         self

@@ -1,12 +1,12 @@
 //! Taking over a session that transport auto-detection opened: the probe POST of
-//! [`AutoClient`](crate::http::legacy::AutoClient) already carried `initialize` and read its
+//! [`AutoClient`](crate::http::sse_transport::AutoClient) already carried `initialize` and read its
 //! result, so the Streamable client starts with the session id, the negotiated version and
 //! the `initialize` frame (for a replay after a 404), then sends what waited meanwhile.
 
 use std::time::Instant;
 
 use super::{HttpClient, HttpClientConfig};
-use crate::http::legacy::{transmit_kind, StreamableHandoff};
+use crate::http::sse_transport::{transmit_kind, StreamableHandoff};
 
 impl HttpClient {
     /// A transport continuing the session of `handoff` (from `AutoClient::take_handoff`):

@@ -10,7 +10,7 @@ Usage: $MCP_PYTHON tests/interop/py/fixture_client.py [--] SERVER_COMMAND [ARGS.
        $MCP_PYTHON tests/interop/py/fixture_client.py --sse http://127.0.0.1:PORT/sse
 With --url it talks Streamable HTTP (`streamable_http_client`) instead of stdio, and also checks
 `test_reconnection` (SEP-1699: the server closes the POST stream after its priming event; the SDK
-resumes by GET with Last-Event-ID and gets the result there). With --sse it talks the legacy
+resumes by GET with Last-Event-ID and gets the result there). With --sse it talks the
 HTTP+SSE transport of 2024-11-05 (`sse_client`: GET, `endpoint` event, POSTs) and checks that the
 `endpoint` event named a session.
 Prints `PASS name` or `FAIL name: why` per check, then `N passed, N failed`; exits 1 on failure.
@@ -652,13 +652,13 @@ async def main(argv: list[str]) -> int:
                 await run_checks(session, rec, runner, http=url is not None)
                 if sse_url is not None:
 
-                    async def legacy_sse_endpoint() -> None:
+                    async def sse_transport_endpoint() -> None:
                         ensure(
                             len(sse_sessions) == 1 and re.fullmatch(r"[0-9a-f]{32}", sse_sessions[0]) is not None,
                             f"the endpoint event named sessions {sse_sessions}",
                         )
 
-                    await runner.check("legacy-sse-endpoint", legacy_sse_endpoint)
+                    await runner.check("sse-transport-endpoint", sse_transport_endpoint)
     print(f"{runner.passed} passed, {runner.failed} failed", flush=True)
     return 0 if runner.failed == 0 else 1
 

@@ -10,7 +10,7 @@
 // With --url it talks Streamable HTTP (`StreamableHTTPClientTransport`) instead of stdio, and
 // also checks `test_reconnection` (SEP-1699: the server closes the POST stream after its
 // priming event; the SDK resumes by GET with Last-Event-ID and gets the result there).
-// With --sse it talks the legacy HTTP+SSE transport of 2024-11-05 (`SSEClientTransport`: GET,
+// With --sse it talks the HTTP+SSE transport of 2024-11-05 (`SSEClientTransport`: GET,
 // `endpoint` event, POSTs) and checks that the messages went to the announced endpoint.
 // Prints `PASS name` or `FAIL name: why` per check, then `N passed, N failed`; exits 1 on failure.
 
@@ -534,7 +534,7 @@ if (HTTP_URL) {
 }
 
 if (SSE_URL) {
-  await check('legacy-sse-endpoint', async () => {
+  await check('sse-transport-endpoint', async () => {
     // The SDK keeps the `endpoint` event's resolved URL privately; it is where every POST went.
     const endpoint = transport._endpoint;
     assert(endpoint?.pathname === '/messages', `message endpoint ${endpoint}`);

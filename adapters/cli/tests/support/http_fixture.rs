@@ -1,5 +1,5 @@
 //! `mcp-sansio serve --http 127.0.0.1:0` as a test peer: started, its URLs read from the
-//! `listening on URL` and `legacy SSE on URL` lines on stderr, killed by PID when dropped.
+//! `listening on URL` and `HTTP+SSE on URL` lines on stderr, killed by PID when dropped.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -9,7 +9,7 @@ pub struct HttpFixture {
     child: Child,
     /// `http://127.0.0.1:PORT/mcp`.
     pub url: String,
-    /// `http://127.0.0.1:PORT/sse` (the legacy HTTP+SSE transport).
+    /// `http://127.0.0.1:PORT/sse` (the HTTP+SSE transport).
     #[allow(dead_code)] // Not every test binary including this module uses it.
     pub sse_url: String,
 }
@@ -37,7 +37,7 @@ impl HttpFixture {
             "{url}"
         );
         let second = lines.next().and_then(Result::ok).unwrap_or_default();
-        let Some(sse_url) = second.strip_prefix("legacy SSE on ").map(str::to_owned) else {
+        let Some(sse_url) = second.strip_prefix("HTTP+SSE on ").map(str::to_owned) else {
             let _ = child.kill();
             let _ = child.wait();
             panic!("unexpected second stderr line: {second:?}");

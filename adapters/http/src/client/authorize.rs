@@ -2,7 +2,7 @@
 //! `Authorization: Bearer` from the core's [`AuthFlow`], and when the MCP server answers 401
 //! (or 403 `insufficient_scope`) drives the flow to a token (performing its requests,
 //! supplying time and random bytes, obtaining the code through a [`CodeStep`]), then retries
-//! the request once. Streamable HTTP, legacy SSE and any later transport share it because it
+//! the request once. Streamable HTTP, HTTP+SSE and any later transport share it because it
 //! sits below them. Every decision (discovery, scope, step-up, refresh) is the core's.
 
 use std::cell::RefCell;

@@ -1,7 +1,7 @@
 //! The HTTP client that finds out which transport a server speaks (or is told): the app
 //! [`Client`] runs over the core's [`AutoClient`] (POST `initialize`; on 400, 404 or 405 the
-//! legacy GET + `endpoint` event, per the 2025-03-26 backwards-compatibility section), over
-//! the legacy [`LegacyClient`], or over the Streamable [`HttpClient`], which also takes over a
+//! HTTP+SSE GET + `endpoint` event, per the 2025-03-26 backwards-compatibility section), over
+//! the HTTP+SSE [`SseTransportClient`], or over the Streamable [`HttpClient`], which also takes over a
 //! session detection found to be Streamable. Thin like the rest: the core decides, and the
 //! one client loop (`driver.rs`, shared with [`McpHttpClient`](super::McpHttpClient)) performs
 //! requests and moves bytes and time.
@@ -28,8 +28,9 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use mcp_sansio::app::client::{Client, ClientBuilder, ClientEvent, ClientHandle};
-use mcp_sansio::http::legacy::{
-    AutoClient, ClientConfig, ClientEvent as WireEvent, CloseReason, LegacyClient, TransportKind,
+use mcp_sansio::http::sse_transport::{
+    AutoClient, ClientConfig, ClientEvent as WireEvent, CloseReason, SseTransportClient,
+    TransportKind,
 };
 use mcp_sansio::http::{HttpClient, TransportEvent};
 use smol::LocalExecutor;
@@ -45,12 +46,12 @@ use mcp_sansio::url::HttpUrl;
 /// Which transport to speak.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TransportChoice {
-    /// Find out: Streamable HTTP first, the legacy HTTP+SSE transport on 400/404/405.
+    /// Find out: Streamable HTTP first, the HTTP+SSE transport on 400/404/405.
     #[default]
     Auto,
     /// Streamable HTTP only (the URL is the MCP endpoint).
     Streamable,
-    /// The legacy HTTP+SSE transport only (the URL is the SSE endpoint).
+    /// The HTTP+SSE transport only (the URL is the SSE endpoint).
     Sse,
 }
 
@@ -112,7 +113,7 @@ impl McpAutoClient {
         self
     }
 
-    /// Delivers detection and legacy transport events (`Detected`, `Ready`, `PostFailed`,
+    /// Delivers detection and HTTP+SSE transport events (`Detected`, `Ready`, `PostFailed`,
     /// `Closed`) to `sink`.
     pub fn on_wire_event(mut self, sink: impl FnMut(WireEvent) + 'static) -> Self {
         self.on_wire_event = Box::new(sink);
@@ -145,17 +146,17 @@ fn initial_transport(
     url: &str,
     options: &HttpClientOptions,
 ) -> io::Result<Transport> {
-    let legacy = ClientConfig {
+    let sse_transport = ClientConfig {
         max_event_size: options.transport.max_event_size,
         ..ClientConfig::default()
     };
     let bad = |e| io::Error::new(io::ErrorKind::InvalidInput, format!("bad URL {url}: {e:?}"));
     Ok(match choice {
         TransportChoice::Auto => {
-            Transport::Auto(Box::new(AutoClient::new(url, legacy).map_err(bad)?))
+            Transport::Auto(Box::new(AutoClient::new(url, sse_transport).map_err(bad)?))
         }
-        TransportChoice::Sse => Transport::Legacy(Box::new(
-            LegacyClient::new(url, legacy, Instant::now(), 0).map_err(bad)?,
+        TransportChoice::Sse => Transport::Sse(Box::new(
+            SseTransportClient::new(url, sse_transport, Instant::now(), 0).map_err(bad)?,
         )),
         TransportChoice::Streamable => {
             Transport::Streamable(Box::new(HttpClient::new(options.transport.clone())))
@@ -187,7 +188,7 @@ async fn run_auto<F: Future>(
     let detected = Rc::new(Cell::new(match choice {
         TransportChoice::Auto => None,
         TransportChoice::Streamable => Some(TransportKind::StreamableHttp),
-        TransportChoice::Sse => Some(TransportKind::LegacySse),
+        TransportChoice::Sse => Some(TransportKind::SseTransport),
     }));
     let seen = detected.clone();
     let sinks = Sinks {

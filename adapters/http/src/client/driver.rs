@@ -1,6 +1,6 @@
 //! The one client loop: runs the app [`Client`] over any core HTTP client machine that follows
 //! the client contract ([`ClientTransport`]: the Streamable `HttpClient`, or the
-//! auto-detecting / legacy transports behind `Wire`), performs the requests it asks for on the
+//! auto-detecting / HTTP+SSE transports behind `Wire`), performs the requests it asks for on the
 //! pool and moves bytes and time. Every protocol decision is the machine's.
 
 use std::future::Future;

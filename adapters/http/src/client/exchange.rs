@@ -231,7 +231,7 @@ async fn perform(
         headers: fields,
         body,
     } = request;
-    // A URL of its own (the legacy transport's): the core resolved it on the endpoint's
+    // A URL of its own (the HTTP+SSE transport's): the core resolved it on the endpoint's
     // origin, so the pool's server is the one; only its path and query are sent.
     let path = url.as_deref().map(path_of).transpose()?;
     let method = match method {

@@ -1,6 +1,6 @@
 //! The three client transports the auto-detecting client may run, behind the core's one client
-//! contract ([`ClientTransport`]): the detector ([`AutoClient`], which also runs the legacy
-//! client after a fallback), the legacy HTTP+SSE client when forced, and the Streamable HTTP
+//! contract ([`ClientTransport`]): the detector ([`AutoClient`], which also runs the HTTP+SSE
+//! client after a fallback), the HTTP+SSE client when forced, and the Streamable HTTP
 //! client (forced, or taking over after detection). The Streamable client's exchange ids carry
 //! [`STREAMABLE_TAG`], so they never meet the detector's.
 
@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use bytes::Bytes;
-use mcp_sansio::http::legacy::{AutoClient, ClientEvent as WireEvent, LegacyClient};
+use mcp_sansio::http::sse_transport::{AutoClient, ClientEvent as WireEvent, SseTransportClient};
 use mcp_sansio::http::{HttpClient, HttpClientConfig, TransportEvent};
 use mcp_sansio::outgoing::{Action, ClientTransport, ExchangeId, InboundFrame};
 use mcp_sansio::session::TransmitKind;
@@ -19,13 +19,13 @@ pub(crate) const STREAMABLE_TAG: u64 = 1 << 63;
 /// The running transport.
 pub(crate) enum Transport {
     Auto(Box<AutoClient>),
-    Legacy(Box<LegacyClient>),
+    Sse(Box<SseTransportClient>),
     Streamable(Box<HttpClient>),
 }
 
 /// An event of whichever transport runs.
 pub(crate) enum AnyEvent {
-    /// Of the detector or the legacy client.
+    /// Of the detector or the HTTP+SSE client.
     Wire(WireEvent),
     /// Of the Streamable client.
     Streamable(TransportEvent),
@@ -87,7 +87,7 @@ macro_rules! with_id {
                 let $i = $id;
                 $call
             }
-            Transport::Legacy($c) => {
+            Transport::Sse($c) => {
                 let $i = $id;
                 $call
             }
@@ -107,7 +107,7 @@ impl ClientTransport for Wire {
         self.now = now;
         match &mut self.transport {
             Transport::Auto(c) => c.handle_transmit(now, frame, kind),
-            Transport::Legacy(c) => c.handle_transmit(now, frame, kind),
+            Transport::Sse(c) => c.handle_transmit(now, frame, kind),
             Transport::Streamable(c) => c.handle_transmit(now, frame, kind),
         }
     }
@@ -143,17 +143,17 @@ impl ClientTransport for Wire {
         self.now = now;
         match &mut self.transport {
             Transport::Auto(c) => c.handle_timeout(now),
-            Transport::Legacy(c) => c.handle_timeout(now),
+            Transport::Sse(c) => c.handle_timeout(now),
             Transport::Streamable(c) => c.handle_timeout(now),
         }
     }
 
-    /// Ends the transport (Streamable: DELETE of the session; legacy: the SSE GET dropped).
+    /// Ends the transport (Streamable: DELETE of the session; HTTP+SSE: the SSE GET dropped).
     fn close(&mut self, now: Instant) {
         self.now = now;
         match &mut self.transport {
             Transport::Auto(c) => c.close(now),
-            Transport::Legacy(c) => c.close(now),
+            Transport::Sse(c) => c.close(now),
             Transport::Streamable(c) => c.close(now),
         }
     }
@@ -165,7 +165,7 @@ impl ClientTransport for Wire {
         }
         match &mut self.transport {
             Transport::Auto(c) => c.poll_action(),
-            Transport::Legacy(c) => c.poll_action(),
+            Transport::Sse(c) => c.poll_action(),
             Transport::Streamable(c) => c.poll_action().map(|action| match action {
                 Action::Send(mut request) => {
                     request.id = ExchangeId(request.id.0 | STREAMABLE_TAG);
@@ -182,7 +182,7 @@ impl ClientTransport for Wire {
         }
         match &mut self.transport {
             Transport::Auto(c) => c.poll_frame(),
-            Transport::Legacy(c) => c.poll_frame(),
+            Transport::Sse(c) => c.poll_frame(),
             Transport::Streamable(c) => c.poll_frame(),
         }
     }
@@ -193,7 +193,7 @@ impl ClientTransport for Wire {
         }
         match &mut self.transport {
             Transport::Auto(c) => c.poll_event().map(AnyEvent::Wire),
-            Transport::Legacy(c) => c.poll_event().map(AnyEvent::Wire),
+            Transport::Sse(c) => c.poll_event().map(AnyEvent::Wire),
             Transport::Streamable(c) => c.poll_event().map(AnyEvent::Streamable),
         }
     }
@@ -201,7 +201,7 @@ impl ClientTransport for Wire {
     fn poll_timeout(&self) -> Option<Instant> {
         match &self.transport {
             Transport::Auto(c) => c.poll_timeout(),
-            Transport::Legacy(c) => c.poll_timeout(),
+            Transport::Sse(c) => c.poll_timeout(),
             Transport::Streamable(c) => c.poll_timeout(),
         }
     }
@@ -210,7 +210,7 @@ impl ClientTransport for Wire {
     fn is_closed(&self) -> bool {
         match &self.transport {
             Transport::Auto(c) => c.is_closed(),
-            Transport::Legacy(c) => c.is_closed(),
+            Transport::Sse(c) => c.is_closed(),
             Transport::Streamable(c) => c.is_closed(),
         }
     }

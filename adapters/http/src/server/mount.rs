@@ -1,5 +1,5 @@
 //! What the server mounts: the core [`Router`] with the Streamable HTTP endpoint on
-//! `HttpServerOptions::path` and, unless turned off, the legacy HTTP+SSE pair (2024-11-05) on
+//! `HttpServerOptions::path` and, unless turned off, the HTTP+SSE pair (2024-11-05) on
 //! its own two paths, both built from the same `EndpointConfig` (one Host/Origin policy, one
 //! set of limits, one idle expiry), as the 2025-03-26 backwards-compatibility section suggests.
 
@@ -8,23 +8,23 @@ use std::time::Instant;
 
 use mcp_sansio::app::runtime::WakeHook;
 use mcp_sansio::app::server::Server;
-use mcp_sansio::http::legacy::{Router, RouterPaths};
+use mcp_sansio::http::sse_transport::{Router, RouterPaths};
 
 use super::HttpServerOptions;
 
-/// The paths of the legacy HTTP+SSE transport.
+/// The paths of the HTTP+SSE transport.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LegacyMount {
+pub struct SseTransportMount {
     /// GET here opens a session; its first event names the message URL. Default `/sse`.
     pub sse_path: String,
     /// POST here (`?sessionId=...`) carries the client's messages. Default `/messages`.
     pub messages_path: String,
 }
 
-impl Default for LegacyMount {
+impl Default for SseTransportMount {
     fn default() -> Self {
         let paths = RouterPaths::default();
-        LegacyMount {
+        SseTransportMount {
             sse_path: paths.sse,
             messages_path: paths.messages,
         }
@@ -48,16 +48,16 @@ pub(crate) fn router(
         server.set_waker(wake.clone());
         server
     };
-    let legacy = options.legacy.clone().unwrap_or_default();
+    let sse_transport = options.sse_transport.clone().unwrap_or_default();
     let paths = RouterPaths {
         streamable: options.path.clone(),
-        sse: legacy.sse_path,
-        messages: legacy.messages_path,
+        sse: sse_transport.sse_path,
+        messages: sse_transport.messages_path,
     };
     let router = Router::new(options.endpoint.clone(), paths, make);
-    if options.legacy.is_some() {
+    if options.sse_transport.is_some() {
         router
     } else {
-        router.without_legacy()
+        router.without_sse_transport()
     }
 }

@@ -95,7 +95,7 @@ pub(crate) async fn handle(
             return Ok(response(resp, &shared, emptied(parts.headers)));
         }
     }
-    // The core router says which paths exist (Streamable, and the legacy pair if mounted).
+    // The core router says which paths exist (Streamable, and the HTTP+SSE pair if mounted).
     let known = shared.try_with(|core| core.endpoint.route(parts.uri.path()).is_some());
     if known != Some(true) {
         return Ok(plain(StatusCode::NOT_FOUND, "Not Found"));
@@ -153,7 +153,7 @@ pub(crate) async fn handle(
     Ok(response(resp, &shared, fields))
 }
 
-/// Method, path (with the query: the legacy POST names its session there) and headers as the
+/// Method, path (with the query: the HTTP+SSE POST names its session there) and headers as the
 /// endpoint takes them: the header text copied once into a buffer the fields share.
 fn request_head(req: &Parts) -> HttpRequestHead {
     let target = req

@@ -11,7 +11,7 @@
 //! (`Router::touched_streams`), so a request costs the same with ten or ten thousand GET
 //! streams held open; after a wake-up from outside the endpoint (a handler job finishing, a
 //! handle on another thread) or a timer, every body, since no session was touched then; the
-//! legacy transport's bodies, which the endpoint does not track, every time.
+//! HTTP+SSE transport's bodies, which the endpoint does not track, every time.
 //!
 //! A job is first polled once right there, on the task that settles (usually the connection
 //! task of the request): most handlers answer without waiting (a sync tool, a completion), and
@@ -26,19 +26,19 @@ use std::time::Instant;
 
 use mcp_sansio::app::runtime::Job;
 use mcp_sansio::app::server::Server;
-use mcp_sansio::http::legacy::Router;
+use mcp_sansio::http::sse_transport::Router;
 use mcp_sansio::http::StreamId;
 use smol::channel::Sender;
 use smol::LocalExecutor;
 
 /// The mutable part, behind one `RefCell` (never borrowed across an `.await`).
 pub(crate) struct Core {
-    /// Both transports' endpoints behind the core router (Streamable HTTP, legacy HTTP+SSE).
+    /// Both transports' endpoints behind the core router (Streamable HTTP, HTTP+SSE).
     pub(crate) endpoint: Router<Server>,
     /// Bodies waiting for bytes whose changes the endpoint tracks (`Router::stream_tracked`),
     /// woken (and forgotten) by `settle` once they may have some.
     wakers: HashMap<StreamId, Waker>,
-    /// Bodies waiting for bytes whose changes the endpoint does not track (the legacy
+    /// Bodies waiting for bytes whose changes the endpoint does not track (the HTTP+SSE
     /// transport's): woken by every `settle`.
     untracked: HashMap<StreamId, Waker>,
     /// Set after a wake-up from outside the endpoint: the next `settle` checks every body,

@@ -1,4 +1,4 @@
-//! The legacy HTTP+SSE transport (2024-11-05) as the HTTP server adapter serves it beside
+//! The HTTP+SSE transport (2024-11-05) as the HTTP server adapter serves it beside
 //! Streamable HTTP, through real loopback sockets and a tiny raw HTTP/1.1 client: the
 //! `endpoint` event, 202 for accepted messages with the answers on the session's stream, the
 //! status codes (400 bad body / missing sessionId, 404 unknown session, 405, 415, 403 by the
@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::rig::{Reply, Running, INITIALIZED};
 
 fn app(now: std::time::Instant) -> Server {
-    Server::builder(Implementation::new("legacy-adapter-test", "1"))
+    Server::builder(Implementation::new("sse-transport-adapter-test", "1"))
         .tool(
             Tool::new("whoami", json!({"type": "object"})).sync_handler(|call, _| {
                 let tag = call
@@ -50,7 +50,7 @@ fn post(server: &Running, uri: &str, headers: &[(&str, &str)], body: &str) -> Re
 }
 
 #[test]
-fn the_legacy_pair_answers_with_its_status_codes() {
+fn the_sse_transport_pair_answers_with_its_status_codes() {
     let server = Running::start(HttpServerOptions::default(), app);
     let mut sse = server.connect();
     let uri = sse.open_sse();
@@ -144,7 +144,7 @@ fn two_sessions_each_get_only_their_own_messages() {
 }
 
 #[test]
-fn streamable_http_is_served_beside_the_legacy_pair() {
+fn streamable_http_is_served_beside_the_sse_transport_pair() {
     let server = Running::start(HttpServerOptions::default(), app);
     let mut sse = server.connect();
     let uri = sse.open_sse();
@@ -160,16 +160,16 @@ fn streamable_http_is_served_beside_the_legacy_pair() {
     assert_eq!(reply.status, 200, "{reply:?}");
     assert!(reply.header("mcp-session-id").is_some());
     assert!(reply.body.contains("2025-06-18"), "{}", reply.body);
-    // The legacy session's answer still comes on its stream, and only there.
+    // The HTTP+SSE session's answer still comes on its stream, and only there.
     let answer = sse.message();
     assert_eq!(answer["result"]["protocolVersion"], "2024-11-05");
 }
 
 #[test]
-fn without_the_legacy_mount_its_paths_are_unknown() {
+fn without_the_sse_transport_mount_its_paths_are_unknown() {
     let server = Running::start(
         HttpServerOptions {
-            legacy: None,
+            sse_transport: None,
             ..HttpServerOptions::default()
         },
         app,

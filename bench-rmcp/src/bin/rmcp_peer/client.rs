@@ -18,10 +18,10 @@ use crate::answers::{capabilities, PeerClient};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Era {
     /// `initialize` with the requested version (2025-11-25 by default).
-    Legacy,
+    Stateful,
     /// `server/discover`, then stateless 2026-07-28 requests; no fallback.
-    Modern,
-    /// `server/discover`, falling back to `initialize` when the server is legacy.
+    Stateless,
+    /// `server/discover`, falling back to `initialize` when the server is stateful.
     Auto,
 }
 
@@ -39,7 +39,7 @@ pub enum Op {
 /// Everything the client run needs.
 pub struct ClientPlan {
     pub era: Era,
-    /// The version `initialize` asks for (legacy and auto's fallback).
+    /// The version `initialize` asks for (stateful and auto's fallback).
     pub version: ProtocolVersion,
     pub ops: Vec<Op>,
 }
@@ -56,14 +56,14 @@ fn emit(line: Value) -> Result<(), String> {
 }
 
 fn lifecycle(plan: &ClientPlan) -> ClientLifecycleMode {
-    let modern = vec![ProtocolVersion::V_2026_07_28];
+    let stateless = vec![ProtocolVersion::V_2026_07_28];
     match plan.era {
-        Era::Legacy => ClientLifecycleMode::Initialize,
-        Era::Modern => ClientLifecycleMode::Discover {
-            preferred_versions: modern,
+        Era::Stateful => ClientLifecycleMode::Initialize,
+        Era::Stateless => ClientLifecycleMode::Discover {
+            preferred_versions: stateless,
         },
         Era::Auto => ClientLifecycleMode::Auto {
-            preferred_versions: modern,
+            preferred_versions: stateless,
             legacy_version: Some(plan.version.clone()),
         },
     }

@@ -8,7 +8,7 @@
 //! rmcp_peer client [OPTIONS] URL                          (feature peer-http)
 //!
 //! client OPTIONS:
-//!   --era legacy|modern|auto   initialize (default) | server/discover 2026-07-28 | discover,
+//!   --era stateful|stateless|auto   initialize (default) | server/discover 2026-07-28 | discover,
 //!                              falling back to initialize
 //!   --version V                the version initialize asks for (default 2025-11-25)
 //!   --call NAME JSON           tools/call after the listings (repeatable)
@@ -33,7 +33,7 @@ use rmcp::model::{JsonObject, ProtocolVersion};
 use server::PeerServer;
 
 const USAGE: &str = "usage: rmcp_peer server (--stdio | --http ADDR) [--versions V,V...]\n       \
-    rmcp_peer client [--era legacy|modern|auto] [--version V] [--call NAME JSON]... \
+    rmcp_peer client [--era stateful|stateless|auto] [--version V] [--call NAME JSON]... \
     [--prompt NAME JSON]... [--read URI]... (--stdio -- CMD... | URL)";
 
 /// What the command line asked for.
@@ -80,7 +80,7 @@ fn parse_server(args: &[String]) -> Result<Command, String> {
 
 fn parse_client(args: &[String]) -> Result<Command, String> {
     let mut plan = ClientPlan {
-        era: Era::Legacy,
+        era: Era::Stateful,
         version: ProtocolVersion::V_2025_11_25,
         ops: Vec::new(),
     };
@@ -92,8 +92,8 @@ fn parse_client(args: &[String]) -> Result<Command, String> {
         match arg.as_str() {
             "--era" => {
                 plan.era = match value()?.as_str() {
-                    "legacy" => Era::Legacy,
-                    "modern" => Era::Modern,
+                    "stateful" | "legacy" => Era::Stateful,
+                    "stateless" | "modern" => Era::Stateless,
                     "auto" => Era::Auto,
                     other => return Err(format!("unknown era {other:?}")),
                 }

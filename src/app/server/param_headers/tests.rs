@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use crate::app::client::modern::{header_params, InvalidHeaderAnnotation};
+use crate::app::client::stateless::{header_params, InvalidHeaderAnnotation};
 use crate::app::server::{BuildError, CallToolResult, Server, Tool};
 use crate::model::Implementation;
 

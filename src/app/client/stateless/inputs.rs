@@ -1,0 +1,88 @@
+//! Answers the input requests of an input-required result with the handlers the application
+//! registered on its [`crate::app::client::ClientBuilder`]: `elicitation/create` and
+//! `sampling/createMessage` go to the same handlers as in a stateful session, `roots/list` is
+//! answered from the registered roots.
+
+use serde_json::{json, Value};
+
+use super::StatelessClientError;
+use crate::app::client::builder::Handlers;
+use crate::app::client::HandlerContext;
+use crate::app::runtime::CancelToken;
+use crate::jsonrpc::RequestId;
+use crate::model::stateless::{InputKind, InputRequest, InputRequests, InputResponses};
+
+/// Input requests answered at most per round (a larger round fails the call).
+pub(super) const MAX_INPUTS_PER_ROUND: usize = 64;
+
+/// Every answer of one round, by key.
+pub(super) async fn answer(
+    handlers: &Handlers,
+    requests: &InputRequests,
+) -> Result<InputResponses, StatelessClientError> {
+    if requests.len() > MAX_INPUTS_PER_ROUND {
+        return Err(StatelessClientError::Input(format!(
+            "{} input requests in one round (limit {MAX_INPUTS_PER_ROUND})",
+            requests.len()
+        )));
+    }
+    let mut responses = InputResponses::new();
+    for (key, request) in requests {
+        let answer = answer_one(handlers, key, request).await?;
+        responses.insert(key.clone(), answer);
+    }
+    Ok(responses)
+}
+
+async fn answer_one(
+    handlers: &Handlers,
+    key: &str,
+    request: &InputRequest,
+) -> Result<Value, StatelessClientError> {
+    let fail =
+        |why: String| StatelessClientError::Input(format!("`{key}` ({}): {why}", request.method));
+    // Embedded requests have no JSON-RPC id of their own: the handler sees the input key.
+    let context = HandlerContext {
+        id: RequestId::string(key),
+        cancel: CancelToken::new(),
+    };
+    match request.kind() {
+        Some(InputKind::Elicitation) => {
+            let handler = handlers
+                .elicitation
+                .as_ref()
+                .ok_or_else(|| fail("no elicitation handler".into()))?;
+            let params = request
+                .elicit_params()
+                .and_then(Result::ok)
+                .ok_or_else(|| fail("invalid params".into()))?;
+            let result = handler(params, context)
+                .await
+                .map_err(|e| fail(e.message))?;
+            serde_json::to_value(result).map_err(|e| fail(e.to_string()))
+        }
+        Some(InputKind::Sampling) => {
+            let handler = handlers
+                .sampling
+                .as_ref()
+                .ok_or_else(|| fail("no sampling handler".into()))?;
+            let params = request
+                .sample_params()
+                .and_then(Result::ok)
+                .ok_or_else(|| fail("invalid params".into()))?;
+            let result = handler(params, context)
+                .await
+                .map_err(|e| fail(e.message))?;
+            serde_json::to_value(result).map_err(|e| fail(e.to_string()))
+        }
+        Some(InputKind::Roots) => {
+            let roots = handlers
+                .roots
+                .as_ref()
+                .ok_or_else(|| fail("no roots declared".into()))?;
+            let roots = roots.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            Ok(json!({ "roots": roots }))
+        }
+        None => Err(fail("not an input kind of 2026-07-28".into())),
+    }
+}

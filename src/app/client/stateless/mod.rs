@@ -1,0 +1,407 @@
+//! The 2026-07-28 client: stateless requests whose `_meta` carries the protocol version, the
+//! client's capabilities and its info; replies read as complete, input-required (answered by
+//! the same sampling/elicitation/roots handlers as the stateful [`super::Client`], then
+//! retried) or errors; the HTTP headers of each request; the era probe's verdict.
+//!
+//! Sans-IO like the rest of the core: [`StatelessClient`] builds each attempt
+//! ([`StatelessClient::next_request`]) and sorts each reply ([`StatelessClient::handle_reply`]);
+//! [`StatelessClient::request`] runs that loop over any [`StatelessTransport`] (an adapter moves the
+//! bytes, this module decides). See docs/stateless.md.
+
+mod cache;
+mod call;
+mod era;
+mod headers;
+mod inputs;
+mod listen;
+mod reply;
+mod tasks;
+
+pub use cache::{ResultCache, MAX_CACHED_RESULTS, MAX_TTL};
+pub use call::{CallStep, StatelessCall, MAX_INPUT_ROUNDS};
+pub use era::{era_from_probe, Era};
+pub use headers::{
+    header_params, header_value, needs_base64, request_headers, HeaderParam,
+    InvalidHeaderAnnotation, MAX_HEADER_NAME, MAX_HEADER_PARAMS,
+};
+pub use listen::{
+    listen_cancel_notification, listen_event_from_message, ListenEvent, ListenFilter, ListenReader,
+    MAX_PENDING_EVENTS,
+};
+pub use reply::{reply_from_http_body, reply_from_message, Reply, ReplyError, MAX_SSE_EVENT};
+pub use tasks::{
+    TaskClock, TaskHandle, TaskOutcome, TaskStep, ToolCallOutcome, DEFAULT_POLL_INTERVAL,
+    MAX_POLL_INTERVAL, MAX_TASK_POLLS,
+};
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::future::Future;
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+
+use super::builder::Handlers;
+use super::ClientBuilder;
+use crate::jsonrpc::ErrorObject;
+use crate::model::stateless::{InputResponses, RequestMeta};
+use crate::model::{ClientCapabilities, Implementation, ProtocolVersion};
+
+/// Tools whose header annotations are remembered at most (past it, calls to further tools
+/// carry no `Mcp-Param-*` headers).
+pub const MAX_KNOWN_TOOLS: usize = 10_000;
+
+/// Pages of `tools/list` followed at most when learning tool annotations.
+pub const MAX_TOOL_PAGES: usize = 1_000;
+
+/// Why a 2026-07-28 call failed.
+#[derive(Clone, Debug)]
+pub enum StatelessClientError {
+    /// The server answered a JSON-RPC error.
+    Rpc(ErrorObject),
+    /// An HTTP status without a JSON-RPC response (404, 405, 5xx ...).
+    Http {
+        /// The status code.
+        status: u16,
+    },
+    /// The reply could not be read.
+    Malformed(String),
+    /// The server kept asking for inputs past the round limit.
+    TooManyRounds(u32),
+    /// An input request could not be answered (no handler, or the handler failed).
+    Input(String),
+    /// The transport failed (connection, timeout, closed pipe).
+    Transport(String),
+}
+
+impl fmt::Display for StatelessClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StatelessClientError::Rpc(e) => {
+                let data = e
+                    .data
+                    .as_ref()
+                    .map(|d| format!(" (data: {})", d.get()))
+                    .unwrap_or_default();
+                write!(f, "JSON-RPC error {}: {}{data}", e.code, e.message)
+            }
+            StatelessClientError::Http { status } => {
+                write!(f, "HTTP {status} without a JSON-RPC answer")
+            }
+            StatelessClientError::Malformed(why) => write!(f, "unreadable reply: {why}"),
+            StatelessClientError::TooManyRounds(n) => {
+                write!(f, "the server asked for input {n} times")
+            }
+            StatelessClientError::Input(why) => {
+                write!(f, "cannot answer the server's input request: {why}")
+            }
+            StatelessClientError::Transport(why) => write!(f, "{why}"),
+        }
+    }
+}
+
+impl std::error::Error for StatelessClientError {}
+
+/// One attempt to send: a JSON-RPC request and the HTTP headers that go with it (stdio
+/// ignores the headers).
+#[derive(Clone, Debug)]
+pub struct StatelessRequest {
+    /// The JSON-RPC id of this attempt (new for each attempt).
+    pub id: i64,
+    /// The method.
+    pub method: String,
+    /// The whole JSON-RPC request as compact JSON.
+    pub body: Vec<u8>,
+    /// `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`.
+    pub headers: Vec<(String, String)>,
+}
+
+/// Moves one attempt to the server and brings back its reply (an adapter implements it).
+pub trait StatelessTransport {
+    /// Sends `request` and returns the server's reply to it.
+    fn exchange(
+        &mut self,
+        request: &StatelessRequest,
+    ) -> impl Future<Output = Result<Result<Reply, ReplyError>, StatelessClientError>>;
+}
+
+/// A stateless 2026-07-28 client: who it is, what it can do, which version it speaks, and
+/// what it learned of the server's tools (their `Mcp-Param-*` headers).
+pub struct StatelessClient {
+    info: Implementation,
+    capabilities: ClientCapabilities,
+    handlers: Handlers,
+    pub(crate) version: String,
+    supported_versions: Vec<String>,
+    next_id: i64,
+    max_input_rounds: u32,
+    tool_headers: HashMap<String, Vec<HeaderParam>>,
+    tools_learned: bool,
+    /// Tools dropped for invalid annotations (never called), bounded like `tool_headers`.
+    dropped: HashSet<String>,
+    /// Cacheable results by method and params ([`StatelessClient::request_at`]).
+    cache: ResultCache,
+}
+
+impl StatelessClient {
+    /// A client with the identity and the handlers of `builder` (the same registrations as
+    /// the stateful client; capabilities derive from them).
+    pub fn new(builder: &ClientBuilder) -> Self {
+        let (info, capabilities, handlers) = builder.stateless_parts();
+        let version = ProtocolVersion::V2026_07_28.as_str().to_owned();
+        StatelessClient {
+            info,
+            capabilities,
+            handlers,
+            supported_versions: vec![version.clone()],
+            version,
+            next_id: 1,
+            max_input_rounds: MAX_INPUT_ROUNDS,
+            tool_headers: HashMap::new(),
+            tools_learned: false,
+            dropped: HashSet::new(),
+            cache: ResultCache::new(),
+        }
+    }
+
+    /// Caps the input rounds of one call (default [`MAX_INPUT_ROUNDS`]).
+    pub fn set_max_input_rounds(&mut self, rounds: u32) {
+        self.max_input_rounds = rounds;
+    }
+
+    /// The protocol version requests carry (changes after a -32022 retry).
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// The capabilities every request declares.
+    pub fn capabilities(&self) -> &ClientCapabilities {
+        &self.capabilities
+    }
+
+    /// A call of `method` with `params` (an object or nothing).
+    pub fn call(&self, method: &str, params: Option<Value>) -> StatelessCall {
+        StatelessCall::new(method, params)
+    }
+
+    /// The next attempt of `call`: a new id, the `_meta` fields, the inputs and state of the
+    /// last round, and the HTTP headers.
+    pub fn next_request(&mut self, call: &mut StatelessCall) -> StatelessRequest {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1).max(1);
+        call.current_id = Some(id);
+        let mut params = call.params.clone();
+        let mut meta = match params.remove("_meta") {
+            Some(Value::Object(meta)) => meta,
+            _ => Map::new(),
+        };
+        let typed = RequestMeta::new(
+            self.version.clone(),
+            self.capabilities.clone(),
+            Some(self.info.clone()),
+        );
+        for (key, value) in typed.to_meta() {
+            meta.insert(key, value);
+        }
+        params.insert("_meta".into(), Value::Object(meta));
+        if let Some(responses) = &call.retry_inputs {
+            params.insert("inputResponses".into(), json!(responses));
+        }
+        if let Some(state) = &call.retry_state {
+            params.insert("requestState".into(), Value::String(state.clone()));
+        }
+        let tool = (call.method == "tools/call")
+            .then(|| params.get("name").and_then(Value::as_str))
+            .flatten();
+        let empty = Vec::new();
+        let tool_params = tool
+            .and_then(|t| self.tool_headers.get(t))
+            .unwrap_or(&empty);
+        let headers = request_headers(&self.version, &call.method, &params, tool_params);
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": call.method, "params": params});
+        StatelessRequest {
+            id,
+            method: call.method.clone(),
+            body: serde_json::to_vec(&body).unwrap_or_default(),
+            headers,
+        }
+    }
+
+    /// Sorts the reply to `call`'s attempt in flight into the next step.
+    pub fn handle_reply(
+        &mut self,
+        call: &mut StatelessCall,
+        reply: Result<Reply, ReplyError>,
+    ) -> CallStep {
+        call.handle_reply(self, reply)
+    }
+
+    /// Remembers the header annotations of the tools in a `tools/list` result and removes the
+    /// tools whose annotations are invalid (they must not be called). Returns the removed
+    /// names with the reason.
+    pub fn learn_tools(&mut self, result: &mut Value) -> Vec<(String, InvalidHeaderAnnotation)> {
+        let mut dropped = Vec::new();
+        let Some(Value::Array(tools)) = result.get_mut("tools") else {
+            return dropped;
+        };
+        tools.retain(|tool| {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+            let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
+            match header_params(schema) {
+                Ok(params) => {
+                    self.dropped.remove(name);
+                    if self.tool_headers.len() < MAX_KNOWN_TOOLS
+                        || self.tool_headers.contains_key(name)
+                    {
+                        self.tool_headers.insert(name.to_owned(), params);
+                    }
+                    true
+                }
+                Err(why) => {
+                    self.tool_headers.remove(name);
+                    if self.dropped.len() < MAX_KNOWN_TOOLS {
+                        self.dropped.insert(name.to_owned());
+                    }
+                    dropped.push((name.to_owned(), why));
+                    false
+                }
+            }
+        });
+        self.tools_learned = true;
+        dropped
+    }
+
+    /// Whether `tool` is known from a listing (and may be called).
+    pub fn knows_tool(&self, tool: &str) -> bool {
+        self.tool_headers.contains_key(tool)
+    }
+
+    /// Answers every input request with the registered handlers (elicitation, sampling,
+    /// roots); fails on a kind without a handler or a handler error.
+    pub async fn answer_inputs(
+        &self,
+        requests: &crate::model::stateless::InputRequests,
+    ) -> Result<InputResponses, StatelessClientError> {
+        inputs::answer(&self.handlers, requests).await
+    }
+
+    /// Runs `method` to its final result over `transport`: every attempt, input round and
+    /// version retry. A `tools/list` result loses the tools with invalid header annotations; a
+    /// `tools/call` of a tool not listed yet lists the tools first (its `Mcp-Param-*` headers
+    /// come from the listing) and fails if the listing dropped it.
+    pub async fn request<T: StatelessTransport>(
+        &mut self,
+        transport: &mut T,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, StatelessClientError> {
+        if method == "tools/call" {
+            let tool = params
+                .as_ref()
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            if !self.knows_tool(&tool) && !self.tools_learned {
+                self.list_all_tools(transport).await?;
+            }
+            if self.dropped.contains(&tool) {
+                return Err(StatelessClientError::Input(format!(
+                    "the tool `{tool}` has invalid x-mcp-header annotations"
+                )));
+            }
+        }
+        let mut result = self.run_call(transport, method, params).await?;
+        if method == "tools/list" {
+            self.learn_tools(&mut result);
+        }
+        Ok(result)
+    }
+
+    /// [`StatelessClient::request`] with result reuse: a result cached for the same method and
+    /// params and still within its `ttlMs` at `now` is returned without a request; a fresh
+    /// result with `ttlMs` > 0 is kept. Input-required calls are never cached (only their
+    /// final result is, like any other).
+    pub async fn request_at<T: StatelessTransport>(
+        &mut self,
+        now: Instant,
+        transport: &mut T,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, StatelessClientError> {
+        if let Some(hit) = self.cache.get(now, method, params.as_ref()) {
+            return Ok(hit);
+        }
+        let result = self.request(transport, method, params.clone()).await?;
+        self.cache.store(now, method, params.as_ref(), &result);
+        Ok(result)
+    }
+
+    /// Takes in an event from a listen stream: a list change or resource update makes the
+    /// matching cached results stale (and a tool list change forgets the learned tools, so
+    /// the next call lists them again). Returns how many cached results were dropped.
+    pub fn handle_listen_event(&mut self, event: &ListenEvent) -> usize {
+        if *event == ListenEvent::ToolsListChanged {
+            self.tools_learned = false;
+        }
+        self.cache.invalidate(event)
+    }
+
+    /// The result cache (to inspect or clear it).
+    pub fn cache_mut(&mut self) -> &mut ResultCache {
+        &mut self.cache
+    }
+
+    /// Lists every tool (following `nextCursor`), learning their header annotations.
+    pub async fn list_all_tools<T: StatelessTransport>(
+        &mut self,
+        transport: &mut T,
+    ) -> Result<Vec<Value>, StatelessClientError> {
+        let mut all = Vec::new();
+        let mut cursor: Option<Value> = None;
+        for _ in 0..MAX_TOOL_PAGES {
+            let params = cursor.take().map(|c| json!({"cursor": c}));
+            let mut page = self.run_call(transport, "tools/list", params).await?;
+            self.learn_tools(&mut page);
+            if let Some(Value::Array(tools)) = page.get_mut("tools") {
+                all.append(tools);
+            }
+            match page.get("nextCursor") {
+                Some(next) if !next.is_null() => cursor = Some(next.clone()),
+                _ => return Ok(all),
+            }
+        }
+        Err(StatelessClientError::Malformed(format!(
+            "tools/list kept returning nextCursor past {MAX_TOOL_PAGES} pages"
+        )))
+    }
+
+    async fn run_call<T: StatelessTransport>(
+        &mut self,
+        transport: &mut T,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, StatelessClientError> {
+        let mut call = self.call(method, params);
+        // Bounded: each pass either ends, takes an input round (capped) or uses the one
+        // version retry.
+        loop {
+            let request = self.next_request(&mut call);
+            let reply = transport.exchange(&request).await?;
+            match self.handle_reply(&mut call, reply) {
+                CallStep::Send => continue,
+                CallStep::Inputs(requests) => {
+                    let responses = self.answer_inputs(&requests).await?;
+                    call.provide_inputs(responses);
+                }
+                CallStep::Done(result) => return Ok(result),
+                CallStep::Failed(error) => return Err(error),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod listen_tests;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,286 @@
+//! 2026-07-28 requests on the Streamable HTTP endpoint: a POST whose `MCP-Protocol-Version`
+//! is not a stateful revision (and that names no session) is one stateless exchange. The
+//! transport checks the headers the revision mirrors from the body (`MCP-Protocol-Version`
+//! against `_meta`, `Mcp-Method`, `Mcp-Name`: a mismatch is 400 + -32020), then a fresh
+//! machine serves the request statelessly; its refusals keep their status (400, or 404 for an
+//! unknown method). No `Mcp-Session-Id` is issued; GET and DELETE get 405.
+
+use std::time::Instant;
+
+use bytes::Bytes;
+use serde_json::{Map, Value};
+
+use super::{Endpoint, JSON, SSE};
+use crate::app::server::{ListenEvent, ParamHeader};
+use crate::auth::encoding::base64_standard_decode;
+use crate::http::admission::KnownFields;
+use crate::http::headers::{accepts_json_and_sse, is_json_content_type};
+use crate::http::machine::Machine;
+use crate::http::reply::{error, too_large};
+use crate::http::streams::{LogicalStream, Mode, SessionState};
+use crate::http::types::{Body, HttpMethod, HttpRequestHead, HttpResponse};
+use crate::http::ResponseMode;
+use crate::jsonrpc::{self as m, decode, ErrorObject, Incoming, Message, Request, RequestId};
+use crate::model::stateless::{header_mismatch_error, stateless_method, PROTOCOL_VERSION_KEY};
+use crate::model::ProtocolVersion;
+
+/// Jobs of finished exchanges waiting for the driver at most (task handlers; past it a task
+/// stays `working` until its TTL).
+const MAX_DETACHED_JOBS: usize = 4096;
+
+impl<M: Machine> Endpoint<M> {
+    /// Whether `head` opens a stateless exchange: a version header that is not a stateful
+    /// revision (2026-07-28, or one the server may not know, which it must refuse with
+    /// -32022), and no session id.
+    pub(super) fn is_stateless(fields: &KnownFields<'_>) -> bool {
+        let Some(version) = fields.protocol_version else {
+            return false;
+        };
+        fields.session_id.is_none()
+            && ProtocolVersion::parse(version.trim()).is_none_or(|v| !v.is_stateful())
+    }
+
+    pub(super) fn handle_stateless(
+        &mut self,
+        now: Instant,
+        head: &HttpRequestHead,
+        body: Bytes,
+    ) -> HttpResponse {
+        if head.method != HttpMethod::Post {
+            return error(405, "Method Not Allowed: 2026-07-28 uses POST only")
+                .with_header("Allow", "POST");
+        }
+        let accept = head.get("accept").unwrap_or("");
+        if !accepts_json_and_sse(accept) {
+            return error(
+                406,
+                "Not Acceptable: Accept must allow application/json and text/event-stream",
+            );
+        }
+        if !head.get("content-type").is_some_and(is_json_content_type) {
+            return error(
+                415,
+                "Unsupported Media Type: Content-Type must be application/json",
+            );
+        }
+        if body.len() > self.config.max_body {
+            return too_large(&body, self.config.max_body);
+        }
+        let request = match decode(&body) {
+            Ok(Incoming::Single(Message::Request(r))) => r,
+            // Closing the stream is the cancellation on HTTP: nothing to act on.
+            Ok(Incoming::Single(Message::Notification(_))) => return HttpResponse::status(202),
+            Ok(_) => {
+                let e = ErrorObject::invalid_request("expected a single JSON-RPC request");
+                return response_error(400, None, &e);
+            }
+            Err(e) => return response_error(400, None, &e.to_error_object()),
+        };
+        if let Err(e) = check_headers(head, &request) {
+            return response_error(400, Some(&request.id), &e);
+        }
+        let listen = request.method == m::SUBSCRIPTIONS_LISTEN;
+        if listen {
+            self.listeners
+                .retain(|xid| self.exchanges.contains_key(xid));
+            if self.listeners.len() >= self.config.max_listen_streams {
+                self.stats.sessions_refused += 1;
+                return error(503, "Service Unavailable: too many listen streams open");
+            }
+        }
+        let machine = (self.factory)(now);
+        if let Err(e) = check_param_headers(head, &request, &machine) {
+            return response_error(400, Some(&request.id), &e);
+        }
+        let xid = match self.claim_exchange() {
+            Ok(xid) => xid,
+            Err(resp) => return resp,
+        };
+        let id = request.id;
+        let mut state = SessionState::new(machine, now, 0, self.config.retry_ms);
+        state
+            .streams
+            .insert(1, LogicalStream::new(Mode::Undecided, 1));
+        state.request_streams.insert(id.clone(), 1);
+        state.machine.handle_stateless_input(now, body);
+        state.pump();
+        let status = state.machine.stateless_status(&id);
+        self.exchanges.insert(xid, state);
+        self.fan_out(xid);
+        let conn = self.new_conn();
+        let mut resp = self.open_response(xid, 1, conn, ResponseMode::Auto, false);
+        if matches!(resp.body, Body::Full(_)) {
+            if let Some(mut done) = self.exchanges.remove(&xid) {
+                while let Some(job) = done.machine.poll_job() {
+                    if self.detached_jobs.len() < MAX_DETACHED_JOBS {
+                        self.detached_jobs.push_back(job);
+                    }
+                }
+            }
+            if let Some(status) = status {
+                resp.status = status;
+            }
+        } else if resp.get("content-type") == Some(SSE) {
+            resp = resp.with_header("X-Accel-Buffering", "no");
+            if listen {
+                self.listeners.push(xid);
+            }
+        }
+        resp
+    }
+
+    /// Announces `event` (a list change, a resource update) to every open 2026-07-28 listen
+    /// stream from outside any exchange: what an application calls when its registries
+    /// change on a timer or a file watcher, with no exchange machine to make the change on.
+    /// Each stream's machine sends it only if its filter asked for it, tagged with its
+    /// subscription id. Returns how many listen streams were offered the event.
+    pub fn announce_listen_event(&mut self, event: &ListenEvent) -> usize {
+        self.listeners
+            .retain(|xid| self.exchanges.contains_key(xid));
+        let mut offered = 0;
+        for xid in &self.listeners {
+            if let Some(listener) = self.exchanges.get_mut(xid) {
+                listener.machine.handle_listen_event(event);
+                listener.pump();
+                offered += 1;
+            }
+        }
+        self.exchanges.flush();
+        offered
+    }
+
+    /// Hands the changes exchange `from` made (a tool added, a resource updated) to every
+    /// exchange holding a listen stream: each machine is its own server, so a change reaches
+    /// other listeners only through here.
+    pub(super) fn fan_out(&mut self, from: u64) {
+        let Some(source) = self.exchanges.get_mut(&from) else {
+            return;
+        };
+        let mut events = Vec::new();
+        while let Some(event) = source.machine.poll_listen_event() {
+            events.push(event);
+        }
+        if events.is_empty() {
+            return;
+        }
+        self.listeners
+            .retain(|xid| self.exchanges.contains_key(xid));
+        for xid in self.listeners.iter().filter(|&&xid| xid != from) {
+            if let Some(listener) = self.exchanges.get_mut(xid) {
+                for event in &events {
+                    listener.machine.handle_listen_event(event);
+                }
+                listener.pump();
+            }
+        }
+    }
+}
+
+/// The mirrored headers against the body: -32020 on any mismatch or a missing one.
+fn check_headers(head: &HttpRequestHead, request: &Request) -> Result<(), ErrorObject> {
+    let params: Map<String, Value> = request
+        .params
+        .as_ref()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_default();
+    let header_version = head.get("mcp-protocol-version").unwrap_or("").trim();
+    let body_version = params
+        .get("_meta")
+        .and_then(|m| m.get(PROTOCOL_VERSION_KEY))
+        .and_then(Value::as_str);
+    if let Some(body_version) = body_version {
+        if body_version != header_version {
+            return Err(header_mismatch_error(
+                "MCP-Protocol-Version",
+                header_version,
+                body_version,
+            ));
+        }
+    }
+    let method = head.get("mcp-method").map(str::trim);
+    if method != Some(&*request.method) {
+        return Err(header_mismatch_error(
+            "Mcp-Method",
+            method.unwrap_or(""),
+            &request.method,
+        ));
+    }
+    let name_param = stateless_method(&request.method)
+        .and_then(|mm| mm.name_param)
+        .or_else(|| crate::tasks::is_task_method(&request.method).then_some("taskId"));
+    if let Some(param) = name_param {
+        let body_name = params.get(param).and_then(Value::as_str).unwrap_or("");
+        let header = head.get("mcp-name").map(|v| decode_sentinel(v.trim()));
+        if header.as_deref() != Some(body_name) {
+            let shown = header.unwrap_or_default();
+            return Err(header_mismatch_error("Mcp-Name", &shown, body_name));
+        }
+    }
+    Ok(())
+}
+
+/// The `Mcp-Param-*` headers of a `tools/call` against the arguments they mirror (the tool's
+/// `x-mcp-header` annotations, SEP-2243): a string argument as is, a number or boolean as its
+/// JSON text; the header must be present exactly when the argument is (null counts as absent)
+/// and, sentinel-decoded, equal it; otherwise -32020.
+fn check_param_headers<M: Machine>(
+    head: &HttpRequestHead,
+    request: &Request,
+    machine: &M,
+) -> Result<(), ErrorObject> {
+    if request.method != m::TOOLS_CALL {
+        return Ok(());
+    }
+    let params: Map<String, Value> = request
+        .params
+        .as_ref()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_default();
+    let Some(tool) = params.get("name").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let annotated = machine.tool_param_headers(tool);
+    let arguments = params.get("arguments");
+    for ParamHeader { header, property } in annotated {
+        let name = format!("Mcp-Param-{header}");
+        let expected = match arguments.and_then(|a| a.get(&property)) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(v @ (Value::Number(_) | Value::Bool(_))) => Some(v.to_string()),
+            // Objects and arrays cannot be annotated; nothing to compare.
+            Some(_) => continue,
+        };
+        let got = head.get(&name).map(|v| decode_sentinel(v.trim()));
+        if got != expected {
+            return Err(header_mismatch_error(
+                &name,
+                got.as_deref().unwrap_or(""),
+                expected.as_deref().unwrap_or(""),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A header value in the `=?base64?…?=` sentinel form, decoded; any other value verbatim (an
+/// undecodable sentinel stays as is, so it mismatches the body).
+fn decode_sentinel(value: &str) -> String {
+    let Some(inner) = value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    else {
+        return value.to_owned();
+    };
+    base64_standard_decode(inner)
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .unwrap_or_else(|| value.to_owned())
+}
+
+/// An HTTP error whose body is the JSON-RPC error for request `id`.
+fn response_error(status: u16, id: Option<&RequestId>, e: &ErrorObject) -> HttpResponse {
+    let mut buf = Vec::new();
+    m::encode_error(&mut buf, id, e, m::MissingId::Null);
+    let mut resp = HttpResponse::status(status).with_header("Content-Type", JSON);
+    resp.body = Body::Full(Bytes::from(buf));
+    resp
+}

@@ -1,0 +1,374 @@
+//! The HTTP+SSE client transport (2024-11-05), sans IO: it asks for a GET of the SSE
+//! URL, waits for the `endpoint` event, resolves it (same origin only), then turns every
+//! outgoing frame into a POST there and every `message` event into an incoming frame. It
+//! follows the client contract of [`crate::outgoing`]: a request it cannot carry, or whose
+//! POST fails or gets no answer within `post_timeout`, ends with a JSON-RPC error frame.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Instant;
+
+use bytes::Bytes;
+use serde_json::json;
+
+use super::client_types::{ClientConfig, ClientEvent, CloseReason};
+use crate::framing::sse::{SseDecoder, SseItem};
+use crate::http::headers::accepts;
+use crate::http::types::HttpMethod;
+use crate::http::HttpText;
+use crate::jsonrpc::{decode, Incoming, Message};
+use crate::outgoing::{Action, ExchangeId, InboundFrame, OutgoingRequest};
+use crate::session::TransmitKind;
+use crate::url::{HttpUrl, UrlError};
+
+/// The JSON-RPC error code of the error frames the transport makes for requests it could not
+/// deliver (the same as the Streamable client's).
+const TRANSPORT_ERROR: i64 = -32000;
+
+/// A POST in flight: its frame (to answer its requests with an error if it fails) and when it
+/// gives up waiting for the response head.
+#[derive(Debug)]
+struct Post {
+    frame: Bytes,
+    deadline: Option<Instant>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// GET asked for; waiting for its head or the `endpoint` event.
+    AwaitingEndpoint,
+    /// POSTing to `post_url`.
+    Ready,
+    Closed,
+}
+
+/// One HTTP+SSE client connection: the SSE stream and the POSTs of one session.
+#[derive(Debug)]
+pub struct SseTransportClient {
+    config: ClientConfig,
+    sse_url: HttpUrl,
+    post_url: Option<HttpUrl>,
+    state: State,
+    get_id: ExchangeId,
+    next_id: u64,
+    decoder: SseDecoder,
+    /// The `endpoint` event's deadline, while waiting for it.
+    deadline: Option<Instant>,
+    /// Frames given before the `endpoint` event.
+    held: VecDeque<Bytes>,
+    actions: VecDeque<Action>,
+    /// POSTs asked for whose response head has not come yet.
+    posts: HashMap<ExchangeId, Post>,
+    inbound: VecDeque<Bytes>,
+    events: VecDeque<ClientEvent>,
+}
+
+impl SseTransportClient {
+    /// A client of the SSE endpoint at `sse_url` (absolute `http(s)` URL); it asks for the GET
+    /// at once. Its exchange ids count from `first_id` (so a caller can keep its own below).
+    pub fn new(
+        sse_url: &str,
+        config: ClientConfig,
+        now: Instant,
+        first_id: u64,
+    ) -> Result<SseTransportClient, UrlError> {
+        let sse_url = HttpUrl::parse(sse_url)?;
+        let get_id = ExchangeId(first_id);
+        let get = OutgoingRequest {
+            id: get_id,
+            method: HttpMethod::Get,
+            url: Some(sse_url.to_string().into()),
+            headers: vec![
+                ("Accept", HttpText::from_static("text/event-stream")),
+                ("Cache-Control", HttpText::from_static("no-cache")),
+            ],
+            body: Bytes::new(),
+        };
+        Ok(SseTransportClient {
+            decoder: SseDecoder::new(config.max_event_size),
+            deadline: now.checked_add(config.endpoint_timeout),
+            config,
+            sse_url,
+            post_url: None,
+            state: State::AwaitingEndpoint,
+            get_id,
+            next_id: first_id.saturating_add(1),
+            held: VecDeque::new(),
+            actions: VecDeque::from([Action::Send(get)]),
+            posts: HashMap::new(),
+            inbound: VecDeque::new(),
+            events: VecDeque::new(),
+        })
+    }
+
+    /// The URL messages are POSTed to, once the `endpoint` event came.
+    pub fn post_url(&self) -> Option<String> {
+        self.post_url.as_ref().map(ToString::to_string)
+    }
+
+    /// Whether the transport is over.
+    pub fn is_closed(&self) -> bool {
+        self.state == State::Closed
+    }
+
+    /// One message the client session transmitted (`poll_transmit`). Held until the
+    /// `endpoint` event, then POSTed; a request refused (closed, too many waiting) is answered
+    /// with an error frame at once, anything else refused is dropped.
+    pub fn handle_transmit(&mut self, now: Instant, frame: Bytes, kind: TransmitKind) {
+        let refused = match self.state {
+            State::Closed => Some("the HTTP+SSE transport is closed"),
+            _ if self.held.len() + self.posts.len() >= self.config.max_pending_frames => {
+                Some("too many messages wait for the HTTP+SSE transport")
+            }
+            _ => None,
+        };
+        match (refused, self.state) {
+            (Some(reason), _) => {
+                if kind == TransmitKind::Request {
+                    self.answer_with_error(&frame, reason);
+                }
+            }
+            (None, State::Ready) => self.post(now, frame),
+            (None, _) => self.held.push_back(frame),
+        }
+    }
+
+    /// The next request to perform or exchange to abandon (the SSE GET after `close`, a POST
+    /// past its timeout).
+    #[must_use]
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    /// The next frame received from the server (the transport decodes none itself).
+    #[must_use]
+    pub fn poll_frame(&mut self) -> Option<InboundFrame> {
+        self.inbound.pop_front().map(|frame| (frame, None))
+    }
+
+    /// The next event for the application.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<ClientEvent> {
+        self.events.pop_front()
+    }
+
+    /// The earliest of the `endpoint` deadline and the POST timeouts.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let posts = self.posts.values().filter_map(|p| p.deadline).min();
+        [self.deadline, posts].into_iter().flatten().min()
+    }
+
+    /// Closes the transport if the `endpoint` event is overdue; fails the POSTs whose response
+    /// head is overdue (their requests end with an error frame).
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.deadline.is_some_and(|d| d <= now) {
+            self.close_with(CloseReason::EndpointTimeout);
+        }
+        let mut overdue: Vec<ExchangeId> = self
+            .posts
+            .iter()
+            .filter(|(_, p)| p.deadline.is_some_and(|d| d <= now))
+            .map(|(id, _)| *id)
+            .collect();
+        overdue.sort();
+        for id in overdue {
+            if let Some(post) = self.posts.remove(&id) {
+                self.actions.push_back(Action::Abort(id));
+                self.post_failed(&post.frame, None);
+            }
+        }
+    }
+
+    /// The status and headers of response `id`.
+    pub fn handle_response_head<'a>(
+        &mut self,
+        _now: Instant,
+        id: ExchangeId,
+        status: u16,
+        headers: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) {
+        if id == self.get_id {
+            if self.state == State::Closed {
+                return;
+            }
+            let content_type = headers
+                .into_iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+                .map(|(_, v)| v);
+            if !(200..300).contains(&status) {
+                self.close_with(CloseReason::HttpStatus(status));
+            } else if content_type.is_some_and(|ct| !accepts(ct, "text/event-stream")) {
+                self.close_with(CloseReason::NotEventStream);
+            }
+        } else if let Some(post) = self.posts.remove(&id) {
+            if !(200..300).contains(&status) {
+                self.post_failed(&post.frame, Some(status));
+                if status == 404 {
+                    // The server no longer knows the session.
+                    self.close_with(CloseReason::HttpStatus(404));
+                }
+            }
+        }
+    }
+
+    /// A chunk of response body `id` (only the SSE stream's matter).
+    pub fn handle_response_body(&mut self, now: Instant, id: ExchangeId, chunk: Bytes) {
+        if id != self.get_id || self.state == State::Closed {
+            return;
+        }
+        self.decoder.push(&chunk);
+        while let Some(item) = self.decoder.poll_item() {
+            let Ok(SseItem::Event(event)) = item else {
+                continue;
+            };
+            match event.event.as_deref() {
+                Some("endpoint") => self.endpoint(now, event.data_str()),
+                None | Some("message") if !event.data.is_empty() => {
+                    if self.inbound.len() >= self.config.max_inbound_frames {
+                        self.close_with(CloseReason::InboundOverflow);
+                        return;
+                    }
+                    self.inbound.push_back(event.data);
+                }
+                _ => {}
+            }
+            if self.state == State::Closed {
+                return;
+            }
+        }
+    }
+
+    /// Response `id` is complete.
+    pub fn handle_response_end(&mut self, _now: Instant, id: ExchangeId) {
+        if id == self.get_id {
+            self.close_with(CloseReason::StreamEnded);
+        } else {
+            // A POST answered without a head first is over too.
+            self.posts.remove(&id);
+        }
+    }
+
+    /// Request `id` failed without a (complete) response.
+    pub fn handle_response_failed(&mut self, _now: Instant, id: ExchangeId, _reason: &str) {
+        if id == self.get_id {
+            self.close_with(CloseReason::RequestFailed);
+        } else if let Some(post) = self.posts.remove(&id) {
+            self.post_failed(&post.frame, None);
+        }
+    }
+
+    /// Ends the transport: the adapter is asked to abandon the SSE GET.
+    pub fn close(&mut self, _now: Instant) {
+        self.close_with(CloseReason::Local);
+    }
+
+    fn endpoint(&mut self, now: Instant, data: &str) {
+        if self.state != State::AwaitingEndpoint {
+            return; // Only the first `endpoint` event counts.
+        }
+        match self.sse_url.resolve_same_origin(data) {
+            Ok(url) => {
+                self.events.push_back(ClientEvent::Ready {
+                    post_url: url.to_string(),
+                });
+                self.post_url = Some(url);
+                self.state = State::Ready;
+                self.deadline = None;
+                while let Some(frame) = self.held.pop_front() {
+                    self.post(now, frame);
+                }
+            }
+            Err(UrlError::CrossOrigin) => self.close_with(CloseReason::CrossOriginEndpoint),
+            Err(UrlError::Invalid) => self.close_with(CloseReason::InvalidEndpoint),
+        }
+    }
+
+    fn post(&mut self, now: Instant, frame: Bytes) {
+        let Some(url) = &self.post_url else {
+            return;
+        };
+        let id = ExchangeId(self.next_id);
+        self.next_id = self.next_id.saturating_add(1);
+        self.actions.push_back(Action::Send(OutgoingRequest {
+            id,
+            method: HttpMethod::Post,
+            url: Some(url.to_string().into()),
+            headers: vec![("Content-Type", HttpText::from_static("application/json"))],
+            body: frame.clone(),
+        }));
+        let deadline = now.checked_add(self.config.post_timeout);
+        self.posts.insert(id, Post { frame, deadline });
+    }
+
+    /// Reports a failed POST and answers each request it carried with an error frame.
+    fn post_failed(&mut self, frame: &Bytes, status: Option<u16>) {
+        self.events.push_back(ClientEvent::PostFailed { status });
+        let message = match status {
+            Some(s) => format!("the message endpoint answered HTTP {s}"),
+            None => "the message POST failed or got no answer in time".to_string(),
+        };
+        self.answer_with_error(frame, &message);
+    }
+
+    /// Answers each request in `frame` (one message or a batch) with an error frame.
+    fn answer_with_error(&mut self, frame: &Bytes, message: &str) {
+        for error in request_errors(frame, message) {
+            if self.inbound.len() < self.config.max_inbound_frames {
+                self.inbound.push_back(error);
+            }
+        }
+    }
+
+    fn close_with(&mut self, reason: CloseReason) {
+        if self.state == State::Closed {
+            return;
+        }
+        self.state = State::Closed;
+        self.deadline = None;
+        for frame in std::mem::take(&mut self.held) {
+            self.answer_with_error(&frame, "the HTTP+SSE transport closed");
+        }
+        // Requests not handed to the adapter yet are not sent at all.
+        let unsent: Vec<ExchangeId> = self
+            .actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send(r) => Some(r.id),
+                Action::Abort(_) => None,
+            })
+            .collect();
+        self.actions.retain(|a| matches!(a, Action::Abort(_)));
+        for id in unsent {
+            if let Some(post) = self.posts.remove(&id) {
+                self.answer_with_error(&post.frame, "the HTTP+SSE transport closed");
+            }
+        }
+        self.actions.push_back(Action::Abort(self.get_id));
+        self.events.push_back(ClientEvent::Closed(reason));
+    }
+}
+
+crate::outgoing::client_transport_by_inherent_methods!(SseTransportClient, ClientEvent);
+
+/// A JSON-RPC error frame (code [`TRANSPORT_ERROR`], `message`) for each request in `frame`
+/// (one message or a batch), so each one the transport could not deliver ends once.
+pub(super) fn request_errors(frame: &Bytes, message: &str) -> Vec<Bytes> {
+    let ids = match decode(frame) {
+        Ok(Incoming::Single(Message::Request(r))) => vec![r.id],
+        Ok(Incoming::Batch(items)) => items
+            .into_iter()
+            .filter_map(|m| match m {
+                Ok(Message::Request(r)) => Some(r.id),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    ids.into_iter()
+        .map(|id| {
+            let error = json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": TRANSPORT_ERROR, "message": message}});
+            Bytes::from(error.to_string())
+        })
+        .collect()
+}

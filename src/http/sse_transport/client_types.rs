@@ -1,0 +1,88 @@
+//! The values the client-side transports report to their application: the events, their
+//! limits (their requests are [`crate::outgoing::OutgoingRequest`]s).
+
+use std::time::Duration;
+
+/// Which HTTP transport a server speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransportKind {
+    /// Streamable HTTP (2025-03-26 and later): one endpoint, POST + optional GET.
+    StreamableHttp,
+    /// The HTTP+SSE transport (2024-11-05): SSE GET + message POST.
+    SseTransport,
+}
+
+/// Something the transport reports to the application.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientEvent {
+    /// Auto-detection decided (`AutoClient` only).
+    Detected(TransportKind),
+    /// HTTP+SSE: the `endpoint` event arrived; messages are POSTed to `post_url` from now on.
+    Ready {
+        /// The resolved message URL.
+        post_url: String,
+    },
+    /// A POSTed message was refused (`Some(status)`) or its request failed (`None`). A
+    /// request in it is answered with a JSON-RPC error frame, so it completes exactly once.
+    PostFailed {
+        /// The HTTP status, if a response came.
+        status: Option<u16>,
+    },
+    /// The transport is over; no more frames will come.
+    Closed(CloseReason),
+}
+
+/// Why a transport closed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CloseReason {
+    /// `close()` was called.
+    Local,
+    /// A response had this unexpected status.
+    HttpStatus(u16),
+    /// The SSE GET was answered with something other than `text/event-stream`.
+    NotEventStream,
+    /// The SSE stream ended (the HTTP+SSE transport cannot resume it).
+    StreamEnded,
+    /// The adapter reported a failed request (connection refused, reset, ...).
+    RequestFailed,
+    /// The `endpoint` event's URI is not a valid reference.
+    InvalidEndpoint,
+    /// The `endpoint` event names another origin.
+    CrossOriginEndpoint,
+    /// No `endpoint` event within `endpoint_timeout`.
+    EndpointTimeout,
+    /// Incoming frames piled up past `max_inbound_frames` without being polled.
+    InboundOverflow,
+    /// Auto-detection's first frame was not an `initialize` request.
+    NotInitialize,
+    /// The detection probe got no response head within `post_timeout`.
+    ProbeTimeout,
+}
+
+/// Limits of the client-side transports.
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// How long to wait for the `endpoint` event after the GET. Default 10 s.
+    pub endpoint_timeout: Duration,
+    /// How long a POST (and the detection probe) waits for its response head; past it the
+    /// exchange is aborted and its requests end with an error. Default 30 s.
+    pub post_timeout: Duration,
+    /// The largest SSE event (and JSON body) accepted, in bytes. Default 16 MiB.
+    pub max_event_size: usize,
+    /// Frames waiting to be POSTed or in flight, at most. Default 1024.
+    pub max_pending_frames: usize,
+    /// Received frames waiting for `poll_frame`, at most. Default 4096.
+    pub max_inbound_frames: usize,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            endpoint_timeout: Duration::from_secs(10),
+            post_timeout: Duration::from_secs(30),
+            max_event_size: crate::config::DEFAULT_MAX_FRAME_LEN,
+            max_pending_frames: 1024,
+            max_inbound_frames: 4096,
+        }
+    }
+}

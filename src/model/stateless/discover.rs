@@ -1,0 +1,45 @@
+//! `server/discover` (2026-07-28): the one call that tells a client which versions and
+//! capabilities a server has, replacing what `initialize` returned. Servers must implement
+//! it; stdio clients also use it as the era probe.
+
+use serde::{Deserialize, Serialize};
+
+use super::{CacheHints, StatelessResult};
+use crate::model::{Extra, Implementation, Meta, ServerCapabilities};
+
+/// The result members of `server/discover` (without `resultType` and the cache hints, which
+/// [`StatelessResult`] adds: see [`DiscoverResponse`]). `serverInfo` lives in `_meta`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoverResult {
+    /// Every protocol version the server accepts, preferred first.
+    pub supported_versions: Vec<String>,
+    /// What the server offers.
+    pub capabilities: ServerCapabilities,
+    /// How to use the server, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// Result metadata (`io.modelcontextprotocol/serverInfo`).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Unknown members.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl DiscoverResult {
+    /// The server's name and version from `_meta`, when present.
+    pub fn server_info(&self) -> Option<Implementation> {
+        super::server_info(self.meta.as_ref())
+    }
+}
+
+/// The full `server/discover` result: `resultType`, `ttlMs`, `cacheScope` and the members.
+pub type DiscoverResponse = StatelessResult<DiscoverResult>;
+
+impl DiscoverResponse {
+    /// The cache hints, or [`CacheHints::NO_STORE`] when a (non-conforming) server sent none.
+    pub fn cache_or_no_store(&self) -> CacheHints {
+        self.cache.unwrap_or(CacheHints::NO_STORE)
+    }
+}
