@@ -11,6 +11,8 @@ use mcp_sansio::auth::HttpResponse;
 use mcp_sansio::http::HttpMethod;
 use mcp_sansio::outgoing::{ExchangeId, OutgoingRequest};
 use smol::net::TcpStream;
+
+use super::endpoint_url::{endpoint_parts, parse_endpoint};
 use smol::Timer;
 use smol_hyper::rt::FuturesIo;
 
@@ -64,20 +66,9 @@ fn url_of(request: &OutgoingRequest) -> &str {
 
 async fn perform(request: &OutgoingRequest) -> Result<HttpResponse, String> {
     let url = url_of(request);
-    let uri: hyper::Uri = url.parse().map_err(|e| format!("bad URL {url}: {e}"))?;
-    if uri.scheme_str() != Some("http") {
-        return Err(format!("only http:// is supported here: {url}"));
-    }
-    let authority = uri
-        .authority()
-        .ok_or_else(|| format!("no host in {url}"))?
-        .clone();
-    let host = authority
-        .host()
-        .trim_start_matches('[')
-        .trim_end_matches(']');
-    let port = authority.port_u16().unwrap_or(80);
-    let stream = TcpStream::connect((host, port))
+    let endpoint = parse_endpoint(url).map_err(|e| e.to_string())?;
+    let (addr, authority, path) = endpoint_parts(&endpoint);
+    let stream = TcpStream::connect(addr.as_str())
         .await
         .map_err(|e| format!("cannot connect to {authority}: {e}"))?;
     let (mut sender, connection) = hyper::client::conn::http1::handshake(FuturesIo::new(stream))
@@ -87,11 +78,10 @@ async fn perform(request: &OutgoingRequest) -> Result<HttpResponse, String> {
         HttpMethod::Post => hyper::Method::POST,
         _ => hyper::Method::GET,
     };
-    let path = uri.path_and_query().map_or("/", |p| p.as_str());
     let mut builder = hyper::Request::builder()
         .method(method)
         .uri(path)
-        .header(hyper::header::HOST, authority.as_str())
+        .header(hyper::header::HOST, authority)
         .header(hyper::header::CONNECTION, "close");
     for (name, value) in &request.headers {
         builder = builder.header(*name, value.as_str());

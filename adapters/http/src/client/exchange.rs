@@ -12,6 +12,7 @@ use hyper::header::HeaderValue;
 use hyper::HeaderMap;
 use mcp_sansio::http::{HttpMethod, HttpText};
 use mcp_sansio::outgoing::{ExchangeId, OutgoingRequest};
+use mcp_sansio::url::HttpUrl;
 
 use super::authorize::{send_authorized, Authorizer};
 use super::fields::{FieldCache, HeadCache};
@@ -295,9 +296,9 @@ async fn perform(
 
 /// The path and query of an absolute URL, as a request target.
 fn path_of(url: &str) -> Result<hyper::Uri, String> {
-    let uri: hyper::Uri = url.parse().map_err(|e| format!("bad URL {url}: {e}"))?;
-    let path = uri.path_and_query().map_or("/", |p| p.as_str());
-    path.parse().map_err(|e| format!("bad URL {url}: {e}"))
+    let bad = |e: &dyn std::fmt::Display| format!("bad URL {url}: {e}");
+    let url = HttpUrl::parse(url).map_err(|e| bad(&e))?;
+    url.path_and_query().parse().map_err(|e| bad(&e))
 }
 
 /// Why an exchange failed when its response body broke (out of line: rare).
