@@ -84,7 +84,14 @@ impl Machine for Server {
         Server::handle_timeout(self, now)
     }
     fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
-        Server::poll_transmit(self, buf)
+        let transmit = Server::poll_transmit(self, buf);
+        if transmit.is_none() {
+            // The endpoint has no reader for a session's application events (`Initialized`,
+            // client notifications): dropped once the session has nothing left to send, so
+            // an idle session holds none.
+            while Server::poll_event(self).is_some() {}
+        }
+        transmit
     }
     fn poll_timeout(&self) -> Option<Instant> {
         Server::poll_timeout(self)

@@ -151,7 +151,7 @@ pub(crate) struct SessionState<M> {
     /// SSE `retry` sent with priming events (2025-11-25 sessions).
     pub(crate) retry_ms: u64,
     /// The machine encodes each message here; a message that fits is copied out at its
-    /// exact size, so the buffer's growth is paid once per session, not once per message.
+    /// exact size, so the buffer's growth is paid once per `pump`, not once per message.
     scratch: Vec<u8>,
     /// Connections that stopped being attached to a stream of this session (replaced by a
     /// newer GET or resume, cut loose as too slow, detached) since the driver last asked:
@@ -228,6 +228,10 @@ impl<M: Machine> SessionState<M> {
             };
             let data = self.take_encoded();
             self.route(t.related, t.kind, data);
+        }
+        // Everything was copied out: an idle session keeps no encoding buffer.
+        if self.scratch.capacity() > 0 {
+            self.scratch = Vec::new();
         }
     }
 

@@ -105,6 +105,15 @@ impl EncodedBuf {
         }
     }
 
+    /// Gives the buffer's memory back once everything was handed out (an idle session keeps
+    /// none).
+    pub(crate) fn release_if_drained(&mut self) {
+        if self.read == self.buf.len() && self.buf.capacity() > 0 {
+            self.release();
+            self.read = 0;
+        }
+    }
+
     // The two rare ends of `reclaim`, out of the respond path (instruction cache).
 
     /// Gives a grown, empty buffer's memory back.

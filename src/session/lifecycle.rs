@@ -156,7 +156,7 @@ impl Session {
         };
         self.version = Some(version);
         self.peer_info = Some(result.server_info);
-        self.peer_server_caps = Some(result.capabilities);
+        self.peer_server_caps = Some(Box::new(result.capabilities));
         self.instructions = result.instructions;
         let initialized = Notification {
             method: m::intern_method(m::NOTIFICATIONS_INITIALIZED),

@@ -40,6 +40,7 @@ mod timer;
 mod tombstones;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -192,12 +193,15 @@ pub struct Session {
     role: Role,
     state: State,
     config: Config,
-    client_setup: Option<ClientSetup>,
-    server_setup: Option<ServerSetup>,
+    /// Boxed, as the fields below that one role never sets: they would make every server
+    /// session (thousands in one HTTP endpoint) larger by a few KiB.
+    client_setup: Option<Box<ClientSetup>>,
+    /// Shared: every session of one server factory declares the same.
+    server_setup: Option<Arc<ServerSetup>>,
     version: Option<ProtocolVersion>,
     peer_info: Option<Implementation>,
     peer_client_caps: Option<ClientCapabilities>,
-    peer_server_caps: Option<ServerCapabilities>,
+    peer_server_caps: Option<Box<ServerCapabilities>>,
     instructions: Option<String>,
     outbound: outbound::Outbound,
     inbound: inbound::Inbound,
@@ -217,19 +221,24 @@ pub struct Session {
 impl Session {
     /// A client session; call [`Session::initialize`] to start the handshake.
     pub fn client(config: Config, setup: ClientSetup, now: Instant) -> Session {
-        Self::new(Role::Client, config, Some(setup), None, now)
+        Self::new(Role::Client, config, Some(Box::new(setup)), None, now)
     }
 
     /// A server session, waiting for `initialize`.
     pub fn server(config: Config, setup: ServerSetup, now: Instant) -> Session {
+        Self::server_shared(config, Arc::new(setup), now)
+    }
+
+    /// A server session whose setup is shared with other sessions of the same server.
+    pub(crate) fn server_shared(config: Config, setup: Arc<ServerSetup>, now: Instant) -> Session {
         Self::new(Role::Server, config, None, Some(setup), now)
     }
 
     fn new(
         role: Role,
         config: Config,
-        client_setup: Option<ClientSetup>,
-        server_setup: Option<ServerSetup>,
+        client_setup: Option<Box<ClientSetup>>,
+        server_setup: Option<Arc<ServerSetup>>,
         now: Instant,
     ) -> Session {
         Session {
@@ -281,7 +290,7 @@ impl Session {
 
     /// Client side: the server's declared capabilities.
     pub fn peer_server_capabilities(&self) -> Option<&ServerCapabilities> {
-        self.peer_server_caps.as_ref()
+        self.peer_server_caps.as_deref()
     }
 
     /// Client side: the server's `instructions`.
@@ -488,7 +497,11 @@ impl Session {
     /// and without a trailing newline).
     #[must_use]
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
-        let Queued { payload, related } = self.queue.pop_front()?;
+        let Some(Queued { payload, related }) = self.queue.pop_front() else {
+            release_spare(&mut self.queue);
+            self.encoded.release_if_drained();
+            return None;
+        };
         let message = match payload {
             Payload::Message(message) => message,
             Payload::Encoded { len, kind } => {
@@ -521,7 +534,11 @@ impl Session {
     /// The next event for the application.
     #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
+        let event = self.events.pop_front();
+        if event.is_none() {
+            release_spare(&mut self.events);
+        }
+        event
     }
 
     /// When `handle_timeout` must be called next.
@@ -612,5 +629,14 @@ impl Session {
         }
         self.events.push_back(event);
         true
+    }
+}
+
+/// Frees a drained queue's storage. Called when a poll finds the queue empty, so a busy
+/// session pays one small allocation per round and an idle one (of thousands an HTTP
+/// endpoint may hold) keeps no spare capacity.
+pub(crate) fn release_spare<T>(queue: &mut VecDeque<T>) {
+    if queue.is_empty() && queue.capacity() > 0 {
+        *queue = VecDeque::new();
     }
 }

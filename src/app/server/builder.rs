@@ -292,11 +292,11 @@ impl ServerBuilder {
         for tool in tools.into_values() {
             self.registry.insert_tool(Arc::unwrap_or_clone(tool));
         }
-        let setup = ServerSetup {
+        let setup = Arc::new(ServerSetup {
             info: self.info.clone(),
             capabilities: self.capabilities(),
             instructions: self.instructions.clone(),
-        };
+        });
         let mut profile = self.profile(&setup.capabilities);
         if self.tasks.is_some() {
             let extensions = profile.capabilities.extensions.get_or_insert_with(Map::new);
@@ -306,7 +306,7 @@ impl ServerBuilder {
             shared: Arc::new(Definitions {
                 config: self.config,
                 setup,
-                profile,
+                profile: Arc::new(profile),
                 registry: Arc::new(self.registry),
                 cache: self.stateless_cache,
                 state_key: self.request_state_key,
@@ -326,11 +326,12 @@ pub struct ServerFactory {
     shared: Arc<Definitions>,
 }
 
-/// What every server of one factory shares.
+/// What every server of one factory shares (the setup and profile by pointer, so a session
+/// holds no copy of the server's info and capabilities).
 struct Definitions {
     config: Config,
-    setup: ServerSetup,
-    profile: ServerProfile,
+    setup: Arc<ServerSetup>,
+    profile: Arc<ServerProfile>,
     registry: Arc<Registry>,
     cache: CacheHints,
     state_key: Option<RequestStateKey>,

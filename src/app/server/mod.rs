@@ -59,7 +59,8 @@ use crate::app::runtime::{first_poll, CancelToken, Job, Outbox, WakeHook};
 use crate::config::Config;
 use crate::jsonrpc::{self as m, Incoming, RawJson, RequestId};
 use crate::session::{
-    Event, FrameError, Outcome, RequestOptions, SendError, ServerSetup, Session, State, Transmit,
+    release_spare, Event, FrameError, Outcome, RequestOptions, SendError, ServerSetup, Session,
+    State, Transmit,
 };
 
 /// Optional outbox items (progress, logs, resource updates) held at most; past it they are
@@ -109,14 +110,14 @@ pub struct Server {
 impl Server {
     fn from_parts(
         config: Config,
-        setup: ServerSetup,
+        setup: Arc<ServerSetup>,
         registry: Arc<Registry>,
         stateless: Stateless,
         now: Instant,
     ) -> Server {
         let page_size = config.page_size.max(1);
         Server {
-            session: Session::server(config, setup, now),
+            session: Session::server_shared(config, setup, now),
             registry,
             outbox: Outbox::new(OUTBOX_CAPACITY),
             outbox_items: VecDeque::new(),
@@ -256,7 +257,11 @@ impl Server {
     /// such as `notifications/roots/list_changed`.
     #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
+        let event = self.events.pop_front();
+        if event.is_none() {
+            release_spare(&mut self.events);
+        }
+        event
     }
 
     /// Sends `notifications/resources/updated` for `uri` if the client subscribed to it.

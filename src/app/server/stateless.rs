@@ -45,7 +45,8 @@ const MAX_STATUSES: usize = 64;
 
 /// The stateless side's state.
 pub(crate) struct Stateless {
-    pub(crate) profile: ServerProfile,
+    /// Shared by every server of one factory.
+    pub(crate) profile: Arc<ServerProfile>,
     /// Cache hints of the cacheable results (lists, `resources/read`).
     pub(crate) cache: CacheHints,
     /// The application's key for `requestState`; without it none is minted or accepted.
@@ -84,7 +85,7 @@ pub(crate) struct Queued {
 }
 
 impl Stateless {
-    pub(crate) fn new(profile: ServerProfile, now: Instant) -> Self {
+    pub(crate) fn new(profile: Arc<ServerProfile>, now: Instant) -> Self {
         Stateless {
             profile,
             cache: CacheHints::NO_STORE,
