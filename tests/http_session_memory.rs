@@ -117,8 +117,7 @@ fn bytes_per_idle_session(n: u32, notes: usize) -> isize {
         let resp = ep.handle_request(now, &head(Some(&sid)), Bytes::from(done.clone()), random);
         assert_eq!(resp.status, 202);
         for _ in 0..notes {
-            let resp =
-                ep.handle_request(now, &head(Some(&sid)), Bytes::from(note.clone()), random);
+            let resp = ep.handle_request(now, &head(Some(&sid)), Bytes::from(note.clone()), random);
             assert_eq!(resp.status, 202);
         }
     }

@@ -250,6 +250,48 @@ impl HttpClient {
         let mut frames = std::mem::take(&mut self.completed);
         push(ex, self.config.max_body, &mut frames);
         self.deliver(id, frames);
+        self.fail_if_oversized(id);
+    }
+
+    /// A request whose response outgrew its size limit (a JSON body past `max_body`, an SSE
+    /// event past `max_event_size`) fails at once with an error naming the limit, and its exchange is aborted:
+    /// the rest of the body is not waited for.
+    fn fail_if_oversized(&mut self, id: ExchangeId) {
+        let Some(ex) = self.exchanges.get(&id) else {
+            return;
+        };
+        let Some(request) = ex
+            .purpose
+            .awaited()
+            .filter(|_| ex.oversized && !ex.answered)
+        else {
+            return;
+        };
+        let (request, status) = (request.clone(), ex.status);
+        let reason = self.oversized_reason(ex);
+        self.exchanges.remove(&id);
+        self.actions.push_back(Action::Abort(id));
+        self.stats.oversized += 1;
+        if self.barrier == Some(id) {
+            self.release_barrier();
+        }
+        self.fail_request(&request, &reason, status);
+    }
+
+    /// Why a request whose response outgrew its limit failed, naming the limit.
+    fn oversized_reason(&self, ex: &Exchange) -> String {
+        let (what, limit) = if ex.is_sse() {
+            (
+                "an event of the response stream",
+                self.config.max_event_size,
+            )
+        } else {
+            ("the response", self.config.max_body)
+        };
+        format!(
+            "{what} exceeds the {} size limit",
+            crate::session::describe_limit(limit)
+        )
     }
 
     /// Exchange `id`'s response body is complete.
@@ -620,10 +662,7 @@ impl HttpClient {
         let reason = match (failure, ex.status) {
             (Some(f), _) => format!("the HTTP request failed: {f}"),
             (None, Some(202)) => "the server answered the request with 202 and no response".into(),
-            (None, _) if ex.oversized => format!(
-                "the response exceeds the {} size limit",
-                crate::session::describe_limit(self.config.max_body)
-            ),
+            (None, _) if ex.oversized => self.oversized_reason(&ex),
             (None, _) => {
                 "the response stream ended before the response (no event id to resume from)".into()
             }

@@ -325,10 +325,52 @@ fn an_oversized_json_body_fails_the_request() {
     let req = call(&mut t, now, 4);
     t.handle_response_head(now, req.id, 200, [("content-type", "application/json")]);
     t.handle_response_body(now, req.id, Bytes::copy_from_slice(&[b' '; 71]));
-    t.handle_response_end(now, req.id);
+    // Failed at once, before the body ends, and the exchange is let go of.
     let out = frames(&mut t);
+    assert_eq!(out.len(), 1);
     assert!(out[0].contains("the 70 bytes size limit"), "{}", out[0]);
+    assert!(out[0].contains(r#""id":4"#), "{}", out[0]);
+    assert_eq!(t.poll_action(), Some(Action::Abort(req.id)));
+    t.handle_response_end(now, req.id);
+    assert!(frames(&mut t).is_empty());
     assert_eq!(t.stats().oversized, 1);
+}
+
+#[test]
+fn an_oversized_sse_event_fails_the_request_at_once() {
+    let now = Instant::now();
+    let config = HttpClientConfig {
+        max_event_size: 80,
+        ..HttpClientConfig::default()
+    };
+    let mut t = ready(now, config);
+    let req = call(&mut t, now, 5);
+    t.handle_response_head(now, req.id, 200, [("content-type", "text/event-stream")]);
+    // A notification that fits is delivered; the stream stays open.
+    let note = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}\n\n";
+    t.handle_response_body(now, req.id, Bytes::from(note));
+    let out = frames(&mut t);
+    assert_eq!(out.len(), 1);
+    assert!(out[0].contains("notifications/x"), "{}", out[0]);
+    assert_eq!(t.poll_action(), None);
+    // An event past the limit, still unterminated: the request ends now, naming the limit.
+    let big = format!("data: {}", "x".repeat(100));
+    t.handle_response_body(now, req.id, Bytes::from(big));
+    let out = frames(&mut t);
+    assert_eq!(out.len(), 1);
+    assert!(
+        out[0].contains("an event of the response stream exceeds the 80 bytes size limit"),
+        "{}",
+        out[0]
+    );
+    assert!(out[0].contains(r#""id":5"#), "{}", out[0]);
+    assert_eq!(t.poll_action(), Some(Action::Abort(req.id)));
+    assert_eq!(t.stats().oversized, 1);
+    // What the server still sends on the aborted exchange is ignored.
+    t.handle_response_body(now, req.id, Bytes::from_static(b"\n\n"));
+    t.handle_response_end(now, req.id);
+    assert!(frames(&mut t).is_empty());
+    assert_eq!(t.stats().requests_failed, 1);
 }
 
 /// From the `http_client` fuzz target: a JSON body that is not the awaited response (here a
