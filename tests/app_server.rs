@@ -557,6 +557,41 @@ fn resource_updates_reach_subscribers_only() {
     );
 }
 
+/// What one session's subscriptions hold is bounded: a URI past 4 KiB is refused with -32602,
+/// and past 1,024 URIs a new one is refused (naming the limit) while a repeat still succeeds.
+#[test]
+fn subscriptions_are_bounded_in_length_and_number() {
+    let mut rig = Rig::new(full_server(), no_caps());
+    let long = format!("test://{}", "a".repeat(4096));
+    let e = rig.error("resources/subscribe", json!({ "uri": long }));
+    assert_eq!(e.code, code::INVALID_PARAMS);
+    assert!(e.message.contains("4096 bytes"), "{}", e.message);
+    for i in 0..1024 {
+        rig.call(
+            "resources/subscribe",
+            json!({ "uri": format!("test://r/{i}") }),
+            "EmptyResult",
+        );
+    }
+    let e = rig.error("resources/subscribe", json!({"uri": "test://r/new"}));
+    assert!(e.message.contains("at most 1024"), "{}", e.message);
+    rig.call(
+        "resources/subscribe",
+        json!({"uri": "test://r/7"}),
+        "EmptyResult",
+    );
+    rig.call(
+        "resources/unsubscribe",
+        json!({"uri": "test://r/7"}),
+        "EmptyResult",
+    );
+    rig.call(
+        "resources/subscribe",
+        json!({"uri": "test://r/new"}),
+        "EmptyResult",
+    );
+}
+
 #[test]
 fn prompts_get_checks_arguments() {
     let mut rig = Rig::new(full_server(), no_caps());

@@ -199,6 +199,13 @@ fn limits_and_malformed_filters_are_refused() {
         .collect();
     let out = pipe.send(&listen(4, json!({"resourceSubscriptions": uris})));
     assert_eq!(out[0]["error"]["code"], -32602);
+    // A URI past 4 KiB is refused too (what a stream holds is bounded by more than the frame).
+    let long = format!("test://{}", "a".repeat(4096));
+    let out = pipe.send(&listen(6, json!({"resourceSubscriptions": ["test://a", long]})));
+    assert_eq!(out[0]["id"], 6);
+    assert_eq!(out[0]["error"]["code"], -32602);
+    let message = out[0]["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("4096 bytes"), "{message}");
     // The same id as the open stream is a duplicate.
     let out = pipe.send(&listen(1, json!({})));
     assert_eq!(out[0]["error"]["code"], -32600);

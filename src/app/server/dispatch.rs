@@ -15,7 +15,7 @@ use super::context::{LogLevel, OutboxItem, RequestContext};
 use super::{
     CallToolResult, CompleteRequest, HandlerResult, PromptRequest, ResourceRead, ToolCall,
 };
-use super::{Server, MAX_SUBSCRIPTIONS};
+use super::{Server, MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTION_URI};
 use crate::app::cursor::paginate;
 use crate::app::runtime::CancelToken;
 use crate::app::schema::{Schema, SchemaError};
@@ -301,8 +301,15 @@ impl Server {
             .ok_or_else(|| ErrorObject::invalid_params("missing uri"))?;
         if !on {
             self.subscriptions.remove(uri);
-        } else if self.subscriptions.len() >= MAX_SUBSCRIPTIONS {
-            return Err(ErrorObject::internal("too many subscriptions"));
+        } else if uri.len() > MAX_SUBSCRIPTION_URI {
+            return Err(ErrorObject::invalid_params(format!(
+                "uri longer than {MAX_SUBSCRIPTION_URI} bytes"
+            )));
+        } else if self.subscriptions.len() >= MAX_SUBSCRIPTIONS && !self.subscriptions.contains(uri)
+        {
+            return Err(ErrorObject::internal(format!(
+                "too many subscriptions (at most {MAX_SUBSCRIPTIONS} per session)"
+            )));
         } else {
             self.subscriptions.insert(uri.to_owned());
         }

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 use serde_json::{json, Value};
 
-use super::Server;
+use super::{Server, MAX_SUBSCRIPTION_URI};
 use crate::jsonrpc::{self as m, ErrorObject, RequestId};
 use crate::model::stateless::{
     set_subscription_id, ListenParams, ListenResult, SubscriptionFilter,
@@ -110,7 +110,15 @@ impl Server {
         };
         let uris = params.notifications.resource_subscriptions.as_ref();
         if uris.is_some_and(|u| u.len() > MAX_RESOURCE_SUBSCRIPTIONS) {
-            let e = ErrorObject::invalid_params("too many resourceSubscriptions");
+            let e = ErrorObject::invalid_params(format!(
+                "too many resourceSubscriptions (at most {MAX_RESOURCE_SUBSCRIPTIONS})"
+            ));
+            return self.stateless.push_error(id, &e, Some(400));
+        }
+        if uris.is_some_and(|u| u.iter().any(|uri| uri.len() > MAX_SUBSCRIPTION_URI)) {
+            let e = ErrorObject::invalid_params(format!(
+                "a resourceSubscriptions uri is longer than {MAX_SUBSCRIPTION_URI} bytes"
+            ));
             return self.stateless.push_error(id, &e, Some(400));
         }
         if self.stateless.listeners.max == 0 {

@@ -68,6 +68,10 @@ use crate::session::{
 const OUTBOX_CAPACITY: usize = 4096;
 /// Resource subscriptions held at most per session.
 const MAX_SUBSCRIPTIONS: usize = 1024;
+/// Bytes of one subscribed resource URI at most (`resources/subscribe`, a listen stream's
+/// `resourceSubscriptions`): with the counts, what a session's subscriptions hold is bounded
+/// by a few MiB, not by the frame size.
+pub(crate) const MAX_SUBSCRIPTION_URI: usize = 4096;
 /// Application events queued at most (`poll_event`); older ones are kept, newer dropped.
 const MAX_EVENTS: usize = 1024;
 /// Stream-close requests queued at most (`poll_stream_close`); a transport that never asks
