@@ -201,7 +201,10 @@ fn limits_and_malformed_filters_are_refused() {
     assert_eq!(out[0]["error"]["code"], -32602);
     // A URI past 4 KiB is refused too (what a stream holds is bounded by more than the frame).
     let long = format!("test://{}", "a".repeat(4096));
-    let out = pipe.send(&listen(6, json!({"resourceSubscriptions": ["test://a", long]})));
+    let out = pipe.send(&listen(
+        6,
+        json!({"resourceSubscriptions": ["test://a", long]}),
+    ));
     assert_eq!(out[0]["id"], 6);
     assert_eq!(out[0]["error"]["code"], -32602);
     let message = out[0]["error"]["message"].as_str().unwrap_or_default();

@@ -1,6 +1,8 @@
 //! Header rules of the MCP endpoint: `Accept` (media ranges with q-values and wildcards),
 //! `Content-Type`, and the Origin/Host policy against DNS rebinding.
 
+use crate::url::HttpUrl;
+
 /// Whether an `Accept` header value admits `media` (`type/subtype`, lower case): a matching
 /// range (`type/subtype`, `type/*` or `*/*`, compared without regard to ASCII case) whose
 /// q-value is not 0. The most specific matching range decides, as RFC 9110 says.
@@ -127,9 +129,12 @@ impl HostPolicy {
         {
             return true;
         }
-        match origin.split_once("://") {
-            Some((_, authority)) if !authority.contains('/') => {
-                self.name_allowed(strip_port(authority))
+        // An origin is `scheme://host[:port]` (RFC 6454), read by the one URL parser: its
+        // host comes out normalized (lower case, IDNA, IPv6 in brackets); a path, a query or
+        // user info make it no origin.
+        match HttpUrl::parse(origin) {
+            Ok(url) if url.path() == "/" && url.query().is_none() && !origin.ends_with('/') => {
+                self.name_allowed(url.host())
             }
             _ => false,
         }
@@ -293,5 +298,21 @@ mod tests {
         assert!(!p.origin_allowed(Some("http://evil.example")));
         assert!(!p.origin_allowed(Some("null")));
         assert!(p.origin_allowed(None));
+        // The host as the URL Standard reads it: case and IPv4 spellings are normalized.
+        assert!(p.origin_allowed(Some("HTTP://LocalHost:3000")));
+        assert!(p.origin_allowed(Some("http://0x7f.0.0.1:3000")));
+        assert!(!p.origin_allowed(Some("http://localhost.evil.example")));
+        // Not an origin: a path, a query, user info, another scheme, no host.
+        for o in [
+            "http://localhost:3000/",
+            "http://localhost:3000/mcp",
+            "http://localhost:3000?x",
+            "http://user@localhost:3000",
+            "file://localhost",
+            "http://",
+            "localhost:3000",
+        ] {
+            assert!(!p.origin_allowed(Some(o)), "{o}");
+        }
     }
 }
