@@ -71,6 +71,9 @@ pub trait Machine {
     fn is_quiet(&self) -> bool {
         false
     }
+    /// Gives back the memory of drained queues and buffers: the endpoint calls it once a
+    /// session's output is routed, as it may hold thousands of idle sessions.
+    fn release_spare_capacity(&mut self) {}
 }
 
 impl Machine for Server {
@@ -82,6 +85,9 @@ impl Machine for Server {
     }
     fn handle_timeout(&mut self, now: Instant) {
         Server::handle_timeout(self, now)
+    }
+    fn release_spare_capacity(&mut self) {
+        Server::release_spare_capacity(self)
     }
     fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
         let transmit = Server::poll_transmit(self, buf);

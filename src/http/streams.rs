@@ -229,10 +229,12 @@ impl<M: Machine> SessionState<M> {
             let data = self.take_encoded();
             self.route(t.related, t.kind, data);
         }
-        // Everything was copied out: an idle session keeps no encoding buffer.
+        // Everything was copied out: an idle session keeps no encoding buffer, nor spare
+        // queue capacity in its machine.
         if self.scratch.capacity() > 0 {
             self.scratch = Vec::new();
         }
+        self.machine.release_spare_capacity();
     }
 
     /// The message just encoded into the scratch buffer: copied out at its size (one

@@ -497,11 +497,7 @@ impl Session {
     /// and without a trailing newline).
     #[must_use]
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
-        let Some(Queued { payload, related }) = self.queue.pop_front() else {
-            release_spare(&mut self.queue);
-            self.encoded.release_if_drained();
-            return None;
-        };
+        let Queued { payload, related } = self.queue.pop_front()?;
         let message = match payload {
             Payload::Message(message) => message,
             Payload::Encoded { len, kind } => {
@@ -534,11 +530,16 @@ impl Session {
     /// The next event for the application.
     #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
-        let event = self.events.pop_front();
-        if event.is_none() {
-            release_spare(&mut self.events);
-        }
-        event
+        self.events.pop_front()
+    }
+
+    /// Gives back the memory of drained queues and buffers. A driver holding many idle
+    /// sessions (an HTTP endpoint) calls it once a session has nothing left to hand out;
+    /// a session driven alone keeps its capacity for the next message instead.
+    pub fn release_spare_capacity(&mut self) {
+        release_spare(&mut self.queue);
+        release_spare(&mut self.events);
+        self.encoded.release_if_drained();
     }
 
     /// When `handle_timeout` must be called next.
@@ -632,9 +633,7 @@ impl Session {
     }
 }
 
-/// Frees a drained queue's storage. Called when a poll finds the queue empty, so a busy
-/// session pays one small allocation per round and an idle one (of thousands an HTTP
-/// endpoint may hold) keeps no spare capacity.
+/// Frees a drained queue's storage (see [`Session::release_spare_capacity`]).
 pub(crate) fn release_spare<T>(queue: &mut VecDeque<T>) {
     if queue.is_empty() && queue.capacity() > 0 {
         *queue = VecDeque::new();

@@ -261,11 +261,16 @@ impl Server {
     /// such as `notifications/roots/list_changed`.
     #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
-        let event = self.events.pop_front();
-        if event.is_none() {
-            release_spare(&mut self.events);
-        }
-        event
+        self.events.pop_front()
+    }
+
+    /// Gives back the memory of drained queues and buffers, the session's among them (see
+    /// [`Session::release_spare_capacity`]): for a driver holding many idle servers.
+    pub fn release_spare_capacity(&mut self) {
+        self.session.release_spare_capacity();
+        release_spare(&mut self.events);
+        release_spare(&mut self.jobs);
+        release_spare(&mut self.stream_closes);
     }
 
     /// Sends `notifications/resources/updated` for `uri` if the client subscribed to it.
