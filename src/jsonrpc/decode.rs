@@ -65,9 +65,10 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValu
 pub fn decode(frame: &Bytes) -> Result<Incoming, DecodeError> {
     match first_non_blank(frame) {
         Some(b'[') => decode_batch(frame, utf8(frame)?),
-        Some(_) => decode_object(frame)
-            .map(Incoming::Single)
-            .map_err(|e| with_head_id(e, frame)),
+        Some(_) => match decode_object(frame) {
+            Ok(message) => Ok(Incoming::Single(message)),
+            Err(e) => Err(with_head_id(e, frame)),
+        },
         // A blank frame is ASCII: "empty" is the right answer before any UTF-8 check.
         None => Err(DecodeError::parse("empty frame")),
     }
@@ -77,6 +78,7 @@ pub fn decode(frame: &Bytes) -> Result<Incoming, DecodeError> {
 /// cut short, a stray byte, invalid UTF-8 in a string): the client's pending request fails at
 /// once instead of waiting for its timeout. An unreadable id stays unknown.
 #[cold]
+#[inline(never)]
 fn with_head_id(mut e: DecodeError, frame: &[u8]) -> DecodeError {
     if e.kind == DecodeErrorKind::Parse && e.id.is_none() {
         let head = FrameHead::scan(frame);
