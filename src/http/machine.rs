@@ -71,8 +71,9 @@ pub trait Machine {
     fn is_quiet(&self) -> bool {
         false
     }
-    /// Gives back the memory of drained queues and buffers: the endpoint calls it once a
-    /// session's output is routed, as it may hold thousands of idle sessions.
+    /// Gives back the memory of drained queues and buffers, and drops what no reader of the
+    /// endpoint's will ask for: the endpoint calls it once a session's output is routed, as it
+    /// may hold thousands of idle sessions.
     fn release_spare_capacity(&mut self) {}
 }
 
@@ -87,17 +88,14 @@ impl Machine for Server {
         Server::handle_timeout(self, now)
     }
     fn release_spare_capacity(&mut self) {
+        // The endpoint has no reader for a session's application events (`Initialized`,
+        // client notifications): dropped with the spare capacity, so an idle session holds
+        // none.
+        while Server::poll_event(self).is_some() {}
         Server::release_spare_capacity(self)
     }
     fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
-        let transmit = Server::poll_transmit(self, buf);
-        if transmit.is_none() {
-            // The endpoint has no reader for a session's application events (`Initialized`,
-            // client notifications): dropped once the session has nothing left to send, so
-            // an idle session holds none.
-            while Server::poll_event(self).is_some() {}
-        }
-        transmit
+        Server::poll_transmit(self, buf)
     }
     fn poll_timeout(&self) -> Option<Instant> {
         Server::poll_timeout(self)
