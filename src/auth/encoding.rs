@@ -2,7 +2,7 @@
 //! without padding and standard base64, both ways (PKCE, HTTP Basic, `requestState`, the
 //! `=?base64?` header sentinel), and percent-encoding for URLs and form bodies.
 //!
-//! SHA-256 is the `sha2` crate's (tests/auth_parsers.rs checks it against the FIPS example
+//! SHA-256 is the `sha2` crate's (tests/auth/parsers.rs checks it against the FIPS example
 //! vectors). Base64 is the `base64` crate's, decoding strictly (canonical text only; no caller
 //! needs a lenient decoder); percent-encoding is the `percent-encoding` crate's, form bodies the
 //! `form_urlencoded` crate's (the URL Standard's `application/x-www-form-urlencoded`

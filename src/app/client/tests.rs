@@ -1,5 +1,5 @@
 //! Unit tests of the client's pure parts (no clock needed; frame-driven tests live in
-//! tests/app_client_frames.rs because the core's sources may not read a clock).
+//! tests/app/client_frames.rs because the core's sources may not read a clock).
 
 use serde_json::json;
 

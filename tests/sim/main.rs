@@ -9,25 +9,15 @@
 //!   SIM_SEED=123 cargo test --test sim          # replay one seed (every world)
 //!   SIM_SEEDS=5000 cargo test --test sim        # more seeds than the default
 
-#[path = "sim/check.rs"]
 mod check;
-#[path = "sim/http.rs"]
 mod http;
-#[path = "sim/http_client.rs"]
 mod http_client;
-#[path = "sim/http_client_run.rs"]
 mod http_client_run;
-#[path = "sim/judge.rs"]
 mod judge;
-#[path = "sim/rng.rs"]
 mod rng;
-#[path = "sim/stdio.rs"]
 mod stdio;
-#[path = "sim/timeline.rs"]
 mod timeline;
-#[path = "sim/worker.rs"]
 mod worker;
-#[path = "sim/world.rs"]
 mod world;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -3,10 +3,8 @@
 //! (unknown, cancelled, closed); a misused or unfinished writer queues nothing and leaves the
 //! request answerable.
 
-mod common;
-
+use crate::common::*;
 use bytes::Bytes;
-use common::*;
 use mcp_sansio::jsonrpc::{JsonWriter, RawJson, RequestId};
 use mcp_sansio::model::ProtocolVersion;
 use mcp_sansio::session::{Event, RespondError, Session};

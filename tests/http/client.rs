@@ -3,8 +3,7 @@
 //! responses, server-to-client requests on a POST stream, resumption after a drop (no loss, no
 //! duplicate), 404 -> re-initialize, 405 on GET, DELETE on close.
 
-#[path = "http_client/rig.rs"]
-mod rig;
+use crate::client_rig as rig;
 
 use std::future::Future;
 use std::time::Duration;

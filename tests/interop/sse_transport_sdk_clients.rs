@@ -24,11 +24,8 @@ use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
 use serde_json::{json, Value};
 
-#[path = "interop/harness.rs"]
-mod harness;
-use harness::{finish, peers_ready};
-
-static SERIAL: Mutex<()> = Mutex::new(());
+use crate::harness::{finish, peers_ready};
+use crate::SERIAL;
 
 fn app(now: Instant) -> Server {
     Server::builder(Implementation::new("mcp-sansio-sse-transport", "0.1.0"))

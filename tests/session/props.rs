@@ -5,12 +5,10 @@
 //!
 //! Cases: 48 by default (fast `cargo test`); set `SESSION_PROPTEST_CASES` to raise it.
 
-mod common;
-
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::model::ProtocolVersion;
 use mcp_sansio::pair::{Direction, Fault, Pair};

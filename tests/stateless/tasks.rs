@@ -16,10 +16,7 @@ use mcp_sansio::model::Implementation;
 use mcp_sansio::tasks::{iso8601_utc, TaskLimits, TaskSupport, TASKS_EXTENSION};
 use serde_json::{json, Value};
 
-#[path = "common/task_tools.rs"]
-mod task_tools;
-
-use task_tools::{tool, DropFlag, Gate};
+use crate::task_tools::{tool, DropFlag, Gate};
 
 const WALL_MS: u64 = 1_785_196_800_000;
 

@@ -10,9 +10,7 @@ use mcp_sansio::model::*;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-#[path = "common/schema_defs.rs"]
-mod schema_defs;
-use schema_defs::{direction_of, schema_dir, DefValidators};
+use crate::schema_defs::{direction_of, schema_dir, DefValidators};
 
 /// A file the schema directory must hold.
 const SCHEMA_PROBE: &str = "2025-11-25/schema.json";

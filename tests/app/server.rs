@@ -3,7 +3,7 @@
 //! 2025-11-25 schema definition of its method, and every frame it writes as a JSONRPCMessage
 //! (`common::assert_valid`).
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::future::Future;

@@ -2,11 +2,9 @@
 //! (even when a config lists it), the stateful session still answers `ping`, and a stateless
 //! validator refuses the session-era methods a dual-era server must route elsewhere.
 
-mod common;
-
 use std::time::Instant;
 
-use common::*;
+use crate::common::*;
 use mcp_sansio::jsonrpc::{self as m, code, RawJson};
 use mcp_sansio::model::{Implementation, ProtocolVersion as V};
 use mcp_sansio::session::Session;

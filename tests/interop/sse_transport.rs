@@ -13,7 +13,6 @@ use std::net::{Shutdown, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use mcp_sansio::http::sse_transport::*;
@@ -24,13 +23,8 @@ use mcp_sansio::session::{ClientSetup, Event, Outcome, RequestOptions, Session};
 use mcp_sansio::Config;
 use serde_json::{json, Value};
 
-#[path = "interop/harness.rs"]
-#[allow(dead_code)] // `finish` is for the tests that wait for a client process
-mod harness;
-use harness::peers_ready;
-
-/// One peer at a time: they are small, but the machine is shared.
-static SERIAL: Mutex<()> = Mutex::new(());
+use crate::harness::peers_ready;
+use crate::SERIAL;
 
 /// Longest a whole exchange may take.
 const LIMIT: Duration = Duration::from_secs(60);

@@ -3,10 +3,8 @@
 //! (or its pending request failed) by the id in its first bytes, and a response that matches no
 //! request is reported.
 
-mod common;
-
+use crate::common::*;
 use bytes::Bytes;
-use common::*;
 use mcp_sansio::jsonrpc::{FrameHead, RequestId};
 use mcp_sansio::model::ProtocolVersion as V;
 use mcp_sansio::session::{Event, FrameError, Outcome, RequestOptions, Session};

@@ -24,10 +24,7 @@ use mcp_sansio::model::{ElicitAction, ElicitResult, Implementation};
 use mcp_sansio::tasks::{TaskLimits, TaskStatus, TaskSupport};
 use serde_json::{json, Value};
 
-#[path = "common/task_tools.rs"]
-mod task_tools;
-
-use task_tools::{tool, DropFlag, Gate};
+use crate::task_tools::{tool, DropFlag, Gate};
 
 const WALL_MS: u64 = 1_785_196_800_000;
 const POLL_MS: u64 = 40;

@@ -18,9 +18,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-#[path = "common/schema_defs.rs"]
-mod schema_defs;
-use schema_defs::{direction_of, schema_dir, DefValidators};
+use crate::schema_defs::{direction_of, schema_dir, DefValidators};
 
 /// A file the schema directory must hold.
 const SCHEMA_PROBE: &str = "2026-07-28/schema.json";

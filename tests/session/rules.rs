@@ -1,10 +1,8 @@
 //! One scenario test per session rule (issue "Core, part 2"), named after the rule.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::model::ProtocolVersion as V;
 use mcp_sansio::pair::{Direction, Fault};

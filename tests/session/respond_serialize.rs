@@ -2,12 +2,10 @@
 //! value, in queue order with every other message, and the same rules (unknown, cancelled,
 //! closed); a value that fails to serialise leaves the request in flight.
 
-mod common;
-
 use std::collections::HashMap;
 
+use crate::common::*;
 use bytes::Bytes;
-use common::*;
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::session::{Event, RespondError, TransmitKind};
 use serde_json::json;

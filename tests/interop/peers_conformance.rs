@@ -7,15 +7,10 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 use std::time::Duration;
 
-#[path = "interop/harness.rs"]
-mod harness;
-use harness::{finish, peers_ready};
-
-/// The clients check latencies (cancel, ping, log delivery): run one peer pair at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
+use crate::harness::{finish, peers_ready};
+use crate::SERIAL;
 
 /// Longest a single client run may take; the clients have their own 120 s watchdog.
 const RUN_LIMIT: Duration = Duration::from_secs(180);

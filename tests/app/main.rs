@@ -1,0 +1,8 @@
+//! The application layer: the app `Client` and `Server` (handlers, jobs, typed tools) over
+//! an in-memory wire on a virtual clock, with every frame checked against the official schema.
+
+mod client;
+mod client_frames;
+#[path = "../common/mod.rs"]
+mod common;
+mod server;
