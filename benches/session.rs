@@ -1,4 +1,4 @@
-//! In-memory request/response round trips through a `Pair` (1 and 64 in flight): `ping`
+//! In-memory request/response round trips through a `SessionPair` (1 and 64 in flight): `ping`
 //! (answered by the server session itself) and an echo-like `tools/call` answered by the
 //! application. Throughput is reported in round trips per second.
 //!
@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use mcp_sansio::jsonrpc::RawJson;
 use mcp_sansio::model::{Implementation, ProtocolVersion, ServerCapabilities};
-use mcp_sansio::pair::Pair;
 use mcp_sansio::session::{ClientSetup, Event, RequestOptions, ServerSetup};
+use mcp_sansio::testing::SessionPair;
 use mcp_sansio::Config;
 
-fn connected() -> Pair {
+fn connected() -> SessionPair {
     let client = ClientSetup {
         info: Implementation::new("bench", "0"),
         capabilities: Default::default(),
@@ -26,7 +26,7 @@ fn connected() -> Pair {
         capabilities: serde_json::from_str::<ServerCapabilities>(r#"{"tools":{}}"#).unwrap(),
         instructions: None,
     };
-    let mut pair = Pair::new(
+    let mut pair = SessionPair::new(
         Config::default(),
         client,
         Config::default(),
@@ -39,7 +39,7 @@ fn connected() -> Pair {
 
 /// Sends `in_flight` requests, lets the server answer (echoing params for `tools/call`), and
 /// drains the completions.
-fn round_trips(pair: &mut Pair, method: &str, params: &Option<RawJson>, in_flight: usize) {
+fn round_trips(pair: &mut SessionPair, method: &str, params: &Option<RawJson>, in_flight: usize) {
     let now = pair.now();
     for _ in 0..in_flight {
         let _ = pair

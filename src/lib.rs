@@ -20,8 +20,8 @@
 //! - [`app`]: the application layer: a server with registries (tools, resources, templates,
 //!   prompts, completion) whose handlers run as jobs on the driver's executor, and the
 //!   runtime-agnostic primitives (outbox, oneshot, cancel token) it and the client share.
-//! - [`pair`]: a client and a server session wired in memory on a virtual clock, with fault
-//!   hooks, for tests, benches and simulation.
+//! - `testing` (feature `testing`): rigs that drive each machine in memory on a virtual clock
+//!   (`SessionPair`, `ServerRig`, `HttpRig`), for tests, benches, fuzzing and simulation.
 //! - [`url`]: the one URL type, `url::Url` (WHATWG URL Standard) narrowed to absolute http(s).
 //!
 //! ## The drive-loop contract
@@ -60,10 +60,15 @@ pub mod http;
 pub mod jsonrpc;
 pub mod model;
 pub mod outgoing;
-pub mod pair;
 pub mod session;
 pub mod stateless;
 pub mod tasks;
+#[cfg(any(test, feature = "testing"))]
+#[allow(
+    clippy::indexing_slicing,
+    reason = "test rigs index the data they built themselves"
+)]
+pub mod testing;
 pub mod url;
 
 pub use config::Config;

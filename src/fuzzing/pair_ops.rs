@@ -1,4 +1,4 @@
-//! Fuzz body for a connected `Pair` driven by operations (requests both ways, answers, cancels,
+//! Fuzz body for a connected `SessionPair` driven by operations (requests both ways, answers, cancels,
 //! time, fault modes), asserting docs/fuzzing.md invariants 1 (every request ends exactly once),
 //! 2 (responses match by exact id) and 6 (no livelock: no drive runs out of its step budget).
 //!
@@ -17,8 +17,8 @@ use super::ops::{self, Cursor, Ledger};
 use super::session_ops::{full_client_setup, full_server_setup, small_config};
 use crate::config::Config;
 use crate::jsonrpc::{ErrorObject, RawJson, RequestId};
-use crate::pair::{Direction, Fault, Pair};
 use crate::session::{Event, Outcome, RequestOptions, Session};
+use crate::testing::{Direction, Fault, SessionPair};
 
 const CLIENT_METHODS: &[&str] = &[
     "ping",
@@ -44,7 +44,7 @@ pub fn pair_ops(data: &[u8]) {
         ..small_config(c)
     };
     let (client_config, server_config) = (quiet(&mut c), quiet(&mut c));
-    let mut pair = Pair::new(
+    let mut pair = SessionPair::new(
         client_config,
         full_client_setup(),
         server_config,
@@ -115,7 +115,12 @@ fn fault_for(mode: u8, direction: Direction, bytes: &[u8]) -> Fault {
     }
 }
 
-fn step(c: &mut Cursor<'_>, pair: &mut Pair, sides: &mut [Ledger; 2], fault: &Cell<(u8, u8)>) {
+fn step(
+    c: &mut Cursor<'_>,
+    pair: &mut SessionPair,
+    sides: &mut [Ledger; 2],
+    fault: &Cell<(u8, u8)>,
+) {
     let now = pair.now();
     match c.below(12) {
         0..=2 => {
@@ -177,7 +182,7 @@ fn answer(c: &mut Cursor<'_>, s: &mut Session, ledger: &mut Ledger) {
     }
 }
 
-fn collect(pair: &mut Pair, sides: &mut [Ledger; 2]) {
+fn collect(pair: &mut SessionPair, sides: &mut [Ledger; 2]) {
     check_events(&mut pair.client_events, &mut sides[0]);
     check_events(&mut pair.server_events, &mut sides[1]);
 }

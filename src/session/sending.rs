@@ -164,14 +164,14 @@ mod tests {
     use std::time::Instant;
 
     use super::*;
-    use crate::pair::Pair;
     use crate::session::RequestOptions;
+    use crate::testing::SessionPair;
 
     /// Params serialised around a raw value that holds line breaks: the session cannot skip
     /// the search for them (`RawJson::is_one_line` is false) and writes them as spaces.
     #[test]
     fn raw_line_breaks_inside_serialised_params_still_become_spaces() {
-        let mut pair = Pair::with_defaults(Instant::now());
+        let mut pair = SessionPair::with_defaults(Instant::now());
         assert!(pair.connect().is_some());
         let (now, s) = (pair.now(), &mut pair.client);
         let raw = RawJson::from_text("{\"a\":\r\n[1,\n2]}").unwrap();
@@ -193,7 +193,7 @@ mod tests {
     /// `"params":5`, a message every peer must reject as an invalid request.
     #[test]
     fn scalar_params_are_refused_not_sent() {
-        let mut pair = Pair::with_defaults(Instant::now());
+        let mut pair = SessionPair::with_defaults(Instant::now());
         assert!(pair.connect().is_some());
         let (now, s) = (pair.now(), &mut pair.client);
         let five = RawJson::from_text("5").unwrap();

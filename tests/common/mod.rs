@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use mcp_sansio::model::{ClientCapabilities, Implementation, ProtocolVersion, ServerCapabilities};
-use mcp_sansio::pair::{Direction, Pair};
 use mcp_sansio::session::{ClientSetup, ServerSetup, Session, Transmit};
+use mcp_sansio::testing::{Direction, SessionPair};
 use mcp_sansio::Config;
 use serde_json::Value;
 
@@ -42,8 +42,8 @@ pub fn server_setup(caps: &str) -> ServerSetup {
 }
 
 /// A pair with full capabilities both ways, recording, at `version`.
-pub fn pair_with(version: ProtocolVersion, client: Config, server: Config) -> Pair {
-    let mut pair = Pair::new(
+pub fn pair_with(version: ProtocolVersion, client: Config, server: Config) -> SessionPair {
+    let mut pair = SessionPair::new(
         client,
         client_setup(version, ALL_CLIENT_CAPS),
         server,
@@ -54,7 +54,7 @@ pub fn pair_with(version: ProtocolVersion, client: Config, server: Config) -> Pa
     pair
 }
 
-pub fn connected(version: ProtocolVersion) -> Pair {
+pub fn connected(version: ProtocolVersion) -> SessionPair {
     let mut pair = pair_with(version, Config::default(), Config::default());
     assert_eq!(pair.connect(), Some(version));
     pair
@@ -174,7 +174,7 @@ pub fn assert_valid(version: ProtocolVersion, frame: &[u8]) {
 }
 
 /// Validates every message a pair's sessions wrote against the negotiated version.
-pub fn assert_transcript_valid(pair: &Pair) {
+pub fn assert_transcript_valid(pair: &SessionPair) {
     let version = pair
         .client
         .protocol_version()
@@ -185,7 +185,7 @@ pub fn assert_transcript_valid(pair: &Pair) {
     }
 }
 
-pub fn frames(pair: &Pair, direction: Direction) -> Vec<Value> {
+pub fn frames(pair: &SessionPair, direction: Direction) -> Vec<Value> {
     pair.transcript()
         .iter()
         .filter(|(d, _)| *d == direction)

@@ -2,15 +2,14 @@
 //! registry): one test per status-code and header rule.
 
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::app::runtime::{oneshot, Job, OneshotSender};
+use mcp_sansio::app::runtime::{oneshot, OneshotSender};
 use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
-use mcp_sansio::framing::sse::{SseDecoder, SseItem};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
+use mcp_sansio::testing::HttpRig;
 use serde_json::{json, Value};
 
 type Gates = Arc<Mutex<Vec<OneshotSender<()>>>>;
@@ -47,119 +46,49 @@ fn server(now: Instant, gates: Gates) -> Server {
         .build(now)
 }
 
-struct Rig {
-    now: Instant,
-    ep: Endpoint<Server>,
-    gates: Gates,
-    jobs: Vec<Job>,
-    seed: u8,
-}
-
 const BOTH: &str = "application/json, text/event-stream";
+
+/// The shared HTTP rig, plus the gates of this file's `slow` tool.
+struct Rig {
+    http: HttpRig,
+    gates: Gates,
+}
 
 impl Rig {
     fn new(config: EndpointConfig) -> Rig {
         let gates: Gates = Arc::default();
         let g = gates.clone();
-        Rig {
-            now: Instant::now(),
-            ep: Endpoint::new(config, move |now| server(now, g.clone())),
-            gates,
-            jobs: Vec::new(),
-            seed: 0,
-        }
+        let http = HttpRig::new(config, move |now| server(now, g.clone()), Instant::now());
+        Rig { http, gates }
     }
 
     fn post_head(&self, sid: Option<&str>) -> HttpRequestHead {
-        let mut h = HttpRequestHead::new(HttpMethod::Post, "/mcp")
-            .header("Host", "localhost:3000")
-            .header("Accept", BOTH)
-            .header("Content-Type", "application/json");
-        if let Some(sid) = sid {
-            h = h.header("Mcp-Session-Id", sid);
+        let h = HttpRig::post_head();
+        match sid {
+            Some(sid) => h.header("Mcp-Session-Id", sid),
+            None => h,
         }
-        h
     }
 
     fn send(&mut self, head: &HttpRequestHead, body: Value) -> HttpResponse {
-        self.seed = self.seed.wrapping_add(1);
-        let resp = self.ep.handle_request(
-            self.now,
-            head,
-            Bytes::from(body.to_string()),
-            [self.seed; 16],
-        );
-        while let Some(job) = self.ep.poll_job() {
-            self.jobs.push(job);
-        }
-        resp
+        self.http.request(head, body.to_string())
     }
 
     fn post(&mut self, sid: Option<&str>, body: Value) -> HttpResponse {
-        let head = self.post_head(sid);
-        self.send(&head, body)
-    }
-
-    /// initialize + initialized at `version`; returns the session id.
-    fn open(&mut self, version: &str) -> String {
-        let resp = self.post(None, init(version));
-        assert_eq!(resp.status, 200, "{}", resp.body_text());
-        let sid = resp.get("mcp-session-id").expect("session id").to_string();
-        let resp = self.post(
-            Some(&sid),
-            json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-        );
-        assert_eq!(resp.status, 202);
-        sid
-    }
-
-    fn get(&mut self, sid: &str, last_event_id: Option<&str>) -> HttpResponse {
-        let mut h = HttpRequestHead::new(HttpMethod::Get, "/mcp")
-            .header("Host", "127.0.0.1:1")
-            .header("Accept", "text/event-stream")
-            .header("Mcp-Session-Id", sid);
-        if let Some(id) = last_event_id {
-            h = h.header("Last-Event-ID", id);
-        }
-        self.send(&h, Value::Null)
-    }
-
-    /// Runs pending jobs until none makes progress.
-    fn run_jobs(&mut self) {
-        let mut cx = Context::from_waker(Waker::noop());
-        self.jobs
-            .retain_mut(|job| job.as_mut().poll(&mut cx) == Poll::Pending);
+        self.http.post(sid, &body)
     }
 
     fn release_gates(&mut self) {
         for tx in self.gates.lock().unwrap().drain(..) {
             tx.send(());
         }
-        self.run_jobs();
+        self.http.run_jobs();
     }
 
-    /// Everything stream `id` has now: its SSE events and whether it ended.
+    /// Everything stream `body` has now: its SSE events and whether it ended.
     fn drain(&mut self, body: &Body) -> (Vec<(String, String)>, bool) {
-        let Body::Stream(id) = body else {
-            panic!("not a stream: {body:?}")
-        };
-        let mut bytes = Vec::new();
-        let mut ended = false;
-        while let Some(chunk) = self.ep.poll_stream(*id, &mut bytes) {
-            if chunk == StreamChunk::End {
-                ended = true;
-                break;
-            }
-        }
-        let mut dec = SseDecoder::new(1 << 20);
-        dec.push(&bytes);
-        let mut events = Vec::new();
-        while let Some(item) = dec.poll_item() {
-            if let Ok(SseItem::Event(e)) = item {
-                events.push((e.id.clone(), e.data_str().to_string()));
-            }
-        }
-        (events, ended)
+        let read = self.http.read_stream(body);
+        (read.events, read.ended)
     }
 }
 
@@ -195,7 +124,7 @@ fn initialize_issues_a_visible_ascii_session_id_from_the_given_bytes() {
 #[test]
 fn missing_session_id_is_400_and_unknown_is_404() {
     let mut rig = Rig::new(EndpointConfig::default());
-    rig.open("2025-11-25");
+    rig.http.open("2025-11-25");
     assert_eq!(rig.post(None, call(1, "echo")).status, 400);
     assert_eq!(rig.post(Some("nope"), call(1, "echo")).status, 404);
 }
@@ -203,12 +132,12 @@ fn missing_session_id_is_400_and_unknown_is_404() {
 #[test]
 fn delete_terminates_the_session_then_404() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-11-25");
+    let sid = rig.http.open("2025-11-25");
     let del =
         HttpRequestHead::new(HttpMethod::Delete, "/mcp").header("Mcp-Session-Id", sid.as_str());
     assert_eq!(rig.send(&del, Value::Null).status, 200);
     assert_eq!(rig.post(Some(&sid), call(1, "echo")).status, 404);
-    assert_eq!(rig.ep.session_count(), 0);
+    assert_eq!(rig.http.endpoint.session_count(), 0);
 }
 
 #[test]
@@ -218,14 +147,16 @@ fn idle_sessions_expire_on_the_timer() {
         ..Default::default()
     };
     let mut rig = Rig::new(config);
-    let sid = rig.open("2025-11-25");
-    let deadline = rig.ep.poll_timeout().expect("idle deadline");
-    assert_eq!(deadline, rig.now + Duration::from_secs(60));
-    rig.ep.handle_timeout(deadline - Duration::from_millis(1));
-    assert_eq!(rig.ep.session_count(), 1);
-    rig.now = deadline;
-    rig.ep.handle_timeout(deadline);
-    assert_eq!(rig.ep.stats().sessions_expired, 1);
+    let sid = rig.http.open("2025-11-25");
+    let deadline = rig.http.endpoint.poll_timeout().expect("idle deadline");
+    assert_eq!(deadline, rig.http.now + Duration::from_secs(60));
+    rig.http
+        .endpoint
+        .handle_timeout(deadline - Duration::from_millis(1));
+    assert_eq!(rig.http.endpoint.session_count(), 1);
+    rig.http.now = deadline;
+    rig.http.endpoint.handle_timeout(deadline);
+    assert_eq!(rig.http.endpoint.stats().sessions_expired, 1);
     assert_eq!(rig.post(Some(&sid), call(1, "echo")).status, 404);
 }
 
@@ -235,13 +166,13 @@ fn past_max_sessions_initialize_gets_503() {
         max_sessions: 2,
         ..Default::default()
     });
-    rig.open("2025-11-25");
-    rig.open("2025-11-25");
+    rig.http.open("2025-11-25");
+    rig.http.open("2025-11-25");
     let refused = rig.post(None, init("2025-11-25"));
     assert_eq!(refused.status, 503);
     assert_eq!(json_body(&refused)["error"]["code"], -32000);
-    assert_eq!(rig.ep.session_count(), 2);
-    assert_eq!(rig.ep.stats().sessions_refused, 1);
+    assert_eq!(rig.http.endpoint.session_count(), 2);
+    assert_eq!(rig.http.endpoint.stats().sessions_refused, 1);
 }
 
 /// An `initialize` with no `notifications/initialized` after it; returns the session id.
@@ -257,29 +188,33 @@ fn a_session_without_a_finished_handshake_expires_after_the_grace() {
         handshake_grace: Duration::from_secs(10),
         ..Default::default()
     });
-    let start = rig.now;
+    let start = rig.http.now;
     let squatter = squat(&mut rig);
-    rig.now = start + Duration::from_secs(5);
-    let ready = rig.open("2025-11-25");
+    rig.http.now = start + Duration::from_secs(5);
+    let ready = rig.http.open("2025-11-25");
     // Pinging does not stretch the grace: it runs from the `initialize`.
     rig.post(
         Some(&squatter),
         json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}),
     );
-    assert_eq!(rig.ep.poll_timeout(), Some(start + Duration::from_secs(10)));
-    rig.ep
+    assert_eq!(
+        rig.http.endpoint.poll_timeout(),
+        Some(start + Duration::from_secs(10))
+    );
+    rig.http
+        .endpoint
         .handle_timeout(start + Duration::from_secs(10) - Duration::from_millis(1));
-    assert_eq!(rig.ep.session_count(), 2);
-    rig.now = start + Duration::from_secs(10);
-    rig.ep.handle_timeout(rig.now);
-    assert_eq!(rig.ep.stats().handshakes_expired, 1);
-    assert_eq!(rig.ep.stats().sessions_expired, 0);
-    assert_eq!(rig.ep.session_count(), 1);
+    assert_eq!(rig.http.endpoint.session_count(), 2);
+    rig.http.now = start + Duration::from_secs(10);
+    rig.http.endpoint.handle_timeout(rig.http.now);
+    assert_eq!(rig.http.endpoint.stats().handshakes_expired, 1);
+    assert_eq!(rig.http.endpoint.stats().sessions_expired, 0);
+    assert_eq!(rig.http.endpoint.session_count(), 1);
     assert_eq!(rig.post(Some(&squatter), call(1, "echo")).status, 404);
     assert_eq!(rig.post(Some(&ready), call(2, "echo")).status, 200);
     // The initialized session is left with its idle deadline only.
     assert_eq!(
-        rig.ep.poll_timeout(),
+        rig.http.endpoint.poll_timeout(),
         Some(start + Duration::from_secs(10) + Duration::from_secs(30 * 60))
     );
 }
@@ -290,15 +225,15 @@ fn a_full_table_makes_room_by_ending_the_oldest_uninitialized_session() {
         max_sessions: 3,
         ..Default::default()
     });
-    let ready = rig.open("2025-11-25");
+    let ready = rig.http.open("2025-11-25");
     let oldest = squat(&mut rig);
-    rig.now += Duration::from_millis(1);
+    rig.http.now += Duration::from_millis(1);
     let younger = squat(&mut rig);
-    rig.now += Duration::from_millis(1);
+    rig.http.now += Duration::from_millis(1);
     // Full: the new client gets in, the oldest squatter is gone.
-    let newcomer = rig.open("2025-11-25");
-    assert_eq!(rig.ep.stats().handshakes_evicted, 1);
-    assert_eq!(rig.ep.session_count(), 3);
+    let newcomer = rig.http.open("2025-11-25");
+    assert_eq!(rig.http.endpoint.stats().handshakes_evicted, 1);
+    assert_eq!(rig.http.endpoint.session_count(), 3);
     assert_eq!(rig.post(Some(&oldest), call(1, "echo")).status, 404);
     for sid in [&ready, &newcomer] {
         assert_eq!(rig.post(Some(sid), call(2, "echo")).status, 200);
@@ -309,8 +244,8 @@ fn a_full_table_makes_room_by_ending_the_oldest_uninitialized_session() {
     let refused = rig.post(None, init("2025-11-25"));
     assert_eq!(refused.status, 503);
     assert_eq!(json_body(&refused)["error"]["code"], -32000);
-    assert_eq!(rig.ep.stats().sessions_refused, 1);
-    assert_eq!(rig.ep.session_count(), 3);
+    assert_eq!(rig.http.endpoint.stats().sessions_refused, 1);
+    assert_eq!(rig.http.endpoint.session_count(), 3);
 }
 
 #[test]
@@ -324,12 +259,15 @@ fn a_flood_of_uninitialized_sessions_never_locks_out_a_new_client() {
         random[..4].copy_from_slice(&n.to_be_bytes());
         let body = Bytes::from(init("2025-11-25").to_string());
         let head = rig.post_head(None);
-        let resp = rig.ep.handle_request(rig.now, &head, body, random);
+        let resp = rig
+            .http
+            .endpoint
+            .handle_request(rig.http.now, &head, body, random);
         assert_eq!(resp.status, 200, "initialize {n}");
     }
-    assert_eq!(rig.ep.session_count(), 64);
-    assert_eq!(rig.ep.stats().handshakes_evicted, 1100 - 64);
-    let sid = rig.open("2025-11-25");
+    assert_eq!(rig.http.endpoint.session_count(), 64);
+    assert_eq!(rig.http.endpoint.stats().handshakes_evicted, 1100 - 64);
+    let sid = rig.http.open("2025-11-25");
     assert_eq!(rig.post(Some(&sid), call(1, "echo")).status, 200);
 }
 
@@ -345,16 +283,22 @@ fn sessionless_exchanges_have_their_own_limit() {
     let held = rig.post(None, call(1, "wait"));
     assert_eq!(held.status, 200);
     assert!(matches!(held.body, Body::Stream(_)));
-    assert_eq!((rig.ep.exchange_count(), rig.ep.session_count()), (1, 0));
+    assert_eq!(
+        (
+            rig.http.endpoint.exchange_count(),
+            rig.http.endpoint.session_count()
+        ),
+        (1, 0)
+    );
     let refused = rig.post(None, call(2, "echo"));
     assert_eq!(refused.status, 503);
     assert_eq!(json_body(&refused)["error"]["code"], -32000);
-    assert_eq!(rig.ep.stats().exchanges_refused, 1);
-    assert_eq!(rig.ep.stats().sessions_refused, 0);
+    assert_eq!(rig.http.endpoint.stats().exchanges_refused, 1);
+    assert_eq!(rig.http.endpoint.stats().sessions_refused, 0);
     rig.release_gates();
     let (_, ended) = rig.drain(&held.body);
     assert!(ended);
-    assert_eq!(rig.ep.exchange_count(), 0);
+    assert_eq!(rig.http.endpoint.exchange_count(), 0);
     assert_eq!(rig.post(None, call(3, "echo")).status, 200);
 }
 
@@ -365,7 +309,7 @@ fn accept_without_both_types_is_406() {
         .header("Accept", "application/json")
         .header("Content-Type", "application/json");
     assert_eq!(rig.send(&head, init("2025-11-25")).status, 406);
-    assert_eq!(rig.ep.session_count(), 0);
+    assert_eq!(rig.http.endpoint.session_count(), 0);
 }
 
 #[test]
@@ -396,7 +340,7 @@ fn body_over_the_limit_is_413() {
 #[test]
 fn a_batch_of_five_thousand_pings_is_answered_in_full_and_one_with_a_repeated_id_ends() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-03-26");
+    let sid = rig.http.open("2025-03-26");
     let pings: Vec<Value> = (0..5000)
         .map(|n| json!({"jsonrpc": "2.0", "id": n, "method": "ping"}))
         .collect();
@@ -427,7 +371,7 @@ fn a_batch_of_five_thousand_pings_is_answered_in_full_and_one_with_a_repeated_id
 #[test]
 fn notifications_and_responses_get_202() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-11-25");
+    let sid = rig.http.open("2025-11-25");
     let n = json!({"jsonrpc":"2.0","method":"notifications/roots/list_changed"});
     let resp = rig.post(Some(&sid), n);
     assert_eq!((resp.status, &resp.body), (202, &Body::Empty));
@@ -438,7 +382,7 @@ fn notifications_and_responses_get_202() {
 #[test]
 fn immediate_result_is_json_and_log_first_is_sse() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-06-18");
+    let sid = rig.http.open("2025-06-18");
     let resp = rig.post(Some(&sid), call(1, "echo"));
     assert_eq!(resp.get("content-type"), Some("application/json"));
     assert_eq!(json_body(&resp)["result"]["content"][0]["text"], "hi");
@@ -458,7 +402,7 @@ fn always_sse_mode_streams_even_an_immediate_result() {
         response_mode: ResponseMode::AlwaysSse,
         ..Default::default()
     });
-    let sid = rig.open("2025-06-18");
+    let sid = rig.http.open("2025-06-18");
     let resp = rig.post(Some(&sid), call(1, "echo"));
     assert_eq!(resp.get("content-type"), Some("text/event-stream"));
     let (events, ended) = rig.drain(&resp.body);
@@ -475,26 +419,26 @@ fn always_json_mode_answers_json_even_after_a_notification() {
         response_mode: ResponseMode::AlwaysJson,
         ..Default::default()
     });
-    let sid = rig.open("2025-06-18");
+    let sid = rig.http.open("2025-06-18");
     let resp = rig.post(Some(&sid), call(1, "chatty"));
     assert_eq!(resp.get("content-type"), Some("application/json"));
     assert_eq!(json_body(&resp)["result"]["content"][0]["text"], "done");
-    assert_eq!(rig.ep.dropped_messages(&sid), Some(1));
+    assert_eq!(rig.http.endpoint.dropped_messages(&sid), Some(1));
 
     let resp = rig.post(Some(&sid), call(2, "wait"));
-    rig.run_jobs();
+    rig.http.run_jobs();
     assert_eq!(resp.get("content-type"), Some("application/json"));
     let Body::Stream(id) = resp.body else {
         panic!("a running call streams: {:?}", resp.body)
     };
     let mut bytes = Vec::new();
     assert_eq!(
-        rig.ep.poll_stream(id, &mut bytes),
+        rig.http.endpoint.poll_stream(id, &mut bytes),
         None,
         "nothing before the result"
     );
     rig.release_gates();
-    while let Some(chunk) = rig.ep.poll_stream(id, &mut bytes) {
+    while let Some(chunk) = rig.http.endpoint.poll_stream(id, &mut bytes) {
         if chunk == StreamChunk::End {
             break;
         }
@@ -507,11 +451,12 @@ fn always_json_mode_answers_json_even_after_a_notification() {
 #[test]
 fn get_stream_receives_a_server_initiated_notification() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-06-18");
-    let get = rig.get(&sid, None);
+    let sid = rig.http.open("2025-06-18");
+    let get = rig.http.get(&sid, None);
     assert_eq!(get.status, 200);
     assert_eq!(get.get("content-type"), Some("text/event-stream"));
-    rig.ep
+    rig.http
+        .endpoint
         .machine_mut(&sid)
         .unwrap()
         .handle()
@@ -527,12 +472,13 @@ fn get_stream_receives_a_server_initiated_notification() {
     // A second GET replaces the first (a client reopens only after losing its stream, and
     // a dead idle connection is not visible to the server): the old response ends, and
     // later messages go to the new one only.
-    let second = rig.get(&sid, None);
+    let second = rig.http.get(&sid, None);
     assert_eq!(second.status, 200);
     let (old_events, old_ended) = rig.drain(&get.body);
     assert!(old_ended, "the replaced response ends");
     assert!(old_events.is_empty(), "{old_events:?}");
-    rig.ep
+    rig.http
+        .endpoint
         .machine_mut(&sid)
         .unwrap()
         .handle()
@@ -550,39 +496,46 @@ fn get_stream_receives_a_server_initiated_notification() {
 #[test]
 fn a_stream_is_quiet_until_its_session_has_something_for_it() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-11-25");
-    let get = rig.get(&sid, None);
+    let sid = rig.http.open("2025-11-25");
+    let get = rig.http.get(&sid, None);
     let Body::Stream(get_id) = get.body else {
         panic!("GET is a stream")
     };
-    assert!(!rig.ep.stream_quiet(get_id), "the priming event waits");
+    assert!(
+        !rig.http.endpoint.stream_quiet(get_id),
+        "the priming event waits"
+    );
     let (events, _) = rig.drain(&get.body);
     assert_eq!(events.len(), 1, "priming: {events:?}");
-    assert!(rig.ep.stream_quiet(get_id));
+    assert!(rig.http.endpoint.stream_quiet(get_id));
     // A request answered on its own response leaves the GET stream quiet.
     let answered = rig.post(Some(&sid), call(1, "echo"));
     assert_eq!(json_body(&answered)["result"]["content"][0]["text"], "hi");
-    assert!(rig.ep.stream_quiet(get_id));
+    assert!(rig.http.endpoint.stream_quiet(get_id));
     // A handler that waits: its POST stream is quiet until the result is in.
     let waiting = rig.post(Some(&sid), call(2, "wait"));
     let Body::Stream(post_id) = waiting.body else {
         panic!("a waiting handler's response is a stream")
     };
     let _ = rig.drain(&waiting.body);
-    assert!(rig.ep.stream_quiet(post_id));
+    assert!(rig.http.endpoint.stream_quiet(post_id));
     rig.release_gates();
-    assert!(!rig.ep.stream_quiet(post_id), "the result is in the outbox");
+    assert!(
+        !rig.http.endpoint.stream_quiet(post_id),
+        "the result is in the outbox"
+    );
     let (events, ended) = rig.drain(&waiting.body);
     assert!(
         ended && events.iter().any(|(_, data)| data.contains("\"id\":2")),
         "{events:?}"
     );
     assert!(
-        !rig.ep.stream_quiet(post_id),
+        !rig.http.endpoint.stream_quiet(post_id),
         "an ended stream is unknown: not quiet"
     );
     // A change made through the server's handle is for the GET stream.
-    rig.ep
+    rig.http
+        .endpoint
         .machine_mut(&sid)
         .unwrap()
         .handle()
@@ -591,23 +544,23 @@ fn a_stream_is_quiet_until_its_session_has_something_for_it() {
                 .sync_handler(|_, _| Ok(CallToolResult::text("x"))),
         )
         .unwrap();
-    assert!(!rig.ep.stream_quiet(get_id));
+    assert!(!rig.http.endpoint.stream_quiet(get_id));
     let (events, _) = rig.drain(&get.body);
     assert!(events[0].1.contains("notifications/tools/list_changed"));
-    assert!(rig.ep.stream_quiet(get_id));
+    assert!(rig.http.endpoint.stream_quiet(get_id));
     // Replaced by a second GET: the first must be polled to end.
-    let second = rig.get(&sid, None);
+    let second = rig.http.get(&sid, None);
     let Body::Stream(second_id) = second.body else {
         panic!("GET is a stream")
     };
-    assert!(!rig.ep.stream_quiet(get_id));
+    assert!(!rig.http.endpoint.stream_quiet(get_id));
     let _ = rig.drain(&second.body);
-    assert!(rig.ep.stream_quiet(second_id));
+    assert!(rig.http.endpoint.stream_quiet(second_id));
     // The session ends: its stream must be polled to end.
     let del =
         HttpRequestHead::new(HttpMethod::Delete, "/mcp").header("Mcp-Session-Id", sid.as_str());
     assert_eq!(rig.send(&del, Value::Null).status, 200);
-    assert!(!rig.ep.stream_quiet(second_id));
+    assert!(!rig.http.endpoint.stream_quiet(second_id));
     assert!(
         rig.drain(&second.body).1,
         "the stream ends with its session"
@@ -620,33 +573,33 @@ fn a_stream_is_quiet_until_its_session_has_something_for_it() {
 #[test]
 fn touched_streams_list_what_an_input_can_have_changed() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let a = rig.open("2025-11-25");
-    let b = rig.open("2025-11-25");
+    let a = rig.http.open("2025-11-25");
+    let b = rig.http.open("2025-11-25");
     let stream_of = |resp: &HttpResponse| match resp.body {
         Body::Stream(id) => id,
         _ => panic!("GET is a stream"),
     };
-    let get_a = rig.get(&a, None);
-    let get_b = rig.get(&b, None);
+    let get_a = rig.http.get(&a, None);
+    let get_b = rig.http.get(&b, None);
     let (a1, b1) = (stream_of(&get_a), stream_of(&get_b));
     let _ = rig.drain(&get_a.body);
     let _ = rig.drain(&get_b.body);
     let mut out = Vec::new();
-    assert!(rig.ep.touched_streams(&mut out));
+    assert!(rig.http.endpoint.touched_streams(&mut out));
     assert!(out.contains(&a1) && out.contains(&b1), "{out:?}");
     out.clear();
-    assert!(rig.ep.touched_streams(&mut out));
+    assert!(rig.http.endpoint.touched_streams(&mut out));
     assert!(out.is_empty(), "drained: {out:?}");
     // A request of session A touches A's streams only.
     let answered = rig.post(Some(&a), call(1, "echo"));
     assert_eq!(json_body(&answered)["result"]["content"][0]["text"], "hi");
-    assert!(rig.ep.touched_streams(&mut out));
+    assert!(rig.http.endpoint.touched_streams(&mut out));
     assert!(out.contains(&a1) && !out.contains(&b1), "{out:?}");
     out.clear();
     // A second GET on B: the replaced connection is listed, to be polled to its end.
-    let again_b = rig.get(&b, None);
+    let again_b = rig.http.get(&b, None);
     let b2 = stream_of(&again_b);
-    assert!(rig.ep.touched_streams(&mut out));
+    assert!(rig.http.endpoint.touched_streams(&mut out));
     assert!(
         out.contains(&b1) && out.contains(&b2) && !out.contains(&a1),
         "{out:?}"
@@ -655,7 +608,7 @@ fn touched_streams_list_what_an_input_can_have_changed() {
     // Deleting A lists its connection: its body ends at its next poll.
     let del = HttpRequestHead::new(HttpMethod::Delete, "/mcp").header("Mcp-Session-Id", a.as_str());
     assert_eq!(rig.send(&del, Value::Null).status, 200);
-    assert!(rig.ep.touched_streams(&mut out));
+    assert!(rig.http.endpoint.touched_streams(&mut out));
     assert!(out.contains(&a1) && !out.contains(&b2), "{out:?}");
     assert!(
         rig.drain(&get_a.body).1,
@@ -669,8 +622,8 @@ fn get_is_405_when_configured_off() {
         allow_get: false,
         ..Default::default()
     });
-    let sid = rig.open("2025-11-25");
-    let resp = rig.get(&sid, None);
+    let sid = rig.http.open("2025-11-25");
+    let resp = rig.http.get(&sid, None);
     assert_eq!(resp.status, 405);
     assert_eq!(resp.get("allow"), Some("GET, POST, DELETE"));
     let put = HttpRequestHead::new(HttpMethod::parse("PUT"), "/mcp");
@@ -680,13 +633,13 @@ fn get_is_405_when_configured_off() {
 #[test]
 fn priming_event_only_for_2025_11_25() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let new = rig.open("2025-11-25");
+    let new = rig.http.open("2025-11-25");
     let resp = rig.post(Some(&new), call(1, "chatty"));
     let Body::Stream(id) = resp.body else {
         panic!()
     };
     let mut raw = Vec::new();
-    let _ = rig.ep.poll_stream(id, &mut raw);
+    let _ = rig.http.endpoint.poll_stream(id, &mut raw);
     let first = String::from_utf8(raw).unwrap();
     assert!(
         first.starts_with("id: ")
@@ -697,7 +650,7 @@ fn priming_event_only_for_2025_11_25() {
     let (events, _) = rig.drain(&resp.body);
     assert_eq!(events.len(), 2);
 
-    let old = rig.open("2025-06-18");
+    let old = rig.http.open("2025-06-18");
     let resp = rig.post(Some(&old), call(1, "chatty"));
     let (events, _) = rig.drain(&resp.body);
     assert!(
@@ -709,7 +662,7 @@ fn priming_event_only_for_2025_11_25() {
 #[test]
 fn resumption_replays_exactly_the_missed_suffix_of_that_stream() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-11-25");
+    let sid = rig.http.open("2025-11-25");
     // Stream A: a slow call; the client reads the priming event and the first log, then drops.
     let a = rig.post(Some(&sid), call(1, "wait"));
     assert_eq!(a.get("content-type"), Some("text/event-stream"));
@@ -718,7 +671,7 @@ fn resumption_replays_exactly_the_missed_suffix_of_that_stream() {
     let Body::Stream(a_conn) = a.body else {
         panic!()
     };
-    rig.ep.stream_closed(a_conn);
+    rig.http.endpoint.stream_closed(a_conn);
     // Another stream's traffic meanwhile must not leak into A's replay.
     let b = rig.post(Some(&sid), call(2, "chatty"));
     let (b_events, _) = rig.drain(&b.body);
@@ -726,7 +679,7 @@ fn resumption_replays_exactly_the_missed_suffix_of_that_stream() {
     // The slow call finishes while A is disconnected: not cancelled by the disconnect.
     rig.release_gates();
     let last_seen = &seen[1].0;
-    let resumed = rig.get(&sid, Some(last_seen));
+    let resumed = rig.http.get(&sid, Some(last_seen));
     assert_eq!(resumed.status, 200);
     let (replayed, ended) = rig.drain(&resumed.body);
     assert_eq!(replayed.len(), 1, "{replayed:?}");
@@ -742,26 +695,26 @@ fn resumption_replays_exactly_the_missed_suffix_of_that_stream() {
 #[test]
 fn server_may_close_a_2025_11_25_post_stream_early_and_the_client_resumes() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-11-25");
+    let sid = rig.http.open("2025-11-25");
     let a = rig.post(Some(&sid), call(1, "wait"));
     let Body::Stream(conn) = a.body else { panic!() };
     let (seen, _) = rig.drain(&a.body);
-    assert!(rig.ep.close_stream(conn));
+    assert!(rig.http.endpoint.close_stream(conn));
     assert_eq!(
-        rig.ep.poll_stream(conn, &mut Vec::new()),
+        rig.http.endpoint.poll_stream(conn, &mut Vec::new()),
         Some(StreamChunk::End)
     );
     rig.release_gates();
-    let resumed = rig.get(&sid, Some(&seen.last().unwrap().0));
+    let resumed = rig.http.get(&sid, Some(&seen.last().unwrap().0));
     let (replayed, _) = rig.drain(&resumed.body);
     assert_eq!(replayed.len(), 1);
     assert!(replayed[0].1.contains("finished"));
 
-    let old = rig.open("2025-06-18");
+    let old = rig.http.open("2025-06-18");
     let b = rig.post(Some(&old), call(1, "wait"));
     let Body::Stream(conn) = b.body else { panic!() };
     assert!(
-        !rig.ep.close_stream(conn),
+        !rig.http.endpoint.close_stream(conn),
         "older sessions never get an early close"
     );
 }
@@ -769,14 +722,14 @@ fn server_may_close_a_2025_11_25_post_stream_early_and_the_client_resumes() {
 #[test]
 fn a_handler_closes_its_2025_11_25_stream_after_priming_and_the_result_comes_on_resume() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-11-25");
+    let sid = rig.http.open("2025-11-25");
     let a = rig.post(Some(&sid), call(1, "closer"));
     assert_eq!(a.get("content-type"), Some("text/event-stream"));
     let (seen, ended) = rig.drain(&a.body);
     assert!(ended, "the handler asked for the close: the body ends");
     assert_eq!(seen.len(), 1, "only the priming event: {seen:?}");
     assert_eq!(seen[0].1, "", "priming data is empty");
-    let resumed = rig.get(&sid, Some(&seen[0].0));
+    let resumed = rig.http.get(&sid, Some(&seen[0].0));
     assert_eq!(resumed.status, 200);
     let (early, ended) = rig.drain(&resumed.body);
     assert!(early.is_empty() && !ended, "still running: {early:?}");
@@ -787,7 +740,7 @@ fn a_handler_closes_its_2025_11_25_stream_after_priming_and_the_result_comes_on_
     assert!(ended);
 
     // Older sessions cannot resume a POST stream: the close request is ignored.
-    let old = rig.open("2025-06-18");
+    let old = rig.http.open("2025-06-18");
     let b = rig.post(Some(&old), call(1, "closer"));
     let (seen, ended) = rig.drain(&b.body);
     assert!(seen.is_empty() && !ended, "{seen:?}");
@@ -802,16 +755,16 @@ fn replay_past_the_budget_is_an_explicit_error() {
         replay_budget: 300,
         ..Default::default()
     });
-    let sid = rig.open("2025-11-25");
+    let sid = rig.http.open("2025-11-25");
     let a = rig.post(Some(&sid), call(1, "chatty"));
     let (first, _) = rig.drain(&a.body);
     for i in 2..6 {
         let resp = rig.post(Some(&sid), call(i, "chatty"));
         let _ = rig.drain(&resp.body);
     }
-    let resp = rig.get(&sid, Some(&first[0].0));
+    let resp = rig.http.get(&sid, Some(&first[0].0));
     assert_eq!(resp.status, 409, "{}", resp.body_text());
-    assert_eq!(rig.get(&sid, Some("garbage")).status, 400);
+    assert_eq!(rig.http.get(&sid, Some("garbage")).status, 400);
 }
 
 #[test]
@@ -845,7 +798,7 @@ fn bad_host_or_origin_is_403_and_loopback_with_ports_passes() {
 #[test]
 fn protocol_version_header_is_validated_and_2025_03_26_accepted() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-11-25");
+    let sid = rig.http.open("2025-11-25");
     let head = rig
         .post_head(Some(&sid))
         .header("MCP-Protocol-Version", "1999-01-01");
@@ -859,7 +812,7 @@ fn protocol_version_header_is_validated_and_2025_03_26_accepted() {
 #[test]
 fn an_unknown_session_is_404_before_its_version_header_is_looked_at() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-11-25");
+    let sid = rig.http.open("2025-11-25");
     let bad_version = |head: HttpRequestHead| head.header("MCP-Protocol-Version", "1999-01-01");
     let head = bad_version(rig.post_head(Some("not-a-session")));
     let resp = rig.send(&head, call(1, "echo"));
@@ -874,10 +827,10 @@ fn an_unknown_session_is_404_before_its_version_header_is_looked_at() {
 #[test]
 fn batches_only_in_a_2025_03_26_session() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let new = rig.open("2025-11-25");
+    let new = rig.http.open("2025-11-25");
     let batch = json!([call(1, "echo"), call(2, "echo")]);
     assert_eq!(rig.post(Some(&new), batch.clone()).status, 400);
-    let old = rig.open("2025-03-26");
+    let old = rig.http.open("2025-03-26");
     let resp = rig.post(Some(&old), batch);
     assert_eq!(resp.get("content-type"), Some("text/event-stream"));
     let (events, ended) = rig.drain(&resp.body);
@@ -892,7 +845,7 @@ fn batches_only_in_a_2025_03_26_session() {
 #[test]
 fn every_request_of_a_batch_answers_on_the_batch_stream_which_ends_after_the_last() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-03-26");
+    let sid = rig.http.open("2025-03-26");
     let batch = json!([call(1, "wait"), call(2, "echo"), call(3, "echo")]);
     let resp = rig.post(Some(&sid), batch);
     assert_eq!(resp.status, 200);
@@ -916,7 +869,7 @@ fn every_request_of_a_batch_answers_on_the_batch_stream_which_ends_after_the_las
 #[test]
 fn a_request_id_in_flight_is_refused_and_a_refused_batch_leaves_none_of_its_ids_filed() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-03-26");
+    let sid = rig.http.open("2025-03-26");
     let first = rig.post(Some(&sid), call(1, "wait"));
     assert_eq!(first.status, 200);
     let resp = rig.post(Some(&sid), call(1, "echo"));
@@ -957,28 +910,34 @@ fn sessionless_mode_answers_json_without_sessions() {
     let Body::Stream(id) = resp.body else {
         panic!()
     };
-    assert_eq!(rig.ep.poll_stream(id, &mut Vec::new()), None);
+    assert_eq!(rig.http.endpoint.poll_stream(id, &mut Vec::new()), None);
     rig.release_gates();
     let mut buf = Vec::new();
     assert!(matches!(
-        rig.ep.poll_stream(id, &mut buf),
+        rig.http.endpoint.poll_stream(id, &mut buf),
         Some(StreamChunk::Data { .. })
     ));
     let v: Value = serde_json::from_slice(&buf).unwrap();
     assert_eq!(v["result"]["content"][0]["text"], "finished");
-    assert_eq!(rig.ep.poll_stream(id, &mut buf), Some(StreamChunk::End));
-    assert_eq!(rig.ep.session_count(), 0);
-    assert_eq!(rig.get("x", None).status, 405);
+    assert_eq!(
+        rig.http.endpoint.poll_stream(id, &mut buf),
+        Some(StreamChunk::End)
+    );
+    assert_eq!(rig.http.endpoint.session_count(), 0);
+    assert_eq!(rig.http.get("x", None).status, 405);
 }
 
 #[test]
 fn unparsable_or_invalid_bodies_are_400_with_a_json_rpc_error() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-11-25");
+    let sid = rig.http.open("2025-11-25");
     let head = rig.post_head(Some(&sid));
-    let resp = rig
-        .ep
-        .handle_request(rig.now, &head, Bytes::from_static(b"{not json"), [9; 16]);
+    let resp = rig.http.endpoint.handle_request(
+        rig.http.now,
+        &head,
+        Bytes::from_static(b"{not json"),
+        [9; 16],
+    );
     assert_eq!(resp.status, 400);
     assert_eq!(json_body(&resp)["error"]["code"], -32700);
     assert_eq!(json_body(&resp)["id"], Value::Null);
@@ -997,9 +956,12 @@ fn unparsable_or_invalid_bodies_are_400_with_a_json_rpc_error() {
             json!("q"),
         ),
     ] {
-        let resp = rig
-            .ep
-            .handle_request(rig.now, &head, Bytes::copy_from_slice(body), [9; 16]);
+        let resp = rig.http.endpoint.handle_request(
+            rig.http.now,
+            &head,
+            Bytes::copy_from_slice(body),
+            [9; 16],
+        );
         assert_eq!(resp.status, 400);
         assert_eq!(json_body(&resp)["error"]["code"], -32700);
         assert_eq!(json_body(&resp)["id"], id);
@@ -1009,7 +971,7 @@ fn unparsable_or_invalid_bodies_are_400_with_a_json_rpc_error() {
 #[test]
 fn a_cancelled_request_ends_its_stream() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-11-25");
+    let sid = rig.http.open("2025-11-25");
     let a = rig.post(Some(&sid), call(1, "wait"));
     let (_, ended) = rig.drain(&a.body);
     assert!(!ended);
@@ -1024,8 +986,8 @@ fn a_cancelled_request_ends_its_stream() {
 #[test]
 fn concurrent_posts_each_get_only_their_own_response() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-11-25");
-    let get = rig.get(&sid, None);
+    let sid = rig.http.open("2025-11-25");
+    let get = rig.http.get(&sid, None);
     let posts: Vec<HttpResponse> = (1..=3)
         .map(|i| rig.post(Some(&sid), call(i, "wait")))
         .collect();
@@ -1054,14 +1016,17 @@ fn concurrent_posts_each_get_only_their_own_response() {
 #[ignore]
 fn measure_post_echo_throughput() {
     let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.open("2025-11-25");
+    let sid = rig.http.open("2025-11-25");
     let head = rig.post_head(Some(&sid));
     let bodies: Vec<Bytes> = (0..20_000)
         .map(|i| Bytes::from(call(i + 10, "echo").to_string()))
         .collect();
     let start = Instant::now();
     for body in bodies {
-        let resp = rig.ep.handle_request(rig.now, &head, body, [0; 16]);
+        let resp = rig
+            .http
+            .endpoint
+            .handle_request(rig.http.now, &head, body, [0; 16]);
         assert_eq!(resp.status, 200);
     }
     let secs = start.elapsed().as_secs_f64();
@@ -1090,23 +1055,27 @@ fn a_silent_sse_stream_gets_a_keep_alive_comment_after_the_interval() {
         sse_keep_alive: Some(every),
         ..EndpointConfig::default()
     });
-    let start = rig.now;
-    let sid = rig.open("2025-11-25");
-    let get = rig.get(&sid, None);
+    let start = rig.http.now;
+    let sid = rig.http.open("2025-11-25");
+    let get = rig.http.get(&sid, None);
     let Body::Stream(conn) = get.body else {
         panic!("GET is a stream")
     };
     let (primed, _) = rig.drain(&get.body);
     let priming_id = primed[0].0.clone();
     assert!(
-        rig.ep.poll_timeout().is_some_and(|t| t <= start + every),
+        rig.http
+            .endpoint
+            .poll_timeout()
+            .is_some_and(|t| t <= start + every),
         "the keep-alive is a deadline"
     );
     // 3 s in: nothing due; then a notification is written.
-    rig.now = start + Duration::from_secs(3);
-    rig.ep.handle_timeout(rig.now);
-    assert_eq!(pull_raw(&mut rig.ep, conn), (Vec::new(), false));
-    rig.ep
+    rig.http.now = start + Duration::from_secs(3);
+    rig.http.endpoint.handle_timeout(rig.http.now);
+    assert_eq!(pull_raw(&mut rig.http.endpoint, conn), (Vec::new(), false));
+    rig.http
+        .endpoint
         .machine_mut(&sid)
         .unwrap()
         .handle()
@@ -1118,26 +1087,30 @@ fn a_silent_sse_stream_gets_a_keep_alive_comment_after_the_interval() {
     let (events, _) = rig.drain(&get.body);
     assert_eq!(events.len(), 1, "{events:?}");
     // 6 s in: 5 s after opening, but only 3 s after the write: still nothing.
-    rig.now = start + Duration::from_secs(6);
-    rig.ep.handle_timeout(rig.now);
-    assert!(rig.ep.stream_quiet(conn));
-    assert_eq!(pull_raw(&mut rig.ep, conn), (Vec::new(), false));
+    rig.http.now = start + Duration::from_secs(6);
+    rig.http.endpoint.handle_timeout(rig.http.now);
+    assert!(rig.http.endpoint.stream_quiet(conn));
+    assert_eq!(pull_raw(&mut rig.http.endpoint, conn), (Vec::new(), false));
     assert!(
-        rig.ep
+        rig.http
+            .endpoint
             .poll_timeout()
             .is_some_and(|t| t <= start + Duration::from_secs(8)),
         "filed again for 5 s after the write"
     );
     // 8 s in: 5 s of silence.
     let mut touched = Vec::new();
-    let _ = rig.ep.touched_streams(&mut touched);
+    let _ = rig.http.endpoint.touched_streams(&mut touched);
     touched.clear();
-    rig.now = start + Duration::from_secs(8);
-    rig.ep.handle_timeout(rig.now);
-    assert!(!rig.ep.stream_quiet(conn), "a due keep-alive is not quiet");
-    assert!(rig.ep.touched_streams(&mut touched));
+    rig.http.now = start + Duration::from_secs(8);
+    rig.http.endpoint.handle_timeout(rig.http.now);
+    assert!(
+        !rig.http.endpoint.stream_quiet(conn),
+        "a due keep-alive is not quiet"
+    );
+    assert!(rig.http.endpoint.touched_streams(&mut touched));
     assert!(touched.contains(&conn), "{touched:?}");
-    let (bytes, ended) = pull_raw(&mut rig.ep, conn);
+    let (bytes, ended) = pull_raw(&mut rig.http.endpoint, conn);
     assert_eq!(
         bytes,
         b": keep-alive\n\n",
@@ -1145,18 +1118,21 @@ fn a_silent_sse_stream_gets_a_keep_alive_comment_after_the_interval() {
         String::from_utf8_lossy(&bytes)
     );
     assert!(!ended);
-    assert!(rig.ep.stream_quiet(conn));
+    assert!(rig.http.endpoint.stream_quiet(conn));
     // And again after another 5 s of silence.
-    rig.now = start + Duration::from_secs(13);
-    rig.ep.handle_timeout(rig.now);
-    assert_eq!(pull_raw(&mut rig.ep, conn).0, b": keep-alive\n\n");
+    rig.http.now = start + Duration::from_secs(13);
+    rig.http.endpoint.handle_timeout(rig.http.now);
+    assert_eq!(
+        pull_raw(&mut rig.http.endpoint, conn).0,
+        b": keep-alive\n\n"
+    );
     // Resumption after the priming event replays the notification only.
-    rig.ep.stream_closed(conn);
-    let resumed = rig.get(&sid, Some(&priming_id));
+    rig.http.endpoint.stream_closed(conn);
+    let resumed = rig.http.get(&sid, Some(&priming_id));
     let Body::Stream(resumed_conn) = resumed.body else {
         panic!("a resumed GET is a stream")
     };
-    let (raw, _) = pull_raw(&mut rig.ep, resumed_conn);
+    let (raw, _) = pull_raw(&mut rig.http.endpoint, resumed_conn);
     let text = String::from_utf8(raw).unwrap();
     assert!(!text.contains("keep-alive"), "{text}");
     assert_eq!(text.matches("id: ").count(), 1, "{text}");
@@ -1174,19 +1150,19 @@ fn post_streams_get_keep_alives_until_they_end_and_none_when_off() {
             idle_timeout: Duration::from_secs(3600),
             ..EndpointConfig::default()
         });
-        let start = rig.now;
-        let sid = rig.open("2025-06-18");
+        let start = rig.http.now;
+        let sid = rig.http.open("2025-06-18");
         let waiting = rig.post(Some(&sid), call(1, "wait"));
         assert_eq!(waiting.get("content-type"), Some("text/event-stream"));
         let Body::Stream(conn) = waiting.body else {
             panic!("an SSE answer is a stream")
         };
-        rig.run_jobs();
+        rig.http.run_jobs();
         let (events, _) = rig.drain(&waiting.body);
         assert_eq!(events.len(), 1, "the log: {events:?}");
-        rig.now = start + every;
-        rig.ep.handle_timeout(rig.now);
-        let (bytes, _) = pull_raw(&mut rig.ep, conn);
+        rig.http.now = start + every;
+        rig.http.endpoint.handle_timeout(rig.http.now);
+        let (bytes, _) = pull_raw(&mut rig.http.endpoint, conn);
         let expected: &[u8] = if on { b": keep-alive\n\n" } else { b"" };
         assert_eq!(bytes, expected, "on: {on}");
         rig.release_gates();
@@ -1194,9 +1170,10 @@ fn post_streams_get_keep_alives_until_they_end_and_none_when_off() {
         assert!(ended && events.len() == 1, "{events:?}");
         // Nothing of the ended stream is left to fire: the next deadline is the session's.
         assert!(
-            rig.ep
+            rig.http
+                .endpoint
                 .poll_timeout()
-                .is_none_or(|t| t > rig.now + Duration::from_secs(600)),
+                .is_none_or(|t| t > rig.http.now + Duration::from_secs(600)),
             "on: {on}"
         );
     }
@@ -1224,7 +1201,7 @@ fn a_peer_limit_refuses_a_new_session_with_429_and_retry_after() {
     assert_eq!(refused.status, 429);
     assert_eq!(refused.get("retry-after"), Some("10"));
     assert_eq!(json_body(&refused)["error"]["code"], -32000);
-    assert_eq!(rig.ep.stats().peers_refused, 1);
+    assert_eq!(rig.http.endpoint.stats().peers_refused, 1);
     // Another address, and a bearer subject behind the same address, are other peers.
     let other = from(&rig, 2, None);
     assert_eq!(rig.send(&other, init("2025-11-25")).status, 200);
@@ -1236,6 +1213,6 @@ fn a_peer_limit_refuses_a_new_session_with_429_and_retry_after() {
     assert_eq!(rig.send(&del, Value::Null).status, 200);
     assert_eq!(rig.send(&head, init("2025-11-25")).status, 200);
     // Requests inside a session are never limited.
-    let sid = rig.open("2025-11-25");
+    let sid = rig.http.open("2025-11-25");
     assert_eq!(rig.post(Some(&sid), call(1, "echo")).status, 200);
 }

@@ -1,4 +1,4 @@
-//! The in-memory `Pair` is bounded (docs/fuzzing.md, invariant 6): a livelock costs at most
+//! The in-memory `SessionPair` is bounded (docs/fuzzing.md, invariant 6): a livelock costs at most
 //! `PairLimits::max_steps` steps and is counted, a full link pushes back on its writer, and the
 //! error ping-pong the `pair_ops` fuzz body found (two peers answering each other's oversized
 //! error responses forever) no longer happens.
@@ -6,11 +6,11 @@
 use std::time::{Duration, Instant};
 
 use mcp_sansio::model::{ClientCapabilities, Implementation, ProtocolVersion, ServerCapabilities};
-use mcp_sansio::pair::{Direction, Fault, Pair, PairLimits};
 use mcp_sansio::session::{ClientSetup, Event, Outcome, RequestOptions, ServerSetup};
+use mcp_sansio::testing::{Direction, Fault, PairLimits, SessionPair};
 use mcp_sansio::Config;
 
-fn small_frames_pair(max_frame_len: usize) -> Pair {
+fn small_frames_pair(max_frame_len: usize) -> SessionPair {
     let config = Config {
         max_frame_len,
         ..Config::default()
@@ -25,7 +25,7 @@ fn small_frames_pair(max_frame_len: usize) -> Pair {
         capabilities: ServerCapabilities::default(),
         instructions: None,
     };
-    Pair::new(config.clone(), client, config, server, Instant::now())
+    SessionPair::new(config.clone(), client, config, server, Instant::now())
 }
 
 #[test]
@@ -68,7 +68,7 @@ fn an_oversized_request_is_still_refused_with_an_error() {
 fn a_livelock_costs_at_most_the_step_budget_and_is_counted() {
     // A hook that turns every message into a new ping: each side answers the other's ping,
     // whose answer becomes a ping again. Without a budget `drive` would never return.
-    let mut pair = Pair::with_defaults(Instant::now());
+    let mut pair = SessionPair::with_defaults(Instant::now());
     assert!(pair.connect().is_some());
     pair.set_limits(PairLimits {
         max_steps: 500,
@@ -100,7 +100,7 @@ fn a_livelock_costs_at_most_the_step_budget_and_is_counted() {
 
 #[test]
 fn a_full_link_pushes_back_and_everything_still_arrives() {
-    let mut pair = Pair::with_defaults(Instant::now());
+    let mut pair = SessionPair::with_defaults(Instant::now());
     assert!(pair.connect().is_some());
     pair.set_latency(Duration::from_millis(100));
     pair.set_limits(PairLimits {

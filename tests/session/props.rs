@@ -1,4 +1,4 @@
-//! Property tests over generated operation sequences through a `Pair`, asserting docs/fuzzing.md
+//! Property tests over generated operation sequences through a `SessionPair`, asserting docs/fuzzing.md
 //! invariants 1 (every request ends exactly once), 2 (exact-id matching by direction),
 //! 3 (per-stream order), 6 (no panic on any input) and 7 (gating holds), and that everything
 //! either session writes validates against the negotiated version's schema.
@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use crate::common::*;
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::model::ProtocolVersion;
-use mcp_sansio::pair::{Direction, Fault, Pair};
 use mcp_sansio::session::{Event, RequestOptions};
+use mcp_sansio::testing::{Direction, Fault, SessionPair};
 use mcp_sansio::Config;
 use proptest::prelude::*;
 use serde_json::Value;
@@ -144,7 +144,7 @@ fn pick<T: Clone>(items: &[T], n: usize) -> Option<T> {
 
 fn run(version: ProtocolVersion, ops: Vec<Op>) {
     let now = Instant::now();
-    let mut pair = Pair::new(
+    let mut pair = SessionPair::new(
         Config::default(),
         client_setup(version, CLIENT_CAPS),
         Config {
@@ -348,7 +348,7 @@ fn garbage(kind: u8, n: usize, own: &[RequestId]) -> String {
 }
 
 /// Invariant 3: on each stream, progress for a request leaves before its response.
-fn check_order(pair: &Pair) {
+fn check_order(pair: &SessionPair) {
     let frames: Vec<(Direction, Value)> = pair
         .transcript()
         .iter()

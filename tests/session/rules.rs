@@ -5,10 +5,10 @@ use std::time::{Duration, Instant};
 use crate::common::*;
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::model::ProtocolVersion as V;
-use mcp_sansio::pair::{Direction, Fault};
 use mcp_sansio::session::{
     CloseReason, Event, Outcome, RequestOptions, SendError, Session, State, TransmitKind,
 };
+use mcp_sansio::testing::{Direction, Fault};
 use mcp_sansio::Config;
 use serde_json::{json, Value};
 
@@ -246,7 +246,7 @@ fn request_for_an_undeclared_capability_gets_method_not_found() {
 #[test]
 fn session_refuses_to_send_what_the_peer_did_not_declare() {
     let now = Instant::now();
-    let mut pair = mcp_sansio::pair::Pair::new(
+    let mut pair = mcp_sansio::testing::SessionPair::new(
         Config::default(),
         client_setup(V::V2025_06_18, "{}"),
         Config::default(),
@@ -1078,7 +1078,7 @@ fn pending_outbound_is_bounded() {
 #[test]
 fn client_refuses_server_requests_for_capabilities_it_did_not_declare() {
     let now = Instant::now();
-    let mut pair = mcp_sansio::pair::Pair::new(
+    let mut pair = mcp_sansio::testing::SessionPair::new(
         Config::default(),
         client_setup(V::V2025_06_18, r#"{"roots":{}}"#),
         Config::default(),

@@ -3,16 +3,13 @@
 //! refusals (400/404), no session id, SSE for request-scoped notifications, an input-required
 //! round trip across two machines, and stateful sessions unchanged beside it.
 
-use std::task::{Context, Waker};
 use std::time::Instant;
 
-use bytes::Bytes;
-use mcp_sansio::app::runtime::Job;
 use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
-use mcp_sansio::framing::sse::{SseDecoder, SseItem};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::stateless::RequestStateKey;
+use mcp_sansio::testing::HttpRig;
 use serde_json::{json, Value};
 
 fn server(now: Instant) -> Server {
@@ -44,10 +41,9 @@ fn server(now: Instant) -> Server {
         .build(now)
 }
 
+/// The shared HTTP rig; requests here carry the 2026-07-28 headers.
 struct Rig {
-    now: Instant,
-    ep: Endpoint<Server>,
-    jobs: Vec<Job>,
+    http: HttpRig,
 }
 
 const V: &str = "2026-07-28";
@@ -55,9 +51,7 @@ const V: &str = "2026-07-28";
 impl Rig {
     fn new() -> Rig {
         Rig {
-            now: Instant::now(),
-            ep: Endpoint::new(EndpointConfig::default(), server),
-            jobs: Vec::new(),
+            http: HttpRig::new(EndpointConfig::default(), server, Instant::now()),
         }
     }
 
@@ -80,16 +74,9 @@ impl Rig {
     }
 
     fn send(&mut self, head: &HttpRequestHead, body: &Value) -> HttpResponse {
-        let resp = self
-            .ep
-            .handle_request(self.now, head, Bytes::from(body.to_string()), [7; 16]);
-        while let Some(job) = self.ep.poll_job() {
-            self.jobs.push(job);
-        }
-        let mut cx = Context::from_waker(Waker::noop());
-        self.jobs
-            .retain_mut(|j| j.as_mut().poll(&mut cx).is_pending());
-        resp
+        let response = self.http.request(head, body.to_string());
+        self.http.run_jobs();
+        response
     }
 
     /// A well-formed 2026-07-28 POST of `body` (headers mirrored from it).
@@ -107,29 +94,7 @@ impl Rig {
 
     /// Every JSON-RPC message of a response (a JSON body or an SSE stream).
     fn messages(&mut self, resp: &HttpResponse) -> Vec<Value> {
-        match &resp.body {
-            Body::Full(b) => vec![serde_json::from_slice(b).unwrap()],
-            Body::Stream(id) => {
-                let mut bytes = Vec::new();
-                while let Some(chunk) = self.ep.poll_stream(*id, &mut bytes) {
-                    if chunk == StreamChunk::End {
-                        break;
-                    }
-                }
-                let mut dec = SseDecoder::new(1 << 20);
-                dec.push(&bytes);
-                let mut out = Vec::new();
-                while let Some(item) = dec.poll_item() {
-                    if let Ok(SseItem::Event(e)) = item {
-                        if !e.data_str().is_empty() {
-                            out.push(serde_json::from_str(e.data_str()).unwrap());
-                        }
-                    }
-                }
-                out
-            }
-            Body::Empty => Vec::new(),
-        }
+        self.http.messages(resp)
     }
 }
 
@@ -152,7 +117,11 @@ fn a_stateless_request_is_served_without_a_session() {
     assert_eq!(msgs[0]["result"]["content"][0]["text"], "hi");
     let resp = rig.post(&request(2, "server/discover", json!({})));
     assert_eq!(rig.messages(&resp)[0]["result"]["supportedVersions"][0], V);
-    assert_eq!(rig.ep.session_count(), 0, "exchanges leave nothing behind");
+    assert_eq!(
+        rig.http.endpoint.session_count(),
+        0,
+        "exchanges leave nothing behind"
+    );
 }
 
 #[test]
@@ -395,7 +364,7 @@ fn mcp_param_headers_must_mirror_annotated_arguments() {
 #[test]
 fn exchanges_never_count_against_sessions_and_have_their_own_limit() {
     let mut rig = Rig::new();
-    rig.ep = Endpoint::new(
+    rig.http.endpoint = Endpoint::new(
         EndpointConfig {
             max_sessions: 1,
             max_exchanges: 1,
@@ -413,14 +382,20 @@ fn exchanges_never_count_against_sessions_and_have_their_own_limit() {
         "clientInfo": {"name": "c", "version": "1"}}});
     let head = Rig::head(HttpMethod::Post, None, None);
     assert_eq!(rig.send(&head, &init).status, 200);
-    assert_eq!(rig.ep.session_count(), 1);
+    assert_eq!(rig.http.endpoint.session_count(), 1);
     // A streamed answer holds its exchange until its body is pulled to the end.
     let mut chatty = request(1, "tools/call", json!({"name": "chatty"}));
     chatty["params"]["_meta"]["progressToken"] = json!("p");
     let streamed = rig.post(&chatty);
     assert_eq!(streamed.status, 200);
     assert!(matches!(streamed.body, Body::Stream(_)));
-    assert_eq!((rig.ep.exchange_count(), rig.ep.session_count()), (1, 1));
+    assert_eq!(
+        (
+            rig.http.endpoint.exchange_count(),
+            rig.http.endpoint.session_count()
+        ),
+        (1, 1)
+    );
     let refused = rig.post(&request(2, "tools/call", json!({"name": "echo"})));
     assert_eq!(refused.status, 503);
     let body: Value = serde_json::from_slice(match &refused.body {
@@ -429,12 +404,12 @@ fn exchanges_never_count_against_sessions_and_have_their_own_limit() {
     })
     .unwrap();
     assert_eq!(body["error"]["code"], -32000);
-    assert_eq!(rig.ep.stats().exchanges_refused, 1);
-    assert_eq!(rig.ep.stats().sessions_refused, 0);
+    assert_eq!(rig.http.endpoint.stats().exchanges_refused, 1);
+    assert_eq!(rig.http.endpoint.stats().sessions_refused, 0);
     let msgs = rig.messages(&streamed);
     assert_eq!(msgs.last().unwrap()["result"]["content"][0]["text"], "done");
-    assert_eq!(rig.ep.exchange_count(), 0);
+    assert_eq!(rig.http.endpoint.exchange_count(), 0);
     let served = rig.post(&request(3, "tools/call", json!({"name": "echo"})));
     assert_eq!(served.status, 200);
-    assert_eq!(rig.ep.session_count(), 1);
+    assert_eq!(rig.http.endpoint.session_count(), 1);
 }

@@ -3,25 +3,18 @@
 //! request-scoped progress and logging, the era rules, and multi-round-trip inputs with an
 //! HMAC-protected `requestState` (tampered, foreign-key, expired and replayed states refused).
 
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use mcp_sansio::app::runtime::Job;
 use mcp_sansio::app::server::*;
 use mcp_sansio::jsonrpc::RequestId;
 use mcp_sansio::model::stateless::{CacheHints, InputRequest};
 use mcp_sansio::model::Implementation;
 use mcp_sansio::stateless::RequestStateKey;
+use mcp_sansio::testing::ServerRig;
 use serde_json::{json, Value};
 
 const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";
-
-struct Rig {
-    server: Server,
-    now: Instant,
-    jobs: Vec<Job>,
-}
 
 fn builder() -> ServerBuilder {
     Server::builder(Implementation::new("stateless-test", "1.0.0"))
@@ -155,50 +148,13 @@ fn request(id: i64, method: &str, mut params: Value, caps: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
-impl Rig {
-    fn new() -> Rig {
-        Rig::from(builder())
-    }
+/// A rig around the test server (or one built from `b`).
+fn rig_from(b: ServerBuilder) -> ServerRig {
+    ServerRig::new(b, Instant::now())
+}
 
-    fn from(b: ServerBuilder) -> Rig {
-        let now = Instant::now();
-        Rig {
-            server: b.build(now),
-            now,
-            jobs: Vec::new(),
-        }
-    }
-
-    /// Sends one frame, runs jobs until none progresses, and returns what the server wrote.
-    fn send(&mut self, frame: &Value) -> Vec<Value> {
-        self.server
-            .handle_input(self.now, Bytes::from(frame.to_string()));
-        self.settle()
-    }
-
-    fn settle(&mut self) -> Vec<Value> {
-        while let Some(job) = self.server.poll_job() {
-            self.jobs.push(job);
-        }
-        let mut cx = Context::from_waker(Waker::noop());
-        self.jobs
-            .retain_mut(|j| j.as_mut().poll(&mut cx).is_pending());
-        self.server.handle_wake(self.now);
-        let mut out = Vec::new();
-        let mut buf = Vec::new();
-        while let Some(t) = self.server.poll_transmit(&mut buf) {
-            out.push(serde_json::from_slice(&buf[buf.len() - t.len..]).unwrap());
-        }
-        out
-    }
-
-    /// The one response to a request.
-    fn call(&mut self, frame: &Value) -> Value {
-        let out = self.send(frame);
-        let responses: Vec<&Value> = out.iter().filter(|m| m.get("id").is_some()).collect();
-        assert_eq!(responses.len(), 1, "{out:?}");
-        responses[0].clone()
-    }
+fn new_rig() -> ServerRig {
+    rig_from(builder())
 }
 
 fn server_info() -> Value {
@@ -207,7 +163,7 @@ fn server_info() -> Value {
 
 #[test]
 fn discover_lists_versions_capabilities_and_server_info() {
-    let mut rig = Rig::new();
+    let mut rig = new_rig();
     let r = rig.call(&request(1, "server/discover", json!({}), json!({})));
     let result = &r["result"];
     assert_eq!(result["resultType"], "complete");
@@ -237,7 +193,7 @@ fn discover_lists_versions_capabilities_and_server_info() {
         json!({"listChanged": true})
     );
     // Without listen streams, nothing of the kind is promised.
-    let mut rig = Rig::from(builder().max_listeners(0));
+    let mut rig = rig_from(builder().max_listeners(0));
     let result = rig.call(&request(1, "server/discover", json!({}), json!({})))["result"].clone();
     assert_eq!(result["capabilities"]["tools"], json!({}));
     assert_eq!(result["capabilities"]["resources"], json!({}));
@@ -246,7 +202,7 @@ fn discover_lists_versions_capabilities_and_server_info() {
 
 #[test]
 fn results_carry_result_type_cache_hints_and_server_info() {
-    let mut rig = Rig::from(builder().stateless_cache(CacheHints::public(5000)));
+    let mut rig = rig_from(builder().stateless_cache(CacheHints::public(5000)));
     for (method, params) in [
         ("tools/list", json!({})),
         ("resources/list", json!({})),
@@ -292,7 +248,7 @@ fn results_carry_result_type_cache_hints_and_server_info() {
 
 #[test]
 fn refusals_have_the_right_codes_and_statuses() {
-    let mut rig = Rig::new();
+    let mut rig = new_rig();
     let no_meta = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}});
     let r = rig.call(&no_meta);
     assert_eq!(r["error"]["code"], -32602);
@@ -330,7 +286,7 @@ fn refusals_have_the_right_codes_and_statuses() {
 
 #[test]
 fn progress_and_logs_are_request_scoped() {
-    let mut rig = Rig::new();
+    let mut rig = new_rig();
     let mut with_level = request(1, "tools/call", json!({"name": "chatty"}), json!({}));
     with_level["params"]["_meta"]["progressToken"] = json!("p-1");
     with_level["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
@@ -360,7 +316,7 @@ fn progress_and_logs_are_request_scoped() {
 
 #[test]
 fn initialize_after_stateless_is_refused_and_stateless_inside_stateful_too() {
-    let mut rig = Rig::new();
+    let mut rig = new_rig();
     rig.call(&request(1, "tools/list", json!({}), json!({})));
     let init = json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
@@ -371,7 +327,7 @@ fn initialize_after_stateless_is_refused_and_stateless_inside_stateful_too() {
     assert_eq!(r["error"]["data"]["requested"], "2025-11-25");
 
     // A stateful connection: initialize first, then a 2026 request is refused.
-    let mut rig = Rig::new();
+    let mut rig = new_rig();
     let r = rig.call(&init);
     assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
     rig.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
@@ -387,7 +343,7 @@ fn initialize_after_stateless_is_refused_and_stateless_inside_stateful_too() {
 
 #[test]
 fn before_any_2026_request_unmarked_frames_go_to_the_session() {
-    let mut rig = Rig::new();
+    let mut rig = new_rig();
     let r = rig.call(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
     // The session's pre-initialize refusal, not a stateless one.
     assert!(r.get("error").is_some());
@@ -419,7 +375,7 @@ fn retry(id: i64, tool: &str, answers: Value, state: &str, caps: Value) -> Value
 
 #[test]
 fn elicitation_becomes_an_input_required_round_trip() {
-    let mut rig = Rig::new();
+    let mut rig = new_rig();
     let caps = json!({"elicitation": {}});
     let r = rig.call(&request(
         1,
@@ -453,7 +409,7 @@ fn elicitation_becomes_an_input_required_round_trip() {
 
 #[test]
 fn tampered_foreign_expired_and_replayed_states_are_refused() {
-    let mut rig = Rig::new();
+    let mut rig = new_rig();
     let caps = json!({"elicitation": {}});
     let r = rig.call(&request(
         1,
@@ -475,7 +431,7 @@ fn tampered_foreign_expired_and_replayed_states_are_refused() {
     assert_eq!(r["error"]["code"], -32602);
 
     // Minted by a server with another key.
-    let mut other = Rig::from(
+    let mut other = rig_from(
         builder().request_state_key(RequestStateKey::new(b"another key".to_vec(), 60_000)),
     );
     let (_, foreign) = input_required(&other.call(&request(
@@ -505,14 +461,14 @@ fn tampered_foreign_expired_and_replayed_states_are_refused() {
     // Expired: the wall clock moved past the 60 s lifetime.
     let r = rig.call(&retry(7, "greet", answer.clone(), &state, caps.clone()));
     assert_eq!(r["result"]["resultType"], "complete", "still valid: {r}");
-    rig.now += Duration::from_secs(61);
+    rig.advance(Duration::from_secs(61));
     let r = rig.call(&retry(8, "greet", answer, &state, caps));
     assert!(r["error"]["message"].as_str().unwrap().contains("expired"));
 }
 
 #[test]
 fn a_server_without_a_key_mints_no_state_and_accepts_none() {
-    let mut rig = Rig::from(Server::builder(Implementation::new("k", "1")).tool(
+    let mut rig = rig_from(Server::builder(Implementation::new("k", "1")).tool(
         Tool::new("greet", json!({"type": "object"})).handler(|_, ctx| async move {
             let a = ctx.elicit(json!({"message": "?"})).await;
             Ok(CallToolResult::text(format!("{}", a.is_ok())))
@@ -541,7 +497,7 @@ fn a_server_without_a_key_mints_no_state_and_accepts_none() {
 
 #[test]
 fn rounds_accumulate_answers_in_the_state() {
-    let mut rig = Rig::new();
+    let mut rig = new_rig();
     let caps = json!({"elicitation": {}});
     let r = rig.call(&request(
         1,
@@ -569,7 +525,7 @@ fn rounds_accumulate_answers_in_the_state() {
 
 #[test]
 fn concurrent_inputs_come_in_one_round() {
-    let mut rig = Rig::new();
+    let mut rig = new_rig();
     let caps = json!({"elicitation": {}, "sampling": {}, "roots": {}});
     let r = rig.call(&request(
         1,
@@ -595,7 +551,7 @@ fn concurrent_inputs_come_in_one_round() {
 
 #[test]
 fn an_input_the_client_cannot_answer_is_minus_32021() {
-    let mut rig = Rig::new();
+    let mut rig = new_rig();
     let r = rig.call(&request(
         1,
         "tools/call",
@@ -623,7 +579,7 @@ fn an_input_the_client_cannot_answer_is_minus_32021() {
 
 #[test]
 fn lists_never_require_input_and_cancel_ends_a_stateless_request() {
-    let mut rig = Rig::new();
+    let mut rig = new_rig();
     let out = rig.send(&request(
         1,
         "tools/call",

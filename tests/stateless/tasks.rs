@@ -6,14 +6,12 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Waker};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use mcp_sansio::app::runtime::Job;
 use mcp_sansio::app::server::*;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::tasks::{iso8601_utc, TaskLimits, TaskSupport, TASKS_EXTENSION};
+use mcp_sansio::testing::ServerRig;
 use serde_json::{json, Value};
 
 use crate::task_tools::{tool, DropFlag, Gate};
@@ -21,9 +19,7 @@ use crate::task_tools::{tool, DropFlag, Gate};
 const WALL_MS: u64 = 1_785_196_800_000;
 
 struct Rig {
-    server: Server,
-    now: Instant,
-    jobs: Vec<Job>,
+    rig: ServerRig,
     gate: Gate,
     dropped: Arc<AtomicBool>,
 }
@@ -71,28 +67,14 @@ impl Rig {
             .build(now);
         server.handle_wall_clock(now, WALL_MS);
         Rig {
-            server,
-            now,
-            jobs: Vec::new(),
+            rig: ServerRig::from_server(server, now),
             gate,
             dropped,
         }
     }
 
     fn settle(&mut self) -> Vec<Value> {
-        while let Some(job) = self.server.poll_job() {
-            self.jobs.push(job);
-        }
-        let mut cx = Context::from_waker(Waker::noop());
-        self.jobs
-            .retain_mut(|j| j.as_mut().poll(&mut cx).is_pending());
-        self.server.handle_wake(self.now);
-        let mut out = Vec::new();
-        let mut buf = Vec::new();
-        while let Some(t) = self.server.poll_transmit(&mut buf) {
-            out.push(serde_json::from_slice(&buf[buf.len() - t.len..]).unwrap());
-        }
-        out
+        self.rig.settle()
     }
 
     fn call(&mut self, method: &str, mut params: Value, tasks: bool) -> Value {
@@ -106,12 +88,7 @@ impl Rig {
             "io.modelcontextprotocol/clientCapabilities": caps,
         });
         let frame = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        self.server
-            .handle_input(self.now, Bytes::from(frame.to_string()));
-        let out = self.settle();
-        let responses: Vec<&Value> = out.iter().filter(|m| m.get("id").is_some()).collect();
-        assert_eq!(responses.len(), 1, "{out:?}");
-        responses[0].clone()
+        self.rig.call(&frame)
     }
 
     fn tool(&mut self, name: &str, tasks: bool) -> Value {
@@ -123,7 +100,7 @@ impl Rig {
     }
 
     fn advance(&mut self, ms: u64) {
-        self.now += Duration::from_millis(ms);
+        self.rig.advance(Duration::from_millis(ms));
     }
 }
 

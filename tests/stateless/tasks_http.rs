@@ -5,21 +5,19 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::Poll;
 use std::time::Instant;
 
-use bytes::Bytes;
-use mcp_sansio::app::runtime::Job;
 use mcp_sansio::app::server::{CallToolResult, Server, Tasks, Tool};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::tasks::{TaskLimits, TaskSupport, TASKS_EXTENSION};
+use mcp_sansio::testing::HttpRig;
 use serde_json::{json, Value};
 
+/// The shared HTTP rig, plus the gate the `work` tool waits on.
 struct Rig {
-    now: Instant,
-    ep: Endpoint<Server>,
-    jobs: Vec<Job>,
+    http: HttpRig,
     gate: Arc<AtomicBool>,
 }
 
@@ -55,20 +53,13 @@ impl Rig {
             server
         };
         Rig {
-            now: Instant::now(),
-            ep: Endpoint::new(EndpointConfig::default(), factory),
-            jobs: Vec::new(),
+            http: HttpRig::new(EndpointConfig::default(), factory, Instant::now()),
             gate,
         }
     }
 
     fn run_jobs(&mut self) {
-        while let Some(job) = self.ep.poll_job() {
-            self.jobs.push(job);
-        }
-        let mut cx = Context::from_waker(Waker::noop());
-        self.jobs
-            .retain_mut(|j| j.as_mut().poll(&mut cx).is_pending());
+        self.http.run_jobs();
     }
 
     /// POSTs `method` with the tasks extension declared; `name` is the `Mcp-Name` header.
@@ -85,9 +76,7 @@ impl Rig {
             .header("MCP-Protocol-Version", "2026-07-28")
             .header("Mcp-Method", method)
             .header("Mcp-Name", name);
-        let resp = self
-            .ep
-            .handle_request(self.now, &head, Bytes::from(body.to_string()), [7; 16]);
+        let resp = self.http.request(&head, body.to_string());
         self.run_jobs();
         let Body::Full(bytes) = &resp.body else {
             panic!("expected a JSON body, got {:?}", resp.status);
@@ -103,13 +92,13 @@ fn a_task_outlives_its_exchange_and_is_served_by_later_ones() {
     assert_eq!(status, 200);
     assert_eq!(created["result"]["resultType"], "task");
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
-    assert_eq!(rig.ep.session_count(), 0, "the exchange is gone");
-    assert_eq!(rig.jobs.len(), 1, "its job is still running");
+    assert_eq!(rig.http.endpoint.session_count(), 0, "the exchange is gone");
+    assert_eq!(rig.http.jobs.len(), 1, "its job is still running");
     let (_, working) = rig.post("tasks/get", json!({"taskId": id}), &id);
     assert_eq!(working["result"]["status"], "working");
     rig.gate.store(true, Ordering::SeqCst);
     rig.run_jobs();
-    assert!(rig.jobs.is_empty());
+    assert!(rig.http.jobs.is_empty());
     let (_, done) = rig.post("tasks/get", json!({"taskId": id}), &id);
     assert_eq!(done["result"]["status"], "completed");
     assert_eq!(done["result"]["result"]["content"][0]["text"], "worked");

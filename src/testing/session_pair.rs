@@ -1,18 +1,18 @@
-//! `Pair`: a client session and a server session wired together in memory on a virtual clock,
+//! [`SessionPair`]: a client session and a server session wired together in memory on a virtual clock,
 //! with hooks to drop, duplicate, delay or corrupt messages. Tests, benches and the simulator
 //! drive it with `step`/`drive`/`drive_bounded`; time only moves when the caller moves it.
 //!
 //! Every drive is bounded ([`PairLimits`]): `drive`, `advance` and `settle` each take at most
 //! `max_steps` steps in total, and a link holding `max_link_bytes` pushes back on its writer
 //! (the session keeps the message queued, as a full pipe would make it). Running out of steps
-//! is counted in [`Pair::steps_exhausted`]: with sessions that behave it never happens, so a
+//! is counted in [`SessionPair::steps_exhausted`]: with sessions that behave it never happens, so a
 //! test or fuzz body can treat it as a livelock.
 //!
 //! ```
 //! # use std::time::Instant;
-//! # use mcp_sansio::pair::Pair;
+//! # use mcp_sansio::testing::SessionPair;
 //! # use mcp_sansio::session::{Event, RequestOptions};
-//! let mut pair = Pair::with_defaults(Instant::now());
+//! let mut pair = SessionPair::with_defaults(Instant::now());
 //! assert!(pair.connect().is_some());
 //! let id = pair.client.send_request(pair.now(), "ping", None, RequestOptions::default()).unwrap();
 //! pair.drive();
@@ -109,7 +109,7 @@ impl Link {
 }
 
 /// A client and a server session connected in memory. See the module docs.
-pub struct Pair {
+pub struct SessionPair {
     /// The client session.
     pub client: Session,
     /// The server session.
@@ -132,7 +132,7 @@ pub struct Pair {
 /// Upper bound of one `connect` handshake loop (wake-ups).
 const CONNECT_WAKEUPS: usize = 10_000;
 
-impl Pair {
+impl SessionPair {
     /// A pair of sessions with the given setups, at virtual time `now`.
     pub fn new(
         client_config: Config,
@@ -140,8 +140,8 @@ impl Pair {
         server_config: Config,
         server_setup: ServerSetup,
         now: Instant,
-    ) -> Pair {
-        Pair {
+    ) -> SessionPair {
+        SessionPair {
             client: Session::client(client_config, client_setup, now),
             server: Session::server(server_config, server_setup, now),
             client_events: VecDeque::new(),
@@ -159,7 +159,7 @@ impl Pair {
     }
 
     /// A pair with default configs, no capabilities and the latest stateful version.
-    pub fn with_defaults(now: Instant) -> Pair {
+    pub fn with_defaults(now: Instant) -> SessionPair {
         let client = ClientSetup {
             info: Implementation::new("pair-client", "0"),
             capabilities: ClientCapabilities::default(),
@@ -170,7 +170,7 @@ impl Pair {
             capabilities: ServerCapabilities::default(),
             instructions: None,
         };
-        Pair::new(Config::default(), client, Config::default(), server, now)
+        SessionPair::new(Config::default(), client, Config::default(), server, now)
     }
 
     /// The virtual clock.
@@ -240,7 +240,8 @@ impl Pair {
         self.client.initialize(self.now).ok()?;
         // Jump from wake-up to wake-up only until the handshake resolves, so no timer of the
         // ready sessions (keep-alive) fires on the way.
-        let ready = |p: &Pair| p.client.state() == State::Ready && p.server.state() == State::Ready;
+        let ready =
+            |p: &SessionPair| p.client.state() == State::Ready && p.server.state() == State::Ready;
         for _ in 0..CONNECT_WAKEUPS {
             self.drive();
             if ready(self) || self.client.state() == State::Closed {
@@ -418,9 +419,9 @@ impl Pair {
     }
 }
 
-impl std::fmt::Debug for Pair {
+impl std::fmt::Debug for SessionPair {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pair")
+        f.debug_struct("SessionPair")
             .field("now", &self.now)
             .field("client", &self.client.state())
             .field("server", &self.server.state())

@@ -1,0 +1,23 @@
+//! Test rigs for the engine's machines, shared by the integration tests, the benches and the
+//! fuzz bodies (feature `testing`; the `fuzzing` feature turns it on too). Each rig drives one
+//! machine in memory on a virtual clock, runs its handler jobs and drains every queue:
+//!
+//! - [`SessionPair`]: a client and a server [`Session`](crate::session::Session) wired
+//!   together, with fault hooks (drop, duplicate, delay, corrupt).
+//! - [`ServerRig`]: an app [`Server`](crate::app::server::Server) fed raw frames.
+//! - [`HttpRig`]: a Streamable HTTP [`Endpoint`](crate::http::Endpoint) of app servers fed
+//!   HTTP-shaped requests, with the SSE bodies read back as events.
+//! - [`Jobs`]: handler jobs polled with a no-op waker, so the test decides when they run.
+//!
+//! The rigs panic on what a test should never see (an unparsable frame from the engine, a rig
+//! that does not settle): they are for tests, not for serving peers.
+
+mod http_rig;
+mod jobs;
+mod server_rig;
+mod session_pair;
+
+pub use http_rig::{HttpRig, StreamRead};
+pub use jobs::Jobs;
+pub use server_rig::ServerRig;
+pub use session_pair::{Direction, Fault, FaultHook, PairLimits, SessionPair};
