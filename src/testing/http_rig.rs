@@ -102,6 +102,31 @@ impl HttpRig {
             .header("Content-Type", "application/json")
     }
 
+    /// The head of a 2026-07-28 POST of `body`: the POST headers plus `MCP-Protocol-Version`,
+    /// `Mcp-Method` and `Mcp-Name`: `name` if given, else mirrored from the body (its
+    /// `params.name`, `params.uri` or `params.taskId`).
+    pub fn stateless_head(body: &Value, name: Option<&str>) -> HttpRequestHead {
+        let method = body["method"].as_str().unwrap_or_default();
+        let head = HttpRig::post_head()
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", method);
+        let params = &body["params"];
+        let mirrored = ["name", "uri", "taskId"]
+            .iter()
+            .find_map(|key| params[key].as_str());
+        match name.or(mirrored) {
+            Some(name) => head.header("Mcp-Name", name),
+            None => head,
+        }
+    }
+
+    /// A 2026-07-28 POST of `body` ([`HttpRig::stateless_head`]), its jobs then run once.
+    pub fn post_stateless(&mut self, body: &Value) -> HttpResponse {
+        let response = self.request(&HttpRig::stateless_head(body, None), body.to_string());
+        self.run_jobs();
+        response
+    }
+
     /// A GET of the session's stream, resuming after `last_event_id` when given.
     pub fn get(&mut self, session: &str, last_event_id: Option<&str>) -> HttpResponse {
         let mut head = HttpRequestHead::new(HttpMethod::Get, "/mcp")

@@ -81,15 +81,7 @@ impl Rig {
 
     /// A well-formed 2026-07-28 POST of `body` (headers mirrored from it).
     fn post(&mut self, body: &Value) -> HttpResponse {
-        let method = body["method"].as_str().unwrap();
-        let mut head = Rig::head(HttpMethod::Post, Some(V), Some(method));
-        if let Some(name) = body["params"]["name"]
-            .as_str()
-            .or(body["params"]["uri"].as_str())
-        {
-            head = head.header("Mcp-Name", name);
-        }
-        self.send(&head, body)
+        self.http.post_stateless(body)
     }
 
     /// Every JSON-RPC message of a response (a JSON body or an SSE stream).

@@ -4,15 +4,12 @@
 //! connection (stdio's shape) and on the HTTP endpoint, where the change is made by one
 //! exchange's machine and delivered on another's listen stream.
 
-use std::task::{Context, Waker};
 use std::time::Instant;
 
-use bytes::Bytes;
-use mcp_sansio::app::runtime::Job;
 use mcp_sansio::app::server::*;
-use mcp_sansio::framing::sse::{SseDecoder, SseItem};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
+use mcp_sansio::testing::{HttpRig, ServerRig};
 use serde_json::{json, Value};
 
 const V: &str = "2026-07-28";
@@ -72,34 +69,8 @@ fn call(id: i64, tool: &str, arguments: Value) -> Value {
 }
 
 /// One connection (stdio's shape): every message comes out of the same `poll_transmit`.
-struct Pipe {
-    server: Server,
-    now: Instant,
-}
-
-impl Pipe {
-    fn new(b: ServerBuilder) -> Pipe {
-        let now = Instant::now();
-        Pipe {
-            server: b.build(now),
-            now,
-        }
-    }
-
-    fn send(&mut self, frame: &Value) -> Vec<Value> {
-        self.server
-            .handle_input(self.now, Bytes::from(frame.to_string()));
-        self.drain()
-    }
-
-    fn drain(&mut self) -> Vec<Value> {
-        let mut out = Vec::new();
-        let mut buf = Vec::new();
-        while let Some(t) = self.server.poll_transmit(&mut buf) {
-            out.push(serde_json::from_slice(&buf[buf.len() - t.len..]).unwrap());
-        }
-        out
-    }
+fn new_pipe(b: ServerBuilder) -> ServerRig {
+    ServerRig::new(b, Instant::now())
 }
 
 fn methods_for(out: &[Value], id: i64) -> Vec<String> {
@@ -111,7 +82,7 @@ fn methods_for(out: &[Value], id: i64) -> Vec<String> {
 
 #[test]
 fn the_acknowledgement_comes_first_with_the_agreed_filter() {
-    let mut pipe = Pipe::new(builder());
+    let mut pipe = new_pipe(builder());
     let out = pipe.send(&listen(
         7,
         json!({"toolsListChanged": true, "promptsListChanged": true,
@@ -133,7 +104,7 @@ fn the_acknowledgement_comes_first_with_the_agreed_filter() {
 fn changes_reach_only_the_streams_that_asked() {
     let b =
         builder().prompt(Prompt::new("p").sync_handler(|_, _| Ok(GetPromptResult::user_text("p"))));
-    let mut pipe = Pipe::new(b);
+    let mut pipe = new_pipe(b);
     pipe.send(&listen(1, json!({"toolsListChanged": true})));
     pipe.send(&listen(2, json!({"promptsListChanged": true})));
     pipe.send(&listen(3, json!({"resourceSubscriptions": ["test://a"]})));
@@ -163,7 +134,7 @@ fn changes_reach_only_the_streams_that_asked() {
 
 #[test]
 fn a_cancelled_stream_gets_nothing_more_and_close_ends_the_others() {
-    let mut pipe = Pipe::new(builder());
+    let mut pipe = new_pipe(builder());
     pipe.send(&listen(1, json!({"toolsListChanged": true})));
     pipe.send(&listen(2, json!({"toolsListChanged": true})));
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -175,7 +146,7 @@ fn a_cancelled_stream_gets_nothing_more_and_close_ends_the_others() {
 
     let now = pipe.now;
     pipe.server.close(now);
-    let out = pipe.drain();
+    let out = pipe.settle();
     let closing = out.iter().find(|m| m["id"] == 2).expect("closing result");
     assert_eq!(closing["result"]["resultType"], "complete");
     assert_eq!(closing["result"]["_meta"][SUB], 2);
@@ -187,7 +158,7 @@ fn a_cancelled_stream_gets_nothing_more_and_close_ends_the_others() {
 
 #[test]
 fn limits_and_malformed_filters_are_refused() {
-    let mut pipe = Pipe::new(builder().max_listeners(1));
+    let mut pipe = new_pipe(builder().max_listeners(1));
     pipe.send(&listen(1, json!({"toolsListChanged": true})));
     let out = pipe.send(&listen(2, json!({"toolsListChanged": true})));
     assert_eq!(out[0]["id"], 2);
@@ -213,7 +184,7 @@ fn limits_and_malformed_filters_are_refused() {
     let out = pipe.send(&listen(1, json!({})));
     assert_eq!(out[0]["error"]["code"], -32600);
     // A server that holds no listen stream does not have the method (and declares nothing).
-    let mut pipe = Pipe::new(builder().max_listeners(0));
+    let mut pipe = new_pipe(builder().max_listeners(0));
     let out = pipe.send(&listen(5, json!({"toolsListChanged": true})));
     assert_eq!(out[0]["error"]["code"], -32601);
     assert_eq!(
@@ -223,79 +194,24 @@ fn limits_and_malformed_filters_are_refused() {
     );
 }
 
-struct Http {
-    now: Instant,
-    ep: Endpoint<Server>,
-    jobs: Vec<Job>,
+fn http(config: EndpointConfig) -> HttpRig {
+    HttpRig::new(config, |now| builder().build(now), Instant::now())
 }
 
-impl Http {
-    fn new(config: EndpointConfig) -> Http {
-        Http {
-            now: Instant::now(),
-            ep: Endpoint::new(config, |now| builder().build(now)),
-            jobs: Vec::new(),
-        }
-    }
-
-    fn post(&mut self, body: &Value) -> HttpResponse {
-        let method = body["method"].as_str().unwrap();
-        let mut head = HttpRequestHead::new(HttpMethod::Post, "/mcp")
-            .header("Host", "localhost:3000")
-            .header("Accept", "application/json, text/event-stream")
-            .header("Content-Type", "application/json")
-            .header("MCP-Protocol-Version", V)
-            .header("Mcp-Method", method);
-        if let Some(name) = body["params"]["name"].as_str() {
-            head = head.header("Mcp-Name", name);
-        }
-        let resp = self
-            .ep
-            .handle_request(self.now, &head, Bytes::from(body.to_string()), [1; 16]);
-        while let Some(job) = self.ep.poll_job() {
-            self.jobs.push(job);
-        }
-        let mut cx = Context::from_waker(Waker::noop());
-        self.jobs
-            .retain_mut(|j| j.as_mut().poll(&mut cx).is_pending());
-        resp
-    }
-
-    /// What stream `resp` has now, without waiting for its end.
-    fn pending(&mut self, resp: &HttpResponse) -> (Vec<Value>, bool) {
-        let Body::Stream(id) = &resp.body else {
-            panic!("a listen answer streams: {resp:?}");
-        };
-        let mut bytes = Vec::new();
-        let mut ended = false;
-        while let Some(chunk) = self.ep.poll_stream(*id, &mut bytes) {
-            if chunk == StreamChunk::End {
-                ended = true;
-                break;
-            }
-        }
-        let mut dec = SseDecoder::new(1 << 20);
-        dec.push(&bytes);
-        let mut out = Vec::new();
-        while let Some(Ok(item)) = dec.poll_item() {
-            if let SseItem::Event(e) = item {
-                if !e.data_str().is_empty() {
-                    out.push(serde_json::from_str(e.data_str()).unwrap());
-                }
-            }
-        }
-        (out, ended)
-    }
+/// What stream `resp` has now, without waiting for its end.
+fn pending(http: &mut HttpRig, resp: &HttpResponse) -> (Vec<Value>, bool) {
+    let read = http.read_stream(&resp.body);
+    (read.messages(), read.ended)
 }
 
 #[test]
 fn over_http_a_change_in_one_exchange_reaches_the_listen_streams_of_others() {
-    let mut http = Http::new(EndpointConfig::default());
-    let tools = http.post(&listen(1, json!({"toolsListChanged": true})));
+    let mut http = http(EndpointConfig::default());
+    let tools = http.post_stateless(&listen(1, json!({"toolsListChanged": true})));
     assert_eq!(tools.status, 200);
     assert_eq!(tools.get("content-type"), Some("text/event-stream"));
-    let prompts = http.post(&listen(2, json!({"promptsListChanged": true})));
-    let (first, ended) = http.pending(&tools);
+    let prompts = http.post_stateless(&listen(2, json!({"promptsListChanged": true})));
+    let (first, ended) = pending(&mut http, &tools);
     assert!(!ended, "the listen stream stays open");
     assert_eq!(first.len(), 1);
     assert_eq!(
@@ -303,29 +219,29 @@ fn over_http_a_change_in_one_exchange_reaches_the_listen_streams_of_others() {
         "notifications/subscriptions/acknowledged"
     );
     assert_eq!(first[0]["params"]["_meta"][SUB], 1);
-    http.pending(&prompts);
+    pending(&mut http, &prompts);
 
-    let resp = http.post(&call(5, "add_tool", json!({})));
+    let resp = http.post_stateless(&call(5, "add_tool", json!({})));
     assert_eq!(resp.status, 200, "the trigger is answered on its own");
-    let (tool_msgs, _) = http.pending(&tools);
+    let (tool_msgs, _) = pending(&mut http, &tools);
     assert_eq!(tool_msgs.len(), 1, "{tool_msgs:?}");
     assert_eq!(tool_msgs[0]["method"], "notifications/tools/list_changed");
     assert_eq!(tool_msgs[0]["params"]["_meta"][SUB], 1);
-    let (prompt_msgs, ended) = http.pending(&prompts);
+    let (prompt_msgs, ended) = pending(&mut http, &prompts);
     assert!(prompt_msgs.is_empty() && !ended, "{prompt_msgs:?}");
 
     // The client closing a listen stream ends it: its machine goes away.
     let Body::Stream(id) = tools.body else {
         unreachable!()
     };
-    let before = http.ep.exchange_count();
+    let before = http.endpoint.exchange_count();
     assert_eq!(
-        http.ep.session_count(),
+        http.endpoint.session_count(),
         0,
         "listen streams are exchanges, not sessions"
     );
-    http.ep.stream_closed(id);
-    assert_eq!(http.ep.exchange_count(), before - 1);
+    http.endpoint.stream_closed(id);
+    assert_eq!(http.endpoint.exchange_count(), before - 1);
 }
 
 #[test]
@@ -334,53 +250,53 @@ fn over_http_listen_streams_are_bounded() {
         max_listen_streams: 1,
         ..EndpointConfig::default()
     };
-    let mut http = Http::new(config);
-    let first = http.post(&listen(1, json!({"toolsListChanged": true})));
+    let mut http = http(config);
+    let first = http.post_stateless(&listen(1, json!({"toolsListChanged": true})));
     assert_eq!(first.status, 200);
-    let second = http.post(&listen(2, json!({"toolsListChanged": true})));
+    let second = http.post_stateless(&listen(2, json!({"toolsListChanged": true})));
     assert_eq!(second.status, 503);
     // A refused listen (bad filter) holds nothing.
     let Body::Stream(id) = first.body else {
         unreachable!()
     };
-    http.ep.stream_closed(id);
-    let bad = http.post(&listen(3, json!({"toolsListChanged": 1})));
+    http.endpoint.stream_closed(id);
+    let bad = http.post_stateless(&listen(3, json!({"toolsListChanged": 1})));
     assert_eq!(bad.status, 400);
-    let third = http.post(&listen(4, json!({"toolsListChanged": true})));
+    let third = http.post_stateless(&listen(4, json!({"toolsListChanged": true})));
     assert_eq!(third.status, 200);
 }
 
 #[test]
 fn over_http_an_announcement_from_outside_any_exchange_reaches_the_streams_that_asked() {
-    let mut http = Http::new(EndpointConfig::default());
+    let mut http = http(EndpointConfig::default());
     assert_eq!(
-        http.ep
+        http.endpoint
             .announce_listen_event(&ListenEvent::ToolsListChanged),
         0,
         "no stream open yet"
     );
-    let tools = http.post(&listen(1, json!({"toolsListChanged": true})));
-    let resources = http.post(&listen(2, json!({"resourceSubscriptions": ["test://a"]})));
-    http.pending(&tools);
-    http.pending(&resources);
+    let tools = http.post_stateless(&listen(1, json!({"toolsListChanged": true})));
+    let resources = http.post_stateless(&listen(2, json!({"resourceSubscriptions": ["test://a"]})));
+    pending(&mut http, &tools);
+    pending(&mut http, &resources);
 
     assert_eq!(
-        http.ep
+        http.endpoint
             .announce_listen_event(&ListenEvent::ToolsListChanged),
         2
     );
-    let (tool_msgs, _) = http.pending(&tools);
+    let (tool_msgs, _) = pending(&mut http, &tools);
     assert_eq!(tool_msgs.len(), 1, "{tool_msgs:?}");
     assert_eq!(tool_msgs[0]["method"], "notifications/tools/list_changed");
     assert_eq!(tool_msgs[0]["params"]["_meta"][SUB], 1);
-    let (resource_msgs, ended) = http.pending(&resources);
+    let (resource_msgs, ended) = pending(&mut http, &resources);
     assert!(resource_msgs.is_empty() && !ended, "{resource_msgs:?}");
 
     let touched = ListenEvent::ResourceUpdated {
         uri: "test://a".into(),
     };
-    http.ep.announce_listen_event(&touched);
-    let (resource_msgs, _) = http.pending(&resources);
+    http.endpoint.announce_listen_event(&touched);
+    let (resource_msgs, _) = pending(&mut http, &resources);
     assert_eq!(resource_msgs.len(), 1, "{resource_msgs:?}");
     assert_eq!(
         resource_msgs[0]["method"],
@@ -388,16 +304,16 @@ fn over_http_an_announcement_from_outside_any_exchange_reaches_the_streams_that_
     );
     assert_eq!(resource_msgs[0]["params"]["_meta"][SUB], 2);
     assert_eq!(resource_msgs[0]["params"]["uri"], "test://a");
-    let (tool_msgs, _) = http.pending(&tools);
+    let (tool_msgs, _) = pending(&mut http, &tools);
     assert!(tool_msgs.is_empty(), "{tool_msgs:?}");
 
     // A closed stream is offered nothing more.
     let Body::Stream(id) = tools.body else {
         unreachable!()
     };
-    http.ep.stream_closed(id);
+    http.endpoint.stream_closed(id);
     assert_eq!(
-        http.ep
+        http.endpoint
             .announce_listen_event(&ListenEvent::ToolsListChanged),
         1
     );

@@ -69,13 +69,7 @@ impl Rig {
             "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS_EXTENSION: {}}},
         });
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let head = HttpRequestHead::new(HttpMethod::Post, "/mcp")
-            .header("Host", "localhost:3000")
-            .header("Accept", "application/json, text/event-stream")
-            .header("Content-Type", "application/json")
-            .header("MCP-Protocol-Version", "2026-07-28")
-            .header("Mcp-Method", method)
-            .header("Mcp-Name", name);
+        let head = HttpRig::stateless_head(&body, Some(name));
         let resp = self.http.request(&head, body.to_string());
         self.run_jobs();
         let Body::Full(bytes) = &resp.body else {
