@@ -18,10 +18,13 @@
 //!   `server/discover` result.
 //! - [`config`]: every limit and timeout of a session, with documented defaults.
 //! - [`app`]: the application layer: a server with registries (tools, resources, templates,
-//!   prompts, completion) whose handlers run as jobs on the driver's executor, and the
-//!   runtime-agnostic primitives (outbox, oneshot, cancel token) it and the client share.
+//!   prompts, completion) whose handlers run as jobs on the driver's executor, and the client.
+//! - [`runtime`]: the runtime-agnostic primitives the machines share: the `Job` type a driver
+//!   runs, an outbox with a wake hook, a oneshot channel, a cancellation token.
 //! - `testing` (feature `testing`): rigs that drive each machine in memory on a virtual clock
 //!   (`SessionPair`, `ServerRig`, `HttpRig`), for tests, benches, fuzzing and simulation.
+//! - [`encoding`]: SHA-256, base64 and percent-encoding as the protocol uses them, over the
+//!   `sha2`, `base64` and `percent-encoding` crates.
 //! - [`url`]: the one URL type, `url::Url` (WHATWG URL Standard) narrowed to absolute http(s).
 //!
 //! ## The drive-loop contract
@@ -48,6 +51,7 @@
 pub mod app;
 pub mod auth;
 pub mod config;
+pub mod encoding;
 pub mod framing;
 #[cfg(any(test, feature = "fuzzing"))]
 #[allow(
@@ -60,6 +64,7 @@ pub mod http;
 pub mod jsonrpc;
 pub mod model;
 pub mod outgoing;
+pub mod runtime;
 pub mod session;
 pub mod stateless;
 pub mod tasks;

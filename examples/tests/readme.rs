@@ -5,8 +5,8 @@
 
 use std::time::Instant;
 
-use mcp_sansio::app::runtime::Job;
 use mcp_sansio::app::server::Server;
+use mcp_sansio::runtime::Job;
 
 /// Runs the README's code on `line`: the server, what it wrote, its jobs and its deadline.
 fn readme_example(now: Instant, line: String) -> (Server, Vec<u8>, Vec<Job>, Option<Instant>) {

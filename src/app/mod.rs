@@ -32,7 +32,6 @@
 pub mod client;
 pub mod cursor;
 pub(crate) mod json_scan;
-pub mod runtime;
 pub mod schema;
 pub mod server;
 pub mod uri_template;

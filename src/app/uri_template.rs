@@ -10,7 +10,7 @@ use std::fmt;
 
 use percent_encoding::{percent_decode_str, utf8_percent_encode};
 
-use crate::auth::encoding::COMPONENT;
+use crate::encoding::COMPONENT;
 
 /// A parsed level-1 URI template.
 #[derive(Clone, Debug, PartialEq, Eq)]

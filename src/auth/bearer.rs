@@ -5,8 +5,8 @@
 
 use crate::http::HttpRequestHead;
 
-use super::encoding::percent_decode;
 use super::secret::Secret;
+use crate::encoding::percent_decode;
 
 /// The longest bearer token accepted; longer is a malformed request, never a panic.
 pub const MAX_TOKEN_LEN: usize = 16 * 1024;

@@ -15,7 +15,6 @@ use super::cross_app::{parse_exchange_response, TOKEN_TYPE_ID_JAG, TOKEN_TYPE_ID
 use super::discovery::{
     authorization_server_metadata_urls, legacy_metadata_url, protected_resource_metadata_urls,
 };
-use super::encoding::base64url;
 use super::flow_rules::{choose_auth_method, token_error, union_scopes, with_offline_access};
 use super::flow_types::{AuthConfig, AuthEvent, Registration, Token};
 use super::jwt::client_assertion;
@@ -28,11 +27,12 @@ use super::request::{
     RegistrationParams, TokenResponse,
 };
 use super::secret::Secret;
-use super::url::{query_param, resource_covers};
 use super::AuthError;
+use crate::encoding::base64url;
 use crate::http::{HttpMethod, HttpText};
 use crate::outgoing::{ExchangeId, OutgoingRequest};
 use crate::url::HttpUrl;
+use crate::url::{query_param, resource_covers};
 
 #[derive(Debug)]
 enum Phase {

@@ -8,9 +8,9 @@ use p256::ecdsa::{Signature, SigningKey};
 use p256::pkcs8::DecodePrivateKey;
 use serde_json::json;
 
-use super::encoding::base64url;
 use super::secret::Secret;
 use super::AuthError;
+use crate::encoding::base64url;
 
 /// The `client_assertion_type` of a JWT client assertion (RFC 7523 §2.2).
 pub const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";

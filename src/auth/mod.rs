@@ -17,7 +17,6 @@ pub mod bearer;
 pub mod challenge;
 pub mod cross_app;
 pub mod discovery;
-pub mod encoding;
 mod flow;
 mod flow_rules;
 mod flow_types;
@@ -29,7 +28,6 @@ pub mod resource;
 mod resource_challenge;
 mod resource_guard;
 pub mod secret;
-pub mod url;
 
 pub use bearer::{presented_bearer, PresentedBearer};
 pub use challenge::{parse_challenges, BearerChallenge, Challenge};

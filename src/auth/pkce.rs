@@ -1,8 +1,8 @@
 //! PKCE (RFC 7636) with the S256 method: the verifier comes from caller-supplied random bytes,
 //! the challenge is BASE64URL(SHA-256(verifier)).
 
-use super::encoding::{base64url, sha256};
 use super::secret::Secret;
+use crate::encoding::{base64url, sha256};
 
 /// A PKCE verifier and its S256 challenge.
 #[derive(Debug, Clone)]

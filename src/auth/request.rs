@@ -8,15 +8,15 @@ use bytes::Bytes;
 use serde::Deserialize;
 
 use super::cross_app::{GRANT_JWT_BEARER, GRANT_TOKEN_EXCHANGE};
-use super::encoding::{base64_standard, form_encode, percent_encode};
 use super::jwt::CLIENT_ASSERTION_TYPE;
 use super::metadata::parse_json;
 use super::pkce::{Pkce, METHOD_S256};
 use super::secret::Secret;
-use super::url::{query_param, with_query};
 use super::AuthError;
+use crate::encoding::{base64_standard, form_encode, percent_encode};
 use crate::http::{HttpMethod, HttpText};
 use crate::outgoing::{ExchangeId, OutgoingRequest};
+use crate::url::{query_param, with_query};
 use ::url::{Host, Url};
 
 /// An HTTP response the application received.

@@ -8,13 +8,13 @@ use serde_json::json;
 
 use super::ops::{self, Cursor};
 use super::session_ops::config_of;
-use crate::app::runtime::first_poll;
 use crate::app::server::{
     CallToolResult, GetPromptResult, Prompt, Resource, ResourceContents, ResourceTemplate, Server,
     ServerBuilder, ServerFactory, Tool,
 };
 use crate::config::Config;
 use crate::model::Implementation;
+use crate::runtime::first_poll;
 
 /// The tiny registry's definitions for the limits of one input byte (see
 /// [`config_of`]), built once per byte and shared by every run: compiling the tools' schemas

@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 
 use super::ops::{self, Cursor};
-use crate::app::runtime::{first_poll, Job};
 use crate::app::server::Server;
 use crate::http::sse_transport::Router;
 use crate::http::{
     Body, Endpoint, EndpointConfig, HttpRequestHead, HttpResponse, StreamChunk, StreamId,
 };
+use crate::runtime::{first_poll, Job};
 
 /// Bodies kept once they ended, before an ended one is forgotten.
 const KEPT_PULLS: usize = 32;

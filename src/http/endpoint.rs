@@ -28,9 +28,9 @@ mod keepalive;
 mod stateless;
 
 use super::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
-use crate::app::runtime::Job;
 use crate::jsonrpc::{decode, Incoming, Message, RequestId};
 use crate::model::ProtocolVersion;
+use crate::runtime::Job;
 use crate::session::TransmitKind;
 
 const JSON: &str = "application/json";

@@ -7,7 +7,6 @@ use bytes::Bytes;
 use proptest::prelude::*;
 
 use super::Endpoint;
-use crate::app::runtime::Job;
 use crate::app::server::{CallToolResult, Server, Tool};
 use crate::http::config::{EndpointConfig, ResponseMode};
 use crate::http::machine::Machine;
@@ -15,6 +14,7 @@ use crate::http::streams::StreamChunk;
 use crate::http::types::{Body, HttpMethod, HttpRequestHead, StreamId};
 use crate::jsonrpc::Incoming;
 use crate::model::{Implementation, ProtocolVersion};
+use crate::runtime::Job;
 use crate::session::Transmit;
 
 const BOTH: &str = "application/json, text/event-stream";

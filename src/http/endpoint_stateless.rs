@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::{Endpoint, JSON, SSE};
 use crate::app::server::{ListenEvent, ParamHeader};
-use crate::auth::encoding::base64_standard_decode;
+use crate::encoding::base64_standard_decode;
 use crate::http::admission::KnownFields;
 use crate::http::headers::{accepts_json_and_sse, is_json_content_type};
 use crate::http::machine::Machine;

@@ -5,10 +5,10 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use crate::app::runtime::Job;
 use crate::app::server::{ListenEvent, ParamHeader, Server};
 use crate::jsonrpc::{Incoming, RequestId};
 use crate::model::ProtocolVersion;
+use crate::runtime::Job;
 use crate::session::{State, Transmit};
 
 /// One MCP conversation, server side, as the endpoint needs it.

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use super::machine::Machine;
 use super::streams::SessionState;
-use crate::app::runtime::Job;
+use crate::runtime::Job;
 use crate::session::idhash::IdMap;
 
 /// When the entries of a table expire.

@@ -459,7 +459,7 @@ impl<M: Machine> SessionState<M> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::runtime::Job;
+    use crate::runtime::Job;
     use crate::session::Transmit;
 
     /// A machine that sends the given notifications, one per `poll_transmit`.

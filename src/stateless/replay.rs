@@ -9,7 +9,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::request_state::StateError;
-use crate::auth::encoding::sha256;
+use crate::encoding::sha256;
 
 /// Remembers which `requestState`s were redeemed, until they expire. Cloning shares the
 /// set. When `capacity` unexpired redemptions are held, a new one is refused

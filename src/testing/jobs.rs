@@ -4,7 +4,7 @@
 
 use std::task::{Context, Waker};
 
-use crate::app::runtime::Job;
+use crate::runtime::Job;
 
 /// Pending handler jobs.
 #[derive(Default)]

@@ -16,7 +16,6 @@ use serde_json::{json, Map, Value};
 use mcp_sansio::app::client::{
     CallOptions, Client, ClientError, ClientEvent, ClientHandle, Progress,
 };
-use mcp_sansio::app::runtime::CancelToken;
 use mcp_sansio::app::server::{
     completion_handler, CallToolResult, Completion, GetPromptResult, Prompt, Resource,
     ResourceContents, ResourceTemplate, Server, Tool,
@@ -28,6 +27,7 @@ use mcp_sansio::model::{
     Implementation, LoggingLevel, PromptReference, Role, Root, SamplingContent,
     SamplingContentList,
 };
+use mcp_sansio::runtime::CancelToken;
 use mcp_sansio::session::{CloseReason, Event};
 
 struct Flag(AtomicBool);

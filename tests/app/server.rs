@@ -15,12 +15,12 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::app::runtime::{oneshot, Job, OneshotReceiver};
 use mcp_sansio::app::server::*;
 use mcp_sansio::jsonrpc::{code, ErrorObject, RawJson, RequestId};
 use mcp_sansio::model::{
     ClientCapabilities, ElicitationCapability, Implementation, ProtocolVersion, SamplingCapability,
 };
+use mcp_sansio::runtime::{oneshot, Job, OneshotReceiver};
 use mcp_sansio::session::{ClientSetup, Event, Outcome, RequestOptions, Session, State};
 use mcp_sansio::Config;
 use serde_json::{json, Value};
@@ -304,7 +304,7 @@ fn no_caps() -> ClientCapabilities {
 /// A gate a handler awaits until the test opens it.
 type Gate = Arc<Mutex<Option<OneshotReceiver<()>>>>;
 
-fn gate() -> (mcp_sansio::app::runtime::OneshotSender<()>, Gate) {
+fn gate() -> (mcp_sansio::runtime::OneshotSender<()>, Gate) {
     let (tx, rx) = oneshot();
     (tx, Arc::new(Mutex::new(Some(rx))))
 }

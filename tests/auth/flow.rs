@@ -6,10 +6,10 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use mcp_sansio::auth::encoding::{base64url, percent_decode, sha256};
-use mcp_sansio::auth::url::query_param;
 use mcp_sansio::auth::*;
+use mcp_sansio::encoding::{base64url, percent_decode, sha256};
 use mcp_sansio::outgoing::OutgoingRequest;
+use mcp_sansio::url::query_param;
 
 const SERVER: &str = "http://127.0.0.1:7000/mcp";
 const REDIRECT: &str = "http://127.0.0.1:7999/callback";

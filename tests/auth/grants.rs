@@ -6,9 +6,9 @@
 
 use std::time::Instant;
 
-use mcp_sansio::auth::encoding::percent_decode;
 use mcp_sansio::auth::jwt::{client_assertion, CLIENT_ASSERTION_TYPE};
 use mcp_sansio::auth::*;
+use mcp_sansio::encoding::percent_decode;
 use mcp_sansio::outgoing::OutgoingRequest;
 use p256::ecdsa::signature::Verifier;
 use p256::ecdsa::{Signature, VerifyingKey};
@@ -113,7 +113,7 @@ fn jwt_config() -> AuthConfig {
 }
 
 fn decode_segment(segment: &str) -> Value {
-    let bytes = mcp_sansio::auth::encoding::base64url_decode(segment).expect("base64url segment");
+    let bytes = mcp_sansio::encoding::base64url_decode(segment).expect("base64url segment");
     serde_json::from_slice(&bytes).expect("JSON segment")
 }
 
@@ -154,7 +154,7 @@ fn private_key_jwt_assertion_is_signed_for_the_issuer_with_client_id_as_iss_and_
     assert!(claims["jti"].as_str().is_some_and(|j| !j.is_empty()));
     // The signature verifies with the key's public half over `header.claims`.
     let public = VerifyingKey::from_sec1_bytes(&test_key().public_key_sec1()).unwrap();
-    let signature_bytes = mcp_sansio::auth::encoding::base64url_decode(parts[2]).unwrap();
+    let signature_bytes = mcp_sansio::encoding::base64url_decode(parts[2]).unwrap();
     let signature = Signature::from_slice(&signature_bytes).unwrap();
     let input = format!("{}.{}", parts[0], parts[1]);
     public.verify(input.as_bytes(), &signature).unwrap();
@@ -328,12 +328,12 @@ fn code_flow_with_redirect(
         .unwrap();
     let iss = iss.map(str::to_owned);
     let redirect = move |url: &str| {
-        let state = mcp_sansio::auth::url::query_param(url, "state").unwrap();
+        let state = mcp_sansio::url::query_param(url, "state").unwrap();
         let mut location = format!("http://127.0.0.1:7999/cb?code=C1&state={state}");
         if let Some(iss) = &iss {
             location.push_str(&format!(
                 "&iss={}",
-                mcp_sansio::auth::encoding::percent_encode(iss)
+                mcp_sansio::encoding::percent_encode(iss)
             ));
         }
         location
@@ -412,7 +412,7 @@ fn configured_scope_is_asked_for_when_the_challenge_names_none() {
         panic!("{events:?}");
     };
     assert_eq!(
-        mcp_sansio::auth::url::query_param(url, "scope").as_deref(),
+        mcp_sansio::url::query_param(url, "scope").as_deref(),
         Some("files:read")
     );
 }

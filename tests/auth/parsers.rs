@@ -4,13 +4,13 @@
 use mcp_sansio::auth::discovery::{
     authorization_server_metadata_urls, legacy_metadata_url, protected_resource_metadata_urls,
 };
-use mcp_sansio::auth::encoding::{
+use mcp_sansio::auth::request::{application_type, registration_request, RegistrationParams};
+use mcp_sansio::auth::*;
+use mcp_sansio::encoding::{
     base64_standard, base64_standard_decode, base64url, base64url_decode, percent_decode,
     percent_encode, sha256,
 };
-use mcp_sansio::auth::request::{application_type, registration_request, RegistrationParams};
-use mcp_sansio::auth::url::{query_param, resource_covers};
-use mcp_sansio::auth::*;
+use mcp_sansio::url::{query_param, resource_covers};
 
 /// RFC 7636 appendix B.
 #[test]

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcp_sansio::app::client::{Client, ClientEvent};
-use mcp_sansio::app::runtime::{oneshot, Job, OneshotSender};
 use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
+use mcp_sansio::runtime::{oneshot, Job, OneshotSender};
 use serde_json::json;
 
 pub type Gates = Arc<Mutex<Vec<OneshotSender<()>>>>;

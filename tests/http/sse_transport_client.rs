@@ -6,13 +6,13 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::app::runtime::Job;
 use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::http::sse_transport::*;
 use mcp_sansio::http::*;
 use mcp_sansio::jsonrpc::RawJson;
 use mcp_sansio::model::{ClientCapabilities, Implementation, ProtocolVersion};
 use mcp_sansio::outgoing::{Action, ClientTransport, ExchangeId, OutgoingRequest};
+use mcp_sansio::runtime::Job;
 use mcp_sansio::session::{ClientSetup, Event, Outcome, RequestOptions, Session, TransmitKind};
 use mcp_sansio::Config;
 use serde_json::{json, Value};

@@ -6,12 +6,12 @@
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::app::runtime::Job;
 use mcp_sansio::http::Machine;
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::model::{
     Implementation, ListChangedCapability, ProtocolVersion, ServerCapabilities,
 };
+use mcp_sansio::runtime::Job;
 use mcp_sansio::session::{Event, ServerSetup, Session, Transmit};
 use mcp_sansio::Config;
 use serde_json::{json, Value};

@@ -7,10 +7,10 @@ use std::task::{Context, Waker};
 use std::time::Instant;
 
 use bytes::Bytes;
-use mcp_sansio::app::runtime::Job;
 use mcp_sansio::app::server::*;
 use mcp_sansio::model::stateless::InputRequest;
 use mcp_sansio::model::Implementation;
+use mcp_sansio::runtime::Job;
 use mcp_sansio::stateless::{ReplayGuard, RequestStateKey, StateError};
 use serde_json::{json, Value};
 

@@ -17,10 +17,10 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use mcp_sansio::app::client::stateless::*;
 use mcp_sansio::app::client::Client;
-use mcp_sansio::app::runtime::Job;
 use mcp_sansio::app::server::*;
 use mcp_sansio::http::*;
 use mcp_sansio::model::{ElicitAction, ElicitResult, Implementation};
+use mcp_sansio::runtime::Job;
 use mcp_sansio::tasks::{TaskLimits, TaskStatus, TaskSupport};
 use serde_json::{json, Value};
 

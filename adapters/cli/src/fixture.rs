@@ -11,7 +11,6 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_sansio::app::runtime::BoxFuture;
 use mcp_sansio::app::server::{
     completion_handler, CallToolResult, Completion, GetPromptResult, LogLevel, Prompt,
     RequestContext, Resource, ResourceContents, ResourceTemplate, Server, ServerFactory, Tool,
@@ -20,6 +19,7 @@ use mcp_sansio::app::server::{
 use mcp_sansio::config::Config;
 use mcp_sansio::jsonrpc::ErrorObject;
 use mcp_sansio::model::Implementation;
+use mcp_sansio::runtime::BoxFuture;
 use serde_json::{json, Value};
 
 #[path = "fixture_extras.rs"]

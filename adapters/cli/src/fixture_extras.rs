@@ -7,10 +7,10 @@
 
 use std::time::Duration;
 
-use mcp_sansio::app::runtime::BoxFuture;
 use mcp_sansio::app::server::{
     CallToolResult, GetPromptResult, Prompt, Resource, ResourceContents, ServerHandle, Tool,
 };
+use mcp_sansio::runtime::BoxFuture;
 use serde_json::json;
 
 use super::Sleep;

@@ -14,7 +14,7 @@ use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use mcp_sansio::app::runtime::BoxFuture;
+use mcp_sansio::runtime::BoxFuture;
 
 use mcp_sansio::config::Config;
 use mcp_sansio_http::server::{HttpServer, HttpServerOptions};

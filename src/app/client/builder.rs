@@ -10,7 +10,6 @@ use serde_json::Map;
 use super::elicitation::accept_with_defaults;
 use super::types::HandlerContext;
 use super::Client;
-use crate::app::runtime::BoxFuture;
 use crate::config::Config;
 use crate::jsonrpc::ErrorObject;
 use crate::model::{
@@ -18,6 +17,7 @@ use crate::model::{
     ElicitationCapability, Implementation, ListChangedCapability, ProtocolVersion, Root,
     SamplingCapability,
 };
+use crate::runtime::BoxFuture;
 use crate::session::ClientSetup;
 
 /// A type-erased handler of one kind of server→client request: params in, result or JSON-RPC

@@ -17,7 +17,6 @@ use serde_json::{json, Map, Value};
 
 use super::types::{CallOptions, ClientError};
 use super::ClientItem;
-use crate::app::runtime::{oneshot, Cancelled, OneshotReceiver, Outbox};
 use crate::jsonrpc::{self as m, RawJson};
 use crate::model::{
     read_texts_only, CallToolResult, CompleteParams, CompleteResult, Cursor, GetPromptResult,
@@ -25,6 +24,7 @@ use crate::model::{
     ListToolsResult, LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, Root,
     Tool,
 };
+use crate::runtime::{oneshot, Cancelled, OneshotReceiver, Outbox};
 
 /// Pages followed at most by the `list_all_*` helpers (a server that keeps handing out
 /// cursors must not make them loop forever).

@@ -4,9 +4,9 @@
 
 use super::types::{ClientEvent, HandlerContext};
 use super::{Client, ClientItem};
-use crate::app::runtime::{first_poll, lock, BoxFuture, CancelToken, Job};
 use crate::jsonrpc::{self as m, ErrorObject, Method, RawJson, RequestId};
 use crate::model::{ListRootsResult, LoggingMessageParams};
+use crate::runtime::{first_poll, lock, BoxFuture, CancelToken, Job};
 
 impl Client {
     pub(super) fn notification(&mut self, method: &Method, params: Option<RawJson>) {

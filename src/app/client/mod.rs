@@ -31,10 +31,10 @@ pub use types::{
 
 use builder::Handlers;
 
-use crate::app::runtime::{lock, CancelToken, Job, OneshotSender, Outbox, WakeHook};
 use crate::config::Config;
 use crate::jsonrpc::{self as m, ErrorObject, Incoming, RawJson, RequestId};
 use crate::model::{InitializeResult, Root};
+use crate::runtime::{lock, CancelToken, Job, OneshotSender, Outbox, WakeHook};
 use crate::session::idhash::IdBuildHasher;
 use crate::session::{
     ClientSetup, CloseReason, Event, FrameError, Outcome, RequestOptions, Session, State, Transmit,

@@ -5,9 +5,9 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::app::runtime::{CancelToken, Cancelled};
 use crate::jsonrpc::{code, ErrorObject, RequestId};
 use crate::model::{LoggingMessageParams, ProtocolVersion};
+use crate::runtime::{CancelToken, Cancelled};
 use crate::session::{CloseReason, SendError};
 
 /// Why a typed call failed.

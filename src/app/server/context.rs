@@ -10,10 +10,10 @@ use serde_json::{Map, Value};
 
 use super::handle::{RegistryChange, ServerHandle};
 use super::mrtr::InputState;
-use crate::app::runtime::{oneshot, CancelToken, Cancelled, OneshotSender, Outbox};
 use crate::jsonrpc::{self as m, ErrorObject, RawJson, RequestId};
 use crate::model::stateless::{InputKind, InputRequest};
 use crate::model::ClientCapabilities;
+use crate::runtime::{oneshot, CancelToken, Cancelled, OneshotSender, Outbox};
 
 /// A log severity (RFC 5424 order, lowest first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -329,8 +329,8 @@ impl RequestContext {
         enum Asked {
             Answered(Value),
             Awaiting,
-            Sent(crate::app::runtime::OneshotReceiver<Result<Value, PeerError>>),
-            Parked(Option<crate::app::runtime::OneshotReceiver<Value>>),
+            Sent(crate::runtime::OneshotReceiver<Result<Value, PeerError>>),
+            Parked(Option<crate::runtime::OneshotReceiver<Value>>),
             Refused,
         }
         let asked = match (&self.input, method) {
@@ -371,7 +371,7 @@ impl RequestContext {
         &self,
         method: &'static str,
         params: Option<Value>,
-    ) -> crate::app::runtime::OneshotReceiver<Result<Value, PeerError>> {
+    ) -> crate::runtime::OneshotReceiver<Result<Value, PeerError>> {
         let (reply, rx) = oneshot();
         let params = params.and_then(|p| RawJson::try_from(&p).ok());
         // Required: the handler awaits the answer, so it must not be dropped. Bounded because

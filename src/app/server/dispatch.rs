@@ -17,9 +17,9 @@ use super::{
 };
 use super::{Server, MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTION_URI};
 use crate::app::cursor::paginate;
-use crate::app::runtime::CancelToken;
 use crate::app::schema::{Schema, SchemaError};
 use crate::jsonrpc::{self as m, code, ErrorObject, RawJson, RequestId};
+use crate::runtime::CancelToken;
 
 type Params = Map<String, Value>;
 
@@ -330,7 +330,7 @@ impl Server {
 /// Sends a job's one reply; if the driver drops the job unfinished (executor shut down, task
 /// aborted), answers with an internal error instead so the request does not hang forever.
 struct ReplyGuard {
-    outbox: crate::app::runtime::Outbox<OutboxItem>,
+    outbox: crate::runtime::Outbox<OutboxItem>,
     id: Option<RequestId>,
 }
 

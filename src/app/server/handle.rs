@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::context::{LogLevel, OutboxItem, Shared};
 use super::{BuildError, Prompt, Resource, ResourceTemplate, Tool};
-use crate::app::runtime::Outbox;
+use crate::runtime::Outbox;
 
 /// A registration change, applied when the server drains its outbox.
 pub(crate) enum RegistryChange {

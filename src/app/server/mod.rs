@@ -55,9 +55,9 @@ use context::{OutboxItem, PeerReply, Shared};
 use handle::RegistryChange;
 use stateless::Stateless;
 
-use crate::app::runtime::{first_poll, CancelToken, Job, Outbox, WakeHook};
 use crate::config::Config;
 use crate::jsonrpc::{self as m, Incoming, RawJson, RequestId};
+use crate::runtime::{first_poll, CancelToken, Job, Outbox, WakeHook};
 use crate::session::{
     release_spare, Event, FrameError, Outcome, RequestOptions, SendError, ServerSetup, Session,
     State, Transmit,

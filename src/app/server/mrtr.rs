@@ -20,10 +20,10 @@ use std::task::{Context, Poll};
 use serde_json::{Map, Value};
 
 use super::tasks::Tasks;
-use crate::app::runtime::{lock, OneshotReceiver};
 use crate::jsonrpc::ErrorObject;
 use crate::model::stateless::{InputKind, InputRequest, InputRequests};
 use crate::model::{ClientCapabilities, ClientCapabilityKey};
+use crate::runtime::{lock, OneshotReceiver};
 
 /// Inputs recorded by one run of a handler, at most; past it the server answers with the
 /// ones it has (a handler asking this many in one round is broken anyway).

@@ -26,9 +26,9 @@ use serde_json::{json, Map, Value};
 
 use super::mrtr::Watch;
 use super::{HandlerResult, Server, Tool};
-use crate::app::runtime::{lock, oneshot, CancelToken, OneshotReceiver, OneshotSender};
 use crate::jsonrpc::{ErrorObject, RawJson, RequestId};
 use crate::model::ClientCapabilities;
+use crate::runtime::{lock, oneshot, CancelToken, OneshotReceiver, OneshotSender};
 use crate::stateless::validate_meta;
 use crate::tasks::{
     client_declares_tasks, missing_tasks_error, parse_task_params, TaskError, TaskLimits,

@@ -9,9 +9,9 @@ use std::task::{Context, Poll};
 use serde_json::{Map, Value};
 
 use super::context::RequestContext;
-use crate::app::runtime::BoxFuture;
 use crate::jsonrpc::ErrorObject;
 use crate::model::Icon;
+use crate::runtime::BoxFuture;
 
 /// What a handler returns: its result, or a JSON-RPC error for the caller.
 pub type HandlerResult<T> = Result<T, ErrorObject>;
@@ -65,7 +65,7 @@ pub(crate) enum HandlerCall<O> {
     /// A sync handler's outcome (taken by the first poll).
     Done(Option<HandlerResult<O>>),
     /// An async handler's future.
-    Running(crate::app::runtime::BoxFuture<HandlerResult<O>>),
+    Running(crate::runtime::BoxFuture<HandlerResult<O>>),
 }
 
 // Nothing in it is pinned in place: the outcome is moved out, the future is boxed.
@@ -133,8 +133,8 @@ mod tests {
     use std::task::Waker;
 
     use super::*;
-    use crate::app::runtime::{CancelToken, Outbox};
     use crate::jsonrpc::RequestId;
+    use crate::runtime::{CancelToken, Outbox};
 
     fn context() -> RequestContext {
         let shared = Arc::new(super::super::context::Shared::default());

@@ -7,13 +7,13 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::server::{SseTransportConfig, SseTransportEndpoint, SSE_TRANSPORT_STREAM_BIT};
-use crate::app::runtime::Job;
 use crate::http::config::EndpointConfig;
 use crate::http::endpoint::Endpoint;
 use crate::http::machine::Machine;
 use crate::http::reply::error;
 use crate::http::streams::StreamChunk;
 use crate::http::types::{HttpMethod, HttpRequestHead, HttpResponse, StreamId};
+use crate::runtime::Job;
 
 /// The three paths the router serves.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 
 use super::session::SseTransportSession;
-use crate::app::runtime::Job;
 use crate::http::admission::{self, KnownFields};
 use crate::http::config::{EndpointConfig, EndpointStats};
 use crate::http::headers::accepts;
@@ -21,6 +20,7 @@ use crate::http::reply::{error, rpc_error, too_large};
 use crate::http::streams::StreamChunk;
 use crate::http::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
 use crate::jsonrpc::decode;
+use crate::runtime::Job;
 
 /// Stream ids of the HTTP+SSE endpoint have this bit set, so they never collide with the
 /// Streamable endpoint's (which count up from 1) when both are mounted in one server.

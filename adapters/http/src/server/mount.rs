@@ -6,9 +6,9 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use mcp_sansio::app::runtime::WakeHook;
 use mcp_sansio::app::server::Server;
 use mcp_sansio::http::sse_transport::{Router, RouterPaths};
+use mcp_sansio::runtime::WakeHook;
 
 use super::HttpServerOptions;
 

@@ -24,10 +24,10 @@ use std::rc::{Rc, Weak};
 use std::task::{Context, Waker};
 use std::time::Instant;
 
-use mcp_sansio::app::runtime::Job;
 use mcp_sansio::app::server::Server;
 use mcp_sansio::http::sse_transport::Router;
 use mcp_sansio::http::StreamId;
+use mcp_sansio::runtime::Job;
 use smol::channel::Sender;
 use smol::LocalExecutor;
 

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::auth::encoding::base64_standard;
+use crate::encoding::base64_standard;
 
 /// Header names an annotation may give at most per tool (a schema with more is refused).
 pub const MAX_HEADER_PARAMS: usize = 64;

@@ -8,9 +8,9 @@ use serde_json::{json, Value};
 use super::StatelessClientError;
 use crate::app::client::builder::Handlers;
 use crate::app::client::HandlerContext;
-use crate::app::runtime::CancelToken;
 use crate::jsonrpc::RequestId;
 use crate::model::stateless::{InputKind, InputRequest, InputRequests, InputResponses};
+use crate::runtime::CancelToken;
 
 /// Input requests answered at most per round (a larger round fails the call).
 pub(super) const MAX_INPUTS_PER_ROUND: usize = 64;
