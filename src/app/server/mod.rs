@@ -28,7 +28,7 @@ mod tool;
 mod typed;
 mod types;
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -53,8 +53,9 @@ pub use typed::{
 pub use types::{HandlerFn, HandlerResult};
 
 use builder::Registry;
-use context::{OutboxItem, PeerReply, Shared};
+use context::{OutboxItem, Shared};
 use handle::RegistryChange;
+use stateful::Stateful;
 use stateless::Stateless;
 
 use crate::app::runtime::{first_poll, CancelToken, Job, Outbox, WakeHook};
@@ -88,13 +89,8 @@ pub struct Server {
     /// The token of the handler about to get its first poll: it joins `running` only if the
     /// handler waits (one that answers at once can no longer be cancelled).
     starting: Option<(RequestId, CancelToken)>,
-    /// Reply slots of our server→client requests, by our request id, with the inbound request
-    /// whose handler sent each (to cancel them when that handler finishes first).
-    peer_requests: HashMap<RequestId, (PeerReply, Option<RequestId>)>,
-    subscriptions: BTreeSet<String>,
-    events: VecDeque<Event>,
-    /// Inbound requests whose handler asked to end their response stream early.
-    stream_closes: VecDeque<RequestId>,
+    /// The stateful front end's queues and tables beside the session.
+    stateful: Stateful,
     /// The latest time the driver gave us (deadlines of requests sent while draining in
     /// `poll_transmit`, which has no `now`, are computed from it).
     last_now: Instant,
@@ -121,10 +117,7 @@ impl Server {
             jobs: VecDeque::new(),
             running: HashMap::new(),
             starting: None,
-            peer_requests: HashMap::new(),
-            subscriptions: BTreeSet::new(),
-            events: VecDeque::new(),
-            stream_closes: VecDeque::new(),
+            stateful: Stateful::default(),
             last_now: now,
             page_size,
             stateless,
@@ -229,7 +222,7 @@ impl Server {
     pub fn is_quiet(&self) -> bool {
         !self.session.has_transmit()
             && !self.session.has_event()
-            && self.stream_closes.is_empty()
+            && self.stateful.stream_closes.is_empty()
             && self.stateless.queue.is_empty()
             && self.outbox.is_empty()
     }
@@ -246,23 +239,23 @@ impl Server {
     /// before a message that `poll_transmit` returns come out before it is routed.
     #[must_use]
     pub fn poll_stream_close(&mut self) -> Option<RequestId> {
-        self.stream_closes.pop_front()
+        self.stateful.stream_closes.pop_front()
     }
 
     /// Events the server does not consume: `Initialized`, `Closed` and client notifications
     /// such as `notifications/roots/list_changed`.
     #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
+        self.stateful.events.pop_front()
     }
 
     /// Gives back the memory of drained queues and buffers, the session's among them (see
     /// [`Session::release_spare_capacity`]): for a driver holding many idle servers.
     pub fn release_spare_capacity(&mut self) {
         self.session.release_spare_capacity();
-        release_spare(&mut self.events);
+        release_spare(&mut self.stateful.events);
         release_spare(&mut self.jobs);
-        release_spare(&mut self.stream_closes);
+        release_spare(&mut self.stateful.stream_closes);
     }
 
     /// Sends `notifications/resources/updated` for `uri` if the client subscribed to it.

@@ -10,3 +10,23 @@
 
 mod requests;
 mod session;
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+
+use crate::app::server::context::PeerReply;
+use crate::jsonrpc::RequestId;
+use crate::session::Event;
+
+/// What the stateful front end keeps beside the session.
+#[derive(Default)]
+pub(super) struct Stateful {
+    /// Reply slots of our server→client requests, by our request id, with the inbound request
+    /// whose handler sent each (to cancel them when that handler finishes first).
+    pub(super) peer_requests: HashMap<RequestId, (PeerReply, Option<RequestId>)>,
+    /// The resource URIs the client subscribed to (`resources/subscribe`).
+    pub(super) subscriptions: BTreeSet<String>,
+    /// Application events for `Server::poll_event`.
+    pub(super) events: VecDeque<Event>,
+    /// Inbound requests whose handler asked to end their response stream early.
+    pub(super) stream_closes: VecDeque<RequestId>,
+}

@@ -27,18 +27,19 @@ impl Server {
             .and_then(Value::as_str)
             .ok_or_else(|| ErrorObject::invalid_params("missing uri"))?;
         if !on {
-            self.subscriptions.remove(uri);
+            self.stateful.subscriptions.remove(uri);
         } else if uri.len() > MAX_SUBSCRIPTION_URI {
             return Err(ErrorObject::invalid_params(format!(
                 "uri longer than {MAX_SUBSCRIPTION_URI} bytes"
             )));
-        } else if self.subscriptions.len() >= MAX_SUBSCRIPTIONS && !self.subscriptions.contains(uri)
+        } else if self.stateful.subscriptions.len() >= MAX_SUBSCRIPTIONS
+            && !self.stateful.subscriptions.contains(uri)
         {
             return Err(ErrorObject::internal(format!(
                 "too many subscriptions (at most {MAX_SUBSCRIPTIONS} per session)"
             )));
         } else {
-            self.subscriptions.insert(uri.to_owned());
+            self.stateful.subscriptions.insert(uri.to_owned());
         }
         Ok(json!({}))
     }
@@ -59,7 +60,7 @@ impl Server {
 
     /// Sends `notifications/resources/updated` for `uri` if the client subscribed to it.
     pub(in crate::app::server) fn notify_subscribers(&mut self, uri: &str) {
-        if self.subscriptions.contains(uri) {
+        if self.stateful.subscriptions.contains(uri) {
             let params = RawJson::try_from(&json!({ "uri": uri })).ok();
             let _ = self
                 .session

@@ -26,7 +26,7 @@ impl Server {
                 }
             }
             Event::Completed { id, outcome } => {
-                if let Some((reply, _)) = self.peer_requests.remove(&id) {
+                if let Some((reply, _)) = self.stateful.peer_requests.remove(&id) {
                     reply.send(peer_outcome(outcome));
                 }
             }
@@ -43,8 +43,8 @@ impl Server {
     }
 
     fn push_event(&mut self, event: Event) {
-        if self.events.len() < MAX_EVENTS {
-            self.events.push_back(event);
+        if self.stateful.events.len() < MAX_EVENTS {
+            self.stateful.events.push_back(event);
         }
     }
 
@@ -60,7 +60,7 @@ impl Server {
                 if !self.running.is_empty() {
                     self.running.remove(&id);
                 }
-                if !self.peer_requests.is_empty() {
+                if !self.stateful.peer_requests.is_empty() {
                     self.cancel_orphans(&id);
                 }
                 let _ = match outcome {
@@ -95,10 +95,10 @@ impl Server {
             // Routed before this point (see `Server::apply`).
             OutboxItem::ResourceUpdated { .. } | OutboxItem::Change(_) => {}
             OutboxItem::CloseStream { id } => {
-                if self.stream_closes.len() >= MAX_STREAM_CLOSES {
-                    self.stream_closes.pop_front();
+                if self.stateful.stream_closes.len() >= MAX_STREAM_CLOSES {
+                    self.stateful.stream_closes.pop_front();
                 }
-                self.stream_closes.push_back(id);
+                self.stateful.stream_closes.push_back(id);
             }
         }
     }
@@ -119,7 +119,7 @@ impl Server {
             .send_request(self.last_now, method, params, opts)
         {
             Ok(id) => {
-                self.peer_requests.insert(id, (reply, related));
+                self.stateful.peer_requests.insert(id, (reply, related));
             }
             Err(SendError::CapabilityNotDeclared { capability, .. }) => {
                 reply.send(Err(PeerError::CapabilityNotDeclared { capability }));
@@ -133,6 +133,7 @@ impl Server {
     /// awaiting them, e.g. after its own request was cancelled), so the client stops working.
     fn cancel_orphans(&mut self, inbound: &RequestId) {
         let orphans: Vec<RequestId> = self
+            .stateful
             .peer_requests
             .iter()
             .filter(|(_, (_, related))| related.as_ref() == Some(inbound))
