@@ -10,7 +10,7 @@ use bytes::Bytes;
 use super::admission::{self, KnownFields};
 use super::config::{EndpointConfig, EndpointStats, ResponseMode};
 use super::headers::accepts_json_and_sse;
-use super::machine::Machine;
+use super::machine::{ExchangeMachine, SessionMachine};
 use super::peer::{retry_after_secs, Peer, PeerCounts};
 use super::reply::{cancelled_id, error, method_not_allowed, rpc_error, too_large, undecodable};
 use super::session_table::{Expiry, Lapse, SessionTable};
@@ -73,7 +73,7 @@ pub struct Endpoint<M> {
     keep_alives: KeepAlives,
 }
 
-impl<M: Machine> Endpoint<M> {
+impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     /// An endpoint whose sessions are built by `factory(now)`.
     pub fn new(config: EndpointConfig, factory: impl FnMut(Instant) -> M + Send + 'static) -> Self {
         Endpoint {
@@ -333,7 +333,7 @@ impl<M: Machine> Endpoint<M> {
 
     /// Whether [`Endpoint::poll_stream`] would hand out nothing for response `conn` now: its
     /// stream is attached to it, has no bytes queued, is neither finished nor closing, and its
-    /// session's machine has nothing waiting to be routed ([`Machine::is_quiet`]). A driver
+    /// session's machine has nothing waiting to be routed ([`SessionMachine::is_quiet`]). A driver
     /// holding response bodies open polls, after an input, only the ones not quiet, instead
     /// of every open stream of every session. `false` whenever unsure (an unknown `conn`, a
     /// stateless exchange's stream).
@@ -684,7 +684,7 @@ impl<M: Machine> Endpoint<M> {
 
 /// Whether POST stream `key` of `session` answers in JSON (else SSE), now that the machine
 /// ran: a batch has several responses, so it always streams.
-fn answers_json<M: Machine>(
+fn answers_json<M: SessionMachine>(
     session: &SessionState<M>,
     key: u64,
     mode: ResponseMode,
@@ -714,7 +714,7 @@ enum Decision {
 }
 
 /// How POST stream `key` of `session` answers (see [`Decision`]).
-fn decide<M: Machine>(
+fn decide<M: SessionMachine>(
     session: &mut SessionState<M>,
     key: u64,
     mode: ResponseMode,
@@ -731,7 +731,10 @@ fn decide<M: Machine>(
 
 /// The JSON response of POST stream `key`, which answers in JSON, when its answer is all
 /// there already (the stream is done with and removed); `None` otherwise.
-fn finished_json<M: Machine>(session: &mut SessionState<M>, key: u64) -> Option<HttpResponse> {
+fn finished_json<M: SessionMachine>(
+    session: &mut SessionState<M>,
+    key: u64,
+) -> Option<HttpResponse> {
     let stream = session.streams.get_mut(&key).filter(|s| s.finished)?;
     let raw = std::mem::take(&mut stream.raw);
     session.streams.remove(&key);

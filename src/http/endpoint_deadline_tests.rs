@@ -7,12 +7,12 @@ use bytes::Bytes;
 use proptest::prelude::*;
 
 use super::Endpoint;
-use crate::app::server::{CallToolResult, Server, Tool};
+use crate::app::server::{CallToolResult, ListenEvent, ParamHeader, Server, Tool};
 use crate::http::config::{EndpointConfig, ResponseMode};
-use crate::http::machine::Machine;
+use crate::http::machine::{ExchangeMachine, SessionMachine};
 use crate::http::streams::StreamChunk;
 use crate::http::types::{Body, HttpMethod, HttpRequestHead, StreamId};
-use crate::jsonrpc::Incoming;
+use crate::jsonrpc::{Incoming, RequestId};
 use crate::model::{Implementation, ProtocolVersion};
 use crate::runtime::Job;
 use crate::session::Transmit;
@@ -28,7 +28,7 @@ struct Timed {
     step: Duration,
 }
 
-impl Machine for Timed {
+impl SessionMachine for Timed {
     fn handle_input(&mut self, now: Instant, frame: Bytes) {
         self.timer = Some(now + self.step);
         self.inner.handle_input(now, frame);
@@ -61,6 +61,24 @@ impl Machine for Timed {
     }
     fn protocol_version(&self) -> Option<ProtocolVersion> {
         self.inner.session().protocol_version()
+    }
+}
+
+impl ExchangeMachine for Timed {
+    fn handle_exchange(&mut self, now: Instant, frame: Bytes) {
+        self.inner.handle_exchange(now, frame);
+    }
+    fn exchange_status(&self, id: &RequestId) -> Option<u16> {
+        self.inner.exchange_status(id)
+    }
+    fn poll_listen_event(&mut self) -> Option<ListenEvent> {
+        ExchangeMachine::poll_listen_event(&mut self.inner)
+    }
+    fn handle_listen_event(&mut self, event: &ListenEvent) {
+        ExchangeMachine::handle_listen_event(&mut self.inner, event);
+    }
+    fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader> {
+        ExchangeMachine::tool_param_headers(&self.inner, name)
     }
 }
 

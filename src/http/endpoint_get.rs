@@ -8,14 +8,14 @@ use super::{Endpoint, Owner, SSE};
 use crate::http::admission::KnownFields;
 use crate::http::event_id::EventId;
 use crate::http::headers::accepts;
-use crate::http::machine::Machine;
+use crate::http::machine::{ExchangeMachine, SessionMachine};
 use crate::http::reply::{error, handshake, method_not_allowed, rpc_error};
 use crate::http::streams::{LogicalStream, Mode, SessionState, STANDALONE};
 use crate::http::types::{Body, HttpResponse, StreamId};
 use crate::http::ResponseMode;
 use crate::jsonrpc::{decode, Incoming, Message, RequestId};
 
-impl<M: Machine> Endpoint<M> {
+impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     pub(super) fn handle_sessionless(
         &mut self,
         now: Instant,
@@ -142,7 +142,12 @@ impl<M: Machine> Endpoint<M> {
 
 /// Attaches `conn` to logical stream `key` after a `Last-Event-ID`: the replayed events, then
 /// live ones (or the end, when the stream already finished).
-fn resume<M: Machine>(session: &mut SessionState<M>, key: u64, conn: StreamId, events: Vec<Bytes>) {
+fn resume<M: SessionMachine>(
+    session: &mut SessionState<M>,
+    key: u64,
+    conn: StreamId,
+    events: Vec<Bytes>,
+) {
     let stream = session.streams.entry(key).or_insert_with(|| {
         let mut s = LogicalStream::new(Mode::Sse, 0);
         s.finished = key != STANDALONE;

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use super::{Endpoint, Owner};
 use crate::framing::sse::write_comment;
-use crate::http::machine::Machine;
+use crate::http::machine::{ExchangeMachine, SessionMachine};
 use crate::http::streams::Mode;
 use crate::http::types::StreamId;
 use crate::session::idhash::IdMap;
@@ -75,7 +75,7 @@ enum Due {
     Sent,
 }
 
-impl<M: Machine> Endpoint<M> {
+impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     /// Starts the keep-alive of SSE response `conn`, attached just now.
     pub(super) fn track_keep_alive(&mut self, conn: StreamId) {
         let Some(every) = self.config.sse_keep_alive else {

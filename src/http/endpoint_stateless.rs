@@ -15,7 +15,7 @@ use crate::app::server::{ListenEvent, ParamHeader};
 use crate::encoding::base64_standard_decode;
 use crate::http::admission::KnownFields;
 use crate::http::headers::{accepts_json_and_sse, is_json_content_type};
-use crate::http::machine::Machine;
+use crate::http::machine::{ExchangeMachine, SessionMachine};
 use crate::http::reply::{error, too_large};
 use crate::http::streams::{LogicalStream, Mode, SessionState};
 use crate::http::types::{Body, HttpMethod, HttpRequestHead, HttpResponse};
@@ -28,7 +28,7 @@ use crate::model::ProtocolVersion;
 /// stays `working` until its TTL).
 const MAX_DETACHED_JOBS: usize = 4096;
 
-impl<M: Machine> Endpoint<M> {
+impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     /// Whether `head` opens a stateless exchange: a version header that is not a stateful
     /// revision (2026-07-28, or one the server may not know, which it must refuse with
     /// -32022), and no session id.
@@ -102,9 +102,9 @@ impl<M: Machine> Endpoint<M> {
             .streams
             .insert(1, LogicalStream::new(Mode::Undecided, 1));
         state.request_streams.insert(id.clone(), 1);
-        state.machine.handle_stateless_input(now, body);
+        state.machine.handle_exchange(now, body);
         state.pump();
-        let status = state.machine.stateless_status(&id);
+        let status = state.machine.exchange_status(&id);
         self.exchanges.insert(xid, state);
         self.fan_out(xid);
         let conn = self.new_conn();
@@ -223,7 +223,7 @@ fn check_headers(head: &HttpRequestHead, request: &Request) -> Result<(), ErrorO
 /// `x-mcp-header` annotations, SEP-2243): a string argument as is, a number or boolean as its
 /// JSON text; the header must be present exactly when the argument is (null counts as absent)
 /// and, sentinel-decoded, equal it; otherwise -32020.
-fn check_param_headers<M: Machine>(
+fn check_param_headers<M: ExchangeMachine>(
     head: &HttpRequestHead,
     request: &Request,
     machine: &M,

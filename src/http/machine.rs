@@ -1,5 +1,18 @@
-//! The per-session state machine the endpoint drives, as a small trait so the endpoint is not
-//! tied to the application layer (implemented for `app::server::Server`).
+//! The machines the endpoint drives, as two small traits so the endpoint is not tied to the
+//! application layer (both implemented for `app::server::Server`):
+//! - [`SessionMachine`]: one conversation of a stateful revision (2025-03-26 to 2025-11-25):
+//!   frames in, timers, messages and handler jobs out, the handshake, the end of the session.
+//!   The endpoint's session table holds these, and so does its table of sessionless 2025 POSTs.
+//! - [`ExchangeMachine`]: the stateless revision (2026-07-28): one machine per request (an
+//!   exchange), the HTTP status of a refused request, the `Mcp-Param-*` headers a tool call
+//!   must carry, and the listen events machines hand each other.
+//!
+//! The endpoint is generic over one type implementing both (`Endpoint<M>` with
+//! `M: SessionMachine + ExchangeMachine`), built by one factory: an exchange's output is drained
+//! through the same [`SessionMachine`] polls as a session's and both live in the same kind of
+//! table, so one type keeps the endpoint to one factory and one table type. The parts that
+//! serve only stateful sessions (the session table, the streams, the HTTP+SSE transport) ask for
+//! [`SessionMachine`] alone.
 
 use std::time::Instant;
 
@@ -11,8 +24,8 @@ use crate::model::ProtocolVersion;
 use crate::runtime::Job;
 use crate::session::{State, Transmit};
 
-/// One MCP conversation, server side, as the endpoint needs it.
-pub trait Machine {
+/// One MCP conversation of a stateful revision, server side, as the endpoint needs it.
+pub trait SessionMachine {
     /// One frame (one JSON text) from the client.
     fn handle_input(&mut self, now: Instant, frame: Bytes);
     /// One frame the endpoint already decoded (`incoming` is `decode(&frame)`'s result): a
@@ -33,31 +46,10 @@ pub trait Machine {
     fn close(&mut self, now: Instant);
     /// The negotiated protocol version, once known.
     fn protocol_version(&self) -> Option<ProtocolVersion>;
-    /// One frame from a client speaking 2026-07-28 (decided by the transport): served
-    /// statelessly. By default, like any frame.
-    fn handle_stateless_input(&mut self, now: Instant, frame: Bytes) {
-        self.handle_input(now, frame)
-    }
-    /// The HTTP status a refused stateless request should get (400/404); `None` by default.
-    fn stateless_status(&self, _id: &RequestId) -> Option<u16> {
-        None
-    }
-    /// An inbound request whose response stream should end now (SEP-1699); `None` by default.
+    /// An inbound request whose response stream should end now (SEP-1699); `None` by default
+    /// (a machine whose handlers never end their streams early).
     fn poll_stream_close(&mut self) -> Option<RequestId> {
         None
-    }
-    /// A change made while serving a 2026-07-28 exchange, for the listen streams of the other
-    /// machines; `None` by default.
-    fn poll_listen_event(&mut self) -> Option<ListenEvent> {
-        None
-    }
-    /// A change another machine made: deliver it on this machine's listen streams. Ignored by
-    /// default.
-    fn handle_listen_event(&mut self, _event: &ListenEvent) {}
-    /// The `Mcp-Param-*` headers a 2026-07-28 `tools/call` of tool `name` must carry (from
-    /// its `x-mcp-header` annotations); none by default.
-    fn tool_param_headers(&self, _name: &str) -> Vec<ParamHeader> {
-        Vec::new()
     }
     /// Whether the handshake is over (`notifications/initialized` received, or the session
     /// closed): until then the endpoint holds the session only for a short grace and evicts
@@ -77,7 +69,28 @@ pub trait Machine {
     fn release_spare_capacity(&mut self) {}
 }
 
-impl Machine for Server {
+/// One request of the stateless revision (2026-07-28), served by a machine of its own: the
+/// endpoint builds one per request, hands it the request with
+/// [`ExchangeMachine::handle_exchange`] and drains the answer through the
+/// [`SessionMachine`] polls.
+pub trait ExchangeMachine {
+    /// The one frame of the exchange (the transport decided it is 2026-07-28): served
+    /// statelessly whatever it carries.
+    fn handle_exchange(&mut self, now: Instant, frame: Bytes);
+    /// The HTTP status a refused request `id` should get (400, or 404 for an unknown method);
+    /// `None` when it was not refused or its refusal keeps 200.
+    fn exchange_status(&self, id: &RequestId) -> Option<u16>;
+    /// A change made while serving the exchange (a tool added, a resource updated), for the
+    /// listen streams held by the other machines.
+    fn poll_listen_event(&mut self) -> Option<ListenEvent>;
+    /// A change another machine made: deliver it on this machine's listen streams.
+    fn handle_listen_event(&mut self, event: &ListenEvent);
+    /// The `Mcp-Param-*` headers a `tools/call` of tool `name` must carry (from its
+    /// `x-mcp-header` annotations).
+    fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader>;
+}
+
+impl SessionMachine for Server {
     fn handle_input(&mut self, now: Instant, frame: Bytes) {
         Server::handle_input(self, now, frame)
     }
@@ -112,18 +125,6 @@ impl Machine for Server {
     fn poll_stream_close(&mut self) -> Option<RequestId> {
         Server::poll_stream_close(self)
     }
-    fn handle_stateless_input(&mut self, now: Instant, frame: Bytes) {
-        Server::handle_stateless_input(self, now, frame)
-    }
-    fn stateless_status(&self, id: &RequestId) -> Option<u16> {
-        Server::stateless_status(self, id)
-    }
-    fn poll_listen_event(&mut self) -> Option<ListenEvent> {
-        Server::poll_listen_event(self)
-    }
-    fn handle_listen_event(&mut self, event: &ListenEvent) {
-        Server::handle_listen_event(self, event)
-    }
     fn is_quiet(&self) -> bool {
         Server::is_quiet(self)
     }
@@ -132,6 +133,21 @@ impl Machine for Server {
             self.session().state(),
             State::NotInitialized | State::Initializing
         )
+    }
+}
+
+impl ExchangeMachine for Server {
+    fn handle_exchange(&mut self, now: Instant, frame: Bytes) {
+        Server::handle_stateless_input(self, now, frame)
+    }
+    fn exchange_status(&self, id: &RequestId) -> Option<u16> {
+        Server::stateless_status(self, id)
+    }
+    fn poll_listen_event(&mut self) -> Option<ListenEvent> {
+        Server::poll_listen_event(self)
+    }
+    fn handle_listen_event(&mut self, event: &ListenEvent) {
+        Server::handle_listen_event(self, event)
     }
     fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader> {
         Server::tool_param_headers(self, name)

@@ -23,7 +23,7 @@ pub use crate::outgoing::{Action, ExchangeId, OutgoingRequest};
 pub use client::{HttpClient, HttpClientConfig, TransportEvent};
 pub use config::{EndpointConfig, EndpointStats, ResponseMode};
 pub use endpoint::Endpoint;
-pub use machine::Machine;
+pub use machine::{ExchangeMachine, SessionMachine};
 pub use peer::{MaxSessionsPerPeer, Peer, PeerLimit};
 pub use streams::StreamChunk;
 pub use text::HttpText;

@@ -6,7 +6,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use serde_json::json;
 
-use super::machine::Machine;
+use super::machine::SessionMachine;
 use super::types::{Body, HttpResponse};
 use crate::jsonrpc::{Message, RequestId};
 use crate::model::ProtocolVersion;
@@ -15,7 +15,11 @@ const JSON: &str = "application/json";
 
 /// Feeds `machine` an `initialize` and `initialized` for `version` and discards the answer
 /// (sessionless mode has no handshake of its own).
-pub(crate) fn handshake<M: Machine>(machine: &mut M, now: Instant, version: ProtocolVersion) {
+pub(crate) fn handshake<M: SessionMachine>(
+    machine: &mut M,
+    now: Instant,
+    version: ProtocolVersion,
+) {
     let init = json!({"jsonrpc": "2.0", "id": "stateless-init", "method": "initialize",
         "params": {"protocolVersion": version.as_str(), "capabilities": {},
                    "clientInfo": {"name": "stateless", "version": "0"}}});

@@ -19,7 +19,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::hash::Hash;
 use std::time::{Duration, Instant};
 
-use super::machine::Machine;
+use super::machine::SessionMachine;
 use super::streams::SessionState;
 use crate::runtime::Job;
 use crate::session::idhash::IdMap;
@@ -82,7 +82,7 @@ pub(super) struct SessionTable<K, M> {
     expiry: Expiry,
 }
 
-impl<K: Clone + Eq + Hash, M: Machine> SessionTable<K, M> {
+impl<K: Clone + Eq + Hash, M: SessionMachine> SessionTable<K, M> {
     /// An empty table whose entries expire by `expiry`.
     pub(super) fn new(expiry: Expiry) -> Self {
         SessionTable {
@@ -355,7 +355,7 @@ fn mark<M>(
 }
 
 /// An entry's deadline: its machine's next timer or one of its expiries.
-fn deadline<M: Machine>(entry: &Entry<M>, expiry: Expiry) -> Option<Instant> {
+fn deadline<M: SessionMachine>(entry: &Entry<M>, expiry: Expiry) -> Option<Instant> {
     let (idle, handshake) = expiries(entry, expiry);
     let timer = entry.state.machine.poll_timeout();
     timer.into_iter().chain(idle).chain(handshake).min()
@@ -363,7 +363,10 @@ fn deadline<M: Machine>(entry: &Entry<M>, expiry: Expiry) -> Option<Instant> {
 
 /// An entry's idle expiry (with no stream attached) and handshake expiry (handshake not
 /// done), where they apply.
-fn expiries<M: Machine>(entry: &Entry<M>, expiry: Expiry) -> (Option<Instant>, Option<Instant>) {
+fn expiries<M: SessionMachine>(
+    entry: &Entry<M>,
+    expiry: Expiry,
+) -> (Option<Instant>, Option<Instant>) {
     let s = &entry.state;
     let idle = expiry
         .idle

@@ -8,7 +8,7 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::event_id::EventId;
-use super::machine::Machine;
+use super::machine::SessionMachine;
 use super::replay::ReplayBuffer;
 use super::types::StreamId;
 use crate::framing::sse::write_event;
@@ -184,7 +184,7 @@ impl<const MAX: usize> Released<MAX> {
     }
 }
 
-impl<M: Machine> SessionState<M> {
+impl<M: SessionMachine> SessionState<M> {
     pub(crate) fn new(machine: M, now: Instant, replay_budget: usize, retry_ms: u64) -> Self {
         SessionState {
             machine,
@@ -465,7 +465,7 @@ mod tests {
     /// A machine that sends the given notifications, one per `poll_transmit`.
     struct Scripted(VecDeque<Vec<u8>>);
 
-    impl Machine for Scripted {
+    impl SessionMachine for Scripted {
         fn handle_input(&mut self, _now: Instant, _frame: Bytes) {}
         fn handle_timeout(&mut self, _now: Instant) {}
         fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {

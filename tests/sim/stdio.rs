@@ -182,7 +182,9 @@ impl StdioWorld {
         }
         loop {
             self.buf.clear();
-            if mcp_sansio::http::Machine::poll_transmit(&mut self.server, &mut self.buf).is_none() {
+            if mcp_sansio::http::SessionMachine::poll_transmit(&mut self.server, &mut self.buf)
+                .is_none()
+            {
                 break;
             }
             any = true;
@@ -304,13 +306,13 @@ impl World for StdioWorld {
             self.client.handle_timeout(now);
             progressed = true;
         }
-        if mcp_sansio::http::Machine::poll_timeout(&self.server).is_some_and(|t| t <= now) {
-            mcp_sansio::http::Machine::handle_timeout(&mut self.server, now);
+        if mcp_sansio::http::SessionMachine::poll_timeout(&self.server).is_some_and(|t| t <= now) {
+            mcp_sansio::http::SessionMachine::handle_timeout(&mut self.server, now);
             progressed = true;
         }
         progressed |= self.flush()?;
         while let Some(frame) = self.to_server.pop_due(now) {
-            mcp_sansio::http::Machine::handle_input(&mut self.server, now, frame);
+            mcp_sansio::http::SessionMachine::handle_input(&mut self.server, now, frame);
             progressed = true;
         }
         while let Some(frame) = self.to_client.pop_due(now) {
@@ -334,7 +336,7 @@ impl World for StdioWorld {
             self.to_server.next_at(),
             self.to_client.next_at(),
             self.client.poll_timeout(),
-            mcp_sansio::http::Machine::poll_timeout(&self.server),
+            mcp_sansio::http::SessionMachine::poll_timeout(&self.server),
             outage,
         ]
         .into_iter()

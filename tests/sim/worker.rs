@@ -1,12 +1,14 @@
 //! The simulated server application: a server `Session` whose `tools/call` handler works on
 //! the virtual clock. A call's arguments say how many progress steps it reports and the gap
 //! between them; the result echoes the request id, so a response reaching another request is
-//! caught. Implements `http::Machine`, so the same worker sits behind the HTTP endpoint.
+//! caught. Implements `http::SessionMachine` (and `http::ExchangeMachine`, for a worker that
+//! serves no 2026-07-28), so the same worker sits behind the HTTP endpoint.
 
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::http::Machine;
+use mcp_sansio::app::server::{ListenEvent, ParamHeader};
+use mcp_sansio::http::{ExchangeMachine, SessionMachine};
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::model::{
     Implementation, ListChangedCapability, ProtocolVersion, ServerCapabilities,
@@ -150,7 +152,7 @@ impl Worker {
     }
 }
 
-impl Machine for Worker {
+impl SessionMachine for Worker {
     fn handle_input(&mut self, now: Instant, frame: Bytes) {
         self.session.handle_input(now, frame);
         self.drain_events(now);
@@ -188,5 +190,27 @@ impl Machine for Worker {
 
     fn protocol_version(&self) -> Option<ProtocolVersion> {
         self.session.protocol_version()
+    }
+}
+
+/// The worker speaks only stateful revisions: a 2026-07-28 request reaches its session, which
+/// refuses it (no `initialize` came first); it has no listen streams and no annotated tools.
+impl ExchangeMachine for Worker {
+    fn handle_exchange(&mut self, now: Instant, frame: Bytes) {
+        SessionMachine::handle_input(self, now, frame);
+    }
+
+    fn exchange_status(&self, _id: &RequestId) -> Option<u16> {
+        None
+    }
+
+    fn poll_listen_event(&mut self) -> Option<ListenEvent> {
+        None
+    }
+
+    fn handle_listen_event(&mut self, _event: &ListenEvent) {}
+
+    fn tool_param_headers(&self, _name: &str) -> Vec<ParamHeader> {
+        Vec::new()
     }
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde_json::Map;
 
-use super::listen::DEFAULT_MAX_LISTENERS;
+use super::stateless::listen::DEFAULT_MAX_LISTENERS;
 use super::stateless::Stateless;
 use super::{CompletionFn, Prompt, Resource, ResourceTemplate, Tool};
 use super::{Server, Tasks};

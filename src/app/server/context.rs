@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::handle::{RegistryChange, ServerHandle};
-use super::mrtr::InputState;
+use super::stateless::mrtr::InputState;
 use crate::jsonrpc::{self as m, ErrorObject, RawJson, RequestId};
 use crate::model::stateless::{InputKind, InputRequest};
 use crate::model::ClientCapabilities;

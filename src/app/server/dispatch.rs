@@ -1,6 +1,7 @@
 //! Answers each inbound request from the registries: lists with cursors, tool calls with
 //! input validation, resource reads through fixed URIs then templates, prompts with argument
-//! checks, completion, logging and subscriptions.
+//! checks and completion, shared by both front ends; `resources/subscribe` and `logging/setLevel`
+//! are the stateful front end's (`super::stateful`).
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -11,11 +12,11 @@ use serde_json::{json, Map, Value};
 
 use super::arguments::ToolArguments;
 use super::call_params::CallParams;
-use super::context::{LogLevel, OutboxItem, RequestContext};
+use super::context::{OutboxItem, RequestContext};
+use super::Server;
 use super::{
     CallToolResult, CompleteRequest, HandlerResult, PromptRequest, ResourceRead, ToolCall,
 };
-use super::{Server, MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTION_URI};
 use crate::app::cursor::paginate;
 use crate::app::schema::{Schema, SchemaError};
 use crate::jsonrpc::{self as m, code, ErrorObject, RawJson, RequestId};
@@ -101,7 +102,7 @@ impl Server {
     pub(super) fn input_state(
         &self,
         id: &RequestId,
-    ) -> Option<std::sync::Arc<super::mrtr::InputState>> {
+    ) -> Option<std::sync::Arc<super::stateless::mrtr::InputState>> {
         if self.stateless.exchanges.is_empty() {
             return None;
         }
@@ -129,7 +130,7 @@ impl Server {
         fut: impl Future<Output = HandlerResult<T>> + Send + Unpin + 'static,
         encode: impl FnOnce(T) -> Result<RawJson, ErrorObject> + Send + 'static,
     ) {
-        let mut fut = super::mrtr::Watch::new(fut, self.input_state(&id));
+        let mut fut = super::stateless::mrtr::Watch::new(fut, self.input_state(&id));
         let mut cx = Context::from_waker(Waker::noop());
         let starting = self.starting.take();
         if let Poll::Ready(out) = Pin::new(&mut fut).poll(&mut cx) {
@@ -196,7 +197,7 @@ impl Server {
         };
         let route = self.task_route(tool, &id);
         let output_schema = tool.output_schema.clone();
-        if let super::tasks::TaskRoute::Refuse(e) = route {
+        if let super::stateless::tasks::TaskRoute::Refuse(e) = route {
             return self.reply(id, Err(e));
         }
         let ctx = self.context(&id);
@@ -208,7 +209,7 @@ impl Server {
             check_output(label, output_schema.as_deref(), result)
         };
         match route {
-            super::tasks::TaskRoute::Task(tasks) => {
+            super::stateless::tasks::TaskRoute::Task(tasks) => {
                 self.launch_task(id, tasks, fut, move |r| checked(r).to_json())
             }
             _ => self.run_raw(id, fut, move |r| checked(r).to_raw_json()),
@@ -292,38 +293,6 @@ impl Server {
             params: Value::Object(params),
         };
         self.run(id, provider(request, ctx), |c| c.to_json());
-    }
-
-    fn subscribe(&mut self, params: &Params, on: bool) -> Result<Value, ErrorObject> {
-        let uri = params
-            .get("uri")
-            .and_then(Value::as_str)
-            .ok_or_else(|| ErrorObject::invalid_params("missing uri"))?;
-        if !on {
-            self.subscriptions.remove(uri);
-        } else if uri.len() > MAX_SUBSCRIPTION_URI {
-            return Err(ErrorObject::invalid_params(format!(
-                "uri longer than {MAX_SUBSCRIPTION_URI} bytes"
-            )));
-        } else if self.subscriptions.len() >= MAX_SUBSCRIPTIONS && !self.subscriptions.contains(uri)
-        {
-            return Err(ErrorObject::internal(format!(
-                "too many subscriptions (at most {MAX_SUBSCRIPTIONS} per session)"
-            )));
-        } else {
-            self.subscriptions.insert(uri.to_owned());
-        }
-        Ok(json!({}))
-    }
-
-    fn set_level(&mut self, params: &Params) -> Result<Value, ErrorObject> {
-        let level = params
-            .get("level")
-            .and_then(Value::as_str)
-            .and_then(LogLevel::parse)
-            .ok_or_else(|| ErrorObject::invalid_params("unknown logging level"))?;
-        self.shared.set_level(level);
-        Ok(json!({}))
     }
 }
 

@@ -6,44 +6,46 @@
 //! back through a shared outbox, drained at the start of every `handle_*` and `poll_transmit`;
 //! when a job pushes from outside, the wake hook tells the driver to run its loop once
 //! (`handle_wake(now)`, then drain `poll_transmit`).
+//!
+//! Layout: one registry (`builder.rs`, shared by `Arc` among a factory's servers) with the
+//! tool, resource and prompt types, the handler context, the typed helpers and the dispatch
+//! that answers from it sit here, as does the drive loop below, which routes each frame and
+//! each outbox item to one of two front ends: `stateful/` (the session of revisions 2025-03-26
+//! to 2025-11-25) and `stateless/` (2026-07-28 exchanges, listen streams, multi-round-trip
+//! inputs, tasks, `x-mcp-header` annotations). Neither front end uses the other.
 
 mod arguments;
 mod builder;
 mod call_params;
-mod context;
+pub(crate) mod context;
 mod dispatch;
 mod handle;
-mod listen;
-mod mrtr;
-mod param_headers;
 mod prompt;
 mod resource;
+mod stateful;
 mod stateless;
-mod stateless_reply;
-mod tasks;
 mod tool;
 mod typed;
 mod types;
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
-use serde_json::json;
 
 pub use arguments::ToolArguments;
 pub use builder::{BuildError, ServerBuilder, ServerFactory};
 pub use context::{LogLevel, PeerError, RequestContext};
 pub use handle::ServerHandle;
-pub use listen::{ListenEvent, DEFAULT_MAX_LISTENERS, MAX_RESOURCE_SUBSCRIPTIONS};
-pub use param_headers::{check_header_annotations, param_headers, ParamHeader};
 pub use prompt::{
     completion_handler, CompleteRequest, Completion, CompletionFn, GetPromptResult, Prompt,
     PromptArgument, PromptRequest,
 };
 pub use resource::{Resource, ResourceContents, ResourceRead, ResourceTemplate};
-pub use tasks::{Entropy, Tasks};
+pub use stateless::listen::{ListenEvent, DEFAULT_MAX_LISTENERS, MAX_RESOURCE_SUBSCRIPTIONS};
+pub use stateless::param_headers::{check_header_annotations, param_headers, ParamHeader};
+pub use stateless::task_table::{Entropy, Tasks};
 pub use tool::{CallToolResult, Tool, ToolCall, ToolContent};
 pub use typed::{
     input_schema_for, output_schema_for, Structured, ToolOutput, TypedPrompt, TypedTool,
@@ -51,32 +53,23 @@ pub use typed::{
 pub use types::{HandlerFn, HandlerResult};
 
 use builder::Registry;
-use context::{OutboxItem, PeerReply, Shared};
+use context::{OutboxItem, Shared};
 use handle::RegistryChange;
+use stateful::Stateful;
 use stateless::Stateless;
 
 use crate::config::Config;
-use crate::jsonrpc::{self as m, Incoming, RawJson, RequestId};
+use crate::jsonrpc::{self as m, Incoming, RequestId};
 use crate::runtime::{first_poll, CancelToken, Job, Outbox, WakeHook};
-use crate::session::{
-    release_spare, Event, FrameError, Outcome, RequestOptions, SendError, ServerSetup, Session,
-    State, Transmit,
-};
+use crate::session::{release_spare, Event, FrameError, ServerSetup, Session, Transmit};
 
 /// Optional outbox items (progress, logs, resource updates) held at most; past it they are
 /// dropped and counted (`Server::outbox_dropped`).
 const OUTBOX_CAPACITY: usize = 4096;
-/// Resource subscriptions held at most per session.
-const MAX_SUBSCRIPTIONS: usize = 1024;
 /// Bytes of one subscribed resource URI at most (`resources/subscribe`, a listen stream's
 /// `resourceSubscriptions`): with the counts, what a session's subscriptions hold is bounded
 /// by a few MiB, not by the frame size.
 pub(crate) const MAX_SUBSCRIPTION_URI: usize = 4096;
-/// Application events queued at most (`poll_event`); older ones are kept, newer dropped.
-const MAX_EVENTS: usize = 1024;
-/// Stream-close requests queued at most (`poll_stream_close`); a transport that never asks
-/// for them (stdio) keeps only the newest.
-const MAX_STREAM_CLOSES: usize = 64;
 
 /// An MCP server state machine. See the module docs for the drive loop.
 pub struct Server {
@@ -96,13 +89,8 @@ pub struct Server {
     /// The token of the handler about to get its first poll: it joins `running` only if the
     /// handler waits (one that answers at once can no longer be cancelled).
     starting: Option<(RequestId, CancelToken)>,
-    /// Reply slots of our server→client requests, by our request id, with the inbound request
-    /// whose handler sent each (to cancel them when that handler finishes first).
-    peer_requests: HashMap<RequestId, (PeerReply, Option<RequestId>)>,
-    subscriptions: BTreeSet<String>,
-    events: VecDeque<Event>,
-    /// Inbound requests whose handler asked to end their response stream early.
-    stream_closes: VecDeque<RequestId>,
+    /// The stateful front end's queues and tables beside the session.
+    stateful: Stateful,
     /// The latest time the driver gave us (deadlines of requests sent while draining in
     /// `poll_transmit`, which has no `now`, are computed from it).
     last_now: Instant,
@@ -129,10 +117,7 @@ impl Server {
             jobs: VecDeque::new(),
             running: HashMap::new(),
             starting: None,
-            peer_requests: HashMap::new(),
-            subscriptions: BTreeSet::new(),
-            events: VecDeque::new(),
-            stream_closes: VecDeque::new(),
+            stateful: Stateful::default(),
             last_now: now,
             page_size,
             stateless,
@@ -237,7 +222,7 @@ impl Server {
     pub fn is_quiet(&self) -> bool {
         !self.session.has_transmit()
             && !self.session.has_event()
-            && self.stream_closes.is_empty()
+            && self.stateful.stream_closes.is_empty()
             && self.stateless.queue.is_empty()
             && self.outbox.is_empty()
     }
@@ -254,23 +239,23 @@ impl Server {
     /// before a message that `poll_transmit` returns come out before it is routed.
     #[must_use]
     pub fn poll_stream_close(&mut self) -> Option<RequestId> {
-        self.stream_closes.pop_front()
+        self.stateful.stream_closes.pop_front()
     }
 
     /// Events the server does not consume: `Initialized`, `Closed` and client notifications
     /// such as `notifications/roots/list_changed`.
     #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
+        self.stateful.events.pop_front()
     }
 
     /// Gives back the memory of drained queues and buffers, the session's among them (see
     /// [`Session::release_spare_capacity`]): for a driver holding many idle servers.
     pub fn release_spare_capacity(&mut self) {
         self.session.release_spare_capacity();
-        release_spare(&mut self.events);
+        release_spare(&mut self.stateful.events);
         release_spare(&mut self.jobs);
-        release_spare(&mut self.stream_closes);
+        release_spare(&mut self.stateful.stream_closes);
     }
 
     /// Sends `notifications/resources/updated` for `uri` if the client subscribed to it.
@@ -298,37 +283,6 @@ impl Server {
         }
     }
 
-    fn handle_event(&mut self, event: Event) {
-        match event {
-            Event::Request { id, method, params } => self.dispatch(id, &method, params),
-            Event::Cancelled { id, .. } => {
-                if let Some(token) = self.running.get(&id) {
-                    token.cancel();
-                }
-            }
-            Event::Completed { id, outcome } => {
-                if let Some((reply, _)) = self.peer_requests.remove(&id) {
-                    reply.send(peer_outcome(outcome));
-                }
-            }
-            Event::Closed { .. } => {
-                self.shared.mark_closed();
-                for (_, token) in self.running.drain() {
-                    token.cancel();
-                }
-                self.push_event(event);
-            }
-            Event::Progress { .. } => {}
-            other => self.push_event(other),
-        }
-    }
-
-    fn push_event(&mut self, event: Event) {
-        if self.events.len() < MAX_EVENTS {
-            self.events.push_back(event);
-        }
-    }
-
     /// Applies every outbox item; whether there was any.
     fn drain_outbox(&mut self) -> bool {
         self.outbox.drain_into(&mut self.outbox_items);
@@ -343,108 +297,20 @@ impl Server {
         let Some(item) = self.stateless_apply(item) else {
             return;
         };
-        // Errors below mean the session closed or the request is gone (cancelled): the
-        // session already counts suppressed replies, nothing else to do.
         match item {
-            OutboxItem::Reply { id, outcome } => {
-                // Most handlers answer at their first poll and never join `running`: an empty
-                // table is not hashed into (SipHash of the id per reply).
-                if !self.running.is_empty() {
-                    self.running.remove(&id);
-                }
-                if !self.peer_requests.is_empty() {
-                    self.cancel_orphans(&id);
-                }
-                let _ = match outcome {
-                    Ok(result) => self.session.respond(&id, result),
-                    Err(error) => self.session.respond_error(&id, error),
-                };
-            }
-            OutboxItem::Progress {
-                id,
-                progress,
-                total,
-                message,
-            } => {
-                let _ = self.session.notify_progress(&id, progress, total, message);
-            }
-            OutboxItem::Notify {
-                related,
-                method,
-                params,
-            } => {
-                let _ = match related {
-                    Some(id) => self.session.notify_related(&id, method, params),
-                    None => self.session.notify(method, params),
-                };
-            }
-            OutboxItem::PeerRequest {
-                related,
-                method,
-                params,
-                reply,
-            } => self.send_peer_request(related, method, params, reply),
             OutboxItem::ResourceUpdated { uri } => self.resource_updated(&uri),
             OutboxItem::Change(change) => self.change(change),
-            OutboxItem::CloseStream { id } => {
-                if self.stream_closes.len() >= MAX_STREAM_CLOSES {
-                    self.stream_closes.pop_front();
-                }
-                self.stream_closes.push_back(id);
-            }
+            other => self.session_apply(other),
         }
     }
 
-    fn send_peer_request(
-        &mut self,
-        related: Option<RequestId>,
-        method: &'static str,
-        params: Option<RawJson>,
-        reply: PeerReply,
-    ) {
-        let opts = RequestOptions {
-            related_to: related.clone(),
-            ..Default::default()
-        };
-        match self
-            .session
-            .send_request(self.last_now, method, params, opts)
-        {
-            Ok(id) => {
-                self.peer_requests.insert(id, (reply, related));
-            }
-            Err(SendError::CapabilityNotDeclared { capability, .. }) => {
-                reply.send(Err(PeerError::CapabilityNotDeclared { capability }));
-            }
-            Err(SendError::Closed) => reply.send(Err(PeerError::Closed)),
-            Err(e) => reply.send(Err(PeerError::Refused(e.to_string()))),
-        }
-    }
-
-    /// Cancels the server→client requests a finished handler left pending (it stopped
-    /// awaiting them, e.g. after its own request was cancelled), so the client stops working.
-    fn cancel_orphans(&mut self, inbound: &RequestId) {
-        let orphans: Vec<RequestId> = self
-            .peer_requests
-            .iter()
-            .filter(|(_, (_, related))| related.as_ref() == Some(inbound))
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in orphans {
-            let reason = Some("the request it served has finished".to_owned());
-            let _ = self.session.cancel(self.last_now, &id, reason);
-        }
-    }
-
+    /// A resource changed: the listen streams that asked for it, and the session if its client
+    /// subscribed to it.
     fn resource_updated(&mut self, uri: &str) {
-        let uri_owned = uri.to_owned();
-        self.listen_event(listen::ListenEvent::ResourceUpdated { uri: uri_owned });
-        if self.subscriptions.contains(uri) {
-            let params = RawJson::try_from(&json!({ "uri": uri })).ok();
-            let _ = self
-                .session
-                .notify(m::NOTIFICATIONS_RESOURCES_UPDATED, params);
-        }
+        self.listen_event(ListenEvent::ResourceUpdated {
+            uri: uri.to_owned(),
+        });
+        self.notify_subscribers(uri);
     }
 
     fn change(&mut self, change: RegistryChange) {
@@ -494,14 +360,13 @@ impl Server {
                 m::NOTIFICATIONS_PROMPTS_LIST_CHANGED,
             ),
         };
-        // Before initialization the client has not listed anything yet; the session also
-        // refuses the notification when the capability was not declared.
-        if let Some(event) = listen::ListenEvent::from_list_changed(method).filter(|_| changed) {
+        if !changed {
+            return;
+        }
+        if let Some(event) = ListenEvent::from_list_changed(method) {
             self.listen_event(event);
         }
-        if changed && self.session.state() == State::Ready {
-            let _ = self.session.notify(method, None);
-        }
+        self.notify_list_changed(method);
     }
 
     /// Runs a handler future as a job: polled once inline, queued for the driver if pending.
@@ -518,17 +383,5 @@ impl Drop for Server {
     /// servers a stateless transport builds and drops per request.
     fn drop(&mut self) {
         self.shared.mark_closed();
-    }
-}
-
-fn peer_outcome(outcome: Outcome) -> Result<serde_json::Value, PeerError> {
-    match outcome {
-        Outcome::Result(raw) => raw
-            .to_value()
-            .map_err(|e| PeerError::Refused(format!("unparsable result: {e}"))),
-        Outcome::Error(e) => Err(PeerError::Error(e)),
-        Outcome::TimedOut => Err(PeerError::TimedOut),
-        Outcome::Cancelled => Err(PeerError::Cancelled),
-        Outcome::Closed => Err(PeerError::Closed),
     }
 }

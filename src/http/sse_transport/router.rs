@@ -9,7 +9,7 @@ use bytes::Bytes;
 use super::server::{SseTransportConfig, SseTransportEndpoint, SSE_TRANSPORT_STREAM_BIT};
 use crate::http::config::EndpointConfig;
 use crate::http::endpoint::Endpoint;
-use crate::http::machine::Machine;
+use crate::http::machine::{ExchangeMachine, SessionMachine};
 use crate::http::reply::error;
 use crate::http::streams::StreamChunk;
 use crate::http::types::{HttpMethod, HttpRequestHead, HttpResponse, StreamId};
@@ -55,7 +55,7 @@ pub struct Router<M> {
     sse_transport_enabled: bool,
 }
 
-impl<M: Machine> Router<M> {
+impl<M: SessionMachine + ExchangeMachine> Router<M> {
     /// Both endpoints with the same limits and policy (`config`), each building its sessions
     /// with a clone of `factory`. The session cap applies to each transport separately.
     pub fn new<F>(config: EndpointConfig, paths: RouterPaths, factory: F) -> Self

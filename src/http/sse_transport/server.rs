@@ -15,7 +15,7 @@ use super::session::SseTransportSession;
 use crate::http::admission::{self, KnownFields};
 use crate::http::config::{EndpointConfig, EndpointStats};
 use crate::http::headers::accepts;
-use crate::http::machine::Machine;
+use crate::http::machine::SessionMachine;
 use crate::http::reply::{error, rpc_error, too_large};
 use crate::http::streams::StreamChunk;
 use crate::http::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
@@ -69,7 +69,7 @@ pub struct SseTransportEndpoint<M> {
     stats: EndpointStats,
 }
 
-impl<M: Machine> SseTransportEndpoint<M> {
+impl<M: SessionMachine> SseTransportEndpoint<M> {
     /// An endpoint whose sessions are built by `factory(now)`.
     pub fn new(
         config: SseTransportConfig,

@@ -7,7 +7,7 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use crate::framing::sse::{write_event, write_keep_alive};
-use crate::http::machine::Machine;
+use crate::http::machine::SessionMachine;
 use crate::http::types::StreamId;
 
 /// Undelivered events queued on a session's stream, at most. Past it the reader is too slow;
@@ -33,7 +33,7 @@ pub(crate) struct SseTransportSession<M> {
     pub(crate) next_keep_alive: Option<Instant>,
 }
 
-impl<M: Machine> SseTransportSession<M> {
+impl<M: SessionMachine> SseTransportSession<M> {
     /// A session whose stream `conn` starts with the `endpoint` event naming `post_uri`.
     pub(crate) fn new(machine: M, now: Instant, conn: StreamId, post_uri: &str) -> Self {
         let mut buf = Vec::with_capacity(post_uri.len() + 32);

@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::Server;
 use crate::app::client::stateless::{header_params, InvalidHeaderAnnotation};
+use crate::app::server::Server;
 
 /// Depth below a top-level property searched for misplaced annotations.
 const MAX_NESTED_DEPTH: usize = 32;

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 use serde_json::{json, Value};
 
-use super::{Server, MAX_SUBSCRIPTION_URI};
+use crate::app::server::{Server, MAX_SUBSCRIPTION_URI};
 use crate::jsonrpc::{self as m, ErrorObject, RequestId};
 use crate::model::stateless::{
     set_subscription_id, ListenParams, ListenResult, SubscriptionFilter,
@@ -178,7 +178,7 @@ impl Server {
 
     /// A change happened here: the local listen streams that asked for it get it, and, when
     /// this server serves 2026-07-28, it is kept for `poll_listen_event` (other machines).
-    pub(super) fn listen_event(&mut self, event: ListenEvent) {
+    pub(in crate::app::server) fn listen_event(&mut self, event: ListenEvent) {
         self.deliver_listen_event(&event);
         if self.stateless.is_locked() {
             let pending = &mut self.stateless.listeners.pending;

@@ -19,7 +19,7 @@ use std::task::{Context, Poll};
 
 use serde_json::{Map, Value};
 
-use super::tasks::Tasks;
+use super::task_table::Tasks;
 use crate::jsonrpc::ErrorObject;
 use crate::model::stateless::{InputKind, InputRequest, InputRequests};
 use crate::model::{ClientCapabilities, ClientCapabilityKey};

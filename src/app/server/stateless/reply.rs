@@ -5,10 +5,10 @@
 
 use serde_json::{json, Map, Value};
 
-use super::context::{LogLevel, OutboxItem};
 use super::mrtr::Round;
-use super::stateless::Exchange;
-use super::Server;
+use super::Exchange;
+use crate::app::server::context::{LogLevel, OutboxItem};
+use crate::app::server::Server;
 use crate::jsonrpc::{self as m, code, ErrorObject, RawJson, RequestId};
 use crate::model::stateless::{missing_capability_error, InputRequiredResult, SERVER_INFO_KEY};
 use crate::session::{Transmit, TransmitKind};
@@ -16,7 +16,10 @@ use crate::stateless::{capability_name, required_capabilities_object};
 
 impl Server {
     /// Takes the outbox items that belong to stateless exchanges; hands back the others.
-    pub(super) fn stateless_apply(&mut self, item: OutboxItem) -> Option<OutboxItem> {
+    pub(in crate::app::server) fn stateless_apply(
+        &mut self,
+        item: OutboxItem,
+    ) -> Option<OutboxItem> {
         if self.stateless.exchanges.is_empty() {
             return Some(item);
         }
@@ -174,7 +177,10 @@ impl Server {
     }
 
     /// The next queued message of a stateless exchange.
-    pub(super) fn poll_stateless_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Transmit> {
+    pub(in crate::app::server) fn poll_stateless_transmit(
+        &mut self,
+        buf: &mut Vec<u8>,
+    ) -> Option<Transmit> {
         let queued = self.stateless.queue.pop_front()?;
         buf.extend_from_slice(&queued.bytes);
         Some(Transmit {

@@ -1,6 +1,10 @@
-//! The stateless (2026-07-28) side of a dual-era server: which inbound frames it serves
+//! The stateless front end of the server (2026-07-28): which inbound frames it serves
 //! instead of the session, and how it starts one stateless exchange (validate, answer
-//! `server/discover`, check `requestState`, then dispatch to the same registries).
+//! `server/discover`, check `requestState`, then dispatch to the same registries). Beside it:
+//! how an exchange ends (`reply.rs`), listen streams (`listen.rs`), multi-round-trip inputs
+//! (`mrtr.rs`), tasks (`tasks.rs` over the shared table in `task_table.rs`), and the
+//! `x-mcp-header` annotations a tool call's headers mirror (`param_headers.rs`). It uses
+//! nothing of the stateful front end (`super::stateful`).
 //!
 //! Era rule, per connection (stdio: the process; HTTP: one machine per exchange):
 //! - before any `initialize`, a request carrying `_meta["io.modelcontextprotocol/protocolVersion"]`
@@ -11,6 +15,13 @@
 //!   session as before, except a request whose `_meta` names another protocol version, which
 //!   gets -32022 naming the negotiated one (eras never mix within a session).
 
+pub(super) mod listen;
+pub(super) mod mrtr;
+pub(super) mod param_headers;
+mod reply;
+pub(super) mod task_table;
+pub(super) mod tasks;
+
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, LazyLock};
 use std::time::Instant;
@@ -19,10 +30,8 @@ use bytes::Bytes;
 use memchr::memmem::Finder;
 use serde_json::{Map, Value};
 
-use super::context::LogLevel;
-use super::listen::{Listeners, DEFAULT_MAX_LISTENERS};
-use super::mrtr::InputState;
-use super::Server;
+use crate::app::server::context::LogLevel;
+use crate::app::server::Server;
 use crate::jsonrpc::{
     self as m, decode, ErrorObject, Incoming, Message, RawJson, Request, RequestId,
 };
@@ -35,6 +44,9 @@ use crate::stateless::{
     discover_response, request_binding, validate_request, ReplayGuard, RequestStateKey,
     ServerProfile, StateError, StatelessError,
 };
+use listen::{Listeners, DEFAULT_MAX_LISTENERS};
+use mrtr::InputState;
+use task_table::Tasks;
 
 /// Stateless exchanges in flight at most; more are refused with an internal error.
 const MAX_EXCHANGES: usize = 1024;
@@ -58,7 +70,7 @@ pub(crate) struct Stateless {
     /// A stateless request passed validation here: the connection is stateless.
     pub(crate) locked: bool,
     /// The shared task table (tasks extension), when the application enabled it.
-    pub(crate) tasks: Option<super::tasks::Tasks>,
+    pub(crate) tasks: Option<Tasks>,
     pub(crate) exchanges: HashMap<RequestId, Exchange>,
     pub(crate) queue: VecDeque<Queued>,
     statuses: VecDeque<(RequestId, u16)>,
@@ -187,7 +199,11 @@ impl Server {
 
     /// Serves `frame` statelessly if it belongs to the stateless era; otherwise hands it back
     /// for the session.
-    pub(super) fn route_input(&mut self, now: Instant, frame: Bytes) -> Option<Bytes> {
+    pub(in crate::app::server) fn route_input(
+        &mut self,
+        now: Instant,
+        frame: Bytes,
+    ) -> Option<Bytes> {
         // The searchers are built once: building one per frame cost more than the search.
         static VERSION_KEY: LazyLock<Finder<'static>> =
             LazyLock::new(|| Finder::new(PROTOCOL_VERSION_KEY.as_bytes()));

@@ -1,0 +1,156 @@
+//! The task table of the tasks extension (2026-07-28, `io.modelcontextprotocol/tasks`) on the
+//! server: [`Tasks`], shared by every machine of a server (an HTTP server builds one machine per
+//! exchange), holding each task's record and the live side of an active one (its job's cancel
+//! token, the inputs it waits for). The application creates one and hands it to every
+//! `ServerBuilder::tasks`. How a call becomes a task is `super::tasks`; how a handler's input
+//! parks a task is `super::mrtr`; both use this table, which uses neither.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+
+use crate::app::server::HandlerResult;
+use crate::jsonrpc::{ErrorObject, RawJson};
+use crate::runtime::{lock, oneshot, CancelToken, OneshotReceiver, OneshotSender};
+use crate::tasks::{parse_task_params, TaskError, TaskLimits, TaskStore, TASKS_CANCEL, TASKS_GET};
+
+/// Random bytes for task ids, from the application (the core draws no randomness).
+pub type Entropy = Arc<dyn Fn() -> [u8; 16] + Send + Sync>;
+
+/// The task table of a server, shared by every machine serving it (cheap to clone).
+#[derive(Clone)]
+pub struct Tasks {
+    hub: Arc<Mutex<Hub>>,
+    entropy: Entropy,
+}
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tasks")
+            .field("len", &lock(&self.hub).store.len())
+            .finish()
+    }
+}
+
+#[derive(Default)]
+struct Hub {
+    store: TaskStore,
+    runs: HashMap<String, Run>,
+}
+
+/// The live side of an active task: its job's cancel token, the inputs it waits for.
+#[derive(Default)]
+struct Run {
+    cancel: CancelToken,
+    waiters: HashMap<String, OneshotSender<Value>>,
+}
+
+impl Hub {
+    /// Expires tasks at `now_ms`, stopping the jobs of the active ones.
+    fn expire(&mut self, now_ms: u64) {
+        for id in self.store.expire(now_ms) {
+            if let Some(run) = self.runs.remove(&id) {
+                run.cancel.cancel();
+            }
+        }
+    }
+}
+
+impl Tasks {
+    /// An empty table with `limits`; task ids are the hex of `entropy()`.
+    pub fn new(limits: TaskLimits, entropy: Entropy) -> Self {
+        Tasks {
+            hub: Arc::new(Mutex::new(Hub {
+                store: TaskStore::new(limits),
+                runs: HashMap::new(),
+            })),
+            entropy,
+        }
+    }
+
+    /// Runs `f` on the store (inspection, tests).
+    pub fn with_store<R>(&self, f: impl FnOnce(&mut TaskStore) -> R) -> R {
+        f(&mut lock(&self.hub).store)
+    }
+
+    /// Creates a task at `now_ms`: its id, `CreateTaskResult` and the job's cancel token.
+    pub(super) fn create(&self, now_ms: u64) -> Result<(String, Value, CancelToken), TaskError> {
+        let random = (self.entropy)();
+        let mut hub = lock(&self.hub);
+        hub.expire(now_ms);
+        let task = hub.store.create(random, now_ms)?;
+        let (id, created) = (task.id.clone(), task.create_result_json());
+        let run = Run::default();
+        let cancel = run.cancel.clone();
+        hub.runs.insert(id.clone(), run);
+        Ok((id, created, cancel))
+    }
+
+    /// Task `id` waits for `request` under `key`; `None` when it cannot (finished, too many).
+    pub(super) fn park(
+        &self,
+        id: &str,
+        key: String,
+        request: Value,
+    ) -> Option<OneshotReceiver<Value>> {
+        let mut hub = lock(&self.hub);
+        if !hub.store.request_input(id, key.clone(), request) {
+            return None;
+        }
+        let (tx, rx) = oneshot();
+        hub.runs.get_mut(id)?.waiters.insert(key, tx);
+        Some(rx)
+    }
+
+    /// The job of `id` ended.
+    pub(super) fn finish(&self, id: &str, outcome: HandlerResult<Value>) {
+        let mut hub = lock(&self.hub);
+        hub.runs.remove(id);
+        match outcome {
+            Ok(result) => hub.store.complete(id, result),
+            Err(e) => hub
+                .store
+                .fail(id, serde_json::to_value(&e).unwrap_or(Value::Null)),
+        }
+    }
+
+    /// Answers one task method at `now_ms`.
+    pub(super) fn serve(
+        &self,
+        method: &str,
+        params: Option<&RawJson>,
+        now_ms: u64,
+    ) -> HandlerResult<Value> {
+        let p = parse_task_params(method, params)?;
+        let mut hub = lock(&self.hub);
+        hub.expire(now_ms);
+        let unknown = |_| ErrorObject::invalid_params(format!("unknown taskId: {}", p.task_id));
+        match method {
+            TASKS_GET => Ok(hub
+                .store
+                .get(&p.task_id, now_ms)
+                .map_err(unknown)?
+                .detailed_json()),
+            TASKS_CANCEL => {
+                if hub.store.cancel(&p.task_id, now_ms).map_err(unknown)? {
+                    if let Some(run) = hub.runs.remove(&p.task_id) {
+                        run.cancel.cancel();
+                    }
+                }
+                Ok(json!({"resultType": "complete"}))
+            }
+            _ => {
+                let answered = hub.store.answer(&p.task_id, p.input_responses, now_ms);
+                if let Some(run) = hub.runs.get_mut(&p.task_id) {
+                    for (key, answer) in answered.map_err(unknown)? {
+                        if let Some(tx) = run.waiters.remove(&key) {
+                            tx.send(answer);
+                        }
+                    }
+                }
+                Ok(json!({"resultType": "complete"}))
+            }
+        }
+    }
+}
