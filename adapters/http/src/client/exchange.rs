@@ -230,6 +230,7 @@ async fn perform(
         method,
         url,
         headers: fields,
+        named_headers,
         body,
     } = request;
     // A URL of its own (the HTTP+SSE transport's): the core resolved it on the endpoint's
@@ -243,13 +244,15 @@ async fn perform(
     };
     let bodies = Bodies::new(body, target.authorizer.is_some());
     let make = |authorization: Option<&str>| {
-        target.request(
+        let mut out = target.request(
             &method,
             path.as_ref(),
             &fields,
             bodies.next(),
             authorization,
-        )
+        )?;
+        add_named(out.headers_mut(), &named_headers)?;
+        Ok(out)
     };
     let (sender, response) = send_authorized(pool, target, make).await?;
     let (parts, mut body) = response.into_parts();
@@ -291,6 +294,18 @@ async fn perform(
     }
     pool.checkin(sender);
     inputs.send(Input::Streamed(Streamed::End { id })).await;
+    Ok(())
+}
+
+/// Appends the fields whose names are not constants (not cached: they vary per request).
+fn add_named(headers: &mut HeaderMap, named: &[(HttpText, HttpText)]) -> Result<(), String> {
+    for (name, value) in named {
+        let name = hyper::header::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| format!("invalid header name {name:?}: {e}"))?;
+        let value = HeaderValue::from_str(value)
+            .map_err(|e| format!("invalid value of header {name}: {e}"))?;
+        headers.append(name, value);
+    }
     Ok(())
 }
 
@@ -355,6 +370,7 @@ mod tests {
                 ("Accept", HttpText::from_static("application/json")),
                 ("Mcp-Session-Id", session.into()),
             ],
+            named_headers: Vec::new(),
             body: Bytes::from_static(body.as_bytes()),
         }
     }
