@@ -219,7 +219,8 @@ impl StatelessMachine {
         self.last_now = now;
         if let Some(hit) = self.client.cache.get(now, method, params.as_ref()) {
             let call = self.new_call_id();
-            self.push_final(call, &Op::Listen { reader: None }, Ok(hit));
+            let result = Ok(hit);
+            self.events.push_back(StatelessEvent::Done { call, result });
             return call;
         }
         let key = Some(params.clone());
@@ -396,7 +397,8 @@ impl StatelessMachine {
     /// Exchange `id` failed (no connection, or it broke before the body ended).
     pub fn handle_response_failed(&mut self, now: Instant, id: ExchangeId, reason: &str) {
         self.take_answers(now);
-        if let Some(&call) = self.by_exchange.get(&id) {
+        // Removed first: the failed exchange needs no abort.
+        if let Some(call) = self.by_exchange.remove(&id) {
             self.fail(call, StatelessClientError::Transport(reason.to_owned()));
         }
     }
@@ -531,17 +533,15 @@ impl StatelessMachine {
                 pages: 0,
                 then: Some(Box::new((call, cache))),
             },
-            Some(tool) if self.client.refuses_tool(&tool).is_some() => {
-                let id = self.new_call_id();
-                let error = self.client.refuses_tool(&tool);
-                let op = Op::Call { call, cache };
-                self.push_final(
-                    id,
-                    &op,
-                    Err(error.unwrap_or(StatelessClientError::Input(tool))),
-                );
-                return id;
-            }
+            Some(tool) => match self.client.refuses_tool(&tool) {
+                Some(error) => {
+                    let call = self.new_call_id();
+                    let result = Err(error);
+                    self.events.push_back(StatelessEvent::Done { call, result });
+                    return call;
+                }
+                None => Op::Call { call, cache },
+            },
             _ => Op::Call { call, cache },
         };
         self.start(now, op)
