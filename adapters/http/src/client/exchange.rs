@@ -375,6 +375,28 @@ mod tests {
         }
     }
 
+    /// Fields with names of their own (`Mcp-Param-*`) are added as sent; an invalid name or
+    /// value fails the request instead of reaching the wire.
+    #[test]
+    fn named_fields_are_added_or_refused() {
+        let mut headers = HeaderMap::new();
+        let named = vec![
+            (
+                HttpText::from("Mcp-Param-Region"),
+                HttpText::from("us west"),
+            ),
+            (HttpText::from("Mcp-Param-N"), HttpText::from("42")),
+        ];
+        add_named(&mut headers, &named).unwrap();
+        assert_eq!(headers["mcp-param-region"], "us west");
+        assert_eq!(headers["mcp-param-n"], "42");
+        let bad_name = vec![(HttpText::from("A B"), HttpText::from("x"))];
+        assert!(add_named(&mut headers, &bad_name).is_err());
+        let bad_value = vec![(HttpText::from("Mcp-Param-X"), HttpText::from("a\nb"))];
+        assert!(add_named(&mut headers, &bad_value).is_err());
+        assert_eq!(headers.len(), 2);
+    }
+
     /// Every request gets `Host`, the core's fields and, with a body, its own length, whether
     /// its map is built or a clone of a kept one; a request without a body gets no length.
     #[test]
