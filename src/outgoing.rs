@@ -42,6 +42,9 @@ pub struct OutgoingRequest {
     /// and shares with every request instead of copying it into each one. A Basic
     /// `Authorization` value of the OAuth flow carries a secret: don't log it.
     pub headers: Vec<(&'static str, HttpText)>,
+    /// Header fields whose names are not constants (a 2026-07-28 tool call's `Mcp-Param-*`,
+    /// named by the tool's schema); empty for every other request.
+    pub named_headers: Vec<(HttpText, HttpText)>,
     /// The body (empty for GET and DELETE).
     pub body: Bytes,
 }
@@ -49,8 +52,10 @@ pub struct OutgoingRequest {
 impl OutgoingRequest {
     /// The value of header `name` (case-insensitive), if present.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
+        let constant = self.headers.iter().map(|(n, v)| (*n, v));
+        let named = self.named_headers.iter().map(|(n, v)| (n.as_str(), v));
+        constant
+            .chain(named)
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }

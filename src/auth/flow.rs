@@ -398,6 +398,7 @@ impl AuthFlow {
             method: HttpMethod::Get,
             url: Some(url.into()),
             headers: vec![("accept", HttpText::from_static("application/json"))],
+            named_headers: Vec::new(),
             body: bytes::Bytes::new(),
         });
     }

@@ -295,6 +295,7 @@ pub fn token_request_with_assertion(
         method: HttpMethod::Post,
         url: Some(endpoint.into()),
         headers,
+        named_headers: Vec::new(),
         body: Bytes::from(form_encode(&pairs)),
     }
 }
@@ -334,6 +335,7 @@ pub fn registration_request(endpoint: &str, p: &RegistrationParams<'_>) -> Outgo
             ("content-type", HttpText::from_static("application/json")),
             ("accept", HttpText::from_static("application/json")),
         ],
+        named_headers: Vec::new(),
         body: Bytes::from(doc.to_string()),
     }
 }

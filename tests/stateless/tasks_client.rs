@@ -6,12 +6,10 @@
 //! cancelled (the job dropped), and plain results without the extension.
 
 use std::cell::RefCell;
-use std::future::Future;
-use std::pin::pin;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -20,6 +18,7 @@ use mcp_sansio::app::client::Client;
 use mcp_sansio::app::server::*;
 use mcp_sansio::http::*;
 use mcp_sansio::model::{ElicitAction, ElicitResult, Implementation};
+use mcp_sansio::outgoing::{Action, OutgoingRequest};
 use mcp_sansio::runtime::Job;
 use mcp_sansio::tasks::{TaskLimits, TaskStatus, TaskSupport};
 use serde_json::{json, Value};
@@ -133,87 +132,135 @@ impl World {
             .retain_mut(|j| j.as_mut().poll(&mut cx).is_pending());
     }
 
-    fn exchange(&mut self, request: &StatelessRequest) -> Result<Reply, ReplyError> {
+    /// The response body to `request` (the JSON-RPC response with its id).
+    fn exchange(&mut self, request: &OutgoingRequest) -> Bytes {
         self.run_jobs();
-        self.methods.push(request.method.clone());
+        let sent: Value = serde_json::from_slice(&request.body).unwrap();
+        self.methods
+            .push(sent["method"].as_str().unwrap_or("").to_owned());
         let now = self.now;
         match &mut self.backend {
             Backend::Memory(server) => {
-                server.handle_input(now, Bytes::from(request.body.clone()));
+                server.handle_input(now, request.body.clone());
                 server.handle_wake(now);
                 let mut buf = Vec::new();
-                let mut reply = Err(ReplyError::NoResponse);
+                let mut reply = Bytes::new();
                 while let Some(t) = server.poll_transmit(&mut buf) {
-                    let message: Value = serde_json::from_slice(&buf[buf.len() - t.len..]).unwrap();
-                    if let Some(r) = reply_from_message(&message, request.id).transpose() {
-                        reply = r;
+                    let frame = &buf[buf.len() - t.len..];
+                    let message: Value = serde_json::from_slice(frame).unwrap();
+                    if message.get("method").is_none() && message["id"] == sent["id"] {
+                        reply = Bytes::copy_from_slice(frame);
                     }
                 }
                 self.run_jobs();
                 reply
             }
             Backend::Http(endpoint) => {
-                let mut head = HttpRequestHead::new(HttpMethod::Post, "/mcp")
-                    .header("Host", "localhost:3000")
-                    .header("Accept", "application/json, text/event-stream")
-                    .header("Content-Type", "application/json");
+                let mut head =
+                    HttpRequestHead::new(HttpMethod::Post, "/mcp").header("Host", "localhost:3000");
                 for (name, value) in &request.headers {
-                    head = head.header(name, value);
+                    head = head.header(*name, value.as_str());
                 }
-                let body = Bytes::from(request.body.clone());
-                let resp = endpoint.handle_request(now, &head, body, [7; 16]);
+                for (name, value) in &request.named_headers {
+                    head = head.header(name.as_str(), value.as_str());
+                }
+                let resp = endpoint.handle_request(now, &head, request.body.clone(), [7; 16]);
                 let Body::Full(bytes) = &resp.body else {
                     panic!("expected a whole body, got {}", resp.status);
                 };
-                let reply = reply_from_http_body(Some("application/json"), bytes, request.id);
+                let reply = bytes.clone();
                 self.run_jobs();
                 reply
             }
         }
     }
-}
 
-struct Transport(Rc<RefCell<World>>);
-
-impl StatelessTransport for Transport {
-    async fn exchange(
-        &mut self,
-        request: &StatelessRequest,
-    ) -> Result<Result<Reply, ReplyError>, StatelessClientError> {
-        Ok(self.0.borrow_mut().exchange(request))
-    }
-}
-
-/// Virtual time: a sleep jumps to its deadline (and may open the gate).
-struct Clock(Rc<RefCell<World>>);
-
-impl TaskClock for Clock {
-    fn now(&mut self) -> Instant {
-        self.0.borrow().now
-    }
-    fn sleep_until(&mut self, deadline: Instant) -> impl Future<Output = ()> {
-        let mut world = self.0.borrow_mut();
-        world.now = world.now.max(deadline);
-        world.sleeps.push(deadline);
-        if world.sleeps.len() == world.open_at_sleep {
-            world.gate.0.store(true, Ordering::SeqCst);
+    /// Virtual time: a sleep jumps to its deadline (and may open the gate).
+    fn sleep_until(&mut self, deadline: Instant) {
+        self.now = self.now.max(deadline);
+        self.sleeps.push(deadline);
+        if self.sleeps.len() == self.open_at_sleep {
+            self.gate.0.store(true, Ordering::SeqCst);
         }
-        std::future::ready(())
     }
 }
 
-fn run<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
+/// Drives `m` against the world until call `id` ends (its Done or TaskDone; the task
+/// statuses read on the way are collected); with nothing to do, time jumps to the machine's
+/// next deadline.
+fn settle(
+    world: &Rc<RefCell<World>>,
+    m: &mut StatelessMachine,
+    id: CallId,
+    statuses: &mut Vec<TaskStatus>,
+) -> StatelessEvent {
     for _ in 0..1000 {
-        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-            return out;
+        let now = world.borrow().now;
+        while let Some(action) = m.poll_action() {
+            let Action::Send(request) = action else {
+                continue;
+            };
+            let body = world.borrow_mut().exchange(&request);
+            m.handle_response_head(now, request.id, 200, [("content-type", "application/json")]);
+            m.handle_response_body(now, request.id, body);
+            m.handle_response_end(now, request.id);
+        }
+        while let Some(event) = m.poll_event() {
+            match event {
+                StatelessEvent::TaskStatus { status, .. } => statuses.push(status),
+                other if other.call() == id => return other,
+                _ => {}
+            }
+        }
+        if let Some(at) = m.poll_timeout() {
+            world.borrow_mut().sleep_until(at);
+            let now = world.borrow().now;
+            m.handle_timeout(now);
         }
     }
-    panic!("the future never finished");
+    panic!("the call never ended");
 }
 
-fn client(tasks: bool, answered: &Arc<AtomicUsize>) -> StatelessClient {
+/// `method` with `params` to its final result.
+fn request(
+    world: &Rc<RefCell<World>>,
+    m: &mut StatelessMachine,
+    method: &str,
+    params: Value,
+) -> Result<Value, StatelessClientError> {
+    let now = world.borrow().now;
+    let id = m.start_call(now, method, Some(params));
+    match settle(world, m, id, &mut Vec::new()) {
+        StatelessEvent::Done { result, .. } => result,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Calls tool `tool`: its result, or the task the server made of it.
+fn call_tool(
+    world: &Rc<RefCell<World>>,
+    m: &mut StatelessMachine,
+    tool: &str,
+) -> Result<ToolCallOutcome, StatelessClientError> {
+    request(world, m, "tools/call", json!({ "name": tool })).and_then(ToolCallOutcome::from_result)
+}
+
+/// Follows `task` to its end: the statuses read and the outcome.
+fn wait_task(
+    world: &Rc<RefCell<World>>,
+    m: &mut StatelessMachine,
+    task: TaskHandle,
+) -> (Vec<TaskStatus>, TaskOutcome) {
+    let now = world.borrow().now;
+    let id = m.start_task_wait(now, task);
+    let mut statuses = Vec::new();
+    match settle(world, m, id, &mut statuses) {
+        StatelessEvent::TaskDone { outcome, .. } => (statuses, outcome.unwrap()),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn client(tasks: bool, answered: &Arc<AtomicUsize>) -> StatelessMachine {
     let answered = answered.clone();
     let builder = Client::builder(Implementation::new("c", "1")).elicitation_sync(move |p, _| {
         let n = answered.fetch_add(1, Ordering::SeqCst);
@@ -225,27 +272,24 @@ fn client(tasks: bool, answered: &Arc<AtomicUsize>) -> StatelessClient {
             extra: Default::default(),
         })
     });
-    let client = StatelessClient::new(&builder);
+    let mut client = StatelessClient::new(&builder);
     if tasks {
-        client.with_tasks()
-    } else {
-        client
+        client.enable_tasks();
     }
+    StatelessMachine::new(client, Wire::Http, Instant::now())
 }
 
-/// Calls `tool` with tasks declared and follows the task to its end.
-fn call_and_wait(world: &Rc<RefCell<World>>, tool: &str) -> (TaskHandle, TaskOutcome) {
+/// Calls `tool` with tasks declared and follows the task to its end: the statuses read and
+/// the outcome.
+fn call_and_wait(world: &Rc<RefCell<World>>, tool: &str) -> (Vec<TaskStatus>, TaskOutcome) {
     let answered = Arc::new(AtomicUsize::new(0));
     let mut c = client(true, &answered);
-    let mut t = Transport(world.clone());
-    let mut clock = Clock(world.clone());
-    let ToolCallOutcome::Task(mut task) = run(c.call_tool(&mut t, tool, None)).unwrap() else {
+    let ToolCallOutcome::Task(task) = call_tool(world, &mut c, tool).unwrap() else {
         panic!("{tool} did not become a task");
     };
     assert_eq!(task.status(), TaskStatus::Working);
     assert_eq!(task.poll_interval(), Duration::from_millis(POLL_MS));
-    let outcome = run(c.wait_task(&mut t, &mut clock, &mut task)).unwrap();
-    (task, outcome)
+    wait_task(world, &mut c, task)
 }
 
 fn both(test: impl Fn(bool)) {
@@ -258,12 +302,12 @@ fn create_poll_completed_at_the_server_interval() {
     both(|http| {
         let world = World::new(http, true, 2);
         let start = world.borrow().now;
-        let (task, outcome) = call_and_wait(&world, "work");
+        let (statuses, outcome) = call_and_wait(&world, "work");
         let TaskOutcome::Completed(result) = outcome else {
             panic!("{outcome:?}");
         };
         assert_eq!(result["content"][0]["text"], "done");
-        assert_eq!(task.status(), TaskStatus::Completed);
+        assert_eq!(statuses.last(), Some(&TaskStatus::Completed));
         let w = world.borrow();
         let step = Duration::from_millis(POLL_MS);
         assert_eq!(
@@ -271,7 +315,7 @@ fn create_poll_completed_at_the_server_interval() {
             vec![start + step, start + 2 * step],
             "http={http}"
         );
-        assert_eq!(task.polls(), 2, "one working answer, then the end");
+        assert_eq!(statuses.len(), 2, "one working answer, then the end");
         let gets = w.methods.iter().filter(|m| *m == "tasks/get").count();
         assert_eq!(gets, 2);
     });
@@ -294,13 +338,13 @@ fn a_tool_error_is_a_completed_task_with_is_error() {
 fn a_handler_error_is_a_failed_task_with_the_error() {
     both(|http| {
         let world = World::new(http, true, 1);
-        let (task, outcome) = call_and_wait(&world, "crash");
+        let (statuses, outcome) = call_and_wait(&world, "crash");
         let TaskOutcome::Failed(error) = outcome else {
             panic!("{outcome:?}");
         };
         assert_eq!(error.code, -32603);
         assert_eq!(error.message, "crashed");
-        assert_eq!(task.status(), TaskStatus::Failed);
+        assert_eq!(statuses.last(), Some(&TaskStatus::Failed));
     });
 }
 
@@ -330,20 +374,17 @@ fn cancel_makes_the_task_cancelled_and_drops_its_job() {
         let world = World::new(http, true, 0);
         let answered = Arc::new(AtomicUsize::new(0));
         let mut c = client(true, &answered);
-        let mut t = Transport(world.clone());
-        let ToolCallOutcome::Task(mut task) = run(c.call_tool(&mut t, "forever", None)).unwrap()
-        else {
+        let ToolCallOutcome::Task(task) = call_tool(&world, &mut c, "forever").unwrap() else {
             panic!("no task");
         };
         assert!(!world.borrow().dropped.load(Ordering::SeqCst));
-        run(c.cancel_task(&mut t, task.id())).unwrap();
+        request(&world, &mut c, "tasks/cancel", json!({"taskId": task.id()})).unwrap();
         world.borrow_mut().run_jobs();
         assert!(
             world.borrow().dropped.load(Ordering::SeqCst),
             "the job is dropped"
         );
-        let mut clock = Clock(world.clone());
-        let outcome = run(c.wait_task(&mut t, &mut clock, &mut task)).unwrap();
+        let (_, outcome) = wait_task(&world, &mut c, task);
         assert_eq!(outcome, TaskOutcome::Cancelled);
     });
 }
@@ -356,10 +397,8 @@ fn without_the_extension_calls_answer_plain_results() {
         world.borrow().gate.0.store(true, Ordering::SeqCst);
         let answered = Arc::new(AtomicUsize::new(0));
         let mut c = client(true, &answered);
-        assert!(c.tasks_enabled());
-        let mut t = Transport(world.clone());
-        let ToolCallOutcome::Complete(result) = run(c.call_tool(&mut t, "work", None)).unwrap()
-        else {
+        assert!(c.client().tasks_enabled());
+        let ToolCallOutcome::Complete(result) = call_tool(&world, &mut c, "work").unwrap() else {
             panic!("a server without tasks made a task");
         };
         assert_eq!(result["content"][0]["text"], "done");
@@ -369,14 +408,13 @@ fn without_the_extension_calls_answer_plain_results() {
         let world = World::new(http, true, 0);
         world.borrow().gate.0.store(true, Ordering::SeqCst);
         let mut c = client(false, &answered);
-        assert!(!c.tasks_enabled());
-        let mut t = Transport(world.clone());
-        let outcome = run(c.call_tool(&mut t, "work", None)).unwrap();
+        assert!(!c.client().tasks_enabled());
+        let outcome = call_tool(&world, &mut c, "work").unwrap();
         assert!(
             matches!(outcome, ToolCallOutcome::Complete(_)),
             "{outcome:?}"
         );
-        let Err(StatelessClientError::Rpc(e)) = run(c.call_tool(&mut t, "must", None)) else {
+        let Err(StatelessClientError::Rpc(e)) = call_tool(&world, &mut c, "must") else {
             panic!("a required-task tool ran without the extension");
         };
         assert_eq!(e.code, -32021);

@@ -9,12 +9,12 @@ use std::ffi::OsString;
 use std::time::Duration;
 
 use mcp_sansio::app::client::stateless::{
-    era_from_probe, Era, StatelessClient, StatelessClientError, StatelessTransport,
+    era_from_probe, Era, StatelessClient, StatelessClientError, TaskHandle, TaskOutcome,
 };
 use mcp_sansio::app::client::Client;
 use mcp_sansio::jsonrpc;
 use mcp_sansio::model::Implementation;
-use mcp_sansio_http::client::{block_on_stateless_http, HttpClientOptions};
+use mcp_sansio_http::client::{block_on_stateless_http, HttpClientOptions, StatelessHttp};
 use mcp_sansio_stdio::ChildProcess;
 use serde_json::{Map, Value};
 
@@ -71,28 +71,19 @@ pub(crate) fn run(
     let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")));
     let builder = crate::client_inputs::register(builder, &args.inputs)?;
     // Declares the tasks extension: a tools/call made a task is waited for (client_tasks.rs).
-    let mut client = StatelessClient::new(&builder).with_tasks();
+    let client = StatelessClient::new(&builder).with_tasks();
     let auto = args.era == EraArg::Auto;
     let verbose = args.verbose;
     let paginate = planned.paginated && !args.no_paginate;
     let path = match target {
         Target::Stdio(server) => smol::block_on(async {
-            let mut wire =
-                StatelessStdio::spawn(server, args.server_stderr, timeout).map_err(|e| {
+            let mut wire = StatelessStdio::spawn(server, args.server_stderr, client, timeout)
+                .map_err(|e| {
                     let program = server[0].to_string_lossy().into_owned();
                     Failure::Failed(format!("cannot start the server `{program}`: {e}"))
                 })?;
             let probe = auto.then_some(STDIO_PROBE_TIMEOUT);
-            let path = drive(
-                &mut client,
-                &mut wire,
-                &planned,
-                paginate,
-                probe,
-                timeout,
-                verbose,
-            )
-            .await;
+            let path = drive(&mut wire, &planned, paginate, probe, timeout, verbose).await;
             let tail = wire.stderr_tail();
             if matches!(path, Path::Stateful) {
                 // The refused probe's server gets the handshake on the same pipes (no second
@@ -123,15 +114,9 @@ pub(crate) fn run(
                 ..HttpClientOptions::default()
             };
             let probe = auto.then_some(HTTP_PROBE_TIMEOUT);
-            block_on_stateless_http(url, &options, timeout, |mut wire| {
-                let client = &mut client;
+            block_on_stateless_http(url, &options, client, timeout, |mut wire| {
                 let planned = &planned;
-                async move {
-                    drive(
-                        client, &mut wire, planned, paginate, probe, timeout, verbose,
-                    )
-                    .await
-                }
+                async move { drive(&mut wire, planned, paginate, probe, timeout, verbose).await }
             })
             .map_err(|e| Failure::Usage(e.to_string()))?
         }
@@ -154,8 +139,7 @@ fn run_stateful(args: &ClientArgs, planned: PlannedRequest, target: Target) -> R
 }
 
 /// The probe (when asked), then the operation on the stateless path.
-async fn drive<T: StatelessTransport + TimeoutKnob>(
-    client: &mut StatelessClient,
+async fn drive<T: Calls>(
     wire: &mut T,
     planned: &PlannedRequest,
     paginate: bool,
@@ -165,9 +149,9 @@ async fn drive<T: StatelessTransport + TimeoutKnob>(
 ) -> Path {
     if let Some(probe_timeout) = probe {
         wire.set_timeout(timeout.min(probe_timeout));
-        let outcome = client.request(wire, "server/discover", None).await;
+        let outcome = wire.request("server/discover", None).await;
         wire.set_timeout(timeout);
-        match era_from_probe(&outcome, client.version()) {
+        match era_from_probe(&outcome, wire.client().version()) {
             Era::Stateless(_) => {}
             Era::Stateful(why) => {
                 if verbose {
@@ -178,34 +162,79 @@ async fn drive<T: StatelessTransport + TimeoutKnob>(
         }
     }
     if verbose {
-        eprintln!("detected era: {}", client.version());
+        eprintln!("detected era: {}", wire.client().version());
     }
-    let outcome = perform(client, wire, planned, paginate).await;
+    let outcome = perform(wire, planned, paginate).await;
     if verbose {
         wire.report_transport();
     }
     Path::Stateless(outcome)
 }
 
-/// What the CLI needs of a wire besides exchanges: a shorter timeout for the probe, and the
-/// `--verbose` transport line.
-pub(crate) trait TimeoutKnob {
+/// What the stateless path needs of a wire (stdio or HTTP): calls run to their end, task
+/// waits, a shorter timeout for the probe, and the `--verbose` transport line.
+pub(crate) trait Calls {
+    /// The client the wire's machine runs calls for.
+    fn client(&self) -> &StatelessClient;
+
     /// Bounds each following attempt.
     fn set_timeout(&mut self, timeout: Duration);
+
+    /// Runs `method` with `params` to its final result.
+    async fn request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, StatelessClientError>;
+
+    /// Follows `task` to its end.
+    async fn wait_task(&mut self, task: TaskHandle) -> Result<TaskOutcome, StatelessClientError>;
 
     /// Prints `transport: <kind>` on stderr (HTTP only, as `client URL --verbose` does).
     fn report_transport(&self) {}
 }
 
-impl TimeoutKnob for StatelessStdio {
+impl Calls for StatelessStdio {
+    fn client(&self) -> &StatelessClient {
+        self.machine().client()
+    }
+
     fn set_timeout(&mut self, timeout: Duration) {
-        self.timeout = timeout;
+        StatelessStdio::set_timeout(self, timeout);
+    }
+
+    async fn request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, StatelessClientError> {
+        StatelessStdio::request(self, method, params).await
+    }
+
+    async fn wait_task(&mut self, task: TaskHandle) -> Result<TaskOutcome, StatelessClientError> {
+        StatelessStdio::wait_task(self, task).await
     }
 }
 
-impl TimeoutKnob for mcp_sansio_http::client::StatelessHttpTransport {
+impl Calls for StatelessHttp {
+    fn client(&self) -> &StatelessClient {
+        self.machine().client()
+    }
+
     fn set_timeout(&mut self, timeout: Duration) {
-        mcp_sansio_http::client::StatelessHttpTransport::set_timeout(self, timeout);
+        StatelessHttp::set_timeout(self, timeout);
+    }
+
+    async fn request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, StatelessClientError> {
+        StatelessHttp::request(self, method, params).await
+    }
+
+    async fn wait_task(&mut self, task: TaskHandle) -> Result<TaskOutcome, StatelessClientError> {
+        StatelessHttp::wait_task(self, task).await
     }
 
     fn report_transport(&self) {
@@ -217,8 +246,7 @@ impl TimeoutKnob for mcp_sansio_http::client::StatelessHttpTransport {
 /// One operation statelessly. `ping` (gone in 2026-07-28) becomes `server/discover` and
 /// prints `{}` like a ping result; `set-level` has no 2026-07-28 form (the level travels in
 /// each request's `_meta`) and fails.
-async fn perform<T: StatelessTransport>(
-    client: &mut StatelessClient,
+async fn perform<T: Calls>(
     wire: &mut T,
     planned: &PlannedRequest,
     paginate: bool,
@@ -226,8 +254,7 @@ async fn perform<T: StatelessTransport>(
     let describe = |method: &str, e: StatelessClientError| format!("{method}: {e}");
     let json = match planned.method {
         jsonrpc::PING => {
-            client
-                .request(wire, "server/discover", None)
+            wire.request("server/discover", None)
                 .await
                 .map_err(|e| describe("server/discover", e))?;
             Value::Object(Map::new())
@@ -239,15 +266,15 @@ async fn perform<T: StatelessTransport>(
                     .into(),
             )
         }
-        method if paginate => collect_pages(client, wire, method, planned.params.clone()).await?,
-        method => client
-            .request(wire, method, planned.params.clone())
+        method if paginate => collect_pages(wire, method, planned.params.clone()).await?,
+        method => wire
+            .request(method, planned.params.clone())
             .await
             .map_err(|e| describe(method, e))?,
     };
     let json = if planned.method == jsonrpc::TOOLS_CALL {
         // A call the server made a task: wait for it and print its result (client_tasks.rs).
-        crate::client_tasks::finish_tool_call(client, wire, json).await?
+        crate::client_tasks::finish_tool_call(wire, json).await?
     } else {
         json
     };
@@ -257,16 +284,15 @@ async fn perform<T: StatelessTransport>(
 }
 
 /// Follows `nextCursor` to the end: the first page with every item and no `nextCursor`.
-async fn collect_pages<T: StatelessTransport>(
-    client: &mut StatelessClient,
+async fn collect_pages<T: Calls>(
     wire: &mut T,
     method: &str,
     params: Option<Value>,
 ) -> Result<Value, String> {
     let mut pages = Pages::new(method, params);
     for _ in 0..MAX_PAGES {
-        let page = client
-            .request(wire, method, pages.next_params())
+        let page = wire
+            .request(method, pages.next_params())
             .await
             .map_err(|e| format!("{method}: {e}"))?;
         if let Some(all) = pages.absorb(page)? {

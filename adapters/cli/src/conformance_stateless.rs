@@ -1,6 +1,6 @@
 //! `mcp-sansio conformance-client` at 2026-07-28 (`MCP_CONFORMANCE_PROTOCOL_VERSION`): the
 //! stateless client scenarios of conformance 0.2.0-alpha.12, driven by the core's
-//! [`StatelessClient`] over HTTP. Each scenario only chooses which calls to make; every header,
+//! [`StatelessClient`] in the HTTP adapter's machine. Each scenario only chooses which calls to make; every header,
 //! `_meta` field, retry and input round is the core's.
 
 use std::time::Duration;
@@ -8,7 +8,7 @@ use std::time::Duration;
 use mcp_sansio::app::client::stateless::{StatelessClient, StatelessClientError};
 use mcp_sansio::app::client::Client;
 use mcp_sansio::model::Implementation;
-use mcp_sansio_http::client::{block_on_stateless_http, HttpClientOptions, StatelessHttpTransport};
+use mcp_sansio_http::client::{block_on_stateless_http, HttpClientOptions, StatelessHttp};
 use serde_json::{json, Map, Value};
 
 use crate::Failure;
@@ -48,11 +48,10 @@ pub(crate) fn run(url: &str, scenario: &str) -> Result<(), Failure> {
     };
     let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")))
         .elicitation_with_defaults();
-    let mut client = StatelessClient::new(&builder);
+    let client = StatelessClient::new(&builder);
     let context = std::env::var("MCP_CONFORMANCE_CONTEXT").ok();
-    let outcome = block_on_stateless_http(url, &options, TIMEOUT, |mut wire| {
-        let client = &mut client;
-        async move { steps(client, &mut wire, scenario, context.as_deref()).await }
+    let outcome = block_on_stateless_http(url, &options, client, TIMEOUT, |mut wire| async move {
+        steps(&mut wire, scenario, context.as_deref()).await
     })
     .map_err(|e| Failure::Usage(e.to_string()))?;
     outcome.map_err(|e| Failure::Failed(format!("scenario {scenario}: {e}")))
@@ -60,36 +59,32 @@ pub(crate) fn run(url: &str, scenario: &str) -> Result<(), Failure> {
 
 /// The calls of one scenario.
 async fn steps(
-    client: &mut StatelessClient,
-    wire: &mut StatelessHttpTransport,
+    wire: &mut StatelessHttp,
     scenario: &str,
     context: Option<&str>,
 ) -> Result<(), String> {
     let fail = |step: &str, e: StatelessClientError| format!("{step}: {e}");
     match scenario {
         "request-metadata" => {
-            client
-                .request(wire, "server/discover", None)
+            wire.request("server/discover", None)
                 .await
                 .map_err(|e| fail("server/discover", e))?;
-            client
-                .request(wire, "tools/list", None)
+            wire.request("tools/list", None)
                 .await
                 .map_err(|e| fail("tools/list", e))?;
         }
         "json-schema-ref-no-deref" => {
             // The schema is data: its `$ref`s are never fetched.
-            client
-                .list_all_tools(wire)
+            wire.list_all_tools()
                 .await
                 .map_err(|e| fail("tools/list", e))?;
         }
         "tools_call" => {
-            call_listed(client, wire, "add_numbers", json!({"a": 5, "b": 3})).await?;
+            call_listed(wire, "add_numbers", json!({"a": 5, "b": 3})).await?;
         }
         // The auth scenarios' mock server has one tool; every request carries the token.
         auth if auth.starts_with("auth/") => {
-            call_listed(client, wire, "test-tool", json!({})).await?;
+            call_listed(wire, "test-tool", json!({})).await?;
         }
         "sep-2322-client-request-state" => {
             for tool in [
@@ -98,29 +93,28 @@ async fn steps(
                 "test_mrtr_no_state",
                 "test_mrtr_no_result_type",
             ] {
-                call_listed(client, wire, tool, json!({})).await?;
+                call_listed(wire, tool, json!({})).await?;
             }
         }
-        "http-standard-headers" => standard_headers(client, wire).await?,
+        "http-standard-headers" => standard_headers(wire).await?,
         "http-custom-headers" => {
             let calls = context_calls(context)?;
-            client
-                .list_all_tools(wire)
+            wire.list_all_tools()
                 .await
                 .map_err(|e| fail("tools/list", e))?;
             for (name, arguments) in calls {
-                call(client, wire, &name, arguments).await?;
+                call(wire, &name, arguments).await?;
             }
         }
         "http-invalid-tool-headers" => {
             // Tools with invalid annotations are gone from the listing; call what is left.
-            let tools = client
-                .list_all_tools(wire)
+            let tools = wire
+                .list_all_tools()
                 .await
                 .map_err(|e| fail("tools/list", e))?;
             for tool in &tools {
                 let name = tool["name"].as_str().unwrap_or("");
-                call(client, wire, name, sample_arguments(&tool["inputSchema"])).await?;
+                call(wire, name, sample_arguments(&tool["inputSchema"])).await?;
             }
         }
         _ => unreachable!("checked against SCENARIOS"),
@@ -130,33 +124,22 @@ async fn steps(
 }
 
 /// Lists the tools, checks `name` is there, calls it.
-async fn call_listed(
-    client: &mut StatelessClient,
-    wire: &mut StatelessHttpTransport,
-    name: &str,
-    arguments: Value,
-) -> Result<(), String> {
-    if !client.knows_tool(name) {
-        client
-            .list_all_tools(wire)
+async fn call_listed(wire: &mut StatelessHttp, name: &str, arguments: Value) -> Result<(), String> {
+    if !wire.machine().client().knows_tool(name) {
+        wire.list_all_tools()
             .await
             .map_err(|e| format!("tools/list: {e}"))?;
     }
-    if !client.knows_tool(name) {
+    if !wire.machine().client().knows_tool(name) {
         return Err(format!("the server does not list the tool `{name}`"));
     }
-    call(client, wire, name, arguments).await
+    call(wire, name, arguments).await
 }
 
-async fn call(
-    client: &mut StatelessClient,
-    wire: &mut StatelessHttpTransport,
-    name: &str,
-    arguments: Value,
-) -> Result<(), String> {
+async fn call(wire: &mut StatelessHttp, name: &str, arguments: Value) -> Result<(), String> {
     let params = json!({"name": name, "arguments": arguments});
-    let result = client
-        .request(wire, "tools/call", Some(params))
+    let result = wire
+        .request("tools/call", Some(params))
         .await
         .map_err(|e| format!("tools/call {name}: {e}"))?;
     if result.get("isError") == Some(&Value::Bool(true)) {
@@ -167,36 +150,31 @@ async fn call(
 }
 
 /// Every request kind that carries `Mcp-Method`, and the three that carry `Mcp-Name`.
-async fn standard_headers(
-    client: &mut StatelessClient,
-    wire: &mut StatelessHttpTransport,
-) -> Result<(), String> {
+async fn standard_headers(wire: &mut StatelessHttp) -> Result<(), String> {
     let fail = |step: &str, e: StatelessClientError| format!("{step}: {e}");
-    let tools = client
-        .list_all_tools(wire)
+    let tools = wire
+        .list_all_tools()
         .await
         .map_err(|e| fail("tools/list", e))?;
     for tool in &tools {
         let name = tool["name"].as_str().unwrap_or("");
-        call(client, wire, name, json!({})).await?;
+        call(wire, name, json!({})).await?;
     }
-    let resources = client
-        .request(wire, "resources/list", None)
+    let resources = wire
+        .request("resources/list", None)
         .await
         .map_err(|e| fail("resources/list", e))?;
     if let Some(uri) = resources["resources"][0]["uri"].as_str() {
-        client
-            .request(wire, "resources/read", Some(json!({"uri": uri})))
+        wire.request("resources/read", Some(json!({"uri": uri})))
             .await
             .map_err(|e| fail("resources/read", e))?;
     }
-    let prompts = client
-        .request(wire, "prompts/list", None)
+    let prompts = wire
+        .request("prompts/list", None)
         .await
         .map_err(|e| fail("prompts/list", e))?;
     if let Some(name) = prompts["prompts"][0]["name"].as_str() {
-        client
-            .request(wire, "prompts/get", Some(json!({"name": name})))
+        wire.request("prompts/get", Some(json!({"name": name})))
             .await
             .map_err(|e| fail("prompts/get", e))?;
     }

@@ -1,21 +1,21 @@
 //! The 2026-07-28 client's listen streams against our own `serve --http`: two streams (one
 //! for tool list changes, one for prompt list changes) opened with
-//! `StatelessHttpTransport::listen`, each acknowledged with its agreed filter; a tool that changes
+//! `StatelessHttp::listen`, each acknowledged with its agreed filter; a tool that changes
 //! the tool list, called on another connection, reaches only the tools stream, tagged for it,
 //! and makes the client's cached `tools/list` stale; the prompt change reaches only the
-//! prompts stream; dropping a stream closes it.
+//! prompts stream; cancelling a stream closes it.
 
 use std::time::Duration;
 
 use mcp_sansio::app::client::stateless::{
-    ListenEvent, ListenFilter, StatelessClient, StatelessClientError,
+    CallId, ListenEvent, ListenFilter, StatelessClient, StatelessClientError,
 };
 use mcp_sansio::app::client::Client;
 use mcp_sansio::app::server::{
     CallToolResult, ListenEvent as Announced, Resource, ResourceContents, Server, Tool,
 };
 use mcp_sansio::model::Implementation;
-use mcp_sansio_http::client::{block_on_stateless_http, HttpClientOptions, HttpListenStream};
+use mcp_sansio_http::client::{block_on_stateless_http, HttpClientOptions, StatelessHttp};
 use mcp_sansio_http::server::{HttpServer, HttpServerOptions};
 use serde_json::json;
 
@@ -28,9 +28,15 @@ use http_fixture::HttpFixture;
 const EVENT_WAIT: Duration = Duration::from_secs(10);
 
 /// The next event, or `None` when none came within `wait`.
-async fn next(stream: &mut HttpListenStream, wait: Duration) -> Option<ListenEvent> {
+async fn next(wire: &mut StatelessHttp, stream: CallId, wait: Duration) -> Option<ListenEvent> {
     smol::future::or(
-        async { stream.next_event().await.expect("listen stream read") },
+        async {
+            Some(
+                wire.next_listen_event(stream)
+                    .await
+                    .expect("listen stream read"),
+            )
+        },
         async {
             smol::Timer::after(wait).await;
             None
@@ -46,9 +52,9 @@ fn two_listen_streams_get_only_their_own_changes_over_http() {
     let outcome = block_on_stateless_http(
         &fixture.url,
         &HttpClientOptions::default(),
+        StatelessClient::new(&builder),
         EVENT_WAIT,
-        |mut transport| async move {
-            let mut client = StatelessClient::new(&builder);
+        |mut wire| async move {
             let tools_filter = ListenFilter {
                 tools: true,
                 ..Default::default()
@@ -57,20 +63,16 @@ fn two_listen_streams_get_only_their_own_changes_over_http() {
                 prompts: true,
                 ..Default::default()
             };
-            let mut tools = transport
-                .listen(&client.listen_request(&tools_filter))
-                .await?;
-            let mut prompts = transport
-                .listen(&client.listen_request(&prompts_filter))
-                .await?;
-            match next(&mut tools, EVENT_WAIT).await {
+            let tools = wire.listen(&tools_filter);
+            let prompts = wire.listen(&prompts_filter);
+            match next(&mut wire, tools, EVENT_WAIT).await {
                 Some(ListenEvent::Acknowledged(agreed)) => {
                     assert_eq!(agreed.tools_list_changed, Some(true));
                     assert_eq!(agreed.prompts_list_changed, None);
                 }
                 other => panic!("tools stream opened with {other:?}"),
             }
-            match next(&mut prompts, EVENT_WAIT).await {
+            match next(&mut wire, prompts, EVENT_WAIT).await {
                 Some(ListenEvent::Acknowledged(agreed)) => {
                     assert_eq!(agreed.prompts_list_changed, Some(true));
                     assert_eq!(agreed.tools_list_changed, None);
@@ -79,28 +81,28 @@ fn two_listen_streams_get_only_their_own_changes_over_http() {
             }
 
             let call = json!({"name": "test_trigger_tool_change", "arguments": {}});
-            client
-                .request(&mut transport, "tools/call", Some(call))
-                .await?;
-            let event = next(&mut tools, EVENT_WAIT).await;
+            wire.request("tools/call", Some(call)).await?;
+            let event = next(&mut wire, tools, EVENT_WAIT).await;
             assert_eq!(event, Some(ListenEvent::ToolsListChanged));
-            assert_eq!(next(&mut prompts, Duration::from_millis(300)).await, None);
+            assert_eq!(
+                next(&mut wire, prompts, Duration::from_millis(300)).await,
+                None
+            );
 
             let call = json!({"name": "test_trigger_prompt_change", "arguments": {}});
-            client
-                .request(&mut transport, "tools/call", Some(call))
-                .await?;
-            let event = next(&mut prompts, EVENT_WAIT).await;
+            wire.request("tools/call", Some(call)).await?;
+            let event = next(&mut wire, prompts, EVENT_WAIT).await;
             assert_eq!(event, Some(ListenEvent::PromptsListChanged));
-            assert_eq!(next(&mut tools, Duration::from_millis(300)).await, None);
+            assert_eq!(
+                next(&mut wire, tools, Duration::from_millis(300)).await,
+                None
+            );
 
             // Closing one stream leaves the other working.
-            drop(prompts);
+            wire.cancel(prompts);
             let call = json!({"name": "test_trigger_tool_change", "arguments": {}});
-            client
-                .request(&mut transport, "tools/call", Some(call))
-                .await?;
-            let event = next(&mut tools, EVENT_WAIT).await;
+            wire.request("tools/call", Some(call)).await?;
+            let event = next(&mut wire, tools, EVENT_WAIT).await;
             assert_eq!(event, Some(ListenEvent::ToolsListChanged));
             Ok::<_, StatelessClientError>(())
         },
@@ -137,9 +139,9 @@ fn an_announcement_from_outside_any_exchange_reaches_the_listen_streams_over_htt
     let outcome = block_on_stateless_http(
         &url,
         &HttpClientOptions::default(),
+        StatelessClient::new(&builder),
         EVENT_WAIT,
-        |transport| async move {
-            let mut client = StatelessClient::new(&builder);
+        |mut wire| async move {
             let tools_filter = ListenFilter {
                 tools: true,
                 ..Default::default()
@@ -148,31 +150,33 @@ fn an_announcement_from_outside_any_exchange_reaches_the_listen_streams_over_htt
                 resource_uris: vec!["test://watched".into()],
                 ..Default::default()
             };
-            let mut tools = transport
-                .listen(&client.listen_request(&tools_filter))
-                .await?;
-            let mut watch = transport
-                .listen(&client.listen_request(&watch_filter))
-                .await?;
-            for stream in [&mut tools, &mut watch] {
-                let ack = next(stream, EVENT_WAIT).await;
+            let tools = wire.listen(&tools_filter);
+            let watch = wire.listen(&watch_filter);
+            for stream in [tools, watch] {
+                let ack = next(&mut wire, stream, EVENT_WAIT).await;
                 assert!(matches!(ack, Some(ListenEvent::Acknowledged(_))), "{ack:?}");
             }
             assert!(announcer.announce(Announced::ToolsListChanged));
             assert_eq!(
-                next(&mut tools, EVENT_WAIT).await,
+                next(&mut wire, tools, EVENT_WAIT).await,
                 Some(ListenEvent::ToolsListChanged)
             );
-            assert_eq!(next(&mut watch, Duration::from_millis(300)).await, None);
+            assert_eq!(
+                next(&mut wire, watch, Duration::from_millis(300)).await,
+                None
+            );
             let updated = Announced::ResourceUpdated {
                 uri: "test://watched".into(),
             };
             assert!(announcer.announce(updated));
             assert_eq!(
-                next(&mut watch, EVENT_WAIT).await,
+                next(&mut wire, watch, EVENT_WAIT).await,
                 Some(ListenEvent::ResourceUpdated("test://watched".into()))
             );
-            assert_eq!(next(&mut tools, Duration::from_millis(300)).await, None);
+            assert_eq!(
+                next(&mut wire, tools, Duration::from_millis(300)).await,
+                None
+            );
             Ok::<_, StatelessClientError>(())
         },
     )

@@ -41,9 +41,7 @@ mod wire;
 
 pub use authorize::{AuthorizeFuture, ClientAuthorization, CodeStep};
 pub use auto::{connect_auto_client, AutoRunReport, McpAutoClient, TransportChoice};
-pub use stateless::{
-    block_on_stateless_http, HttpListenStream, StatelessHttpTransport, MAX_STATELESS_BODY,
-};
+pub use stateless::{block_on_stateless_http, StatelessHttp};
 
 use std::future::Future;
 use std::io;

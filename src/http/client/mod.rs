@@ -456,6 +456,7 @@ impl HttpClient {
             method,
             url: None,
             headers,
+            named_headers: Vec::new(),
             body,
         }));
         id

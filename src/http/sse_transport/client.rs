@@ -81,6 +81,7 @@ impl SseTransportClient {
                 ("Accept", HttpText::from_static("text/event-stream")),
                 ("Cache-Control", HttpText::from_static("no-cache")),
             ],
+            named_headers: Vec::new(),
             body: Bytes::new(),
         };
         Ok(SseTransportClient {
@@ -294,6 +295,7 @@ impl SseTransportClient {
             method: HttpMethod::Post,
             url: Some(url.to_string().into()),
             headers: vec![("Content-Type", HttpText::from_static("application/json"))],
+            named_headers: Vec::new(),
             body: frame.clone(),
         }));
         let deadline = now.checked_add(self.config.post_timeout);

@@ -373,6 +373,7 @@ impl AutoClient {
                 ),
                 ("Content-Type", HttpText::from_static("application/json")),
             ],
+            named_headers: Vec::new(),
             body: frame.clone(),
         }));
         self.probe_deadline = now.checked_add(self.config.post_timeout);

@@ -46,6 +46,7 @@ pub(crate) async fn no_browser_redirect(url: &str, timeout: Duration) -> Result<
         method: HttpMethod::Get,
         url: Some(url.into()),
         headers: Vec::new(),
+        named_headers: Vec::new(),
         body: Bytes::new(),
     };
     let response = fetch(&request, timeout).await?;

@@ -230,6 +230,7 @@ async fn perform(
         method,
         url,
         headers: fields,
+        named_headers,
         body,
     } = request;
     // A URL of its own (the HTTP+SSE transport's): the core resolved it on the endpoint's
@@ -243,13 +244,15 @@ async fn perform(
     };
     let bodies = Bodies::new(body, target.authorizer.is_some());
     let make = |authorization: Option<&str>| {
-        target.request(
+        let mut out = target.request(
             &method,
             path.as_ref(),
             &fields,
             bodies.next(),
             authorization,
-        )
+        )?;
+        add_named(out.headers_mut(), &named_headers)?;
+        Ok(out)
     };
     let (sender, response) = send_authorized(pool, target, make).await?;
     let (parts, mut body) = response.into_parts();
@@ -291,6 +294,18 @@ async fn perform(
     }
     pool.checkin(sender);
     inputs.send(Input::Streamed(Streamed::End { id })).await;
+    Ok(())
+}
+
+/// Appends the fields whose names are not constants (not cached: they vary per request).
+fn add_named(headers: &mut HeaderMap, named: &[(HttpText, HttpText)]) -> Result<(), String> {
+    for (name, value) in named {
+        let name = hyper::header::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| format!("invalid header name {name:?}: {e}"))?;
+        let value = HeaderValue::from_str(value)
+            .map_err(|e| format!("invalid value of header {name}: {e}"))?;
+        headers.append(name, value);
+    }
     Ok(())
 }
 
@@ -355,8 +370,31 @@ mod tests {
                 ("Accept", HttpText::from_static("application/json")),
                 ("Mcp-Session-Id", session.into()),
             ],
+            named_headers: Vec::new(),
             body: Bytes::from_static(body.as_bytes()),
         }
+    }
+
+    /// Fields with names of their own (`Mcp-Param-*`) are added as sent; an invalid name or
+    /// value fails the request instead of reaching the wire.
+    #[test]
+    fn named_fields_are_added_or_refused() {
+        let mut headers = HeaderMap::new();
+        let named = vec![
+            (
+                HttpText::from("Mcp-Param-Region"),
+                HttpText::from("us west"),
+            ),
+            (HttpText::from("Mcp-Param-N"), HttpText::from("42")),
+        ];
+        add_named(&mut headers, &named).unwrap();
+        assert_eq!(headers["mcp-param-region"], "us west");
+        assert_eq!(headers["mcp-param-n"], "42");
+        let bad_name = vec![(HttpText::from("A B"), HttpText::from("x"))];
+        assert!(add_named(&mut headers, &bad_name).is_err());
+        let bad_value = vec![(HttpText::from("Mcp-Param-X"), HttpText::from("a\nb"))];
+        assert!(add_named(&mut headers, &bad_value).is_err());
+        assert_eq!(headers.len(), 2);
     }
 
     /// Every request gets `Host`, the core's fields and, with a body, its own length, whether

@@ -1,208 +1,294 @@
-//! The 2026-07-28 client over HTTP: each attempt the core builds is one POST with the core's
-//! headers; the whole response body (bounded) goes back to the core, which reads it as JSON or
-//! SSE and decides what follows. Thin: no header, retry or era decision here. With OAuth in the
+//! The 2026-07-28 client over HTTP: drives the core's `StatelessMachine` with the pieces of
+//! the client loop (driver.rs): the requests it asks for run as exchanges on the pool, their
+//! responses go back as `handle_response_*`, its deadlines on one timer, its input handlers on
+//! the executor. Thin: no header, retry, limit or era decision here. With OAuth in the
 //! options, each POST goes through the shared authorizer (Bearer, 401/403 → flow → one resend).
+//! Async conveniences (`request`, `list_all_tools`, `wait_task`, listen events) wait for one
+//! call's events while the loop moves every call.
 
-use std::future::Future;
+use std::collections::VecDeque;
+use std::future::{Future, Pending};
 use std::io;
+use std::pin::Pin;
 use std::rc::Rc;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Incoming;
 use mcp_sansio::app::client::stateless::{
-    reply_from_http_body, ListenEvent, ListenReader, Reply, ReplyError, StatelessClientError,
-    StatelessRequest, StatelessTransport,
+    CallId, ListenEvent, ListenFilter, StatelessClient, StatelessClientError, StatelessEvent,
+    StatelessMachine, TaskHandle, TaskOutcome, Wire, MAX_QUEUED_EVENTS,
 };
-use smol::LocalExecutor;
+use mcp_sansio::outgoing::Action;
+use serde_json::Value;
+use smol::{LocalExecutor, Timer};
 
-use super::authorize::send_authorized;
+use super::doorbell::Doorbell;
 use super::endpoint_url::{endpoint_parts, parse_endpoint};
-use super::exchange::Target;
-use super::pool::{Pool, Sender};
+use super::exchange::{self, Input, Streamed, Target};
+use super::header_pairs;
+use super::inflight::InFlight;
+use super::pool::Pool;
+use super::wake::{next_wake, Wake};
 use super::HttpClientOptions;
 
-/// The largest response body read for one attempt.
-pub const MAX_STATELESS_BODY: usize = 16 * 1024 * 1024;
-
-/// Sends 2026-07-28 requests to one Streamable HTTP endpoint.
-pub struct StatelessHttpTransport {
-    pool: Pool,
-    target: Target,
-    timeout: Duration,
+/// Runs calls of one 2026-07-28 client against one Streamable HTTP endpoint.
+pub struct StatelessHttp {
+    machine: StatelessMachine,
+    pool: Rc<Pool>,
+    target: Rc<Target>,
+    executor: Rc<LocalExecutor<'static>>,
+    inflight: InFlight,
+    doorbell: Arc<Doorbell>,
+    /// Events of calls no one waits for yet (bounded by [`MAX_QUEUED_EVENTS`]).
+    stash: VecDeque<StatelessEvent>,
+    timer: Timer,
 }
 
-/// Runs `app` with a transport to the endpoint at `url` (`http://host:port/path`) on a
-/// single-threaded executor; `timeout` bounds each attempt. Of `options`, the static
+/// Runs `app` with `client` driven against the endpoint at `url` (`http://host:port/path`)
+/// on a single-threaded executor; `timeout` bounds each attempt. Of `options`, the static
 /// `bearer_token` or the OAuth `authorization` applies to every POST (the rest is for the
 /// stateful transport).
 pub fn block_on_stateless_http<F, Fut, T>(
     url: &str,
     options: &HttpClientOptions,
+    client: StatelessClient,
     timeout: Duration,
     app: F,
 ) -> io::Result<T>
 where
-    F: FnOnce(StatelessHttpTransport) -> Fut,
+    F: FnOnce(StatelessHttp) -> Fut,
     Fut: Future<Output = T>,
 {
     let (addr, authority, path) = endpoint_parts(&parse_endpoint(url)?);
     let executor = Rc::new(LocalExecutor::new());
-    let transport = StatelessHttpTransport {
-        pool: Pool::new(addr, 8, executor.clone()),
-        target: Target::new(authority, path, options),
-        timeout,
+    let mut machine = StatelessMachine::new(client, Wire::Http, Instant::now());
+    machine.set_request_timeout(timeout);
+    let doorbell = Arc::new(Doorbell::default());
+    let ring = doorbell.clone();
+    machine.set_waker(Arc::new(move || ring.ring()));
+    let wire = StatelessHttp {
+        machine,
+        pool: Rc::new(Pool::new(addr, 8, executor.clone())),
+        target: Rc::new(Target::new(authority, path, options)),
+        executor: executor.clone(),
+        inflight: InFlight::new(),
+        doorbell,
+        stash: VecDeque::new(),
+        timer: Timer::never(),
     };
-    Ok(smol::block_on(executor.run(app(transport))))
+    Ok(smol::block_on(executor.run(app(wire))))
 }
 
-impl StatelessHttpTransport {
+impl StatelessHttp {
+    /// The machine (its client: version, learned tools, cache).
+    pub fn machine(&self) -> &StatelessMachine {
+        &self.machine
+    }
+
+    /// The machine, to start calls or change its settings.
+    pub fn machine_mut(&mut self) -> &mut StatelessMachine {
+        &mut self.machine
+    }
+
     /// Bounds each following attempt.
     pub fn set_timeout(&mut self, timeout: Duration) {
-        self.timeout = timeout;
+        self.machine.set_request_timeout(timeout);
     }
 
-    /// Opens a listen stream with `request` (from `StatelessClient::listen_request`): one POST
-    /// whose response stays open; the response headers must come within the timeout. Drop
-    /// the stream to close it (closing the response is the cancellation on HTTP).
-    pub async fn listen(
-        &self,
-        request: &StatelessRequest,
-    ) -> Result<HttpListenStream, StatelessClientError> {
-        let timeout = self.timeout;
-        let sent = smol::future::or(self.send(request), async move {
-            smol::Timer::after(timeout).await;
-            Err(format!("no answer within {timeout:?}"))
-        })
-        .await;
-        // The connection serves this stream alone: its sender is not returned to the pool.
-        let (_sender, status, content_type, body) =
-            sent.map_err(StatelessClientError::Transport)?;
-        let json = content_type
-            .as_deref()
-            .is_some_and(|c| c.to_ascii_lowercase().contains("json"));
-        let sse = content_type
-            .as_deref()
-            .is_some_and(|c| c.to_ascii_lowercase().contains("text/event-stream"));
-        // A JSON body is an answer at any status (an error); a stream only on success.
-        let streaming = sse && (200..300).contains(&status);
-        if !(json || streaming) {
-            return Err(StatelessClientError::Http { status });
-        }
-        Ok(HttpListenStream {
-            reader: ListenReader::new(request.id, content_type.as_deref()),
-            body,
-            ended: false,
-        })
-    }
-
-    /// One POST; the status, content type and the body still to read.
-    async fn send(
-        &self,
-        request: &StatelessRequest,
-    ) -> Result<(Sender, u16, Option<String>, Incoming), String> {
-        let make = |authorization: Option<&str>| {
-            let mut builder = hyper::Request::builder()
-                .method(hyper::Method::POST)
-                .uri(self.target.path.as_str())
-                .header(hyper::header::HOST, self.target.authority.as_str())
-                .header(hyper::header::CONTENT_TYPE, "application/json")
-                .header(hyper::header::ACCEPT, "application/json, text/event-stream");
-            for (name, value) in &request.headers {
-                builder = builder.header(name.as_str(), value.as_str());
-            }
-            if let Some(auth) = authorization {
-                builder = builder.header(hyper::header::AUTHORIZATION, auth);
-            }
-            builder
-                .body(Full::new(Bytes::from(request.body.clone())))
-                .map_err(|e| format!("invalid request: {e}"))
-        };
-        let (sender, response) = send_authorized(&self.pool, &self.target, make).await?;
-        let (parts, body) = response.into_parts();
-        let content_type = parts
-            .headers
-            .get(hyper::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        Ok((sender, parts.status.as_u16(), content_type, body))
-    }
-
-    /// One POST; the status, content type and whole body.
-    async fn post(
-        &self,
-        request: &StatelessRequest,
-    ) -> Result<(u16, Option<String>, Bytes), String> {
-        let (sender, status, content_type, body) = self.send(request).await?;
-        let body = Limited::new(body, MAX_STATELESS_BODY)
-            .collect()
-            .await
-            .map_err(|e| format!("response body: {e}"))?
-            .to_bytes();
-        self.pool.checkin(sender);
-        Ok((status, content_type, body))
-    }
-}
-
-impl StatelessTransport for StatelessHttpTransport {
-    async fn exchange(
+    /// Runs `method` with `params` to its final result (every attempt, input round and
+    /// version retry is the machine's).
+    pub async fn request(
         &mut self,
-        request: &StatelessRequest,
-    ) -> Result<Result<Reply, ReplyError>, StatelessClientError> {
-        let timeout = self.timeout;
-        let outcome = smol::future::or(self.post(request), async move {
-            smol::Timer::after(timeout).await;
-            Err(format!("no answer within {timeout:?}"))
-        })
-        .await;
-        let (status, content_type, body) = outcome.map_err(StatelessClientError::Transport)?;
-        let reply = reply_from_http_body(content_type.as_deref(), &body, request.id);
-        match reply {
-            // A status without a JSON-RPC answer (404/405 pages, 5xx) is the transport's word.
-            Err(_) if !(200..300).contains(&status) => Err(StatelessClientError::Http { status }),
-            other => Ok(other),
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, StatelessClientError> {
+        let call = self.machine.start_call(Instant::now(), method, params);
+        self.result(call).await
+    }
+
+    /// [`StatelessHttp::request`] with result reuse (`ttlMs`).
+    pub async fn request_cached(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, StatelessClientError> {
+        let call = self
+            .machine
+            .start_cached_call(Instant::now(), method, params);
+        self.result(call).await
+    }
+
+    /// Lists every tool (following `nextCursor`), learning their header annotations.
+    pub async fn list_all_tools(&mut self) -> Result<Vec<Value>, StatelessClientError> {
+        let call = self.machine.start_list_tools(Instant::now());
+        let mut listing = self.result(call).await?;
+        match listing.get_mut("tools").map(Value::take) {
+            Some(Value::Array(tools)) => Ok(tools),
+            _ => Ok(Vec::new()),
         }
     }
-}
 
-/// An open `subscriptions/listen` response: its events as they arrive (the core's
-/// [`ListenReader`] reads the body). Dropping it closes the connection, which cancels the
-/// subscription.
-pub struct HttpListenStream {
-    reader: ListenReader,
-    body: Incoming,
-    ended: bool,
-}
-
-impl HttpListenStream {
-    /// The next event; `None` once the stream ended and every event was taken. Waits as long
-    /// as the server keeps the stream open (bound it with a timer).
-    pub async fn next_event(&mut self) -> Result<Option<ListenEvent>, StatelessClientError> {
-        // Bounded by the body: each pass consumes a frame or ends.
+    /// Follows `task` to its end.
+    pub async fn wait_task(
+        &mut self,
+        task: TaskHandle,
+    ) -> Result<TaskOutcome, StatelessClientError> {
+        let call = self.machine.start_task_wait(Instant::now(), task);
+        // Bounded: the machine ends every task wait (poll and round caps, timeouts).
         loop {
-            if let Some(event) = self.reader.poll_event() {
-                return Ok(Some(event));
+            match self.next_of(call).await {
+                StatelessEvent::TaskDone { outcome, .. } => return outcome,
+                StatelessEvent::Done { result, .. } => return result.map(TaskOutcome::Completed),
+                _ => continue,
             }
-            if self.ended {
-                return Ok(None);
+        }
+    }
+
+    /// Opens a listen stream; read it with [`StatelessHttp::next_listen_event`], close it with
+    /// [`StatelessHttp::cancel`].
+    pub fn listen(&mut self, filter: &ListenFilter) -> CallId {
+        self.machine.start_listen(Instant::now(), filter)
+    }
+
+    /// The next event of listen stream `call`; waits as long as the server keeps the stream
+    /// open (bound it with a timer). After [`ListenEvent::Closed`] or an error the stream
+    /// is over.
+    pub async fn next_listen_event(
+        &mut self,
+        call: CallId,
+    ) -> Result<ListenEvent, StatelessClientError> {
+        match self.next_of(call).await {
+            StatelessEvent::Listen { event, .. } => Ok(event),
+            StatelessEvent::Done { result, .. } => result.map(ListenEvent::Closed),
+            other => Err(StatelessClientError::Malformed(format!(
+                "not a listen event: {other:?}"
+            ))),
+        }
+    }
+
+    /// Stops call `call` (closing the response closes a listen stream on HTTP).
+    pub fn cancel(&mut self, call: CallId) {
+        self.machine.cancel(Instant::now(), call);
+        self.stash.retain(|e| e.call() != call);
+        self.pump();
+    }
+
+    /// The final result of a plain call.
+    async fn result(&mut self, call: CallId) -> Result<Value, StatelessClientError> {
+        // Bounded: a plain call ends with one Done.
+        loop {
+            if let StatelessEvent::Done { result, .. } = self.next_of(call).await {
+                return result;
             }
-            match self.body.frame().await {
-                Some(Ok(frame)) => {
-                    if let Ok(data) = frame.into_data() {
-                        self.reader.handle_body(&data);
+        }
+    }
+
+    /// The next event of `call`, moving every call meanwhile.
+    async fn next_of(&mut self, call: CallId) -> StatelessEvent {
+        // Bounded by the call: the machine's deadlines end every wait for an answer.
+        loop {
+            self.pump();
+            if let Some(at) = self.stash.iter().position(|e| e.call() == call) {
+                if let Some(event) = self.stash.remove(at) {
+                    return event;
+                }
+            }
+            match self.machine.poll_timeout() {
+                Some(at) => self.timer.set_at(at),
+                None => self.timer = Timer::never(),
+            }
+            let no_app: Option<Pin<&mut Pending<()>>> = None;
+            let woke = next_wake(
+                no_app,
+                &mut self.inflight,
+                &self.doorbell,
+                Some(&mut self.timer),
+            )
+            .await;
+            let now = Instant::now();
+            match woke {
+                Wake::Input(input) => {
+                    self.input(now, input);
+                    while let Some(more) = self.inflight.try_input() {
+                        self.input(now, more);
                     }
                 }
-                Some(Err(e)) => {
-                    self.ended = true;
-                    return Err(StatelessClientError::Transport(format!(
-                        "listen stream: {e}"
-                    )));
+                Wake::Woken => self.machine.handle_wake(now),
+                Wake::Timer => self.machine.handle_timeout(now),
+                Wake::App(()) => {}
+            }
+        }
+    }
+
+    /// Performs what the machine asks for and takes its events.
+    fn pump(&mut self) {
+        while let Some(action) = self.machine.poll_action() {
+            match action {
+                Action::Send(request) => {
+                    let id = request.id;
+                    let exchange = exchange::run(
+                        self.pool.clone(),
+                        self.target.clone(),
+                        request,
+                        self.inflight.inputs(),
+                    );
+                    self.inflight.start(id.0, exchange);
                 }
-                None => {
-                    self.ended = true;
-                    self.reader.handle_end();
-                }
+                Action::Abort(id) => self.inflight.abort(id.0),
+            }
+        }
+        while let Some(job) = self.machine.poll_job() {
+            self.executor.spawn(job).detach();
+        }
+        while let Some(event) = self.machine.poll_event() {
+            self.stash_event(event);
+        }
+    }
+
+    /// Keeps `event` for its call; a listen stream no one reads past the limit is closed.
+    fn stash_event(&mut self, event: StatelessEvent) {
+        let unread_listen = matches!(
+            event,
+            StatelessEvent::Listen { ref event, .. } if !matches!(event, ListenEvent::Closed(_))
+        );
+        if unread_listen && self.stash.len() >= MAX_QUEUED_EVENTS {
+            let call = event.call();
+            self.machine.cancel(Instant::now(), call);
+            let why = format!("{MAX_QUEUED_EVENTS} listen events unread");
+            self.stash.push_back(StatelessEvent::Done {
+                call,
+                result: Err(StatelessClientError::Limit(why)),
+            });
+            return;
+        }
+        self.stash.push_back(event);
+    }
+
+    /// One input of an exchange, to the machine.
+    fn input(&mut self, now: Instant, input: Input) {
+        let machine = &mut self.machine;
+        match input {
+            Input::Whole {
+                id,
+                status,
+                headers,
+                body,
+            } => {
+                machine.handle_response_head(now, id, status, header_pairs(&headers));
+                machine.handle_response_body(now, id, body);
+                machine.handle_response_end(now, id);
+            }
+            Input::Streamed(Streamed::Head {
+                id,
+                status,
+                headers,
+            }) => machine.handle_response_head(now, id, status, header_pairs(&headers)),
+            Input::Streamed(Streamed::Body { id, chunk }) => {
+                machine.handle_response_body(now, id, chunk)
+            }
+            Input::Streamed(Streamed::End { id }) => machine.handle_response_end(now, id),
+            Input::Streamed(Streamed::Failed { id, reason }) => {
+                machine.handle_response_failed(now, id, &reason)
             }
         }
     }

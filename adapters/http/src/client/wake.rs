@@ -1,5 +1,5 @@
-//! The client loops' wait (the stateful client's and the auto-detecting one's): one poll of
-//! every source per wake-up, in a fixed order, the application first.
+//! The client loops' wait (the stateful client's, the auto-detecting one's and the 2026-07-28
+//! one's): one poll of every source per wake-up, in a fixed order, the application first.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -18,9 +18,9 @@ pub const MAX_INPUT_ROUNDS: u32 = 16;
 /// What to do next with a call.
 #[derive(Debug)]
 pub enum CallStep {
-    /// Send the next attempt ([`StatelessClient::next_request`]).
+    /// Send the next attempt.
     Send,
-    /// Answer these inputs ([`StatelessClient::answer_inputs`]), hand them to
+    /// Answer these inputs (the registered handlers, as a job), hand them to
     /// [`StatelessCall::provide_inputs`], then send the next attempt.
     Inputs(InputRequests),
     /// The final result (`resultType`, `ttlMs`, `cacheScope` kept as data).

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 use serde_json::{json, Value};
 
-use super::{StatelessClient, StatelessRequest, MAX_SSE_EVENT};
+use super::MAX_SSE_EVENT;
 use crate::framing::sse::{SseDecoder, SseItem};
 use crate::model::stateless::{SubscriptionFilter, SUBSCRIPTION_ID_KEY};
 
@@ -133,15 +133,6 @@ pub fn listen_cancel_notification(listen_id: i64) -> Vec<u8> {
         "params": {"requestId": listen_id, "reason": "listen stream closed by the client"},
     });
     serde_json::to_vec(&body).unwrap_or_default()
-}
-
-impl StatelessClient {
-    /// The `subscriptions/listen` request that opens a stream for `filter` (its id is the
-    /// subscription id the stream's notifications carry).
-    pub fn listen_request(&mut self, filter: &ListenFilter) -> StatelessRequest {
-        let mut call = self.call("subscriptions/listen", Some(filter.to_params()));
-        self.next_request(&mut call)
-    }
 }
 
 /// Events kept unread in a [`ListenReader`] at most; older ones leave first (a reader that

@@ -5,13 +5,27 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::tests::{run, Script};
+use super::tests::{settle, Script};
 use super::*;
 use crate::app::client::Client;
 use crate::model::Implementation;
+use crate::outgoing::Action;
 
-fn client() -> StatelessClient {
-    StatelessClient::new(&Client::builder(Implementation::new("t", "1")))
+fn client() -> StatelessMachine {
+    let client = StatelessClient::new(&Client::builder(Implementation::new("t", "1")));
+    StatelessMachine::new(client, Wire::Http, Instant::now())
+}
+
+/// A cached call of `method` with `params` at `now`, served by `script`, to its end.
+fn cached(
+    m: &mut StatelessMachine,
+    script: &mut Script,
+    now: Instant,
+    method: &str,
+    params: Option<Value>,
+) -> Result<Value, StatelessClientError> {
+    let id = m.start_cached_call(now, method, params);
+    settle(m, script, now, id)
 }
 
 fn tagged(method: &str, id: i64, mut params: Value) -> Value {
@@ -27,10 +41,13 @@ fn listen_request_carries_filter_and_meta() {
         resource_uris: vec!["file:///a".into()],
         ..Default::default()
     };
-    let request = client.listen_request(&filter);
+    client.start_listen(Instant::now(), &filter);
+    let Some(Action::Send(request)) = client.poll_action() else {
+        panic!("no listen request");
+    };
     let body: Value = serde_json::from_slice(&request.body).unwrap();
     assert_eq!(body["method"], "subscriptions/listen");
-    assert_eq!(body["id"], request.id);
+    assert_eq!(body["id"], 1);
     assert_eq!(
         body["params"]["notifications"],
         json!({"toolsListChanged": true, "resourceSubscriptions": ["file:///a"]})
@@ -39,10 +56,7 @@ fn listen_request_carries_filter_and_meta() {
         body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
         "2026-07-28"
     );
-    assert!(request
-        .headers
-        .iter()
-        .any(|(n, v)| n == "Mcp-Method" && v == "subscriptions/listen"));
+    assert_eq!(request.header("Mcp-Method"), Some("subscriptions/listen"));
 }
 
 #[test]
@@ -108,14 +122,15 @@ fn results_are_reused_until_their_ttl() {
     let mut client = client();
     let mut script = Script::new(vec![list(1000, "a"), list(1000, "b")]);
     let t0 = Instant::now();
-    let first = run(client.request_at(t0, &mut script, "tools/list", None)).unwrap();
+    let first = cached(&mut client, &mut script, t0, "tools/list", None).unwrap();
     assert_eq!(first["tools"][0]["name"], "a");
-    let again = run(client.request_at(
-        t0 + Duration::from_millis(999),
+    let again = cached(
+        &mut client,
         &mut script,
+        t0 + Duration::from_millis(999),
         "tools/list",
         None,
-    ))
+    )
     .unwrap();
     assert_eq!(again["tools"][0]["name"], "a");
     assert_eq!(
@@ -123,12 +138,13 @@ fn results_are_reused_until_their_ttl() {
         1,
         "a fresh cached result needs no request"
     );
-    let later = run(client.request_at(
-        t0 + Duration::from_millis(1000),
+    let later = cached(
+        &mut client,
         &mut script,
+        t0 + Duration::from_millis(1000),
         "tools/list",
         None,
-    ))
+    )
     .unwrap();
     assert_eq!(later["tools"][0]["name"], "b");
     assert_eq!(script.sent.len(), 2, "at ttlMs the result is stale");
@@ -144,21 +160,28 @@ fn zero_ttl_and_other_params_are_not_reused() {
         list(500, "d"),
     ]);
     let t0 = Instant::now();
-    run(client.request_at(t0, &mut script, "tools/list", None)).unwrap();
-    let second = run(client.request_at(t0, &mut script, "tools/list", None)).unwrap();
+    cached(&mut client, &mut script, t0, "tools/list", None).unwrap();
+    let second = cached(&mut client, &mut script, t0, "tools/list", None).unwrap();
     assert_eq!(second["tools"][0]["name"], "b");
     let c = json!({"cursor": "c"});
-    run(client.request_at(t0, &mut script, "tools/list", Some(c.clone()))).unwrap();
-    let d = run(client.request_at(t0, &mut script, "tools/list", Some(json!({"cursor": "d"}))))
-        .unwrap();
+    cached(&mut client, &mut script, t0, "tools/list", Some(c.clone())).unwrap();
+    let d = cached(
+        &mut client,
+        &mut script,
+        t0,
+        "tools/list",
+        Some(json!({"cursor": "d"})),
+    )
+    .unwrap();
     assert_eq!(d["tools"][0]["name"], "d");
     // Same params in another member order and with another _meta: a hit.
-    let hit = run(client.request_at(
-        t0,
+    let hit = cached(
+        &mut client,
         &mut script,
+        t0,
         "tools/list",
         Some(json!({"_meta": {"x": 1}, "cursor": "c"})),
-    ))
+    )
     .unwrap();
     assert_eq!(hit["tools"][0]["name"], "c");
     assert_eq!(script.sent.len(), 4);
@@ -180,33 +203,41 @@ fn listen_events_make_matching_results_stale() {
     ]);
     let t0 = Instant::now();
     let uri = Some(json!({"uri": "file:///a"}));
-    run(client.request_at(t0, &mut script, "tools/list", None)).unwrap();
-    run(client.request_at(t0, &mut script, "resources/read", uri.clone())).unwrap();
-    run(client.request_at(t0, &mut script, "prompts/list", None)).unwrap();
-    assert_eq!(client.cache_mut().len(), 3);
+    cached(&mut client, &mut script, t0, "tools/list", None).unwrap();
+    cached(&mut client, &mut script, t0, "resources/read", uri.clone()).unwrap();
+    cached(&mut client, &mut script, t0, "prompts/list", None).unwrap();
+    assert_eq!(client.client_mut().cache_mut().len(), 3);
     // Events that match nothing cached drop nothing.
     assert_eq!(
-        client.handle_listen_event(&ListenEvent::ResourcesListChanged),
+        client
+            .client_mut()
+            .handle_listen_event(&ListenEvent::ResourcesListChanged),
         0
     );
     assert_eq!(
-        client.handle_listen_event(&ListenEvent::ResourceUpdated("file:///b".into())),
+        client
+            .client_mut()
+            .handle_listen_event(&ListenEvent::ResourceUpdated("file:///b".into())),
         0
     );
     assert_eq!(
-        client.handle_listen_event(&ListenEvent::ToolsListChanged),
+        client
+            .client_mut()
+            .handle_listen_event(&ListenEvent::ToolsListChanged),
         1
     );
-    let tools = run(client.request_at(t0, &mut script, "tools/list", None)).unwrap();
+    let tools = cached(&mut client, &mut script, t0, "tools/list", None).unwrap();
     assert_eq!(tools["tools"][0]["name"], "b");
     assert_eq!(
-        client.handle_listen_event(&ListenEvent::ResourceUpdated("file:///a".into())),
+        client
+            .client_mut()
+            .handle_listen_event(&ListenEvent::ResourceUpdated("file:///a".into())),
         1
     );
-    let text = run(client.request_at(t0, &mut script, "resources/read", uri)).unwrap();
+    let text = cached(&mut client, &mut script, t0, "resources/read", uri).unwrap();
     assert_eq!(text["contents"][0]["text"], "two");
     // The prompt list stayed cached throughout.
-    run(client.request_at(t0, &mut script, "prompts/list", None)).unwrap();
+    cached(&mut client, &mut script, t0, "prompts/list", None).unwrap();
     assert_eq!(script.sent.len(), 5);
 }
 

@@ -3,10 +3,10 @@
 //! the same sampling/elicitation/roots handlers as the stateful [`super::Client`], then
 //! retried) or errors; the HTTP headers of each request; the era probe's verdict.
 //!
-//! Sans-IO like the rest of the core: [`StatelessClient`] builds each attempt
-//! ([`StatelessClient::next_request`]) and sorts each reply ([`StatelessClient::handle_reply`]);
-//! [`StatelessClient::request`] runs that loop over any [`StatelessTransport`] (an adapter moves the
-//! bytes, this module decides). See docs/stateless.md.
+//! Sans-IO like the rest of the core: [`StatelessClient`] holds who the client is and what it
+//! learned (versions, tool header annotations, cached results); [`StatelessMachine`] runs calls
+//! with it as a poll machine (`start_*`, `handle_*`, `poll_*`, time passed in), and an adapter
+//! only moves the bytes. See docs/stateless.md.
 
 mod cache;
 mod call;
@@ -14,6 +14,8 @@ mod era;
 mod headers;
 mod inputs;
 mod listen;
+mod machine;
+mod ops;
 mod reply;
 mod tasks;
 
@@ -28,24 +30,31 @@ pub use listen::{
     listen_cancel_notification, listen_event_from_message, ListenEvent, ListenFilter, ListenReader,
     MAX_PENDING_EVENTS,
 };
+pub use machine::{
+    CallId, StatelessEvent, StatelessMachine, Wire, DEFAULT_REQUEST_TIMEOUT, MAX_CALLS_IN_FLIGHT,
+    MAX_QUEUED_EVENTS, MAX_REPLY_BODY,
+};
 pub use reply::{reply_from_http_body, reply_from_message, Reply, ReplyError, MAX_SSE_EVENT};
 pub use tasks::{
-    TaskClock, TaskHandle, TaskOutcome, TaskStep, ToolCallOutcome, DEFAULT_POLL_INTERVAL,
-    MAX_POLL_INTERVAL, MAX_TASK_POLLS,
+    TaskHandle, TaskOutcome, TaskStep, ToolCallOutcome, DEFAULT_POLL_INTERVAL, MAX_POLL_INTERVAL,
+    MAX_TASK_POLLS,
 };
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::future::Future;
-use std::time::Instant;
+use std::time::Duration;
+
+use bytes::Bytes;
 
 use serde_json::{json, Map, Value};
 
 use super::builder::Handlers;
 use super::ClientBuilder;
+use crate::http::{HttpMethod, HttpText};
 use crate::jsonrpc::ErrorObject;
-use crate::model::stateless::{InputResponses, RequestMeta};
+use crate::model::stateless::RequestMeta;
 use crate::model::{ClientCapabilities, Implementation, ProtocolVersion};
+use crate::outgoing::{ExchangeId, OutgoingRequest};
 
 /// Tools whose header annotations are remembered at most (past it, calls to further tools
 /// carry no `Mcp-Param-*` headers).
@@ -70,8 +79,12 @@ pub enum StatelessClientError {
     TooManyRounds(u32),
     /// An input request could not be answered (no handler, or the handler failed).
     Input(String),
-    /// The transport failed (connection, timeout, closed pipe).
+    /// The transport failed (connection, closed pipe) or the client closed.
     Transport(String),
+    /// No answer came within the per-request timeout.
+    Timeout(Duration),
+    /// A limit of the client was reached (reply body size, calls in flight, unread events).
+    Limit(String),
 }
 
 impl fmt::Display for StatelessClientError {
@@ -96,34 +109,13 @@ impl fmt::Display for StatelessClientError {
                 write!(f, "cannot answer the server's input request: {why}")
             }
             StatelessClientError::Transport(why) => write!(f, "{why}"),
+            StatelessClientError::Timeout(after) => write!(f, "no answer within {after:?}"),
+            StatelessClientError::Limit(why) => write!(f, "client limit reached: {why}"),
         }
     }
 }
 
 impl std::error::Error for StatelessClientError {}
-
-/// One attempt to send: a JSON-RPC request and the HTTP headers that go with it (stdio
-/// ignores the headers).
-#[derive(Clone, Debug)]
-pub struct StatelessRequest {
-    /// The JSON-RPC id of this attempt (new for each attempt).
-    pub id: i64,
-    /// The method.
-    pub method: String,
-    /// The whole JSON-RPC request as compact JSON.
-    pub body: Vec<u8>,
-    /// `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`.
-    pub headers: Vec<(String, String)>,
-}
-
-/// Moves one attempt to the server and brings back its reply (an adapter implements it).
-pub trait StatelessTransport {
-    /// Sends `request` and returns the server's reply to it.
-    fn exchange(
-        &mut self,
-        request: &StatelessRequest,
-    ) -> impl Future<Output = Result<Result<Reply, ReplyError>, StatelessClientError>>;
-}
 
 /// A stateless 2026-07-28 client: who it is, what it can do, which version it speaks, and
 /// what it learned of the server's tools (their `Mcp-Param-*` headers).
@@ -139,7 +131,7 @@ pub struct StatelessClient {
     tools_learned: bool,
     /// Tools dropped for invalid annotations (never called), bounded like `tool_headers`.
     dropped: HashSet<String>,
-    /// Cacheable results by method and params ([`StatelessClient::request_at`]).
+    /// Cacheable results by method and params ([`StatelessMachine::start_cached_call`]).
     cache: ResultCache,
 }
 
@@ -180,13 +172,17 @@ impl StatelessClient {
     }
 
     /// A call of `method` with `params` (an object or nothing).
-    pub fn call(&self, method: &str, params: Option<Value>) -> StatelessCall {
+    pub(super) fn call(&self, method: &str, params: Option<Value>) -> StatelessCall {
         StatelessCall::new(method, params)
     }
 
-    /// The next attempt of `call`: a new id, the `_meta` fields, the inputs and state of the
-    /// last round, and the HTTP headers.
-    pub fn next_request(&mut self, call: &mut StatelessCall) -> StatelessRequest {
+    /// The next attempt of `call` as exchange `exchange`: a new JSON-RPC id (returned), the
+    /// `_meta` fields, the inputs and state of the last round, and the HTTP headers.
+    pub(super) fn next_request(
+        &mut self,
+        call: &mut StatelessCall,
+        exchange: ExchangeId,
+    ) -> (i64, OutgoingRequest) {
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1).max(1);
         call.current_id = Some(id);
@@ -217,18 +213,14 @@ impl StatelessClient {
         let tool_params = tool
             .and_then(|t| self.tool_headers.get(t))
             .unwrap_or(&empty);
-        let headers = request_headers(&self.version, &call.method, &params, tool_params);
+        let pairs = request_headers(&self.version, &call.method, &params, tool_params);
         let body = json!({"jsonrpc": "2.0", "id": id, "method": call.method, "params": params});
-        StatelessRequest {
-            id,
-            method: call.method.clone(),
-            body: serde_json::to_vec(&body).unwrap_or_default(),
-            headers,
-        }
+        let body = serde_json::to_vec(&body).unwrap_or_default();
+        (id, post(exchange, pairs, body))
     }
 
     /// Sorts the reply to `call`'s attempt in flight into the next step.
-    pub fn handle_reply(
+    pub(super) fn handle_reply(
         &mut self,
         call: &mut StatelessCall,
         reply: Result<Reply, ReplyError>,
@@ -276,67 +268,6 @@ impl StatelessClient {
         self.tool_headers.contains_key(tool)
     }
 
-    /// Answers every input request with the registered handlers (elicitation, sampling,
-    /// roots); fails on a kind without a handler or a handler error.
-    pub async fn answer_inputs(
-        &self,
-        requests: &crate::model::stateless::InputRequests,
-    ) -> Result<InputResponses, StatelessClientError> {
-        inputs::answer(&self.handlers, requests).await
-    }
-
-    /// Runs `method` to its final result over `transport`: every attempt, input round and
-    /// version retry. A `tools/list` result loses the tools with invalid header annotations; a
-    /// `tools/call` of a tool not listed yet lists the tools first (its `Mcp-Param-*` headers
-    /// come from the listing) and fails if the listing dropped it.
-    pub async fn request<T: StatelessTransport>(
-        &mut self,
-        transport: &mut T,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<Value, StatelessClientError> {
-        if method == "tools/call" {
-            let tool = params
-                .as_ref()
-                .and_then(|p| p.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned();
-            if !self.knows_tool(&tool) && !self.tools_learned {
-                self.list_all_tools(transport).await?;
-            }
-            if self.dropped.contains(&tool) {
-                return Err(StatelessClientError::Input(format!(
-                    "the tool `{tool}` has invalid x-mcp-header annotations"
-                )));
-            }
-        }
-        let mut result = self.run_call(transport, method, params).await?;
-        if method == "tools/list" {
-            self.learn_tools(&mut result);
-        }
-        Ok(result)
-    }
-
-    /// [`StatelessClient::request`] with result reuse: a result cached for the same method and
-    /// params and still within its `ttlMs` at `now` is returned without a request; a fresh
-    /// result with `ttlMs` > 0 is kept. Input-required calls are never cached (only their
-    /// final result is, like any other).
-    pub async fn request_at<T: StatelessTransport>(
-        &mut self,
-        now: Instant,
-        transport: &mut T,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<Value, StatelessClientError> {
-        if let Some(hit) = self.cache.get(now, method, params.as_ref()) {
-            return Ok(hit);
-        }
-        let result = self.request(transport, method, params.clone()).await?;
-        self.cache.store(now, method, params.as_ref(), &result);
-        Ok(result)
-    }
-
     /// Takes in an event from a listen stream: a list change or resource update makes the
     /// matching cached results stale (and a tool list change forgets the learned tools, so
     /// the next call lists them again). Returns how many cached results were dropped.
@@ -352,53 +283,53 @@ impl StatelessClient {
         &mut self.cache
     }
 
-    /// Lists every tool (following `nextCursor`), learning their header annotations.
-    pub async fn list_all_tools<T: StatelessTransport>(
-        &mut self,
-        transport: &mut T,
-    ) -> Result<Vec<Value>, StatelessClientError> {
-        let mut all = Vec::new();
-        let mut cursor: Option<Value> = None;
-        for _ in 0..MAX_TOOL_PAGES {
-            let params = cursor.take().map(|c| json!({"cursor": c}));
-            let mut page = self.run_call(transport, "tools/list", params).await?;
-            self.learn_tools(&mut page);
-            if let Some(Value::Array(tools)) = page.get_mut("tools") {
-                all.append(tools);
-            }
-            match page.get("nextCursor") {
-                Some(next) if !next.is_null() => cursor = Some(next.clone()),
-                _ => return Ok(all),
-            }
-        }
-        Err(StatelessClientError::Malformed(format!(
-            "tools/list kept returning nextCursor past {MAX_TOOL_PAGES} pages"
-        )))
+    /// Why `tool` must not be called (its annotations were invalid in the last listing).
+    pub(super) fn refuses_tool(&self, tool: &str) -> Option<StatelessClientError> {
+        self.dropped.contains(tool).then(|| {
+            StatelessClientError::Input(format!(
+                "the tool `{tool}` has invalid x-mcp-header annotations"
+            ))
+        })
     }
 
-    async fn run_call<T: StatelessTransport>(
-        &mut self,
-        transport: &mut T,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<Value, StatelessClientError> {
-        let mut call = self.call(method, params);
-        // Bounded: each pass either ends, takes an input round (capped) or uses the one
-        // version retry.
-        loop {
-            let request = self.next_request(&mut call);
-            let reply = transport.exchange(&request).await?;
-            match self.handle_reply(&mut call, reply) {
-                CallStep::Send => continue,
-                CallStep::Inputs(requests) => {
-                    let responses = self.answer_inputs(&requests).await?;
-                    call.provide_inputs(responses);
-                }
-                CallStep::Done(result) => return Ok(result),
-                CallStep::Failed(error) => return Err(error),
-            }
+    /// Whether a call of `tool` must list the tools first (to learn its headers).
+    pub(super) fn must_list_before(&self, tool: &str) -> bool {
+        !self.knows_tool(tool) && !self.tools_learned
+    }
+}
+
+/// A 2026-07-28 POST: `Content-Type`, `Accept`, and the request's MCP headers (those with a
+/// fixed name as constants, `Mcp-Param-*` as named fields).
+fn post(id: ExchangeId, pairs: Vec<(String, String)>, body: Vec<u8>) -> OutgoingRequest {
+    let mut headers: Vec<(&'static str, HttpText)> = vec![
+        ("Content-Type", HttpText::from_static("application/json")),
+        (
+            "Accept",
+            HttpText::from_static("application/json, text/event-stream"),
+        ),
+    ];
+    let mut named_headers = Vec::new();
+    for (name, value) in pairs {
+        match constant_name(&name) {
+            Some(name) => headers.push((name, value.into())),
+            None => named_headers.push((name.into(), value.into())),
         }
     }
+    OutgoingRequest {
+        id,
+        method: HttpMethod::Post,
+        url: None,
+        headers,
+        named_headers,
+        body: Bytes::from(body),
+    }
+}
+
+/// The header names of [`request_headers`] that are fixed.
+fn constant_name(name: &str) -> Option<&'static str> {
+    ["MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"]
+        .into_iter()
+        .find(|n| *n == name)
 }
 
 #[cfg(test)]

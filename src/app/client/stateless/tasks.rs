@@ -6,18 +6,17 @@
 //!
 //! Sans-IO like the rest of the client: [`TaskHandle`] turns each `tasks/get` answer and the
 //! passed-in `Instant` into the next [`TaskStep`] (poll again at a deadline, answer inputs, or
-//! the end); [`StatelessClient::wait_task`] runs that loop with a [`TaskClock`] the adapter
-//! supplies (its runtime's clock and timer), so the core itself never waits or reads a clock.
+//! the end); [`super::StatelessMachine::start_task_wait`] follows those steps, its next poll a
+//! deadline of `poll_timeout`, so the core itself never waits or reads a clock.
 
-use std::future::Future;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use super::{CallStep, StatelessClient, StatelessClientError, StatelessTransport};
+use super::{StatelessClient, StatelessClientError};
 use crate::jsonrpc::ErrorObject;
-use crate::model::stateless::{InputRequests, InputResponses};
-use crate::tasks::{TaskStatus, TASKS_CANCEL, TASKS_EXTENSION, TASKS_GET, TASKS_UPDATE};
+use crate::model::stateless::InputRequests;
+use crate::tasks::{TaskStatus, TASKS_EXTENSION};
 
 /// The poll interval used when the server suggests none.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
@@ -35,7 +34,8 @@ pub const MAX_TASK_POLLS: u32 = 100_000;
 pub enum ToolCallOutcome {
     /// A synchronous result (also what a server without the extension answers).
     Complete(Value),
-    /// The server made the call a task: follow it with [`StatelessClient::wait_task`].
+    /// The server made the call a task: follow it with
+    /// [`super::StatelessMachine::start_task_wait`].
     Task(TaskHandle),
 }
 
@@ -55,19 +55,10 @@ pub enum TaskOutcome {
 pub enum TaskStep {
     /// Send `tasks/get` once this instant has come.
     PollAt(Instant),
-    /// Answer these inputs ([`StatelessClient::answer_inputs`]) with `tasks/update`, then call
-    /// [`TaskHandle::handle_updated`].
+    /// Answer these inputs with `tasks/update`, then call [`TaskHandle::handle_updated`].
     Inputs(InputRequests),
     /// The task ended.
     Done(TaskOutcome),
-}
-
-/// The clock and timer of the adapter's runtime, for [`StatelessClient::wait_task`].
-pub trait TaskClock {
-    /// The current instant.
-    fn now(&mut self) -> Instant;
-    /// Resolves once `deadline` has come.
-    fn sleep_until(&mut self, deadline: Instant) -> impl Future<Output = ()>;
 }
 
 /// One task the server created, as far as the client has seen it.
@@ -228,7 +219,7 @@ fn poll_interval(task: &Value) -> Option<Duration> {
 
 impl StatelessClient {
     /// Declares the tasks extension in every request's client capabilities: task-supporting
-    /// tools may then answer with a task ([`StatelessClient::call_tool`]).
+    /// tools may then answer with a task ([`ToolCallOutcome::from_result`]).
     pub fn enable_tasks(&mut self) {
         self.capabilities
             .extensions
@@ -246,22 +237,12 @@ impl StatelessClient {
     pub fn tasks_enabled(&self) -> bool {
         crate::tasks::client_declares_tasks(&self.capabilities)
     }
+}
 
-    /// Calls tool `name` with `arguments`: a synchronous result, or the task the server made
-    /// of the call.
-    pub async fn call_tool<T: StatelessTransport>(
-        &mut self,
-        transport: &mut T,
-        name: &str,
-        arguments: Option<Value>,
-    ) -> Result<ToolCallOutcome, StatelessClientError> {
-        let mut params = Map::new();
-        params.insert("name".to_owned(), Value::String(name.to_owned()));
-        if let Some(arguments) = arguments {
-            params.insert("arguments".to_owned(), arguments);
-        }
-        let params = Value::Object(params);
-        let result = self.request(transport, "tools/call", Some(params)).await?;
+impl ToolCallOutcome {
+    /// Reads the result of a `tools/call`: a task handle for a `CreateTaskResult`, else the
+    /// result itself; a `CreateTaskResult` without a string `taskId` is malformed.
+    pub fn from_result(result: Value) -> Result<ToolCallOutcome, StatelessClientError> {
         match TaskHandle::from_create_result(&result) {
             Some(task) => Ok(ToolCallOutcome::Task(task)),
             None if result.get("resultType").and_then(Value::as_str) == Some("task") => {
@@ -270,84 +251,6 @@ impl StatelessClient {
                 ))
             }
             None => Ok(ToolCallOutcome::Complete(result)),
-        }
-    }
-
-    /// `tasks/get`: the task's `DetailedTask`, as sent.
-    pub async fn get_task<T: StatelessTransport>(
-        &mut self,
-        transport: &mut T,
-        task_id: &str,
-    ) -> Result<Value, StatelessClientError> {
-        self.request(transport, TASKS_GET, Some(json!({ "taskId": task_id })))
-            .await
-    }
-
-    /// `tasks/update`: delivers `responses` to the task's pending input requests.
-    pub async fn update_task<T: StatelessTransport>(
-        &mut self,
-        transport: &mut T,
-        task_id: &str,
-        responses: InputResponses,
-    ) -> Result<(), StatelessClientError> {
-        // `inputResponses` is the call's own params here, not a multi-round-trip retry: the
-        // call machinery strips it from the caller's params, so it is set per attempt.
-        let mut call = self.call(TASKS_UPDATE, Some(json!({ "taskId": task_id })));
-        // Bounded: an attempt ends the call, or takes the one version retry.
-        loop {
-            call.retry_inputs = Some(responses.clone());
-            let request = self.next_request(&mut call);
-            let reply = transport.exchange(&request).await?;
-            match self.handle_reply(&mut call, reply) {
-                CallStep::Send => continue,
-                CallStep::Done(_) => return Ok(()),
-                CallStep::Failed(error) => return Err(error),
-                CallStep::Inputs(_) => {
-                    return Err(StatelessClientError::Malformed(
-                        "tasks/update answered with input_required".into(),
-                    ))
-                }
-            }
-        }
-    }
-
-    /// `tasks/cancel`: asks the server to stop the task (its later status is `cancelled`).
-    pub async fn cancel_task<T: StatelessTransport>(
-        &mut self,
-        transport: &mut T,
-        task_id: &str,
-    ) -> Result<(), StatelessClientError> {
-        self.request(transport, TASKS_CANCEL, Some(json!({ "taskId": task_id })))
-            .await?;
-        Ok(())
-    }
-
-    /// Follows `task` to its end: polls `tasks/get` at the server's interval (waiting on
-    /// `clock`), answers input requests with the registered handlers through `tasks/update`,
-    /// and returns how it ended.
-    pub async fn wait_task<T: StatelessTransport, C: TaskClock>(
-        &mut self,
-        transport: &mut T,
-        clock: &mut C,
-        task: &mut TaskHandle,
-    ) -> Result<TaskOutcome, StatelessClientError> {
-        let mut step = task.first_step(clock.now());
-        // Bounded: every poll counts toward MAX_TASK_POLLS and every update toward the
-        // input-round cap.
-        loop {
-            step = match step {
-                TaskStep::PollAt(deadline) => {
-                    clock.sleep_until(deadline).await;
-                    let detailed = self.get_task(transport, &task.id).await?;
-                    task.handle_status(clock.now(), &detailed)?
-                }
-                TaskStep::Inputs(requests) => {
-                    let responses = self.answer_inputs(&requests).await?;
-                    self.update_task(transport, &task.id, responses).await?;
-                    task.handle_updated(clock.now(), self.max_input_rounds)?
-                }
-                TaskStep::Done(outcome) => return Ok(outcome),
-            };
         }
     }
 }

@@ -2,32 +2,20 @@
 //! byte-exact state, the -32022 retry, the round cap, headers and annotation checks.
 
 use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
+use std::time::Instant;
 
 use serde_json::{json, Value};
 
 use super::*;
 use crate::app::client::Client;
 use crate::model::{ElicitAction, ElicitResult, Implementation};
+use crate::outgoing::{Action, OutgoingRequest};
 
-/// Polls a future whose awaits are all ready (scripted transport, sync handlers).
-pub(super) fn run<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    for _ in 0..1000 {
-        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-            return out;
-        }
-    }
-    panic!("the future never finished");
-}
-
-/// Answers each attempt with the next scripted message (its id set to the attempt's).
+/// Answers each attempt with the next scripted message (its id set to the attempt's); no
+/// message left fails the exchange.
 pub(super) struct Script {
     replies: VecDeque<Value>,
-    pub(super) sent: Vec<(Value, Vec<(String, String)>)>,
+    pub(super) sent: Vec<(Value, OutgoingRequest)>,
 }
 
 impl Script {
@@ -37,31 +25,63 @@ impl Script {
             sent: Vec::new(),
         }
     }
-}
 
-impl StatelessTransport for Script {
-    async fn exchange(
-        &mut self,
-        request: &StatelessRequest,
-    ) -> Result<Result<Reply, ReplyError>, StatelessClientError> {
-        let body: Value = serde_json::from_slice(&request.body).unwrap();
-        self.sent.push((body, request.headers.clone()));
-        let mut message = self
-            .replies
-            .pop_front()
-            .ok_or_else(|| StatelessClientError::Transport("script ended".into()))?;
-        message["jsonrpc"] = json!("2.0");
-        message["id"] = json!(request.id);
-        let bytes = serde_json::to_vec(&message).unwrap();
-        Ok(reply_from_http_body(
-            Some("application/json"),
-            &bytes,
-            request.id,
-        ))
+    /// Performs every action of `m` at `now` (a whole JSON response per request).
+    pub(super) fn serve(&mut self, m: &mut StatelessMachine, now: Instant) {
+        while let Some(action) = m.poll_action() {
+            let Action::Send(request) = action else {
+                continue;
+            };
+            let body: Value = serde_json::from_slice(&request.body).unwrap();
+            let id = request.id;
+            self.sent.push((body.clone(), request));
+            let Some(mut message) = self.replies.pop_front() else {
+                m.handle_response_failed(now, id, "script ended");
+                continue;
+            };
+            message["jsonrpc"] = json!("2.0");
+            message["id"] = body["id"].clone();
+            let bytes = serde_json::to_vec(&message).unwrap();
+            m.handle_response_head(now, id, 200, [("Content-Type", "application/json")]);
+            m.handle_response_body(now, id, bytes.into());
+            m.handle_response_end(now, id);
+        }
     }
 }
 
-fn client() -> StatelessClient {
+/// Serves `m` until call `id` is done; its result.
+pub(super) fn settle(
+    m: &mut StatelessMachine,
+    script: &mut Script,
+    now: Instant,
+    id: CallId,
+) -> Result<Value, StatelessClientError> {
+    for _ in 0..1000 {
+        script.serve(m, now);
+        while let Some(event) = m.poll_event() {
+            if let StatelessEvent::Done { call, result } = event {
+                if call == id {
+                    return result;
+                }
+            }
+        }
+    }
+    panic!("the call never ended");
+}
+
+/// `method` with `params` on `m`, served by `script`, to its end.
+pub(super) fn request(
+    m: &mut StatelessMachine,
+    script: &mut Script,
+    method: &str,
+    params: Option<Value>,
+) -> Result<Value, StatelessClientError> {
+    let now = Instant::now();
+    let id = m.start_call(now, method, params);
+    settle(m, script, now, id)
+}
+
+fn client() -> StatelessMachine {
     let builder = Client::builder(Implementation::new("t", "1")).elicitation_sync(|_, _| {
         Ok(ElicitResult {
             action: ElicitAction::Accept,
@@ -70,14 +90,11 @@ fn client() -> StatelessClient {
             extra: Default::default(),
         })
     });
-    StatelessClient::new(&builder)
+    StatelessMachine::new(StatelessClient::new(&builder), Wire::Http, Instant::now())
 }
 
-fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.as_str())
+fn header<'a>(request: &'a OutgoingRequest, name: &str) -> Option<&'a str> {
+    request.header(name)
 }
 
 #[test]
@@ -86,7 +103,7 @@ fn every_request_carries_meta_and_version_header() {
     let mut t = Script::new(vec![
         json!({"result": {"resultType": "complete", "tools": []}}),
     ]);
-    run(c.request(&mut t, "tools/list", None)).unwrap();
+    request(&mut c, &mut t, "tools/list", None).unwrap();
     let (body, headers) = &t.sent[0];
     let meta = &body["params"]["_meta"];
     assert_eq!(
@@ -111,7 +128,7 @@ fn input_required_retries_with_new_id_responses_and_exact_state() {
         json!({"result": {"resultType": "input_required", "inputRequests": {"again": ask}}}),
         json!({"result": {"content": []}}),
     ]);
-    let result = run(c.request(&mut t, "tools/call", Some(json!({"name": "x"})))).unwrap();
+    let result = request(&mut c, &mut t, "tools/call", Some(json!({"name": "x"}))).unwrap();
     assert_eq!(
         result,
         json!({"content": []}),
@@ -142,12 +159,12 @@ fn unsupported_version_retries_once_with_a_listed_version() {
         refusal.clone(),
         json!({"result": {"resultType": "complete"}}),
     ]);
-    run(c.request(&mut t, "server/discover", None)).unwrap();
+    request(&mut c, &mut t, "server/discover", None).unwrap();
     assert_eq!(t.sent.len(), 2);
     assert_ne!(t.sent[0].0["id"], t.sent[1].0["id"]);
     // A second refusal of the same call is final.
     let mut t = Script::new(vec![refusal.clone(), refusal]);
-    let err = run(c.request(&mut t, "server/discover", None)).unwrap_err();
+    let err = request(&mut c, &mut t, "server/discover", None).unwrap_err();
     assert!(
         matches!(err, StatelessClientError::Rpc(ref e) if e.code == -32022),
         "{err}"
@@ -156,18 +173,18 @@ fn unsupported_version_retries_once_with_a_listed_version() {
     let stateful_only = json!({"error": {"code": -32022, "message": "no",
         "data": {"supported": ["2025-11-25"], "requested": "2026-07-28"}}});
     let mut t = Script::new(vec![stateful_only]);
-    assert!(run(c.request(&mut t, "server/discover", None)).is_err());
+    assert!(request(&mut c, &mut t, "server/discover", None).is_err());
     assert_eq!(t.sent.len(), 1);
 }
 
 #[test]
 fn input_rounds_are_capped() {
     let mut c = client();
-    c.set_max_input_rounds(3);
+    c.client_mut().set_max_input_rounds(3);
     let ask = json!({"result": {"resultType": "input_required", "inputRequests": {"k":
         {"method": "elicitation/create", "params": {"message": "m", "requestedSchema": {"type": "object", "properties": {}}}}}}});
     let mut t = Script::new(vec![ask; 10]);
-    let err = run(c.request(&mut t, "prompts/get", Some(json!({"name": "p"})))).unwrap_err();
+    let err = request(&mut c, &mut t, "prompts/get", Some(json!({"name": "p"}))).unwrap_err();
     assert!(
         matches!(err, StatelessClientError::TooManyRounds(3)),
         "{err}"
@@ -180,7 +197,13 @@ fn an_input_without_a_handler_fails_the_call() {
     let mut c = client();
     let mut t = Script::new(vec![json!({"result": {"resultType": "input_required",
         "inputRequests": {"r": {"method": "roots/list"}}}})]);
-    let err = run(c.request(&mut t, "resources/read", Some(json!({"uri": "a:b"})))).unwrap_err();
+    let err = request(
+        &mut c,
+        &mut t,
+        "resources/read",
+        Some(json!({"uri": "a:b"})),
+    )
+    .unwrap_err();
     assert!(matches!(err, StatelessClientError::Input(_)), "{err}");
 }
 
@@ -198,11 +221,12 @@ fn tool_calls_mirror_annotated_arguments() {
     let mut t = Script::new(vec![tools, json!({"result": {"content": []}})]);
     let args = json!({"region": "us west", "n": 42, "flag": false, "uni": "é", "pad": " x",
         "nothing": null, "plain": "p"});
-    run(c.request(
+    request(
+        &mut c,
         &mut t,
         "tools/call",
         Some(json!({"name": "t", "arguments": args})),
-    ))
+    )
     .unwrap();
     let headers = &t.sent[1].1;
     assert_eq!(header(headers, "Mcp-Name"), Some("t"));
@@ -232,11 +256,11 @@ fn tools_with_invalid_annotations_are_dropped_and_never_called() {
         {"name": "tab", "inputSchema": prop(json!({"v": {"type": "string", "x-mcp-header": "A\tB"}}))},
         {"name": "notstr", "inputSchema": prop(json!({"v": {"type": "string", "x-mcp-header": 7}}))}
     ]});
-    let dropped = c.learn_tools(&mut listing);
+    let dropped = c.client_mut().learn_tools(&mut listing);
     assert_eq!(dropped.len(), 9, "{dropped:?}");
     assert_eq!(listing["tools"].as_array().unwrap().len(), 1);
     let mut t = Script::new(vec![]);
-    let err = run(c.request(&mut t, "tools/call", Some(json!({"name": "dup"})))).unwrap_err();
+    let err = request(&mut c, &mut t, "tools/call", Some(json!({"name": "dup"}))).unwrap_err();
     assert!(matches!(err, StatelessClientError::Input(_)));
     assert!(t.sent.is_empty(), "a dropped tool is never called");
 }
