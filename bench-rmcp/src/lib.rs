@@ -358,6 +358,7 @@ pub fn frame(text: &[u8]) -> Bytes {
 }
 
 pub mod cpu_time;
+pub mod demo;
 #[cfg(feature = "http")]
 pub mod http_side;
 pub mod paired;

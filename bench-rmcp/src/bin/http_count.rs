@@ -1,13 +1,15 @@
 //! The HTTP bench's loops without criterion, for instruction counting (feature `http`): the
 //! user-space cost of an exchange is stable under `valgrind --tool=callgrind` even on a loaded
 //! machine, where wall and CPU times are not. Client and server run in this one process (the
-//! server on a thread of its own, as in the bench), so the count covers both sides.
+//! server on a thread of its own, as in the bench), so the count covers both sides;
+//! `--separate-threads=yes` counts the server's thread alone.
 //!
-//! `http_count <ours|floor> <ping|echo> <in_flight> <rounds>` starts the server, then runs one
-//! client sample of `rounds` batches of `in_flight` exchanges (handshake untimed, as in the
-//! bench). Run it twice with different `rounds` and divide the difference of the instruction
-//! totals by the difference of the exchanges: setup, handshake and shutdown cancel out (see
-//! docs/benchmarks.md). Kernel work (the syscalls) is not counted: `strace -c -f` gives those.
+//! `http_count <ours|rmcp|floor> <ping|echo> <in_flight> <rounds>` starts the server, then
+//! runs one client sample of `rounds` batches of `in_flight` exchanges (handshake untimed, as
+//! in the bench). Run it twice with different `rounds` and divide the difference of the
+//! instruction totals by the difference of the exchanges: setup, handshake and shutdown cancel
+//! out (see docs/benchmarks.md). Kernel work (the syscalls) is not counted: `strace -c -f`
+//! gives those.
 //!
 //! An optional fifth argument `idle` (ours only) first opens that many other sessions that
 //! stay idle, each by one `initialize` on a connection of its own: what an exchange costs
@@ -17,7 +19,7 @@
 
 #[cfg(feature = "http")]
 fn main() {
-    use bench_rmcp::http_side::{floor, ours, Call};
+    use bench_rmcp::http_side::{floor, ours, rmcp, Call};
 
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (side, case, in_flight, rounds, idle) = match args.as_slice() {
@@ -30,7 +32,9 @@ fn main() {
             idle.parse().expect("idle is a number"),
         ),
         _ => {
-            eprintln!("usage: http_count <ours|floor> <ping|echo> <in_flight> <rounds> [idle]");
+            eprintln!(
+                "usage: http_count <ours|rmcp|floor> <ping|echo> <in_flight> <rounds> [idle]"
+            );
             std::process::exit(2);
         }
     };
@@ -52,6 +56,12 @@ fn main() {
             let elapsed = ours::sample(&server, call, n, rounds);
             drop(streams);
             elapsed
+        }
+        "rmcp" => {
+            let server = rmcp::spawn_server();
+            let runtime = rmcp::current_thread();
+            let client = rmcp::connect(&runtime, &server);
+            rmcp::sample(&runtime, &client, call, n, rounds)
         }
         "floor" => floor::sample(&floor::spawn_server(), &floor::body(call), n, rounds),
         other => panic!("unknown side {other}"),
