@@ -7,7 +7,8 @@ use bytes::Bytes;
 use proptest::prelude::*;
 
 use super::Endpoint;
-use crate::app::server::{CallToolResult, ListenEvent, ParamHeader, Server, Tool};
+use crate::app::server::{CallToolResult, Server, Tool};
+use crate::stateless::{ListenEvent, ParamHeader};
 use crate::http::config::{EndpointConfig, ResponseMode};
 use crate::http::machine::{ExchangeMachine, SessionMachine};
 use crate::http::streams::StreamChunk;

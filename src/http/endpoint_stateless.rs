@@ -11,7 +11,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use super::{Endpoint, JSON, SSE};
-use crate::app::server::{ListenEvent, ParamHeader};
+use crate::stateless::{ListenEvent, ParamHeader};
 use crate::encoding::base64_standard_decode;
 use crate::http::admission::KnownFields;
 use crate::http::headers::{accepts_json_and_sse, is_json_content_type};

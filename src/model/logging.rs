@@ -27,6 +27,39 @@ pub enum LoggingLevel {
     Emergency,
 }
 
+impl LoggingLevel {
+    /// Every level, least severe first.
+    pub const ALL: [LoggingLevel; 8] = [
+        LoggingLevel::Debug,
+        LoggingLevel::Info,
+        LoggingLevel::Notice,
+        LoggingLevel::Warning,
+        LoggingLevel::Error,
+        LoggingLevel::Critical,
+        LoggingLevel::Alert,
+        LoggingLevel::Emergency,
+    ];
+
+    /// The wire name (`"warning"`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoggingLevel::Debug => "debug",
+            LoggingLevel::Info => "info",
+            LoggingLevel::Notice => "notice",
+            LoggingLevel::Warning => "warning",
+            LoggingLevel::Error => "error",
+            LoggingLevel::Critical => "critical",
+            LoggingLevel::Alert => "alert",
+            LoggingLevel::Emergency => "emergency",
+        }
+    }
+
+    /// Parses a wire name (exact, lowercase).
+    pub fn parse(name: &str) -> Option<LoggingLevel> {
+        LoggingLevel::ALL.into_iter().find(|l| l.as_str() == name)
+    }
+}
+
 /// Params of `logging/setLevel`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -58,4 +91,20 @@ pub struct LoggingMessageParams {
     /// Unknown members.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_parse_their_wire_names_in_severity_order() {
+        for level in LoggingLevel::ALL {
+            assert_eq!(LoggingLevel::parse(level.as_str()), Some(level));
+            let wire = serde_json::to_value(level).unwrap();
+            assert_eq!(wire, level.as_str());
+        }
+        assert_eq!(LoggingLevel::parse("WARNING"), None);
+        assert!(LoggingLevel::ALL.windows(2).all(|w| w[0] < w[1]));
+    }
 }

@@ -9,6 +9,8 @@ mod capabilities;
 mod discover;
 mod error;
 pub mod hmac;
+mod listen_event;
+mod param_header;
 mod replay;
 mod request_state;
 mod validate;
@@ -16,6 +18,8 @@ mod validate;
 pub use capabilities::{capability_name, missing_capabilities, required_capabilities_object};
 pub use discover::{discover_response, ServerProfile, MAX_SUPPORTED_VERSIONS};
 pub use error::StatelessError;
+pub use listen_event::ListenEvent;
+pub use param_header::{param_headers, ParamHeader};
 pub use replay::ReplayGuard;
 pub use request_state::{
     request_binding, RequestStateKey, StateError, VerifiedState, MAX_REQUEST_STATE,

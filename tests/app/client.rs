@@ -201,8 +201,8 @@ fn server(now: Instant, page_size: usize) -> Server {
             Ok(CallToolResult::text("done"))
         }))
         .tool(Tool::new("log", json!({"type": "object"})).sync_handler(|_, ctx| {
-            ctx.log(mcp_sansio::app::server::LogLevel::Debug, None, json!("debug line"));
-            ctx.log(mcp_sansio::app::server::LogLevel::Error, Some("t"), json!("error line"));
+            ctx.log(mcp_sansio::model::LoggingLevel::Debug, None, json!("debug line"));
+            ctx.log(mcp_sansio::model::LoggingLevel::Error, Some("t"), json!("error line"));
             Ok(CallToolResult::text("logged"))
         }))
         .tool(Tool::new("sample", json!({"type": "object"})).handler(|_, ctx| async move {

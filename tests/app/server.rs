@@ -15,6 +15,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::app::server::*;
 use mcp_sansio::jsonrpc::{code, ErrorObject, RawJson, RequestId};
 use mcp_sansio::model::{
@@ -666,9 +667,9 @@ fn list_changed_after_runtime_changes() {
 
 fn logging_tool() -> Tool {
     Tool::new("logs", json!({"type": "object"})).sync_handler(|_, ctx| {
-        ctx.log(LogLevel::Debug, Some("t"), json!("debug line"));
-        ctx.log(LogLevel::Warning, Some("t"), json!("warning line"));
-        ctx.log(LogLevel::Error, None, json!({"e": 1}));
+        ctx.log(LoggingLevel::Debug, Some("t"), json!("debug line"));
+        ctx.log(LoggingLevel::Warning, Some("t"), json!("warning line"));
+        ctx.log(LoggingLevel::Error, None, json!({"e": 1}));
         Ok(CallToolResult::text("logged"))
     })
 }

@@ -9,8 +9,9 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::app::client::{Client, ClientEvent};
-use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
+use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::runtime::{oneshot, Job, OneshotSender};
@@ -29,14 +30,14 @@ pub fn server(now: Instant, gates: Gates) -> Server {
             ))
         }))
         .tool(Tool::new("chatty", schema.clone()).sync_handler(|_, ctx| {
-            ctx.log(LogLevel::Info, None, json!("working"));
+            ctx.log(LoggingLevel::Info, None, json!("working"));
             Ok(CallToolResult::text("done"))
         }))
         .tool(Tool::new("wait", schema.clone()).handler(move |_, ctx| {
             let (tx, rx) = oneshot::<()>();
             gates.lock().unwrap().push(tx);
             async move {
-                ctx.log(LogLevel::Info, None, json!("started"));
+                ctx.log(LoggingLevel::Info, None, json!("started"));
                 let _ = rx.await;
                 Ok(CallToolResult::text("finished"))
             }

@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
+use mcp_sansio::model::LoggingLevel;
+use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::runtime::{oneshot, OneshotSender};
@@ -19,7 +20,7 @@ fn server(now: Instant, gates: Gates) -> Server {
     Server::builder(Implementation::new("http-test", "1"))
         .tool(Tool::new("echo", schema.clone()).sync_handler(|_, _| Ok(CallToolResult::text("hi"))))
         .tool(Tool::new("chatty", schema.clone()).sync_handler(|_, ctx| {
-            ctx.log(LogLevel::Info, None, json!("working"));
+            ctx.log(LoggingLevel::Info, None, json!("working"));
             Ok(CallToolResult::text("done"))
         }))
         .tool(Tool::new("closer", schema.clone()).handler({
@@ -38,7 +39,7 @@ fn server(now: Instant, gates: Gates) -> Server {
             let (tx, rx) = oneshot::<()>();
             gates.lock().unwrap().push(tx);
             async move {
-                ctx.log(LogLevel::Info, None, json!("started"));
+                ctx.log(LoggingLevel::Info, None, json!("started"));
                 let _ = rx.await;
                 Ok(CallToolResult::text("finished"))
             }

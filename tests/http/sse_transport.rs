@@ -7,7 +7,8 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
+use mcp_sansio::model::LoggingLevel;
+use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::framing::sse::{SseDecoder, SseItem};
 use mcp_sansio::http::sse_transport::{
     Route, Router, RouterPaths, SseTransportConfig, SseTransportEndpoint, SSE_TRANSPORT_STREAM_BIT,
@@ -24,7 +25,7 @@ fn server(now: Instant, gates: Gates) -> Server {
     Server::builder(Implementation::new("sse-transport-test", "1"))
         .tool(Tool::new("echo", schema.clone()).sync_handler(|_, _| Ok(CallToolResult::text("hi"))))
         .tool(Tool::new("chatty", schema.clone()).sync_handler(|_, ctx| {
-            ctx.log(LogLevel::Info, None, json!("working"));
+            ctx.log(LoggingLevel::Info, None, json!("working"));
             Ok(CallToolResult::text("done"))
         }))
         .tool(

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::app::server::{ListenEvent, ParamHeader};
+use mcp_sansio::stateless::{ListenEvent, ParamHeader};
 use mcp_sansio::http::{ExchangeMachine, SessionMachine};
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::model::{

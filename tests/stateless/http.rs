@@ -5,7 +5,8 @@
 
 use std::time::Instant;
 
-use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
+use mcp_sansio::model::LoggingLevel;
+use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::stateless::RequestStateKey;
@@ -18,7 +19,7 @@ fn server(now: Instant) -> Server {
         .tool(Tool::new("echo", schema.clone()).sync_handler(|_, _| Ok(CallToolResult::text("hi"))))
         .tool(Tool::new("chatty", schema.clone()).sync_handler(|_, ctx| {
             ctx.progress(1.0, None, None);
-            ctx.log(LogLevel::Info, None, json!("working"));
+            ctx.log(LoggingLevel::Info, None, json!("working"));
             Ok(CallToolResult::text("done"))
         }))
         .tool(Tool::new("greet", schema).handler(|_, ctx| async move {

@@ -9,6 +9,7 @@ use std::time::Instant;
 use mcp_sansio::app::server::*;
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
+use mcp_sansio::stateless::ListenEvent;
 use mcp_sansio::testing::{HttpRig, ServerRig};
 use serde_json::{json, Value};
 

@@ -6,6 +6,7 @@
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::app::server::*;
 use mcp_sansio::jsonrpc::RequestId;
 use mcp_sansio::model::stateless::{CacheHints, InputRequest};
@@ -77,8 +78,8 @@ fn builder() -> ServerBuilder {
         .tool(
             Tool::new("chatty", json!({"type": "object"})).sync_handler(|_, ctx| {
                 ctx.progress(1.0, Some(2.0), None);
-                ctx.log(LogLevel::Debug, None, json!("debug line"));
-                ctx.log(LogLevel::Warning, None, json!("warning line"));
+                ctx.log(LoggingLevel::Debug, None, json!("debug line"));
+                ctx.log(LoggingLevel::Warning, None, json!("warning line"));
                 ctx.progress(2.0, Some(2.0), None);
                 Ok(CallToolResult::text("done"))
             }),

@@ -11,8 +11,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::app::server::{
-    completion_handler, CallToolResult, Completion, GetPromptResult, LogLevel, Prompt,
+    completion_handler, CallToolResult, Completion, GetPromptResult, Prompt,
     RequestContext, Resource, ResourceContents, ResourceTemplate, Server, ServerFactory, Tool,
     ToolContent,
 };
@@ -216,7 +217,7 @@ fn timed_tools(sleep: Sleep) -> Vec<Tool> {
                 let sleep = logging_sleep.clone();
                 async move {
                     let log = |text: &str| {
-                        ctx.log(LogLevel::Info, Some("test_tool_with_logging"), json!(text))
+                        ctx.log(LoggingLevel::Info, Some("test_tool_with_logging"), json!(text))
                     };
                     log("Tool execution started");
                     if pause(&sleep, &ctx, STEP).await {

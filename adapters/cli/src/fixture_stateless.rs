@@ -6,8 +6,9 @@
 use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::app::server::{
-    CallToolResult, GetPromptResult, LogLevel, PeerError, Prompt, RequestContext, Tool,
+    CallToolResult, GetPromptResult, PeerError, Prompt, RequestContext, Tool,
 };
 use mcp_sansio::jsonrpc::ErrorObject;
 use mcp_sansio::model::stateless::InputRequest;
@@ -227,7 +228,7 @@ pub(crate) fn diagnostic_tools() -> Vec<Tool> {
             .description("Logs one message at info (sent only if the request asked for logs)")
             .sync_handler(|_call, ctx| {
                 ctx.log(
-                    LogLevel::Info,
+                    LoggingLevel::Info,
                     Some("test_logging_tool"),
                     json!("logging tool ran"),
                 );

@@ -3,74 +3,17 @@
 
 use std::fmt;
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::handle::{RegistryChange, ServerHandle};
+use super::handle::ServerHandle;
+use super::outbox::{OutboxItem, Shared};
 use super::stateless::mrtr::InputState;
 use crate::jsonrpc::{self as m, ErrorObject, RawJson, RequestId};
 use crate::model::stateless::{InputKind, InputRequest};
-use crate::model::ClientCapabilities;
-use crate::runtime::{oneshot, CancelToken, Cancelled, OneshotSender, Outbox};
-
-/// A log severity (RFC 5424 order, lowest first).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum LogLevel {
-    /// `debug`
-    Debug = 1,
-    /// `info`
-    Info,
-    /// `notice`
-    Notice,
-    /// `warning`
-    Warning,
-    /// `error`
-    Error,
-    /// `critical`
-    Critical,
-    /// `alert`
-    Alert,
-    /// `emergency`
-    Emergency,
-}
-
-const LEVELS: [(&str, LogLevel); 8] = [
-    ("debug", LogLevel::Debug),
-    ("info", LogLevel::Info),
-    ("notice", LogLevel::Notice),
-    ("warning", LogLevel::Warning),
-    ("error", LogLevel::Error),
-    ("critical", LogLevel::Critical),
-    ("alert", LogLevel::Alert),
-    ("emergency", LogLevel::Emergency),
-];
-
-impl LogLevel {
-    /// The wire name (`"warning"`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LogLevel::Debug => "debug",
-            LogLevel::Info => "info",
-            LogLevel::Notice => "notice",
-            LogLevel::Warning => "warning",
-            LogLevel::Error => "error",
-            LogLevel::Critical => "critical",
-            LogLevel::Alert => "alert",
-            LogLevel::Emergency => "emergency",
-        }
-    }
-
-    /// Parses a wire name.
-    pub fn parse(name: &str) -> Option<LogLevel> {
-        LEVELS.iter().find(|(n, _)| *n == name).map(|(_, l)| *l)
-    }
-
-    fn from_u8(v: u8) -> Option<LogLevel> {
-        LEVELS.get(usize::from(v).checked_sub(1)?).map(|(_, l)| *l)
-    }
-}
+use crate::model::{ClientCapabilities, LoggingLevel};
+use crate::runtime::{oneshot, CancelToken, Cancelled, Outbox};
 
 /// Why a server→client request made by a handler failed.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,71 +51,6 @@ impl fmt::Display for PeerError {
 }
 
 impl std::error::Error for PeerError {}
-
-/// The reply slot of a server→client request.
-pub(crate) type PeerReply = OneshotSender<Result<Value, PeerError>>;
-
-/// One thing a job or a handle asks the server to do, drained in order.
-pub(crate) enum OutboxItem {
-    /// A handler finished.
-    Reply {
-        id: RequestId,
-        outcome: Result<RawJson, ErrorObject>,
-    },
-    /// `notifications/progress` for an inbound request.
-    Progress {
-        id: RequestId,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<String>,
-    },
-    /// A notification, related to an inbound request or not.
-    Notify {
-        related: Option<RequestId>,
-        method: &'static str,
-        params: Option<RawJson>,
-    },
-    /// A server→client request.
-    PeerRequest {
-        related: Option<RequestId>,
-        method: &'static str,
-        params: Option<RawJson>,
-        reply: PeerReply,
-    },
-    /// A resource changed: tell the client if it subscribed.
-    ResourceUpdated { uri: String },
-    /// Add or remove a registration.
-    Change(RegistryChange),
-    /// End the HTTP response stream of this inbound request early (SEP-1699).
-    CloseStream { id: RequestId },
-}
-
-/// State shared by the server, its handles and every context.
-#[derive(Debug, Default)]
-pub(crate) struct Shared {
-    /// 0 = no `logging/setLevel` yet (everything passes), else `LogLevel as u8`.
-    min_level: AtomicU8,
-    /// The session has closed: handles stop being useful (see `ServerHandle::is_closed`).
-    closed: AtomicBool,
-}
-
-impl Shared {
-    pub(crate) fn set_level(&self, level: LogLevel) {
-        self.min_level.store(level as u8, Ordering::SeqCst);
-    }
-
-    pub(crate) fn mark_closed(&self) {
-        self.closed.store(true, Ordering::Release);
-    }
-
-    pub(crate) fn is_closed(&self) -> bool {
-        self.closed.load(Ordering::Acquire)
-    }
-
-    pub(crate) fn passes(&self, level: LogLevel) -> bool {
-        LogLevel::from_u8(self.min_level.load(Ordering::SeqCst)).is_none_or(|min| level >= min)
-    }
-}
 
 /// Given to every handler: who is asking, and the ways to talk back while working.
 /// Clone + Send + Sync; every method is non-blocking.
@@ -263,7 +141,7 @@ impl RequestContext {
     }
 
     /// Sends `notifications/message` unless `level` is below the client's `logging/setLevel`.
-    pub fn log(&self, level: LogLevel, logger: Option<&str>, data: Value) {
+    pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
         if !self.shared.passes(level) {
             return;
         }
@@ -402,28 +280,5 @@ impl RequestContext {
     /// Sends `notifications/resources/updated` for `uri` if the client subscribed to it.
     pub fn notify_resource_updated(&self, uri: impl Into<String>) {
         self.server().notify_resource_updated(uri);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn levels_parse_order_and_filter() {
-        for (name, level) in LEVELS {
-            assert_eq!(LogLevel::parse(name), Some(level));
-            assert_eq!(level.as_str(), name);
-        }
-        assert_eq!(LogLevel::parse("WARNING"), None);
-        assert!(LogLevel::Debug < LogLevel::Emergency);
-        let shared = Shared::default();
-        assert!(
-            shared.passes(LogLevel::Debug),
-            "before setLevel everything passes"
-        );
-        shared.set_level(LogLevel::Error);
-        assert!(!shared.passes(LogLevel::Warning));
-        assert!(shared.passes(LogLevel::Error) && shared.passes(LogLevel::Alert));
     }
 }

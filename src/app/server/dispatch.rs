@@ -12,7 +12,8 @@ use serde_json::{json, Map, Value};
 
 use super::arguments::ToolArguments;
 use super::call_params::CallParams;
-use super::context::{OutboxItem, RequestContext};
+use super::context::RequestContext;
+use super::outbox::OutboxItem;
 use super::Server;
 use super::{
     CallToolResult, CompleteRequest, HandlerResult, PromptRequest, ResourceRead, ToolCall,

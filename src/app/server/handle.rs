@@ -4,21 +4,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::context::{LogLevel, OutboxItem, Shared};
+use super::outbox::{OutboxItem, RegistryChange, Shared};
 use super::{BuildError, Prompt, Resource, ResourceTemplate, Tool};
+use crate::model::LoggingLevel;
 use crate::runtime::Outbox;
-
-/// A registration change, applied when the server drains its outbox.
-pub(crate) enum RegistryChange {
-    AddTool(Box<Tool>),
-    RemoveTool(String),
-    AddResource(Box<Resource>),
-    RemoveResource(String),
-    AddTemplate(Box<ResourceTemplate>),
-    RemoveTemplate(String),
-    AddPrompt(Box<Prompt>),
-    RemovePrompt(String),
-}
 
 /// A cloneable, `Send` handle on a running server.
 #[derive(Clone)]
@@ -105,7 +94,7 @@ impl ServerHandle {
     }
 
     /// Whether a message at `level` passes the client's `logging/setLevel`.
-    pub fn log_enabled(&self, level: LogLevel) -> bool {
+    pub fn log_enabled(&self, level: LoggingLevel) -> bool {
         self.shared.passes(level)
     }
 }

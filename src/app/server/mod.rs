@@ -17,9 +17,11 @@
 mod arguments;
 mod builder;
 mod call_params;
-pub(crate) mod context;
+mod context;
 mod dispatch;
+mod endpoint_machine;
 mod handle;
+mod outbox;
 mod prompt;
 mod resource;
 mod stateful;
@@ -36,15 +38,15 @@ use bytes::Bytes;
 
 pub use arguments::ToolArguments;
 pub use builder::{BuildError, ServerBuilder, ServerFactory};
-pub use context::{LogLevel, PeerError, RequestContext};
+pub use context::{PeerError, RequestContext};
 pub use handle::ServerHandle;
 pub use prompt::{
     completion_handler, CompleteRequest, Completion, CompletionFn, GetPromptResult, Prompt,
     PromptArgument, PromptRequest,
 };
 pub use resource::{Resource, ResourceContents, ResourceRead, ResourceTemplate};
-pub use stateless::listen::{ListenEvent, DEFAULT_MAX_LISTENERS, MAX_RESOURCE_SUBSCRIPTIONS};
-pub use stateless::param_headers::{check_header_annotations, param_headers, ParamHeader};
+pub use stateless::listen::{DEFAULT_MAX_LISTENERS, MAX_RESOURCE_SUBSCRIPTIONS};
+pub use stateless::param_headers::check_header_annotations;
 pub use stateless::task_table::{Entropy, Tasks};
 pub use tool::{CallToolResult, Tool, ToolCall, ToolContent};
 pub use typed::{
@@ -53,8 +55,7 @@ pub use typed::{
 pub use types::{HandlerFn, HandlerResult};
 
 use builder::Registry;
-use context::{OutboxItem, Shared};
-use handle::RegistryChange;
+use outbox::{OutboxItem, RegistryChange, Shared};
 use stateful::Stateful;
 use stateless::Stateless;
 
@@ -62,6 +63,7 @@ use crate::config::Config;
 use crate::jsonrpc::{self as m, Incoming, RequestId};
 use crate::runtime::{first_poll, CancelToken, Job, Outbox, WakeHook};
 use crate::session::{release_spare, Event, FrameError, ServerSetup, Session, Transmit};
+use crate::stateless::ListenEvent;
 
 /// Optional outbox items (progress, logs, resource updates) held at most; past it they are
 /// dropped and counted (`Server::outbox_dropped`).

@@ -137,7 +137,7 @@ mod tests {
     use crate::runtime::{CancelToken, Outbox};
 
     fn context() -> RequestContext {
-        let shared = Arc::new(super::super::context::Shared::default());
+        let shared = Arc::new(super::super::outbox::Shared::default());
         RequestContext::new(
             RequestId::number(1),
             CancelToken::new(),

@@ -8,7 +8,8 @@ use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
+use mcp_sansio::model::LoggingLevel;
+use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::http::EndpointConfig;
 use mcp_sansio::model::Implementation;
 use mcp_sansio_http::server::{HttpServerOptions, MinRate};
@@ -25,7 +26,7 @@ fn app(now: Instant) -> Server {
         .tool(Tool::new("echo", schema.clone()).sync_handler(|_, _| Ok(CallToolResult::text("hi"))))
         .tool(Tool::new("big", schema).sync_handler(|_, ctx| {
             // A log first: the answer is an SSE stream.
-            ctx.log(LogLevel::Info, None, json!("big answer next"));
+            ctx.log(LoggingLevel::Info, None, json!("big answer next"));
             Ok(CallToolResult::text("x".repeat(BIG)))
         }))
         .build(now)

@@ -7,7 +7,8 @@ use std::io::Read;
 use std::net::TcpStream;
 use std::sync::Mutex;
 
-use mcp_sansio::app::server::{CallToolResult, LogLevel, Server, Tool};
+use mcp_sansio::model::LoggingLevel;
+use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::http::EndpointConfig;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::runtime::{oneshot, OneshotSender};
@@ -34,9 +35,9 @@ fn app(now: std::time::Instant) -> Server {
             let (tx, rx) = oneshot::<()>();
             GATES.lock().unwrap().push(tx);
             async move {
-                ctx.log(LogLevel::Info, None, json!("first"));
+                ctx.log(LoggingLevel::Info, None, json!("first"));
                 let _ = rx.await;
-                ctx.log(LogLevel::Info, None, json!("second"));
+                ctx.log(LoggingLevel::Info, None, json!("second"));
                 Ok(CallToolResult::text("gated done"))
             }
         }))
@@ -45,9 +46,9 @@ fn app(now: std::time::Instant) -> Server {
                 let (tx, rx) = oneshot::<()>();
                 RESUME_GATES.lock().unwrap().push(tx);
                 async move {
-                    ctx.log(LogLevel::Info, None, json!("before the drop"));
+                    ctx.log(LoggingLevel::Info, None, json!("before the drop"));
                     let _ = rx.await;
-                    ctx.log(LogLevel::Info, None, json!("after the drop"));
+                    ctx.log(LoggingLevel::Info, None, json!("after the drop"));
                     Ok(CallToolResult::text("resumed result"))
                 }
             }),

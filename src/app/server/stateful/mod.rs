@@ -13,7 +13,7 @@ mod session;
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
-use crate::app::server::context::PeerReply;
+use crate::app::server::outbox::PeerReply;
 use crate::jsonrpc::RequestId;
 use crate::session::Event;
 

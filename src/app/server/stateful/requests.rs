@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::app::server::context::LogLevel;
+use crate::model::LoggingLevel;
 use crate::app::server::{Server, MAX_SUBSCRIPTION_URI};
 use crate::jsonrpc::{self as m, ErrorObject, RawJson};
 use crate::session::State;
@@ -52,7 +52,7 @@ impl Server {
         let level = params
             .get("level")
             .and_then(Value::as_str)
-            .and_then(LogLevel::parse)
+            .and_then(LoggingLevel::parse)
             .ok_or_else(|| ErrorObject::invalid_params("unknown logging level"))?;
         self.shared.set_level(level);
         Ok(json!({}))

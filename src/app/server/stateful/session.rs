@@ -3,7 +3,7 @@
 //! responses, progress, notifications and server→client requests (sampling, elicitation,
 //! roots), whose replies reach the handler that asked.
 
-use crate::app::server::context::{OutboxItem, PeerReply};
+use crate::app::server::outbox::{OutboxItem, PeerReply};
 use crate::app::server::{PeerError, Server};
 use crate::jsonrpc::{RawJson, RequestId};
 use crate::session::{Event, Outcome, RequestOptions, SendError};

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 
 use crate::app::server::{Server, MAX_SUBSCRIPTION_URI};
 use crate::jsonrpc::{self as m, ErrorObject, RequestId};
+use crate::stateless::ListenEvent;
 use crate::model::stateless::{
     set_subscription_id, ListenParams, ListenResult, SubscriptionFilter,
 };
@@ -26,56 +27,6 @@ pub const DEFAULT_MAX_LISTENERS: usize = 16;
 pub const MAX_RESOURCE_SUBSCRIPTIONS: usize = 256;
 /// Events waiting for `poll_listen_event` at most (oldest dropped: nobody is collecting).
 const MAX_PENDING_EVENTS: usize = 64;
-
-/// A change a listen stream may carry: what one machine hands to the others.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ListenEvent {
-    /// `notifications/tools/list_changed`.
-    ToolsListChanged,
-    /// `notifications/prompts/list_changed`.
-    PromptsListChanged,
-    /// `notifications/resources/list_changed`.
-    ResourcesListChanged,
-    /// `notifications/resources/updated` for this URI.
-    ResourceUpdated {
-        /// The resource that changed.
-        uri: String,
-    },
-}
-
-impl ListenEvent {
-    /// The list-changed event a notification method names, if it is one.
-    pub(crate) fn from_list_changed(method: &str) -> Option<Self> {
-        match method {
-            m::NOTIFICATIONS_TOOLS_LIST_CHANGED => Some(ListenEvent::ToolsListChanged),
-            m::NOTIFICATIONS_PROMPTS_LIST_CHANGED => Some(ListenEvent::PromptsListChanged),
-            m::NOTIFICATIONS_RESOURCES_LIST_CHANGED => Some(ListenEvent::ResourcesListChanged),
-            _ => None,
-        }
-    }
-
-    fn method(&self) -> &'static str {
-        match self {
-            ListenEvent::ToolsListChanged => m::NOTIFICATIONS_TOOLS_LIST_CHANGED,
-            ListenEvent::PromptsListChanged => m::NOTIFICATIONS_PROMPTS_LIST_CHANGED,
-            ListenEvent::ResourcesListChanged => m::NOTIFICATIONS_RESOURCES_LIST_CHANGED,
-            ListenEvent::ResourceUpdated { .. } => m::NOTIFICATIONS_RESOURCES_UPDATED,
-        }
-    }
-
-    /// Whether a stream with the agreed `filter` carries this event.
-    fn wanted_by(&self, filter: &SubscriptionFilter) -> bool {
-        match self {
-            ListenEvent::ToolsListChanged => filter.tools_list_changed == Some(true),
-            ListenEvent::PromptsListChanged => filter.prompts_list_changed == Some(true),
-            ListenEvent::ResourcesListChanged => filter.resources_list_changed == Some(true),
-            ListenEvent::ResourceUpdated { uri } => filter
-                .resource_subscriptions
-                .as_ref()
-                .is_some_and(|uris| uris.iter().any(|u| u == uri)),
-        }
-    }
-}
 
 /// The open listen streams of one server and the events waiting for the transport.
 pub(crate) struct Listeners {

@@ -30,7 +30,7 @@ use bytes::Bytes;
 use memchr::memmem::Finder;
 use serde_json::{Map, Value};
 
-use crate::app::server::context::LogLevel;
+use crate::model::LoggingLevel;
 use crate::app::server::Server;
 use crate::jsonrpc::{
     self as m, decode, ErrorObject, Incoming, Message, RawJson, Request, RequestId,
@@ -85,7 +85,7 @@ pub(crate) struct Exchange {
     pub(crate) binding: String,
     pub(crate) progress_token: Option<Value>,
     /// `_meta` logLevel: without it, no `notifications/message` goes out.
-    pub(crate) log_level: Option<LogLevel>,
+    pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) input: Option<Arc<InputState>>,
 }
 
@@ -351,7 +351,7 @@ impl Server {
             .meta
             .log_level
             .and_then(|l| serde_json::to_value(l).ok())
-            .and_then(|v| v.as_str().and_then(LogLevel::parse));
+            .and_then(|v| v.as_str().and_then(LoggingLevel::parse));
         let exchange = Exchange {
             method: validated.method,
             binding,

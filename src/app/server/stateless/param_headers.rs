@@ -1,46 +1,15 @@
-//! `x-mcp-header` annotations of a tool's input schema (2026-07-28, SEP-2243): which
-//! arguments a client mirrors into `Mcp-Param-{Name}` headers, for the HTTP transport to
-//! check against the body.
+//! `x-mcp-header` annotations on the server (2026-07-28, SEP-2243): checking a tool's
+//! annotations when it is registered, and the annotations of a registered tool, for the HTTP
+//! transport to check a call's `Mcp-Param-{Name}` headers against the body.
 
 use serde_json::Value;
 
 use crate::app::client::stateless::{header_params, InvalidHeaderAnnotation};
 use crate::app::server::Server;
+use crate::stateless::{param_headers, ParamHeader};
 
 /// Depth below a top-level property searched for misplaced annotations.
 const MAX_NESTED_DEPTH: usize = 32;
-
-/// Annotated properties one tool may declare at most (a schema with more is cut short).
-const MAX_PARAM_HEADERS: usize = 32;
-
-/// One `x-mcp-header` annotation: header `Mcp-Param-{header}` mirrors argument `property`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParamHeader {
-    /// The annotated name (the header is `Mcp-Param-` followed by it).
-    pub header: String,
-    /// The top-level argument the header mirrors.
-    pub property: String,
-}
-
-/// The annotations of an input schema: top-level `properties` whose `x-mcp-header` is a
-/// non-empty string (the only place the annotation is reachable).
-#[must_use]
-pub fn param_headers(input_schema: &Value) -> Vec<ParamHeader> {
-    let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else {
-        return Vec::new();
-    };
-    properties
-        .iter()
-        .filter_map(|(property, schema)| {
-            let header = schema.get("x-mcp-header")?.as_str()?;
-            (!header.is_empty()).then(|| ParamHeader {
-                header: header.to_owned(),
-                property: property.clone(),
-            })
-        })
-        .take(MAX_PARAM_HEADERS)
-        .collect()
-}
 
 /// Checks a tool's annotations by the rules a 2026-07-28 client applies before it calls the
 /// tool (a client drops a tool that breaks them): every `x-mcp-header` is a non-empty string of

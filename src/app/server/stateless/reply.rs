@@ -7,10 +7,11 @@ use serde_json::{json, Map, Value};
 
 use super::mrtr::Round;
 use super::Exchange;
-use crate::app::server::context::{LogLevel, OutboxItem};
+use crate::app::server::outbox::OutboxItem;
 use crate::app::server::Server;
 use crate::jsonrpc::{self as m, code, ErrorObject, RawJson, RequestId};
 use crate::model::stateless::{missing_capability_error, InputRequiredResult, SERVER_INFO_KEY};
+use crate::model::LoggingLevel;
 use crate::session::{Transmit, TransmitKind};
 use crate::stateless::{capability_name, required_capabilities_object};
 
@@ -70,7 +71,7 @@ impl Server {
                     let level = params
                         .as_ref()
                         .and_then(|p| p.get("level")?.as_str())
-                        .and_then(LogLevel::parse);
+                        .and_then(LoggingLevel::parse);
                     if let (Some(min), Some(level), Some(params)) = (min, level, params) {
                         if level >= min {
                             self.push_notification(id, method, &params);
