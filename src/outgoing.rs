@@ -49,6 +49,28 @@ pub struct OutgoingRequest {
     pub body: Bytes,
 }
 
+/// An HTTP response the adapter received for an [`OutgoingRequest`], read whole (the OAuth
+/// flow's metadata, registration and token responses).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ReceivedResponse {
+    /// The status code.
+    pub status: u16,
+    /// Header `(name, value)` pairs, names in any case.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl ReceivedResponse {
+    /// All values of header `name` (case-insensitive).
+    pub fn header_values<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.headers
+            .iter()
+            .filter(move |(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
 impl OutgoingRequest {
     /// The value of header `name` (case-insensitive), if present.
     pub fn header(&self, name: &str) -> Option<&str> {

@@ -9,7 +9,7 @@ use super::secret::Secret;
 use crate::encoding::percent_decode;
 
 /// The longest bearer token accepted; longer is a malformed request, never a panic.
-pub const MAX_TOKEN_LEN: usize = 16 * 1024;
+pub(crate) const MAX_TOKEN_LEN: usize = 16 * 1024;
 
 /// What the request presents.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,12 +4,12 @@
 //!
 //! A value may hold several challenges (`Basic realm="a", Bearer scope="b"`); parameter values
 //! are tokens or quoted strings with backslash escapes. Bounded: a value over
-//! [`MAX_HEADER_LEN`] bytes or more than [`MAX_PARAMS`] parameters is cut off, never a panic.
+//! [`MAX_HEADER_LEN`] bytes or more than [`MAX_CHALLENGE_PARAMS`] parameters is cut off, never a panic.
 
 /// The longest header value parsed; the rest is ignored.
-pub const MAX_HEADER_LEN: usize = 16 * 1024;
+pub(crate) const MAX_HEADER_LEN: usize = 16 * 1024;
 /// The most parameters kept over all challenges of one value.
-pub const MAX_PARAMS: usize = 64;
+pub const MAX_CHALLENGE_PARAMS: usize = 64;
 
 /// One challenge: an auth scheme and its parameters (names lowercased).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -139,7 +139,7 @@ pub fn parse_challenges(value: &str) -> Vec<Challenge> {
     let mut cur = Cursor { bytes, pos: 0 };
     let mut challenges: Vec<Challenge> = Vec::new();
     let mut params = 0;
-    while cur.pos < bytes.len() && params < MAX_PARAMS {
+    while cur.pos < bytes.len() && params < MAX_CHALLENGE_PARAMS {
         cur.skip_ws_and_commas();
         let start = cur.pos;
         let name = cur.token().to_owned();

@@ -10,13 +10,13 @@ use super::secret::Secret;
 use super::AuthError;
 
 /// RFC 8693 grant type.
-pub const GRANT_TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+pub(crate) const GRANT_TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 /// RFC 7523 grant type.
-pub const GRANT_JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+pub(crate) const GRANT_JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /// The subject token type of an OpenID Connect ID token.
-pub const TOKEN_TYPE_ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
+pub(crate) const TOKEN_TYPE_ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
 /// The requested token type: an identity assertion authorization grant.
-pub const TOKEN_TYPE_ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+pub(crate) const TOKEN_TYPE_ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 
 /// What the client holds from its enterprise identity provider.
 #[derive(Debug, Clone)]
@@ -40,7 +40,7 @@ struct ExchangeBody {
 
 /// Reads the IdP's token-exchange answer: the ID-JAG (in `access_token`; `token_type` is
 /// `N_A`). A different `issued_token_type` is refused.
-pub fn parse_exchange_response(body: &[u8]) -> Result<Secret, AuthError> {
+pub(crate) fn parse_exchange_response(body: &[u8]) -> Result<Secret, AuthError> {
     let reply: ExchangeBody = parse_json(body, "token exchange response")?;
     if let Some(kind) = reply.issued_token_type.as_deref() {
         if kind != TOKEN_TYPE_ID_JAG {

@@ -23,14 +23,14 @@ use super::pkce::Pkce;
 use super::request::{
     authorization_url, parse_redirect, parse_registration, parse_token_response,
     registration_request, select_scope, token_request, token_request_with_assertion,
-    AuthorizationParams, ClientAuthMethod, ClientCredentials, Grant, HttpResponse,
-    RegistrationParams, TokenResponse,
+    AuthorizationParams, ClientAuthMethod, ClientCredentials, Grant, RegistrationParams,
+    TokenResponse,
 };
 use super::secret::Secret;
 use super::AuthError;
 use crate::encoding::base64url;
 use crate::http::{HttpMethod, HttpText};
-use crate::outgoing::{ExchangeId, OutgoingRequest};
+use crate::outgoing::{ExchangeId, OutgoingRequest, ReceivedResponse};
 use crate::url::HttpUrl;
 use crate::url::{query_param, resource_covers};
 
@@ -132,7 +132,7 @@ impl AuthFlow {
     pub fn handle_challenge(
         &mut self,
         now: Instant,
-        response: &HttpResponse,
+        response: &ReceivedResponse,
         entropy: &[u8; 48],
     ) -> Result<(), AuthError> {
         if !matches!(self.phase, Phase::Idle | Phase::Ready | Phase::Failed) {
@@ -198,7 +198,7 @@ impl AuthFlow {
     pub fn handle_response(
         &mut self,
         now: Instant,
-        response: HttpResponse,
+        response: ReceivedResponse,
     ) -> Result<(), AuthError> {
         if !self.in_flight {
             return Err(AuthError::UnexpectedInput("no request in flight"));

@@ -2,7 +2,8 @@
 //! `offline_access`, how step-up merges scopes, and how a token error reads.
 
 use super::metadata::AuthorizationServerMetadata;
-use super::request::{ClientAuthMethod, HttpResponse};
+use super::request::ClientAuthMethod;
+use crate::outgoing::ReceivedResponse;
 
 /// Prefers a confidential method when the server offers one; RFC 8414 says an absent list
 /// means `client_secret_basic`.
@@ -52,7 +53,7 @@ pub(super) fn union_scopes(current: Option<&str>, added: Option<&str>) -> String
     scopes.join(" ")
 }
 
-pub(super) fn token_error(response: &HttpResponse) -> String {
+pub(super) fn token_error(response: &ReceivedResponse) -> String {
     let code = serde_json::from_slice::<serde_json::Value>(&response.body)
         .ok()
         .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_owned));

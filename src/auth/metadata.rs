@@ -9,7 +9,7 @@ use super::pkce::METHOD_S256;
 use super::AuthError;
 
 /// The largest metadata document accepted.
-pub const MAX_METADATA_LEN: usize = 256 * 1024;
+pub(crate) const MAX_METADATA_LEN: usize = 256 * 1024;
 
 /// RFC 9728 protected-resource metadata.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

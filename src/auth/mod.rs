@@ -13,33 +13,38 @@
 //! The server side, an MCP server as a protected resource ([`ProtectedResource`]): its RFC 9728
 //! metadata, bearer extraction, audience and scope checks, and the 400/401/403 challenges.
 
-pub mod bearer;
-pub mod challenge;
-pub mod cross_app;
-pub mod discovery;
+mod bearer;
+mod challenge;
+mod cross_app;
+mod discovery;
 mod flow;
 mod flow_rules;
 mod flow_types;
-pub mod jwt;
-pub mod metadata;
-pub mod pkce;
-pub mod request;
-pub mod resource;
+mod jwt;
+mod metadata;
+mod pkce;
+mod request;
+mod resource;
 mod resource_challenge;
 mod resource_guard;
-pub mod secret;
+mod secret;
 
 pub use bearer::{presented_bearer, PresentedBearer};
-pub use challenge::{parse_challenges, BearerChallenge, Challenge};
+pub use challenge::{parse_challenges, BearerChallenge, Challenge, MAX_CHALLENGE_PARAMS};
 pub use cross_app::CrossAppAccess;
+pub use discovery::{
+    authorization_server_metadata_urls, legacy_metadata_url, protected_resource_metadata_urls,
+};
 pub use flow::AuthFlow;
 pub use flow_types::{AuthConfig, AuthEvent, Registration, Token};
-pub use jwt::JwtSigningKey;
+pub use jwt::{client_assertion, JwtSigningKey, CLIENT_ASSERTION_TYPE};
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use pkce::Pkce;
 pub use request::{
-    authorization_url, parse_redirect, select_scope, token_request, token_request_with_assertion,
-    ClientAuthMethod, ClientCredentials, Grant, HttpResponse, TokenResponse,
+    application_type, authorization_url, parse_redirect, parse_token_response,
+    registration_request, select_scope, token_request, token_request_with_assertion,
+    AuthorizationParams, ClientAuthMethod, ClientCredentials, Grant, RegistrationParams,
+    TokenResponse,
 };
 pub use resource::ProtectedResource;
 pub use resource_challenge::BearerError;

@@ -32,4 +32,4 @@ impl Pkce {
 }
 
 /// The only code challenge method this crate uses.
-pub const METHOD_S256: &str = "S256";
+pub(crate) const METHOD_S256: &str = "S256";

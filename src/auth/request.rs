@@ -19,27 +19,6 @@ use crate::outgoing::{ExchangeId, OutgoingRequest};
 use crate::url::{query_param, with_query};
 use ::url::{Host, Url};
 
-/// An HTTP response the application received.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct HttpResponse {
-    /// The status code.
-    pub status: u16,
-    /// Header `(name, value)` pairs, names in any case.
-    pub headers: Vec<(String, String)>,
-    /// The body.
-    pub body: Vec<u8>,
-}
-
-impl HttpResponse {
-    /// All values of header `name` (case-insensitive).
-    pub fn header_values<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.headers
-            .iter()
-            .filter(move |(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
 /// How the client authenticates at the token endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClientAuthMethod {
@@ -376,7 +355,7 @@ struct RegistrationBody {
 
 /// Reads an RFC 7591 registration response; `requested` is the method asked for, used when
 /// the server does not echo one.
-pub fn parse_registration(
+pub(crate) fn parse_registration(
     body: &[u8],
     requested: ClientAuthMethod,
 ) -> Result<ClientCredentials, AuthError> {

@@ -14,10 +14,10 @@ use super::AuthError;
 use crate::url::HttpUrl;
 
 /// The RFC 9728 well-known URI suffix.
-pub const PRM_WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+pub(crate) const PRM_WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
 /// The most scope rules (per method plus per tool) one resource holds.
-pub const MAX_SCOPE_RULES: usize = 1024;
+pub(crate) const MAX_SCOPE_RULES: usize = 1024;
 
 /// An MCP server as an OAuth protected resource: what it announces and what it requires.
 #[derive(Debug, Clone)]

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use mcp_sansio::auth::*;
 use mcp_sansio::encoding::{base64url, percent_decode, sha256};
-use mcp_sansio::outgoing::OutgoingRequest;
+use mcp_sansio::outgoing::{OutgoingRequest, ReceivedResponse};
 use mcp_sansio::url::query_param;
 
 const SERVER: &str = "http://127.0.0.1:7000/mcp";
@@ -88,7 +88,7 @@ impl World {
         );
     }
 
-    fn answer(&mut self, req: &OutgoingRequest) -> HttpResponse {
+    fn answer(&mut self, req: &OutgoingRequest) -> ReceivedResponse {
         self.log.push(req.url_str().unwrap_or_default().to_owned());
         if req.url_str().unwrap_or_default().ends_with("/token") {
             return self.token(req);
@@ -98,20 +98,20 @@ impl World {
             .get(req.url_str().unwrap_or_default())
             .cloned()
             .unwrap_or((404, String::new()));
-        HttpResponse {
+        ReceivedResponse {
             status,
             headers: Vec::new(),
             body: body.into_bytes(),
         }
     }
 
-    fn token(&mut self, req: &OutgoingRequest) -> HttpResponse {
+    fn token(&mut self, req: &OutgoingRequest) -> ReceivedResponse {
         self.token_requests.push(req.clone());
         let grant = form_field(&req.body, "grant_type").unwrap_or_default();
         if grant == "authorization_code" {
             let verifier = form_field(&req.body, "code_verifier").unwrap_or_default();
             if Some(base64url(&sha256(verifier.as_bytes()))) != self.challenge {
-                return HttpResponse {
+                return ReceivedResponse {
                     status: 400,
                     body: br#"{"error":"invalid_grant"}"#.to_vec(),
                     ..Default::default()
@@ -124,7 +124,7 @@ impl World {
             n = self.tokens_issued,
             e = self.expires_in
         );
-        HttpResponse {
+        ReceivedResponse {
             status: 200,
             headers: Vec::new(),
             body: body.into_bytes(),
@@ -164,8 +164,8 @@ impl World {
     }
 }
 
-fn unauthorized(header: Option<&str>) -> HttpResponse {
-    HttpResponse {
+fn unauthorized(header: Option<&str>) -> ReceivedResponse {
+    ReceivedResponse {
         status: 401,
         headers: header
             .map(|h| vec![("WWW-Authenticate".to_owned(), h.to_owned())])
@@ -174,8 +174,8 @@ fn unauthorized(header: Option<&str>) -> HttpResponse {
     }
 }
 
-fn forbidden(scope: &str) -> HttpResponse {
-    HttpResponse {
+fn forbidden(scope: &str) -> ReceivedResponse {
+    ReceivedResponse {
         status: 403,
         headers: vec![(
             "www-authenticate".to_owned(),
@@ -188,7 +188,7 @@ fn forbidden(scope: &str) -> HttpResponse {
 fn run(
     world: &mut World,
     config: AuthConfig,
-    challenge: HttpResponse,
+    challenge: ReceivedResponse,
 ) -> (AuthFlow, Vec<AuthEvent>) {
     let now = Instant::now();
     let mut flow = AuthFlow::new(config);
@@ -649,9 +649,11 @@ fn client_credentials_grant_skips_the_user() {
 fn misuse_is_an_error_not_a_panic() {
     let mut flow = AuthFlow::new(AuthConfig::new(SERVER, REDIRECT));
     let now = Instant::now();
-    assert!(flow.handle_response(now, HttpResponse::default()).is_err());
+    assert!(flow
+        .handle_response(now, ReceivedResponse::default())
+        .is_err());
     assert!(flow.handle_redirect("http://x/?code=1").is_err());
-    let ok = HttpResponse {
+    let ok = ReceivedResponse {
         status: 200,
         ..Default::default()
     };

@@ -6,10 +6,9 @@
 
 use std::time::Instant;
 
-use mcp_sansio::auth::jwt::{client_assertion, CLIENT_ASSERTION_TYPE};
 use mcp_sansio::auth::*;
 use mcp_sansio::encoding::percent_decode;
-use mcp_sansio::outgoing::OutgoingRequest;
+use mcp_sansio::outgoing::{OutgoingRequest, ReceivedResponse};
 use p256::ecdsa::signature::Verifier;
 use p256::ecdsa::{Signature, VerifyingKey};
 use serde_json::Value;
@@ -26,8 +25,8 @@ fn form_field(body: &[u8], name: &str) -> Option<String> {
     })
 }
 
-fn ok(body: &str) -> HttpResponse {
-    HttpResponse {
+fn ok(body: &str) -> ReceivedResponse {
+    ReceivedResponse {
         status: 200,
         headers: Vec::new(),
         body: body.as_bytes().to_vec(),
@@ -40,8 +39,8 @@ fn as_metadata(extra: &str) -> String {
     )
 }
 
-fn challenge() -> HttpResponse {
-    HttpResponse {
+fn challenge() -> ReceivedResponse {
+    ReceivedResponse {
         status: 401,
         headers: vec![(
             "WWW-Authenticate".into(),
@@ -52,7 +51,7 @@ fn challenge() -> HttpResponse {
 }
 
 /// Discovery answers (PRM, AS metadata with `extra`), then `token` for any other request.
-fn discovery(req: &OutgoingRequest, extra: &str) -> Option<HttpResponse> {
+fn discovery(req: &OutgoingRequest, extra: &str) -> Option<ReceivedResponse> {
     if req.url_str().unwrap_or_default() == PRM_URL {
         return Some(ok(&format!(
             r#"{{"resource":"{SERVER}","authorization_servers":["{AS}"]}}"#
@@ -68,7 +67,7 @@ fn discovery(req: &OutgoingRequest, extra: &str) -> Option<HttpResponse> {
 /// the events (Authorize events are answered with `redirect`, if given).
 fn drive(
     flow: &mut AuthFlow,
-    mut answer: impl FnMut(&OutgoingRequest) -> HttpResponse,
+    mut answer: impl FnMut(&OutgoingRequest) -> ReceivedResponse,
     redirect: Option<&dyn Fn(&str) -> String>,
 ) -> (Vec<OutgoingRequest>, Vec<AuthEvent>) {
     let now = Instant::now();
@@ -281,7 +280,7 @@ fn cross_app_access_exchanges_the_id_token_then_presents_the_grant() {
 #[test]
 fn cross_app_access_fails_when_the_idp_refuses_or_issues_another_token_type() {
     for idp_answer in [
-        HttpResponse {
+        ReceivedResponse {
             status: 400,
             body: br#"{"error":"invalid_grant"}"#.to_vec(),
             ..Default::default()

@@ -1,10 +1,6 @@
 //! The OAuth parsers and builders of `mcp_sansio::auth`: PKCE vectors, `WWW-Authenticate`
 //! parsing, metadata documents, discovery URL orders, and the request builders.
 
-use mcp_sansio::auth::discovery::{
-    authorization_server_metadata_urls, legacy_metadata_url, protected_resource_metadata_urls,
-};
-use mcp_sansio::auth::request::{application_type, registration_request, RegistrationParams};
 use mcp_sansio::auth::*;
 use mcp_sansio::encoding::{
     base64_standard, base64_standard_decode, base64url, base64url_decode, percent_decode,
@@ -79,7 +75,7 @@ fn challenge_parser_survives_garbage() {
     }
     let long = "Bearer ".to_owned() + &"a=b, ".repeat(10_000);
     let parsed = parse_challenges(&long);
-    assert!(parsed[0].params.len() <= mcp_sansio::auth::challenge::MAX_PARAMS);
+    assert!(parsed[0].params.len() <= mcp_sansio::auth::MAX_CHALLENGE_PARAMS);
 }
 
 #[test]
@@ -197,7 +193,7 @@ fn authorization_url_carries_pkce_state_scope_and_resource() {
     let pkce = Pkce::from_verifier("v".repeat(43).as_str());
     let url = authorization_url(
         "https://as.test/authorize?tenant=1",
-        &request::AuthorizationParams {
+        &AuthorizationParams {
             client_id: "cid",
             redirect_uri: "http://127.0.0.1:3000/cb",
             pkce: &pkce,
@@ -381,7 +377,7 @@ fn redirect_location_gives_code_and_state() {
 
 #[test]
 fn secrets_never_appear_in_debug() {
-    let token = request::parse_token_response(
+    let token = parse_token_response(
         br#"{"access_token":"AT-123","token_type":"bearer","refresh_token":"RT-456","expires_in":10}"#,
     )
     .expect("token");
@@ -390,7 +386,7 @@ fn secrets_never_appear_in_debug() {
         assert!(!text.contains(secret), "{text}");
     }
     assert_eq!(token.access_token.expose(), "AT-123");
-    assert!(request::parse_token_response(br#"{"access_token":"x","token_type":"mac"}"#).is_err());
+    assert!(parse_token_response(br#"{"access_token":"x","token_type":"mac"}"#).is_err());
 }
 
 fn hex(d: &[u8]) -> String {
@@ -479,7 +475,7 @@ proptest::proptest! {
         let _ = percent_decode(&text);
         let _ = ProtectedResourceMetadata::parse(&bytes);
         let _ = AuthorizationServerMetadata::parse(&bytes);
-        let _ = request::parse_token_response(&bytes);
+        let _ = parse_token_response(&bytes);
     }
 
     /// Quoted parameter values survive any content (escaped on the way in).

@@ -7,9 +7,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
-use mcp_sansio::auth::HttpResponse;
 use mcp_sansio::http::HttpMethod;
-use mcp_sansio::outgoing::{ExchangeId, OutgoingRequest};
+use mcp_sansio::outgoing::{ExchangeId, OutgoingRequest, ReceivedResponse};
 use smol::net::TcpStream;
 
 use super::endpoint_url::{endpoint_parts, parse_endpoint};
@@ -23,7 +22,7 @@ const MAX_AUTH_BODY: usize = 256 * 1024;
 pub(crate) async fn fetch(
     request: &OutgoingRequest,
     timeout: Duration,
-) -> Result<HttpResponse, String> {
+) -> Result<ReceivedResponse, String> {
     let work = perform(request);
     let expire = async {
         Timer::after(timeout).await;
@@ -65,7 +64,7 @@ fn url_of(request: &OutgoingRequest) -> &str {
     request.url_str().unwrap_or_default()
 }
 
-async fn perform(request: &OutgoingRequest) -> Result<HttpResponse, String> {
+async fn perform(request: &OutgoingRequest) -> Result<ReceivedResponse, String> {
     let url = url_of(request);
     let endpoint = parse_endpoint(url).map_err(|e| e.to_string())?;
     let (addr, authority, path) = endpoint_parts(&endpoint);
@@ -106,7 +105,7 @@ async fn perform(request: &OutgoingRequest) -> Result<HttpResponse, String> {
             .iter()
             .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
             .collect();
-        Ok(HttpResponse {
+        Ok(ReceivedResponse {
             status: parts.status.as_u16(),
             headers,
             body: body.to_vec(),
@@ -116,7 +115,7 @@ async fn perform(request: &OutgoingRequest) -> Result<HttpResponse, String> {
     // (with its answer or an error), so this arm only waits.
     let drive = async {
         let _ = connection.await;
-        std::future::pending::<Result<HttpResponse, String>>().await
+        std::future::pending::<Result<ReceivedResponse, String>>().await
     };
     smol::future::or(exchange, drive).await
 }

@@ -15,7 +15,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use mcp_sansio::auth::{AuthConfig, AuthEvent, AuthFlow, BearerChallenge, HttpResponse};
+use mcp_sansio::auth::{AuthConfig, AuthEvent, AuthFlow, BearerChallenge};
+use mcp_sansio::outgoing::ReceivedResponse;
 use smol::lock::Mutex;
 
 use super::auth_http::{fetch, no_browser_redirect};
@@ -116,7 +117,7 @@ impl Authorizer {
     async fn handle_challenge(
         &self,
         used: Option<&str>,
-        challenge: &HttpResponse,
+        challenge: &ReceivedResponse,
     ) -> Result<(), String> {
         let _running = self.running.lock().await;
         let current = self.current();
@@ -144,7 +145,7 @@ impl Authorizer {
                     .await
                     .unwrap_or_else(|reason| {
                         // No answer counts as a failed request: discovery tries the next URL.
-                        HttpResponse {
+                        ReceivedResponse {
                             status: 0,
                             headers: Vec::new(),
                             body: reason.into_bytes(),
@@ -262,14 +263,14 @@ async fn send_once(
     Ok((sender, response))
 }
 
-async fn read_challenge(response: hyper::Response<Incoming>) -> Result<HttpResponse, String> {
+async fn read_challenge(response: hyper::Response<Incoming>) -> Result<ReceivedResponse, String> {
     let (parts, body) = response.into_parts();
     let body = Limited::new(body, MAX_CHALLENGE_BODY)
         .collect()
         .await
         .map_err(|e| format!("challenge body: {e}"))?
         .to_bytes();
-    Ok(HttpResponse {
+    Ok(ReceivedResponse {
         status: parts.status.as_u16(),
         headers: parts
             .headers

@@ -6,16 +6,15 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use mcp_sansio::auth::HttpResponse;
 use mcp_sansio::http::HttpMethod;
-use mcp_sansio::outgoing::OutgoingRequest;
+use mcp_sansio::outgoing::{OutgoingRequest, ReceivedResponse};
 use mcp_sansio::url::HttpUrl;
 
 /// Every socket read gives up after this (a hang fails the test instead of blocking it).
 const READ_LIMIT: Duration = Duration::from_secs(10);
 
 /// One response: status, headers (names lowercased), body.
-pub type Reply = HttpResponse;
+pub type Reply = ReceivedResponse;
 
 /// The first value of header `name` of `reply`.
 pub fn header<'a>(reply: &'a Reply, name: &'a str) -> Option<&'a str> {
