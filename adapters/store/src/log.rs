@@ -92,7 +92,7 @@ mod tests {
         assert_eq!(check_after(EventId(0), 1, 3), Ok(()));
         assert_eq!(check_after(EventId(3), 1, 3), Ok(()));
         assert_eq!(check_after(EventId(4), 1, 3), Err(StoreError::UnknownEvent));
-        assert_eq!(check_after(EventId(4), 6, 10), Ok(()));
+        assert_eq!(check_after(EventId(5), 6, 10), Ok(()));
         assert_eq!(
             check_after(EventId(3), 6, 10),
             Err(StoreError::Trimmed { oldest: EventId(6) })
