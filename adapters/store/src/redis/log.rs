@@ -2,6 +2,7 @@
 //! (`XADD … 0-*`), trimmed with `MAXLEN`, read with `XRANGE` and followed with `XREAD BLOCK`.
 
 use std::collections::VecDeque;
+use std::sync::OnceLock;
 
 use bytes::Bytes;
 use redis::aio::MultiplexedConnection;
@@ -25,11 +26,7 @@ return id
 /// Events read per `XREAD` of a live tail.
 const TAIL_BATCH: usize = 64;
 
-/// The append script, hashed once per process.
-fn append_script() -> &'static Script {
-    static APPEND_SCRIPT: std::sync::OnceLock<Script> = std::sync::OnceLock::new();
-    APPEND_SCRIPT.get_or_init(|| script(APPEND))
-}
+static APPEND_SCRIPT: OnceLock<Script> = OnceLock::new();
 
 /// `0-<n>` → `n`.
 fn parse_id(id: &str) -> Result<u64, StoreError> {
@@ -95,7 +92,7 @@ impl EventLog for RedisStore {
     async fn append(&self, stream: &StreamKey, data: &[u8]) -> Result<EventId, StoreError> {
         stream.check()?;
         check_size(data.len(), self.config.max_event_bytes, "event")?;
-        let id: String = append_script()
+        let id: String = script(&APPEND_SCRIPT, APPEND)
             .key(stream.redis_key())
             .arg(data)
             .arg(self.config.max_events.max(1))

@@ -8,7 +8,7 @@ mod guard;
 mod log;
 mod record;
 
-use std::sync::Arc;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use redis::aio::MultiplexedConnection;
@@ -46,7 +46,6 @@ pub struct RedisStore {
     connection: MultiplexedConnection,
     config: StoreConfig,
     redis: RedisConfig,
-    scripts: Arc<record::Scripts>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -73,7 +72,6 @@ impl RedisStore {
             connection,
             config,
             redis,
-            scripts: Arc::new(record::Scripts::new()),
         })
     }
 
@@ -95,10 +93,6 @@ impl RedisStore {
     fn connection(&self) -> MultiplexedConnection {
         self.connection.clone()
     }
-
-    fn script(&self) -> &record::Scripts {
-        &self.scripts
-    }
 }
 
 impl From<RedisError> for StoreError {
@@ -112,7 +106,8 @@ fn unexpected(what: &str) -> StoreError {
     StoreError::Backend(format!("unexpected reply to {what}"))
 }
 
-/// Builds a script once (its SHA-1 is computed here; the server loads it on first use).
-fn script(source: &str) -> Script {
-    Script::new(source)
+/// A script built once per process (its SHA-1 computed then); the server loads it on first
+/// use.
+fn script<'a>(cell: &'a OnceLock<Script>, source: &str) -> &'a Script {
+    cell.get_or_init(|| Script::new(source))
 }

@@ -1,5 +1,6 @@
 //! Records in Redis: one hash per record (`v` the version, `d` the bytes) with a TTL.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -30,20 +31,8 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return {1, next}
 ";
 
-/// The scripts of this backend, hashed once.
-pub(super) struct Scripts {
-    create: Script,
-    swap: Script,
-}
-
-impl Scripts {
-    pub(super) fn new() -> Self {
-        Scripts {
-            create: script(CREATE),
-            swap: script(SWAP),
-        }
-    }
-}
+static CREATE_SCRIPT: OnceLock<Script> = OnceLock::new();
+static SWAP_SCRIPT: OnceLock<Script> = OnceLock::new();
 
 impl RecordStore for RedisStore {
     async fn create(
@@ -54,9 +43,7 @@ impl RecordStore for RedisStore {
     ) -> Result<Version, StoreError> {
         key.check()?;
         check_size(bytes.len(), self.config.max_record_bytes, "record")?;
-        let created: i64 = self
-            .script()
-            .create
+        let created: i64 = script(&CREATE_SCRIPT, CREATE)
             .key(key.redis_key())
             .arg(bytes)
             .arg(ttl_millis(ttl))
@@ -94,9 +81,7 @@ impl RecordStore for RedisStore {
     ) -> Result<Version, StoreError> {
         key.check()?;
         check_size(bytes.len(), self.config.max_record_bytes, "record")?;
-        let (status, version): (i64, u64) = self
-            .script()
-            .swap
+        let (status, version): (i64, u64) = script(&SWAP_SCRIPT, SWAP)
             .key(key.redis_key())
             .arg(expected.0)
             .arg(bytes)

@@ -233,7 +233,7 @@ pub async fn live_tail_sees_later_appends<S: Store>(store: S) {
     let writer = {
         let (store, stream, fresh) = (store.clone(), stream.clone(), fresh.clone());
         smol::spawn(async move {
-            Timer::after(Duration::from_millis(20)).await;
+            Timer::after(Duration::from_millis(100)).await;
             store.append(&stream, b"later-1").await.unwrap();
             store.append(&stream, b"later-2").await.unwrap();
             store.append(&fresh, b"first").await.unwrap();

@@ -38,7 +38,12 @@ fn redis<F: Future<Output = ()>>(case: impl FnOnce(RedisStore) -> F) {
         return;
     };
     smol::block_on(async {
-        let store = RedisStore::connect(&server.url(), config(), RedisConfig::default())
+        // Tails re-ask every 10 ms, so the suite's waits see blocking reads end empty.
+        let redis = RedisConfig {
+            tail_block: std::time::Duration::from_millis(10),
+            ..RedisConfig::default()
+        };
+        let store = RedisStore::connect(&server.url(), config(), redis)
             .await
             .expect("connect to the private redis-server");
         case(store).await;
