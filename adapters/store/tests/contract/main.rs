@@ -5,6 +5,8 @@
 mod cases;
 mod memory_limits;
 #[cfg(feature = "redis")]
+mod redis_layout;
+#[cfg(feature = "redis")]
 mod redis_server;
 
 use std::future::Future;
