@@ -109,7 +109,12 @@ impl EventLog for RedisStore {
         max: usize,
     ) -> Result<Vec<Event>, StoreError> {
         stream.check()?;
-        let start = after.map_or_else(|| "-".to_owned(), |after| format!("(0-{}", after.0));
+        let start = match after {
+            // No entry id follows the largest; an exclusive range from it is malformed.
+            Some(EventId(u64::MAX)) => return Err(StoreError::UnknownEvent),
+            Some(after) => format!("(0-{}", after.0),
+            None => "-".to_owned(),
+        };
         let (first, last, range) = self.window(&stream.redis_key(), &start, max).await?;
         if let Some(after) = after {
             check_after(after, first, last)?;

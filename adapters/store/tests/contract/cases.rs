@@ -181,8 +181,12 @@ pub async fn events_append_and_replay<S: Store>(store: S) {
         store.replay(&stream, Some(EventId(3)), 100).await,
         Ok(vec![])
     );
-    let unknown = store.replay(&stream, Some(EventId(4)), 100).await;
-    assert_eq!(unknown, Err(StoreError::UnknownEvent));
+    for past_the_end in [4, u64::MAX] {
+        let unknown = store
+            .replay(&stream, Some(EventId(past_the_end)), 100)
+            .await;
+        assert_eq!(unknown, Err(StoreError::UnknownEvent));
+    }
     // Streams are separate, per session and per stream.
     let other = StreamKey::new("s2", "post-1");
     assert_eq!(store.replay(&other, None, 100).await, Ok(vec![]));
