@@ -177,7 +177,7 @@ fn bench_ndjson(c: &mut Criterion) {
 /// Tool-argument validation as `tools/call` does it: the JSON text of the arguments against
 /// the tool's compiled inputSchema (a flat schema, and one with a nested object and an array).
 fn bench_tool_args(c: &mut Criterion) {
-    use mcp_sansio::app::schema::Schema;
+    use mcp_sansio::app::server::Schema;
     let echo = Schema::new(serde_json::json!({
         "type": "object",
         "properties": {"text": {"type": "string"}},

@@ -8,6 +8,10 @@
 //! `form_urlencoded` crate's (the URL Standard's `application/x-www-form-urlencoded`
 //! serializer, as RFC 6749 asks).
 
+mod hmac;
+
+pub use hmac::{constant_time_eq, hmac_sha256, hmac_sha256_verify};
+
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine as _;
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};

@@ -6,6 +6,21 @@
 //! from any runtime (smol, tokio, a blocking thread, an embedded loop), fuzz it, simulate it on a
 //! virtual clock and benchmark it without a network.
 //!
+//! ## Where to start
+//!
+//! | you are writing | the core's types | the adapter that runs them |
+//! |---|---|---|
+//! | a server on stdio | [`app::server::ServerBuilder`] → [`app::server::Server`] | `mcp_sansio_stdio::serve_server_stdio` |
+//! | a server on HTTP (Streamable HTTP and 2026-07-28; HTTP+SSE beside it) | [`http::Endpoint`] making a [`app::server::Server`] per session from a [`app::server::ServerFactory`]; [`http::sse_transport`] | `mcp_sansio_http::server::HttpServer` |
+//! | a client on stdio | [`app::client::ClientBuilder`] → [`app::client::Client`] | `mcp_sansio_stdio::connect_stdio_client` |
+//! | a client on HTTP | [`app::client::Client`] with [`http::HttpClient`] or [`http::sse_transport::SseTransportClient`] | `mcp_sansio_http::client::connect_http_client`, `connect_auto_client` |
+//! | a 2026-07-28 (stateless) client | [`app::client::stateless::StatelessMachine`] | `mcp_sansio_http::client::block_on_stateless_http` |
+//! | OAuth for a client, or a protected server | [`auth::AuthFlow`], [`auth::ProtectedResource`] | the HTTP adapter's `ClientAuthorization`, `BearerAuth` |
+//! | your own transport or runtime | [`session::Session`], [`framing`], [`jsonrpc`] | none: drive the machines yourself |
+//!
+//! Every machine is driven the same way (below); `testing` (feature `testing`) runs them in
+//! memory on a virtual clock.
+//!
 //! ## Layers
 //!
 //! - [`jsonrpc`]: envelopes, exact request ids, lazy payloads, decode and encode.

@@ -172,15 +172,15 @@ impl<T> Outbox<T> {
 
 /// Why a oneshot receiver got no value: the sender was dropped without sending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Canceled;
+pub struct SenderDropped;
 
-impl fmt::Display for Canceled {
+impl fmt::Display for SenderDropped {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("the sender was dropped before sending")
     }
 }
 
-impl std::error::Error for Canceled {}
+impl std::error::Error for SenderDropped {}
 
 struct Slot<T> {
     value: Option<T>,
@@ -203,7 +203,7 @@ pub fn oneshot<T>() -> (OneshotSender<T>, OneshotReceiver<T>) {
     )
 }
 
-/// The sending side of [`oneshot`]; dropping it unsent resolves the receiver with [`Canceled`].
+/// The sending side of [`oneshot`]; dropping it unsent resolves the receiver with [`SenderDropped`].
 pub struct OneshotSender<T> {
     slot: Option<Arc<Mutex<Slot<T>>>>,
 }
@@ -265,7 +265,7 @@ impl<T> OneshotReceiver<T> {
 }
 
 impl<T> Future for OneshotReceiver<T> {
-    type Output = Result<T, Canceled>;
+    type Output = Result<T, SenderDropped>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut s = lock(&self.slot);
@@ -273,7 +273,7 @@ impl<T> Future for OneshotReceiver<T> {
             return Poll::Ready(Ok(v));
         }
         if s.sender_gone {
-            return Poll::Ready(Err(Canceled));
+            return Poll::Ready(Err(SenderDropped));
         }
         s.waker = Some(cx.waker().clone());
         Poll::Pending
@@ -399,7 +399,7 @@ mod tests {
         drop(tx);
         assert_eq!(
             poll_once(&mut rx, Waker::noop()),
-            Poll::Ready(Err(Canceled))
+            Poll::Ready(Err(SenderDropped))
         );
     }
 

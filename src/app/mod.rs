@@ -30,8 +30,5 @@
 //! ```
 
 pub mod client;
-pub mod cursor;
 pub(crate) mod json_scan;
-pub mod schema;
 pub mod server;
-pub mod uri_template;

@@ -16,7 +16,7 @@ use crate::encoding::base64url;
 pub const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /// How long a client assertion is valid, in seconds.
-pub(crate) const ASSERTION_LIFETIME: u64 = 300;
+pub const ASSERTION_LIFETIME: u64 = 300;
 
 /// A P-256 private key for ES256 signatures. `Debug` never prints it.
 #[derive(Clone)]

@@ -37,7 +37,7 @@ pub use discovery::{
 };
 pub use flow::AuthFlow;
 pub use flow_types::{AuthConfig, AuthEvent, Registration, Token};
-pub use jwt::{client_assertion, JwtSigningKey, CLIENT_ASSERTION_TYPE};
+pub use jwt::{client_assertion, JwtSigningKey, ASSERTION_LIFETIME, CLIENT_ASSERTION_TYPE};
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use pkce::Pkce;
 pub use request::{
@@ -46,7 +46,7 @@ pub use request::{
     AuthorizationParams, ClientAuthMethod, ClientCredentials, Grant, RegistrationParams,
     TokenResponse,
 };
-pub use resource::ProtectedResource;
+pub use resource::{ProtectedResource, MAX_SCOPE_RULES};
 pub use resource_challenge::BearerError;
 pub use resource_guard::{Decision, TokenInfo, TokenValidation, MAX_SCOPED_MESSAGES};
 pub use secret::Secret;

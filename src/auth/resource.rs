@@ -17,7 +17,7 @@ use crate::url::HttpUrl;
 pub(crate) const PRM_WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
 /// The most scope rules (per method plus per tool) one resource holds.
-pub(crate) const MAX_SCOPE_RULES: usize = 1024;
+pub const MAX_SCOPE_RULES: usize = 1024;
 
 /// An MCP server as an OAuth protected resource: what it announces and what it requires.
 #[derive(Debug, Clone)]

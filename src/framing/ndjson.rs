@@ -18,9 +18,6 @@ use bytes::{Bytes, BytesMut};
 use super::FrameError;
 use crate::jsonrpc::{FrameHead, HEAD_SCAN_LEN};
 
-/// The default maximum line length: 16 MiB (the session's default `max_frame_len`).
-pub const DEFAULT_MAX_LINE_LEN: usize = crate::config::DEFAULT_MAX_FRAME_LEN;
-
 /// An incremental ndjson decoder.
 ///
 /// Memory held: the complete lines pushed but not yet polled, plus at most `max_line_len + 1`
@@ -42,7 +39,7 @@ pub struct NdjsonDecoder {
 
 impl Default for NdjsonDecoder {
     fn default() -> Self {
-        Self::new(DEFAULT_MAX_LINE_LEN)
+        Self::new(crate::config::DEFAULT_MAX_FRAME_LEN)
     }
 }
 

@@ -22,10 +22,6 @@ use bytes::Bytes;
 
 use super::FrameError;
 
-/// The default maximum event size (a single line, or an event's accumulated data): 16 MiB
-/// (the session's default `max_frame_len`).
-pub const DEFAULT_MAX_EVENT_SIZE: usize = crate::config::DEFAULT_MAX_FRAME_LEN;
-
 const BOM: &[u8; 3] = b"\xEF\xBB\xBF";
 
 /// One dispatched event (it had at least one `data` line).
@@ -85,7 +81,7 @@ pub struct SseDecoder {
 
 impl Default for SseDecoder {
     fn default() -> Self {
-        Self::new(DEFAULT_MAX_EVENT_SIZE)
+        Self::new(crate::config::DEFAULT_MAX_FRAME_LEN)
     }
 }
 

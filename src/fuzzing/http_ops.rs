@@ -12,7 +12,7 @@ use super::http_server_ops::{self as shared, Wire};
 use super::ops::{self, Cursor};
 use crate::app::server::Server;
 use crate::framing::{SseDecoder, SseItem};
-use crate::http::event_id::EventId;
+use crate::http::EventId;
 use crate::http::{Endpoint, EndpointConfig, HttpMethod, HttpRequestHead, ResponseMode};
 
 /// What the checks keep of one response body: its SSE decoder (`None`: a JSON body) and the

@@ -5,13 +5,13 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::{Endpoint, Owner, SSE};
+use crate::http::accepts;
 use crate::http::admission::KnownFields;
-use crate::http::event_id::EventId;
-use crate::http::headers::accepts;
 use crate::http::machine::{ExchangeMachine, SessionMachine};
 use crate::http::reply::{error, handshake, method_not_allowed, rpc_error};
 use crate::http::streams::{LogicalStream, Mode, SessionState, STANDALONE};
 use crate::http::types::{Body, HttpResponse, StreamId};
+use crate::http::EventId;
 use crate::http::ResponseMode;
 use crate::jsonrpc::{decode, Incoming, Message, RequestId};
 

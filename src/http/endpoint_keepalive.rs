@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use super::{Endpoint, Owner};
-use crate::framing::sse::write_comment;
+use crate::framing::write_comment;
 use crate::http::machine::{ExchangeMachine, SessionMachine};
 use crate::http::streams::Mode;
 use crate::http::types::StreamId;

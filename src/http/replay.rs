@@ -10,7 +10,7 @@ use super::event_id::EventId;
 
 /// Events kept for resumption, evicted oldest first past `budget` bytes.
 #[derive(Debug)]
-pub struct ReplayBuffer {
+pub(crate) struct ReplayBuffer {
     events: VecDeque<(EventId, Bytes)>,
     bytes: usize,
     budget: usize,
@@ -20,14 +20,14 @@ pub struct ReplayBuffer {
 
 /// Why a resumption cannot be served.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReplayError {
+pub(crate) enum ReplayError {
     /// Events after the cursor were evicted (the replay budget was exceeded).
     Evicted,
 }
 
 impl ReplayBuffer {
     /// An empty buffer holding at most `budget` bytes of event data.
-    pub fn new(budget: usize) -> Self {
+    pub(crate) fn new(budget: usize) -> Self {
         ReplayBuffer {
             events: VecDeque::new(),
             bytes: 0,
@@ -38,7 +38,7 @@ impl ReplayBuffer {
 
     /// Records one written event (`data` is the encoded SSE event). An event larger than the
     /// whole budget is not kept, and counts as evicted.
-    pub fn push(&mut self, id: EventId, data: Bytes) {
+    pub(crate) fn push(&mut self, id: EventId, data: Bytes) {
         self.bytes += data.len();
         self.events.push_back((id, data));
         while self.bytes > self.budget {
@@ -52,7 +52,7 @@ impl ReplayBuffer {
 
     /// The events of `cursor.stream` after `cursor.seq`, in order, or an error when an event
     /// after the cursor may have been evicted.
-    pub fn replay_after(&self, cursor: EventId) -> Result<Vec<Bytes>, ReplayError> {
+    pub(crate) fn replay_after(&self, cursor: EventId) -> Result<Vec<Bytes>, ReplayError> {
         if self.evicted_upto > cursor.seq {
             return Err(ReplayError::Evicted);
         }
@@ -65,22 +65,14 @@ impl ReplayBuffer {
     }
 
     /// Bytes held now.
-    pub fn bytes(&self) -> usize {
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
         self.bytes
     }
 
-    /// Events held now.
-    pub fn len(&self) -> usize {
-        self.events.len()
-    }
-
-    /// Whether nothing is held.
-    pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
-    }
-
     /// The highest sequence number evicted so far (0 when none).
-    pub fn evicted_upto(&self) -> u64 {
+    #[cfg(test)]
+    fn evicted_upto(&self) -> u64 {
         self.evicted_upto
     }
 }
@@ -111,7 +103,7 @@ mod tests {
         for seq in 1..=5 {
             r.push(id(1, seq), Bytes::from(vec![b'x'; 4]));
         }
-        assert_eq!(r.len(), 2);
+        assert_eq!(r.events.len(), 2);
         assert!(r.bytes() <= 10);
         assert_eq!(r.evicted_upto(), 3);
         assert_eq!(r.replay_after(id(1, 2)), Err(ReplayError::Evicted));

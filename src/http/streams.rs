@@ -11,7 +11,7 @@ use super::event_id::EventId;
 use super::machine::SessionMachine;
 use super::replay::ReplayBuffer;
 use super::types::StreamId;
-use crate::framing::sse::write_event;
+use crate::framing::write_event;
 use crate::jsonrpc::RequestId;
 use crate::model::ProtocolVersion;
 use crate::session::idhash::IdMap;

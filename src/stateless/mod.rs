@@ -8,7 +8,6 @@
 mod capabilities;
 mod discover;
 mod error;
-pub mod hmac;
 mod listen_event;
 mod param_header;
 mod replay;

@@ -14,8 +14,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::hmac::{hmac_sha256, hmac_sha256_verify};
 use crate::encoding::{base64url, base64url_decode, sha256};
+use crate::encoding::{hmac_sha256, hmac_sha256_verify};
 use crate::jsonrpc::ErrorObject;
 
 /// The longest `requestState` accepted or minted, in bytes; past it the state is refused (and a

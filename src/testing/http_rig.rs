@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::Jobs;
 use crate::app::server::Server;
-use crate::framing::sse::{SseDecoder, SseItem};
+use crate::framing::{SseDecoder, SseItem};
 use crate::http::{
     Body, Endpoint, EndpointConfig, HttpMethod, HttpRequestHead, HttpResponse, StreamChunk,
 };

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcp_sansio::app::server::{CallToolResult, Server, Tool};
-use mcp_sansio::framing::sse::{SseDecoder, SseItem};
+use mcp_sansio::framing::{SseDecoder, SseItem};
 use mcp_sansio::http::sse_transport::{
     Route, Router, RouterPaths, SseTransportConfig, SseTransportEndpoint, SSE_TRANSPORT_STREAM_BIT,
 };

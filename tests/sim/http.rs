@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcp_sansio::framing::{SseDecoder, SseItem};
-use mcp_sansio::http::event_id::EventId;
+use mcp_sansio::http::EventId;
 use mcp_sansio::http::{
     Body, Endpoint, HttpMethod, HttpRequestHead, HttpResponse, StreamChunk, StreamId,
 };

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcp_sansio::http::client::{HttpClient, HttpClientConfig, TransportEvent};
-use mcp_sansio::http::event_id::EventId;
+use mcp_sansio::http::EventId;
 use mcp_sansio::http::{Body, Endpoint, HttpMethod, HttpRequestHead, StreamChunk, StreamId};
 use mcp_sansio::jsonrpc::{self, Message, RawJson, RequestId};
 use mcp_sansio::outgoing::{Action, ExchangeId, OutgoingRequest};

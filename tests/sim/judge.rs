@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use bytes::Bytes;
 use mcp_sansio::framing::{SseDecoder, SseItem};
-use mcp_sansio::http::event_id::EventId;
+use mcp_sansio::http::EventId;
 use mcp_sansio::http::StreamId;
 use mcp_sansio::jsonrpc::{self, Incoming, Message, RequestId};
 use mcp_sansio::outgoing::ExchangeId;

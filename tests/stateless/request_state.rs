@@ -2,7 +2,7 @@
 //! states verify, and any change to payload or tag, another key, another binding, or a lapsed
 //! expiry is refused.
 
-use mcp_sansio::stateless::hmac::{constant_time_eq, hmac_sha256};
+use mcp_sansio::encoding::{constant_time_eq, hmac_sha256};
 use mcp_sansio::stateless::{request_binding, RequestStateKey, StateError};
 use serde_json::{json, Map, Value};
 

@@ -383,7 +383,7 @@ pub enum BuildError {
         /// The tool.
         tool: String,
         /// Why.
-        reason: crate::app::schema::InvalidSchema,
+        reason: crate::app::server::schema::InvalidSchema,
     },
 }
 

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::app::json_scan::{Scan, STRING};
-use crate::app::schema::FlatObject;
+use crate::app::server::schema::FlatObject;
 use crate::jsonrpc::{ErrorObject, RawJson};
 
 /// `tools/call` params: the two members the server reads, as sent (types checked later).
@@ -273,7 +273,7 @@ mod tests {
     /// `name` came before it; the text read is the same either way.
     #[test]
     fn arguments_are_checked_in_the_same_walk_for_the_named_tool() {
-        let schema = crate::app::schema::Schema::new(json!({
+        let schema = crate::app::server::schema::Schema::new(json!({
             "type": "object",
             "properties": {"text": {"type": "string"}},
             "required": ["text"]

@@ -18,8 +18,8 @@ use super::Server;
 use super::{
     CallToolResult, CompleteRequest, HandlerResult, PromptRequest, ResourceRead, ToolCall,
 };
-use crate::app::cursor::paginate;
-use crate::app::schema::{Schema, SchemaError};
+use crate::app::server::cursor::paginate;
+use crate::app::server::schema::{Schema, SchemaError};
 use crate::jsonrpc::{self as m, code, ErrorObject, RawJson, RequestId};
 use crate::runtime::CancelToken;
 

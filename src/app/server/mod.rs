@@ -36,6 +36,13 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
+mod cursor;
+mod schema;
+mod uri_template;
+
+pub use schema::{InvalidSchema, Schema, SchemaError};
+pub use uri_template::{TemplateError, UriTemplate};
+
 pub use arguments::ToolArguments;
 pub use builder::{BuildError, ServerBuilder, ServerFactory};
 pub use context::{PeerError, RequestContext};

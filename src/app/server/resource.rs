@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use super::context::RequestContext;
 use super::types::{handler_setters, icons_json, put, Handler};
-use crate::app::uri_template::{TemplateError, UriTemplate};
+use crate::app::server::uri_template::{TemplateError, UriTemplate};
 use crate::model::Icon;
 
 /// A `resources/read` as the handler sees it.

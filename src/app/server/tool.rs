@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use super::arguments::ToolArguments;
 use super::context::RequestContext;
 use super::types::{handler_setters, icons_json, put, Handler};
-use crate::app::schema::{InvalidSchema, Schema};
+use crate::app::server::schema::{InvalidSchema, Schema};
 use crate::jsonrpc::{write_json_string, ErrorObject, RawJson};
 use crate::model::Icon;
 use crate::tasks::TaskSupport;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use crate::framing::sse::{SseDecoder, SseItem};
+use crate::framing::{SseDecoder, SseItem};
 use crate::jsonrpc::{Incoming, Message, RequestId};
 
 /// Error bodies kept at most (to quote the server's error message).

@@ -11,8 +11,8 @@ use bytes::Bytes;
 use serde_json::json;
 
 use super::client_types::{ClientConfig, ClientEvent, CloseReason};
-use crate::framing::sse::{SseDecoder, SseItem};
-use crate::http::headers::accepts;
+use crate::framing::{SseDecoder, SseItem};
+use crate::http::accepts;
 use crate::http::types::HttpMethod;
 use crate::http::HttpText;
 use crate::jsonrpc::{decode, Incoming, Message};

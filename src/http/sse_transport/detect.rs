@@ -16,8 +16,8 @@ use bytes::Bytes;
 
 use super::client::{request_errors, SseTransportClient};
 use super::client_types::{ClientConfig, ClientEvent, CloseReason, TransportKind};
-use crate::framing::sse::{SseDecoder, SseItem};
-use crate::http::headers::accepts;
+use crate::framing::{SseDecoder, SseItem};
+use crate::http::accepts;
 use crate::http::types::HttpMethod;
 use crate::http::HttpText;
 use crate::jsonrpc::{decode, Incoming, Message};

@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 
 use super::session::SseTransportSession;
+use crate::http::accepts;
 use crate::http::admission::{self, KnownFields};
 use crate::http::config::{EndpointConfig, EndpointStats};
-use crate::http::headers::accepts;
 use crate::http::machine::SessionMachine;
 use crate::http::reply::{error, rpc_error, too_large};
 use crate::http::streams::StreamChunk;

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use crate::framing::sse::{write_event, write_keep_alive};
+use crate::framing::{write_event, write_keep_alive};
 use crate::http::machine::SessionMachine;
 use crate::http::types::StreamId;
 

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use serde_json::{json, Value};
 
 use super::MAX_SSE_EVENT;
-use crate::framing::sse::{SseDecoder, SseItem};
+use crate::framing::{SseDecoder, SseItem};
 use crate::model::stateless::{SubscriptionFilter, SUBSCRIPTION_ID_KEY};
 
 /// One thing that happened on a listen stream.

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::framing::sse::{SseDecoder, SseItem};
+use crate::framing::{SseDecoder, SseItem};
 use crate::jsonrpc::ErrorObject;
 use crate::model::stateless::InputRequests;
 

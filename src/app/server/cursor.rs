@@ -13,7 +13,7 @@ const MAX_KEY_LEN: usize = 4096;
 
 /// A cursor that this server did not issue.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InvalidCursor;
+pub(crate) struct InvalidCursor;
 
 impl fmt::Display for InvalidCursor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -24,7 +24,7 @@ impl fmt::Display for InvalidCursor {
 impl std::error::Error for InvalidCursor {}
 
 /// Encodes the key a page ended at as an opaque cursor.
-pub fn encode_cursor(last_key: &str) -> String {
+pub(crate) fn encode_cursor(last_key: &str) -> String {
     let mut s = String::with_capacity(PREFIX.len() + last_key.len() * 2);
     s.push_str(PREFIX);
     for b in last_key.bytes() {
@@ -41,7 +41,7 @@ fn hex_digit(n: u8) -> char {
 
 /// Decodes a cursor back to the key its page ended at. Total: any text either decodes or is
 /// refused, whatever its characters (the hex is read byte by byte, never sliced).
-pub fn decode_cursor(cursor: &str) -> Result<String, InvalidCursor> {
+pub(crate) fn decode_cursor(cursor: &str) -> Result<String, InvalidCursor> {
     let hex = cursor.strip_prefix(PREFIX).ok_or(InvalidCursor)?.as_bytes();
     if hex.len() % 2 != 0 || hex.len() / 2 > MAX_KEY_LEN {
         return Err(InvalidCursor);
@@ -65,7 +65,7 @@ fn nibble(b: u8) -> Result<u8, InvalidCursor> {
 }
 
 /// One page of `items` (ordered by key) after `cursor`, and the cursor of the next page.
-pub fn paginate<'a, T: 'a>(
+pub(crate) fn paginate<'a, T: 'a>(
     items: impl IntoIterator<Item = (&'a str, T)>,
     cursor: Option<&str>,
     page_size: usize,
