@@ -8,7 +8,6 @@ use proptest::prelude::*;
 
 use super::Endpoint;
 use crate::app::server::{CallToolResult, Server, Tool};
-use crate::stateless::{ListenEvent, ParamHeader};
 use crate::http::config::{EndpointConfig, ResponseMode};
 use crate::http::machine::{ExchangeMachine, SessionMachine};
 use crate::http::streams::StreamChunk;
@@ -17,6 +16,7 @@ use crate::jsonrpc::{Incoming, RequestId};
 use crate::model::{Implementation, ProtocolVersion};
 use crate::runtime::Job;
 use crate::session::Transmit;
+use crate::stateless::{ListenEvent, ParamHeader};
 
 const BOTH: &str = "application/json, text/event-stream";
 const IDLE: Duration = Duration::from_secs(10);

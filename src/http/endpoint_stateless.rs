@@ -11,7 +11,6 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use super::{Endpoint, JSON, SSE};
-use crate::stateless::{ListenEvent, ParamHeader};
 use crate::encoding::base64_standard_decode;
 use crate::http::admission::KnownFields;
 use crate::http::headers::{accepts_json_and_sse, is_json_content_type};
@@ -23,6 +22,7 @@ use crate::http::ResponseMode;
 use crate::jsonrpc::{self as m, decode, ErrorObject, Incoming, Message, Request, RequestId};
 use crate::model::stateless::{header_mismatch_error, stateless_method, PROTOCOL_VERSION_KEY};
 use crate::model::ProtocolVersion;
+use crate::stateless::{ListenEvent, ParamHeader};
 
 /// Jobs of finished exchanges waiting for the driver at most (task handlers; past it a task
 /// stays `working` until its TTL).

@@ -9,11 +9,11 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::app::client::{Client, ClientEvent};
 use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
+use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::runtime::{oneshot, Job, OneshotSender};
 use serde_json::json;
 

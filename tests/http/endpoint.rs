@@ -5,10 +5,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
+use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::runtime::{oneshot, OneshotSender};
 use mcp_sansio::testing::HttpRig;
 use serde_json::{json, Value};

@@ -7,7 +7,6 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::framing::sse::{SseDecoder, SseItem};
 use mcp_sansio::http::sse_transport::{
@@ -15,6 +14,7 @@ use mcp_sansio::http::sse_transport::{
 };
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
+use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::runtime::{oneshot, Job, OneshotSender};
 use serde_json::{json, Value};
 

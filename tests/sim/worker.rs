@@ -7,7 +7,6 @@
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::stateless::{ListenEvent, ParamHeader};
 use mcp_sansio::http::{ExchangeMachine, SessionMachine};
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::model::{
@@ -15,6 +14,7 @@ use mcp_sansio::model::{
 };
 use mcp_sansio::runtime::Job;
 use mcp_sansio::session::{Event, ServerSetup, Session, Transmit};
+use mcp_sansio::stateless::{ListenEvent, ParamHeader};
 use mcp_sansio::Config;
 use serde_json::{json, Value};
 

@@ -6,11 +6,11 @@
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::app::server::*;
 use mcp_sansio::jsonrpc::RequestId;
 use mcp_sansio::model::stateless::{CacheHints, InputRequest};
 use mcp_sansio::model::Implementation;
+use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::stateless::RequestStateKey;
 use mcp_sansio::testing::ServerRig;
 use serde_json::{json, Value};

@@ -59,8 +59,8 @@ use std::time::{Duration, Instant};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use mcp_sansio::app::server::Server;
-use mcp_sansio::stateless::ListenEvent;
 use mcp_sansio::http::EndpointConfig;
+use mcp_sansio::stateless::ListenEvent;
 use smol::channel::{self, Receiver, Sender};
 use smol::{Async, LocalExecutor, Timer};
 

@@ -8,10 +8,10 @@ use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::http::EndpointConfig;
 use mcp_sansio::model::Implementation;
+use mcp_sansio::model::LoggingLevel;
 use mcp_sansio_http::server::{HttpServerOptions, MinRate};
 use serde_json::json;
 

@@ -7,10 +7,10 @@ use std::io::Read;
 use std::net::TcpStream;
 use std::sync::Mutex;
 
-use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::http::EndpointConfig;
 use mcp_sansio::model::Implementation;
+use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::runtime::{oneshot, OneshotSender};
 use mcp_sansio_http::server::{BearerAuth, HttpServerOptions};
 use serde_json::{json, Value};

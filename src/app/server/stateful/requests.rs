@@ -5,9 +5,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::model::LoggingLevel;
 use crate::app::server::{Server, MAX_SUBSCRIPTION_URI};
 use crate::jsonrpc::{self as m, ErrorObject, RawJson};
+use crate::model::LoggingLevel;
 use crate::session::State;
 
 type Params = Map<String, Value>;

@@ -14,12 +14,12 @@ use serde_json::{json, Value};
 
 use crate::app::server::{Server, MAX_SUBSCRIPTION_URI};
 use crate::jsonrpc::{self as m, ErrorObject, RequestId};
-use crate::stateless::ListenEvent;
 use crate::model::stateless::{
     set_subscription_id, ListenParams, ListenResult, SubscriptionFilter,
 };
 use crate::model::Meta;
 use crate::session::TransmitKind;
+use crate::stateless::ListenEvent;
 
 /// Listen streams one server holds at most by default (`ServerBuilder::max_listeners`).
 pub const DEFAULT_MAX_LISTENERS: usize = 16;

@@ -30,7 +30,6 @@ use bytes::Bytes;
 use memchr::memmem::Finder;
 use serde_json::{Map, Value};
 
-use crate::model::LoggingLevel;
 use crate::app::server::Server;
 use crate::jsonrpc::{
     self as m, decode, ErrorObject, Incoming, Message, RawJson, Request, RequestId,
@@ -39,6 +38,7 @@ use crate::model::stateless::{
     unsupported_version_error, CacheHints, InputResponseFields, StatelessMethod,
     PROTOCOL_VERSION_KEY,
 };
+use crate::model::LoggingLevel;
 use crate::session::{State, TransmitKind};
 use crate::stateless::{
     discover_response, request_binding, validate_request, ReplayGuard, RequestStateKey,
