@@ -143,8 +143,9 @@ fn an_idle_session_costs_a_bounded_few_kib_and_no_copy_of_the_definitions() {
         per < definitions,
         "{per} bytes per idle session, {definitions} of definitions"
     );
-    // A few KiB: the session's own state, no spare queue or buffer capacity (10,000 idle
-    // sessions, the default cap, then hold well under 100 MiB in the core).
+    // A few KiB: the session's own state and the small floors its drained queues and
+    // encoding buffers keep (10,000 idle sessions, the default cap, then hold well under
+    // 100 MiB in the core).
     assert!(per < 6 * 1024, "{per} bytes per idle session");
     // Notifications the HTTP side has no reader for are not kept.
     assert!(

@@ -202,6 +202,13 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             let requests = requests().cloned().collect();
             return self.handle_sessionless(now, fields, body, requests, is_batch);
         }
+        // Checked now (it reads only the header), reported after the session lookup: an
+        // unknown session is a 404 whatever the version header says.
+        let version = if is_init {
+            Ok(())
+        } else {
+            self.check_version(fields).map(drop)
+        };
         // The id as the client sent it (borrowed from the head), or the new one.
         let new_sid;
         let (sid, created) = if is_init && fields.session_id.is_none() {
@@ -213,17 +220,18 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
                 Err(resp) => return resp,
             }
         } else {
-            match self.lookup(fields) {
+            match required_session_id(fields) {
                 Ok(sid) => (sid, false),
                 Err(resp) => return resp,
             }
         };
-        if !is_init {
-            if let Err(resp) = self.check_version(fields) {
-                return resp;
-            }
+        // One lookup finds the session and proves it exists.
+        let Some(session) = self.sessions.get_mut(sid) else {
+            return session_not_found();
+        };
+        if let Err(resp) = version {
+            return resp;
         }
-        let session = self.sessions.get_mut(sid).expect("looked up");
         session.last_activity = now;
         if is_batch && session.machine.protocol_version() != Some(ProtocolVersion::V2025_03_26) {
             return rpc_error(
@@ -655,15 +663,9 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     }
 
     fn lookup<'a>(&self, fields: &KnownFields<'a>) -> Result<&'a str, HttpResponse> {
-        let Some(sid) = fields.session_id else {
-            return Err(rpc_error(
-                400,
-                -32000,
-                "Bad Request: Mcp-Session-Id header is required",
-            ));
-        };
+        let sid = required_session_id(fields)?;
         if !self.sessions.contains_key(sid) {
-            return Err(rpc_error(404, -32001, "Session not found"));
+            return Err(session_not_found());
         }
         Ok(sid)
     }
@@ -680,6 +682,22 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         self.next_conn += 1;
         StreamId(self.next_conn)
     }
+}
+
+/// The `Mcp-Session-Id` header, or the 400 for a request without one.
+fn required_session_id<'a>(fields: &KnownFields<'a>) -> Result<&'a str, HttpResponse> {
+    fields.session_id.ok_or_else(|| {
+        rpc_error(
+            400,
+            -32000,
+            "Bad Request: Mcp-Session-Id header is required",
+        )
+    })
+}
+
+/// The 404 for a session id the endpoint does not hold.
+fn session_not_found() -> HttpResponse {
+    rpc_error(404, -32001, "Session not found")
 }
 
 /// Whether POST stream `key` of `session` answers in JSON (else SSE), now that the machine

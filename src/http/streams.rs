@@ -39,6 +39,9 @@ const MAX_QUEUED: usize = 4096;
 /// Capacity of a session's encoding buffer kept between messages, at most: a message that
 /// outgrows it is handed on as the buffer itself, and the next one starts a new buffer.
 const SCRATCH_KEEP: usize = 4096;
+/// Capacity of the encoding buffer kept once a pump has routed everything: room for a small
+/// message, so an idle session holds little and the next answer does not regrow it.
+const SCRATCH_IDLE: usize = 256;
 
 /// How a stream's body is encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,7 +154,8 @@ pub(crate) struct SessionState<M> {
     /// SSE `retry` sent with priming events (2025-11-25 sessions).
     pub(crate) retry_ms: u64,
     /// The machine encodes each message here; a message that fits is copied out at its
-    /// exact size, so the buffer's growth is paid once per `pump`, not once per message.
+    /// exact size, and the buffer keeps [`SCRATCH_IDLE`] bytes between pumps, so a small
+    /// message costs no growth.
     scratch: Vec<u8>,
     /// Connections that stopped being attached to a stream of this session (replaced by a
     /// newer GET or resume, cut loose as too slow, detached) since the driver last asked:
@@ -229,10 +233,11 @@ impl<M: SessionMachine> SessionState<M> {
             let data = self.take_encoded();
             self.route(t.related, t.kind, data);
         }
-        // Everything was copied out: an idle session keeps no encoding buffer, nor spare
-        // queue capacity in its machine.
-        if self.scratch.capacity() > 0 {
-            self.scratch = Vec::new();
+        // Everything was copied out: an idle session keeps a small encoding buffer and little
+        // spare queue capacity in its machine.
+        self.scratch.clear();
+        if self.scratch.capacity() > SCRATCH_IDLE {
+            self.scratch.shrink_to(SCRATCH_IDLE);
         }
         self.machine.release_spare_capacity();
     }
@@ -490,7 +495,8 @@ mod tests {
     }
 
     /// Every message comes out whole and alone, whether it fits the kept encoding buffer or
-    /// outgrows it (then the buffer is handed on and the next message starts a new one).
+    /// outgrows it (then the buffer is handed on and the next message starts a new one); the
+    /// drained buffer is shrunk to its floor.
     #[test]
     fn pump_hands_out_each_message_exactly() {
         let sizes = [3, SCRATCH_KEEP + 904, 7, 1, SCRATCH_KEEP, 2];
@@ -504,7 +510,8 @@ mod tests {
         state.pump();
         let held: Vec<Vec<u8>> = state.held.iter().map(|b| b.to_vec()).collect();
         assert_eq!(held, messages);
-        assert!(state.scratch.capacity() <= SCRATCH_KEEP);
+        // Drained: the buffer keeps its small floor for the next answer.
+        assert_eq!(state.scratch.capacity(), SCRATCH_IDLE);
     }
 
     /// Messages routed while a stream is undecided come out in the order they went in,

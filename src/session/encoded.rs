@@ -3,7 +3,8 @@
 //!
 //! Bound: the buffer holds only messages still queued (the queue bounds them) plus a consumed
 //! front, which is dropped whenever everything was handed out and compacted once it outweighs
-//! the rest; a buffer grown past [`KEEP_CAPACITY`] is released when it empties.
+//! the rest; a buffer grown past [`KEEP_CAPACITY`] is released when it empties, and
+//! [`EncodedBuf::release_if_drained`] shrinks an empty one to [`IDLE_CAPACITY`].
 
 use serde::Serialize;
 
@@ -15,6 +16,10 @@ const COMPACT_AFTER: usize = 64 * 1024;
 
 /// Capacity kept for reuse once the buffer empties; a larger one (after a huge result) is freed.
 const KEEP_CAPACITY: usize = 1024 * 1024;
+
+/// Capacity an empty buffer keeps in [`EncodedBuf::release_if_drained`]: room for a small
+/// result, so a session held idle by an endpoint does not regrow it for every answer.
+const IDLE_CAPACITY: usize = 256;
 
 /// serde_json's compact output, kept on one line: a raw value inside a result (a `RawJson`
 /// member) may hold a raw CR or LF, which in valid JSON is insignificant whitespace; it is
@@ -105,12 +110,15 @@ impl EncodedBuf {
         }
     }
 
-    /// Gives the buffer's memory back once everything was handed out (an idle session keeps
-    /// none).
+    /// Gives the buffer's memory back past [`IDLE_CAPACITY`] once everything was handed out
+    /// (an idle session keeps at most that).
     pub(crate) fn release_if_drained(&mut self) {
-        if self.read == self.buf.len() && self.buf.capacity() > 0 {
-            self.release();
+        if self.read == self.buf.len() {
+            self.buf.clear();
             self.read = 0;
+            if self.buf.capacity() > IDLE_CAPACITY {
+                self.shrink();
+            }
         }
     }
 
@@ -121,6 +129,13 @@ impl EncodedBuf {
     #[inline(never)]
     fn release(&mut self) {
         self.buf = Vec::new();
+    }
+
+    /// Shrinks an empty buffer to [`IDLE_CAPACITY`].
+    #[cold]
+    #[inline(never)]
+    fn shrink(&mut self) {
+        self.buf.shrink_to(IDLE_CAPACITY);
     }
 
     /// Drops the consumed front while unread messages remain.
@@ -172,6 +187,27 @@ mod tests {
         assert_eq!((e.read, e.buf.len()), (0, d + f));
         assert_eq!(e.take(d), br#"{"jsonrpc":"2.0","id":4,"result":1}"#);
         assert_eq!(e.take(f), br#"{"jsonrpc":"2.0","id":5,"result":2}"#);
+    }
+
+    #[test]
+    fn a_drained_buffer_keeps_only_its_idle_floor() {
+        let mut e = EncodedBuf::default();
+        let small = e.push_result(&RequestId::number(1), &"s").unwrap();
+        let before = e.buf.capacity();
+        // Not drained: nothing is released.
+        e.release_if_drained();
+        assert_eq!((e.buf.len(), e.buf.capacity()), (small, before));
+        e.take(small);
+        e.release_if_drained();
+        assert_eq!((e.read, e.buf.len(), e.buf.capacity()), (0, 0, before));
+        let big = "b".repeat(4 * IDLE_CAPACITY);
+        let len = e.push_result(&RequestId::number(2), &big).unwrap();
+        e.take(len);
+        e.release_if_drained();
+        assert_eq!(
+            (e.read, e.buf.len(), e.buf.capacity()),
+            (0, 0, IDLE_CAPACITY)
+        );
     }
 
     #[test]

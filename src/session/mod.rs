@@ -533,12 +533,14 @@ impl Session {
         self.events.pop_front()
     }
 
-    /// Gives back the memory of drained queues and buffers. A driver holding many idle
-    /// sessions (an HTTP endpoint) calls it once a session has nothing left to hand out;
-    /// a session driven alone keeps its capacity for the next message instead.
+    /// Gives back the memory of drained queues and buffers past a small floor (room for four
+    /// entries, an encoding buffer of a few hundred bytes), so the next exchange does not
+    /// grow them again. A driver holding many idle sessions (an HTTP endpoint) calls it once
+    /// a session has nothing left to hand out; a session driven alone keeps its capacity for
+    /// the next message instead.
     pub fn release_spare_capacity(&mut self) {
-        release_spare(&mut self.queue);
-        release_spare(&mut self.events);
+        release_spare(&mut self.queue, QUEUE_FLOOR);
+        release_spare(&mut self.events, QUEUE_FLOOR);
         self.encoded.release_if_drained();
     }
 
@@ -633,9 +635,15 @@ impl Session {
     }
 }
 
-/// Frees a drained queue's storage (see [`Session::release_spare_capacity`]).
-pub(crate) fn release_spare<T>(queue: &mut VecDeque<T>) {
-    if queue.is_empty() && queue.capacity() > 0 {
-        *queue = VecDeque::new();
+/// Entries a drained queue of the request path (outbound messages, events) keeps room for
+/// in [`Session::release_spare_capacity`]: the first allocation a queue of small entries
+/// makes, so one request at a time never regrows it.
+pub(crate) const QUEUE_FLOOR: usize = 4;
+
+/// Shrinks a drained queue's storage to room for `floor` entries (0 frees it; see
+/// [`Session::release_spare_capacity`]).
+pub(crate) fn release_spare<T>(queue: &mut VecDeque<T>, floor: usize) {
+    if queue.is_empty() && queue.capacity() > floor {
+        queue.shrink_to(floor);
     }
 }

@@ -15,6 +15,7 @@
 //! (connections and handshakes are made before the clock starts).
 
 pub mod floor;
+pub mod lean;
 pub mod ours;
 pub mod rmcp;
 

@@ -262,9 +262,10 @@ impl Server {
     /// [`Session::release_spare_capacity`]): for a driver holding many idle servers.
     pub fn release_spare_capacity(&mut self) {
         self.session.release_spare_capacity();
-        release_spare(&mut self.stateful.events);
-        release_spare(&mut self.jobs);
-        release_spare(&mut self.stateful.stream_closes);
+        // Off the request path of a sync handler: freed whole.
+        release_spare(&mut self.stateful.events, 0);
+        release_spare(&mut self.jobs, 0);
+        release_spare(&mut self.stateful.stream_closes, 0);
     }
 
     /// Sends `notifications/resources/updated` for `uri` if the client subscribed to it.

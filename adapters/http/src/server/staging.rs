@@ -34,10 +34,11 @@ pub(crate) struct Parked {
     pub(crate) random: [u8; 16],
 }
 
-/// One slot of the table.
+/// One slot of the table. A parked request is held inline (not boxed): the slots are reused,
+/// so a request costs no allocation here.
 enum Slot {
     Free,
-    Parked(Box<Parked>),
+    Parked(Parked),
     Answered(HttpResponse),
 }
 
@@ -56,11 +57,11 @@ impl Staging {
     fn park(&mut self, request: Parked) -> usize {
         let index = match self.free.pop() {
             Some(index) => {
-                self.slots[index] = Slot::Parked(Box::new(request));
+                self.slots[index] = Slot::Parked(request);
                 index
             }
             None => {
-                self.slots.push(Slot::Parked(Box::new(request)));
+                self.slots.push(Slot::Parked(request));
                 self.slots.len() - 1
             }
         };
@@ -70,10 +71,11 @@ impl Staging {
 
     /// The answer of slot `index`, once answered (the slot is freed).
     fn take_answer(&mut self, index: usize) -> Option<HttpResponse> {
-        let response = self.take(index, |slot| match slot {
-            Slot::Answered(response) => Ok(response),
-            other => Err(other),
-        })?;
+        let Some(Slot::Answered(response)) =
+            self.take(index, |slot| matches!(slot, Slot::Answered(_)))
+        else {
+            return None;
+        };
         self.free.push(index);
         Some(response)
     }
@@ -81,22 +83,17 @@ impl Staging {
     /// The request parked in slot `index`, taken to be answered; the slot is not freed, as its
     /// answer goes there. `None` when the slot holds no parked request.
     fn take_parked(&mut self, index: usize) -> Option<Parked> {
-        self.take(index, |slot| match slot {
-            Slot::Parked(parked) => Ok(*parked),
-            other => Err(other),
-        })
+        match self.take(index, |slot| matches!(slot, Slot::Parked(_)))? {
+            Slot::Parked(parked) => Some(parked),
+            _ => None,
+        }
     }
 
-    /// What `pick` takes out of slot `index`; a slot it hands back (`Err`) is put back as it
-    /// was. The slot is left `Free` but not listed free: the caller says what it becomes.
-    fn take<T>(&mut self, index: usize, pick: impl FnOnce(Slot) -> Result<T, Slot>) -> Option<T> {
-        match pick(std::mem::replace(&mut self.slots[index], Slot::Free)) {
-            Ok(taken) => Some(taken),
-            Err(slot) => {
-                self.slots[index] = slot;
-                None
-            }
-        }
+    /// The content of slot `index` if `wanted` accepts it (else the slot stays as it was).
+    /// The slot is left `Free` but not listed free: the caller says what it becomes.
+    fn take(&mut self, index: usize, wanted: impl FnOnce(&Slot) -> bool) -> Option<Slot> {
+        let slot = &mut self.slots[index];
+        wanted(slot).then(|| std::mem::replace(slot, Slot::Free))
     }
 
     /// Frees slot `index` whatever it holds (its task is gone); a parked request leaves the
