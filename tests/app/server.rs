@@ -15,9 +15,9 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::app::server::*;
 use mcp_sansio::jsonrpc::{code, ErrorObject, RawJson, RequestId};
+use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::model::{
     ClientCapabilities, ElicitationCapability, Implementation, ProtocolVersion, SamplingCapability,
 };
