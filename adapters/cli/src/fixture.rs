@@ -11,15 +11,14 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::app::server::{
-    completion_handler, CallToolResult, Completion, GetPromptResult, Prompt,
-    RequestContext, Resource, ResourceContents, ResourceTemplate, Server, ServerFactory, Tool,
-    ToolContent,
+    completion_handler, CallToolResult, Completion, GetPromptResult, Prompt, RequestContext,
+    Resource, ResourceContents, ResourceTemplate, Server, ServerFactory, Tool, ToolContent,
 };
 use mcp_sansio::config::Config;
 use mcp_sansio::jsonrpc::ErrorObject;
 use mcp_sansio::model::Implementation;
+use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::runtime::BoxFuture;
 use serde_json::{json, Value};
 
@@ -217,7 +216,11 @@ fn timed_tools(sleep: Sleep) -> Vec<Tool> {
                 let sleep = logging_sleep.clone();
                 async move {
                     let log = |text: &str| {
-                        ctx.log(LoggingLevel::Info, Some("test_tool_with_logging"), json!(text))
+                        ctx.log(
+                            LoggingLevel::Info,
+                            Some("test_tool_with_logging"),
+                            json!(text),
+                        )
                     };
                     log("Tool execution started");
                     if pause(&sleep, &ctx, STEP).await {

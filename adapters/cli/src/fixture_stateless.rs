@@ -6,12 +6,12 @@
 use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::app::server::{
     CallToolResult, GetPromptResult, PeerError, Prompt, RequestContext, Tool,
 };
 use mcp_sansio::jsonrpc::ErrorObject;
 use mcp_sansio::model::stateless::InputRequest;
+use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::stateless::{ReplayGuard, RequestStateKey};
 use serde_json::{json, Value};
 
