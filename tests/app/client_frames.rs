@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use mcp_sansio::app::client::{Client, ClientError, ClientEvent};
 use mcp_sansio::model::{Implementation, ProtocolVersion, Root};
 
-fn poll<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
+pub(crate) fn poll<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
     std::pin::Pin::new(f).poll(&mut Context::from_waker(Waker::noop()))
 }
 

@@ -5,4 +5,5 @@ mod client;
 mod client_frames;
 #[path = "../common/mod.rs"]
 mod common;
+mod sampling_policy;
 mod server;

@@ -167,6 +167,7 @@ pub(crate) fn run_on(
     let timeout = Duration::from_secs_f64(args.timeout);
     let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")))
         .config(client_config(timeout));
+    let builder = crate::client_sampling::register(builder, &args.inputs)?;
     let stderr_mode = match args.server_stderr {
         StderrArg::Inherit => StderrMode::Inherit,
         StderrArg::Capture => StderrMode::Capture,

@@ -22,6 +22,7 @@ pub(crate) fn run(args: &ClientArgs, planned: PlannedRequest, url: &str) -> Resu
     let timeout = Duration::from_secs_f64(args.timeout);
     let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")))
         .config(client_config(timeout));
+    let builder = crate::client_sampling::register(builder, &args.inputs)?;
     let options = HttpClientOptions {
         bearer_token: args.bearer_token.clone(),
         authorization: crate::client_auth::authorization(

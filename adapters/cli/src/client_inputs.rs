@@ -1,8 +1,8 @@
 //! How `mcp-sansio client` answers a server's input requests (2026-07-28 input-required
 //! results, and the same requests inside a 2025-11-25 session): elicitation by `--elicit`
 //! (default decline) with `--elicit-content`, roots from `--root`, sampling with the fixed
-//! `--sample-text` or else an error. Only registrations on the core's `ClientBuilder`: the
-//! core decides when to call them.
+//! `--sample-text` or else an error, or as `--sampling` decides (client_sampling.rs). Only
+//! registrations on the core's `ClientBuilder`: the core decides when to call them.
 
 use std::path::Path;
 
@@ -38,9 +38,20 @@ pub(crate) struct InputArgs {
     #[arg(long = "root", value_name = "PATH")]
     pub(crate) roots: Vec<String>,
     /// Answer every sampling request with this text (model `mcp-sansio-cli`); without it,
-    /// sampling requests get an error.
+    /// sampling requests get an error (with `--sampling auto|ask`: a fixed text).
     #[arg(long, value_name = "TEXT")]
     pub(crate) sample_text: Option<String>,
+    /// Decide on each sampling request before answering it: ask (show it on stderr, read
+    /// y/n/e from stdin; e asks for the max tokens and the text of the last message), deny
+    /// (refuse with error -1), auto (approve). Approved requests get `--sample-text`, or else
+    /// a fixed text from the model `mcp-sansio-cli`. In the handshake era it also declares
+    /// the sampling capability and applies the rate limit and the nesting depth (3).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub(crate) sampling: Option<crate::client_sampling::SamplingArg>,
+    /// With `--sampling`: at most N sampling requests per minute, up to min(N, 20) at once
+    /// (default 60/min, burst 20). Handshake era only.
+    #[arg(long, value_name = "N/min", requires = "sampling")]
+    pub(crate) sampling_rate: Option<String>,
 }
 
 /// Registers the handlers `args` describe on `builder`.
@@ -69,9 +80,12 @@ pub(crate) fn register(builder: ClientBuilder, args: &InputArgs) -> Result<Clien
     let elicit: ElicitResult = serde_json::from_value(answer)
         .map_err(|e| Failure::Usage(format!("elicitation answer: {e}")))?;
     let sample = args.sample_text.clone();
-    let mut builder = builder
-        .elicitation_sync(move |_, _| Ok(elicit.clone()))
-        .sampling_sync(move |_, _| match &sample {
+    let mut builder = builder.elicitation_sync(move |_, _| Ok(elicit.clone()));
+    if args.sampling.is_some() {
+        // `--sampling`: the policy's hook decides, then the fixed answer.
+        builder = crate::client_sampling::register_guarded(builder, args)?;
+    } else {
+        builder = builder.sampling_sync(move |_, _| match &sample {
             Some(text) => serde_json::from_value::<CreateMessageResult>(json!({
                 "role": "assistant",
                 "content": {"type": "text", "text": text},
@@ -84,6 +98,7 @@ pub(crate) fn register(builder: ClientBuilder, args: &InputArgs) -> Result<Clien
                 "sampling is not available in mcp-sansio client (pass --sample-text TEXT)",
             )),
         });
+    }
     if !args.roots.is_empty() {
         let roots = args
             .roots

@@ -10,6 +10,7 @@ mod client_auth;
 mod client_cmd;
 mod client_http;
 mod client_inputs;
+mod client_sampling;
 mod client_stateless;
 mod client_tasks;
 mod conformance_auth;

@@ -7,7 +7,9 @@ use std::time::Instant;
 
 use serde_json::Map;
 
+use super::admission::Admission;
 use super::elicitation::accept_with_defaults;
+use super::policy::{ElicitationPolicy, SamplingPolicy};
 use super::types::HandlerContext;
 use super::Client;
 use crate::config::Config;
@@ -57,6 +59,8 @@ pub struct ClientBuilder {
     protocol_version: Option<ProtocolVersion>,
     handlers: Handlers,
     elicitation_url: bool,
+    sampling_policy: Option<SamplingPolicy>,
+    elicitation_policy: Option<ElicitationPolicy>,
 }
 
 impl Client {
@@ -68,6 +72,8 @@ impl Client {
             protocol_version: None,
             handlers: Handlers::default(),
             elicitation_url: false,
+            sampling_policy: None,
+            elicitation_policy: None,
         }
     }
 }
@@ -142,6 +148,21 @@ impl ClientBuilder {
         self
     }
 
+    /// Puts `policy` between the server's `sampling/createMessage` and the sampling handler
+    /// (which must still be registered; without one the server gets -32601). Applies to
+    /// the handshake-era client (`build`), not to the 2026-07-28 one.
+    pub fn sampling_policy(mut self, policy: SamplingPolicy) -> Self {
+        self.sampling_policy = Some(policy);
+        self
+    }
+
+    /// Puts `policy` between the server's `elicitation/create` and the elicitation handler,
+    /// like [`ClientBuilder::sampling_policy`].
+    pub fn elicitation_policy(mut self, policy: ElicitationPolicy) -> Self {
+        self.elicitation_policy = Some(policy);
+        self
+    }
+
     /// Answers `roots/list` with these roots; declares `roots { listChanged: true }`. Change
     /// them later with `Client::set_roots` or `ClientHandle::set_roots`.
     pub fn roots(mut self, roots: Vec<Root>) -> Self {
@@ -190,6 +211,7 @@ impl ClientBuilder {
                 .protocol_version
                 .unwrap_or_else(|| self.config.latest_supported()),
         };
-        Client::from_parts(self.config, setup, self.handlers, now)
+        let admission = Admission::new(self.sampling_policy, self.elicitation_policy);
+        Client::from_parts(self.config, setup, self.handlers, admission, now)
     }
 }

@@ -302,6 +302,7 @@ impl ClientHandle {
             params,
             timeout: options.timeout,
             progress: options.progress,
+            parent: options.parent,
             reply,
         });
         PendingCall {

@@ -1,7 +1,10 @@
 //! What the server sends the client: its requests (roots answered inline; sampling and
-//! elicitation through the registered handlers, run as jobs; anything else -32601) and its
-//! notifications (turned into `ClientEvent`s).
+//! elicitation through their policies and the registered handlers, run as jobs; anything
+//! else -32601) and its notifications (turned into `ClientEvent`s).
 
+use std::time::Instant;
+
+use super::admission::Refusal;
 use super::types::{ClientEvent, HandlerContext};
 use super::{Client, ClientItem};
 use crate::jsonrpc::{self as m, ErrorObject, Method, RawJson, RequestId};
@@ -36,24 +39,32 @@ impl Client {
     }
 
     /// Answers one of the server's requests: roots inline, sampling and elicitation through
-    /// their handlers as jobs, anything else `-32601`.
-    pub(super) fn dispatch(&mut self, id: RequestId, method: &Method, params: Option<RawJson>) {
+    /// their policies (admission.rs) and handlers as jobs, anything else `-32601`. `now`
+    /// drives the policies' rate limits.
+    pub(super) fn dispatch(
+        &mut self,
+        now: Instant,
+        id: RequestId,
+        method: &Method,
+        params: Option<RawJson>,
+    ) {
         let ctx = HandlerContext {
             id: id.clone(),
             cancel: CancelToken::new(),
         };
         let job = match method.as_ref() {
             m::ROOTS_LIST => return self.answer_roots(&id),
-            m::SAMPLING_CREATE_MESSAGE => self
-                .handlers
-                .sampling
-                .clone()
-                .map(|h| self.job(&id, params, ctx.clone(), move |p, c| h(p, c))),
-            m::ELICITATION_CREATE => self
-                .handlers
-                .elicitation
-                .clone()
-                .map(|h| self.job(&id, params, ctx.clone(), move |p, c| h(p, c))),
+            m::SAMPLING_CREATE_MESSAGE => self.handlers.sampling.clone().map(|h| {
+                let params = parse(params).map_err(Refusal::Error)?;
+                let (params, place) = self.admission.sampling(now, &id, params)?;
+                self.admission.lineages.sampling_started(id.clone(), place);
+                Ok(self.job(&id, h(params, ctx.clone())))
+            }),
+            m::ELICITATION_CREATE => self.handlers.elicitation.clone().map(|h| {
+                let params = parse(params).map_err(Refusal::Error)?;
+                let params = self.admission.elicitation(now, &id, params)?;
+                Ok(self.job(&id, h(params, ctx.clone())))
+            }),
             _ => None,
         };
         match job {
@@ -63,8 +74,11 @@ impl Client {
                     self.jobs.push_back(pending);
                 }
             }
-            Some(Err(error)) => {
+            Some(Err(Refusal::Error(error))) => {
                 let _ = self.session.respond_error(&id, error);
+            }
+            Some(Err(Refusal::Answer(result))) => {
+                let _ = self.session.respond(&id, result);
             }
             None => {
                 let _ = self
@@ -74,33 +88,20 @@ impl Client {
         }
     }
 
-    /// Parses `params`, and wraps the handler's future into a job that pushes its reply.
-    fn job<P, R, F>(
-        &self,
-        id: &RequestId,
-        params: Option<RawJson>,
-        ctx: HandlerContext,
-        handler: F,
-    ) -> Result<Job, ErrorObject>
+    /// Wraps a handler's future into a job that pushes its reply.
+    fn job<R>(&self, id: &RequestId, future: BoxFuture<Result<R, ErrorObject>>) -> Job
     where
-        P: serde::de::DeserializeOwned,
         R: serde::Serialize + Send + 'static,
-        F: FnOnce(P, HandlerContext) -> BoxFuture<Result<R, ErrorObject>>,
     {
-        let params = params
-            .ok_or_else(|| ErrorObject::invalid_params("Invalid params: missing"))?
-            .parse::<P>()
-            .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
-        let future = handler(params, ctx);
         let outbox = self.outbox.clone();
         let id = id.clone();
-        Ok(Box::pin(async move {
+        Box::pin(async move {
             let outcome = future.await.and_then(|result| {
                 RawJson::from_serialize(&result)
                     .map_err(|e| ErrorObject::internal(format!("unencodable result: {e}")))
             });
             outbox.push_required(ClientItem::Reply { id, outcome });
-        }))
+        })
     }
 
     fn answer_roots(&mut self, id: &RequestId) {
@@ -122,6 +123,14 @@ impl Client {
                 .respond_error(id, ErrorObject::internal(e.to_string())),
         };
     }
+}
+
+/// A request's params as `P`, or the -32602 the server gets.
+fn parse<P: serde::de::DeserializeOwned>(params: Option<RawJson>) -> Result<P, ErrorObject> {
+    params
+        .ok_or_else(|| ErrorObject::invalid_params("Invalid params: missing"))?
+        .parse::<P>()
+        .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
 }
 
 fn raw_notification(method: &Method, params: Option<RawJson>) -> ClientEvent {

@@ -10,10 +10,14 @@
 //! something was pushed from outside. Calls made before the handshake finished fail with
 //! [`ClientError::NotSent`]; run `ClientHandle::initialize` first.
 
+mod admission;
 mod builder;
 pub mod elicitation;
 mod handle;
 mod inbound;
+mod lineage;
+mod policy;
+mod rate;
 pub mod stateless;
 mod types;
 
@@ -25,10 +29,15 @@ use bytes::Bytes;
 
 pub use builder::{ClientBuilder, ClientHandlerFn};
 pub use handle::{ClientHandle, PendingCall, MAX_PAGES};
+pub use policy::{
+    Decision, ElicitationPolicy, HookFn, Limit, RequestLineage, SamplingPolicy, USER_REJECTED,
+};
+pub use rate::RateLimit;
 pub use types::{
     describe_close, CallOptions, ClientError, ClientEvent, HandlerContext, Progress, ProgressFn,
 };
 
+use admission::Admission;
 use builder::Handlers;
 
 use crate::config::Config;
@@ -57,6 +66,8 @@ pub(crate) enum ClientItem {
         params: Option<RawJson>,
         timeout: Option<Duration>,
         progress: Option<ProgressFn>,
+        /// The server's request whose handler makes this call (`CallOptions::parent`).
+        parent: Option<RequestId>,
         reply: OneshotSender<Result<RawJson, ClientError>>,
     },
     /// The caller dropped or cancelled the call with this key.
@@ -101,6 +112,8 @@ struct InitCall {
 pub struct Client {
     session: Session,
     handlers: Handlers,
+    /// The sampling and elicitation policies, and the lineage of tool calls.
+    admission: Admission,
     outbox: Outbox<ClientItem>,
     /// The outbox's items being applied, in a queue kept between rounds (it and the outbox
     /// swap storage, so a call's reply allocates no queue).
@@ -132,12 +145,19 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
-    fn from_parts(config: Config, setup: ClientSetup, handlers: Handlers, now: Instant) -> Client {
+    fn from_parts(
+        config: Config,
+        setup: ClientSetup,
+        handlers: Handlers,
+        admission: Admission,
+        now: Instant,
+    ) -> Client {
         // Optional items are never pushed (every item matters), so the capacity is moot.
         let outbox = Outbox::new(0);
         Client {
             session: Session::client(config, setup, now),
             handlers,
+            admission,
             handle: ClientHandle::new(outbox.clone()),
             outbox,
             outbox_items: VecDeque::new(),
@@ -306,7 +326,10 @@ impl Client {
                 }
                 self.push_event(ClientEvent::Initialized { protocol_version });
             }
-            Event::Request { id, method, params } => self.dispatch(id, &method, params),
+            Event::Request { id, method, params } => {
+                // Requests arrive only inside a `handle_*`, which set `last_now` to its `now`.
+                self.dispatch(self.last_now, id, &method, params)
+            }
             Event::Notification { method, params } => self.notification(&method, params),
             Event::Cancelled { id, .. } => {
                 if let Some(token) = self.running.get(&id) {
@@ -354,6 +377,7 @@ impl Client {
             }
             return;
         }
+        self.admission.lineages.call_done(&id);
         let Some(call) = self.calls.remove(&id) else {
             return;
         };
@@ -378,6 +402,7 @@ impl Client {
                 .send(Err(ClientError::Closed(Some(reason.clone()))));
         }
         self.keys.clear();
+        self.admission.lineages.clear();
         for (_, token) in self.running.drain() {
             token.cancel();
         }
@@ -393,6 +418,7 @@ impl Client {
                 params,
                 timeout,
                 progress,
+                parent,
                 reply,
             } => {
                 let opts = RequestOptions {
@@ -405,6 +431,11 @@ impl Client {
                     .send_request(self.last_now, &method, params, opts)
                 {
                     Ok(id) => {
+                        if method == m::TOOLS_CALL {
+                            self.admission
+                                .lineages
+                                .call_sent(id.clone(), parent.as_ref());
+                        }
                         self.keys.insert(key, id.clone());
                         let call = Call {
                             key,
@@ -425,6 +456,7 @@ impl Client {
             }
             ClientItem::Reply { id, outcome } => {
                 self.running.remove(&id);
+                self.admission.lineages.sampling_done(&id);
                 // An error means the server cancelled the request or the session closed:
                 // the session suppresses the reply and counts it.
                 let _ = match outcome {

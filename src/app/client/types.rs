@@ -110,6 +110,11 @@ pub struct CallOptions {
     pub progress: Option<ProgressFn>,
     /// Cancelling it abandons the call and sends `notifications/cancelled`.
     pub cancel: Option<CancelToken>,
+    /// The server's sampling request whose handler makes this call
+    /// ([`HandlerContext::request_id`]): a `tools/call` made so is nested in it for the
+    /// [`SamplingPolicy`](super::SamplingPolicy)'s depth and token budget. Without it, a tool
+    /// call made while exactly one sampling handler runs is nested in that one.
+    pub parent: Option<RequestId>,
 }
 
 impl fmt::Debug for CallOptions {
@@ -118,6 +123,7 @@ impl fmt::Debug for CallOptions {
             .field("timeout", &self.timeout)
             .field("progress", &self.progress.is_some())
             .field("cancel", &self.cancel)
+            .field("parent", &self.parent)
             .finish()
     }
 }
