@@ -380,3 +380,52 @@ fn pretty_output_is_indented_json() {
     let value: Value = serde_json::from_str(&text).expect("valid JSON");
     assert_eq!(value["contents"][0]["text"], "Hello, world!");
 }
+
+/// The client's sampling policy end to end against the Python SDK server's `sample` tool: the
+/// SDK sends `sampling/createMessage` and reports what our client answered.
+#[test]
+fn python_sdk_server_sampling_is_approved_refused_and_rate_limited_by_policy() {
+    let Some(peers) = peers() else { return };
+    let script = sdk_server_script();
+    let server = [peers.python.as_str(), script.as_str()];
+    let call = |flags: &[&str], args: &str| {
+        let mut op = vec!["--era", "stateful"];
+        op.extend_from_slice(flags);
+        op.extend_from_slice(&["tools", "call", "sample", "--args", args]);
+        let result = ok_json(&op, &server);
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no text in {result}"))
+            .to_owned()
+    };
+    let one = r#"{"prompt":"Capital of France?"}"#;
+
+    let approved = call(&["--sampling", "auto", "--sample-text", "Paris"], one);
+    assert_eq!(approved, "sampled: Paris");
+
+    let refused = call(&["--sampling", "deny"], one);
+    assert!(
+        refused.starts_with("refused: User rejected sampling request"),
+        "{refused}"
+    );
+
+    let two = r#"{"prompt":"Capital of France?","times":2}"#;
+    let limited = call(
+        &[
+            "--sampling",
+            "auto",
+            "--sample-text",
+            "Paris",
+            "--sampling-rate",
+            "1/min",
+        ],
+        two,
+    );
+    let answers: Vec<&str> = limited.split("; ").collect();
+    assert_eq!(answers.len(), 2, "{limited}");
+    assert_eq!(answers[0], "sampled: Paris");
+    assert!(
+        answers[1].starts_with("refused: User rejected sampling request"),
+        "{limited}"
+    );
+}

@@ -5,7 +5,11 @@ It is the peer our CLI client drives in the interop tests. It serves:
     (the SDK derives an outputSchema from the return annotation);
   - tool `echo {text: string}` -> text "<text>" plus structuredContent {"result": text};
   - resource `greeting://hello` (text/plain "Hello, world!") and template `greeting://{name}`;
-  - prompt `greet {name}` -> one user message "Please greet <name>.".
+  - prompt `greet {name}` -> one user message "Please greet <name>.";
+  - tool `sample {prompt: string, times?: integer}` -> asks the client to sample `times` times
+    (default 1, at most 10; `sampling/createMessage`, one user message, maxTokens 100) and returns
+    the answers joined by "; ", each "sampled: <the answer's text>", or
+    "refused: <the client's error message>" when the client answered with an error.
 
 Run: $MCP_PYTHON tests/interop/py/sdk_server.py               (stdio)
      $MCP_PYTHON tests/interop/py/sdk_server.py --http PORT   (Streamable HTTP at 127.0.0.1:PORT/mcp)
@@ -13,7 +17,9 @@ Run: $MCP_PYTHON tests/interop/py/sdk_server.py               (stdio)
 
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp import types
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
 
 server = MCPServer(name="mcp-sansio-interop-py-server", version="0.1.0")
 
@@ -26,6 +32,21 @@ def add(a: int, b: int) -> int:
 @server.tool(description="Returns its text unchanged.")
 def echo(text: str) -> str:
     return text
+
+
+@server.tool(description="Asks the client to sample an answer to the prompt, `times` times in a row.")
+async def sample(prompt: str, ctx: Context, times: int = 1) -> str:
+    message = types.SamplingMessage(role="user", content=types.TextContent(type="text", text=prompt))
+    answers = []
+    for _ in range(max(1, min(times, 10))):
+        try:
+            result = await ctx.session.create_message([message], max_tokens=100, related_request_id=ctx.request_id)
+        except MCPError as error:
+            answers.append(f"refused: {error}")
+            continue
+        content = result.content
+        answers.append(f"sampled: {content.text if isinstance(content, types.TextContent) else content}")
+    return "; ".join(answers)
 
 
 @server.resource("greeting://hello", name="hello", description="A fixed greeting.", mime_type="text/plain")
