@@ -161,7 +161,7 @@ fn our_http_client_drives_the_python_sdk_server() {
     let peer = start(command, port);
 
     let tools = client(&peer.url, &["tools", "list"]);
-    assert_eq!(tools["tools"].as_array().map(Vec::len), Some(2), "{tools}");
+    assert_eq!(tools["tools"].as_array().map(Vec::len), Some(3), "{tools}");
     let add = client(
         &peer.url,
         &["tools", "call", "add", "--args", r#"{"a":2,"b":3}"#],

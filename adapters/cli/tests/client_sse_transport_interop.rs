@@ -146,7 +146,8 @@ fn drive_sdk_feature_set(url: &str, extra: &[&str], want: &str) {
         .filter_map(|t| t["name"].as_str())
         .collect();
     names.sort_unstable();
-    assert_eq!(names, ["add", "echo"], "{tools}");
+    // The Python server also has `sample`, which needs a sampling client.
+    assert!(names.starts_with(&["add", "echo"]), "{tools}");
     let (add, transport) = client(
         url,
         extra,
