@@ -40,6 +40,8 @@
 //!   (`SessionPair`, `ServerRig`, `HttpRig`), for tests, benches, fuzzing and simulation.
 //! - [`encoding`]: SHA-256, base64 and percent-encoding as the protocol uses them, over the
 //!   `sha2`, `base64` and `percent-encoding` crates.
+//! - [`trace`]: a cheap description of each frame (direction, time, size, envelope) and the
+//!   `TraceSink` a driver hands it to when someone listens.
 //! - [`url`]: the one URL type, `url::Url` (WHATWG URL Standard) narrowed to absolute http(s).
 //!
 //! ## The drive-loop contract
@@ -89,6 +91,8 @@ pub mod tasks;
     reason = "test rigs index the data they built themselves"
 )]
 pub mod testing;
+pub mod trace;
 pub mod url;
 
 pub use config::Config;
+pub use trace::{Direction, Envelope, EnvelopeKind, FrameTrace, TraceSink};

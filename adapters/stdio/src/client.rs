@@ -34,6 +34,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use mcp_sansio::app::client::{Client, ClientBuilder, ClientEvent, ClientHandle};
 use mcp_sansio::session::State;
+use mcp_sansio::trace::{Direction, FrameTrace, TraceSink};
 
 use crate::child::{connect_child, ChildProcess, ShutdownReport, ShutdownTimeouts, StderrMode};
 use crate::driven::{Driven, FrameError};
@@ -55,6 +56,8 @@ pub struct ClientDriven {
     client: Client,
     jobs: LoopHandle<ClientDriven>,
     on_event: EventSink,
+    /// Where frames are reported, with the latest instant the loop gave: `None` costs nothing.
+    trace: Option<(Box<dyn TraceSink>, Instant)>,
 }
 
 impl ClientDriven {
@@ -80,6 +83,20 @@ impl ClientDriven {
             client,
             jobs,
             on_event: Box::new(|_| {}),
+            trace: None,
+        }
+    }
+
+    /// Reports every frame read and written to `sink` (docs/trace.md).
+    pub fn on_trace(mut self, sink: impl TraceSink + 'static) -> Self {
+        self.trace = Some((Box::new(sink), Instant::now()));
+        self
+    }
+
+    /// Remembers `now` as the time of frames handed out next.
+    fn seen(&mut self, now: Instant) {
+        if let Some((_, at)) = &mut self.trace {
+            *at = now;
         }
     }
 
@@ -102,12 +119,14 @@ impl ClientDriven {
     /// Closes the session: pending calls fail with `ClientError::Closed`; the loop then
     /// flushes what is pending and returns.
     pub fn close(&mut self, now: Instant) {
+        self.seen(now);
         self.client.close(now);
         self.after_input();
     }
 
     /// Drains what handles and jobs pushed into the client's outbox, at `now`.
     fn handle_wake(&mut self, now: Instant) {
+        self.seen(now);
         self.client.handle_wake(now);
         self.after_input();
     }
@@ -127,6 +146,10 @@ impl ClientDriven {
 
 impl Driven for ClientDriven {
     fn handle_frame(&mut self, now: Instant, frame: Bytes) {
+        if let Some((sink, at)) = &mut self.trace {
+            *at = now;
+            sink.frame(&FrameTrace::new(Direction::Recv, now, &frame), &frame);
+        }
         self.client.handle_input(now, frame);
         self.after_input();
     }
@@ -150,6 +173,7 @@ impl Driven for ClientDriven {
     }
 
     fn handle_timeout(&mut self, now: Instant) {
+        self.seen(now);
         self.client.handle_timeout(now);
         self.after_input();
     }
@@ -157,7 +181,13 @@ impl Driven for ClientDriven {
     fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<usize> {
         let start = buf.len();
         match self.client.poll_transmit(buf) {
-            Some(_) => Some(buf.len() - start),
+            Some(_) => {
+                if let (Some((sink, at)), Some(raw)) = (&mut self.trace, buf.get(start..)) {
+                    let frame = Bytes::copy_from_slice(raw);
+                    sink.frame(&FrameTrace::new(Direction::Send, *at, &frame), &frame);
+                }
+                Some(buf.len() - start)
+            }
             None => {
                 // Draining the outbox may have completed calls or produced events.
                 self.after_input();
@@ -293,6 +323,12 @@ impl StdioClient {
     /// Delivers server notifications and lifecycle events to `sink` (inside the loop).
     pub fn on_event(mut self, sink: impl FnMut(ClientEvent) + 'static) -> Self {
         self.driven = self.driven.on_event(sink);
+        self
+    }
+
+    /// Reports every frame read from and written to the child to `sink` (docs/trace.md).
+    pub fn on_trace(mut self, sink: impl TraceSink + 'static) -> Self {
+        self.driven = self.driven.on_trace(sink);
         self
     }
 

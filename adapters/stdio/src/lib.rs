@@ -46,6 +46,11 @@
 //! eprintln!("stopped: {:?}", finished.reason);
 //! ```
 //!
+//! ## Tracing
+//!
+//! [`Traced`] wraps a machine so that every frame it reads and writes also reaches a
+//! [`mcp_sansio::trace::TraceSink`]; an unwrapped machine pays nothing (docs/trace.md).
+//!
 //! ## Framing
 //!
 //! Lines are cut by the core's `mcp_sansio::framing::ndjson` decoder (bounded line length,
@@ -68,6 +73,7 @@ mod run_loop;
 mod server;
 mod shared_loop;
 mod stdio;
+mod traced;
 
 pub use child::{
     connect_child, ChildProcess, ShutdownReport, ShutdownStage, ShutdownTimeouts, StderrMode,
@@ -86,3 +92,4 @@ pub use server::serve_server_stdio_poll;
 pub use server::{serve_server_stdio, ServerDriven};
 pub use smol::Task;
 pub use stdio::serve_stdio;
+pub use traced::Traced;

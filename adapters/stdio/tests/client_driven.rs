@@ -142,3 +142,53 @@ fn the_poll_client_runs_an_app_that_borrows_from_the_caller() {
     assert_eq!(seen, ["sh"]);
     assert_eq!(report.reason, EndReason::Closed);
 }
+
+/// One traced frame: "dir kind", method or id, its size, the length of its raw bytes.
+type Seen = (String, String, usize, usize);
+
+/// Collects every traced frame.
+#[derive(Clone, Default)]
+struct Frames(std::rc::Rc<std::cell::RefCell<Vec<Seen>>>);
+
+impl mcp_sansio::trace::TraceSink for Frames {
+    fn frame(&mut self, trace: &mcp_sansio::trace::FrameTrace, raw: &[u8]) {
+        let e = &trace.envelope;
+        let what = e.method.clone().or(e.id.clone()).unwrap_or_default();
+        self.0.borrow_mut().push((
+            format!("{} {}", trace.dir.as_str(), e.kind.as_str()),
+            what,
+            trace.bytes,
+            raw.len(),
+        ));
+    }
+}
+
+#[test]
+fn on_trace_reports_each_frame_both_ways() {
+    let builder = Client::builder(Implementation::new("client-driven-test", "1"));
+    let frames = Frames::default();
+    let client = on_smol(ANSWER_INIT_THEN_EXIT, StderrMode::Capture, builder)
+        .expect("spawn sh")
+        .on_trace(frames.clone());
+    let handle = client.handle();
+    let (init, _report) = client
+        .block_on(async move { handle.initialize().await })
+        .expect("drive");
+    init.expect("initialize");
+    let seen = frames.0.borrow().clone();
+    let kinds: Vec<_> = seen.iter().map(|(k, w, _, _)| format!("{k} {w}")).collect();
+    assert_eq!(
+        kinds.get(..3),
+        Some(
+            &[
+                "send request initialize".to_owned(),
+                "recv response 0".to_owned(),
+                "send notification notifications/initialized".to_owned(),
+            ][..]
+        ),
+        "{kinds:?}"
+    );
+    assert!(seen
+        .iter()
+        .all(|(_, _, bytes, raw)| bytes == raw && *bytes > 0));
+}
