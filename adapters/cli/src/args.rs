@@ -182,6 +182,9 @@ pub(crate) struct ClientArgs {
     /// How the server's input requests are answered.
     #[command(flatten)]
     pub(crate) inputs: crate::client_inputs::InputArgs,
+    /// Where the protocol trace goes.
+    #[command(flatten)]
+    pub(crate) trace: crate::client_trace::TraceArgs,
     #[command(subcommand)]
     pub(crate) op: ClientOp,
 }

@@ -181,6 +181,11 @@ pub(crate) fn run_on(
     let client = client
         .map_err(|e| Failure::Failed(format!("cannot start the server `{program}`: {e}")))?
         .on_event(report_event);
+    let client = match args.trace.sink("stdio") {
+        Ok(Some(sink)) => client.on_trace(sink),
+        Ok(None) => client,
+        Err(e) => return Err(Failure::Failed(format!("cannot open the trace file: {e}"))),
+    };
     let handle = client.handle();
     let paginate = planned.paginated && !args.no_paginate;
     let (outcome, report) = client

@@ -122,7 +122,11 @@ pub(crate) fn run(
         }
     };
     match path {
-        Path::Stateless(outcome) => conclude(outcome, args.pretty, |_| {}),
+        Path::Stateless(outcome) => {
+            args.trace
+                .not_traced("a 2026-07-28 (stateless) conversation");
+            conclude(outcome, args.pretty, |_| {})
+        }
         Path::Stateful => run_stateful(args, planned, target),
         Path::StatefulOn(child) => match target {
             Target::Stdio(server) => crate::client_cmd::run_on(args, planned, server, Some(child)),
@@ -134,7 +138,10 @@ pub(crate) fn run(
 fn run_stateful(args: &ClientArgs, planned: PlannedRequest, target: Target) -> Result<(), Failure> {
     match target {
         Target::Stdio(server) => crate::client_cmd::run(args, planned, server),
-        Target::Url(url) => crate::client_http::run(args, planned, url),
+        Target::Url(url) => {
+            args.trace.not_traced("an HTTP conversation");
+            crate::client_http::run(args, planned, url)
+        }
     }
 }
 

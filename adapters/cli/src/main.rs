@@ -13,6 +13,7 @@ mod client_inputs;
 mod client_sampling;
 mod client_stateless;
 mod client_tasks;
+mod client_trace;
 mod conformance_auth;
 mod conformance_client;
 mod conformance_stateless;

@@ -1,0 +1,185 @@
+//! `mcp-sansio client --trace`, `--trace-full` and `--trace-file PATH`: every frame of the
+//! conversation, one line each, on stderr (for people) or as JSON Lines in a file (for tools).
+//! The lines come from the core's [`FrameTrace`]; this file only formats and writes them.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use mcp_sansio::trace::{Direction, EnvelopeKind, FrameTrace, TraceSink};
+use serde_json::{json, Value};
+
+/// Characters of JSON a `--trace` line shows before it is cut (`--trace-full` shows all).
+const LINE_WIDTH: usize = 160;
+
+/// The trace options of `client`.
+#[derive(Debug, Args)]
+pub(crate) struct TraceArgs {
+    /// Write every frame sent and received to stderr, one line each: milliseconds since the
+    /// start, direction, transport, size, kind, method and id, then the JSON cut at 160
+    /// characters. Covers stateful stdio conversations (`--stdio --era stateful`, or an auto
+    /// probe that falls back to `initialize`); other conversations say they are not traced.
+    #[arg(long)]
+    pub(crate) trace: bool,
+    /// Like --trace, with the whole JSON of every frame.
+    #[arg(long)]
+    pub(crate) trace_full: bool,
+    /// Write every frame to PATH as JSON Lines:
+    /// {"t_ms":…,"dir":"send"|"recv","transport":…,"bytes":…,"message":{…}}.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) trace_file: Option<PathBuf>,
+}
+
+impl TraceArgs {
+    /// Says on stderr that this conversation is not traced, when a trace was asked for.
+    pub(crate) fn not_traced(&self, what: &str) {
+        if self.trace || self.trace_full || self.trace_file.is_some() {
+            eprintln!("note: --trace covers stateful stdio conversations; {what} is not traced");
+        }
+    }
+
+    /// The sink these options ask for, or `None` when tracing is off.
+    pub(crate) fn sink(&self, transport: &'static str) -> std::io::Result<Option<CliTrace>> {
+        let file = match &self.trace_file {
+            Some(path) => Some(BufWriter::new(File::create(path)?)),
+            None => None,
+        };
+        let stderr = (self.trace || self.trace_full).then_some(self.trace_full);
+        if file.is_none() && stderr.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(CliTrace {
+            start: Instant::now(),
+            transport,
+            stderr,
+            file,
+        }))
+    }
+}
+
+/// Writes traced frames to stderr and/or a JSON Lines file.
+pub(crate) struct CliTrace {
+    start: Instant,
+    transport: &'static str,
+    /// `Some(full)`: write lines to stderr, the whole JSON when `full`.
+    stderr: Option<bool>,
+    file: Option<BufWriter<File>>,
+}
+
+impl CliTrace {
+    fn millis(&self, at: Instant) -> f64 {
+        at.saturating_duration_since(self.start).as_secs_f64() * 1000.0
+    }
+}
+
+impl TraceSink for CliTrace {
+    fn frame(&mut self, trace: &FrameTrace, raw: &[u8]) {
+        let t_ms = self.millis(trace.at);
+        if let Some(full) = self.stderr {
+            eprintln!("{}", human_line(t_ms, self.transport, trace, raw, full));
+        }
+        if let Some(file) = &mut self.file {
+            let line = json_line(t_ms, self.transport, trace, raw);
+            // A trace that cannot be written must not end the conversation: stop writing.
+            if writeln!(file, "{line}")
+                .and_then(|()| file.flush())
+                .is_err()
+            {
+                self.file = None;
+            }
+        }
+    }
+}
+
+/// `   12.3 ms → stdio    145 B  request tools/list id=2  {"jsonrpc":…}`
+fn human_line(t_ms: f64, transport: &str, trace: &FrameTrace, raw: &[u8], full: bool) -> String {
+    let arrow = match trace.dir {
+        Direction::Send => "→",
+        Direction::Recv => "←",
+    };
+    let envelope = &trace.envelope;
+    let mut what = envelope.kind.as_str().to_owned();
+    if let Some(method) = &envelope.method {
+        what.push(' ');
+        what.push_str(method);
+    }
+    if let Some(id) = &envelope.id {
+        what.push_str(&format!(" id={id}"));
+    }
+    if let Some(code) = envelope.error_code {
+        what.push_str(&format!(" code={code}"));
+    }
+    if envelope.kind == EnvelopeKind::Batch {
+        what.push_str(&format!(" of {}", envelope.count));
+    }
+    let text = String::from_utf8_lossy(raw);
+    let shown = if full {
+        text.into_owned()
+    } else {
+        cut(&text, LINE_WIDTH)
+    };
+    format!(
+        "{t_ms:9.1} ms {arrow} {transport} {bytes:>7} B  {what}  {shown}",
+        bytes = trace.bytes
+    )
+}
+
+/// `text` cut to `width` characters, with `…` where it was cut.
+fn cut(text: &str, width: usize) -> String {
+    match text.char_indices().nth(width) {
+        Some((at, _)) => format!("{}…", text.get(..at).unwrap_or(text)),
+        None => text.to_owned(),
+    }
+}
+
+/// One JSON Lines record; a frame that is not JSON is kept as a string.
+fn json_line(t_ms: f64, transport: &str, trace: &FrameTrace, raw: &[u8]) -> Value {
+    let message = serde_json::from_slice::<Value>(raw)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(raw).into_owned()));
+    json!({
+        "t_ms": (t_ms * 1000.0).round() / 1000.0,
+        "dir": trace.dir.as_str(),
+        "transport": transport,
+        "bytes": trace.bytes,
+        "message": message,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+
+    #[test]
+    fn lines_name_the_envelope_and_cut_the_json() {
+        let frame = Bytes::from(format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"x":"{}"}}}}"#,
+            "a".repeat(300)
+        ));
+        let trace = FrameTrace::new(Direction::Send, Instant::now(), &frame);
+        let line = human_line(1.5, "stdio", &trace, &frame, false);
+        assert!(line.contains("→ stdio"), "{line}");
+        assert!(line.contains("request tools/call id=7"), "{line}");
+        assert!(line.ends_with('…'), "{line}");
+        let whole = human_line(1.5, "stdio", &trace, &frame, true);
+        assert!(whole.ends_with("}}"), "{whole}");
+
+        let record = json_line(1.5, "stdio", &trace, &frame);
+        assert_eq!(record["dir"], "send");
+        assert_eq!(record["bytes"], frame.len());
+        assert_eq!(record["message"]["method"], "tools/call");
+    }
+
+    #[test]
+    fn a_frame_that_is_not_json_is_kept_as_text() {
+        let frame = Bytes::from_static(b"{not json");
+        let trace = FrameTrace::new(Direction::Recv, Instant::now(), &frame);
+        assert_eq!(
+            json_line(0.0, "stdio", &trace, &frame)["message"],
+            "{not json"
+        );
+        assert!(human_line(0.0, "stdio", &trace, &frame, false).contains("← stdio"));
+    }
+}
