@@ -9,28 +9,13 @@
 #[path = "../../../tests/interop/harness.rs"]
 #[allow(dead_code)] // `finish` is for tests that read a child's stdout.
 mod harness;
-use harness::peers_ready;
 
 #[path = "support/conformance_suite.rs"]
 mod conformance_suite;
-use conformance_suite::{our_client, run_and_judge, SuiteRun};
+use conformance_suite::CLASSIC;
 
 fn run_scenario(scenario: &str, expected: &[&str]) {
-    run_command(scenario, &our_client(), expected);
-}
-
-/// Runs `command` (the suite appends the mock server's URL) for `scenario`.
-fn run_command(scenario: &str, command: &str, expected: &[&str]) {
-    if !peers_ready() {
-        return;
-    }
-    let run = SuiteRun {
-        suite_var: "MCP_CONFORMANCE",
-        scenario,
-        command,
-        extra_args: &[],
-    };
-    run_and_judge(&run, expected);
+    CLASSIC.run(scenario, expected);
 }
 
 /// The checks of every authorization-code scenario with dynamic registration.
@@ -273,7 +258,7 @@ fn client_url_command_authorizes_on_its_own() {
         "sh -c 'exec {} client \"$0\" tools list'",
         env!("CARGO_BIN_EXE_mcp-sansio")
     );
-    run_command(
+    CLASSIC.run_command(
         "auth/metadata-default",
         &command,
         &with_code_flow(&["prm-pathbased-requested"]),

@@ -9,24 +9,13 @@
 #[path = "../../../tests/interop/harness.rs"]
 #[allow(dead_code)] // `finish` is for tests that read a child's stdout.
 mod harness;
-use harness::peers_ready;
 
 #[path = "support/conformance_suite.rs"]
 mod conformance_suite;
-use conformance_suite::{our_client, run_and_judge, SuiteRun};
+use conformance_suite::NEXT;
 
 fn run_scenario(scenario: &str, expected: &[&str]) {
-    if !peers_ready() {
-        return;
-    }
-    let command = our_client();
-    let run = SuiteRun {
-        suite_var: "MCP_CONFORMANCE_NEXT",
-        scenario,
-        command: &command,
-        extra_args: &["--spec-version", "2026-07-28"],
-    };
-    run_and_judge(&run, expected);
+    NEXT.run(scenario, expected);
 }
 
 #[test]

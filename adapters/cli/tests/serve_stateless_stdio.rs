@@ -3,65 +3,35 @@
 //! (the retry carries the minted `requestState`), and -32022 for a later `initialize`; a
 //! 2025-11-25 client that starts with `initialize` gets the stateful session as before.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-struct Peer {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
+#[path = "support/stdio_child.rs"]
+mod stdio_child;
+use stdio_child::StdioChild;
+
+/// The server child.
+struct Peer(StdioChild);
 
 impl Peer {
     fn start() -> Peer {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
-            .args(["serve", "--stdio"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn serve --stdio");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Peer {
-            child,
-            stdin,
-            lines,
-        }
+        Peer(StdioChild::serve())
     }
 
     /// Sends `request` and returns the response with its id (skipping notifications).
     fn call(&mut self, request: Value) -> Value {
-        writeln!(self.stdin, "{request}").expect("write");
+        self.0.send(&request);
         loop {
-            let line = self
+            let message = self
+                .0
                 .lines
                 .recv_timeout(Duration::from_secs(10))
                 .expect("a response within 10 s");
-            let message: Value = serde_json::from_str(&line).expect("JSON line");
             if message.get("id") == request.get("id") {
                 return message;
             }
         }
-    }
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -108,11 +78,8 @@ fn a_2025_client_still_gets_the_stateful_session() {
     let mut peer = Peer::start();
     let r = peer.call(initialize(1));
     assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
-    writeln!(
-        peer.stdin,
-        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
-    )
-    .unwrap();
+    peer.0
+        .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let r = peer.call(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     assert!(r["result"]["tools"].is_array());
     assert!(r["result"].get("resultType").is_none());
@@ -120,11 +87,10 @@ fn a_2025_client_still_gets_the_stateful_session() {
 
 /// The next message on the pipe (notifications included).
 fn next(peer: &mut Peer) -> Value {
-    let line = peer
+    peer.0
         .lines
         .recv_timeout(Duration::from_secs(10))
-        .expect("a message within 10 s");
-    serde_json::from_str(&line).expect("JSON line")
+        .expect("a message within 10 s")
 }
 
 #[test]
@@ -136,7 +102,7 @@ fn listen_streams_share_the_pipe() {
         "subscriptions/listen",
         json!({"notifications": {"toolsListChanged": true}}),
     );
-    writeln!(peer.stdin, "{listen}").expect("write");
+    peer.0.send(&listen);
     let ack = next(&mut peer);
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(
@@ -150,7 +116,7 @@ fn listen_streams_share_the_pipe() {
         "subscriptions/listen",
         json!({"notifications": {"promptsListChanged": true}}),
     );
-    writeln!(peer.stdin, "{prompts}").expect("write");
+    peer.0.send(&prompts);
     assert_eq!(next(&mut peer)["params"]["_meta"][sub], 100);
 
     let trigger = stateless(
@@ -158,7 +124,7 @@ fn listen_streams_share_the_pipe() {
         "tools/call",
         json!({"name": "test_trigger_tool_change", "arguments": {}}),
     );
-    writeln!(peer.stdin, "{trigger}").expect("write");
+    peer.0.send(&trigger);
     let mut seen = Vec::new();
     while !seen.iter().any(|m: &Value| m["id"] == 7) {
         seen.push(next(&mut peer));
@@ -173,13 +139,13 @@ fn listen_streams_share_the_pipe() {
     // The client ends the tools stream; a second change reaches nobody.
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                         "params": {"requestId": listen["id"]}});
-    writeln!(peer.stdin, "{cancel}").expect("write");
+    peer.0.send(&cancel);
     let again = stateless(
         8,
         "tools/call",
         json!({"name": "test_trigger_tool_change", "arguments": {}}),
     );
-    writeln!(peer.stdin, "{again}").expect("write");
+    peer.0.send(&again);
     let mut seen = Vec::new();
     while !seen.iter().any(|m: &Value| m["id"] == 8) {
         seen.push(next(&mut peer));

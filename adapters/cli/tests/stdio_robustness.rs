@@ -5,48 +5,24 @@
 //! contents and its timed extras (late additions, watched-resource updates).
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+#[path = "support/stdio_child.rs"]
+mod stdio_child;
+use stdio_child::StdioChild;
+
 /// How long any single expected message may take.
 const WAIT: Duration = Duration::from_secs(20);
 
-struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<Value>,
-}
+/// The server child, as the tests here drive it.
+struct Server(StdioChild);
 
 impl Server {
     fn start() -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
-            .args(["serve", "--stdio"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn mcp-sansio serve --stdio");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                let message: Value = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:?}"));
-                if tx.send(message).is_err() {
-                    break;
-                }
-            }
-        });
-        Server {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-        }
+        Server(StdioChild::serve())
     }
 
     /// Starts the server and completes the handshake at `version`.
@@ -64,15 +40,11 @@ impl Server {
     }
 
     fn send_raw(&mut self, bytes: &[u8]) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin.write_all(bytes).expect("write to the server");
-        stdin.flush().expect("flush to the server");
+        self.0.send_raw(bytes);
     }
 
     fn send(&mut self, message: &Value) {
-        let mut line = message.to_string().into_bytes();
-        line.push(b'\n');
-        self.send_raw(&line);
+        self.0.send(message);
     }
 
     /// The next message, skipping the fixture's timed extras (list_changed at 2 s, resource
@@ -88,7 +60,8 @@ impl Server {
 
     /// The next message, whatever it is.
     fn next_any(&self) -> Value {
-        self.lines
+        self.0
+            .lines
             .recv_timeout(WAIT)
             .expect("the server answered in time")
     }
@@ -102,16 +75,16 @@ impl Server {
 
     /// Closes stdin; returns the messages still written and whether the server exited with 0.
     fn close_and_wait(mut self) -> (Vec<Value>, bool) {
-        self.stdin = None;
+        self.0.stdin = None;
         let mut rest = Vec::new();
-        while let Ok(message) = self.lines.recv_timeout(WAIT) {
+        while let Ok(message) = self.0.lines.recv_timeout(WAIT) {
             if !is_timed_extra(&message) {
                 rest.push(message);
             }
         }
         let started = Instant::now();
         let status = loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
+            if let Some(status) = self.0.child.try_wait().expect("wait") {
                 break Some(status);
             }
             if started.elapsed() > WAIT {
@@ -134,13 +107,6 @@ fn is_timed_extra(message: &Value) -> bool {
                 | "notifications/resources/updated"
         )
     )
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[test]
@@ -466,7 +432,7 @@ fn the_late_additions_and_watched_resource_updates_arrive() {
         json!({"uri": "test://watched-resource"}),
     );
     assert_eq!(reply["result"], json!({}), "{reply}");
-    if let Ok(message) = server.lines.recv_timeout(Duration::from_millis(3200)) {
+    if let Ok(message) = server.0.lines.recv_timeout(Duration::from_millis(3200)) {
         panic!("after unsubscribing: {message}");
     }
 }

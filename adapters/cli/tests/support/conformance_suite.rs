@@ -19,15 +19,59 @@ static SERIAL: Mutex<()> = Mutex::new(());
 const RUN_LIMIT: Duration = Duration::from_secs(90);
 
 /// Which suite runs the scenario, and how.
-pub struct SuiteRun<'a> {
+struct SuiteRun<'a> {
     /// Environment variable naming the suite's `dist/index.js` (`MCP_CONFORMANCE`, `MCP_CONFORMANCE_NEXT`).
-    pub suite_var: &'a str,
+    suite_var: &'a str,
     /// The scenario name (`tools_call`, `auth/metadata-default`, ...).
-    pub scenario: &'a str,
+    scenario: &'a str,
     /// The client command; the suite appends the mock server's URL.
-    pub command: &'a str,
+    command: &'a str,
     /// Extra suite arguments (e.g. `--spec-version 2026-07-28`).
-    pub extra_args: &'a [&'a str],
+    extra_args: &'a [&'a str],
+}
+
+/// One installed suite and the arguments it runs its client scenarios with.
+pub struct Suite {
+    /// Environment variable naming the suite's `dist/index.js`.
+    pub var: &'static str,
+    /// Extra suite arguments.
+    pub extra_args: &'static [&'static str],
+}
+
+/// Conformance 0.1.16: the stateful revisions.
+#[allow(dead_code)] // Each test binary uses one of the two suites.
+pub const CLASSIC: Suite = Suite {
+    var: "MCP_CONFORMANCE",
+    extra_args: &[],
+};
+
+/// Conformance 0.2.0-alpha.12 at 2026-07-28.
+#[allow(dead_code)] // Each test binary uses one of the two suites.
+pub const NEXT: Suite = Suite {
+    var: "MCP_CONFORMANCE_NEXT",
+    extra_args: &["--spec-version", "2026-07-28"],
+};
+
+impl Suite {
+    /// Runs `scenario` against our conformance client and judges it; skipped (locally) when
+    /// the peers are not installed.
+    pub fn run(&self, scenario: &str, expected: &[&str]) {
+        self.run_command(scenario, &our_client(), expected);
+    }
+
+    /// Runs `command` (the suite appends the mock server's URL) for `scenario`.
+    pub fn run_command(&self, scenario: &str, command: &str, expected: &[&str]) {
+        if !crate::harness::peers_ready() {
+            return;
+        }
+        let run = SuiteRun {
+            suite_var: self.var,
+            scenario,
+            command,
+            extra_args: self.extra_args,
+        };
+        run_and_judge(&run, expected);
+    }
 }
 
 /// The command that runs our conformance client.
@@ -35,9 +79,8 @@ pub fn our_client() -> String {
     format!("{} conformance-client", env!("CARGO_BIN_EXE_mcp-sansio"))
 }
 
-/// Runs `run` and asserts the verdict described in the module header. The caller checks that
-/// the peers are installed first.
-pub fn run_and_judge(run: &SuiteRun, expected: &[&str]) {
+/// Runs `run` and asserts the verdict described in the module header.
+fn run_and_judge(run: &SuiteRun, expected: &[&str]) {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let scenario = run.scenario;
     let node = std::env::var("MCP_NODE22").expect("MCP_NODE22");
