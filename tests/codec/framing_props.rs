@@ -8,6 +8,8 @@ use mcp_sansio::framing::{
 use proptest::prelude::*;
 use serde_json::Value;
 
+use crate::json_tree::json_tree;
+
 /// Cuts `data` at the given points (taken modulo its length), keeping order.
 fn chunk<'a>(data: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
     let mut points: Vec<usize> = cuts.iter().map(|c| c % (data.len() + 1)).collect();
@@ -66,13 +68,7 @@ fn json_value() -> impl Strategy<Value = Value> {
         any::<String>().prop_map(Value::String),
         Just(Value::String("line\nbreak\r\n\"quoted\"".into())),
     ];
-    leaf.prop_recursive(4, 32, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::btree_map(any::<String>(), inner, 0..6)
-                .prop_map(|m| Value::Object(m.into_iter().collect())),
-        ]
-    })
+    json_tree(leaf.boxed(), any::<String>().boxed(), 4, 32, 6)
 }
 
 /// The ndjson rules written out plainly: lines end at `\n`, one `\r` before it is dropped,

@@ -8,6 +8,8 @@ use mcp_sansio::jsonrpc::{JsonView, RawJson};
 use proptest::prelude::*;
 use serde_json::Value;
 
+use crate::json_tree::json_tree;
+
 /// Values rich in what lookups must step over: nesting, escapes, brackets inside strings.
 fn json_value() -> impl Strategy<Value = Value> {
     let text = prop_oneof![
@@ -24,13 +26,7 @@ fn json_value() -> impl Strategy<Value = Value> {
             .prop_map(Value::from),
         text.clone().prop_map(Value::String),
     ];
-    leaf.prop_recursive(4, 40, 6, move |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::btree_map(text.clone(), inner, 0..6)
-                .prop_map(|m| Value::Object(m.into_iter().collect())),
-        ]
-    })
+    json_tree(leaf.boxed(), text.prop_map(String::from).boxed(), 4, 40, 6)
 }
 
 /// How a value is written: compact, pretty, or with every string character escaped and blanks

@@ -2,6 +2,8 @@
 //! official MCP schemas every message type is checked against.
 
 mod framing_props;
+#[path = "../common/json_tree.rs"]
+mod json_tree;
 mod json_view;
 mod jsonrpc_props;
 #[path = "../common/schema_defs.rs"]

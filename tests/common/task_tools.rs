@@ -86,3 +86,21 @@ pub fn tool(name: &str, support: TaskSupport, gate: &Gate, body: &'static str) -
             }
         })
 }
+
+/// A tool that waits for `gate`, then never ends; `dropped` is set when its job is dropped.
+pub fn forever_tool(gate: &Gate, dropped: &Arc<AtomicBool>) -> Tool {
+    let gate = gate.clone();
+    let dropped = dropped.clone();
+    Tool::new("forever", json!({"type": "object"}))
+        .task_support(TaskSupport::Optional)
+        .handler(move |_, _| {
+            let guard = DropFlag(dropped.clone());
+            let wait = gate.wait();
+            async move {
+                let _guard = guard;
+                wait.await;
+                std::future::pending::<()>().await;
+                Ok(CallToolResult::text("never"))
+            }
+        })
+}

@@ -6,7 +6,9 @@ use mcp_sansio::app::client::stateless::{
     header_params, header_value, reply_from_http_body, reply_from_message, ReplyError,
 };
 use proptest::prelude::*;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
+
+use crate::json_tree::{json_tree, named};
 
 /// Small JSON values, biased towards the members the readers look at.
 fn json_value() -> impl Strategy<Value = Value> {
@@ -29,17 +31,12 @@ fn json_value() -> impl Strategy<Value = Value> {
         ])
         .prop_map(Value::from),
     ];
-    leaf.prop_recursive(4, 32, 5, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
-            prop::collection::vec((key(), inner), 0..5)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
-        ]
-    })
+    json_tree(leaf.boxed(), named(keys()), 4, 32, 5)
 }
 
-fn key() -> impl Strategy<Value = String> {
-    prop::sample::select(vec![
+/// The object keys of [`json_value`]'s trees.
+fn keys() -> Vec<&'static str> {
+    vec![
         "id",
         "result",
         "error",
@@ -54,8 +51,7 @@ fn key() -> impl Strategy<Value = String> {
         "x-mcp-header",
         "p",
         "q",
-    ])
-    .prop_map(str::to_owned)
+    ]
 }
 
 proptest! {

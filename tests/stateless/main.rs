@@ -5,6 +5,8 @@ mod client_props;
 #[path = "../common/mod.rs"]
 mod common;
 mod http;
+#[path = "../common/json_tree.rs"]
+mod json_tree;
 mod listen;
 mod no_mixing;
 mod props;

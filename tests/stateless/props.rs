@@ -9,6 +9,8 @@ use mcp_sansio::stateless::{validate_request, ServerProfile};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
+use crate::json_tree::{json_tree, named};
+
 fn profile() -> ServerProfile {
     let caps: ServerCapabilities =
         serde_json::from_value(json!({"tools": {}, "prompts": {}})).unwrap();
@@ -24,17 +26,12 @@ fn json_value() -> impl Strategy<Value = Value> {
         prop::sample::select(vec!["2026-07-28", "2025-11-25", "", "info", "loud", "x"])
             .prop_map(Value::from),
     ];
-    leaf.prop_recursive(3, 24, 4, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
-            prop::collection::vec((key(), inner), 0..4)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
-        ]
-    })
+    json_tree(leaf.boxed(), named(keys()), 3, 24, 4)
 }
 
-fn key() -> impl Strategy<Value = String> {
-    prop::sample::select(vec![
+/// The object keys of [`json_value`]'s trees.
+fn keys() -> Vec<&'static str> {
+    vec![
         PROTOCOL_VERSION_KEY,
         CLIENT_CAPABILITIES_KEY,
         "io.modelcontextprotocol/clientInfo",
@@ -43,8 +40,7 @@ fn key() -> impl Strategy<Value = String> {
         "name",
         "elicitation",
         "progressToken",
-    ])
-    .prop_map(str::to_owned)
+    ]
 }
 
 fn method() -> impl Strategy<Value = &'static str> {

@@ -12,7 +12,9 @@ use mcp_sansio::model::stateless::PROTOCOL_VERSION_KEY;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::stateless::RequestStateKey;
 use proptest::prelude::*;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
+
+use crate::json_tree::{json_tree, named};
 
 fn server() -> Server {
     Server::builder(Implementation::new("p", "1"))
@@ -35,17 +37,12 @@ fn json_value() -> impl Strategy<Value = Value> {
         Just(json!("2026-07-28")),
         Just(json!("accept")),
     ];
-    leaf.prop_recursive(3, 20, 4, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
-            prop::collection::vec((key(), inner), 0..4)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
-        ]
-    })
+    json_tree(leaf.boxed(), named(keys()), 3, 20, 4)
 }
 
-fn key() -> impl Strategy<Value = String> {
-    prop::sample::select(vec![
+/// The object keys of [`json_value`]'s trees.
+fn keys() -> Vec<&'static str> {
+    vec![
         PROTOCOL_VERSION_KEY,
         "io.modelcontextprotocol/clientCapabilities",
         "io.modelcontextprotocol/logLevel",
@@ -55,8 +52,7 @@ fn key() -> impl Strategy<Value = String> {
         "content",
         "progressToken",
         "x",
-    ])
-    .prop_map(str::to_owned)
+    ]
 }
 
 fn method() -> impl Strategy<Value = String> {

@@ -14,7 +14,7 @@ use mcp_sansio::tasks::{iso8601_utc, TaskLimits, TaskSupport, TASKS_EXTENSION};
 use mcp_sansio::testing::ServerRig;
 use serde_json::{json, Value};
 
-use crate::task_tools::{tool, DropFlag, Gate};
+use crate::task_tools::{forever_tool, tool, Gate};
 
 const WALL_MS: u64 = 1_785_196_800_000;
 
@@ -28,14 +28,12 @@ impl Rig {
     fn new(limits: TaskLimits) -> Rig {
         let gate = Gate::default();
         let dropped = Arc::new(AtomicBool::new(false));
-        let flag = dropped.clone();
         let mut counter = 0u8;
         let entropy = Arc::new(std::sync::Mutex::new(move || {
             counter += 1;
             [counter; 16]
         }));
         let tasks = Tasks::new(limits, Arc::new(move || (entropy.lock().unwrap())()));
-        let gate2 = gate.clone();
         let now = Instant::now();
         let mut server = Server::builder(Implementation::new("tasks-test", "1"))
             .tool(tool("work", TaskSupport::Optional, &gate, "ok"))
@@ -44,20 +42,7 @@ impl Rig {
             .tool(tool("crash", TaskSupport::Optional, &gate, "crash"))
             .tool(tool("inputs", TaskSupport::Optional, &gate, "inputs"))
             .tool(tool("plain", TaskSupport::Forbidden, &gate, "ok"))
-            .tool(
-                Tool::new("forever", json!({"type": "object"}))
-                    .task_support(TaskSupport::Optional)
-                    .handler(move |_, _| {
-                        let guard = DropFlag(flag.clone());
-                        let wait = gate2.wait();
-                        async move {
-                            let _guard = guard;
-                            wait.await;
-                            std::future::pending::<()>().await;
-                            Ok(CallToolResult::text("never"))
-                        }
-                    }),
-            )
+            .tool(forever_tool(&gate, &dropped))
             .tool(
                 Tool::new("instant", json!({"type": "object"}))
                     .task_support(TaskSupport::Optional)

@@ -23,14 +23,12 @@ use mcp_sansio::runtime::Job;
 use mcp_sansio::tasks::{TaskLimits, TaskStatus, TaskSupport};
 use serde_json::{json, Value};
 
-use crate::task_tools::{tool, DropFlag, Gate};
+use crate::task_tools::{forever_tool, tool, Gate};
 
 const WALL_MS: u64 = 1_785_196_800_000;
 const POLL_MS: u64 = 40;
 
 fn server(now: Instant, tasks: Option<Tasks>, gate: &Gate, dropped: &Arc<AtomicBool>) -> Server {
-    let flag = dropped.clone();
-    let gate2 = gate.clone();
     let mut builder = Server::builder(Implementation::new("tasks-client-test", "1"))
         .tool(tool("work", TaskSupport::Optional, gate, "ok"))
         .tool(tool("fails", TaskSupport::Optional, gate, "error"))
@@ -41,20 +39,7 @@ fn server(now: Instant, tasks: Option<Tasks>, gate: &Gate, dropped: &Arc<AtomicB
                 .task_support(TaskSupport::Required)
                 .sync_handler(|_, _| Ok(CallToolResult::text("must"))),
         )
-        .tool(
-            Tool::new("forever", json!({"type": "object"}))
-                .task_support(TaskSupport::Optional)
-                .handler(move |_, _| {
-                    let guard = DropFlag(flag.clone());
-                    let wait = gate2.wait();
-                    async move {
-                        let _guard = guard;
-                        wait.await;
-                        std::future::pending::<()>().await;
-                        Ok(CallToolResult::text("never"))
-                    }
-                }),
-        );
+        .tool(forever_tool(gate, dropped));
     if let Some(tasks) = tasks {
         builder = builder.tasks(tasks);
     }
