@@ -33,15 +33,7 @@ pub fn server(now: Instant, gates: Gates) -> Server {
             ctx.log(LoggingLevel::Info, None, json!("working"));
             Ok(CallToolResult::text("done"))
         }))
-        .tool(Tool::new("wait", schema.clone()).handler(move |_, ctx| {
-            let (tx, rx) = oneshot::<()>();
-            gates.lock().unwrap().push(tx);
-            async move {
-                ctx.log(LoggingLevel::Info, None, json!("started"));
-                let _ = rx.await;
-                Ok(CallToolResult::text("finished"))
-            }
-        }))
+        .tool(wait_tool(gates))
         .tool(Tool::new("ask", schema).handler(|_, ctx| async move {
             let params = json!({"message": "name?", "requestedSchema": {"type": "object",
                 "properties": {"name": {"type": "string", "default": "Ada"}}}});
@@ -49,6 +41,20 @@ pub fn server(now: Instant, gates: Gates) -> Server {
             Ok(CallToolResult::text(format!("{answer:?}")))
         }))
         .build(now)
+}
+
+/// `wait`: logs "started", then answers "finished" once the test opens its gate (pushed on
+/// `gates` per call).
+pub fn wait_tool(gates: Gates) -> Tool {
+    Tool::new("wait", json!({"type": "object"})).handler(move |_, ctx| {
+        let (tx, rx) = oneshot::<()>();
+        gates.lock().unwrap().push(tx);
+        async move {
+            ctx.log(LoggingLevel::Info, None, json!("started"));
+            let _ = rx.await;
+            Ok(CallToolResult::text("finished"))
+        }
+    })
 }
 
 /// The whole network.

@@ -1,7 +1,7 @@
 //! The Streamable HTTP endpoint driven with HTTP-shaped values and a real app `Server` (a tiny
 //! registry): one test per status-code and header rule.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -9,11 +9,11 @@ use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::model::LoggingLevel;
-use mcp_sansio::runtime::{oneshot, OneshotSender};
+use mcp_sansio::runtime::oneshot;
 use mcp_sansio::testing::HttpRig;
 use serde_json::{json, Value};
 
-type Gates = Arc<Mutex<Vec<OneshotSender<()>>>>;
+use crate::client_rig::{wait_tool, Gates};
 
 fn server(now: Instant, gates: Gates) -> Server {
     let schema = json!({"type": "object"});
@@ -23,7 +23,7 @@ fn server(now: Instant, gates: Gates) -> Server {
             ctx.log(LoggingLevel::Info, None, json!("working"));
             Ok(CallToolResult::text("done"))
         }))
-        .tool(Tool::new("closer", schema.clone()).handler({
+        .tool(Tool::new("closer", schema).handler({
             let gates = gates.clone();
             move |_, ctx| {
                 let (tx, rx) = oneshot::<()>();
@@ -35,15 +35,7 @@ fn server(now: Instant, gates: Gates) -> Server {
                 }
             }
         }))
-        .tool(Tool::new("wait", schema).handler(move |_, ctx| {
-            let (tx, rx) = oneshot::<()>();
-            gates.lock().unwrap().push(tx);
-            async move {
-                ctx.log(LoggingLevel::Info, None, json!("started"));
-                let _ = rx.await;
-                Ok(CallToolResult::text("finished"))
-            }
-        }))
+        .tool(wait_tool(gates))
         .build(now)
 }
 

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 const V: &str = "2026-07-28";
 const SUB: &str = "io.modelcontextprotocol/subscriptionId";
 
-fn builder() -> ServerBuilder {
+pub(crate) fn builder() -> ServerBuilder {
     let schema = json!({"type": "object"});
     Server::builder(Implementation::new("listen-test", "1"))
         .tool(

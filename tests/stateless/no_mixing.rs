@@ -9,25 +9,13 @@ use std::time::Instant;
 use bytes::Bytes;
 use mcp_sansio::app::server::*;
 use mcp_sansio::http::*;
-use mcp_sansio::model::Implementation;
 use serde_json::{json, Value};
 
 const V: &str = "2026-07-28";
 
+/// The listen tests' server: its `add_tool` tool makes a tool list change.
 fn server(now: Instant) -> Server {
-    Server::builder(Implementation::new("eras", "1"))
-        .tool(
-            Tool::new("add_tool", json!({"type": "object"})).sync_handler(|_, ctx| {
-                ctx.server()
-                    .add_tool(
-                        Tool::new("added", json!({"type": "object"}))
-                            .sync_handler(|_, _| Ok(CallToolResult::text("added"))),
-                    )
-                    .unwrap();
-                Ok(CallToolResult::text("tool added"))
-            }),
-        )
-        .build(now)
+    crate::listen::builder().build(now)
 }
 
 fn stateless(id: i64, method: &str, mut params: Value) -> Value {

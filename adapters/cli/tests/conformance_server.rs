@@ -4,8 +4,6 @@
 //! `server-sse-polling` must really exercise SEP-1699 (priming event, retry, resume).
 //! Skips without the peers locally; fails under `CI`.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -17,39 +15,14 @@ use harness::{finish, peers_ready};
 #[path = "support/http_fixture.rs"]
 mod http_fixture;
 use http_fixture::HttpFixture;
+#[path = "support/server_results.rs"]
+mod server_results;
+use server_results::{read_results, scratch_dir};
 
 /// The whole suite takes ~20 s; this bounds a hang.
 const SUITE_LIMIT: Duration = Duration::from_secs(300);
 /// Active (30) + pending (2) server scenarios of 0.1.16.
 const SCENARIOS: usize = 32;
-/// `-2026-11-30T08-46-40-258Z` at the end of a result directory's name.
-const TIMESTAMP_SUFFIX: usize = "-2026-11-30T08-46-40-258Z".len();
-
-fn scratch_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcp-sansio-conformance-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-/// Scenario name → its checks (`server-<scenario>-<timestamp>/checks.json`).
-fn read_results(dir: &Path) -> BTreeMap<String, Vec<Value>> {
-    let mut out = BTreeMap::new();
-    for entry in std::fs::read_dir(dir).expect("results dir").flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(rest) = name.strip_prefix("server-") else {
-            continue;
-        };
-        // `<scenario>-YYYY-MM-DDTHH-MM-SS-mmmZ`: the timestamp has a fixed length (scenario
-        // names themselves contain dashes and digits, e.g. json-schema-2020-12).
-        let scenario = rest[..rest.len().saturating_sub(TIMESTAMP_SUFFIX)].to_owned();
-        let text = std::fs::read_to_string(entry.path().join("checks.json"))
-            .unwrap_or_else(|e| panic!("{name}/checks.json: {e}"));
-        let checks: Vec<Value> = serde_json::from_str(&text).expect("checks.json is JSON");
-        out.insert(scenario, checks);
-    }
-    out
-}
 
 fn status_of<'a>(checks: &'a [Value], id: &str) -> Option<&'a str> {
     checks
@@ -66,7 +39,7 @@ fn every_conformance_server_scenario_passes_against_serve_http() {
     let node = std::env::var("MCP_NODE22").expect("MCP_NODE22");
     let suite = std::env::var("MCP_CONFORMANCE").expect("MCP_CONFORMANCE");
     let fixture = HttpFixture::start(&[]);
-    let dir = scratch_dir();
+    let dir = scratch_dir("server");
     let child = Command::new(node)
         .arg(suite)
         .args(["server", "--url", &fixture.url, "--suite", "all", "-o"])

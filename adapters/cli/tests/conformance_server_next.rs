@@ -5,8 +5,7 @@
 //! [`MUST_PASS`] must pass with no FAILURE check; the others are printed (docs/stateless.md says
 //! which fail and why). Skips when the suite is absent locally; fails under `CI`.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -18,11 +17,12 @@ use harness::{finish, peers_ready};
 #[path = "support/http_fixture.rs"]
 mod http_fixture;
 use http_fixture::HttpFixture;
+#[path = "support/server_results.rs"]
+mod server_results;
+use server_results::{read_results, scratch_dir};
 
 /// The suite takes well under a minute; this bounds a hang.
 const SUITE_LIMIT: Duration = Duration::from_secs(300);
-/// `-2026-11-30T08-46-40-258Z` at the end of a result directory's name.
-const TIMESTAMP_SUFFIX: usize = "-2026-11-30T08-46-40-258Z".len();
 
 /// The scenarios of the 2026-07-28 set this server passes (no FAILURE check): all 37 required
 /// ones (server-stateless with its listen-stream checks), and the pending
@@ -100,34 +100,6 @@ const TASKS_SCENARIOS: &[&str] = &[
 /// The one scenario the suite reports as skipped as a whole.
 const SUITE_SKIPPED: &str = "tasks-status-notifications";
 
-fn scratch_dir(what: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "mcp-sansio-conformance-next-{what}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-/// Scenario name → its checks (`server-<scenario>-<timestamp>/checks.json`).
-fn read_results(dir: &Path) -> BTreeMap<String, Vec<Value>> {
-    let mut out = BTreeMap::new();
-    for entry in std::fs::read_dir(dir).expect("results dir").flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(rest) = name.strip_prefix("server-") else {
-            continue;
-        };
-        let scenario = rest[..rest.len().saturating_sub(TIMESTAMP_SUFFIX)].to_owned();
-        let Ok(text) = std::fs::read_to_string(entry.path().join("checks.json")) else {
-            continue;
-        };
-        let checks: Vec<Value> = serde_json::from_str(&text).expect("checks.json is JSON");
-        out.insert(scenario, checks);
-    }
-    out
-}
-
 /// The alpha.12 suite and the Node 22 that runs it.
 struct Suite {
     node: String,
@@ -175,7 +147,7 @@ fn the_2026_07_28_requirement_set_against_serve_http() {
         return;
     };
     let fixture = HttpFixture::start(&[]);
-    let dir = scratch_dir("required");
+    let dir = scratch_dir("next-required");
     let output = suite.run(&fixture.url, &["--requirements", "2026-07-28"], &dir);
     let results = read_results(&dir);
     let mut failures = Vec::new();
@@ -218,7 +190,7 @@ fn the_tasks_extension_scenarios_against_serve_http() {
         return;
     };
     let fixture = HttpFixture::start(&[]);
-    let dir = scratch_dir("tasks");
+    let dir = scratch_dir("next-tasks");
     let mut failures = Vec::new();
     for scenario in TASKS_SCENARIOS {
         let output = suite.run(&fixture.url, &["--scenario", scenario], &dir);
