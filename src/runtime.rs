@@ -36,6 +36,21 @@ pub fn first_poll(mut job: Job) -> Option<Job> {
     }
 }
 
+/// A future that is pending once (waking itself at once), then ready: awaited in a handler, it
+/// hands control back to the executor, so the handler becomes a job the driver runs instead
+/// of finishing on its first poll.
+pub fn yield_now() -> impl Future<Output = ()> + Send + 'static {
+    let mut yielded = false;
+    std::future::poll_fn(move |cx| {
+        if yielded {
+            return Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    })
+}
+
 /// A queue shared between the state machine and the jobs it handed out.
 ///
 /// Jobs push items (replies, progress, log messages, registry changes) and call the wake hook;

@@ -6,9 +6,6 @@
 //! must run on its own executor and whose reply comes back through the outbox and wake hook).
 #![deny(missing_docs)]
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 use std::time::Instant;
 
 use mcp_sansio::app::server::{CallToolResult, Server, Tool};
@@ -56,25 +53,9 @@ pub fn demo_server(name: &str, now: Instant) -> Server {
             Tool::typed::<EchoArgs>("echo")
                 .description("Echoes the text back (asynchronously).")
                 .handler(|args, _ctx| async move {
-                    YieldOnce(false).await;
+                    mcp_sansio::runtime::yield_now().await;
                     Ok(CallToolResult::text(format!("echo: {}", args.text)))
                 }),
         )
         .build(now)
-}
-
-/// Pending once (waking itself), then ready: makes a handler a real job on every runtime.
-struct YieldOnce(bool);
-
-impl Future for YieldOnce {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
 }

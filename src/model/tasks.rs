@@ -1,4 +1,4 @@
-//! Tasks (2025-11-25): the task object and status, the `task` request param, the
+//! Tasks (2025-11-25, and the status of 2026-07-28 tasks): the task object and status, the `task` request param, the
 //! `CreateTaskResult`, and params and results of `tasks/get`, `tasks/result`, `tasks/list`,
 //! `tasks/cancel` and `notifications/tasks/status`.
 
@@ -23,6 +23,17 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Working => "working",
+            TaskStatus::InputRequired => "input_required",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Cancelled => "cancelled",
+        }
+    }
+
     /// Whether the task can no longer change state.
     pub fn is_terminal(self) -> bool {
         matches!(

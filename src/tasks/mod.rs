@@ -9,7 +9,7 @@ mod store;
 mod time;
 mod wire;
 
-pub use store::{Task, TaskError, TaskLimits, TaskStatus, TaskStore};
+pub use store::{Task, TaskError, TaskLimits, TaskStore};
 pub use time::iso8601_utc;
 pub use wire::{
     client_declares_tasks, is_task_method, missing_tasks_error, parse_task_params, TaskParams,

@@ -8,41 +8,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-/// What a task is doing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TaskStatus {
-    /// Running.
-    Working,
-    /// Waiting for the client's `inputResponses` (through `tasks/update`).
-    InputRequired,
-    /// Finished with a result (a tool error is a completed task with `isError`).
-    Completed,
-    /// Finished with a protocol error.
-    Failed,
-    /// Cancelled by the client.
-    Cancelled,
-}
-
-impl TaskStatus {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TaskStatus::Working => "working",
-            TaskStatus::InputRequired => "input_required",
-            TaskStatus::Completed => "completed",
-            TaskStatus::Failed => "failed",
-            TaskStatus::Cancelled => "cancelled",
-        }
-    }
-
-    /// Whether the task can no longer change.
-    pub fn is_terminal(self) -> bool {
-        matches!(
-            self,
-            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
-        )
-    }
-}
+use crate::model::TaskStatus;
 
 /// Bounds of the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

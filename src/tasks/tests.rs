@@ -5,6 +5,7 @@ use serde_json::{json, Map, Value};
 
 use super::*;
 use crate::jsonrpc::RawJson;
+use crate::model::TaskStatus;
 
 const T0: u64 = 1_780_000_000_000;
 

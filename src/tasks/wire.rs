@@ -4,10 +4,11 @@
 
 use serde_json::{json, Map, Value};
 
-use super::store::{Task, TaskStatus};
+use super::store::Task;
 use crate::jsonrpc::{ErrorObject, RawJson};
 use crate::model::stateless::missing_capability_error;
 use crate::model::ClientCapabilities;
+use crate::model::TaskStatus;
 
 /// The extension's identifier, the key under `capabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";

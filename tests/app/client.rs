@@ -154,21 +154,6 @@ impl Harness {
     }
 }
 
-/// A future that is pending once (waking itself), so a handler really becomes a job.
-struct YieldOnce(bool);
-
-impl Future for YieldOnce {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
-}
-
 fn text_of(result: &mcp_sansio::model::CallToolResult) -> String {
     match &result.content[0] {
         ContentBlock::Text(t) => t.text.clone(),
@@ -635,7 +620,7 @@ fn async_handlers_run_as_jobs() {
         .sampling(move |_, ctx| {
             let p = p.clone();
             async move {
-                YieldOnce(false).await;
+                mcp_sansio::runtime::yield_now().await;
                 p.fetch_add(1, Ordering::SeqCst);
                 assert!(!ctx.is_cancelled());
                 Ok(CreateMessageResult {
@@ -649,7 +634,7 @@ fn async_handlers_run_as_jobs() {
             }
         })
         .elicitation(|params, _| async move {
-            YieldOnce(false).await;
+            mcp_sansio::runtime::yield_now().await;
             let mut content = Map::new();
             content.insert("name".into(), json!("Zed"));
             Ok(mcp_sansio::app::client::elicitation::accept_with_defaults(

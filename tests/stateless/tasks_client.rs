@@ -17,10 +17,11 @@ use mcp_sansio::app::client::stateless::*;
 use mcp_sansio::app::client::Client;
 use mcp_sansio::app::server::*;
 use mcp_sansio::http::*;
+use mcp_sansio::model::TaskStatus;
 use mcp_sansio::model::{ElicitAction, ElicitResult, Implementation};
 use mcp_sansio::outgoing::{Action, OutgoingRequest};
 use mcp_sansio::runtime::Job;
-use mcp_sansio::tasks::{TaskLimits, TaskStatus, TaskSupport};
+use mcp_sansio::tasks::{TaskLimits, TaskSupport};
 use serde_json::{json, Value};
 
 use crate::task_tools::{forever_tool, tool, Gate};

@@ -258,25 +258,6 @@ fn a_missing_server_program_fails_clearly() {
     assert!(stderr.contains("cannot start the server"), "{stderr}");
 }
 
-/// Pending once (waking itself), then ready: turns a handler into a job the loop must run.
-struct YieldOnce(bool);
-
-impl std::future::Future for YieldOnce {
-    type Output = ();
-
-    fn poll(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<()> {
-        if self.0 {
-            return std::task::Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        std::task::Poll::Pending
-    }
-}
-
 /// The library path (`connect_stdio_client`): server-everything asks our sampling handler
 /// (an async job on the loop's executor) in the middle of a tool call, and the tool's result
 /// carries the handler's answer; server notifications reach the event sink.
@@ -295,7 +276,7 @@ fn server_everything_sampling_reaches_our_async_handler() {
         move |params: CreateMessageParams, _ctx| {
             let seen = Arc::clone(&seen);
             async move {
-                YieldOnce(false).await;
+                mcp_sansio::runtime::yield_now().await;
                 let asked = serde_json::to_value(&params.messages).unwrap_or_default();
                 seen.lock().unwrap().push(asked.to_string());
                 let answer = json!({"role": "assistant", "model": "test-model",

@@ -25,9 +25,9 @@ use super::{
     StatelessClient, StatelessClientError, TaskHandle, TaskOutcome,
 };
 use crate::model::stateless::InputResponses;
+use crate::model::TaskStatus;
 use crate::outgoing::{Action, ExchangeId};
 use crate::runtime::{Job, Outbox, WakeHook};
-use crate::tasks::TaskStatus;
 
 /// How long one attempt waits for its answer (a listen stream: for its response head).
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);

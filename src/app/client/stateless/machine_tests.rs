@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -99,26 +99,11 @@ fn a_reply_body_over_the_limit_fails_the_call() {
     assert!(m.poll_event().is_none());
 }
 
-/// A future pending on its first poll, ready on the second.
-struct YieldOnce(bool);
-
-impl std::future::Future for YieldOnce {
-    type Output = ();
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
-}
-
 #[test]
 fn input_required_round_trip_runs_the_handler_as_a_job() {
     let t0 = Instant::now();
     let builder = Client::builder(Implementation::new("t", "1")).elicitation(|_, _| async {
-        YieldOnce(false).await;
+        crate::runtime::yield_now().await;
         Ok(ElicitResult {
             action: ElicitAction::Accept,
             content: Some(json!({"ok": true}).as_object().unwrap().clone()),
@@ -200,7 +185,7 @@ fn task_polls_follow_the_server_interval_from_now() {
     );
     assert!(matches!(
         m.poll_event(),
-        Some(StatelessEvent::TaskStatus { call, status: crate::tasks::TaskStatus::Working }) if call == id
+        Some(StatelessEvent::TaskStatus { call, status: crate::model::TaskStatus::Working }) if call == id
     ));
     assert_eq!(m.poll_timeout(), Some(t2 + Duration::from_millis(100)));
     m.handle_timeout(t2 + Duration::from_millis(100));

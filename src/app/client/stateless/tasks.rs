@@ -16,7 +16,8 @@ use serde_json::{json, Map, Value};
 use super::{StatelessClient, StatelessClientError};
 use crate::jsonrpc::ErrorObject;
 use crate::model::stateless::InputRequests;
-use crate::tasks::{TaskStatus, TASKS_EXTENSION};
+use crate::model::TaskStatus;
+use crate::tasks::TASKS_EXTENSION;
 
 /// The poll interval used when the server suggests none.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
