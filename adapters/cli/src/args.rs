@@ -3,7 +3,9 @@
 //! The server command of `client` follows a literal `--` and is split off before parsing (see
 //! `split_server_command` in `main.rs`), so its own flags never reach this parser.
 
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcp_sansio::model::LoggingLevel;
 use serde_json::{Map, Value};
 
 const TOP_EXAMPLES: &str = "\
@@ -247,8 +249,8 @@ pub(crate) enum ClientOp {
     )]
     SetLevel {
         /// The lowest level the server should send.
-        #[arg(value_enum)]
-        level: LogLevel,
+        #[arg(value_parser = log_level())]
+        level: LoggingLevel,
     },
 }
 
@@ -344,32 +346,10 @@ pub(crate) struct CompleteArgument {
     pub(crate) context: Option<Map<String, Value>>,
 }
 
-/// The syslog levels of MCP logging.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum LogLevel {
-    Debug,
-    Info,
-    Notice,
-    Warning,
-    Error,
-    Critical,
-    Alert,
-    Emergency,
-}
-
-impl LogLevel {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            LogLevel::Debug => "debug",
-            LogLevel::Info => "info",
-            LogLevel::Notice => "notice",
-            LogLevel::Warning => "warning",
-            LogLevel::Error => "error",
-            LogLevel::Critical => "critical",
-            LogLevel::Alert => "alert",
-            LogLevel::Emergency => "emergency",
-        }
-    }
+/// The MCP logging levels by their wire names.
+fn log_level() -> impl TypedValueParser<Value = LoggingLevel> {
+    clap::builder::PossibleValuesParser::new(LoggingLevel::ALL.map(LoggingLevel::as_str))
+        .try_map(|name| LoggingLevel::parse(&name).ok_or("not a logging level"))
 }
 
 fn parse_object(text: &str) -> Result<Map<String, Value>, String> {

@@ -153,13 +153,7 @@ pub struct ListenReader {
 impl ListenReader {
     /// A reader for the response to listen request `listen_id` with this `Content-Type`.
     pub fn new(listen_id: i64, content_type: Option<&str>) -> Self {
-        let is_sse = content_type
-            .map(|c| {
-                c.trim_start()
-                    .to_ascii_lowercase()
-                    .starts_with("text/event-stream")
-            })
-            .unwrap_or(false);
+        let is_sse = super::reply::is_event_stream(content_type);
         ListenReader {
             listen_id,
             sse: is_sse.then(|| SseDecoder::new(MAX_SSE_EVENT)),

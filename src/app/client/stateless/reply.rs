@@ -83,6 +83,15 @@ pub fn reply_from_message(message: &Value, id: i64) -> Result<Option<Reply>, Rep
     }
 }
 
+/// Whether a response's `Content-Type` is `text/event-stream` (any case, parameters allowed).
+pub(super) fn is_event_stream(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|c| {
+        c.trim_start()
+            .get(..17)
+            .is_some_and(|head| head.eq_ignore_ascii_case("text/event-stream"))
+    })
+}
+
 /// Reads the response to request `id` from a whole HTTP body: JSON (`application/json`) or
 /// server-sent events (`text/event-stream`, every event's data one message; notifications
 /// before the response are skipped).
@@ -91,14 +100,7 @@ pub fn reply_from_http_body(
     body: &[u8],
     id: i64,
 ) -> Result<Reply, ReplyError> {
-    let is_sse = content_type
-        .map(|c| {
-            c.trim_start()
-                .to_ascii_lowercase()
-                .starts_with("text/event-stream")
-        })
-        .unwrap_or(false);
-    if !is_sse {
+    if !is_event_stream(content_type) {
         let message: Value = serde_json::from_slice(body)
             .map_err(|e| ReplyError::Malformed(format!("body is not JSON: {e}")))?;
         return reply_from_message(&message, id)?.ok_or(ReplyError::NoResponse);
