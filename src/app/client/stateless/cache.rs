@@ -26,18 +26,23 @@ struct Entry {
 
 /// A bounded map from (method, params) to a result and its expiry.
 #[derive(Default)]
-pub struct ResultCache {
+pub(crate) struct ResultCache {
     entries: HashMap<String, Entry>,
 }
 
 impl ResultCache {
     /// An empty cache.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// The stored result of `method` with `params`, if still fresh at `now`.
-    pub fn get(&mut self, now: Instant, method: &str, params: Option<&Value>) -> Option<Value> {
+    pub(crate) fn get(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Option<Value> {
         let key = cache_key(method, params);
         match self.entries.get(&key) {
             Some(entry) if now < entry.expires => Some(entry.result.clone()),
@@ -51,7 +56,7 @@ impl ResultCache {
 
     /// Keeps `result` of `method` with `params` if it says it may be cached (`ttlMs` > 0).
     /// Returns whether it was kept.
-    pub fn store(
+    pub(crate) fn store(
         &mut self,
         now: Instant,
         method: &str,
@@ -95,7 +100,7 @@ impl ResultCache {
 
     /// Drops what `event` made stale: every page of the changed list, or the reads of the
     /// updated resource. Returns how many entries left.
-    pub fn invalidate(&mut self, event: &ListenEvent) -> usize {
+    pub(crate) fn invalidate(&mut self, event: &ListenEvent) -> usize {
         let before = self.entries.len();
         let lists = event.stale_lists();
         match event {
@@ -110,18 +115,15 @@ impl ResultCache {
     }
 
     /// Drops everything.
-    pub fn clear(&mut self) {
+    #[cfg(test)]
+    pub(crate) fn clear(&mut self) {
         self.entries.clear();
     }
 
     /// How many results are kept (fresh or not yet swept).
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.entries.len()
-    }
-
-    /// Whether nothing is kept.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 }
 

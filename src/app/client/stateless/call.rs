@@ -17,7 +17,7 @@ pub const MAX_INPUT_ROUNDS: u32 = 16;
 
 /// What to do next with a call.
 #[derive(Debug)]
-pub enum CallStep {
+pub(crate) enum CallStep {
     /// Send the next attempt.
     Send,
     /// Answer these inputs (the registered handlers, as a job), hand them to
@@ -31,7 +31,7 @@ pub enum CallStep {
 
 /// One logical request across its attempts.
 #[derive(Debug)]
-pub struct StatelessCall {
+pub(crate) struct StatelessCall {
     pub(super) method: String,
     /// The caller's params, without `inputResponses`/`requestState` (added per attempt).
     pub(super) params: Map<String, Value>,
@@ -67,23 +67,13 @@ impl StatelessCall {
     }
 
     /// The method of this call.
-    pub fn method(&self) -> &str {
+    pub(crate) fn method(&self) -> &str {
         &self.method
-    }
-
-    /// The id of the attempt in flight (`None` before the first).
-    pub fn current_id(&self) -> Option<i64> {
-        self.current_id
-    }
-
-    /// Input rounds taken so far.
-    pub fn rounds(&self) -> u32 {
-        self.rounds
     }
 
     /// The application's answers to the inputs of the last [`CallStep::Inputs`]; the next
     /// attempt carries them and the state received with them.
-    pub fn provide_inputs(&mut self, responses: InputResponses) {
+    pub(crate) fn provide_inputs(&mut self, responses: InputResponses) {
         self.retry_inputs = Some(responses);
         self.retry_state = self.pending_state.take();
     }

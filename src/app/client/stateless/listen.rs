@@ -142,7 +142,7 @@ pub const MAX_PENDING_EVENTS: usize = 1024;
 /// Reads a listen stream's HTTP response body as it arrives: server-sent events (each event
 /// one message) or, when the server answered at once, one JSON response (an error, or the
 /// closing result). Sans-IO: the adapter pushes body chunks and polls events.
-pub struct ListenReader {
+pub(crate) struct ListenReader {
     listen_id: i64,
     sse: Option<SseDecoder>,
     json: Vec<u8>,
@@ -152,7 +152,7 @@ pub struct ListenReader {
 
 impl ListenReader {
     /// A reader for the response to listen request `listen_id` with this `Content-Type`.
-    pub fn new(listen_id: i64, content_type: Option<&str>) -> Self {
+    pub(crate) fn new(listen_id: i64, content_type: Option<&str>) -> Self {
         let is_sse = super::reply::is_event_stream(content_type);
         ListenReader {
             listen_id,
@@ -164,7 +164,7 @@ impl ListenReader {
     }
 
     /// Takes in the next chunk of the body.
-    pub fn handle_body(&mut self, chunk: &[u8]) {
+    pub(crate) fn handle_body(&mut self, chunk: &[u8]) {
         match &mut self.sse {
             Some(decoder) => {
                 decoder.push(chunk);
@@ -179,7 +179,7 @@ impl ListenReader {
 
     /// The body ended: a JSON body is read now; a stream that ended without its closing
     /// response still yields [`ListenEvent::Closed`] (with a `null` message).
-    pub fn handle_end(&mut self) {
+    pub(crate) fn handle_end(&mut self) {
         if let Some(decoder) = &mut self.sse {
             decoder.finish();
             self.drain_sse();
@@ -195,12 +195,13 @@ impl ListenReader {
 
     /// The next event read, oldest first.
     #[must_use]
-    pub fn poll_event(&mut self) -> Option<ListenEvent> {
+    pub(crate) fn poll_event(&mut self) -> Option<ListenEvent> {
         self.events.pop_front()
     }
 
     /// Whether the closing response (or the end of the body) was seen.
-    pub fn is_closed(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_closed(&self) -> bool {
         self.closed
     }
 

@@ -19,15 +19,18 @@ mod ops;
 mod reply;
 mod tasks;
 
-pub use cache::{ResultCache, MAX_CACHED_RESULTS, MAX_TTL};
-pub use call::{CallStep, StatelessCall, MAX_INPUT_ROUNDS};
+pub(crate) use cache::ResultCache;
+pub use cache::{MAX_CACHED_RESULTS, MAX_TTL};
+pub use call::MAX_INPUT_ROUNDS;
+pub(crate) use call::{CallStep, StatelessCall};
 pub use era::{era_from_probe, Era};
 pub use headers::{
     header_params, header_value, needs_base64, request_headers, HeaderParam,
     InvalidHeaderAnnotation, MAX_HEADER_NAME, MAX_HEADER_PARAMS,
 };
+pub(crate) use listen::ListenReader;
 pub use listen::{
-    listen_cancel_notification, listen_event_from_message, ListenEvent, ListenFilter, ListenReader,
+    listen_cancel_notification, listen_event_from_message, ListenEvent, ListenFilter,
     MAX_PENDING_EVENTS,
 };
 pub use machine::{
@@ -35,8 +38,9 @@ pub use machine::{
     MAX_QUEUED_EVENTS, MAX_REPLY_BODY,
 };
 pub use reply::{reply_from_http_body, reply_from_message, Reply, ReplyError, MAX_SSE_EVENT};
+pub(crate) use tasks::TaskStep;
 pub use tasks::{
-    TaskHandle, TaskOutcome, TaskStep, ToolCallOutcome, DEFAULT_POLL_INTERVAL, MAX_POLL_INTERVAL,
+    TaskHandle, TaskOutcome, ToolCallOutcome, DEFAULT_POLL_INTERVAL, MAX_POLL_INTERVAL,
     MAX_TASK_POLLS,
 };
 
@@ -279,7 +283,8 @@ impl StatelessClient {
     }
 
     /// The result cache (to inspect or clear it).
-    pub fn cache_mut(&mut self) -> &mut ResultCache {
+    #[cfg(test)]
+    pub(crate) fn cache_mut(&mut self) -> &mut ResultCache {
         &mut self.cache
     }
 

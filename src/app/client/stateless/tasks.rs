@@ -53,7 +53,7 @@ pub enum TaskOutcome {
 
 /// What to do next with a task.
 #[derive(Clone, Debug, PartialEq)]
-pub enum TaskStep {
+pub(crate) enum TaskStep {
     /// Send `tasks/get` once this instant has come.
     PollAt(Instant),
     /// Answer these inputs with `tasks/update`, then call [`TaskHandle::handle_updated`].
@@ -117,7 +117,7 @@ impl TaskHandle {
     /// The first step after creation at `now`: poll one interval later (at once when the
     /// creation already reported an end, to fetch the inlined outcome).
     #[must_use]
-    pub fn first_step(&self, now: Instant) -> TaskStep {
+    pub(crate) fn first_step(&self, now: Instant) -> TaskStep {
         if self.status.is_terminal() {
             TaskStep::PollAt(now)
         } else {
@@ -126,7 +126,7 @@ impl TaskHandle {
     }
 
     /// Sorts a `tasks/get` answer (`DetailedTask`) received at `now` into the next step.
-    pub fn handle_status(
+    pub(crate) fn handle_status(
         &mut self,
         now: Instant,
         detailed: &Value,
@@ -175,7 +175,7 @@ impl TaskHandle {
 
     /// After `tasks/update` delivered the answers at `now`: the next poll, one interval
     /// later; fails past `max_rounds` input rounds.
-    pub fn handle_updated(
+    pub(crate) fn handle_updated(
         &mut self,
         now: Instant,
         max_rounds: u32,
