@@ -1,9 +1,56 @@
 //! Shared by the interop tests of the root package and of the CLI package (included with
-//! `#[path]`): whether the external peers are installed, and a bounded wait for a child.
+//! `#[path]`): whether the external peers are installed, a bounded wait for a child, and peer
+//! servers on loopback ports.
+// Each test binary uses a part of it.
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
-use std::process::Child;
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+/// A server child at a loopback URL, killed (by its PID, through `Child`) and reaped when
+/// dropped.
+pub struct PeerServer {
+    pub child: Child,
+    pub url: String,
+}
+
+impl Drop for PeerServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A loopback port that was free a moment ago (the listener is closed at once, so start one
+/// peer at a time).
+pub fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    listener.local_addr().expect("local address").port()
+}
+
+/// Spawns `command` (which serves `http://127.0.0.1:{port}/mcp`; its stdio discarded) and waits
+/// until the port accepts, at most `limit`.
+pub fn serve_on_port(mut command: Command, port: u16, limit: Duration) -> PeerServer {
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the peer server");
+    let peer = PeerServer {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    };
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(started.elapsed() < limit, "the peer never listened");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    peer
+}
 
 /// Whether scripts/install-peers ran and `.ci-cache/env` was sourced. Outside CI a missing
 /// install skips the test with a message; under `CI` it fails.
@@ -44,4 +91,36 @@ pub fn finish(mut child: Child, limit: Duration) -> (bool, String) {
     };
     let text = reader.join().expect("stdout reader");
     (status.is_some_and(|s| s.success()), text)
+}
+
+/// Spawns `command`, a server that binds a port of its own and prints `listening on URL` on
+/// stderr, and waits at most `limit` for that line (stdin is held open: some peers exit when
+/// it closes; the rest of stderr is passed through to the test's).
+pub fn serve_announced(mut command: Command, limit: Duration) -> PeerServer {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the peer server");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            match line.strip_prefix("listening on ") {
+                Some(url) => drop(tx.send(url.trim().to_owned())),
+                None => eprintln!("peer: {line}"),
+            }
+        }
+    });
+    let mut peer = PeerServer {
+        child,
+        url: String::new(),
+    };
+    // Set once `peer` exists, so a peer that never announces is still killed on drop.
+    peer.url = rx
+        .recv_timeout(limit)
+        .expect("the peer announced its URL in time");
+    assert!(peer.url.starts_with("http://127.0.0.1:"), "{}", peer.url);
+    peer
 }

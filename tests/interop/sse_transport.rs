@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::{Duration, Instant};
 
@@ -23,55 +23,20 @@ use mcp_sansio::session::{ClientSetup, Event, Outcome, RequestOptions, Session};
 use mcp_sansio::Config;
 use serde_json::{json, Value};
 
-use crate::harness::peers_ready;
+use crate::harness::{peers_ready, serve_announced, PeerServer};
 use crate::SERIAL;
 
 /// Longest a whole exchange may take.
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// A running peer server; killed (by its PID, through `Child`) when dropped.
-struct Peer {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(program: &Path, script: &str) -> Peer {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop")
-        .join(script);
-    let mut child = Command::new(program)
-        .arg(script)
-        .stdin(Stdio::piped()) // held open: the peer exits when it closes
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start peer");
-    let stderr = child.stderr.take().expect("piped stderr");
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if let Some(url) = line.strip_prefix("listening on ") {
-                let _ = tx.send(url.trim().to_string());
-            }
-        }
-    });
-    let url = match rx.recv_timeout(Duration::from_secs(30)) {
-        Ok(url) => url,
-        Err(_) => {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("peer did not report its address");
-        }
-    };
-    Peer { child, url }
+fn start(program: &Path, script: &str) -> PeerServer {
+    let mut command = Command::new(program);
+    command.arg(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/interop")
+            .join(script),
+    );
+    serve_announced(command, Duration::from_secs(30))
 }
 
 /// What a request thread reports.

@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 #[path = "../../../tests/interop/harness.rs"]
-#[allow(dead_code)] // only `peers_ready` is used here
 mod harness;
 
 #[path = "bench_cmd/url.rs"]

@@ -11,7 +11,6 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 #[path = "../../../tests/interop/harness.rs"]
-#[allow(dead_code)] // `finish` is for tests that read a child's stdout.
 mod harness;
 #[path = "support/http_fixture.rs"]
 mod http_fixture;

@@ -4,62 +4,25 @@
 //! reads resources, gets prompts. Needs the peers of scripts/install-peers (`source
 //! .ci-cache/env`): skipped locally without them, a failure under `CI`.
 
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
 #[path = "../../../tests/interop/harness.rs"]
 mod harness;
-use harness::{finish, peers_ready};
-
-/// A peer server on a loopback port, killed (by its pid) when dropped.
-struct Peer {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use harness::{finish, free_port, peers_ready, serve_on_port, PeerServer};
 
 /// One peer at a time: `free_port` releases the port before the peer binds it, so two peers
 /// started together can race for the same port (one then fails to bind while the readiness
 /// probe connects to the other).
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
-    listener.local_addr().unwrap().port()
-}
-
 /// Starts `command` (which serves on `port`) and waits until the port accepts (bounded).
-fn start(mut command: Command, port: u16) -> Peer {
-    let child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn the peer server");
-    let peer = Peer {
-        child,
-        url: format!("http://127.0.0.1:{port}/mcp"),
-    };
-    let started = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the peer never listened"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    peer
+fn start(command: Command, port: u16) -> PeerServer {
+    serve_on_port(command, port, Duration::from_secs(30))
 }
 
 fn preload() -> PathBuf {

@@ -7,20 +7,17 @@
 //! stopped by PID. Needs the peers of scripts/install-peers: skipped locally without them, a
 //! failure under `CI`.
 
-use std::io::{BufRead, BufReader};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
 #[path = "../../../tests/interop/harness.rs"]
-#[allow(dead_code)] // `finish` reads stdout only; the client's stderr matters here.
 mod harness;
-use harness::peers_ready;
+use harness::{free_port, peers_ready, serve_announced, serve_on_port, PeerServer};
 
 /// One peer at a time (they are small, but the machine is shared).
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -28,53 +25,15 @@ static SERIAL: Mutex<()> = Mutex::new(());
 /// How long a peer may take to print its URL or to accept connections.
 const START_LIMIT: Duration = Duration::from_secs(30);
 
-/// A peer server, killed by its PID when dropped (its stdin closes too, which also ends it).
-struct Peer {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn interop_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop")
 }
 
-/// Starts a peer that binds port 0 and prints `listening on URL` on stderr (stdin held open:
-/// the peers exit when it closes).
-fn start_announcing(program: &str, script: &str) -> Peer {
-    let mut child = Command::new(program)
-        .arg(interop_dir().join(script))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawn {script}: {e}"));
-    let stderr = child.stderr.take().expect("piped stderr");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(url) = line.strip_prefix("listening on ") {
-                let _ = tx.send(url.trim().to_owned());
-            } else {
-                eprintln!("peer: {line}");
-            }
-        }
-    });
-    let url = rx.recv_timeout(START_LIMIT);
-    let mut peer = Peer {
-        child,
-        url: String::new(),
-    };
-    // Assigned after `peer` exists, so a peer that never announces is still killed on drop.
-    peer.url = url.unwrap_or_else(|_| panic!("{script} never announced its URL"));
-    assert!(peer.url.starts_with("http://127.0.0.1:"), "{}", peer.url);
-    peer
+/// Starts a peer script that binds port 0 and prints `listening on URL` on stderr.
+fn start_announcing(program: &str, script: &str) -> PeerServer {
+    let mut command = Command::new(program);
+    command.arg(interop_dir().join(script));
+    serve_announced(command, START_LIMIT)
 }
 
 /// Runs `mcp-sansio client URL --verbose <extra> <op...>`: its JSON result and the transport
@@ -206,26 +165,11 @@ fn our_client_finds_the_python_sdk_streamable_server_as_streamable() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let python = std::env::var("MCP_PYTHON").expect("MCP_PYTHON");
     // sdk_server.py --http takes its port; pick a free one (one peer at a time, see SERIAL).
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free loopback port")
-        .port();
-    let child = Command::new(python)
+    let port = free_port();
+    let mut command = Command::new(python);
+    command
         .arg(interop_dir().join("py/sdk_server.py"))
-        .args(["--http", &port.to_string()])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn sdk_server.py");
-    let peer = Peer {
-        child,
-        url: format!("http://127.0.0.1:{port}/mcp"),
-    };
-    let started = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed() < START_LIMIT, "the peer never listened");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+        .args(["--http", &port.to_string()]);
+    let peer = serve_on_port(command, port, START_LIMIT);
     drive_sdk_feature_set(&peer.url, &[], "streamable");
 }

@@ -7,7 +7,6 @@
 //! them, a failure under `CI`.
 
 #[path = "../../../tests/interop/harness.rs"]
-#[allow(dead_code)] // `finish` is for tests that read a child's stdout.
 mod harness;
 
 #[path = "support/conformance_suite.rs"]

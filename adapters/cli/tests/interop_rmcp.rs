@@ -22,7 +22,6 @@ use std::sync::OnceLock;
 use serde_json::{json, Value};
 
 #[path = "../../../tests/interop/harness.rs"]
-#[allow(dead_code)] // `finish`: these runs need the exit code and stderr too (`run` below).
 mod harness;
 #[path = "support/http_fixture.rs"]
 mod http_fixture;

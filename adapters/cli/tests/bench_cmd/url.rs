@@ -4,81 +4,21 @@
 //! failed calls are counted by kind, a server killed mid-run ends the run with lost sessions
 //! instead of a hang.
 
-use std::io::{BufRead, BufReader};
-use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
+use super::harness::{free_port, serve_announced, serve_on_port, PeerServer};
 use super::{assert_sane_latency, num, peer, run_cli, Run, BIN};
 
 /// How long a peer server may take to accept connections.
 const START_LIMIT: Duration = Duration::from_secs(60);
 
-/// A server on a loopback port, killed by its PID when dropped.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    /// `mcp-sansio serve --http 127.0.0.1:0`, its URL read from `listening on URL`.
-    fn ours() -> Server {
-        let mut child = Command::new(BIN)
-            .args(["serve", "--http", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn mcp-sansio serve --http");
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let first = lines.next().and_then(Result::ok).unwrap_or_default();
-        let url = first.strip_prefix("listening on ").map(str::to_owned);
-        let Some(url) = url.filter(|u| u.starts_with("http://127.0.0.1:")) else {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("unexpected first stderr line: {first:?}");
-        };
-        // Keep draining stderr so the server never blocks on a full pipe.
-        std::thread::spawn(move || lines.map_while(Result::ok).for_each(drop));
-        Server { child, url }
-    }
-
-    /// A peer started by `command`, serving on `port`; waits until the port accepts.
-    fn peer(mut command: Command, port: u16) -> Server {
-        let child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn the peer server");
-        let server = Server {
-            child,
-            url: format!("http://127.0.0.1:{port}/mcp"),
-        };
-        let started = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(started.elapsed() < START_LIMIT, "the peer never listened");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        server
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
-    listener.local_addr().unwrap().port()
+/// `mcp-sansio serve --http 127.0.0.1:0`, its URL read from `listening on URL`.
+fn ours() -> PeerServer {
+    let mut command = Command::new(BIN);
+    command.args(["serve", "--http", "127.0.0.1:0"]);
+    serve_announced(command, START_LIMIT)
 }
 
 /// `mcp-sansio bench URL --timeout 20s <options>`.
@@ -90,7 +30,7 @@ fn bench_url(url: &str, options: &[&str]) -> Run {
 
 #[test]
 fn url_sessions_and_calls_in_flight_add_up_exactly() {
-    let server = Server::ours();
+    let server = ours();
     let run = bench_url(
         &server.url,
         &[
@@ -141,7 +81,7 @@ fn url_sessions_and_calls_in_flight_add_up_exactly() {
 
 #[test]
 fn url_failed_tools_and_unknown_tools_are_counted_by_kind() {
-    let server = Server::ours();
+    let server = ours();
     let run = bench_url(
         &server.url,
         &[
@@ -181,8 +121,8 @@ fn url_failed_tools_and_unknown_tools_are_counted_by_kind() {
 
 #[test]
 fn url_server_killed_midway_loses_every_session_without_a_hang() {
-    let server = Server::ours();
-    let pid = server.pid().to_string();
+    let server = ours();
+    let pid = server.child.id().to_string();
     let killer = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_secs(2));
         Command::new("kill").args(["-KILL", &pid]).status()
@@ -235,8 +175,8 @@ fn url_server_killed_midway_loses_every_session_without_a_hang() {
 /// from /proc: every call answered exactly once, the connections counted.
 #[test]
 fn url_get_streams_over_two_servers_count_every_answer() {
-    let (one, two) = (Server::ours(), Server::ours());
-    let pid = one.pid().to_string();
+    let (one, two) = (ours(), ours());
+    let pid = one.child.id().to_string();
     let run = bench_url(
         &one.url,
         &[
@@ -283,8 +223,8 @@ fn url_get_streams_over_two_servers_count_every_answer() {
 /// `--idle`: the sessions open, hold their GET stream, make no call, close.
 #[test]
 fn url_idle_sessions_hold_their_get_stream_without_calls() {
-    let server = Server::ours();
-    let pid = server.pid().to_string();
+    let server = ours();
+    let pid = server.child.id().to_string();
     let run = bench_url(
         &server.url,
         &[
@@ -363,7 +303,7 @@ fn url_loads_the_typescript_server_everything_streamable_http() {
     command
         .args([everything.as_str(), "streamableHttp"])
         .env("PORT", port.to_string());
-    let server = Server::peer(command, port);
+    let server = serve_on_port(command, port, START_LIMIT);
     let run = bench_url(
         &server.url,
         &[
@@ -402,7 +342,7 @@ fn url_loads_the_python_sdk_streamable_http_server() {
     let port = free_port();
     let mut command = Command::new(python);
     command.arg(script).args(["--http", &port.to_string()]);
-    let server = Server::peer(command, port);
+    let server = serve_on_port(command, port, START_LIMIT);
     let run = bench_url(
         &server.url,
         &[
