@@ -28,12 +28,7 @@ fn a_thousand_pipelined_lines_each_come_back_once_in_order(kind: Kind) {
     }
     let finished = AnyDriver::new(kind, options()).drive(&mut child, machine);
     assert_eq!(finished.reason, EndReason::Closed);
-    let got: Vec<String> = finished
-        .driven
-        .received
-        .iter()
-        .map(|b| String::from_utf8(b.to_vec()).unwrap())
-        .collect();
+    let got = finished.driven.received_text();
     let want: Vec<String> = (0..1000)
         .map(|i| format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}"))
         .collect();

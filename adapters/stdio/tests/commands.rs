@@ -29,12 +29,7 @@ fn commands_sent_from_another_thread_run_in_the_loop_and_their_output_is_written
         ..Recorder::default()
     };
     let finished = driver.drive(&mut child, machine);
-    let got: Vec<String> = finished
-        .driven
-        .received
-        .iter()
-        .map(|b| String::from_utf8(b.to_vec()).unwrap())
-        .collect();
+    let got = finished.driven.received_text();
     assert_eq!(
         got,
         (0..100).map(|i| format!("cmd {i}")).collect::<Vec<_>>()

@@ -114,6 +114,17 @@ pub(crate) struct NotRun {
     pub(crate) stopped_by_another: bool,
 }
 
+impl NotRun {
+    /// A session whose server or connection could not be started at all.
+    pub(crate) fn cannot_start(message: String) -> NotRun {
+        NotRun {
+            message,
+            stderr_tail: None,
+            stopped_by_another: false,
+        }
+    }
+}
+
 /// The URL session number `session` uses: the URLs in turn.
 pub(crate) fn url_for(urls: &[String], session: usize) -> &str {
     &urls[session % urls.len()]
@@ -178,11 +189,9 @@ where
         Err(e) => {
             // Still meet the others at the start line, so they stop too.
             smol::block_on(load(None));
-            return Err(NotRun {
-                message: format!("cannot start the server `{program}`: {e}"),
-                stderr_tail: None,
-                stopped_by_another: false,
-            });
+            return Err(NotRun::cannot_start(format!(
+                "cannot start the server `{program}`: {e}"
+            )));
         }
     };
     let handle = client.handle();

@@ -94,11 +94,7 @@ where
         Err(e) => {
             // Still meet the others at the start line, so they stop too.
             smol::block_on(load(None));
-            return Err(NotRun {
-                message: format!("cannot use {url}: {e}"),
-                stderr_tail: None,
-                stopped_by_another: false,
-            });
+            return Err(NotRun::cannot_start(format!("cannot use {url}: {e}")));
         }
     };
     let handle = client.handle();

@@ -24,6 +24,14 @@ pub struct Recorder {
 }
 
 impl Recorder {
+    /// The frames received so far, as text.
+    pub fn received_text(&self) -> Vec<String> {
+        self.received
+            .iter()
+            .map(|b| String::from_utf8(b.to_vec()).expect("UTF-8 frame"))
+            .collect()
+    }
+
     pub fn queue(&mut self, line: impl Into<Vec<u8>>) {
         self.outbox.push_back(line.into());
     }
