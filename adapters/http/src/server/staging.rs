@@ -20,11 +20,11 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
-use std::time::Instant;
 
 use bytes::Bytes;
 use mcp_sansio::http::{HttpRequestHead, HttpResponse};
 
+use super::clock;
 use super::shared::Shared;
 
 /// What the endpoint takes for one request (see `Router::handle_request`).
@@ -191,7 +191,7 @@ impl<B> Drop for Turn<B> {
 
 /// Hands every parked request to the endpoint, in arrival order, and stores the answers.
 fn run_batch(shared: &Shared, staging: &RefCell<Staging>) {
-    let now = Instant::now();
+    let now = clock::now();
     answer_all(staging, |parked| {
         shared.with(|core| {
             core.endpoint
