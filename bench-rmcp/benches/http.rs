@@ -7,14 +7,18 @@
 //! - rmcp: rmcp 3.11's `StreamableHttpService` served with hyper on tokio, and its reqwest
 //!   `StreamableHttpClientTransport` as built by default.
 //!
-//! Each server runs on a thread of its own, the client on the bench thread. Throughput is in
-//! round trips per second; after the run, ours/floor and ours/rmcp are printed from
-//! criterion's estimates of this run.
+//! Each server runs on a thread of its own, the client on the bench thread. Those are pair
+//! figures: each server is driven by its own side's client. The group `http_server_only_echo`
+//! measures the servers alone: the same lean client (`bench_rmcp::http_side::lean`: raw
+//! keep-alive HTTP/1.1 on blocking sockets, no MCP engine) drives all three with the echo
+//! `tools/call` (the floor echoes the request). Throughput is in round trips per second;
+//! after the run, ours/floor and ours/rmcp are printed from criterion's estimates of this run.
 //!
 //! Run: `cargo bench --manifest-path bench-rmcp/Cargo.toml --features http --bench http`
 
 use std::path::PathBuf;
 
+use bench_rmcp::http_side::lean::{LeanClient, Target};
 use bench_rmcp::http_side::{floor, ours, rmcp, Call};
 use criterion::{BenchmarkId, Criterion, Throughput};
 
@@ -23,6 +27,7 @@ const GROUPS: [(&str, Call); 2] = [
     ("http_ping", Call::Ping),
     ("http_tools_call_echo", Call::Echo),
 ];
+const SERVER_ONLY: &str = "http_server_only_echo";
 
 fn bench_call(c: &mut Criterion, group_name: &str, call: Call) {
     let floor_server = floor::spawn_server();
@@ -46,6 +51,27 @@ fn bench_call(c: &mut Criterion, group_name: &str, call: Call) {
     }
     group.finish();
     drop(rmcp_client);
+}
+
+/// The three servers alone, driven by the lean client (one per server and number in
+/// flight, connected and through the handshake before timing).
+fn bench_server_only(c: &mut Criterion) {
+    let servers = [
+        ("floor", floor::spawn_server(), Target::Floor),
+        ("ours", ours::spawn_server(), Target::Mcp),
+        ("rmcp", rmcp::spawn_server(), Target::Mcp),
+    ];
+    let mut group = c.benchmark_group(SERVER_ONLY);
+    for n in IN_FLIGHT {
+        group.throughput(Throughput::Elements(n as u64));
+        for (name, server, target) in &servers {
+            let mut client = LeanClient::connect(server.url(), *target, n).expect("lean client");
+            group.bench_with_input(BenchmarkId::new(*name, n), &n, |b, _| {
+                b.iter_custom(|rounds| client.sample(rounds).expect("lean sample").1)
+            });
+        }
+    }
+    group.finish();
 }
 
 /// Where criterion writes its estimates (its own lookup, minus `cargo metadata`).
@@ -97,8 +123,10 @@ fn main() {
     for (name, call) in GROUPS {
         bench_call(&mut c, name, call);
     }
+    bench_server_only(&mut c);
     c.final_summary();
     for (name, _) in GROUPS {
         print_ratios(name);
     }
+    print_ratios(SERVER_ONLY);
 }

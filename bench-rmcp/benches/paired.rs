@@ -6,7 +6,10 @@
 //! - in memory, CPU time: `ours` / `rmcp_current_thread` for the echo `tools/call` and `ping`
 //!   at 1 and 64 in flight (the fixtures of `benches/roundtrip.rs`; issue goal: echo ≥ 20×);
 //! - with `--features http`, wall time: `ours` / `floor` over Streamable HTTP on loopback for
-//!   ping and echo at 1 and 64 in flight (the fixtures of `benches/http.rs`; goal ≥ 0.7).
+//!   ping and echo at 1 and 64 in flight (the fixtures of `benches/http.rs`; goal ≥ 0.7);
+//! - with `--features http`, wall time, the servers alone: `ours` / `floor` driven by the same
+//!   lean client (`bench_rmcp::http_side::lean`), echo at 1 and 64 in flight (goals ≥ 0.8 at
+//!   1 in flight, ≥ 0.9 at 64).
 //!
 //! Run: `cargo bench --manifest-path bench-rmcp/Cargo.toml [--features http] --bench paired`
 //! (`-- --pairs N` for another number of pairs; `-- memory` or `-- http` for one part only;
@@ -174,6 +177,53 @@ fn http(pairs: usize, results: &mut Results) {
     }
 }
 
+/// The servers alone over HTTP: ours against the bare hyper floor, both driven by the lean
+/// client (connected and through the handshake once, before the pairs), wall time.
+#[cfg(feature = "http")]
+fn server_only(pairs: usize, results: &mut Results) {
+    use bench_rmcp::http_side::lean::{LeanClient, Target};
+    use bench_rmcp::http_side::{floor, ours};
+    /// Wall time per slice, as for the pair figures.
+    const SLICE: Duration = Duration::from_millis(150);
+    println!(
+        "Streamable HTTP, servers alone (lean client), slices of ~{SLICE:?} wall, ours/floor:"
+    );
+    let ours_server = ours::spawn_server();
+    let floor_server = floor::spawn_server();
+    for n in IN_FLIGHT {
+        let mut ours_client = LeanClient::connect(ours_server.url(), Target::Mcp, n).expect("ours");
+        let mut floor_client =
+            LeanClient::connect(floor_server.url(), Target::Floor, n).expect("floor");
+        let rounds_for = |client: &mut LeanClient| {
+            let (_, took) = client.sample(20).expect("warm-up");
+            let per_round = took.as_secs_f64() / 20.0;
+            ((SLICE.as_secs_f64() / per_round.max(1e-9)) as u64).max(1)
+        };
+        let (ours_rounds, floor_rounds) =
+            (rounds_for(&mut ours_client), rounds_for(&mut floor_client));
+        let slice = |client: &mut LeanClient, rounds: u64| {
+            let (exchanges, time) = client.sample(rounds).expect("lean sample");
+            Slice {
+                round_trips: exchanges as u64,
+                time,
+            }
+        };
+        let ratios = interleave(
+            pairs,
+            || slice(&mut ours_client, ours_rounds),
+            || slice(&mut floor_client, floor_rounds),
+        );
+        results.report(
+            format!("server only: echo, {n} in flight"),
+            "ours/floor",
+            ratios,
+        );
+    }
+}
+
+#[cfg(not(feature = "http"))]
+fn server_only(_pairs: usize, _results: &mut Results) {}
+
 #[cfg(not(feature = "http"))]
 fn http(_pairs: usize, _results: &mut Results) {
     println!("Streamable HTTP: skipped (build with --features http)");
@@ -187,6 +237,7 @@ fn main() {
     }
     if args.http {
         http(args.pairs, &mut results);
+        server_only(args.pairs, &mut results);
     }
     if let Some(path) = args.json {
         let text = serde_json::to_string_pretty(&results.to_json()).expect("json");

@@ -38,8 +38,10 @@
 //! server.run().unwrap();
 //! ```
 
+mod alarm;
 mod auth;
 mod body;
+mod clock;
 mod idle;
 mod io;
 mod mount;
@@ -50,10 +52,11 @@ mod staging;
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
-use std::pin::pin;
+use std::pin::{pin, Pin};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use hyper::server::conn::http1;
@@ -61,7 +64,7 @@ use hyper::service::service_fn;
 use mcp_sansio::app::server::Server;
 use mcp_sansio::http::EndpointConfig;
 use mcp_sansio::stateless::ListenEvent;
-use smol::channel::{self, Receiver, Sender};
+use smol::channel::{self, Receiver, Recv, Sender};
 use smol::{Async, LocalExecutor, Timer};
 
 use crate::tcp_io::TcpIo;
@@ -297,7 +300,9 @@ impl HttpServer {
         // A task of its own rather than the executor's main future: the main future is polled
         // on every wake-up of the thread, and the accept loop would try `accept` each time.
         let main = executor.spawn(self.run_on(executor.clone()));
-        smol::block_on(executor.run(main))
+        // One clock reading per wake-up of the thread serves every task it runs.
+        let serving = pin!(executor.run(main));
+        smol::block_on(clock::PerWake(serving))
     }
 
     /// Serves until shut down, spawning connection tasks and jobs on `executor`; the caller
@@ -495,7 +500,7 @@ async fn drive(shared: Shared, kick: Receiver<()>, stop: Receiver<()>) {
         let Some(fired) = woke else {
             return;
         };
-        let now = Instant::now();
+        let now = clock::now();
         shared.with(|core| {
             // A kick comes from a machine woken from outside the endpoint (see the shared
             // module's header); a timer may touch sessions too. Either way: every body.
@@ -544,6 +549,9 @@ impl Drop for Slot {
 
 /// Serves one connection (HTTP/1.1, keep-alive) until it closes, its keep-alive timeout
 /// passes with no request in flight, or (once shutdown starts) its current response ends.
+///
+/// Both reasons to end it early are looked at only when hyper waits (for the client or for a
+/// response), not on every wake-up of the task: a wake-up serves the exchange first.
 async fn serve_connection(
     shared: Shared,
     route: Rc<Route>,
@@ -553,8 +561,9 @@ async fn serve_connection(
     stop: Receiver<()>,
     slot: Slot,
 ) {
-    let busy = Busy::new(Instant::now());
+    let busy = Busy::new(clock::now());
     let in_flight = busy.clone();
+    let io = TcpIo::accepted(stream, limits.write);
     let service = service_fn(move |req| {
         let shared = shared.clone();
         let route = route.clone();
@@ -573,24 +582,64 @@ async fn serve_connection(
         // bounds that buffer, so a streamed body keeps its backpressure.
         .writev(false)
         .keep_alive(true)
-        .serve_connection(TcpIo::accepted(stream, limits.write), service);
+        .serve_connection(io, service);
     let mut conn = pin!(conn);
-    let mut stopping = pin!(stop.recv());
+    let mut stopping = StopWatch::new(&stop);
     let mut idle = limits.keep_alive.map(|after| IdleWatch::new(after, busy));
     let mut shutting_down = false;
     let _ = poll_fn(|cx| {
-        if !shutting_down && stopping.as_mut().poll(cx).is_ready() {
+        // Twice at most: a connection told to shut down is polled again at once (hyper
+        // closes an idle one then).
+        for _ in 0..2 {
+            let polled = conn.as_mut().poll(cx);
+            if polled.is_ready() || shutting_down {
+                return polled;
+            }
+            // No request in flight for the keep-alive timeout, or shutdown asked for.
+            let expired = idle.as_mut().is_some_and(|w| w.poll_expired(cx).is_ready());
+            if !expired && !stopping.poll_asked(cx) {
+                return Poll::Pending;
+            }
             shutting_down = true;
             conn.as_mut().graceful_shutdown();
         }
-        if !shutting_down && idle.as_mut().is_some_and(|w| w.poll_expired(cx).is_ready()) {
-            // No request in flight for the keep-alive timeout: hyper closes an idle
-            // connection at once.
-            shutting_down = true;
-            conn.as_mut().graceful_shutdown();
-        }
-        conn.as_mut().poll(cx)
+        Poll::Pending
     })
     .await;
     drop(slot);
+}
+
+/// Whether shutdown was asked for: the stop channel is closed then (nothing is ever sent on
+/// it). Its receive future is polled only to register the task's waker (on the first poll,
+/// and again if the waker changes): closing the channel wakes every registered receiver, and
+/// after that a look is one atomic load, not a poll of the channel.
+struct StopWatch<'a> {
+    stop: &'a Receiver<()>,
+    recv: Pin<Box<Recv<'a, ()>>>,
+    registered: Option<Waker>,
+}
+
+impl<'a> StopWatch<'a> {
+    fn new(stop: &'a Receiver<()>) -> Self {
+        StopWatch {
+            stop,
+            recv: Box::pin(stop.recv()),
+            registered: None,
+        }
+    }
+
+    fn poll_asked(&mut self, cx: &mut Context<'_>) -> bool {
+        if self.stop.is_closed() {
+            return true;
+        }
+        if self
+            .registered
+            .as_ref()
+            .is_some_and(|w| w.will_wake(cx.waker()))
+        {
+            return false;
+        }
+        self.registered = Some(cx.waker().clone());
+        self.recv.as_mut().poll(cx).is_ready()
+    }
 }

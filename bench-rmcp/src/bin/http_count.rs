@@ -11,6 +11,11 @@
 //! out (see docs/benchmarks.md). Kernel work (the syscalls) is not counted: `strace -c -f`
 //! gives those.
 //!
+//! `lean-ours`, `lean-floor` and `lean-rmcp` (echo only) drive that server with the lean
+//! client of the server-only bench instead (`bench_rmcp::http_side::lean`: blocking sockets on
+//! the main thread, no MCP engine), so the server threads of the three compare under the same
+//! client.
+//!
 //! An optional fifth argument `idle` (ours only) first opens that many other sessions that
 //! stay idle, each by one `initialize` on a connection of its own: what an exchange costs
 //! when the endpoint holds many sessions. With `IDLE_GET=1` in the environment each idle
@@ -19,6 +24,7 @@
 
 #[cfg(feature = "http")]
 fn main() {
+    use bench_rmcp::http_side::lean::{LeanClient, Target};
     use bench_rmcp::http_side::{floor, ours, rmcp, Call};
 
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,7 +39,7 @@ fn main() {
         ),
         _ => {
             eprintln!(
-                "usage: http_count <ours|rmcp|floor> <ping|echo> <in_flight> <rounds> [idle]"
+                "usage: http_count <ours|rmcp|floor|lean-ours|lean-floor|lean-rmcp> <ping|echo> <in_flight> <rounds> [idle]"
             );
             std::process::exit(2);
         }
@@ -64,6 +70,20 @@ fn main() {
             rmcp::sample(&runtime, &client, call, n, rounds)
         }
         "floor" => floor::sample(&floor::spawn_server(), &floor::body(call), n, rounds),
+        lean if lean.starts_with("lean-") => {
+            assert!(
+                matches!(call, Call::Echo),
+                "the lean client sends echo calls only"
+            );
+            let (server, target) = match &lean[5..] {
+                "ours" => (ours::spawn_server(), Target::Mcp),
+                "floor" => (floor::spawn_server(), Target::Floor),
+                "rmcp" => (rmcp::spawn_server(), Target::Mcp),
+                other => panic!("unknown side {other}"),
+            };
+            let mut client = LeanClient::connect(server.url(), target, n).expect("connect");
+            client.sample(rounds).expect("lean sample").1
+        }
         other => panic!("unknown side {other}"),
     };
     println!("{side} {case} {n} in flight, {rounds} rounds: {elapsed:?}");

@@ -1,5 +1,6 @@
-//! hyper's timer trait over smol: one connection's sleeps on one `async_io::Timer` (the TCP
-//! stream wrapper both sides use is `crate::tcp_io`).
+//! hyper's timer trait over smol: one connection's sleeps on one timer (an [`Alarm`]), and
+//! hyper's clock readings from the wake-up's one reading (`super::clock`). The TCP stream
+//! wrapper both sides use is `crate::tcp_io`.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -9,6 +10,9 @@ use std::time::{Duration, Instant};
 
 use hyper::rt::{Sleep, Timer};
 
+use super::alarm::Alarm;
+use super::clock;
+
 /// hyper's timer for one connection (its header read timeout), on one `async_io::Timer`.
 ///
 /// hyper starts a new header-read sleep for every request of a keep-alive connection and drops
@@ -16,19 +20,24 @@ use hyper::rt::{Sleep, Timer};
 /// each time (registering a timer writes the reactor's eventfd). Instead the sleeps of one
 /// connection share one timer that is re-armed only when a sleep needs an earlier wake-up:
 /// the deadlines grow with each request, so the armed timer fires early at worst, the sleep
-/// sees its own deadline not reached and arms the timer for it.
-#[derive(Clone, Debug, Default)]
+/// sees its own deadline not reached and arms the timer for it. hyper reads the clock for
+/// each head it waits for; [`ConnTimer::now`] hands it the wake-up's reading.
+#[derive(Clone, Default)]
 pub(crate) struct ConnTimer(Arc<Mutex<SharedTimer>>);
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct SharedTimer {
-    timer: Option<smol::Timer>,
+    timer: Option<Alarm>,
     armed: Option<Instant>,
 }
 
 impl Timer for ConnTimer {
     fn sleep(&self, duration: Duration) -> Pin<Box<dyn Sleep>> {
-        self.sleep_until(Instant::now() + duration)
+        self.sleep_until(clock::now() + duration)
+    }
+
+    fn now(&self) -> Instant {
+        clock::now()
     }
 
     fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn Sleep>> {
@@ -63,14 +72,14 @@ impl Future for ConnSleep {
                 }
                 match &mut shared.timer {
                     Some(timer) => timer.set_at(deadline),
-                    None => shared.timer = Some(smol::Timer::at(deadline)),
+                    None => shared.timer = Some(Alarm::at(deadline)),
                 }
                 shared.armed = Some(deadline);
             }
             let Some(timer) = shared.timer.as_mut() else {
                 return Poll::Pending;
             };
-            if Pin::new(timer).poll(cx).is_pending() {
+            if timer.poll(cx).is_pending() {
                 return Poll::Pending;
             }
             shared.armed = None;

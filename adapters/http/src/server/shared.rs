@@ -2,9 +2,9 @@
 //! wakers of response bodies waiting for bytes, and the executor handler jobs run on.
 //!
 //! Invariant that keeps bodies from missing data: every event that can make the machines
-//! produce output (a request, a timer, a job's wake-up) is followed by [`Shared::settle`],
-//! which starts the jobs it created and wakes every waiting body that may have output now. A
-//! body's own poll only moves output that such an event already produced.
+//! produce output (a request or a batch of them, a timer, a job's wake-up) is followed by
+//! [`Shared::settle`], which starts the jobs it created and wakes every waiting body that may
+//! have output now. A body's own poll only moves output that such an event already produced.
 //!
 //! Which bodies `settle` looks at: after an input through the endpoint (a request, a body's
 //! pull, a listen event), the ones on the streams of the sessions that input touched
@@ -90,6 +90,13 @@ impl Shared {
         let out = f(&mut self.core.borrow_mut());
         self.settle();
         out
+    }
+
+    /// Runs `f` on the core and leaves the settling to the caller: a batch of requests
+    /// settles once after its last one (see `staging`), so the jobs and bodies of all of them
+    /// are looked at in one pass.
+    pub(crate) fn unsettled<T>(&self, f: impl FnOnce(&mut Core) -> T) -> T {
+        f(&mut self.core.borrow_mut())
     }
 
     /// Runs `f` on the core without settling (a body pulling its bytes); `None` when the core

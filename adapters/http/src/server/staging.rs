@@ -20,11 +20,11 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
-use std::time::Instant;
 
 use bytes::Bytes;
 use mcp_sansio::http::{HttpRequestHead, HttpResponse};
 
+use super::clock;
 use super::shared::Shared;
 
 /// What the endpoint takes for one request (see `Router::handle_request`).
@@ -189,15 +189,18 @@ impl<B> Drop for Turn<B> {
     }
 }
 
-/// Hands every parked request to the endpoint, in arrival order, and stores the answers.
+/// Hands every parked request to the endpoint, in arrival order, and stores the answers;
+/// then settles once for the whole batch (jobs started, bodies woken, driver kicked: see
+/// `Shared::settle`), before any of the answers goes out.
 fn run_batch(shared: &Shared, staging: &RefCell<Staging>) {
-    let now = Instant::now();
+    let now = clock::now();
     answer_all(staging, |parked| {
-        shared.with(|core| {
+        shared.unsettled(|core| {
             core.endpoint
                 .handle_request(now, &parked.head, parked.body, parked.random)
         })
     });
+    shared.settle();
 }
 
 /// Answers every parked request with `answer`, in arrival order. `staging` is not borrowed
