@@ -1,4 +1,4 @@
-//! `mcp-sansio client --trace`, `--trace-full` and `--trace-file PATH`: every frame of the
+//! `mcp-sansio client|serve --trace`, `--trace-full` and `--trace-file PATH`: every frame of the
 //! conversation, one line each, on stderr (for people) or as JSON Lines in a file (for tools).
 //! The lines come from the core's [`FrameTrace`]; this file only formats and writes them.
 
@@ -14,13 +14,14 @@ use serde_json::{json, Value};
 /// Characters of JSON a `--trace` line shows before it is cut (`--trace-full` shows all).
 const LINE_WIDTH: usize = 160;
 
-/// The trace options of `client`.
+/// The trace options of `client` and `serve`.
 #[derive(Debug, Args)]
 pub(crate) struct TraceArgs {
     /// Write every frame sent and received to stderr, one line each: milliseconds since the
     /// start, direction, transport, size, kind, method and id, then the JSON cut at 160
-    /// characters. Covers stateful stdio conversations (`--stdio --era stateful`, or an auto
-    /// probe that falls back to `initialize`); other conversations say they are not traced.
+    /// characters. `client`: covers stateful stdio conversations (`--stdio --era stateful`, or
+    /// an auto probe that falls back to `initialize`); other conversations say they are not
+    /// traced. `serve --stdio`: every frame the server reads and writes.
     #[arg(long)]
     pub(crate) trace: bool,
     /// Like --trace, with the whole JSON of every frame.
