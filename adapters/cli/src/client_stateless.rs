@@ -111,6 +111,7 @@ pub(crate) fn run(
                 bearer_token: args.bearer_token.clone(),
                 authorization,
                 transport: crate::client_cmd::http_transport_config(),
+                trace: args.trace.http()?,
                 ..HttpClientOptions::default()
             };
             let probe = auto.then_some(HTTP_PROBE_TIMEOUT);
@@ -123,8 +124,10 @@ pub(crate) fn run(
     };
     match path {
         Path::Stateless(outcome) => {
-            args.trace
-                .not_traced("a 2026-07-28 (stateless) conversation");
+            if let Target::Stdio(_) = target {
+                args.trace
+                    .not_traced("a 2026-07-28 (stateless) stdio conversation");
+            }
             conclude(outcome, args.pretty, |_| {})
         }
         Path::Stateful => run_stateful(args, planned, target),
@@ -138,10 +141,7 @@ pub(crate) fn run(
 fn run_stateful(args: &ClientArgs, planned: PlannedRequest, target: Target) -> Result<(), Failure> {
     match target {
         Target::Stdio(server) => crate::client_cmd::run(args, planned, server),
-        Target::Url(url) => {
-            args.trace.not_traced("an HTTP conversation");
-            crate::client_http::run(args, planned, url)
-        }
+        Target::Url(url) => crate::client_http::run(args, planned, url),
     }
 }
 

@@ -5,11 +5,15 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use clap::Args;
 use mcp_sansio::trace::{Direction, EnvelopeKind, FrameTrace, TraceSink};
-use serde_json::{json, Value};
+use mcp_sansio_http::HttpTrace;
+use serde_json::{json, Map, Value};
+
+use crate::Failure;
 
 /// Characters of JSON a `--trace` line shows before it is cut (`--trace-full` shows all).
 const LINE_WIDTH: usize = 160;
@@ -39,6 +43,19 @@ impl TraceArgs {
         if self.trace || self.trace_full || self.trace_file.is_some() {
             eprintln!("note: --trace covers stateful stdio conversations; {what} is not traced");
         }
+    }
+
+    /// The sink of an HTTP conversation, opened once per process (the `client` probe and the
+    /// conversation after it share it), or `None` when tracing is off.
+    pub(crate) fn http(&self) -> Result<Option<HttpTrace>, Failure> {
+        static HTTP: OnceLock<Option<HttpTrace>> = OnceLock::new();
+        if let Some(trace) = HTTP.get() {
+            return Ok(trace.clone());
+        }
+        let sink = self
+            .sink("http")
+            .map_err(|e| Failure::Failed(format!("cannot open the trace file: {e}")))?;
+        Ok(HTTP.get_or_init(|| sink.map(HttpTrace::new)).clone())
     }
 
     /// The sink these options ask for, or `None` when tracing is off.
@@ -75,16 +92,15 @@ impl CliTrace {
     }
 }
 
-impl TraceSink for CliTrace {
-    fn frame(&mut self, trace: &FrameTrace, raw: &[u8]) {
-        let t_ms = self.millis(trace.at);
+impl CliTrace {
+    /// Writes `line` to stderr (when asked) and `record` to the file (when open).
+    fn write(&mut self, line: impl FnOnce(bool) -> String, record: impl FnOnce() -> Value) {
         if let Some(full) = self.stderr {
-            eprintln!("{}", human_line(t_ms, self.transport, trace, raw, full));
+            eprintln!("{}", line(full));
         }
         if let Some(file) = &mut self.file {
-            let line = json_line(t_ms, self.transport, trace, raw);
             // A trace that cannot be written must not end the conversation: stop writing.
-            if writeln!(file, "{line}")
+            if writeln!(file, "{}", record())
                 .and_then(|()| file.flush())
                 .is_err()
             {
@@ -94,12 +110,67 @@ impl TraceSink for CliTrace {
     }
 }
 
-/// `   12.3 ms → stdio    145 B  request tools/list id=2  {"jsonrpc":…}`
-fn human_line(t_ms: f64, transport: &str, trace: &FrameTrace, raw: &[u8], full: bool) -> String {
-    let arrow = match trace.dir {
+impl TraceSink for CliTrace {
+    fn frame(&mut self, trace: &FrameTrace, raw: &[u8]) {
+        let t_ms = self.millis(trace.at);
+        let transport = self.transport;
+        self.write(
+            |full| human_line(t_ms, transport, trace, raw, full),
+            || json_line(t_ms, transport, trace, raw),
+        );
+    }
+
+    fn http(&mut self, at: Instant, dir: Direction, start: &str, headers: &[(&str, &str)]) {
+        let t_ms = self.millis(at);
+        let shown: String = headers.iter().map(|(n, v)| format!("  {n}: {v}")).collect();
+        let fields: Map<String, Value> = headers
+            .iter()
+            .map(|(n, v)| ((*n).to_owned(), Value::from(*v)))
+            .collect();
+        self.write(
+            |_| format!("{t_ms:9.1} ms {} http  {start}{shown}", arrow(dir)),
+            || {
+                json!({"t_ms": round(t_ms), "dir": dir.as_str(), "transport": "http",
+                      "http": {"start": start, "headers": fields}})
+            },
+        );
+    }
+
+    fn sse(&mut self, at: Instant, dir: Direction, id: Option<&str>, retry: Option<u64>) {
+        let t_ms = self.millis(at);
+        let mut what = String::new();
+        if let Some(id) = id {
+            what.push_str(&format!(" id: {id}"));
+        }
+        if let Some(retry) = retry {
+            what.push_str(&format!(" retry: {retry}"));
+        }
+        self.write(
+            |_| format!("{t_ms:9.1} ms {} sse  event{what}", arrow(dir)),
+            || {
+                json!({"t_ms": round(t_ms), "dir": dir.as_str(), "transport": "sse",
+                      "sse": {"id": id, "retry": retry}})
+            },
+        );
+    }
+}
+
+/// `→` for sent, `←` for received.
+fn arrow(dir: Direction) -> &'static str {
+    match dir {
         Direction::Send => "→",
         Direction::Recv => "←",
-    };
+    }
+}
+
+/// Milliseconds kept to the microsecond.
+fn round(t_ms: f64) -> f64 {
+    (t_ms * 1000.0).round() / 1000.0
+}
+
+/// `   12.3 ms → stdio    145 B  request tools/list id=2  {"jsonrpc":…}`
+fn human_line(t_ms: f64, transport: &str, trace: &FrameTrace, raw: &[u8], full: bool) -> String {
+    let arrow = arrow(trace.dir);
     let envelope = &trace.envelope;
     let mut what = envelope.kind.as_str().to_owned();
     if let Some(method) = &envelope.method {
@@ -140,7 +211,7 @@ fn json_line(t_ms: f64, transport: &str, trace: &FrameTrace, raw: &[u8]) -> Valu
     let message = serde_json::from_slice::<Value>(raw)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(raw).into_owned()));
     json!({
-        "t_ms": (t_ms * 1000.0).round() / 1000.0,
+        "t_ms": round(t_ms),
         "dir": trace.dir.as_str(),
         "transport": transport,
         "bytes": trace.bytes,

@@ -9,3 +9,6 @@ mod chunks;
 pub mod client;
 pub mod server;
 mod tcp_io;
+mod trace;
+
+pub use trace::HttpTrace;

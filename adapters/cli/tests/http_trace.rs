@@ -1,0 +1,175 @@
+//! `mcp-sansio serve --http --trace-file` and `client URL --trace-file`: both sides of a
+//! Streamable HTTP conversation, each frame once and in order, with the status lines and the
+//! MCP headers (`Mcp-Session-Id`, `MCP-Protocol-Version`) of each exchange.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcp-sansio");
+
+/// Stops `child` with SIGTERM and waits for it (bounded).
+fn stop(mut child: Child) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let started = Instant::now();
+    while child.try_wait().ok().flatten().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("serve --http did not stop after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn records(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).expect("trace file");
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect()
+}
+
+/// `(dir, method or "response ID")` of each frame record, in order.
+fn frames(records: &[Value]) -> Vec<String> {
+    records
+        .iter()
+        .filter(|r| r.get("message").is_some())
+        .map(|r| {
+            let m = &r["message"];
+            let what = match m["method"].as_str() {
+                Some(method) => method.to_owned(),
+                None => format!("response {}", m["id"]),
+            };
+            format!("{} {what}", r["dir"].as_str().unwrap_or_default())
+        })
+        .collect()
+}
+
+/// The HTTP heads: `(dir, start line, header names in lower case)`.
+fn heads(records: &[Value]) -> Vec<(String, String, Vec<String>)> {
+    records
+        .iter()
+        .filter_map(|r| {
+            let http = r.get("http")?;
+            let names = http["headers"]
+                .as_object()
+                .map(|h| h.keys().map(|k| k.to_ascii_lowercase()).collect())
+                .unwrap_or_default();
+            Some((
+                r["dir"].as_str()?.to_owned(),
+                http["start"].as_str()?.to_owned(),
+                names,
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn both_sides_of_an_http_conversation_are_traced() {
+    let dir = std::env::temp_dir().join(format!("mcp-sansio-http-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let server_file = dir.join("server.jsonl");
+    let client_file = dir.join("client.jsonl");
+    let mut server = Command::new(BIN)
+        .args(["serve", "--http", "--trace-file"])
+        .arg(&server_file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn serve --http");
+    let mut lines = BufReader::new(server.stderr.take().expect("stderr")).lines();
+    let first = lines.next().and_then(Result::ok).unwrap_or_default();
+    let url = first
+        .strip_prefix("listening on ")
+        .unwrap_or_default()
+        .to_owned();
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            &url,
+            "--era",
+            "stateful",
+            "--timeout",
+            "30",
+            "--trace-file",
+        ])
+        .arg(&client_file)
+        .args(["tools", "list"])
+        .output()
+        .expect("run client");
+    stop(server);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let client = records(&client_file);
+    let served = records(&server_file);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let want_client = [
+        "send initialize",
+        "recv response 0",
+        "send notifications/initialized",
+        "send tools/list",
+        "recv response 1",
+    ];
+    assert_eq!(frames(&client), want_client, "{client:#?}");
+    let want_server = [
+        "recv initialize",
+        "send response 0",
+        "recv notifications/initialized",
+        "recv tools/list",
+        "send response 1",
+    ];
+    assert_eq!(frames(&served), want_server, "{served:#?}");
+
+    // The client's first POST carries no session; the answer names one; the next POSTs
+    // carry it and the negotiated version.
+    let client_heads = heads(&client);
+    let (dir0, start0, names0) = &client_heads[0];
+    assert_eq!((dir0.as_str(), start0.as_str()), ("send", "POST /mcp"));
+    assert!(
+        !names0.contains(&"mcp-session-id".to_owned()),
+        "{client_heads:?}"
+    );
+    let (dir1, start1, names1) = &client_heads[1];
+    assert_eq!(
+        (dir1.as_str(), start1.as_str()),
+        ("recv", "HTTP/1.1 200 OK")
+    );
+    assert!(
+        names1.contains(&"mcp-session-id".to_owned()),
+        "{client_heads:?}"
+    );
+    let later = client_heads
+        .iter()
+        .skip(2)
+        .find(|(d, s, _)| d == "send" && s == "POST /mcp")
+        .expect("a second POST");
+    for name in ["mcp-session-id", "mcp-protocol-version"] {
+        assert!(later.2.contains(&name.to_owned()), "{client_heads:?}");
+    }
+    // The server saw the same exchanges from its side.
+    let server_heads = heads(&served);
+    assert_eq!(
+        (server_heads[0].0.as_str(), server_heads[0].1.as_str()),
+        ("recv", "POST /mcp")
+    );
+    assert_eq!(
+        (server_heads[1].0.as_str(), server_heads[1].1.as_str()),
+        ("send", "HTTP/1.1 200 OK")
+    );
+    assert!(server_heads[1].2.contains(&"mcp-session-id".to_owned()));
+    for record in client.iter().chain(&served) {
+        if record.get("message").is_some() {
+            assert_eq!(record["transport"], "http", "{record}");
+        }
+    }
+}
