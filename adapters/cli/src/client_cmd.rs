@@ -103,7 +103,8 @@ pub(crate) async fn perform(
         timeout: Some(timeout),
         ..CallOptions::default()
     };
-    let call = |params: Option<Value>| {
+    let call = |mut params: Option<Value>| {
+        crate::otel_cli::inject(planned.method, &mut params);
         let params = params.map(|p| RawJson::from_serialize(&p).expect("JSON values encode"));
         handle.request_raw(planned.method, params, options())
     };
@@ -181,7 +182,7 @@ pub(crate) fn run_on(
     let client = client
         .map_err(|e| Failure::Failed(format!("cannot start the server `{program}`: {e}")))?
         .on_event(report_event);
-    let client = match args.trace.sink("stdio") {
+    let client = match args.trace.sink("stdio", false) {
         Ok(Some(sink)) => client.on_trace(sink),
         Ok(None) => client,
         Err(e) => return Err(Failure::Failed(format!("cannot open the trace file: {e}"))),

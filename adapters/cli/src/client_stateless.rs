@@ -111,7 +111,7 @@ pub(crate) fn run(
                 bearer_token: args.bearer_token.clone(),
                 authorization,
                 transport: crate::client_cmd::http_transport_config(),
-                trace: args.trace.http()?,
+                trace: args.trace.http(false)?,
                 ..HttpClientOptions::default()
             };
             let probe = auto.then_some(HTTP_PROBE_TIMEOUT);

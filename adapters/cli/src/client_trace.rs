@@ -13,6 +13,7 @@ use mcp_sansio::trace::{Direction, EnvelopeKind, FrameTrace, TraceSink};
 use mcp_sansio_http::HttpTrace;
 use serde_json::{json, Map, Value};
 
+use crate::otel_cli::Sinks;
 use crate::Failure;
 
 /// Characters of JSON a `--trace` line shows before it is cut (`--trace-full` shows all).
@@ -35,6 +36,10 @@ pub(crate) struct TraceArgs {
     /// {"t_ms":…,"dir":"send"|"recv","transport":…,"bytes":…,"message":{…}}.
     #[arg(long, value_name = "PATH")]
     pub(crate) trace_file: Option<PathBuf>,
+    /// Export OpenTelemetry spans and metrics (MCP semantic conventions) over OTLP/HTTP to
+    /// OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318). Needs the `otel` build.
+    #[arg(long)]
+    pub(crate) otel: bool,
 }
 
 impl TraceArgs {
@@ -47,33 +52,44 @@ impl TraceArgs {
 
     /// The sink of an HTTP conversation, opened once per process (the `client` probe and the
     /// conversation after it share it), or `None` when tracing is off.
-    pub(crate) fn http(&self) -> Result<Option<HttpTrace>, Failure> {
+    pub(crate) fn http(&self, server: bool) -> Result<Option<HttpTrace>, Failure> {
         static HTTP: OnceLock<Option<HttpTrace>> = OnceLock::new();
         if let Some(trace) = HTTP.get() {
             return Ok(trace.clone());
         }
         let sink = self
-            .sink("http")
+            .sink("http", server)
             .map_err(|e| Failure::Failed(format!("cannot open the trace file: {e}")))?;
         Ok(HTTP.get_or_init(|| sink.map(HttpTrace::new)).clone())
     }
 
-    /// The sink these options ask for, or `None` when tracing is off.
-    pub(crate) fn sink(&self, transport: &'static str) -> std::io::Result<Option<CliTrace>> {
+    /// The sinks these options ask for (the server's side when `server`), or `None` when
+    /// nothing listens.
+    pub(crate) fn sink(
+        &self,
+        transport: &'static str,
+        server: bool,
+    ) -> std::io::Result<Option<Sinks>> {
         let file = match &self.trace_file {
             Some(path) => Some(BufWriter::new(File::create(path)?)),
             None => None,
         };
         let stderr = (self.trace || self.trace_full).then_some(self.trace_full);
-        if file.is_none() && stderr.is_none() {
-            return Ok(None);
-        }
-        Ok(Some(CliTrace {
+        let text = (file.is_some() || stderr.is_some()).then(|| CliTrace {
             start: Instant::now(),
             transport,
             stderr,
             file,
-        }))
+        });
+        let _ = server;
+        let sinks = Sinks {
+            text,
+            #[cfg(feature = "otel")]
+            otel: self
+                .otel
+                .then(|| crate::otel_cli::otel_sink(transport, server)),
+        };
+        Ok((!sinks.is_empty()).then_some(sinks))
     }
 }
 

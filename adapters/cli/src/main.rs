@@ -19,6 +19,7 @@ mod conformance_client;
 mod conformance_stateless;
 mod fd_limit;
 mod fixture;
+mod otel_cli;
 mod request;
 mod serve_auth;
 mod serve_http;
@@ -52,6 +53,15 @@ fn main() -> ExitCode {
         }
     };
     let _ = MAX_FRAME.set(cli.max_frame);
+    let otel = match &cli.command {
+        Command::Serve(args) => otel_cli::install(args.trace.otel, "mcp-sansio serve"),
+        Command::Client(args) => otel_cli::install(args.trace.otel, "mcp-sansio client"),
+        _ => Ok(None),
+    };
+    let _otel = match otel {
+        Ok(installed) => installed,
+        Err(failure) => return report(Err(failure)),
+    };
     let outcome = match cli.command {
         Command::Serve(args) => match &args.http {
             Some(addr) => serve_http::serve_http(addr, &args.auth, &args.limits, &args.trace),
@@ -64,6 +74,11 @@ fn main() -> ExitCode {
         Command::ConformanceClient(args) => conformance_client::run(&args.url),
         Command::Bench(bench) => bench::run(&bench, server_command),
     };
+    report(outcome)
+}
+
+/// The exit status of `outcome`, with its message on stderr.
+fn report(outcome: Result<(), Failure>) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(message)) => {
@@ -112,7 +127,7 @@ fn split_server_command(mut argv: Vec<OsString>) -> (Vec<OsString>, Option<Vec<O
 /// answered. Protocol on stdout only; diagnostics on stderr.
 fn serve(trace: &client_trace::TraceArgs) -> Result<(), Failure> {
     let sink = trace
-        .sink("stdio")
+        .sink("stdio", true)
         .map_err(|e| Failure::Failed(format!("cannot open the trace file: {e}")))?;
     let mut config = Config {
         max_frame_len: max_frame(),
@@ -155,7 +170,7 @@ fn serve_on_stdio(
     options: DriveOptions,
     server: mcp_sansio::app::server::Server,
     extras: impl std::future::Future<Output = ()> + 'static,
-    trace: Option<client_trace::CliTrace>,
+    trace: Option<otel_cli::Sinks>,
 ) -> Result<Finished<ServerDriven>, Failure> {
     let traced = |driven: ServerDriven| match trace {
         Some(sink) => driven.on_trace(sink),
