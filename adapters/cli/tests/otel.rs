@@ -6,7 +6,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -80,35 +80,80 @@ fn attribute(holder: &Value, key: &str) -> Option<String> {
         .and_then(|kv| kv["value"]["stringValue"].as_str().map(str::to_owned))
 }
 
+/// An OTLP/HTTP collector on loopback: its port, what it received, and its thread.
+struct Collector {
+    port: u16,
+    received: Received,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Collector {
+    fn start() -> Collector {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the collector");
+        let port = listener.local_addr().expect("address").port();
+        let received: Received = Arc::default();
+        let sink = received.clone();
+        let thread = std::thread::spawn(move || {
+            // Bounded: `stop` ends it with a last connection that says `stop`.
+            for _ in 0..200 {
+                let Ok((stream, _)) = listener.accept() else {
+                    break;
+                };
+                let mut peek = [0u8; 4];
+                if stream
+                    .peek(&mut peek)
+                    .map(|n| &peek[..n] == b"stop")
+                    .unwrap_or(true)
+                {
+                    break;
+                }
+                let _ = serve_one(stream, &sink);
+            }
+        });
+        Collector {
+            port,
+            received,
+            thread,
+        }
+    }
+
+    /// `mcp-sansio` with the exporter pointed here, in JSON.
+    fn command(&self) -> Command {
+        let mut command = Command::new(BIN);
+        command
+            .env(
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                format!("http://127.0.0.1:{}", self.port),
+            )
+            .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json");
+        command
+    }
+
+    /// Stops the collector and hands back what it received.
+    fn stop(self) -> Vec<(String, Value)> {
+        let mut stop = TcpStream::connect(("127.0.0.1", self.port)).expect("connect to stop");
+        let _ = stop.write_all(b"stop");
+        drop(stop);
+        self.thread.join().expect("collector thread");
+        let received = self.received.lock().unwrap().clone();
+        received
+    }
+}
+
+/// The span named `name` among `spans`.
+fn find(spans: &[(String, Value)], name: &str) -> Value {
+    spans
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, s)| s.clone())
+        .unwrap_or_else(|| panic!("no span {name} in {spans:#?}"))
+}
+
 #[test]
 fn spans_and_metrics_reach_an_otlp_collector() {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind the collector");
-    let port = listener.local_addr().expect("address").port();
-    let received: Received = Arc::default();
-    let sink = received.clone();
-    let collector = std::thread::spawn(move || {
-        // Bounded: the test ends it with a last connection carrying `stop`.
-        for _ in 0..200 {
-            let Ok((stream, _)) = listener.accept() else {
-                break;
-            };
-            let mut peek = [0u8; 4];
-            if stream
-                .peek(&mut peek)
-                .map(|n| &peek[..n] == b"stop")
-                .unwrap_or(true)
-            {
-                break;
-            }
-            let _ = serve_one(stream, &sink);
-        }
-    });
-    let out = Command::new(BIN)
-        .env(
-            "OTEL_EXPORTER_OTLP_ENDPOINT",
-            format!("http://127.0.0.1:{port}"),
-        )
-        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
+    let collector = Collector::start();
+    let out = collector
+        .command()
         .args([
             "client",
             "--stdio",
@@ -122,26 +167,15 @@ fn spans_and_metrics_reach_an_otlp_collector() {
         .args(["--", BIN, "serve", "--stdio", "--otel"])
         .output()
         .expect("run mcp-sansio");
-    let mut stop = TcpStream::connect(("127.0.0.1", port)).expect("connect to stop");
-    let _ = stop.write_all(b"stop");
-    drop(stop);
-    collector.join().expect("collector thread");
+    let received = collector.stop();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
 
-    let received = received.lock().unwrap().clone();
     let client = spans_of(&received, "mcp-sansio client");
     let server = spans_of(&received, "mcp-sansio serve");
-    let find = |spans: &[(String, Value)], name: &str| -> Value {
-        spans
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, s)| s.clone())
-            .unwrap_or_else(|| panic!("no span {name} in {spans:#?}"))
-    };
     for spans in [&client, &server] {
         let init = find(spans, "initialize");
         assert_eq!(
@@ -185,4 +219,73 @@ fn spans_and_metrics_reach_an_otlp_collector() {
     ] {
         assert!(metrics.contains(name), "{name} missing from {metrics}");
     }
+}
+
+#[test]
+fn an_http_conversation_names_its_session_and_transport() {
+    let collector = Collector::start();
+    let mut server = collector
+        .command()
+        .args(["serve", "--http", "--otel"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn serve --http");
+    let mut lines = BufReader::new(server.stderr.take().expect("stderr")).lines();
+    let first = lines.next().and_then(Result::ok).unwrap_or_default();
+    let url = first
+        .strip_prefix("listening on ")
+        .unwrap_or_default()
+        .to_owned();
+    let out = collector
+        .command()
+        .args([
+            "client",
+            &url,
+            "--era",
+            "stateful",
+            "--timeout",
+            "30",
+            "--otel",
+        ])
+        .args(["tools", "call", "greet", "--args", r#"{"name":"Ada"}"#])
+        .output()
+        .expect("run client");
+    // SIGTERM: the server shuts down gracefully and flushes its exporters.
+    let _ = Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status();
+    let started = std::time::Instant::now();
+    while server.try_wait().ok().flatten().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = server.kill();
+            let _ = server.wait();
+            panic!("serve --http did not stop after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let received = collector.stop();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let client = find(
+        &spans_of(&received, "mcp-sansio client"),
+        "tools/call greet",
+    );
+    let server = find(&spans_of(&received, "mcp-sansio serve"), "tools/call greet");
+    for span in [&client, &server] {
+        assert_eq!(attribute(span, "network.transport").as_deref(), Some("tcp"));
+        assert_eq!(
+            attribute(span, "mcp.protocol.version").as_deref(),
+            Some("2025-11-25")
+        );
+    }
+    let session = attribute(&server, "mcp.session.id").expect("a session id");
+    assert_eq!(session.len(), 32, "{session}");
+    assert_eq!(attribute(&client, "mcp.session.id"), Some(session));
+    assert_eq!(server["parentSpanId"], client["spanId"]);
 }
