@@ -2,30 +2,17 @@
 //! Streamable HTTP conversation, each frame once and in order, with the status lines and the
 //! MCP headers (`Mcp-Session-Id`, `MCP-Protocol-Version`) of each exchange.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_mcp-sansio");
+#[path = "support/http_fixture.rs"]
+mod http_fixture;
 
-/// Stops `child` with SIGTERM and waits for it (bounded).
-fn stop(mut child: Child) {
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    let started = Instant::now();
-    while child.try_wait().ok().flatten().is_none() {
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("serve --http did not stop after SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+use http_fixture::HttpFixture;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcp-sansio");
 
 fn records(path: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path).expect("trace file");
@@ -75,20 +62,9 @@ fn both_sides_of_an_http_conversation_are_traced() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let server_file = dir.join("server.jsonl");
     let client_file = dir.join("client.jsonl");
-    let mut server = Command::new(BIN)
-        .args(["serve", "--http", "--trace-file"])
-        .arg(&server_file)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn serve --http");
-    let mut lines = BufReader::new(server.stderr.take().expect("stderr")).lines();
-    let first = lines.next().and_then(Result::ok).unwrap_or_default();
-    let url = first
-        .strip_prefix("listening on ")
-        .unwrap_or_default()
-        .to_owned();
+    let path = server_file.to_str().expect("utf-8 path");
+    let server = HttpFixture::start_with(&["--trace-file", path], &[]);
+    let url = server.url.clone();
     let out = Command::new(BIN)
         .args([
             "client",
@@ -103,7 +79,7 @@ fn both_sides_of_an_http_conversation_are_traced() {
         .args(["tools", "list"])
         .output()
         .expect("run client");
-    stop(server);
+    server.terminate();
     assert!(
         out.status.success(),
         "{}",

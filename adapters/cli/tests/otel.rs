@@ -6,11 +6,16 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
+
+#[path = "support/http_fixture.rs"]
+mod http_fixture;
+
+use http_fixture::HttpFixture;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-sansio");
 
@@ -140,6 +145,24 @@ impl Collector {
     }
 }
 
+/// `client … --otel tools call greet` (stateful) with `target` (a URL, or `--stdio` and the
+/// server command after `--`), exporting to `collector`.
+fn greet(collector: &Collector, target: &[&str]) -> std::process::Output {
+    let (before, after) = match target.iter().position(|a| *a == "--") {
+        Some(at) => target.split_at(at),
+        None => (target, &[][..]),
+    };
+    collector
+        .command()
+        .arg("client")
+        .args(before)
+        .args(["--era", "stateful", "--timeout", "30", "--otel"])
+        .args(["tools", "call", "greet", "--args", r#"{"name":"Ada"}"#])
+        .args(after)
+        .output()
+        .expect("run mcp-sansio client")
+}
+
 /// The span named `name` among `spans`.
 fn find(spans: &[(String, Value)], name: &str) -> Value {
     spans
@@ -152,21 +175,10 @@ fn find(spans: &[(String, Value)], name: &str) -> Value {
 #[test]
 fn spans_and_metrics_reach_an_otlp_collector() {
     let collector = Collector::start();
-    let out = collector
-        .command()
-        .args([
-            "client",
-            "--stdio",
-            "--era",
-            "stateful",
-            "--timeout",
-            "30",
-            "--otel",
-        ])
-        .args(["tools", "call", "greet", "--args", r#"{"name":"Ada"}"#])
-        .args(["--", BIN, "serve", "--stdio", "--otel"])
-        .output()
-        .expect("run mcp-sansio");
+    let out = greet(
+        &collector,
+        &["--stdio", "--", BIN, "serve", "--stdio", "--otel"],
+    );
     let received = collector.stop();
     assert!(
         out.status.success(),
@@ -224,47 +236,17 @@ fn spans_and_metrics_reach_an_otlp_collector() {
 #[test]
 fn an_http_conversation_names_its_session_and_transport() {
     let collector = Collector::start();
-    let mut server = collector
-        .command()
-        .args(["serve", "--http", "--otel"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn serve --http");
-    let mut lines = BufReader::new(server.stderr.take().expect("stderr")).lines();
-    let first = lines.next().and_then(Result::ok).unwrap_or_default();
-    let url = first
-        .strip_prefix("listening on ")
-        .unwrap_or_default()
-        .to_owned();
-    let out = collector
-        .command()
-        .args([
-            "client",
-            &url,
-            "--era",
-            "stateful",
-            "--timeout",
-            "30",
-            "--otel",
-        ])
-        .args(["tools", "call", "greet", "--args", r#"{"name":"Ada"}"#])
-        .output()
-        .expect("run client");
+    let endpoint = format!("http://127.0.0.1:{}", collector.port);
+    let server = HttpFixture::start_with(
+        &["--otel"],
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"),
+        ],
+    );
+    let out = greet(&collector, &[&server.url]);
     // SIGTERM: the server shuts down gracefully and flushes its exporters.
-    let _ = Command::new("kill")
-        .args(["-TERM", &server.id().to_string()])
-        .status();
-    let started = std::time::Instant::now();
-    while server.try_wait().ok().flatten().is_none() {
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = server.kill();
-            let _ = server.wait();
-            panic!("serve --http did not stop after SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    server.terminate();
     let received = collector.stop();
     assert!(
         out.status.success(),
