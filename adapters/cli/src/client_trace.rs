@@ -24,9 +24,9 @@ const LINE_WIDTH: usize = 160;
 pub(crate) struct TraceArgs {
     /// Write every frame sent and received to stderr, one line each: milliseconds since the
     /// start, direction, transport, size, kind, method and id, then the JSON cut at 160
-    /// characters. `client`: covers stateful stdio conversations (`--stdio --era stateful`, or
-    /// an auto probe that falls back to `initialize`); other conversations say they are not
-    /// traced. `serve --stdio`: every frame the server reads and writes.
+    /// characters. Over HTTP also each request and status line with its MCP headers, and each
+    /// SSE event's id and retry. Covers `serve --stdio|--http`, `client URL` and stateful
+    /// `client --stdio`; a stateless (2026-07-28) stdio conversation says it is not traced.
     #[arg(long)]
     pub(crate) trace: bool,
     /// Like --trace, with the whole JSON of every frame.

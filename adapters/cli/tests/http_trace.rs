@@ -149,3 +149,85 @@ fn both_sides_of_an_http_conversation_are_traced() {
         }
     }
 }
+
+/// The SSE event ids of `records`, in order.
+fn sse_ids(records: &[Value]) -> Vec<String> {
+    records
+        .iter()
+        .filter_map(|r| r.get("sse")?["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn an_sse_answer_shows_each_event_id_before_its_frame_on_both_sides() {
+    let dir = std::env::temp_dir().join(format!("mcp-sansio-sse-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let server_file = dir.join("server.jsonl");
+    let client_file = dir.join("client.jsonl");
+    let path = server_file.to_str().expect("utf-8 path");
+    let server = HttpFixture::start_with(&["--trace-file", path], &[]);
+    // The tool logs three messages while it runs: the answer to its POST is an SSE stream.
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            &server.url,
+            "--era",
+            "stateful",
+            "--timeout",
+            "30",
+        ])
+        .arg("--trace-file")
+        .arg(&client_file)
+        .args(["tools", "call", "test_tool_with_logging"])
+        .output()
+        .expect("run client");
+    server.terminate();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let client = records(&client_file);
+    let served = records(&server_file);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // Seen from the client: the three log notifications, then the answer, each frame right
+    // after the event id that carried it.
+    let after_call: Vec<&Value> = client
+        .iter()
+        .skip_while(|r| r["message"]["method"] != "tools/call")
+        .collect();
+    let frames: Vec<String> = after_call
+        .iter()
+        .filter(|r| r.get("message").is_some() && r["dir"] == "recv")
+        .map(|r| {
+            r["message"]["method"]
+                .as_str()
+                .map_or_else(|| format!("response {}", r["message"]["id"]), str::to_owned)
+        })
+        .collect();
+    assert_eq!(
+        frames,
+        [
+            "notifications/message",
+            "notifications/message",
+            "notifications/message",
+            "response 1"
+        ],
+        "{client:#?}"
+    );
+    for pair in after_call.windows(2) {
+        if pair[1].get("message").is_some() && pair[1]["dir"] == "recv" {
+            assert!(pair[0].get("sse").is_some(), "{pair:#?}");
+        }
+    }
+    // The server wrote the same event ids the client read, in the same order.
+    let ids = sse_ids(&after_call.into_iter().cloned().collect::<Vec<_>>());
+    assert!(ids.len() >= 4, "{client:#?}");
+    let served_after: Vec<Value> = served
+        .iter()
+        .skip_while(|r| r["message"]["method"] != "tools/call")
+        .cloned()
+        .collect();
+    assert_eq!(sse_ids(&served_after), ids, "{served:#?}");
+}
