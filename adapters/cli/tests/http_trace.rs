@@ -56,27 +56,27 @@ fn heads(records: &[Value]) -> Vec<(String, String, Vec<String>)> {
         .collect()
 }
 
-#[test]
-fn both_sides_of_an_http_conversation_are_traced() {
-    let dir = std::env::temp_dir().join(format!("mcp-sansio-http-trace-{}", std::process::id()));
+/// Runs `client URL --era stateful --trace-file … OP` against `serve --http --trace-file …`
+/// (stopped gracefully after), and hands back both traces: (client, server).
+fn traced(tag: &str, op: &[&str]) -> (Vec<Value>, Vec<Value>) {
+    let dir = std::env::temp_dir().join(format!("mcp-sansio-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let server_file = dir.join("server.jsonl");
     let client_file = dir.join("client.jsonl");
     let path = server_file.to_str().expect("utf-8 path");
     let server = HttpFixture::start_with(&["--trace-file", path], &[]);
-    let url = server.url.clone();
     let out = Command::new(BIN)
         .args([
             "client",
-            &url,
+            &server.url,
             "--era",
             "stateful",
             "--timeout",
             "30",
-            "--trace-file",
         ])
+        .arg("--trace-file")
         .arg(&client_file)
-        .args(["tools", "list"])
+        .args(op)
         .output()
         .expect("run client");
     server.terminate();
@@ -85,9 +85,14 @@ fn both_sides_of_an_http_conversation_are_traced() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let client = records(&client_file);
-    let served = records(&server_file);
+    let traces = (records(&client_file), records(&server_file));
     let _ = std::fs::remove_dir_all(&dir);
+    traces
+}
+
+#[test]
+fn both_sides_of_an_http_conversation_are_traced() {
+    let (client, served) = traced("http-trace", &["tools", "list"]);
 
     let want_client = [
         "send initialize",
@@ -160,36 +165,8 @@ fn sse_ids(records: &[Value]) -> Vec<String> {
 
 #[test]
 fn an_sse_answer_shows_each_event_id_before_its_frame_on_both_sides() {
-    let dir = std::env::temp_dir().join(format!("mcp-sansio-sse-trace-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let server_file = dir.join("server.jsonl");
-    let client_file = dir.join("client.jsonl");
-    let path = server_file.to_str().expect("utf-8 path");
-    let server = HttpFixture::start_with(&["--trace-file", path], &[]);
     // The tool logs three messages while it runs: the answer to its POST is an SSE stream.
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            &server.url,
-            "--era",
-            "stateful",
-            "--timeout",
-            "30",
-        ])
-        .arg("--trace-file")
-        .arg(&client_file)
-        .args(["tools", "call", "test_tool_with_logging"])
-        .output()
-        .expect("run client");
-    server.terminate();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let client = records(&client_file);
-    let served = records(&server_file);
-    let _ = std::fs::remove_dir_all(&dir);
+    let (client, served) = traced("sse-trace", &["tools", "call", "test_tool_with_logging"]);
 
     // Seen from the client: the three log notifications, then the answer, each frame right
     // after the event id that carried it.
