@@ -26,6 +26,11 @@ pub const MAX_OPEN_SPANS: usize = 4096;
 /// Sessions whose duration is kept at once (an HTTP server's sink sees many).
 pub const MAX_SESSIONS: usize = 4096;
 
+/// The bucket boundaries (seconds) the conventions give the operation durations.
+const OPERATION_BUCKETS: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
 /// Which end of the conversation the sink watches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
@@ -51,6 +56,14 @@ impl Transport {
             Transport::Tcp => "tcp",
         }
     }
+
+    /// `network.protocol.name`: `http` over TCP, none on a pipe.
+    fn protocol(self) -> Option<&'static str> {
+        match self {
+            Transport::Pipe => None,
+            Transport::Tcp => Some("http"),
+        }
+    }
 }
 
 /// A request waiting for its response.
@@ -74,11 +87,15 @@ struct Instruments {
 impl Instruments {
     fn new(meter: &Meter) -> Self {
         let histogram = |name: &'static str, description: &'static str| {
-            meter
+            let builder = meter
                 .f64_histogram(name)
                 .with_unit("s")
-                .with_description(description)
-                .build()
+                .with_description(description);
+            if name.ends_with("operation.duration") {
+                builder.with_boundaries(OPERATION_BUCKETS.to_vec()).build()
+            } else {
+                builder.build()
+            }
         };
         Instruments {
             server_operation: histogram(
@@ -202,6 +219,9 @@ impl OtelSink {
             KeyValue::new("mcp.method.name", method.to_owned()),
             KeyValue::new("network.transport", self.transport.as_str()),
         ];
+        if let Some(protocol) = self.transport.protocol() {
+            labels.push(KeyValue::new("network.protocol.name", protocol));
+        }
         if let Some(id) = &trace.envelope.id {
             span.record("jsonrpc.request.id", id.trim_matches('"'));
         }
@@ -209,6 +229,7 @@ impl OtelSink {
             span.record("gen_ai.tool.name", tool);
             span.record("gen_ai.operation.name", "execute_tool");
             labels.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+            labels.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
         }
         if let Some(prompt) = prompt {
             span.record("gen_ai.prompt.name", prompt);
@@ -270,6 +291,10 @@ impl OtelSink {
                 open.span.record("otel.status_description", *message);
             }
             open.labels.push(KeyValue::new("error.type", kind.clone()));
+            if trace.envelope.error_code.is_some() {
+                open.labels
+                    .push(KeyValue::new("rpc.response.status_code", kind.clone()));
+            }
         }
         let seconds = trace.at.saturating_duration_since(open.start).as_secs_f64();
         let histogram = match trace.dir {
@@ -352,6 +377,7 @@ fn new_span(name: &str, kind: &str, method: &str, transport: Transport) -> traci
         mcp.session.id = Empty,
         mcp.protocol.version = Empty,
         network.transport = transport.as_str(),
+        network.protocol.name = transport.protocol(),
         error.type = Empty,
         rpc.response.status_code = Empty,
         otel.status_code = Empty,

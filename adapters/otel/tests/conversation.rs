@@ -12,6 +12,7 @@ use mcp_sansio::trace::{Direction, FrameTrace, TraceSink};
 use mcp_sansio_otel::{OtelSink, Side, Transport};
 use opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
 use opentelemetry::Value as OtelValue;
+use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
 use opentelemetry_sdk::metrics::{InMemoryMetricExporter, SdkMeterProvider};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::{json, Value};
@@ -181,5 +182,31 @@ fn spans_and_metrics_follow_the_conventions() {
     ] {
         assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
     }
+    // The server timed each request once, in the conventions' buckets, with its attributes.
+    let server_ops = exported
+        .iter()
+        .flat_map(|rm| rm.scope_metrics())
+        .flat_map(|sm| sm.metrics())
+        .find(|m| m.name() == "mcp.server.operation.duration")
+        .expect("the server's operation durations");
+    let AggregatedMetrics::F64(MetricData::Histogram(histogram)) = server_ops.data() else {
+        panic!("not an f64 histogram: {server_ops:?}");
+    };
+    let points: Vec<_> = histogram.data_points().collect();
+    let total: u64 = points.iter().map(|p| p.count()).sum();
+    assert_eq!(total, 4, "initialize, two tool calls and the prompt");
+    let bounds: Vec<f64> = points[0].bounds().collect();
+    assert_eq!(bounds.first(), Some(&0.01));
+    assert_eq!(bounds.last(), Some(&300.0));
+    let failed = points
+        .iter()
+        .find(|p| {
+            p.attributes()
+                .any(|kv| kv.key.as_str() == "error.type" && kv.value.as_str() == "tool_error")
+        })
+        .expect("the failed tool call's point");
+    assert!(failed
+        .attributes()
+        .any(|kv| kv.key.as_str() == "gen_ai.tool.name" && kv.value.as_str() == "fail"));
     let _ = tracer.shutdown();
 }
