@@ -329,13 +329,21 @@ impl TraceSink for OtelSink {
         }
     }
 
-    fn http(&mut self, _at: Instant, _dir: Direction, _start: &str, headers: &[(&str, &str)]) {
-        for (name, value) in headers {
-            if name.eq_ignore_ascii_case("mcp-session-id") {
-                self.session_id = Some((*value).to_owned());
-            } else if name.eq_ignore_ascii_case("mcp-protocol-version") {
-                self.protocol_version = Some((*value).to_owned());
-            }
+    /// A request head names the session of the frames that follow it (none: a new one, or
+    /// none at all); a response head that names one (the answer to `initialize`) sets it.
+    fn http(&mut self, _at: Instant, _dir: Direction, start: &str, headers: &[(&str, &str)]) {
+        let header = |wanted: &str| {
+            headers
+                .iter()
+                .find(|(name, _)| name.eq_ignore_ascii_case(wanted))
+                .map(|(_, value)| (*value).to_owned())
+        };
+        let session = header("mcp-session-id");
+        if !start.starts_with("HTTP/") || session.is_some() {
+            self.session_id = session;
+        }
+        if let Some(version) = header("mcp-protocol-version") {
+            self.protocol_version = Some(version);
         }
     }
 }
@@ -428,5 +436,37 @@ impl ClientContext {
         let parent = params.get("_meta")?.get("traceparent")?.as_str()?;
         let mut spans = self.spans.lock().unwrap_or_else(|p| p.into_inner());
         spans.remove(parent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_request_head_names_its_own_session() {
+        let meter = opentelemetry::global::meter("test");
+        let mut sink = OtelSink::new(Side::Server, Transport::Tcp, &meter);
+        let now = Instant::now();
+        sink.http(
+            now,
+            Direction::Recv,
+            "POST /mcp",
+            &[("Mcp-Session-Id", "a")],
+        );
+        assert_eq!(sink.session_id.as_deref(), Some("a"));
+        // Another client's `initialize` carries no session: it is not session `a`'s.
+        sink.http(now, Direction::Recv, "POST /mcp", &[]);
+        assert_eq!(sink.session_id, None);
+        sink.http(
+            now,
+            Direction::Send,
+            "HTTP/1.1 200 OK",
+            &[("mcp-session-id", "b")],
+        );
+        assert_eq!(sink.session_id.as_deref(), Some("b"));
+        // A response without the header leaves it.
+        sink.http(now, Direction::Send, "HTTP/1.1 202 Accepted", &[]);
+        assert_eq!(sink.session_id.as_deref(), Some("b"));
     }
 }
