@@ -15,7 +15,7 @@ use mcp_sansio::http::HttpText;
 use mcp_sansio::trace::{is_traced_header, Direction, FrameTrace, TraceSink};
 
 /// A trace sink shared by every connection and exchange of a server or client (cloning shares
-/// it). Set it with `HttpServer::set_trace` or `HttpClientOptions::trace`.
+/// it). Set it in `HttpServerOptions::trace` or `HttpClientOptions::trace`.
 #[derive(Clone)]
 pub struct HttpTrace(Arc<Mutex<dyn TraceSink + Send>>);
 
