@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use clap::Args;
@@ -25,8 +25,8 @@ pub(crate) struct TraceArgs {
     /// Write every frame sent and received to stderr, one line each: milliseconds since the
     /// start, direction, transport, size, kind, method and id, then the JSON cut at 160
     /// characters. Over HTTP also each request and status line with its MCP headers, and each
-    /// SSE event's id and retry. Covers `serve --stdio|--http`, `client URL` and stateful
-    /// `client --stdio`; a stateless (2026-07-28) stdio conversation says it is not traced.
+    /// SSE event's id and retry. Covers `serve --stdio|--http` and every `client`
+    /// conversation (the era probe included).
     #[arg(long)]
     pub(crate) trace: bool,
     /// Like --trace, with the whole JSON of every frame.
@@ -43,11 +43,13 @@ pub(crate) struct TraceArgs {
 }
 
 impl TraceArgs {
-    /// Says on stderr that this conversation is not traced, when a trace was asked for.
-    pub(crate) fn not_traced(&self, what: &str) {
-        if self.trace || self.trace_full || self.trace_file.is_some() {
-            eprintln!("note: --trace covers stateful stdio conversations; {what} is not traced");
-        }
+    /// The client's sinks of a conversation on `transport`, shared by the era probe and the
+    /// conversation after it, or `None` when nothing listens.
+    pub(crate) fn shared(&self, transport: &'static str) -> Result<Option<SharedSinks>, Failure> {
+        let sinks = self
+            .sink(transport, false)
+            .map_err(|e| Failure::Failed(format!("cannot open the trace file: {e}")))?;
+        Ok(sinks.map(|s| SharedSinks(Arc::new(Mutex::new(s)))))
     }
 
     /// The sink of an HTTP conversation, opened once per process (the `client` probe and the
@@ -90,6 +92,31 @@ impl TraceArgs {
                 .then(|| crate::otel_cli::otel_sink(transport, server)),
         };
         Ok((!sinks.is_empty()).then_some(sinks))
+    }
+}
+
+/// Sinks shared by the wires of one conversation (cloning shares them; the last clone
+/// dropped ends them).
+#[derive(Clone)]
+pub(crate) struct SharedSinks(Arc<Mutex<Sinks>>);
+
+impl SharedSinks {
+    fn with(&self, f: impl FnOnce(&mut Sinks)) {
+        f(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+}
+
+impl TraceSink for SharedSinks {
+    fn frame(&mut self, trace: &FrameTrace, raw: &[u8]) {
+        self.with(|s| s.frame(trace, raw));
+    }
+
+    fn http(&mut self, at: Instant, dir: Direction, start: &str, headers: &[(&str, &str)]) {
+        self.with(|s| s.http(at, dir, start, headers));
+    }
+
+    fn sse(&mut self, at: Instant, dir: Direction, id: Option<&str>, retry: Option<u64>) {
+        self.with(|s| s.sse(at, dir, id, retry));
     }
 }
 
