@@ -137,6 +137,9 @@ pub(crate) struct ServeArgs {
     /// The HTTP server's connection cap and timeouts (see `serve_limits.rs`).
     #[command(flatten)]
     pub(crate) limits: crate::serve_limits::ServeLimitArgs,
+    /// Where the protocol trace goes.
+    #[command(flatten)]
+    pub(crate) trace: crate::client_trace::TraceArgs,
 }
 
 /// Options of `client`.

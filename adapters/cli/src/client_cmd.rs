@@ -13,6 +13,7 @@ use mcp_sansio_stdio::{ChildProcess, ShutdownStage, StderrMode, StdioClient};
 use serde_json::{Map, Value};
 
 use crate::args::{ClientArgs, StderrArg};
+use crate::client_trace::SharedSinks;
 use crate::request::PlannedRequest;
 use crate::Failure;
 
@@ -103,7 +104,8 @@ pub(crate) async fn perform(
         timeout: Some(timeout),
         ..CallOptions::default()
     };
-    let call = |params: Option<Value>| {
+    let call = |mut params: Option<Value>| {
+        crate::otel_cli::inject(planned.method, &mut params);
         let params = params.map(|p| RawJson::from_serialize(&p).expect("JSON values encode"));
         handle.request_raw(planned.method, params, options())
     };
@@ -152,8 +154,9 @@ pub(crate) fn run(
     args: &ClientArgs,
     planned: PlannedRequest,
     server: &[OsString],
+    trace: Option<SharedSinks>,
 ) -> Result<(), Failure> {
-    run_on(args, planned, server, None)
+    run_on(args, planned, server, None, trace)
 }
 
 /// [`run`] on `started` when given (a child the era probe already spoke to), else on a newly
@@ -163,6 +166,7 @@ pub(crate) fn run_on(
     planned: PlannedRequest,
     server: &[OsString],
     started: Option<ChildProcess>,
+    trace: Option<SharedSinks>,
 ) -> Result<(), Failure> {
     let timeout = Duration::from_secs_f64(args.timeout);
     let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")))
@@ -181,10 +185,9 @@ pub(crate) fn run_on(
     let client = client
         .map_err(|e| Failure::Failed(format!("cannot start the server `{program}`: {e}")))?
         .on_event(report_event);
-    let client = match args.trace.sink("stdio") {
-        Ok(Some(sink)) => client.on_trace(sink),
-        Ok(None) => client,
-        Err(e) => return Err(Failure::Failed(format!("cannot open the trace file: {e}"))),
+    let client = match trace {
+        Some(sink) => client.on_trace(sink),
+        None => client,
     };
     let handle = client.handle();
     let paginate = planned.paginated && !args.no_paginate;

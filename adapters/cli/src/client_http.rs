@@ -31,6 +31,7 @@ pub(crate) fn run(args: &ClientArgs, planned: PlannedRequest, url: &str) -> Resu
             args.bearer_token.is_some(),
         )?,
         transport: crate::client_cmd::http_transport_config(),
+        trace: args.trace.http(false)?,
         ..HttpClientOptions::default()
     };
     let choice = match args.transport {

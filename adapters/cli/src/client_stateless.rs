@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 
 use crate::args::{ClientArgs, EraArg, TransportArg};
 use crate::client_cmd::{conclude, Answer, Pages, MAX_PAGES};
+use crate::client_trace::SharedSinks;
 use crate::request::PlannedRequest;
 use crate::stateless_stdio::StatelessStdio;
 use crate::Failure;
@@ -64,8 +65,13 @@ pub(crate) fn run(
             "--transport sse speaks only the handshake era".into(),
         ));
     }
+    // One trace for a stdio child: the probe and the conversation after it.
+    let trace = match target {
+        Target::Stdio(_) => args.trace.shared("stdio")?,
+        Target::Url(_) => None,
+    };
     if args.era == EraArg::Stateful || sse {
-        return run_stateful(args, planned, target);
+        return run_stateful(args, planned, target, trace);
     }
     let timeout = Duration::from_secs_f64(args.timeout);
     let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")));
@@ -81,7 +87,8 @@ pub(crate) fn run(
                 .map_err(|e| {
                     let program = server[0].to_string_lossy().into_owned();
                     Failure::Failed(format!("cannot start the server `{program}`: {e}"))
-                })?;
+                })?
+                .on_trace(trace.clone());
             let probe = auto.then_some(STDIO_PROBE_TIMEOUT);
             let path = drive(&mut wire, &planned, paginate, probe, timeout, verbose).await;
             let tail = wire.stderr_tail();
@@ -111,6 +118,7 @@ pub(crate) fn run(
                 bearer_token: args.bearer_token.clone(),
                 authorization,
                 transport: crate::client_cmd::http_transport_config(),
+                trace: args.trace.http(false)?,
                 ..HttpClientOptions::default()
             };
             let probe = auto.then_some(HTTP_PROBE_TIMEOUT);
@@ -123,25 +131,28 @@ pub(crate) fn run(
     };
     match path {
         Path::Stateless(outcome) => {
-            args.trace
-                .not_traced("a 2026-07-28 (stateless) conversation");
+            drop(trace);
             conclude(outcome, args.pretty, |_| {})
         }
-        Path::Stateful => run_stateful(args, planned, target),
+        Path::Stateful => run_stateful(args, planned, target, trace),
         Path::StatefulOn(child) => match target {
-            Target::Stdio(server) => crate::client_cmd::run_on(args, planned, server, Some(child)),
-            other => run_stateful(args, planned, other),
+            Target::Stdio(server) => {
+                crate::client_cmd::run_on(args, planned, server, Some(child), trace)
+            }
+            other => run_stateful(args, planned, other, trace),
         },
     }
 }
 
-fn run_stateful(args: &ClientArgs, planned: PlannedRequest, target: Target) -> Result<(), Failure> {
+fn run_stateful(
+    args: &ClientArgs,
+    planned: PlannedRequest,
+    target: Target,
+    trace: Option<SharedSinks>,
+) -> Result<(), Failure> {
     match target {
-        Target::Stdio(server) => crate::client_cmd::run(args, planned, server),
-        Target::Url(url) => {
-            args.trace.not_traced("an HTTP conversation");
-            crate::client_http::run(args, planned, url)
-        }
+        Target::Stdio(server) => crate::client_cmd::run(args, planned, server, trace),
+        Target::Url(url) => crate::client_http::run(args, planned, url),
     }
 }
 

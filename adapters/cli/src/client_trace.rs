@@ -1,26 +1,32 @@
-//! `mcp-sansio client --trace`, `--trace-full` and `--trace-file PATH`: every frame of the
+//! `mcp-sansio client|serve --trace`, `--trace-full` and `--trace-file PATH`: every frame of the
 //! conversation, one line each, on stderr (for people) or as JSON Lines in a file (for tools).
 //! The lines come from the core's [`FrameTrace`]; this file only formats and writes them.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use clap::Args;
 use mcp_sansio::trace::{Direction, EnvelopeKind, FrameTrace, TraceSink};
-use serde_json::{json, Value};
+use mcp_sansio_http::HttpTrace;
+use serde_json::{json, Map, Value};
+
+use crate::otel_cli::Sinks;
+use crate::Failure;
 
 /// Characters of JSON a `--trace` line shows before it is cut (`--trace-full` shows all).
 const LINE_WIDTH: usize = 160;
 
-/// The trace options of `client`.
+/// The trace options of `client` and `serve`.
 #[derive(Debug, Args)]
 pub(crate) struct TraceArgs {
     /// Write every frame sent and received to stderr, one line each: milliseconds since the
     /// start, direction, transport, size, kind, method and id, then the JSON cut at 160
-    /// characters. Covers stateful stdio conversations (`--stdio --era stateful`, or an auto
-    /// probe that falls back to `initialize`); other conversations say they are not traced.
+    /// characters. Over HTTP also each request and status line with its MCP headers, and each
+    /// SSE event's id and retry. Covers `serve --stdio|--http` and every `client`
+    /// conversation (the era probe included).
     #[arg(long)]
     pub(crate) trace: bool,
     /// Like --trace, with the whole JSON of every frame.
@@ -30,32 +36,87 @@ pub(crate) struct TraceArgs {
     /// {"t_ms":…,"dir":"send"|"recv","transport":…,"bytes":…,"message":{…}}.
     #[arg(long, value_name = "PATH")]
     pub(crate) trace_file: Option<PathBuf>,
+    /// Export OpenTelemetry spans and metrics (MCP semantic conventions) over OTLP/HTTP to
+    /// OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318). Needs the `otel` build.
+    #[arg(long)]
+    pub(crate) otel: bool,
 }
 
 impl TraceArgs {
-    /// Says on stderr that this conversation is not traced, when a trace was asked for.
-    pub(crate) fn not_traced(&self, what: &str) {
-        if self.trace || self.trace_full || self.trace_file.is_some() {
-            eprintln!("note: --trace covers stateful stdio conversations; {what} is not traced");
-        }
+    /// The client's sinks of a conversation on `transport`, shared by the era probe and the
+    /// conversation after it, or `None` when nothing listens.
+    pub(crate) fn shared(&self, transport: &'static str) -> Result<Option<SharedSinks>, Failure> {
+        let sinks = self
+            .sink(transport, false)
+            .map_err(|e| Failure::Failed(format!("cannot open the trace file: {e}")))?;
+        Ok(sinks.map(|s| SharedSinks(Arc::new(Mutex::new(s)))))
     }
 
-    /// The sink these options ask for, or `None` when tracing is off.
-    pub(crate) fn sink(&self, transport: &'static str) -> std::io::Result<Option<CliTrace>> {
+    /// The sink of an HTTP conversation, opened once per process (the `client` probe and the
+    /// conversation after it share it), or `None` when tracing is off.
+    pub(crate) fn http(&self, server: bool) -> Result<Option<HttpTrace>, Failure> {
+        static HTTP: OnceLock<Option<HttpTrace>> = OnceLock::new();
+        if let Some(trace) = HTTP.get() {
+            return Ok(trace.clone());
+        }
+        let sink = self
+            .sink("http", server)
+            .map_err(|e| Failure::Failed(format!("cannot open the trace file: {e}")))?;
+        Ok(HTTP.get_or_init(|| sink.map(HttpTrace::new)).clone())
+    }
+
+    /// The sinks these options ask for (the server's side when `server`), or `None` when
+    /// nothing listens.
+    pub(crate) fn sink(
+        &self,
+        transport: &'static str,
+        server: bool,
+    ) -> std::io::Result<Option<Sinks>> {
         let file = match &self.trace_file {
             Some(path) => Some(BufWriter::new(File::create(path)?)),
             None => None,
         };
         let stderr = (self.trace || self.trace_full).then_some(self.trace_full);
-        if file.is_none() && stderr.is_none() {
-            return Ok(None);
-        }
-        Ok(Some(CliTrace {
+        let text = (file.is_some() || stderr.is_some()).then(|| CliTrace {
             start: Instant::now(),
             transport,
             stderr,
             file,
-        }))
+        });
+        let _ = server;
+        let sinks = Sinks {
+            text,
+            #[cfg(feature = "otel")]
+            otel: self
+                .otel
+                .then(|| crate::otel_cli::otel_sink(transport, server)),
+        };
+        Ok((!sinks.is_empty()).then_some(sinks))
+    }
+}
+
+/// Sinks shared by the wires of one conversation (cloning shares them; the last clone
+/// dropped ends them).
+#[derive(Clone)]
+pub(crate) struct SharedSinks(Arc<Mutex<Sinks>>);
+
+impl SharedSinks {
+    fn with(&self, f: impl FnOnce(&mut Sinks)) {
+        f(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+}
+
+impl TraceSink for SharedSinks {
+    fn frame(&mut self, trace: &FrameTrace, raw: &[u8]) {
+        self.with(|s| s.frame(trace, raw));
+    }
+
+    fn http(&mut self, at: Instant, dir: Direction, start: &str, headers: &[(&str, &str)]) {
+        self.with(|s| s.http(at, dir, start, headers));
+    }
+
+    fn sse(&mut self, at: Instant, dir: Direction, id: Option<&str>, retry: Option<u64>) {
+        self.with(|s| s.sse(at, dir, id, retry));
     }
 }
 
@@ -74,16 +135,15 @@ impl CliTrace {
     }
 }
 
-impl TraceSink for CliTrace {
-    fn frame(&mut self, trace: &FrameTrace, raw: &[u8]) {
-        let t_ms = self.millis(trace.at);
+impl CliTrace {
+    /// Writes `line` to stderr (when asked) and `record` to the file (when open).
+    fn write(&mut self, line: impl FnOnce(bool) -> String, record: impl FnOnce() -> Value) {
         if let Some(full) = self.stderr {
-            eprintln!("{}", human_line(t_ms, self.transport, trace, raw, full));
+            eprintln!("{}", line(full));
         }
         if let Some(file) = &mut self.file {
-            let line = json_line(t_ms, self.transport, trace, raw);
             // A trace that cannot be written must not end the conversation: stop writing.
-            if writeln!(file, "{line}")
+            if writeln!(file, "{}", record())
                 .and_then(|()| file.flush())
                 .is_err()
             {
@@ -93,12 +153,67 @@ impl TraceSink for CliTrace {
     }
 }
 
-/// `   12.3 ms → stdio    145 B  request tools/list id=2  {"jsonrpc":…}`
-fn human_line(t_ms: f64, transport: &str, trace: &FrameTrace, raw: &[u8], full: bool) -> String {
-    let arrow = match trace.dir {
+impl TraceSink for CliTrace {
+    fn frame(&mut self, trace: &FrameTrace, raw: &[u8]) {
+        let t_ms = self.millis(trace.at);
+        let transport = self.transport;
+        self.write(
+            |full| human_line(t_ms, transport, trace, raw, full),
+            || json_line(t_ms, transport, trace, raw),
+        );
+    }
+
+    fn http(&mut self, at: Instant, dir: Direction, start: &str, headers: &[(&str, &str)]) {
+        let t_ms = self.millis(at);
+        let shown: String = headers.iter().map(|(n, v)| format!("  {n}: {v}")).collect();
+        let fields: Map<String, Value> = headers
+            .iter()
+            .map(|(n, v)| ((*n).to_owned(), Value::from(*v)))
+            .collect();
+        self.write(
+            |_| format!("{t_ms:9.1} ms {} http  {start}{shown}", arrow(dir)),
+            || {
+                json!({"t_ms": round(t_ms), "dir": dir.as_str(), "transport": "http",
+                      "http": {"start": start, "headers": fields}})
+            },
+        );
+    }
+
+    fn sse(&mut self, at: Instant, dir: Direction, id: Option<&str>, retry: Option<u64>) {
+        let t_ms = self.millis(at);
+        let mut what = String::new();
+        if let Some(id) = id {
+            what.push_str(&format!(" id: {id}"));
+        }
+        if let Some(retry) = retry {
+            what.push_str(&format!(" retry: {retry}"));
+        }
+        self.write(
+            |_| format!("{t_ms:9.1} ms {} sse  event{what}", arrow(dir)),
+            || {
+                json!({"t_ms": round(t_ms), "dir": dir.as_str(), "transport": "sse",
+                      "sse": {"id": id, "retry": retry}})
+            },
+        );
+    }
+}
+
+/// `→` for sent, `←` for received.
+fn arrow(dir: Direction) -> &'static str {
+    match dir {
         Direction::Send => "→",
         Direction::Recv => "←",
-    };
+    }
+}
+
+/// Milliseconds kept to the microsecond.
+fn round(t_ms: f64) -> f64 {
+    (t_ms * 1000.0).round() / 1000.0
+}
+
+/// `   12.3 ms → stdio    145 B  request tools/list id=2  {"jsonrpc":…}`
+fn human_line(t_ms: f64, transport: &str, trace: &FrameTrace, raw: &[u8], full: bool) -> String {
+    let arrow = arrow(trace.dir);
     let envelope = &trace.envelope;
     let mut what = envelope.kind.as_str().to_owned();
     if let Some(method) = &envelope.method {
@@ -139,7 +254,7 @@ fn json_line(t_ms: f64, transport: &str, trace: &FrameTrace, raw: &[u8]) -> Valu
     let message = serde_json::from_slice::<Value>(raw)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(raw).into_owned()));
     json!({
-        "t_ms": (t_ms * 1000.0).round() / 1000.0,
+        "t_ms": round(t_ms),
         "dir": trace.dir.as_str(),
         "transport": transport,
         "bytes": trace.bytes,

@@ -19,6 +19,7 @@ mod conformance_client;
 mod conformance_stateless;
 mod fd_limit;
 mod fixture;
+mod otel_cli;
 mod request;
 mod serve_auth;
 mod serve_http;
@@ -33,7 +34,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use mcp_sansio::config::Config;
-use mcp_sansio_stdio::{serve_server_stdio, DriveOptions, Driver, Finished, ServerDriven};
+use mcp_sansio_stdio::{DriveOptions, Driver, Finished, ServerDriven};
 
 use args::{Cli, ClientArgs, Command};
 
@@ -52,18 +53,32 @@ fn main() -> ExitCode {
         }
     };
     let _ = MAX_FRAME.set(cli.max_frame);
+    let otel = match &cli.command {
+        Command::Serve(args) => otel_cli::install(args.trace.otel, "mcp-sansio serve"),
+        Command::Client(args) => otel_cli::install(args.trace.otel, "mcp-sansio client"),
+        _ => Ok(None),
+    };
+    let _otel = match otel {
+        Ok(installed) => installed,
+        Err(failure) => return report(Err(failure)),
+    };
     let outcome = match cli.command {
         Command::Serve(args) => match &args.http {
-            Some(addr) => serve_http::serve_http(addr, &args.auth, &args.limits),
+            Some(addr) => serve_http::serve_http(addr, &args.auth, &args.limits, &args.trace),
             None if args.auth.auth_issuer.is_some() => {
                 Err(Failure::Usage("--auth-* options need --http".into()))
             }
-            None => serve(),
+            None => serve(&args.trace),
         },
         Command::Client(client) => run_client(&client, server_command),
         Command::ConformanceClient(args) => conformance_client::run(&args.url),
         Command::Bench(bench) => bench::run(&bench, server_command),
     };
+    report(outcome)
+}
+
+/// The exit status of `outcome`, with its message on stderr.
+fn report(outcome: Result<(), Failure>) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(message)) => {
@@ -110,7 +125,10 @@ fn split_server_command(mut argv: Vec<OsString>) -> (Vec<OsString>, Option<Vec<O
 
 /// Serves the reference fixture on stdin/stdout until stdin ends and in-flight requests are
 /// answered. Protocol on stdout only; diagnostics on stderr.
-fn serve() -> Result<(), Failure> {
+fn serve(trace: &client_trace::TraceArgs) -> Result<(), Failure> {
+    let sink = trace
+        .sink("stdio", true)
+        .map_err(|e| Failure::Failed(format!("cannot open the trace file: {e}")))?;
     let mut config = Config {
         max_frame_len: max_frame(),
         ..Config::default()
@@ -128,7 +146,7 @@ fn serve() -> Result<(), Failure> {
     let factory = fixture::fixture_factory(config, sleep.clone());
     let server = fixture::fixture_server(&factory, Instant::now());
     let extras = fixture::extras(server.handle(), sleep);
-    let finished = serve_on_stdio(options, server, extras)?;
+    let finished = serve_on_stdio(options, server, extras, sink)?;
     if let Some(error) = finished.input_error {
         eprintln!("mcp-sansio: reading stdin failed: {error}");
     }
@@ -152,21 +170,28 @@ fn serve_on_stdio(
     options: DriveOptions,
     server: mcp_sansio::app::server::Server,
     extras: impl std::future::Future<Output = ()> + 'static,
+    trace: Option<otel_cli::Sinks>,
 ) -> Result<Finished<ServerDriven>, Failure> {
+    let traced = |driven: ServerDriven| match trace {
+        Some(sink) => driven.on_trace(sink),
+        None => driven,
+    };
     let smol = stdio_on_smol();
     #[cfg(unix)]
     if !smol {
         let driver = mcp_sansio_stdio::PollDriver::new(options)
             .map_err(|error| Failure::Failed(format!("starting the stdio loop failed: {error}")))?;
         let extras = driver.handle().spawn(extras);
-        let finished = mcp_sansio_stdio::serve_server_stdio_poll(driver, server);
+        let driven = traced(ServerDriven::for_poll(server, &driver));
+        let finished = driver.serve_stdio(driven);
         drop(extras);
         return Ok(finished);
     }
     let _ = smol;
     let driver = Driver::new(options);
     let extras = driver.handle().spawn(extras);
-    let finished = serve_server_stdio(driver, server);
+    let driven = traced(ServerDriven::new(server, &driver));
+    let finished = driver.serve_stdio(driven);
     drop(extras);
     Ok(finished)
 }

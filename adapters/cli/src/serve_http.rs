@@ -47,6 +47,7 @@ pub(crate) fn serve_http(
     addr: &str,
     auth: &ServeAuthArgs,
     limits: &ServeLimitArgs,
+    trace: &crate::client_trace::TraceArgs,
 ) -> Result<(), Failure> {
     let addr: SocketAddr = addr
         .parse()
@@ -67,6 +68,7 @@ pub(crate) fn serve_http(
     // to a task on the serving executor. One entry per session, drained at once.
     let (extras_tx, extras_rx) = smol::channel::unbounded::<BoxFuture<()>>();
     limits.apply(&mut options)?;
+    options.trace = trace.http(true)?;
     fit_to_fd_limit(&mut options, crate::fd_limit::raise_to_hard());
     let max_connections = options.max_connections;
     let factory = fixture::fixture_factory(config, sleep.clone());

@@ -7,17 +7,20 @@ use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use mcp_sansio::app::client::stateless::{
     CallId, StatelessClient, StatelessClientError, StatelessEvent, StatelessMachine, TaskHandle,
     TaskOutcome, Wire,
 };
 use mcp_sansio::outgoing::Action;
+use mcp_sansio::trace::{Direction, FrameTrace, TraceSink};
 use mcp_sansio_stdio::{connect_child, ChildProcess, ShutdownTimeouts, StderrMode};
 use serde_json::Value;
 use smol::channel::Receiver;
 use smol::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::args::StderrArg;
+use crate::client_trace::SharedSinks;
 
 /// The longest line read from the server.
 const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -34,6 +37,8 @@ pub(crate) struct StatelessStdio {
     stash: VecDeque<StatelessEvent>,
     /// Rung by the machine's waker when an input handler finished.
     woken: Receiver<()>,
+    /// Where each line written and read is reported, when someone listens.
+    trace: Option<SharedSinks>,
 }
 
 impl StatelessStdio {
@@ -63,7 +68,14 @@ impl StatelessStdio {
             pending: Vec::new(),
             stash: VecDeque::new(),
             woken,
+            trace: None,
         })
+    }
+
+    /// Reports every line written and read to `trace` (docs/trace.md).
+    pub(crate) fn on_trace(mut self, trace: Option<SharedSinks>) -> Self {
+        self.trace = trace;
+        self
     }
 
     /// The machine (its client: version, learned tools).
@@ -233,6 +245,10 @@ impl StatelessStdio {
         while let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
             let mut line: Vec<u8> = self.pending.drain(..=end).collect();
             line.pop();
+            if let Some(trace) = &mut self.trace {
+                let frame = Bytes::from(line.clone());
+                trace.frame(&FrameTrace::new(Direction::Recv, now, &frame), &frame);
+            }
             self.machine.handle_line(now, &line);
         }
         if self.pending.len() > MAX_LINE {
@@ -242,6 +258,13 @@ impl StatelessStdio {
     }
 
     async fn write_line(&mut self, body: &[u8]) -> Result<(), String> {
+        if let Some(trace) = &mut self.trace {
+            let frame = Bytes::copy_from_slice(body);
+            trace.frame(
+                &FrameTrace::new(Direction::Send, Instant::now(), &frame),
+                &frame,
+            );
+        }
         let (stdin, _) = self
             .child
             .pipes_mut()

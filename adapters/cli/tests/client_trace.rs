@@ -8,8 +8,13 @@ use serde_json::Value;
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-sansio");
 
 fn client(flags: &[&str]) -> Output {
+    client_in("stateful", flags)
+}
+
+/// `client --stdio --era ERA FLAGS tools list` against our `serve --stdio`.
+fn client_in(era: &str, flags: &[&str]) -> Output {
     Command::new(BIN)
-        .args(["client", "--stdio", "--era", "stateful", "--timeout", "30"])
+        .args(["client", "--stdio", "--era", era, "--timeout", "30"])
         .args(["--server-stderr", "null"])
         .args(flags)
         .args(["tools", "list", "--", BIN, "serve", "--stdio"])
@@ -107,18 +112,41 @@ fn trace_writes_one_line_per_frame_to_stderr() {
 }
 
 #[test]
-fn a_stateless_conversation_says_it_is_not_traced() {
-    let out = Command::new(BIN)
-        .args(["client", "--stdio", "--era", "stateless", "--timeout", "30"])
-        .args(["--server-stderr", "null", "--trace"])
-        .args(["tools", "list", "--", BIN, "serve", "--stdio"])
-        .output()
-        .expect("run mcp-sansio");
+fn the_era_probe_and_a_stateless_conversation_share_one_trace() {
+    let dir = std::env::temp_dir().join(format!("mcp-sansio-probe-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("trace.jsonl");
+    // `--era auto`: the `server/discover` probe, answered, then the stateless request.
+    let out = client_in(
+        "auto",
+        &["--trace-file", path.to_str().expect("utf-8 path")],
+    );
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("is not traced"), "{stderr}");
+    let text = std::fs::read_to_string(&path).expect("trace file");
+    let _ = std::fs::remove_dir_all(&dir);
+    let steps: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let r: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            let m = &r["message"];
+            let what = m["method"]
+                .as_str()
+                .map_or_else(|| format!("response {}", m["id"]), str::to_owned);
+            format!("{} {what}", r["dir"].as_str().unwrap_or_default())
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            "send server/discover",
+            "recv response 1",
+            "send tools/list",
+            "recv response 2"
+        ],
+        "{text}"
+    );
 }

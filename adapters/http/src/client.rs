@@ -74,6 +74,9 @@ pub struct HttpClientOptions {
     /// How long `run` waits for the DELETE of the session after the application finished.
     /// Default 2 s.
     pub close_timeout: Duration,
+    /// Where every request head and body, response status line and body, and server-sent
+    /// event goes (docs/trace.md). Default none: nothing is traced.
+    pub trace: Option<crate::HttpTrace>,
 }
 
 impl Default for HttpClientOptions {
@@ -84,6 +87,7 @@ impl Default for HttpClientOptions {
             authorization: None,
             max_idle_connections: 64,
             close_timeout: Duration::from_secs(2),
+            trace: None,
         }
     }
 }
@@ -99,6 +103,7 @@ impl std::fmt::Debug for HttpClientOptions {
             .field("authorization", &self.authorization)
             .field("max_idle_connections", &self.max_idle_connections)
             .field("close_timeout", &self.close_timeout)
+            .field("trace", &self.trace)
             .finish()
     }
 }

@@ -9,3 +9,11 @@ mod chunks;
 pub mod client;
 pub mod server;
 mod tcp_io;
+mod trace;
+
+pub use trace::HttpTrace;
+
+/// OpenTelemetry by the MCP semantic conventions (feature `otel`): wrap an `otel::OtelSink`
+/// in an [`HttpTrace`] for the server's or client's options.
+#[cfg(feature = "otel")]
+pub use mcp_sansio_otel as otel;

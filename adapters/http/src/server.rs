@@ -48,6 +48,7 @@ mod mount;
 mod service;
 mod shared;
 mod staging;
+mod traced;
 
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
@@ -93,6 +94,9 @@ pub struct HttpServerOptions {
     pub sse_transport: Option<SseTransportMount>,
     /// Require `Authorization: Bearer` checked by this hook. Default none.
     pub auth: Option<BearerAuth>,
+    /// Where every request and response head, JSON body and server-sent event goes
+    /// (docs/trace.md). Default none: nothing is traced.
+    pub trace: Option<crate::HttpTrace>,
     /// Open connections at most. At the cap the server stops accepting until one closes: new
     /// connections wait in the kernel's listen backlog (never accepted and closed). Each
     /// connection holds a file descriptor, so the process's descriptor limit must allow this
@@ -152,6 +156,7 @@ impl Default for HttpServerOptions {
             endpoint: EndpointConfig::default(),
             sse_transport: Some(SseTransportMount::default()),
             auth: None,
+            trace: None,
             max_connections: 10_000,
             listen_backlog: 1024,
             header_read_timeout: Some(Duration::from_secs(30)),
@@ -321,6 +326,7 @@ impl HttpServer {
         let shared = Shared::new(router, &executor, kick_tx);
         let route = Rc::new(Route {
             auth: self.options.auth.clone(),
+            trace: self.options.trace.clone(),
             max_body: self.options.endpoint.max_body,
             body_limits: BodyLimits {
                 whole: self.options.body_timeout,

@@ -93,3 +93,8 @@ pub use server::{serve_server_stdio, ServerDriven};
 pub use smol::Task;
 pub use stdio::serve_stdio;
 pub use traced::Traced;
+
+/// OpenTelemetry by the MCP semantic conventions (feature `otel`): `otel::OtelSink` is a
+/// trace sink for `ServerDriven::on_trace` and `StdioClient::on_trace`.
+#[cfg(feature = "otel")]
+pub use mcp_sansio_otel as otel;

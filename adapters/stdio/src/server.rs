@@ -10,6 +10,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use mcp_sansio::app::server::Server;
 use mcp_sansio::session::{self, CloseReason, Event, State};
+use mcp_sansio::trace::{Direction, FrameTrace, TraceSink};
 
 use crate::driven::{Driven, FrameError};
 use crate::driver::{Driver, Finished};
@@ -25,6 +26,8 @@ pub struct ServerDriven {
     spawner: LoopHandle<ServerDriven>,
     /// The input ended: close as soon as nothing is in flight.
     input_ended: bool,
+    /// Where frames are reported: `None` costs one branch per frame.
+    trace: Option<Box<dyn TraceSink>>,
 }
 
 impl ServerDriven {
@@ -46,7 +49,14 @@ impl ServerDriven {
             server,
             spawner,
             input_ended: false,
+            trace: None,
         }
+    }
+
+    /// Reports every frame read and written to `sink` (docs/trace.md).
+    pub fn on_trace(mut self, sink: impl TraceSink + 'static) -> Self {
+        self.trace = Some(Box::new(sink));
+        self
     }
 
     /// The server (state, counters).
@@ -104,6 +114,9 @@ fn wake_hook(remote: Remote<ServerDriven>) -> mcp_sansio::runtime::WakeHook {
 
 impl Driven for ServerDriven {
     fn handle_frame(&mut self, now: Instant, frame: Bytes) {
+        if let Some(sink) = &mut self.trace {
+            sink.frame(&FrameTrace::new(Direction::Recv, now, &frame), &frame);
+        }
         self.server.handle_input(now, frame);
         self.after_input(now);
     }
@@ -130,10 +143,16 @@ impl Driven for ServerDriven {
     }
 
     fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<usize> {
+        let start = buf.len();
         let sent = self.server.poll_transmit(buf).map(|t| t.len);
         // Draining the outbox inside poll_transmit may have started jobs or answered the last
         // request; `poll_transmit` has no `now`, and an adapter may read the clock.
-        self.after_input(Instant::now());
+        let now = Instant::now();
+        if let (Some(sink), Some(_), Some(raw)) = (&mut self.trace, sent, buf.get(start..)) {
+            let frame = Bytes::copy_from_slice(raw);
+            sink.frame(&FrameTrace::new(Direction::Send, now, &frame), &frame);
+        }
+        self.after_input(now);
         sent
     }
 

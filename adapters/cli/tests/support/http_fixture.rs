@@ -16,9 +16,16 @@ pub struct HttpFixture {
 
 impl HttpFixture {
     /// Starts the server with extra environment variables.
+    #[allow(dead_code)] // Not every test binary including this module uses it.
     pub fn start(envs: &[(&str, &str)]) -> HttpFixture {
+        HttpFixture::start_with(&[], envs)
+    }
+
+    /// Starts the server with extra `serve` flags and environment variables.
+    pub fn start_with(flags: &[&str], envs: &[(&str, &str)]) -> HttpFixture {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
             .args(["serve", "--http", "127.0.0.1:0"])
+            .args(flags)
             .envs(envs.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -49,6 +56,25 @@ impl HttpFixture {
             child,
             url,
             sse_url,
+        }
+    }
+}
+
+impl HttpFixture {
+    /// Stops the server with SIGTERM (a graceful shutdown: it flushes what it writes) and
+    /// waits for it, 20 s at most.
+    #[allow(dead_code)] // Not every test binary including this module uses it.
+    pub fn terminate(mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let started = std::time::Instant::now();
+        while self.child.try_wait().ok().flatten().is_none() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(20),
+                "serve --http did not stop after SIGTERM"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
 }

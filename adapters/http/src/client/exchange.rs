@@ -12,6 +12,7 @@ use hyper::header::HeaderValue;
 use hyper::HeaderMap;
 use mcp_sansio::http::{HttpMethod, HttpText};
 use mcp_sansio::outgoing::{ExchangeId, OutgoingRequest};
+use mcp_sansio::trace::Direction;
 use mcp_sansio::url::HttpUrl;
 
 use super::authorize::{send_authorized, Authorizer};
@@ -76,6 +77,8 @@ pub(crate) struct Target {
     heads: HeadCache,
     /// The last `Content-Length` sent, with its length.
     last_length: RefCell<Option<(usize, HeaderValue)>>,
+    /// Where exchanges are traced, when someone listens.
+    trace: Option<crate::HttpTrace>,
 }
 
 impl Target {
@@ -94,6 +97,7 @@ impl Target {
             fields: FieldCache::default(),
             heads: HeadCache::default(),
             last_length: RefCell::new(None),
+            trace: options.trace.clone(),
         }
     }
 
@@ -242,6 +246,10 @@ async fn perform(
         HttpMethod::Delete => hyper::Method::DELETE,
         HttpMethod::Other => return Err("unsupported method".into()),
     };
+    if let Some(trace) = &target.trace {
+        let to = path.as_ref().map_or(target.path.as_str(), |p| p.path());
+        trace.request_out(method.as_str(), to, &fields, &named_headers, &body);
+    }
     let bodies = Bodies::new(body, target.authorizer.is_some());
     let make = |authorization: Option<&str>| {
         let mut out = target.request(
@@ -258,6 +266,10 @@ async fn perform(
     let (parts, mut body) = response.into_parts();
     let status = parts.status.as_u16();
     let headers = parts.headers;
+    let mut tap = target.trace.as_ref().and_then(|trace| {
+        trace.status(Direction::Recv, status, &headers);
+        trace.body_tap(Direction::Recv, &headers, usize::MAX)
+    });
     // A small body of known length is read whole here (bounded by WHOLE_BODY_MAX); anything
     // else streams chunk by chunk, so the core's limits see every byte as it comes.
     if body
@@ -266,6 +278,10 @@ async fn perform(
         .is_some_and(|len| len <= WHOLE_BODY_MAX)
     {
         let whole = read_whole(&mut body).await?;
+        if let Some(tap) = &mut tap {
+            tap.chunk(&whole);
+            tap.end();
+        }
         pool.checkin(sender);
         inputs
             .send(Input::Whole {
@@ -287,12 +303,18 @@ async fn perform(
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(body_broke)?;
         if let Ok(chunk) = frame.into_data() {
+            if let Some(tap) = &mut tap {
+                tap.chunk(&chunk);
+            }
             inputs
                 .send(Input::Streamed(Streamed::Body { id, chunk }))
                 .await;
         }
     }
     pool.checkin(sender);
+    if let Some(tap) = &mut tap {
+        tap.end();
+    }
     inputs.send(Input::Streamed(Streamed::End { id })).await;
     Ok(())
 }

@@ -30,6 +30,8 @@ pub(crate) struct StreamBody {
     id: StreamId,
     shared: Shared,
     done: bool,
+    /// Reports the body's frames, when the server is traced.
+    pub(crate) tap: Option<crate::trace::BodyTap>,
 }
 
 impl StreamBody {
@@ -38,6 +40,7 @@ impl StreamBody {
             id,
             shared,
             done: false,
+            tap: None,
         }
     }
 
@@ -80,6 +83,12 @@ impl StreamBody {
             Some(true) => Poll::Pending,
             Some(false) => {
                 self.done = ended;
+                if let Some(tap) = &mut self.tap {
+                    tap.chunk(&buf);
+                    if ended {
+                        tap.end();
+                    }
+                }
                 if buf.is_empty() {
                     Poll::Ready(None)
                 } else {

@@ -32,6 +32,8 @@ use super::MinRate;
 /// What every request of one server needs.
 pub(crate) struct Route {
     pub(crate) auth: Option<BearerAuth>,
+    /// Where the exchanges are traced, when someone listens.
+    pub(crate) trace: Option<crate::HttpTrace>,
     /// The endpoint's `max_body`: reading stops one byte past it (the endpoint answers 413).
     pub(crate) max_body: usize,
     /// How long a body may take.
@@ -78,8 +80,22 @@ impl RandomBlock {
     }
 }
 
-/// Handles one request.
+/// Handles one request (traced when the server has a trace).
 pub(crate) async fn handle(
+    shared: Shared,
+    route: &Route,
+    peer: IpAddr,
+    req: Request<Incoming>,
+) -> Result<Response<ResponseBody>, Infallible> {
+    let resp = handle_request(shared, route, peer, req).await?;
+    Ok(match &route.trace {
+        Some(trace) => super::traced::response(trace, resp, route.max_body),
+        None => resp,
+    })
+}
+
+/// Handles one request.
+async fn handle_request(
     shared: Shared,
     route: &Route,
     peer: IpAddr,
@@ -144,6 +160,9 @@ pub(crate) async fn handle(
                 return Ok(response(refusal, &shared, fields));
             }
         }
+    }
+    if let Some(trace) = &route.trace {
+        super::traced::request(trace, &head, &body);
     }
     let Ok(random) = route.random.borrow_mut().take() else {
         return Ok(plain(StatusCode::INTERNAL_SERVER_ERROR, "no OS randomness"));
