@@ -24,6 +24,12 @@ mod deadline_tests;
 mod get;
 #[path = "endpoint_keepalive.rs"]
 mod keepalive;
+#[path = "endpoint_share.rs"]
+mod share;
+#[cfg(test)]
+#[path = "endpoint_share_tests.rs"]
+mod share_tests;
+pub use share::{RestoreRefused, SessionChange};
 #[path = "endpoint_stateless.rs"]
 mod stateless;
 
@@ -71,6 +77,8 @@ pub struct Endpoint<M> {
     clock: Option<Instant>,
     /// When each SSE response's keep-alive comment may be due.
     keep_alives: KeepAlives,
+    /// Session changes for the driver to store (only with an `instance_id`).
+    changes: std::collections::VecDeque<share::Noted>,
 }
 
 impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
@@ -97,6 +105,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             stats: EndpointStats::default(),
             clock: None,
             keep_alives: KeepAlives::default(),
+            changes: std::collections::VecDeque::new(),
         }
     }
 
@@ -135,6 +144,9 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     ) -> HttpResponse {
         self.clock = Some(now);
         let resp = self.serve_request(now, head, body, random);
+        if self.config.instance_id.is_some() {
+            self.note_changes(head, &resp);
+        }
         self.flush();
         resp
     }
@@ -589,22 +601,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         random: [u8; 16],
     ) -> Result<String, HttpResponse> {
         let peer_key = self.admit_peer(peer)?;
-        if self.sessions.len() >= self.config.max_sessions {
-            match self.sessions.oldest_unready().cloned() {
-                Some(victim) => {
-                    self.stats.handshakes_evicted += 1;
-                    self.terminate(now, &victim);
-                }
-                None => {
-                    self.stats.sessions_refused += 1;
-                    return Err(rpc_error(
-                        503,
-                        -32000,
-                        "Service Unavailable: too many sessions",
-                    ));
-                }
-            }
-        }
+        self.make_room(now)?;
         let sid: String = random.iter().map(|b| format!("{b:02x}")).collect();
         if self.sessions.contains_key(sid.as_str()) {
             return Err(rpc_error(
@@ -625,6 +622,28 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             self.peers.opened(&sid, key);
         }
         Ok(sid)
+    }
+
+    /// Room for one more session: when the table is full, the oldest session whose handshake
+    /// is not done is ended; with none such, 503.
+    fn make_room(&mut self, now: Instant) -> Result<(), HttpResponse> {
+        if self.sessions.len() >= self.config.max_sessions {
+            match self.sessions.oldest_unready().cloned() {
+                Some(victim) => {
+                    self.stats.handshakes_evicted += 1;
+                    self.terminate(now, &victim);
+                }
+                None => {
+                    self.stats.sessions_refused += 1;
+                    return Err(rpc_error(
+                        503,
+                        -32000,
+                        "Service Unavailable: too many sessions",
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The `peer_limit`'s key for `peer` (`None`: not limited), or 429 with `Retry-After`

@@ -1,0 +1,208 @@
+//! Sessions served by several instances that share one store. The endpoint does no IO: with
+//! `EndpointConfig::instance_id` set it hands out what must be stored
+//! ([`Endpoint::poll_session_change`]: a session's snapshot when it was created or its movable
+//! state changed, its end after a DELETE), and takes back what the driver loaded
+//! ([`Endpoint::handle_restore`]) or heard from another instance
+//! ([`Endpoint::handle_session_ended`]).
+//!
+//! The driver's part, per request: when [`Endpoint::session_to_restore`] names a session,
+//! load its snapshot and hand it to `handle_restore` (a session already held is left as it
+//! is, so a restore raced by another request for the same id happens once); then hand the
+//! request in; then drain `poll_session_change` into the store before answering, so the next
+//! request, wherever it lands, finds what this one changed.
+
+use std::time::Instant;
+
+use super::super::admission::KnownFields;
+use super::super::machine::{ExchangeMachine, SessionMachine};
+use super::super::streams::SessionState;
+use super::super::types::{HttpMethod, HttpRequestHead, HttpResponse};
+use super::Endpoint;
+use crate::session::MAX_ID_PREFIX;
+
+/// Session changes queued at most; past it the oldest is dropped and counted
+/// (`EndpointStats::session_changes_dropped`).
+pub(super) const MAX_SESSION_CHANGES: usize = 4096;
+
+/// The longest session id a restore accepts, in bytes.
+const MAX_SESSION_ID: usize = 256;
+
+/// What the driver must store (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionChange {
+    /// Session `id` was created here (`created`: store it if absent) or its movable state
+    /// changed (replace it): `snapshot` is the state to store.
+    Saved {
+        /// The session id.
+        id: String,
+        /// Whether the session was just created by an `initialize` here.
+        created: bool,
+        /// The machine's snapshot bytes.
+        snapshot: Vec<u8>,
+    },
+    /// Session `id` ended here by a DELETE: remove it from the store and tell the other
+    /// instances.
+    Ended {
+        /// The session id.
+        id: String,
+    },
+}
+
+/// Why [`Endpoint::handle_restore`] did not take a snapshot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RestoreRefused {
+    /// No instance id is configured: sessions are not shared.
+    NotShared,
+    /// The session table is full of initialized sessions.
+    Full,
+    /// The session id or the snapshot is not acceptable (the machine's reason).
+    Invalid(String),
+}
+
+/// A change noted, its snapshot taken when the driver asks.
+#[derive(Debug)]
+pub(super) enum Noted {
+    Saved { id: String, created: bool },
+    Ended { id: String },
+}
+
+impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
+    /// The next change to store, oldest first; `None` when there is none (always, unless
+    /// `EndpointConfig::instance_id` is set). A session's snapshot is taken now, so it is the
+    /// latest; a session gone meanwhile is skipped.
+    #[must_use]
+    pub fn poll_session_change(&mut self) -> Option<SessionChange> {
+        while let Some(noted) = self.changes.pop_front() {
+            match noted {
+                Noted::Ended { id } => return Some(SessionChange::Ended { id }),
+                Noted::Saved { id, created } => {
+                    let snapshot = self
+                        .sessions
+                        .get(id.as_str())
+                        .and_then(|s| s.machine.snapshot());
+                    if let Some(snapshot) = snapshot {
+                        return Some(SessionChange::Saved {
+                            id,
+                            created,
+                            snapshot,
+                        });
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The session a request names that this endpoint does not hold, when sessions are
+    /// shared: the driver loads it and calls [`Endpoint::handle_restore`] before handing the
+    /// request in. `None` otherwise (the request is handed in as it is).
+    pub fn session_to_restore<'h>(&self, head: &'h HttpRequestHead) -> Option<&'h str> {
+        self.config.instance_id.as_ref()?;
+        let fields = KnownFields::of(head);
+        let sid = fields.session_id?;
+        let stateful = matches!(
+            head.method,
+            HttpMethod::Post | HttpMethod::Get | HttpMethod::Delete
+        );
+        (stateful && !self.sessions.contains_key(sid)).then_some(sid)
+    }
+
+    /// Whether session `id` is held here.
+    pub fn holds_session(&self, id: &str) -> bool {
+        self.sessions.contains_key(id)
+    }
+
+    /// Session `id`, which another instance created, from its stored `snapshot`. `Ok(true)`:
+    /// restored; `Ok(false)`: already held, left as it is (a second restore of the same
+    /// session, raced by a concurrent request, changes nothing). When the table is full, the
+    /// oldest session whose handshake is not done makes room, as for an `initialize`.
+    pub fn handle_restore(
+        &mut self,
+        now: Instant,
+        id: &str,
+        snapshot: &[u8],
+    ) -> Result<bool, RestoreRefused> {
+        self.clock = Some(now);
+        let Some(instance) = self.config.instance_id.clone() else {
+            return Err(RestoreRefused::NotShared);
+        };
+        if self.sessions.contains_key(id) {
+            return Ok(false);
+        }
+        let id_ok = !id.is_empty()
+            && id.len() <= MAX_SESSION_ID
+            && id.bytes().all(|b| b.is_ascii_graphic());
+        if !id_ok {
+            return Err(RestoreRefused::Invalid("session id".to_owned()));
+        }
+        self.make_room(now).map_err(|_| RestoreRefused::Full)?;
+        let prefix = restore_prefix(&instance, self.stats.sessions_restored);
+        let mut machine = (self.factory)(now);
+        machine
+            .restore(now, snapshot, &prefix)
+            .map_err(RestoreRefused::Invalid)?;
+        let state = SessionState::new(
+            machine,
+            now,
+            self.config.replay_budget,
+            self.config.retry_ms,
+        );
+        self.sessions.insert(id.to_owned(), state);
+        self.stats.sessions_restored += 1;
+        self.flush();
+        Ok(true)
+    }
+
+    /// Session `id` ended on another instance (a DELETE there): ends it here too, its open
+    /// streams with it. Returns whether it was held.
+    pub fn handle_session_ended(&mut self, now: Instant, id: &str) -> bool {
+        self.clock = Some(now);
+        if !self.sessions.contains_key(id) {
+            return false;
+        }
+        self.terminate(now, id);
+        self.flush();
+        true
+    }
+
+    /// Notes what request `head`, answered by `resp`, changed (sharing only).
+    pub(super) fn note_changes(&mut self, head: &HttpRequestHead, resp: &HttpResponse) {
+        let created = resp.get("Mcp-Session-Id");
+        let fields = KnownFields::of(head);
+        let Some(sid) = created.or(fields.session_id) else {
+            return;
+        };
+        let noted = if head.method == HttpMethod::Delete && resp.status == 200 {
+            Noted::Ended { id: sid.to_owned() }
+        } else {
+            let Some(session) = self.sessions.get_mut(sid) else {
+                return;
+            };
+            if !session.machine.take_snapshot_due() {
+                return;
+            }
+            Noted::Saved {
+                id: sid.to_owned(),
+                created: created.is_some(),
+            }
+        };
+        if self.changes.len() >= MAX_SESSION_CHANGES {
+            self.changes.pop_front();
+            self.stats.session_changes_dropped += 1;
+        }
+        self.changes.push_back(noted);
+    }
+}
+
+/// The request-id prefix of the `serial`-th session this instance restores: unique among
+/// instances (their ids differ) and among this instance's restores.
+fn restore_prefix(instance: &str, serial: u64) -> String {
+    let serial = serial.to_string();
+    let room = MAX_ID_PREFIX - serial.len() - 1;
+    let name: String = instance
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(room)
+        .collect();
+    format!("{name}.{serial}")
+}

@@ -1,0 +1,160 @@
+//! Two endpoints sharing sessions through a "store" the test keeps (a map): what one hands
+//! out lets the other serve the session; a DELETE on one ends it on both.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use serde_json::json;
+
+use super::share::MAX_SESSION_CHANGES;
+use super::{RestoreRefused, SessionChange};
+use crate::app::server::Server;
+use crate::http::{EndpointConfig, HttpMethod, HttpRequestHead};
+use crate::model::Implementation;
+use crate::testing::HttpRig;
+
+fn rig(instance: Option<&str>, now: Instant) -> HttpRig {
+    let config = EndpointConfig {
+        instance_id: instance.map(str::to_owned),
+        max_sessions: 2,
+        ..EndpointConfig::default()
+    };
+    let factory = |now| Server::builder(Implementation::new("share", "1")).build(now);
+    HttpRig::new(config, factory, now)
+}
+
+/// Drains `rig`'s changes into `store` (id → snapshot); returns them.
+fn store(rig: &mut HttpRig, store: &mut HashMap<String, Vec<u8>>) -> Vec<SessionChange> {
+    let mut seen = Vec::new();
+    while let Some(change) = rig.endpoint.poll_session_change() {
+        match &change {
+            SessionChange::Saved { id, snapshot, .. } => {
+                store.insert(id.clone(), snapshot.clone());
+            }
+            SessionChange::Ended { id } => {
+                store.remove(id);
+            }
+        }
+        seen.push(change);
+    }
+    seen
+}
+
+fn ping(id: u64) -> serde_json::Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "ping"})
+}
+
+fn delete_head(sid: &str) -> HttpRequestHead {
+    HttpRequestHead::new(HttpMethod::Delete, "/mcp")
+        .header("Host", "localhost:3000")
+        .header("Mcp-Session-Id", sid)
+}
+
+#[test]
+fn an_unshared_endpoint_hands_out_nothing() {
+    let mut a = rig(None, Instant::now());
+    let sid = a.open("2025-06-18");
+    assert_eq!(a.endpoint.poll_session_change(), None);
+    let head = HttpRig::post_head().header("Mcp-Session-Id", "other");
+    assert_eq!(a.endpoint.session_to_restore(&head), None);
+    assert_eq!(
+        a.endpoint.handle_restore(a.now, "x", b"{}"),
+        Err(RestoreRefused::NotShared)
+    );
+    assert!(a.endpoint.holds_session(&sid));
+}
+
+#[test]
+fn a_session_created_on_one_endpoint_is_served_by_another() {
+    let now = Instant::now();
+    let mut kept = HashMap::new();
+    let mut a = rig(Some("a"), now);
+    let sid = a.open("2025-06-18");
+    let changes = store(&mut a, &mut kept);
+    assert!(
+        matches!(
+            &changes[..],
+            [
+                SessionChange::Saved { created: true, .. },
+                SessionChange::Saved { created: false, .. }
+            ]
+        ),
+        "created, then initialized: {changes:?}"
+    );
+    a.post(Some(&sid), &ping(1));
+    assert!(
+        store(&mut a, &mut kept).is_empty(),
+        "a ping changes nothing"
+    );
+
+    let mut b = rig(Some("b"), now);
+    let head = HttpRig::post_head().header("Mcp-Session-Id", sid.as_str());
+    assert_eq!(b.endpoint.session_to_restore(&head), Some(sid.as_str()));
+    let snapshot = kept[&sid].clone();
+    assert_eq!(b.endpoint.handle_restore(now, &sid, &snapshot), Ok(true));
+    assert_eq!(
+        b.endpoint.handle_restore(now, &sid, &snapshot),
+        Ok(false),
+        "a second restore changes nothing"
+    );
+    assert_eq!(b.endpoint.session_to_restore(&head), None);
+    assert_eq!(b.endpoint.stats().sessions_restored, 1);
+    let resp = b.post(Some(&sid), &ping(2));
+    assert_eq!(resp.status, 200, "{}", resp.body_text());
+    assert_eq!(b.messages(&resp)[0]["id"], 2);
+
+    // A DELETE on B ends it there and hands out the end; A, told, ends it too.
+    let resp = b.request(&delete_head(&sid), "");
+    assert_eq!(resp.status, 200);
+    let changes = store(&mut b, &mut kept);
+    assert_eq!(changes, vec![SessionChange::Ended { id: sid.clone() }]);
+    assert!(kept.is_empty());
+    assert!(a.endpoint.handle_session_ended(now, &sid));
+    assert!(!a.endpoint.handle_session_ended(now, &sid), "once");
+    assert_eq!(a.post(Some(&sid), &ping(3)).status, 404);
+    assert_eq!(b.post(Some(&sid), &ping(4)).status, 404);
+}
+
+#[test]
+fn restores_that_cannot_be_taken_are_refused() {
+    let now = Instant::now();
+    let mut kept = HashMap::new();
+    let mut a = rig(Some("a"), now);
+    let sid = a.open("2025-06-18");
+    store(&mut a, &mut kept);
+    let mut b = rig(Some("b"), now);
+    assert!(matches!(
+        b.endpoint.handle_restore(now, "s1", b"garbage"),
+        Err(RestoreRefused::Invalid(_))
+    ));
+    assert!(matches!(
+        b.endpoint.handle_restore(now, "bad id", &kept[&sid]),
+        Err(RestoreRefused::Invalid(_))
+    ));
+    // Two initialized sessions fill B (max 2): a third restore is refused.
+    let snapshot = kept[&sid].clone();
+    assert_eq!(b.endpoint.handle_restore(now, "s1", &snapshot), Ok(true));
+    assert_eq!(b.endpoint.handle_restore(now, "s2", &snapshot), Ok(true));
+    assert_eq!(
+        b.endpoint.handle_restore(now, "s3", &snapshot),
+        Err(RestoreRefused::Full)
+    );
+}
+
+#[test]
+fn changes_the_driver_never_takes_are_bounded() {
+    let now = Instant::now();
+    let mut a = rig(Some("a"), now);
+    let sid = a.open("2025-06-18");
+    let level = |l: &str| json!({"jsonrpc": "2.0", "id": 9, "method": "logging/setLevel", "params": {"level": l}});
+    for i in 0..MAX_SESSION_CHANGES + 10 {
+        let l = if i % 2 == 0 { "error" } else { "info" };
+        a.post(Some(&sid), &level(l));
+    }
+    assert_eq!(a.endpoint.stats().session_changes_dropped, 12);
+    let mut n = 0;
+    while a.endpoint.poll_session_change().is_some() {
+        n += 1;
+    }
+    assert_eq!(n, MAX_SESSION_CHANGES);
+}
