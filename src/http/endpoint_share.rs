@@ -113,9 +113,10 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     }
 
     /// Session `id`, which another instance created, from its stored `snapshot`. `Ok(true)`:
-    /// restored; `Ok(false)`: already held, left as it is (a second restore of the same
-    /// session, raced by a concurrent request, changes nothing). When the table is full, the
-    /// oldest session whose handshake is not done makes room, as for an `initialize`.
+    /// restored; `Ok(false)`: already held, brought up to `snapshot` (what is in flight here
+    /// is kept; a restore raced by a concurrent request for the same session builds nothing
+    /// twice). When the table is full, the oldest session whose handshake is not done makes
+    /// room, as for an `initialize`.
     pub fn handle_restore(
         &mut self,
         now: Instant,
@@ -126,7 +127,12 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         let Some(instance) = self.config.instance_id.clone() else {
             return Err(RestoreRefused::NotShared);
         };
-        if self.sessions.contains_key(id) {
+        if let Some(session) = self.sessions.get_mut(id) {
+            session
+                .machine
+                .refresh(snapshot)
+                .map_err(RestoreRefused::Invalid)?;
+            self.flush();
             return Ok(false);
         }
         let id_ok = !id.is_empty()

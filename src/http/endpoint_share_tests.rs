@@ -95,7 +95,7 @@ fn a_session_created_on_one_endpoint_is_served_by_another() {
     assert_eq!(
         b.endpoint.handle_restore(now, &sid, &snapshot),
         Ok(false),
-        "a second restore changes nothing"
+        "a second restore builds nothing"
     );
     assert_eq!(b.endpoint.session_to_restore(&head), None);
     assert_eq!(b.endpoint.stats().sessions_restored, 1);
@@ -157,4 +157,33 @@ fn changes_the_driver_never_takes_are_bounded() {
         n += 1;
     }
     assert_eq!(n, MAX_SESSION_CHANGES);
+}
+
+#[test]
+fn a_held_copy_is_brought_up_to_what_another_endpoint_stored() {
+    let now = Instant::now();
+    let mut kept = HashMap::new();
+    let mut a = rig(Some("a"), now);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "rig", "version": "1"}}});
+    let resp = a.post(None, &init);
+    let sid = resp.get("mcp-session-id").expect("a session id").to_owned();
+    store(&mut a, &mut kept);
+    // The handshake ends on B.
+    let mut b = rig(Some("b"), now);
+    assert_eq!(b.endpoint.handle_restore(now, &sid, &kept[&sid]), Ok(true));
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(b.post(Some(&sid), &initialized).status, 202);
+    assert_eq!(store(&mut b, &mut kept).len(), 1);
+    // A's copy still waits for `initialized` and refuses a request ...
+    let level = json!({"jsonrpc": "2.0", "id": 5, "method": "logging/setLevel",
+        "params": {"level": "error"}});
+    let refused = a.post(Some(&sid), &level);
+    assert!(a.messages(&refused)[0].get("error").is_some());
+    // ... until it is brought up to B's state.
+    assert_eq!(a.endpoint.handle_restore(now, &sid, &kept[&sid]), Ok(false));
+    assert!(store(&mut a, &mut kept).is_empty(), "nothing new to store");
+    let served = a.post(Some(&sid), &level);
+    assert!(a.messages(&served)[0].get("result").is_some());
 }

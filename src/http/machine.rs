@@ -79,6 +79,12 @@ pub trait SessionMachine {
     fn take_snapshot_due(&mut self) -> bool {
         false
     }
+    /// Brings the session held here up to `snapshot`, a later state written by another
+    /// process; `Err` with the reason when it cannot (and by default).
+    fn refresh(&mut self, snapshot: &[u8]) -> Result<(), String> {
+        let _ = snapshot;
+        Err("this machine cannot refresh sessions".to_owned())
+    }
     /// Goes on with the session `snapshot` describes, numbering its own requests under
     /// `id_prefix`; `Err` with the reason when it cannot (and by default).
     fn restore(&mut self, now: Instant, snapshot: &[u8], id_prefix: &str) -> Result<(), String> {

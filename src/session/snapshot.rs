@@ -128,6 +128,15 @@ impl Session {
             .continue_from(snapshot.next_request, id_prefix);
         Ok(session)
     }
+
+    /// Brings a server session held here up to `snapshot`, which another process wrote since
+    /// this one was taken or restored: the handshake moves on to ready if it finished there
+    /// (never back). Everything else a snapshot holds is fixed at `initialize`.
+    pub fn refresh(&mut self, snapshot: &SessionSnapshot) {
+        if self.role == Role::Server && self.state == State::Initializing && snapshot.ready {
+            self.state = State::Ready;
+        }
+    }
 }
 
 #[cfg(test)]

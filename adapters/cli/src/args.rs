@@ -135,6 +135,9 @@ pub(crate) struct ServeArgs {
     /// The HTTP server's connection cap and timeouts (see `serve_limits.rs`).
     #[command(flatten)]
     pub(crate) limits: crate::serve_limits::ServeLimitArgs,
+    /// Where the HTTP server keeps its sessions (see `serve_store.rs`).
+    #[command(flatten)]
+    pub(crate) store: crate::serve_store::ServeStoreArgs,
 }
 
 /// Options of `client`.

@@ -23,6 +23,7 @@ mod request;
 mod serve_auth;
 mod serve_http;
 mod serve_limits;
+mod serve_store;
 mod stateless_stdio;
 
 use std::ffi::OsString;
@@ -54,7 +55,7 @@ fn main() -> ExitCode {
     let _ = MAX_FRAME.set(cli.max_frame);
     let outcome = match cli.command {
         Command::Serve(args) => match &args.http {
-            Some(addr) => serve_http::serve_http(addr, &args.auth, &args.limits),
+            Some(addr) => serve_http::serve_http(addr, &args.auth, &args.limits, &args.store),
             None if args.auth.auth_issuer.is_some() => {
                 Err(Failure::Usage("--auth-* options need --http".into()))
             }

@@ -24,6 +24,7 @@ use smol::LocalExecutor;
 use crate::fixture;
 use crate::serve_auth::ServeAuthArgs;
 use crate::serve_limits::ServeLimitArgs;
+use crate::serve_store::ServeStoreArgs;
 use crate::Failure;
 
 /// Lowers the connection cap to what the open-file limit `soft_limit` allows (saying so on
@@ -47,6 +48,7 @@ pub(crate) fn serve_http(
     addr: &str,
     auth: &ServeAuthArgs,
     limits: &ServeLimitArgs,
+    store: &ServeStoreArgs,
 ) -> Result<(), Failure> {
     let addr: SocketAddr = addr
         .parse()
@@ -67,6 +69,7 @@ pub(crate) fn serve_http(
     // to a task on the serving executor. One entry per session, drained at once.
     let (extras_tx, extras_rx) = smol::channel::unbounded::<BoxFuture<()>>();
     limits.apply(&mut options)?;
+    store.apply(&mut options)?;
     fit_to_fd_limit(&mut options, crate::fd_limit::raise_to_hard());
     let max_connections = options.max_connections;
     let factory = fixture::fixture_factory(config, sleep.clone());

@@ -45,7 +45,9 @@ mod io;
 mod mount;
 mod service;
 mod shared;
+mod sharing;
 mod staging;
+mod store;
 
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
@@ -71,6 +73,8 @@ use io::ConnTimer;
 pub use mount::SseTransportMount;
 use service::{BodyLimits, Route};
 use shared::Shared;
+use sharing::Sharing;
+pub use store::SessionStore;
 
 /// How the server is mounted and bounded.
 ///
@@ -122,6 +126,9 @@ pub struct HttpServerOptions {
     pub tcp_keepalive: Option<Duration>,
     /// How long shutdown waits for open connections to finish. Default 5 s.
     pub drain_timeout: Duration,
+    /// Sessions shared with the other instances using the same store, so any of them serves
+    /// any request (see docs/scale-out.md). Default `None`: sessions live in this process.
+    pub store: Option<SessionStore>,
 }
 
 /// The slowest request body the server waits for (see [`HttpServerOptions::body_min_rate`]).
@@ -158,6 +165,7 @@ impl Default for HttpServerOptions {
             write_timeout: Some(Duration::from_secs(30)),
             tcp_keepalive: Some(Duration::from_secs(60)),
             drain_timeout: Duration::from_secs(5),
+            store: None,
         }
     }
 }
@@ -312,6 +320,13 @@ impl HttpServer {
         let wake: mcp_sansio::runtime::WakeHook = Arc::new(move || {
             let _ = hook_tx.try_send(());
         });
+        let sharing = self.options.store.clone().map(|store| {
+            self.options
+                .endpoint
+                .instance_id
+                .get_or_insert_with(instance_id);
+            Rc::new(Sharing::new(store, self.options.endpoint.idle_timeout))
+        });
         let router = mount::router(&self.options, self.factory, wake);
         let shared = Shared::new(router, &executor, kick_tx);
         let route = Rc::new(Route {
@@ -323,7 +338,12 @@ impl HttpServer {
             },
             random: Default::default(),
             staging: Default::default(),
+            sharing: sharing.clone(),
         });
+        if let Some(sharing) = sharing {
+            let listen = sharing.listen(shared.clone(), self.stop_rx.clone());
+            executor.spawn(listen).detach();
+        }
         executor
             .spawn(drive(shared.clone(), kick_rx, self.stop_rx.clone()))
             .detach();
@@ -416,6 +436,20 @@ impl HttpServer {
         }
         Ok(report)
     }
+}
+
+/// A name for this instance among those sharing a store: 16 random hex digits.
+fn instance_id() -> String {
+    let mut bytes = [0u8; 8];
+    // Without OS randomness, the process id and the time still tell instances apart.
+    if getrandom::fill(&mut bytes).is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        bytes[..4].copy_from_slice(&std::process::id().to_le_bytes());
+        bytes[4..].copy_from_slice(&nanos.to_le_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The per-connection limits, taken from the options once.

@@ -61,6 +61,9 @@ impl SessionMachine for Server {
     fn restore(&mut self, now: Instant, snapshot: &[u8], id_prefix: &str) -> Result<(), String> {
         Server::restore(self, now, snapshot, id_prefix).map_err(|e| e.to_string())
     }
+    fn refresh(&mut self, snapshot: &[u8]) -> Result<(), String> {
+        Server::refresh(self, snapshot).map_err(|e| e.to_string())
+    }
     fn handshake_done(&self) -> bool {
         !matches!(
             self.session().state(),

@@ -49,20 +49,8 @@ impl Server {
         bytes: &[u8],
         id_prefix: &str,
     ) -> Result<(), RestoreError> {
-        let snapshot: ServerSnapshot =
-            serde_json::from_slice(bytes).map_err(|e| RestoreError::Malformed(e.to_string()))?;
-        if snapshot.format != FORMAT {
-            let found = snapshot.format;
-            return Err(RestoreError::Malformed(format!("format {found}")));
-        }
+        let snapshot = decode(bytes)?;
         let subscriptions = snapshot.subscriptions;
-        if subscriptions.len() > MAX_SUBSCRIPTIONS
-            || subscriptions.iter().any(|u| u.len() > MAX_SUBSCRIPTION_URI)
-        {
-            return Err(RestoreError::Malformed(
-                "too many or too long subscriptions".into(),
-            ));
-        }
         let config = self.session.config().clone();
         self.session = Session::restore(config, snapshot.session, id_prefix, now)?;
         if let Some(level) = snapshot.log_level {
@@ -70,6 +58,20 @@ impl Server {
         }
         self.stateful.subscriptions = subscriptions.into_iter().collect();
         self.last_now = now;
+        self.stateful.saved = Some(self.snapshot_mark());
+        Ok(())
+    }
+
+    /// Brings this server's session up to `bytes` (a later [`Server::snapshot`] of the same
+    /// session, written by another process): the handshake's end, the level and the
+    /// subscriptions. What is in flight here is kept.
+    pub fn refresh(&mut self, bytes: &[u8]) -> Result<(), RestoreError> {
+        let snapshot = decode(bytes)?;
+        self.session.refresh(&snapshot.session);
+        if let Some(level) = snapshot.log_level {
+            self.shared.set_level(level);
+        }
+        self.stateful.subscriptions = snapshot.subscriptions.into_iter().collect();
         self.stateful.saved = Some(self.snapshot_mark());
         Ok(())
     }
@@ -94,6 +96,25 @@ impl Server {
         let ready = self.session.state() == State::Ready;
         (ready, self.stateful.changes)
     }
+}
+
+/// A snapshot's bytes, checked against the format and the subscription limits.
+fn decode(bytes: &[u8]) -> Result<ServerSnapshot, RestoreError> {
+    let snapshot: ServerSnapshot =
+        serde_json::from_slice(bytes).map_err(|e| RestoreError::Malformed(e.to_string()))?;
+    if snapshot.format != FORMAT {
+        let found = snapshot.format;
+        return Err(RestoreError::Malformed(format!("format {found}")));
+    }
+    let subscriptions = &snapshot.subscriptions;
+    if subscriptions.len() > MAX_SUBSCRIPTIONS
+        || subscriptions.iter().any(|u| u.len() > MAX_SUBSCRIPTION_URI)
+    {
+        return Err(RestoreError::Malformed(
+            "too many or too long subscriptions".into(),
+        ));
+    }
+    Ok(snapshot)
 }
 
 #[cfg(test)]
