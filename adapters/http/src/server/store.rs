@@ -21,7 +21,7 @@ pub enum SessionStore {
     Memory(MemoryStore),
     /// A Redis server (feature `redis`).
     #[cfg(feature = "redis")]
-    Redis(RedisStore),
+    Redis(Box<RedisStore>),
 }
 
 /// Runs `$body` with `$s` bound to the backend of `$store`.
@@ -47,7 +47,7 @@ impl SessionStore {
     pub async fn redis(url: &str) -> Result<Self, StoreError> {
         let store =
             RedisStore::connect(url, StoreConfig::default(), RedisConfig::default()).await?;
-        Ok(SessionStore::Redis(store))
+        Ok(SessionStore::Redis(Box::new(store)))
     }
 
     pub(crate) async fn create(
