@@ -79,6 +79,8 @@ pub struct Endpoint<M> {
     keep_alives: KeepAlives,
     /// Session changes for the driver to store (only with an `instance_id`).
     changes: std::collections::VecDeque<share::Noted>,
+    /// Serial of the next request-id prefix handed to a session (only with an `instance_id`).
+    prefixes: u64,
 }
 
 impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
@@ -106,6 +108,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             clock: None,
             keep_alives: KeepAlives::default(),
             changes: std::collections::VecDeque::new(),
+            prefixes: 0,
         }
     }
 
@@ -610,7 +613,10 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
                 "Service Unavailable: session id already in use",
             ));
         }
-        let machine = (self.factory)(now);
+        let mut machine = (self.factory)(now);
+        if let Some(prefix) = self.next_id_prefix() {
+            machine.number_requests_under(&prefix);
+        }
         let state = SessionState::new(
             machine,
             now,

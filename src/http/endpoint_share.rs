@@ -124,9 +124,9 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         snapshot: &[u8],
     ) -> Result<bool, RestoreRefused> {
         self.clock = Some(now);
-        let Some(instance) = self.config.instance_id.clone() else {
+        if self.config.instance_id.is_none() {
             return Err(RestoreRefused::NotShared);
-        };
+        }
         if let Some(session) = self.sessions.get_mut(id) {
             session
                 .machine
@@ -142,7 +142,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             return Err(RestoreRefused::Invalid("session id".to_owned()));
         }
         self.make_room(now).map_err(|_| RestoreRefused::Full)?;
-        let prefix = restore_prefix(&instance, self.stats.sessions_restored);
+        let prefix = self.next_id_prefix().unwrap_or_default();
         let mut machine = (self.factory)(now);
         machine
             .restore(now, snapshot, &prefix)
@@ -167,6 +167,59 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             return false;
         }
         self.terminate(now, id);
+        self.flush();
+        true
+    }
+
+    /// The request-id prefix of the next session created or restored here (sharing only):
+    /// this instance's id and a serial.
+    pub(super) fn next_id_prefix(&mut self) -> Option<String> {
+        let instance = self.config.instance_id.as_deref()?;
+        let prefix = id_prefix(instance, self.prefixes);
+        self.prefixes += 1;
+        Some(prefix)
+    }
+
+    /// The instance a POST body must go to (sharing only): its messages are all replies to
+    /// requests another instance sent (their ids name it, see
+    /// [`Endpoint::next_id_prefix`]); the driver hands the body to that instance, which
+    /// takes it with [`Endpoint::handle_forwarded`], and answers 202. `None`: serve it here.
+    pub fn reply_owner(&self, head: &HttpRequestHead, body: &bytes::Bytes) -> Option<String> {
+        let mine = self.config.instance_id.as_deref()?;
+        if head.method != HttpMethod::Post || !body.contains(&b'"') {
+            return None;
+        }
+        let incoming = crate::jsonrpc::decode(body).ok()?;
+        let mut owner: Option<&str> = None;
+        for message in super::messages(&incoming) {
+            let crate::jsonrpc::Message::Response(response) = message else {
+                return None;
+            };
+            let id = response.id.as_ref()?.as_str()?;
+            let name = id.strip_prefix("s-")?.split('.').next()?;
+            if owner.is_some_and(|o| o != name) {
+                return None;
+            }
+            owner = Some(name);
+        }
+        let mine = id_prefix(mine, 0);
+        let mine = mine.split('.').next().unwrap_or_default();
+        owner
+            .filter(|o| *o != mine && !o.is_empty())
+            .map(str::to_owned)
+    }
+
+    /// A POST body another instance received for session `id`, whose replies answer requests
+    /// this one sent (see [`Endpoint::reply_owner`]): handed to the session as if it came
+    /// here. Returns whether the session is held.
+    pub fn handle_forwarded(&mut self, now: Instant, id: &str, body: bytes::Bytes) -> bool {
+        self.clock = Some(now);
+        let Some(session) = self.sessions.get_mut(id) else {
+            return false;
+        };
+        session.last_activity = now;
+        session.machine.handle_input(now, body);
+        session.pump();
         self.flush();
         true
     }
@@ -200,9 +253,9 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     }
 }
 
-/// The request-id prefix of the `serial`-th session this instance restores: unique among
-/// instances (their ids differ) and among this instance's restores.
-fn restore_prefix(instance: &str, serial: u64) -> String {
+/// The request-id prefix of the `serial`-th session this instance creates or restores:
+/// unique among instances (their ids differ) and among this instance's sessions.
+fn id_prefix(instance: &str, serial: u64) -> String {
     let serial = serial.to_string();
     let room = MAX_ID_PREFIX - serial.len() - 1;
     let name: String = instance

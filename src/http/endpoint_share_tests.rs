@@ -187,3 +187,76 @@ fn a_held_copy_is_brought_up_to_what_another_endpoint_stored() {
     let served = a.post(Some(&sid), &level);
     assert!(a.messages(&served)[0].get("result").is_some());
 }
+
+#[test]
+fn a_reply_posted_to_another_endpoint_is_routed_to_the_one_that_asked() {
+    use crate::app::server::{CallToolResult, Tool};
+    let now = Instant::now();
+    let config = |name: &str| EndpointConfig {
+        instance_id: Some(name.to_owned()),
+        ..EndpointConfig::default()
+    };
+    let factory = |now| {
+        let ask = Tool::new("ask", json!({"type": "object"})).handler(|_call, ctx| async move {
+            Ok(match ctx.list_roots().await {
+                Ok(roots) => CallToolResult::text(format!("roots: {roots}")),
+                Err(e) => CallToolResult::error(format!("failed: {e}")),
+            })
+        });
+        Server::builder(Implementation::new("share", "1"))
+            .tool(ask)
+            .build(now)
+    };
+    let mut a = HttpRig::new(config("a"), factory, now);
+    let mut b = HttpRig::new(config("b"), factory, now);
+    let mut kept = HashMap::new();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {"roots": {}},
+        "clientInfo": {"name": "rig", "version": "1"}}});
+    let sid = a
+        .post(None, &init)
+        .get("mcp-session-id")
+        .expect("id")
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(a.post(Some(&sid), &initialized).status, 202);
+    store(&mut a, &mut kept);
+    assert_eq!(b.endpoint.handle_restore(now, &sid, &kept[&sid]), Ok(true));
+
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "ask", "arguments": {}}});
+    let stream = a.post(Some(&sid), &call);
+    a.run_jobs();
+    let asked = a.read_stream(&stream.body).messages();
+    let request = asked
+        .iter()
+        .find(|m| m["method"] == "roots/list")
+        .expect("the tool asks for roots");
+    let id = request["id"].as_str().expect("a string id");
+    assert!(id.starts_with("s-a.0-"), "{id}");
+
+    // The client answers through B: B names A as the owner instead of serving it.
+    let reply = json!({"jsonrpc": "2.0", "id": id, "result": {"roots": []}});
+    let head = HttpRig::post_head().header("Mcp-Session-Id", sid.as_str());
+    let body = bytes::Bytes::from(reply.to_string());
+    assert_eq!(b.endpoint.reply_owner(&head, &body), Some("a".to_owned()));
+    assert_eq!(a.endpoint.reply_owner(&head, &body), None, "A's own");
+    let request_body = bytes::Bytes::from(call.to_string());
+    assert_eq!(b.endpoint.reply_owner(&head, &request_body), None);
+    assert!(a.endpoint.handle_forwarded(now, &sid, body));
+    a.run_jobs();
+    let answered = a.read_stream(&stream.body).messages();
+    let result = answered
+        .iter()
+        .find(|m| m["id"] == 7)
+        .expect("the tool's answer");
+    assert!(
+        result["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("roots:")),
+        "{result}"
+    );
+    assert!(!b
+        .endpoint
+        .handle_forwarded(now, "unknown", bytes::Bytes::new()));
+}

@@ -79,6 +79,11 @@ pub trait SessionMachine {
     fn take_snapshot_due(&mut self) -> bool {
         false
     }
+    /// Numbers the session's requests to the client under `id_prefix` from now on (a new
+    /// session on one of several instances); nothing by default.
+    fn number_requests_under(&mut self, id_prefix: &str) {
+        let _ = id_prefix;
+    }
     /// Brings the session held here up to `snapshot`, a later state written by another
     /// process; `Err` with the reason when it cannot (and by default).
     fn refresh(&mut self, snapshot: &[u8]) -> Result<(), String> {

@@ -98,12 +98,7 @@ impl Session {
         id_prefix: &str,
         now: Instant,
     ) -> Result<Session, RestoreError> {
-        let prefix_ok = !id_prefix.is_empty()
-            && id_prefix.len() <= MAX_ID_PREFIX
-            && id_prefix
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_');
-        if !prefix_ok {
+        if !valid_prefix(id_prefix) {
             return Err(RestoreError::InvalidPrefix);
         }
         let version = ProtocolVersion::parse(&snapshot.protocol_version)
@@ -129,6 +124,17 @@ impl Session {
         Ok(session)
     }
 
+    /// Numbers this server session's requests to the client `s-<id_prefix>-<n>` from now on
+    /// (a session created on one of several instances, so replies name their instance).
+    pub fn number_requests_under(&mut self, id_prefix: &str) -> Result<(), RestoreError> {
+        if !valid_prefix(id_prefix) {
+            return Err(RestoreError::InvalidPrefix);
+        }
+        let next = self.outbound.next_number();
+        self.outbound.continue_from(next, id_prefix);
+        Ok(())
+    }
+
     /// Brings a server session held here up to `snapshot`, which another process wrote since
     /// this one was taken or restored: the handshake moves on to ready if it finished there
     /// (never back). Everything else a snapshot holds is fixed at `initialize`.
@@ -137,6 +143,15 @@ impl Session {
             self.state = State::Ready;
         }
     }
+}
+
+/// 1 to [`MAX_ID_PREFIX`] ASCII letters, digits, `.` and `_`.
+fn valid_prefix(prefix: &str) -> bool {
+    !prefix.is_empty()
+        && prefix.len() <= MAX_ID_PREFIX
+        && prefix
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_')
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! Three `mcp-sansio serve --http --store redis://…` processes on loopback sharing one
 //! private redis-server, and a client that sends each request to another instance: the
 //! session initialized on one is served by the others, concurrent first requests on an
-//! instance that does not hold the session all succeed, a DELETE on one ends it on all, and
-//! an idle session expires on all. Every process is stopped by its PID.
+//! instance that does not hold the session all succeed, an elicitation answered through
+//! another instance reaches the tool that asked, a DELETE on one ends it on all, and an idle
+//! session expires on all. Every process is stopped by its PID.
 //!
 //! Skipped (with a message) when redis-server is not installed and `CI` is unset; under CI
 //! it must run.
@@ -29,6 +30,14 @@ struct Reply {
 
 /// One request on a fresh connection (`Connection: close`), read to its end.
 fn send(url: &str, method: &str, session: Option<&str>, body: &str) -> Reply {
+    let mut stream = open_request(url, method, session, body);
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).expect("read the answer");
+    parse(&raw)
+}
+
+/// Writes one request on a fresh connection (`Connection: close`); the answer is to be read.
+fn open_request(url: &str, method: &str, session: Option<&str>, body: &str) -> TcpStream {
     let rest = url.strip_prefix("http://").expect("an http URL");
     let (authority, path) = rest.split_at(rest.find('/').expect("a path"));
     let mut stream = TcpStream::connect(authority).expect("connect");
@@ -49,8 +58,11 @@ fn send(url: &str, method: &str, session: Option<&str>, body: &str) -> Reply {
     head.push_str("\r\n");
     stream.write_all(head.as_bytes()).expect("write head");
     stream.write_all(body.as_bytes()).expect("write body");
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).expect("read the answer");
+    stream
+}
+
+/// Status, session id and body of a whole answer.
+fn parse(raw: &str) -> Reply {
     let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
     let status = head
         .split(' ')
@@ -98,7 +110,11 @@ fn cluster(flags: &[&str]) -> Option<(RedisServer, Vec<HttpFixture>)> {
 
 /// Initializes on `a` and finishes the handshake on `b`; returns the session id.
 fn open(a: &HttpFixture, b: &HttpFixture) -> String {
-    let init = post(&a.url, None, INITIALIZE);
+    open_with(a, b, INITIALIZE)
+}
+
+fn open_with(a: &HttpFixture, b: &HttpFixture, initialize: &str) -> String {
+    let init = post(&a.url, None, initialize);
     assert_eq!(init.status, 200, "{}", init.body);
     let sid = init.session.expect("a session id");
     let done = post(&b.url, Some(&sid), INITIALIZED);
@@ -186,4 +202,53 @@ fn an_idle_session_expires_on_every_instance() {
         let reply = post(&instance.url, Some(&sid), &ping(2));
         assert_eq!(reply.status, 404, "{}: {}", instance.url, reply.body);
     }
+}
+
+/// Reads `stream` until its text so far contains `wanted` (bounded by the read timeout and
+/// 1 MiB); returns the text.
+fn read_until(stream: &mut TcpStream, text: &mut String, wanted: &str) {
+    let mut buf = [0u8; 4096];
+    while !text.contains(wanted) {
+        let n = stream.read(&mut buf).expect("read the stream");
+        assert!(
+            n > 0 && text.len() < 1 << 20,
+            "ended without {wanted}: {text}"
+        );
+        text.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+}
+
+#[test]
+fn an_elicitation_answered_through_another_instance_reaches_the_tool() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let [a, b, c] = &instances[..] else {
+        unreachable!()
+    };
+    let init = INITIALIZE.replace(
+        r#""capabilities":{}"#,
+        r#""capabilities":{"elicitation":{}}"#,
+    );
+    let sid = open_with(a, c, &init);
+    let call = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":"Proceed?"}}}"#;
+    // The call goes to B, whose answer streams the elicitation request.
+    let mut stream = open_request(&b.url, "POST", Some(&sid), call);
+    let mut text = String::new();
+    read_until(&mut stream, &mut text, "elicitation/create");
+    let request = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .find(|data| data.contains("elicitation/create"))
+        .expect("an SSE data line");
+    let request: serde_json::Value = serde_json::from_str(request).expect("JSON");
+    let id = request["id"].clone();
+    assert!(id.is_string(), "{request}");
+    // The answer goes to C, which hands it to B.
+    let answer = serde_json::json!({"jsonrpc": "2.0", "id": id,
+        "result": {"action": "accept", "content": {"response": "yes"}}});
+    let reply = post(&c.url, Some(&sid), &answer.to_string());
+    assert_eq!(reply.status, 202, "{}", reply.body);
+    read_until(&mut stream, &mut text, "action=accept");
+    assert!(text.contains(r#"\"response\":\"yes\""#), "{text}");
 }

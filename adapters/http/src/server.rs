@@ -321,11 +321,13 @@ impl HttpServer {
             let _ = hook_tx.try_send(());
         });
         let sharing = self.options.store.clone().map(|store| {
-            self.options
+            let id = self
+                .options
                 .endpoint
                 .instance_id
-                .get_or_insert_with(instance_id);
-            Rc::new(Sharing::new(store, self.options.endpoint.idle_timeout))
+                .get_or_insert_with(instance_id)
+                .clone();
+            Rc::new(Sharing::new(store, self.options.endpoint.idle_timeout, id))
         });
         let router = mount::router(&self.options, self.factory, wake);
         let shared = Shared::new(router, &executor, kick_tx);

@@ -64,6 +64,9 @@ impl SessionMachine for Server {
     fn refresh(&mut self, snapshot: &[u8]) -> Result<(), String> {
         Server::refresh(self, snapshot).map_err(|e| e.to_string())
     }
+    fn number_requests_under(&mut self, id_prefix: &str) {
+        let _ = self.session.number_requests_under(id_prefix);
+    }
     fn handshake_done(&self) -> bool {
         !matches!(
             self.session().state(),

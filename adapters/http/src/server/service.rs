@@ -152,7 +152,7 @@ pub(crate) async fn handle(
         return Ok(plain(StatusCode::INTERNAL_SERVER_ERROR, "no OS randomness"));
     };
     if let Some(sharing) = &route.sharing {
-        if let Err(resp) = sharing.before(&shared, &head).await {
+        if let Err(resp) = sharing.before(&shared, &head, &body).await {
             return Ok(response(resp, &shared, fields));
         }
     }

@@ -14,6 +14,11 @@
 //! written (create, compare-and-swap, or delete plus a bus message to the other instances),
 //! one writer at a time, so a response leaves only once what it changed is stored.
 //!
+//! A POST whose messages all reply to requests another instance sent (sampling, elicitation,
+//! roots: their ids name that instance) is published on that instance's bus channel and
+//! answered 202 here; the owner hands it to its session. With no owner listening (it
+//! stopped), the body is served here, where its replies find no request.
+//!
 //! A store that fails (unreachable, timed out) makes the request a 503.
 
 use std::cell::RefCell;
@@ -21,6 +26,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use mcp_sansio::http::{HttpRequestHead, HttpResponse, SessionChange};
 use mcp_sansio_store::{RecordKey, StoreError, Version, Versioned};
 use smol::channel::Receiver;
@@ -48,6 +54,8 @@ struct Known {
 /// The store and what this instance knows of its records.
 pub(crate) struct Sharing {
     store: SessionStore,
+    /// This instance's id (`EndpointConfig::instance_id`).
+    instance: String,
     /// Time to live of a session record (the endpoint's idle timeout).
     ttl: Duration,
     /// What this instance knows of each session record it read or wrote.
@@ -57,20 +65,23 @@ pub(crate) struct Sharing {
 }
 
 impl Sharing {
-    pub(crate) fn new(store: SessionStore, ttl: Duration) -> Self {
+    pub(crate) fn new(store: SessionStore, ttl: Duration, instance: String) -> Self {
         Sharing {
             store,
+            instance,
             ttl,
             versions: RefCell::default(),
             writes: Mutex::new(()),
         }
     }
 
-    /// Before the endpoint sees `head` (see the module docs); `Err`: the store failed.
+    /// Before the endpoint sees `head` and `body` (see the module docs); `Err`: the answer,
+    /// given here (the store failed, or the body went to the instance that owns it).
     pub(crate) async fn before(
         &self,
         shared: &Shared,
         head: &HttpRequestHead,
+        body: &Bytes,
     ) -> Result<(), HttpResponse> {
         let Some(sid) = head.get("mcp-session-id") else {
             return Ok(());
@@ -95,7 +106,32 @@ impl Sharing {
                 Err(_) => return Err(unavailable()),
             }
         }
-        Ok(())
+        self.forward(shared, head, sid, body).await
+    }
+
+    /// Publishes a body of replies to the instance that sent the requests (`Err(202)`).
+    async fn forward(
+        &self,
+        shared: &Shared,
+        head: &HttpRequestHead,
+        sid: &str,
+        body: &Bytes,
+    ) -> Result<(), HttpResponse> {
+        let owner = shared
+            .try_with(|core| core.endpoint.streamable().reply_owner(head, body))
+            .flatten();
+        let Some(owner) = owner else {
+            return Ok(());
+        };
+        let mut payload = Vec::with_capacity(sid.len() + 1 + body.len());
+        payload.extend_from_slice(sid.as_bytes());
+        payload.push(b'\n');
+        payload.extend_from_slice(body);
+        match self.store.publish(&reply_channel(&owner), &payload).await {
+            Ok(0) => Ok(()),
+            Ok(_) => Err(HttpResponse::status(202)),
+            Err(_) => Err(unavailable()),
+        }
     }
 
     /// Hands the endpoint the stored state of session `sid` when it does not hold the
@@ -234,34 +270,56 @@ impl Sharing {
         });
     }
 
-    /// Ends here the sessions other instances end, as their DELETEs are announced, until
-    /// `stop`. Resubscribes (after a pause) when the subscription fails.
+    /// Until `stop`: ends here the sessions other instances end, as their DELETEs are
+    /// announced, and hands this instance's sessions the replies other instances received.
     pub(crate) async fn listen(self: Rc<Self>, shared: Shared, stop: Receiver<()>) {
-        let run = async {
-            loop {
-                let Ok(mut subscription) = self.store.subscribe(ENDED_CHANNEL).await else {
-                    Timer::after(Duration::from_secs(1)).await;
-                    continue;
-                };
-                loop {
-                    match subscription.next().await {
-                        Ok(id) => {
-                            if let Ok(id) = std::str::from_utf8(&id) {
-                                self.forget(&shared, id);
-                            }
-                        }
-                        Err(StoreError::Lagged) => continue,
-                        Err(_) => break,
-                    }
-                }
-                Timer::after(Duration::from_secs(1)).await;
+        let ended = self.follow(ENDED_CHANNEL.to_owned(), |id| {
+            if let Ok(id) = std::str::from_utf8(id) {
+                self.forget(&shared, id);
             }
-        };
-        smol::future::or(run, async {
+        });
+        let replies = self.follow(reply_channel(&self.instance), |payload| {
+            let Some(split) = payload.iter().position(|&b| b == b'\n') else {
+                return;
+            };
+            let Ok(sid) = std::str::from_utf8(&payload[..split]) else {
+                return;
+            };
+            let body = Bytes::copy_from_slice(&payload[split + 1..]);
+            shared.with(|core| {
+                let endpoint = core.endpoint.streamable();
+                endpoint.handle_forwarded(Instant::now(), sid, body)
+            });
+        });
+        let stopped = async {
             let _ = stop.recv().await;
-        })
-        .await;
+        };
+        smol::future::or(smol::future::or(ended, replies), stopped).await;
     }
+
+    /// Hands every message of `channel` to `on`, forever; resubscribes (after a pause) when
+    /// the subscription fails.
+    async fn follow(&self, channel: String, on: impl Fn(&[u8])) {
+        loop {
+            let Ok(mut subscription) = self.store.subscribe(&channel).await else {
+                Timer::after(Duration::from_secs(1)).await;
+                continue;
+            };
+            loop {
+                match subscription.next().await {
+                    Ok(message) => on(&message),
+                    Err(StoreError::Lagged) => continue,
+                    Err(_) => break,
+                }
+            }
+            Timer::after(Duration::from_secs(1)).await;
+        }
+    }
+}
+
+/// The bus channel of the replies instance `instance` owns.
+fn reply_channel(instance: &str) -> String {
+    format!("replies.{instance}")
 }
 
 /// The answer when the store fails.
