@@ -67,8 +67,9 @@ pub struct EndpointConfig {
     pub peer_limit: Option<Arc<dyn PeerLimit>>,
     /// This instance's name among several serving the same sessions from one shared store
     /// (1 to 32 ASCII letters and digits). `Some` turns on the session changes
-    /// (`Endpoint::poll_session_change`) and names the request ids of the sessions this
-    /// instance restores. Default `None`: sessions live in this process only.
+    /// (`Endpoint::poll_session_change`) and puts this name in the ids of the requests its
+    /// sessions send the client (`Endpoint::reply_owner`). Default `None`: sessions live in
+    /// this process only.
     pub instance_id: Option<String>,
 }
 
