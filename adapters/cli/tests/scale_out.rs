@@ -63,7 +63,7 @@ fn open_request(url: &str, method: &str, session: Option<&str>, body: &str) -> T
 
 /// Status, session id and body of a whole answer.
 fn parse(raw: &str) -> Reply {
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((raw, ""));
     let status = head
         .split(' ')
         .nth(1)
