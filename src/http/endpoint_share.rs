@@ -209,19 +209,68 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             .map(str::to_owned)
     }
 
-    /// A POST body another instance received for session `id`, whose replies answer requests
-    /// this one sent (see [`Endpoint::reply_owner`]): handed to the session as if it came
-    /// here. Returns whether the session is held.
+    /// A POST body another instance received for session `id`: replies to requests this one
+    /// sent (see [`Endpoint::reply_owner`]) or cancellations of requests it may serve (see
+    /// [`Endpoint::cancellations_elsewhere`]), handed to the session as if they came here.
+    /// Returns whether the session is held.
     pub fn handle_forwarded(&mut self, now: Instant, id: &str, body: bytes::Bytes) -> bool {
         self.clock = Some(now);
         let Some(session) = self.sessions.get_mut(id) else {
             return false;
         };
+        let Ok(incoming) = crate::jsonrpc::decode(&body) else {
+            return true;
+        };
+        let cancelled: Vec<_> = super::messages(&incoming)
+            .filter_map(super::super::reply::cancelled_id)
+            .collect();
         session.last_activity = now;
-        session.machine.handle_input(now, body);
+        session.machine.handle_decoded(now, body, incoming);
         session.pump();
+        cancelled
+            .iter()
+            .for_each(|id| session.request_cancelled(id));
         self.flush();
         true
+    }
+
+    /// The `notifications/cancelled` of a POST body for session `sid` that name requests
+    /// this endpoint is not serving (sharing only), one frame each: the driver hands them to
+    /// the other instances (which take them with [`Endpoint::handle_forwarded`]) and the body
+    /// itself to this endpoint as usual. Empty for almost every body.
+    pub fn cancellations_elsewhere(
+        &self,
+        head: &HttpRequestHead,
+        body: &bytes::Bytes,
+    ) -> Vec<bytes::Bytes> {
+        let mut frames = Vec::new();
+        if self.config.instance_id.is_none()
+            || head.method != HttpMethod::Post
+            || memchr::memmem::find(body, b"notifications/cancelled").is_none()
+        {
+            return frames;
+        }
+        let Some(session) = KnownFields::of(head)
+            .session_id
+            .and_then(|sid| self.sessions.get(sid))
+        else {
+            return frames;
+        };
+        let Ok(incoming) = crate::jsonrpc::decode(body) else {
+            return frames;
+        };
+        for id in super::messages(&incoming).filter_map(super::super::reply::cancelled_id) {
+            if session.serves_request(&id) {
+                continue;
+            }
+            let mut frame =
+                br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"#
+                    .to_vec();
+            id.write_json(&mut frame);
+            frame.extend_from_slice(b"}}");
+            frames.push(bytes::Bytes::from(frame));
+        }
+        frames
     }
 
     /// Notes what request `head`, answered by `resp`, changed (sharing only).

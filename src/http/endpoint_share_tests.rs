@@ -23,6 +23,21 @@ fn rig(instance: Option<&str>, now: Instant) -> HttpRig {
     HttpRig::new(config, factory, now)
 }
 
+/// An endpoint named `instance` whose servers have `tool`.
+fn rig_with(instance: &str, tool: &crate::app::server::Tool, now: Instant) -> HttpRig {
+    let config = EndpointConfig {
+        instance_id: Some(instance.to_owned()),
+        ..EndpointConfig::default()
+    };
+    let tool = tool.clone();
+    let factory = move |now| {
+        Server::builder(Implementation::new("share", "1"))
+            .tool(tool.clone())
+            .build(now)
+    };
+    HttpRig::new(config, factory, now)
+}
+
 /// Drains `rig`'s changes into `store` (id → snapshot); returns them.
 fn store(rig: &mut HttpRig, store: &mut HashMap<String, Vec<u8>>) -> Vec<SessionChange> {
     let mut seen = Vec::new();
@@ -192,23 +207,13 @@ fn a_held_copy_is_brought_up_to_what_another_endpoint_stored() {
 fn a_reply_posted_to_another_endpoint_is_routed_to_the_one_that_asked() {
     use crate::app::server::{CallToolResult, Tool};
     let now = Instant::now();
-    let config = |name: &str| EndpointConfig {
-        instance_id: Some(name.to_owned()),
-        ..EndpointConfig::default()
-    };
-    let factory = |now| {
-        let ask = Tool::new("ask", json!({"type": "object"})).handler(|_call, ctx| async move {
-            Ok(match ctx.list_roots().await {
-                Ok(roots) => CallToolResult::text(format!("roots: {roots}")),
-                Err(e) => CallToolResult::error(format!("failed: {e}")),
-            })
-        });
-        Server::builder(Implementation::new("share", "1"))
-            .tool(ask)
-            .build(now)
-    };
-    let mut a = HttpRig::new(config("a"), factory, now);
-    let mut b = HttpRig::new(config("b"), factory, now);
+    let ask = Tool::new("ask", json!({"type": "object"})).handler(|_call, ctx| async move {
+        Ok(match ctx.list_roots().await {
+            Ok(roots) => CallToolResult::text(format!("roots: {roots}")),
+            Err(e) => CallToolResult::error(format!("failed: {e}")),
+        })
+    });
+    let (mut a, mut b) = (rig_with("a", &ask, now), rig_with("b", &ask, now));
     let mut kept = HashMap::new();
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {"roots": {}},
@@ -259,4 +264,48 @@ fn a_reply_posted_to_another_endpoint_is_routed_to_the_one_that_asked() {
     assert!(!b
         .endpoint
         .handle_forwarded(now, "unknown", bytes::Bytes::new()));
+}
+
+#[test]
+fn a_cancellation_posted_to_another_endpoint_reaches_the_one_serving_the_request() {
+    use crate::app::server::{CallToolResult, Tool};
+    let now = Instant::now();
+    let wait = Tool::new("wait", json!({"type": "object"})).handler(|_call, ctx| async move {
+        ctx.cancelled().await;
+        Ok(CallToolResult::text("cancelled"))
+    });
+    let (mut a, mut b) = (rig_with("a", &wait, now), rig_with("b", &wait, now));
+    let mut kept = HashMap::new();
+    let sid = a.open("2025-06-18");
+    store(&mut a, &mut kept);
+    assert_eq!(b.endpoint.handle_restore(now, &sid, &kept[&sid]), Ok(true));
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "wait", "arguments": {}}});
+    let stream = a.post(Some(&sid), &call);
+    a.run_jobs();
+    assert!(!a.read_stream(&stream.body).ended, "the tool waits");
+
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "enough"}});
+    let head = HttpRig::post_head().header("Mcp-Session-Id", sid.as_str());
+    let body = bytes::Bytes::from(cancel.to_string());
+    assert!(
+        a.endpoint.cancellations_elsewhere(&head, &body).is_empty(),
+        "A serves it"
+    );
+    let frames = b.endpoint.cancellations_elsewhere(&head, &body);
+    assert_eq!(frames.len(), 1, "B does not");
+    let ping = bytes::Bytes::from(ping(8).to_string());
+    assert!(b.endpoint.cancellations_elsewhere(&head, &ping).is_empty());
+    assert_eq!(b.post(Some(&sid), &cancel).status, 202);
+    for frame in frames {
+        assert!(a.endpoint.handle_forwarded(now, &sid, frame));
+    }
+    a.run_jobs();
+    let read = a.read_stream(&stream.body);
+    assert!(read.ended, "the cancelled request's stream ends");
+    assert!(
+        read.messages().iter().all(|m| m["id"] != 7),
+        "no answer after a cancellation"
+    );
 }

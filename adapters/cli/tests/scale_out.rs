@@ -252,3 +252,29 @@ fn an_elicitation_answered_through_another_instance_reaches_the_tool() {
     read_until(&mut stream, &mut text, "action=accept");
     assert!(text.contains(r#"\"response\":\"yes\""#), "{text}");
 }
+
+#[test]
+fn a_cancellation_sent_to_another_instance_stops_the_request() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let [a, b, c] = &instances[..] else {
+        unreachable!()
+    };
+    let sid = open(a, b);
+    // A minute-long call on B, whose stream stays open while it runs ...
+    let call = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"test_slow","arguments":{"ms":60000}}}"#;
+    let mut stream = open_request(&b.url, "POST", Some(&sid), call);
+    let mut text = String::new();
+    read_until(&mut stream, &mut text, "\r\n\r\n");
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    // ... cancelled through C: B's stream ends well within the read timeout, unanswered.
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"changed my mind"}}"#;
+    let reply = post(&c.url, Some(&sid), cancel);
+    assert_eq!(reply.status, 202, "{}", reply.body);
+    let mut rest = String::new();
+    stream
+        .read_to_string(&mut rest)
+        .expect("the stream ends before the read timeout");
+    assert!(!rest.contains("Slept"), "{rest}");
+}

@@ -19,6 +19,9 @@
 //! answered 202 here; the owner hands it to its session. With no owner listening (it
 //! stopped), the body is served here, where its replies find no request.
 //!
+//! A `notifications/cancelled` for a request this instance is not serving is also published
+//! to every instance; the one serving it cancels its handler and ends its stream.
+//!
 //! A store that fails (unreachable, timed out) makes the request a 503.
 
 use std::cell::RefCell;
@@ -38,6 +41,9 @@ use super::store::SessionStore;
 
 /// The bus channel that carries the ids of sessions ended by a DELETE.
 const ENDED_CHANNEL: &str = "session-ended";
+
+/// The bus channel that carries cancellations to every instance (sender, session, frame).
+const CANCEL_CHANNEL: &str = "cancelled";
 
 /// Session versions remembered at most; past it the table is cleared (a write then costs
 /// one more round trip, see [`Sharing::save`]).
@@ -106,7 +112,31 @@ impl Sharing {
                 Err(_) => return Err(unavailable()),
             }
         }
-        self.forward(shared, head, sid, body).await
+        self.forward(shared, head, sid, body).await?;
+        self.spread_cancellations(shared, head, sid, body).await;
+        Ok(())
+    }
+
+    /// Publishes to every instance the cancellations of requests this one is not serving
+    /// (best effort: the body is served here in any case).
+    async fn spread_cancellations(
+        &self,
+        shared: &Shared,
+        head: &HttpRequestHead,
+        sid: &str,
+        body: &Bytes,
+    ) {
+        let frames = shared
+            .try_with(|core| {
+                core.endpoint
+                    .streamable()
+                    .cancellations_elsewhere(head, body)
+            })
+            .unwrap_or_default();
+        for frame in frames {
+            let payload = [self.instance.as_bytes(), sid.as_bytes(), &frame].join(&b'\n');
+            let _ = self.store.publish(CANCEL_CHANNEL, &payload).await;
+        }
     }
 
     /// Publishes a body of replies to the instance that sent the requests (`Err(202)`).
@@ -291,10 +321,27 @@ impl Sharing {
                 endpoint.handle_forwarded(Instant::now(), sid, body)
             });
         });
+        let cancels = self.follow(CANCEL_CHANNEL.to_owned(), |payload| {
+            let mut parts = payload.splitn(3, |&b| b == b'\n');
+            let (Some(from), Some(sid), Some(frame)) = (parts.next(), parts.next(), parts.next())
+            else {
+                return;
+            };
+            let (Ok(sid), true) = (std::str::from_utf8(sid), from != self.instance.as_bytes())
+            else {
+                return;
+            };
+            let frame = Bytes::copy_from_slice(frame);
+            shared.with(|core| {
+                let endpoint = core.endpoint.streamable();
+                endpoint.handle_forwarded(Instant::now(), sid, frame)
+            });
+        });
         let stopped = async {
             let _ = stop.recv().await;
         };
-        smol::future::or(smol::future::or(ended, replies), stopped).await;
+        let listening = smol::future::or(ended, smol::future::or(replies, cancels));
+        smol::future::or(listening, stopped).await;
     }
 
     /// Hands every message of `channel` to `on`, forever; resubscribes (after a pause) when
