@@ -107,6 +107,16 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         (stateful && !self.sessions.contains_key(sid)).then_some(sid)
     }
 
+    /// The sessions held here with a response stream open (sharing only; a walk over every
+    /// session): the driver keeps their records alive while their clients listen, as no
+    /// request may come meanwhile.
+    pub fn listening_sessions(&self) -> Vec<String> {
+        if self.config.instance_id.is_none() {
+            return Vec::new();
+        }
+        self.sessions.ids_where(SessionState::has_attached)
+    }
+
     /// Whether session `id` is held here.
     pub fn holds_session(&self, id: &str) -> bool {
         self.sessions.contains_key(id)

@@ -309,3 +309,20 @@ fn a_cancellation_posted_to_another_endpoint_reaches_the_one_serving_the_request
         "no answer after a cancellation"
     );
 }
+
+#[test]
+fn sessions_whose_clients_listen_are_named_for_their_records_to_be_kept() {
+    let now = Instant::now();
+    let mut a = rig(Some("a"), now);
+    let quiet = a.open("2025-06-18");
+    let listening = a.open("2025-06-18");
+    assert!(a.endpoint.listening_sessions().is_empty());
+    let stream = a.get(&listening, None);
+    assert_eq!(stream.status, 200);
+    assert_eq!(a.endpoint.listening_sessions(), vec![listening.clone()]);
+    assert!(!a.endpoint.listening_sessions().contains(&quiet));
+    let mut alone = rig(None, now);
+    let sid = alone.open("2025-06-18");
+    assert_eq!(alone.get(&sid, None).status, 200);
+    assert!(alone.endpoint.listening_sessions().is_empty(), "not shared");
+}

@@ -278,3 +278,19 @@ fn a_cancellation_sent_to_another_instance_stops_the_request() {
         .expect("the stream ends before the read timeout");
     assert!(!rest.contains("Slept"), "{rest}");
 }
+
+#[test]
+fn a_session_whose_client_listens_outlives_the_idle_timeout() {
+    let Some((_redis, instances)) = cluster(&["--session-idle-timeout", "1"]) else {
+        return;
+    };
+    let sid = open(&instances[0], &instances[0]);
+    let mut listen = open_request(&instances[0].url, "GET", Some(&sid), "");
+    let mut text = String::new();
+    read_until(&mut listen, &mut text, "\r\n\r\n");
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    // No request for over twice the idle timeout, but the GET stream is open on A.
+    std::thread::sleep(Duration::from_millis(2500));
+    let reply = post(&instances[1].url, Some(&sid), &ping(1));
+    assert_eq!(reply.status, 200, "{}", reply.body);
+}

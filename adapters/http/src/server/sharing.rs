@@ -340,8 +340,37 @@ impl Sharing {
         let stopped = async {
             let _ = stop.recv().await;
         };
-        let listening = smol::future::or(ended, smol::future::or(replies, cancels));
+        let kept = self.keep_listeners(&shared);
+        let listening = smol::future::or(
+            smol::future::or(ended, kept),
+            smol::future::or(replies, cancels),
+        );
         smol::future::or(listening, stopped).await;
+    }
+
+    /// Every quarter of the time to live, resets it for the sessions whose clients hold a
+    /// response stream open here (they may send no request for longer), forever.
+    async fn keep_listeners(&self, shared: &Shared) {
+        loop {
+            Timer::after(self.ttl / 4).await;
+            let listening = shared
+                .try_with(|core| core.endpoint.streamable().listening_sessions())
+                .unwrap_or_default();
+            for sid in listening {
+                if !self.touch_due(&sid) {
+                    continue;
+                }
+                match self
+                    .store
+                    .touch(&RecordKey::Session(sid.clone()), self.ttl)
+                    .await
+                {
+                    Ok(true) => self.touched(&sid),
+                    Ok(false) => self.forget(shared, &sid),
+                    Err(_) => {}
+                }
+            }
+        }
     }
 
     /// Hands every message of `channel` to `on`, forever; resubscribes (after a pause) when
