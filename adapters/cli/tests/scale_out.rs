@@ -3,7 +3,8 @@
 //! session initialized on one is served by the others, concurrent first requests on an
 //! instance that does not hold the session all succeed, an elicitation answered through
 //! another instance reaches the tool that asked, a DELETE on one ends it on all, and an idle
-//! session expires on all. Every process is stopped by its PID.
+//! session expires on all, while one whose client listens does not; with the store gone,
+//! requests get 503. Every process is stopped by its PID.
 //!
 //! Skipped (with a message) when redis-server is not installed and `CI` is unset; under CI
 //! it must run.
@@ -293,4 +294,20 @@ fn a_session_whose_client_listens_outlives_the_idle_timeout() {
     std::thread::sleep(Duration::from_millis(2500));
     let reply = post(&instances[1].url, Some(&sid), &ping(1));
     assert_eq!(reply.status, 200, "{}", reply.body);
+}
+
+#[test]
+fn requests_of_a_session_get_503_while_the_store_is_gone() {
+    let Some((redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let sid = open(&instances[0], &instances[1]);
+    drop(redis);
+    let reply = post(&instances[2].url, Some(&sid), &ping(1));
+    assert_eq!(reply.status, 503, "{}", reply.body);
+    assert!(reply.body.contains("session store"), "{}", reply.body);
+    // A new session cannot be stored either: refused, with no session id handed out.
+    let init = post(&instances[0].url, None, INITIALIZE);
+    assert_eq!(init.status, 503, "{}", init.body);
+    assert_eq!(init.session, None);
 }
