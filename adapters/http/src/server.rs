@@ -127,7 +127,9 @@ pub struct HttpServerOptions {
     /// How long shutdown waits for open connections to finish. Default 5 s.
     pub drain_timeout: Duration,
     /// Sessions shared with the other instances using the same store, so any of them serves
-    /// any request (see docs/scale-out.md). Default `None`: sessions live in this process.
+    /// any request (see docs/scale-out.md). `endpoint.instance_id` names this instance (its
+    /// letters and digits, at most 32; a random name when unset or empty). Default `None`:
+    /// sessions live in this process.
     pub store: Option<SessionStore>,
 }
 
@@ -321,12 +323,17 @@ impl HttpServer {
             let _ = hook_tx.try_send(());
         });
         let sharing = self.options.store.clone().map(|store| {
-            let id = self
-                .options
-                .endpoint
-                .instance_id
-                .get_or_insert_with(instance_id)
-                .clone();
+            // The name request ids and bus channels carry: letters and digits only.
+            let given = self.options.endpoint.instance_id.take().unwrap_or_default();
+            let mut id: String = given
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .take(32)
+                .collect();
+            if id.is_empty() {
+                id = instance_id();
+            }
+            self.options.endpoint.instance_id = Some(id.clone());
             Rc::new(Sharing::new(store, self.options.endpoint.idle_timeout, id))
         });
         let router = mount::router(&self.options, self.factory, wake);
