@@ -196,7 +196,9 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     /// takes it with [`Endpoint::handle_forwarded`], and answers 202. `None`: serve it here.
     pub fn reply_owner(&self, head: &HttpRequestHead, body: &bytes::Bytes) -> Option<String> {
         let mine = self.config.instance_id.as_deref()?;
-        if head.method != HttpMethod::Post || !body.contains(&b'"') {
+        // A request or notification says so in its first bytes: most bodies stop here.
+        let kind = crate::jsonrpc::FrameHead::scan(body).kind;
+        if head.method != HttpMethod::Post || kind == crate::jsonrpc::HeadKind::Request {
             return None;
         }
         let incoming = crate::jsonrpc::decode(body).ok()?;
