@@ -191,8 +191,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     }
 
     /// The instance a POST body must go to (sharing only): its messages are all replies to
-    /// requests another instance sent (their ids name it, see
-    /// [`Endpoint::next_id_prefix`]); the driver hands the body to that instance, which
+    /// requests another instance sent (their ids name it: `s-<instance>.<n>-<k>`); the driver hands the body to that instance, which
     /// takes it with [`Endpoint::handle_forwarded`], and answers 202. `None`: serve it here.
     pub fn reply_owner(&self, head: &HttpRequestHead, body: &bytes::Bytes) -> Option<String> {
         let mine = self.config.instance_id.as_deref()?;
