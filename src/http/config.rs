@@ -65,6 +65,12 @@ pub struct EndpointConfig {
     ///
     /// [`Peer`]: super::Peer
     pub peer_limit: Option<Arc<dyn PeerLimit>>,
+    /// This instance's name among several serving the same sessions from one shared store
+    /// (1 to 32 ASCII letters and digits). `Some` turns on the session changes
+    /// (`Endpoint::poll_session_change`) and puts this name in the ids of the requests its
+    /// sessions send the client (`Endpoint::reply_owner`). Default `None`: sessions live in
+    /// this process only.
+    pub instance_id: Option<String>,
 }
 
 impl Default for EndpointConfig {
@@ -86,6 +92,7 @@ impl Default for EndpointConfig {
             max_listen_streams: 64,
             sse_keep_alive: Some(Duration::from_secs(15)),
             peer_limit: None,
+            instance_id: None,
         }
     }
 }
@@ -106,4 +113,9 @@ pub struct EndpointStats {
     pub exchanges_refused: u64,
     /// Sessions refused (429) by the `peer_limit`.
     pub peers_refused: u64,
+    /// Sessions restored from a snapshot (`Endpoint::handle_restore`).
+    pub sessions_restored: u64,
+    /// Session changes dropped because the driver did not take them
+    /// (`Endpoint::poll_session_change`).
+    pub session_changes_dropped: u64,
 }

@@ -24,6 +24,12 @@ mod deadline_tests;
 mod get;
 #[path = "endpoint_keepalive.rs"]
 mod keepalive;
+#[path = "endpoint_share.rs"]
+mod share;
+#[cfg(test)]
+#[path = "endpoint_share_tests.rs"]
+mod share_tests;
+pub use share::{RestoreRefused, SessionChange};
 #[path = "endpoint_stateless.rs"]
 mod stateless;
 
@@ -71,6 +77,10 @@ pub struct Endpoint<M> {
     clock: Option<Instant>,
     /// When each SSE response's keep-alive comment may be due.
     keep_alives: KeepAlives,
+    /// Session changes for the driver to store (only with an `instance_id`).
+    changes: std::collections::VecDeque<share::Noted>,
+    /// Serial of the next request-id prefix handed to a session (only with an `instance_id`).
+    prefixes: u64,
 }
 
 impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
@@ -97,6 +107,8 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             stats: EndpointStats::default(),
             clock: None,
             keep_alives: KeepAlives::default(),
+            changes: std::collections::VecDeque::new(),
+            prefixes: 0,
         }
     }
 
@@ -135,6 +147,9 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     ) -> HttpResponse {
         self.clock = Some(now);
         let resp = self.serve_request(now, head, body, random);
+        if self.config.instance_id.is_some() {
+            self.note_changes(head, &resp);
+        }
         self.flush();
         resp
     }
@@ -589,6 +604,35 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         random: [u8; 16],
     ) -> Result<String, HttpResponse> {
         let peer_key = self.admit_peer(peer)?;
+        self.make_room(now)?;
+        let sid: String = random.iter().map(|b| format!("{b:02x}")).collect();
+        if self.sessions.contains_key(sid.as_str()) {
+            return Err(rpc_error(
+                503,
+                -32000,
+                "Service Unavailable: session id already in use",
+            ));
+        }
+        let mut machine = (self.factory)(now);
+        if let Some(prefix) = self.next_id_prefix() {
+            machine.number_requests_under(&prefix);
+        }
+        let state = SessionState::new(
+            machine,
+            now,
+            self.config.replay_budget,
+            self.config.retry_ms,
+        );
+        self.sessions.insert(sid.clone(), state);
+        if let Some(key) = peer_key {
+            self.peers.opened(&sid, key);
+        }
+        Ok(sid)
+    }
+
+    /// Room for one more session: when the table is full, the oldest session whose handshake
+    /// is not done is ended; with none such, 503.
+    fn make_room(&mut self, now: Instant) -> Result<(), HttpResponse> {
         if self.sessions.len() >= self.config.max_sessions {
             match self.sessions.oldest_unready().cloned() {
                 Some(victim) => {
@@ -605,26 +649,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
                 }
             }
         }
-        let sid: String = random.iter().map(|b| format!("{b:02x}")).collect();
-        if self.sessions.contains_key(sid.as_str()) {
-            return Err(rpc_error(
-                503,
-                -32000,
-                "Service Unavailable: session id already in use",
-            ));
-        }
-        let machine = (self.factory)(now);
-        let state = SessionState::new(
-            machine,
-            now,
-            self.config.replay_budget,
-            self.config.retry_ms,
-        );
-        self.sessions.insert(sid.clone(), state);
-        if let Some(key) = peer_key {
-            self.peers.opened(&sid, key);
-        }
-        Ok(sid)
+        Ok(())
     }
 
     /// The `peer_limit`'s key for `peer` (`None`: not limited), or 429 with `Retry-After`

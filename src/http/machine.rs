@@ -67,6 +67,35 @@ pub trait SessionMachine {
     /// endpoint's will ask for: the endpoint calls it once a session's output is routed, as it
     /// may hold thousands of idle sessions.
     fn release_spare_capacity(&mut self) {}
+    /// The session's movable state (see [`Endpoint::poll_session_change`]), as bytes only
+    /// the same kind of machine reads back; `None` when there is nothing to move yet, and by
+    /// default (a machine that cannot move).
+    ///
+    /// [`Endpoint::poll_session_change`]: super::Endpoint::poll_session_change
+    fn snapshot(&self) -> Option<Vec<u8>> {
+        None
+    }
+    /// Whether the movable state changed since this last returned `true`. `false` by default.
+    fn take_snapshot_due(&mut self) -> bool {
+        false
+    }
+    /// Numbers the session's requests to the client under `id_prefix` from now on (a new
+    /// session on one of several instances); nothing by default.
+    fn number_requests_under(&mut self, id_prefix: &str) {
+        let _ = id_prefix;
+    }
+    /// Brings the session held here up to `snapshot`, a later state written by another
+    /// process; `Err` with the reason when it cannot (and by default).
+    fn refresh(&mut self, snapshot: &[u8]) -> Result<(), String> {
+        let _ = snapshot;
+        Err("this machine cannot refresh sessions".to_owned())
+    }
+    /// Goes on with the session `snapshot` describes, numbering its own requests under
+    /// `id_prefix`; `Err` with the reason when it cannot (and by default).
+    fn restore(&mut self, now: Instant, snapshot: &[u8], id_prefix: &str) -> Result<(), String> {
+        let _ = (now, snapshot, id_prefix);
+        Err("this machine cannot restore sessions".to_owned())
+    }
 }
 
 /// One request of the stateless revision (2026-07-28), served by a machine of its own: the

@@ -182,6 +182,15 @@ impl<K: Clone + Eq + Hash, M: SessionMachine> SessionTable<K, M> {
         Some(entry.state)
     }
 
+    /// The ids of the sessions `keep` picks (a walk over every session).
+    pub(super) fn ids_where(&self, mut keep: impl FnMut(&SessionState<M>) -> bool) -> Vec<K> {
+        self.entries
+            .iter()
+            .filter(|(_, entry)| keep(&entry.state))
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
     /// The oldest session whose handshake is not done: the first to make room for a new one.
     pub(super) fn oldest_unready(&self) -> Option<&K> {
         self.unready.iter().find_map(|(_, serial)| {

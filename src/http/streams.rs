@@ -316,6 +316,11 @@ impl<M: SessionMachine> SessionState<M> {
         }
     }
 
+    /// Whether a POST stream here waits for the response to request `id`.
+    pub(crate) fn serves_request(&self, id: &RequestId) -> bool {
+        self.request_streams.contains_key(id)
+    }
+
     /// The client cancelled request `id`: its response will never come, so its stream must
     /// not wait for it (otherwise a cancelled POST's SSE stream would stay open forever).
     pub(crate) fn request_cancelled(&mut self, id: &RequestId) {

@@ -36,6 +36,7 @@ mod lifecycle;
 mod outbound;
 mod pending;
 mod sending;
+mod snapshot;
 mod timer;
 mod tombstones;
 
@@ -53,6 +54,7 @@ use crate::model::{ClientCapabilities, Implementation, ProtocolVersion, ServerCa
 
 pub use error::{describe_limit, describe_too_long, FrameError, RespondError, SendError};
 pub use event::{CloseReason, Event, Outcome, Stats};
+pub use snapshot::{RestoreError, SessionSnapshot, MAX_ID_PREFIX};
 
 /// Which side of the conversation a session plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

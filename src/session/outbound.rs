@@ -49,6 +49,9 @@ pub(crate) struct Pending {
 pub(crate) struct Outbound {
     role: Role,
     next_id: u64,
+    /// Set on a restored server session: its ids read `s-<prefix>-<n>`, so they never
+    /// collide with the ids other instances sent in the same session.
+    prefix: Option<Box<str>>,
     pending: PendingTable<Pending>,
     deadlines: Deadlines,
     tombstones: Tombstones,
@@ -60,6 +63,7 @@ impl Outbound {
         Outbound {
             role,
             next_id: 0,
+            prefix: None,
             pending: PendingTable::default(),
             deadlines: Deadlines::default(),
             tombstones: Tombstones::new(tombstone_capacity),
@@ -74,8 +78,22 @@ impl Outbound {
         self.next_id += 1;
         match self.role {
             Role::Client => RequestId::unsigned(n),
-            Role::Server => server_id(n),
+            Role::Server => match &self.prefix {
+                None => server_id(n),
+                Some(prefix) => RequestId::string(format!("s-{prefix}-{n}")),
+            },
         }
+    }
+
+    /// The number the next id will carry.
+    pub(crate) fn next_number(&self) -> u64 {
+        self.next_id
+    }
+
+    /// Continues a moved session's numbering under `prefix` (see [`Outbound::allocate`]).
+    pub(crate) fn continue_from(&mut self, next: u64, prefix: &str) {
+        self.next_id = next;
+        self.prefix = Some(prefix.into());
     }
 
     pub(crate) fn len(&self) -> usize {

@@ -140,6 +140,9 @@ pub(crate) struct ServeArgs {
     /// Where the protocol trace goes.
     #[command(flatten)]
     pub(crate) trace: crate::client_trace::TraceArgs,
+    /// Where the HTTP server keeps its sessions (see `serve_store.rs`).
+    #[command(flatten)]
+    pub(crate) store: crate::serve_store::ServeStoreArgs,
 }
 
 /// Options of `client`.

@@ -24,6 +24,7 @@ mod request;
 mod serve_auth;
 mod serve_http;
 mod serve_limits;
+mod serve_store;
 mod stateless_stdio;
 
 use std::ffi::OsString;
@@ -64,7 +65,9 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Serve(args) => match &args.http {
-            Some(addr) => serve_http::serve_http(addr, &args.auth, &args.limits, &args.trace),
+            Some(addr) => {
+                serve_http::serve_http(addr, &args.auth, &args.limits, &args.trace, &args.store)
+            }
             None if args.auth.auth_issuer.is_some() => {
                 Err(Failure::Usage("--auth-* options need --http".into()))
             }

@@ -24,6 +24,7 @@ use smol::LocalExecutor;
 use crate::fixture;
 use crate::serve_auth::ServeAuthArgs;
 use crate::serve_limits::ServeLimitArgs;
+use crate::serve_store::ServeStoreArgs;
 use crate::Failure;
 
 /// Lowers the connection cap to what the open-file limit `soft_limit` allows (saying so on
@@ -48,6 +49,7 @@ pub(crate) fn serve_http(
     auth: &ServeAuthArgs,
     limits: &ServeLimitArgs,
     trace: &crate::client_trace::TraceArgs,
+    store: &ServeStoreArgs,
 ) -> Result<(), Failure> {
     let addr: SocketAddr = addr
         .parse()
@@ -69,6 +71,7 @@ pub(crate) fn serve_http(
     let (extras_tx, extras_rx) = smol::channel::unbounded::<BoxFuture<()>>();
     limits.apply(&mut options)?;
     options.trace = trace.http(true)?;
+    store.apply(&mut options)?;
     fit_to_fd_limit(&mut options, crate::fd_limit::raise_to_hard());
     let max_connections = options.max_connections;
     let factory = fixture::fixture_factory(config, sleep.clone());

@@ -47,8 +47,10 @@ mod io;
 mod mount;
 mod service;
 mod shared;
+mod sharing;
 mod staging;
 mod traced;
+mod store;
 
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
@@ -75,6 +77,8 @@ use io::ConnTimer;
 pub use mount::SseTransportMount;
 use service::{BodyLimits, Route};
 use shared::Shared;
+use sharing::Sharing;
+pub use store::SessionStore;
 
 /// How the server is mounted and bounded.
 ///
@@ -129,6 +133,11 @@ pub struct HttpServerOptions {
     pub tcp_keepalive: Option<Duration>,
     /// How long shutdown waits for open connections to finish. Default 5 s.
     pub drain_timeout: Duration,
+    /// Sessions shared with the other instances using the same store, so any of them serves
+    /// any request (see docs/scale-out.md). `endpoint.instance_id` names this instance (its
+    /// letters and digits, at most 32; a random name when unset or empty). Default `None`:
+    /// sessions live in this process.
+    pub store: Option<SessionStore>,
 }
 
 /// The slowest request body the server waits for (see [`HttpServerOptions::body_min_rate`]).
@@ -166,6 +175,7 @@ impl Default for HttpServerOptions {
             write_timeout: Some(Duration::from_secs(30)),
             tcp_keepalive: Some(Duration::from_secs(60)),
             drain_timeout: Duration::from_secs(5),
+            store: None,
         }
     }
 }
@@ -322,6 +332,20 @@ impl HttpServer {
         let wake: mcp_sansio::runtime::WakeHook = Arc::new(move || {
             let _ = hook_tx.try_send(());
         });
+        let sharing = self.options.store.clone().map(|store| {
+            // The name request ids and bus channels carry: letters and digits only.
+            let given = self.options.endpoint.instance_id.take().unwrap_or_default();
+            let mut id: String = given
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .take(32)
+                .collect();
+            if id.is_empty() {
+                id = instance_id();
+            }
+            self.options.endpoint.instance_id = Some(id.clone());
+            Rc::new(Sharing::new(store, self.options.endpoint.idle_timeout, id))
+        });
         let router = mount::router(&self.options, self.factory, wake);
         let shared = Shared::new(router, &executor, kick_tx);
         let route = Rc::new(Route {
@@ -334,7 +358,12 @@ impl HttpServer {
             },
             random: Default::default(),
             staging: Default::default(),
+            sharing: sharing.clone(),
         });
+        if let Some(sharing) = sharing {
+            let listen = sharing.listen(shared.clone(), self.stop_rx.clone());
+            executor.spawn(listen).detach();
+        }
         executor
             .spawn(drive(shared.clone(), kick_rx, self.stop_rx.clone()))
             .detach();
@@ -427,6 +456,20 @@ impl HttpServer {
         }
         Ok(report)
     }
+}
+
+/// A name for this instance among those sharing a store: 16 random hex digits.
+fn instance_id() -> String {
+    let mut bytes = [0u8; 8];
+    // Without OS randomness, the process id and the time still tell instances apart.
+    if getrandom::fill(&mut bytes).is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        bytes[..4].copy_from_slice(&std::process::id().to_le_bytes());
+        bytes[4..].copy_from_slice(&nanos.to_le_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The per-connection limits, taken from the options once.

@@ -52,6 +52,21 @@ impl SessionMachine for Server {
     fn is_quiet(&self) -> bool {
         Server::is_quiet(self)
     }
+    fn snapshot(&self) -> Option<Vec<u8>> {
+        Server::snapshot(self)
+    }
+    fn take_snapshot_due(&mut self) -> bool {
+        Server::take_snapshot_due(self)
+    }
+    fn restore(&mut self, now: Instant, snapshot: &[u8], id_prefix: &str) -> Result<(), String> {
+        Server::restore(self, now, snapshot, id_prefix).map_err(|e| e.to_string())
+    }
+    fn refresh(&mut self, snapshot: &[u8]) -> Result<(), String> {
+        Server::refresh(self, snapshot).map_err(|e| e.to_string())
+    }
+    fn number_requests_under(&mut self, id_prefix: &str) {
+        let _ = self.session.number_requests_under(id_prefix);
+    }
     fn handshake_done(&self) -> bool {
         !matches!(
             self.session().state(),

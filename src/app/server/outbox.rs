@@ -75,6 +75,14 @@ impl Shared {
         self.min_level.store(level as u8 + 1, Ordering::SeqCst);
     }
 
+    /// The level set by `logging/setLevel`, if any.
+    pub(crate) fn level(&self) -> Option<LoggingLevel> {
+        let min = self.min_level.load(Ordering::SeqCst);
+        LoggingLevel::ALL
+            .get(usize::from(min.checked_sub(1)?))
+            .copied()
+    }
+
     pub(crate) fn mark_closed(&self) {
         self.closed.store(true, Ordering::Release);
     }

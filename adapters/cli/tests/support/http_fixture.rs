@@ -22,6 +22,7 @@ impl HttpFixture {
     }
 
     /// Starts the server with extra `serve` flags and environment variables.
+    #[allow(dead_code)] // Not every test binary including this module uses it.
     pub fn start_with(flags: &[&str], envs: &[(&str, &str)]) -> HttpFixture {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
             .args(["serve", "--http", "127.0.0.1:0"])

@@ -26,6 +26,7 @@ use mcp_sansio::http::{Body, HttpMethod, HttpRequestHead, HttpResponse, HttpText
 use super::auth::BearerAuth;
 use super::body::{ResponseBody, StreamBody};
 use super::shared::Shared;
+use super::sharing::Sharing;
 use super::staging::{self, Parked, Staging};
 use super::MinRate;
 
@@ -42,6 +43,8 @@ pub(crate) struct Route {
     pub(crate) random: RefCell<RandomBlock>,
     /// Requests waiting for the endpoint's next batch.
     pub(crate) staging: Rc<RefCell<Staging>>,
+    /// Sessions shared through a store (`HttpServerOptions::store`).
+    pub(crate) sharing: Option<Rc<Sharing>>,
 }
 
 /// Bytes of OS randomness drawn per `getrandom` call.
@@ -167,8 +170,20 @@ async fn handle_request(
     let Ok(random) = route.random.borrow_mut().take() else {
         return Ok(plain(StatusCode::INTERNAL_SERVER_ERROR, "no OS randomness"));
     };
+    if let Some(sharing) = &route.sharing {
+        if let Err(resp) = sharing.before(&shared, &head, &body).await {
+            return Ok(response(resp, &shared, fields));
+        }
+    }
     let parked = Parked { head, body, random };
-    let resp = staging::handle(&shared, &route.staging, parked).await;
+    let mut resp = staging::handle(&shared, &route.staging, parked).await;
+    if let Some(sharing) = &route.sharing {
+        // A streamed answer is already attached to its stream: it goes out as it is.
+        let whole = !matches!(resp.body, Body::Stream(_));
+        if let (Err(refusal), true) = (sharing.after(&shared).await, whole) {
+            resp = refusal;
+        }
+    }
     Ok(response(resp, &shared, fields))
 }
 

@@ -10,6 +10,7 @@
 
 mod requests;
 mod session;
+mod snapshot;
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
@@ -29,4 +30,8 @@ pub(super) struct Stateful {
     pub(super) events: VecDeque<Event>,
     /// Inbound requests whose handler asked to end their response stream early.
     pub(super) stream_closes: VecDeque<RequestId>,
+    /// Bumped by every change of the level or the subscriptions (see `snapshot.rs`).
+    pub(super) changes: u64,
+    /// The handshake's end and `changes` when the snapshot was last due.
+    pub(super) saved: Option<(bool, u64)>,
 }

@@ -13,7 +13,7 @@ use crate::session::State;
 type Params = Map<String, Value>;
 
 /// Resource subscriptions held at most per session.
-const MAX_SUBSCRIPTIONS: usize = 1024;
+pub(in crate::app::server) const MAX_SUBSCRIPTIONS: usize = 1024;
 
 impl Server {
     /// `resources/subscribe` (`on`) and `resources/unsubscribe`.
@@ -41,6 +41,7 @@ impl Server {
         } else {
             self.stateful.subscriptions.insert(uri.to_owned());
         }
+        self.stateful.changes += 1;
         Ok(json!({}))
     }
 
@@ -55,6 +56,7 @@ impl Server {
             .and_then(LoggingLevel::parse)
             .ok_or_else(|| ErrorObject::invalid_params("unknown logging level"))?;
         self.shared.set_level(level);
+        self.stateful.changes += 1;
         Ok(json!({}))
     }
 

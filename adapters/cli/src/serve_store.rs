@@ -1,0 +1,55 @@
+//! `serve --http` flags for sessions shared by several instances: `--store memory` (the
+//! default: sessions live in this process) or `--store redis://HOST:PORT` (any instance using
+//! the same Redis serves any session, see docs/scale-out.md), and the sessions' idle timeout,
+//! which with a store is the time to live of their records.
+
+use std::time::Duration;
+
+use clap::Args;
+use mcp_sansio_http::server::{HttpServerOptions, SessionStore};
+
+use crate::Failure;
+
+/// Where `serve --http` keeps its sessions.
+#[derive(Debug, Args)]
+pub(crate) struct ServeStoreArgs {
+    /// Where sessions live: `memory` (this process, the default) or `redis://HOST:PORT`
+    /// (shared with every instance using the same Redis).
+    #[arg(long, value_name = "STORE", requires = "http")]
+    pub(crate) store: Option<String>,
+    /// A session with no request for this long ends (default 1800); with a store, on every
+    /// instance.
+    #[arg(long, value_name = "SECS", requires = "http")]
+    pub(crate) session_idle_timeout: Option<f64>,
+}
+
+impl ServeStoreArgs {
+    /// Sets the store and the idle timeout of `options`; connects to Redis.
+    pub(crate) fn apply(&self, options: &mut HttpServerOptions) -> Result<(), Failure> {
+        if let Some(secs) = self.session_idle_timeout {
+            let idle = Duration::try_from_secs_f64(secs)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| {
+                    Failure::Usage(format!(
+                        "--session-idle-timeout wants seconds > 0, got {secs}"
+                    ))
+                })?;
+            options.endpoint.idle_timeout = idle;
+        }
+        options.store = match self.store.as_deref() {
+            None | Some("memory") => None,
+            Some(url) if url.starts_with("redis://") || url.starts_with("redis+unix://") => {
+                let store = smol::block_on(SessionStore::redis(url))
+                    .map_err(|e| Failure::Failed(format!("cannot reach the store {url}: {e}")))?;
+                Some(store)
+            }
+            Some(other) => {
+                return Err(Failure::Usage(format!(
+                    "--store wants memory or redis://HOST:PORT, got {other:?}"
+                )))
+            }
+        };
+        Ok(())
+    }
+}

@@ -1,0 +1,313 @@
+//! Three `mcp-sansio serve --http --store redis://…` processes on loopback sharing one
+//! private redis-server, and a client that sends each request to another instance: the
+//! session initialized on one is served by the others, concurrent first requests on an
+//! instance that does not hold the session all succeed, an elicitation answered through
+//! another instance reaches the tool that asked, a DELETE on one ends it on all, and an idle
+//! session expires on all, while one whose client listens does not; with the store gone,
+//! requests get 503. Every process is stopped by its PID.
+//!
+//! Skipped (with a message) when redis-server is not installed and `CI` is unset; under CI
+//! it must run.
+
+#[path = "../../store/tests/contract/redis_server.rs"]
+mod redis_server;
+
+#[path = "support/http_fixture.rs"]
+mod http_fixture;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use http_fixture::HttpFixture;
+use redis_server::RedisServer;
+
+/// One answer: status, `Mcp-Session-Id`, body.
+struct Reply {
+    status: u16,
+    session: Option<String>,
+    body: String,
+}
+
+/// One request on a fresh connection (`Connection: close`), read to its end.
+fn send(url: &str, method: &str, session: Option<&str>, body: &str) -> Reply {
+    let mut stream = open_request(url, method, session, body);
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).expect("read the answer");
+    parse(&raw)
+}
+
+/// Writes one request on a fresh connection (`Connection: close`); the answer is to be read.
+fn open_request(url: &str, method: &str, session: Option<&str>, body: &str) -> TcpStream {
+    let rest = url.strip_prefix("http://").expect("an http URL");
+    let (authority, path) = rest.split_at(rest.find('/').expect("a path"));
+    let mut stream = TcpStream::connect(authority).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n",
+        body.len()
+    );
+    if let Some(session) = session {
+        head.push_str(&format!(
+            "Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-06-18\r\n"
+        ));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).expect("write head");
+    stream.write_all(body.as_bytes()).expect("write body");
+    stream
+}
+
+/// Status, session id and body of a whole answer.
+fn parse(raw: &str) -> Reply {
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((raw, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let session = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("mcp-session-id")
+            .then(|| value.trim().to_owned())
+    });
+    Reply {
+        status,
+        session,
+        body: body.to_owned(),
+    }
+}
+
+fn post(url: &str, session: Option<&str>, body: &str) -> Reply {
+    send(url, "POST", session, body)
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"rotating","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+fn call(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"test_simple_text","arguments":{{}}}}}}"#
+    )
+}
+
+fn ping(id: u64) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)
+}
+
+/// A private redis-server and three instances using it, or `None` (skipped).
+fn cluster(flags: &[&str]) -> Option<(RedisServer, Vec<HttpFixture>)> {
+    let redis = RedisServer::start()?;
+    let store = redis.url();
+    let mut all = vec!["--store", store.as_str()];
+    all.extend_from_slice(flags);
+    let instances = (0..3).map(|_| HttpFixture::start_with(&all, &[])).collect();
+    Some((redis, instances))
+}
+
+/// Initializes on `a` and finishes the handshake on `b`; returns the session id.
+fn open(a: &HttpFixture, b: &HttpFixture) -> String {
+    open_with(a, b, INITIALIZE)
+}
+
+fn open_with(a: &HttpFixture, b: &HttpFixture, initialize: &str) -> String {
+    let init = post(&a.url, None, initialize);
+    assert_eq!(init.status, 200, "{}", init.body);
+    let sid = init.session.expect("a session id");
+    let done = post(&b.url, Some(&sid), INITIALIZED);
+    assert_eq!(done.status, 202, "{}", done.body);
+    sid
+}
+
+#[test]
+fn a_client_rotating_instances_sees_one_session_until_a_delete_ends_it_everywhere() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let [a, b, c] = &instances[..] else {
+        unreachable!()
+    };
+    let sid = open(a, b);
+    for (i, instance) in [c, a, b, c].into_iter().enumerate() {
+        let reply = post(&instance.url, Some(&sid), &call(10 + i as u64));
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert!(
+            reply
+                .body
+                .contains("This is a simple text response for testing."),
+            "{}",
+            reply.body
+        );
+    }
+    let level =
+        r#"{"jsonrpc":"2.0","id":20,"method":"logging/setLevel","params":{"level":"error"}}"#;
+    assert_eq!(post(&b.url, Some(&sid), level).status, 200);
+    // A second initialize on another instance is refused: the session is past its handshake.
+    let again = post(&c.url, Some(&sid), INITIALIZE);
+    assert!(again.body.contains("\"error\""), "{}", again.body);
+
+    let deleted = send(&c.url, "DELETE", Some(&sid), "");
+    assert_eq!(deleted.status, 200, "{}", deleted.body);
+    for instance in [a, b, c] {
+        let reply = post(&instance.url, Some(&sid), &ping(30));
+        assert_eq!(
+            reply.status, 404,
+            "{} after DELETE: {}",
+            instance.url, reply.body
+        );
+    }
+    // A session id no instance ever issued is unknown everywhere.
+    assert_eq!(post(&a.url, Some("0123abcd"), &ping(31)).status, 404);
+}
+
+#[test]
+fn concurrent_first_requests_on_another_instance_are_all_served() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let sid = open(&instances[0], &instances[0]);
+    let url = instances[1].url.clone();
+    let threads: Vec<_> = (0..8)
+        .map(|i| {
+            let (url, sid) = (url.clone(), sid.clone());
+            std::thread::spawn(move || post(&url, Some(&sid), &call(100 + i)))
+        })
+        .collect();
+    for thread in threads {
+        let reply = thread.join().expect("a client thread");
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert!(
+            reply.body.contains("simple text response"),
+            "{}",
+            reply.body
+        );
+    }
+    // The instance that restored it and the third one still agree.
+    assert_eq!(post(&instances[2].url, Some(&sid), &ping(200)).status, 200);
+}
+
+#[test]
+fn an_idle_session_expires_on_every_instance() {
+    let Some((_redis, instances)) = cluster(&["--session-idle-timeout", "1"]) else {
+        return;
+    };
+    let sid = open(&instances[0], &instances[1]);
+    assert_eq!(post(&instances[2].url, Some(&sid), &ping(1)).status, 200);
+    // Twice the idle timeout with no request: the record's time to live ran out.
+    std::thread::sleep(Duration::from_millis(2500));
+    for instance in &instances {
+        let reply = post(&instance.url, Some(&sid), &ping(2));
+        assert_eq!(reply.status, 404, "{}: {}", instance.url, reply.body);
+    }
+}
+
+/// Reads `stream` until its text so far contains `wanted` (bounded by the read timeout and
+/// 1 MiB); returns the text.
+fn read_until(stream: &mut TcpStream, text: &mut String, wanted: &str) {
+    let mut buf = [0u8; 4096];
+    while !text.contains(wanted) {
+        let n = stream.read(&mut buf).expect("read the stream");
+        assert!(
+            n > 0 && text.len() < 1 << 20,
+            "ended without {wanted}: {text}"
+        );
+        text.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+}
+
+#[test]
+fn an_elicitation_answered_through_another_instance_reaches_the_tool() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let [a, b, c] = &instances[..] else {
+        unreachable!()
+    };
+    let init = INITIALIZE.replace(
+        r#""capabilities":{}"#,
+        r#""capabilities":{"elicitation":{}}"#,
+    );
+    let sid = open_with(a, c, &init);
+    let call = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":"Proceed?"}}}"#;
+    // The call goes to B, whose answer streams the elicitation request.
+    let mut stream = open_request(&b.url, "POST", Some(&sid), call);
+    let mut text = String::new();
+    read_until(&mut stream, &mut text, "elicitation/create");
+    let request = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .find(|data| data.contains("elicitation/create"))
+        .expect("an SSE data line");
+    let request: serde_json::Value = serde_json::from_str(request).expect("JSON");
+    let id = request["id"].clone();
+    assert!(id.is_string(), "{request}");
+    // The answer goes to C, which hands it to B.
+    let answer = serde_json::json!({"jsonrpc": "2.0", "id": id,
+        "result": {"action": "accept", "content": {"response": "yes"}}});
+    let reply = post(&c.url, Some(&sid), &answer.to_string());
+    assert_eq!(reply.status, 202, "{}", reply.body);
+    read_until(&mut stream, &mut text, "action=accept");
+    assert!(text.contains(r#"\"response\":\"yes\""#), "{text}");
+}
+
+#[test]
+fn a_cancellation_sent_to_another_instance_stops_the_request() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let [a, b, c] = &instances[..] else {
+        unreachable!()
+    };
+    let sid = open(a, b);
+    // A minute-long call on B, whose stream stays open while it runs ...
+    let call = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"test_slow","arguments":{"ms":60000}}}"#;
+    let mut stream = open_request(&b.url, "POST", Some(&sid), call);
+    let mut text = String::new();
+    read_until(&mut stream, &mut text, "\r\n\r\n");
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    // ... cancelled through C: B's stream ends well within the read timeout, unanswered.
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"changed my mind"}}"#;
+    let reply = post(&c.url, Some(&sid), cancel);
+    assert_eq!(reply.status, 202, "{}", reply.body);
+    let mut rest = String::new();
+    stream
+        .read_to_string(&mut rest)
+        .expect("the stream ends before the read timeout");
+    assert!(!rest.contains("Slept"), "{rest}");
+}
+
+#[test]
+fn a_session_whose_client_listens_outlives_the_idle_timeout() {
+    let Some((_redis, instances)) = cluster(&["--session-idle-timeout", "1"]) else {
+        return;
+    };
+    let sid = open(&instances[0], &instances[0]);
+    let mut listen = open_request(&instances[0].url, "GET", Some(&sid), "");
+    let mut text = String::new();
+    read_until(&mut listen, &mut text, "\r\n\r\n");
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    // No request for over twice the idle timeout, but the GET stream is open on A.
+    std::thread::sleep(Duration::from_millis(2500));
+    let reply = post(&instances[1].url, Some(&sid), &ping(1));
+    assert_eq!(reply.status, 200, "{}", reply.body);
+}
+
+#[test]
+fn requests_of_a_session_get_503_while_the_store_is_gone() {
+    let Some((redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let sid = open(&instances[0], &instances[1]);
+    drop(redis);
+    let reply = post(&instances[2].url, Some(&sid), &ping(1));
+    assert_eq!(reply.status, 503, "{}", reply.body);
+    assert!(reply.body.contains("session store"), "{}", reply.body);
+    // A new session cannot be stored either: refused, with no session id handed out.
+    let init = post(&instances[0].url, None, INITIALIZE);
+    assert_eq!(init.status, 503, "{}", init.body);
+    assert_eq!(init.session, None);
+}

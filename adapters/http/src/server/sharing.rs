@@ -1,0 +1,412 @@
+//! Sessions shared with other instances through a [`SessionStore`]: the IO around the core
+//! endpoint's session changes (see `mcp_sansio::http::Endpoint::poll_session_change`).
+//!
+//! Per request naming a session (`Mcp-Session-Id`), before the endpoint sees it:
+//! - the session's record is loaded (one round trip). An absent record means the session
+//!   ended elsewhere (a DELETE, or expiry): the endpoint drops its copy and answers 404. A
+//!   session this instance does not hold is restored from it, and one it holds at an older
+//!   version (another instance changed it since) is brought up to it;
+//! - the record gets its time to live back (`touch`), at most once per quarter of it per
+//!   instance (writes reset it too): the store's expiry is the sessions' idle expiry across
+//!   instances.
+//!
+//! After the endpoint answered, before the response goes out: its session changes are
+//! written (create, compare-and-swap, or delete plus a bus message to the other instances),
+//! one writer at a time, so a response leaves only once what it changed is stored.
+//!
+//! A POST whose messages all reply to requests another instance sent (sampling, elicitation,
+//! roots: their ids name that instance) is published on that instance's bus channel and
+//! answered 202 here; the owner hands it to its session. With no owner listening (it
+//! stopped), the body is served here, where its replies find no request.
+//!
+//! A `notifications/cancelled` for a request this instance is not serving is also published
+//! to every instance; the one serving it cancels its handler and ends its stream.
+//!
+//! A store that fails (unreachable, timed out) makes the request a 503.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use mcp_sansio::http::{HttpRequestHead, HttpResponse, SessionChange};
+use mcp_sansio_store::{RecordKey, StoreError, Version, Versioned};
+use smol::channel::Receiver;
+use smol::lock::Mutex;
+use smol::Timer;
+
+use super::shared::Shared;
+use super::store::SessionStore;
+
+/// The bus channel that carries the ids of sessions ended by a DELETE.
+const ENDED_CHANNEL: &str = "session-ended";
+
+/// The bus channel that carries cancellations to every instance (sender, session, frame).
+const CANCEL_CHANNEL: &str = "cancelled";
+
+/// Session versions remembered at most; past it the table is cleared (a write then costs
+/// one more round trip, see [`Sharing::save`]).
+const MAX_VERSIONS: usize = 100_000;
+
+/// What this instance knows of one session record.
+struct Known {
+    /// The version it last read or wrote.
+    version: Version,
+    /// When it last reset the record's time to live (`None`: never).
+    touched: Option<Instant>,
+}
+
+/// The store and what this instance knows of its records.
+pub(crate) struct Sharing {
+    store: SessionStore,
+    /// This instance's id (`EndpointConfig::instance_id`).
+    instance: String,
+    /// Time to live of a session record (the endpoint's idle timeout).
+    ttl: Duration,
+    /// What this instance knows of each session record it read or wrote.
+    versions: RefCell<HashMap<String, Known>>,
+    /// One writer of session changes at a time.
+    writes: Mutex<()>,
+}
+
+impl Sharing {
+    pub(crate) fn new(store: SessionStore, ttl: Duration, instance: String) -> Self {
+        Sharing {
+            store,
+            instance,
+            ttl,
+            versions: RefCell::default(),
+            writes: Mutex::new(()),
+        }
+    }
+
+    /// Before the endpoint sees `head` and `body` (see the module docs); `Err`: the answer,
+    /// given here (the store failed, or the body went to the instance that owns it).
+    pub(crate) async fn before(
+        &self,
+        shared: &Shared,
+        head: &HttpRequestHead,
+        body: &Bytes,
+    ) -> Result<(), HttpResponse> {
+        let Some(sid) = head.get("mcp-session-id") else {
+            return Ok(());
+        };
+        let key = RecordKey::Session(sid.to_owned());
+        let record = match self.store.load(&key).await {
+            Ok(record) => record,
+            // An id the store cannot name is not a session: the endpoint answers it.
+            Err(StoreError::InvalidKey(_)) => None,
+            Err(_) => return Err(unavailable()),
+        };
+        let Some(record) = record else {
+            // Ended elsewhere (a DELETE, or expiry): the endpoint answers 404.
+            self.forget(shared, sid);
+            return Ok(());
+        };
+        self.adopt(shared, sid, record);
+        if self.touch_due(sid) {
+            match self.store.touch(&key, self.ttl).await {
+                Ok(true) => self.touched(sid),
+                Ok(false) => self.forget(shared, sid),
+                Err(_) => return Err(unavailable()),
+            }
+        }
+        self.forward(shared, head, sid, body).await?;
+        self.spread_cancellations(shared, head, sid, body).await;
+        Ok(())
+    }
+
+    /// Publishes to every instance the cancellations of requests this one is not serving
+    /// (best effort: the body is served here in any case).
+    async fn spread_cancellations(
+        &self,
+        shared: &Shared,
+        head: &HttpRequestHead,
+        sid: &str,
+        body: &Bytes,
+    ) {
+        let frames = shared
+            .try_with(|core| {
+                core.endpoint
+                    .streamable()
+                    .cancellations_elsewhere(head, body)
+            })
+            .unwrap_or_default();
+        for frame in frames {
+            let payload = [self.instance.as_bytes(), sid.as_bytes(), &frame].join(&b'\n');
+            let _ = self.store.publish(CANCEL_CHANNEL, &payload).await;
+        }
+    }
+
+    /// Publishes a body of replies to the instance that sent the requests (`Err(202)`).
+    async fn forward(
+        &self,
+        shared: &Shared,
+        head: &HttpRequestHead,
+        sid: &str,
+        body: &Bytes,
+    ) -> Result<(), HttpResponse> {
+        let owner = shared
+            .try_with(|core| core.endpoint.streamable().reply_owner(head, body))
+            .flatten();
+        let Some(owner) = owner else {
+            return Ok(());
+        };
+        let mut payload = Vec::with_capacity(sid.len() + 1 + body.len());
+        payload.extend_from_slice(sid.as_bytes());
+        payload.push(b'\n');
+        payload.extend_from_slice(body);
+        match self.store.publish(&reply_channel(&owner), &payload).await {
+            Ok(0) => Ok(()),
+            Ok(_) => Err(HttpResponse::status(202)),
+            Err(_) => Err(unavailable()),
+        }
+    }
+
+    /// Hands the endpoint the stored state of session `sid` when it does not hold the
+    /// session or holds an older state (synchronous: no other request runs in between, so
+    /// concurrent requests restore a session once and never go back to an older version).
+    fn adopt(&self, shared: &Shared, sid: &str, record: Versioned) {
+        let known = self.versions.borrow().get(sid).map(|k| k.version);
+        let held = shared
+            .try_with(|core| core.endpoint.streamable().holds_session(sid))
+            .unwrap_or(false);
+        if held && known.is_some_and(|v| v >= record.version) {
+            return;
+        }
+        let restored = shared.with(|core| {
+            let endpoint = core.endpoint.streamable();
+            endpoint.handle_restore(Instant::now(), sid, &record.bytes)
+        });
+        // A refused restore (a full table, a snapshot this build cannot read) leaves the
+        // session unknown here: the endpoint answers 404, as for any session it cannot serve.
+        if restored.is_ok() {
+            self.remember(sid, record.version, None);
+        }
+    }
+
+    /// Whether this instance last reset session `sid`'s time to live a quarter of it ago or
+    /// more (or never).
+    fn touch_due(&self, sid: &str) -> bool {
+        let versions = self.versions.borrow();
+        let last = versions.get(sid).and_then(|k| k.touched);
+        last.is_none_or(|at| at.elapsed() >= self.ttl / 4)
+    }
+
+    fn touched(&self, sid: &str) {
+        if let Some(known) = self.versions.borrow_mut().get_mut(sid) {
+            known.touched = Some(Instant::now());
+        }
+    }
+
+    /// After the endpoint answered: writes every session change it handed out.
+    pub(crate) async fn after(&self, shared: &Shared) -> Result<(), HttpResponse> {
+        let _writer = self.writes.lock().await;
+        let mut failed = false;
+        loop {
+            let change = shared
+                .try_with(|core| core.endpoint.streamable().poll_session_change())
+                .flatten();
+            let Some(change) = change else {
+                break;
+            };
+            failed |= self.write(shared, change).await.is_err();
+        }
+        if failed {
+            return Err(unavailable());
+        }
+        Ok(())
+    }
+
+    async fn write(&self, shared: &Shared, change: SessionChange) -> Result<(), StoreError> {
+        match change {
+            SessionChange::Saved {
+                id,
+                created,
+                snapshot,
+            } => self.save(shared, &id, created, &snapshot).await,
+            SessionChange::Ended { id } => {
+                self.versions.borrow_mut().remove(&id);
+                self.store.delete(&RecordKey::Session(id.clone())).await?;
+                self.store.publish(ENDED_CHANNEL, id.as_bytes()).await?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Stores a session's snapshot: created if new, else swapped at the version this
+    /// instance knows (the latest version when another instance wrote since: the latest
+    /// change wins). A record gone meanwhile means the session ended elsewhere.
+    async fn save(
+        &self,
+        shared: &Shared,
+        id: &str,
+        created: bool,
+        snapshot: &[u8],
+    ) -> Result<(), StoreError> {
+        let key = RecordKey::Session(id.to_owned());
+        if created {
+            match self.store.create(&key, snapshot, self.ttl).await {
+                Ok(version) => {
+                    self.remember(id, version, Some(Instant::now()));
+                    return Ok(());
+                }
+                Err(StoreError::Exists) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let known = self.versions.borrow().get(id).map(|k| k.version);
+        let mut expected = known.unwrap_or(Version(0));
+        // Bounded: the first try, then once at the version the store reported.
+        for _ in 0..2 {
+            match self
+                .store
+                .compare_and_swap(&key, expected, snapshot, self.ttl)
+                .await
+            {
+                Ok(version) => {
+                    self.remember(id, version, Some(Instant::now()));
+                    return Ok(());
+                }
+                Err(StoreError::Conflict { current }) => expected = current,
+                Err(StoreError::NotFound) => {
+                    self.forget(shared, id);
+                    return Ok(());
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(StoreError::Backend(
+            "session record kept changing".to_owned(),
+        ))
+    }
+
+    /// Notes the version of session `id`'s record, and when its time to live was reset.
+    fn remember(&self, id: &str, version: Version, touched: Option<Instant>) {
+        let mut versions = self.versions.borrow_mut();
+        if versions.len() >= MAX_VERSIONS && !versions.contains_key(id) {
+            versions.clear();
+        }
+        versions.insert(id.to_owned(), Known { version, touched });
+    }
+
+    /// Session `id` ended elsewhere: dropped here.
+    fn forget(&self, shared: &Shared, id: &str) {
+        self.versions.borrow_mut().remove(id);
+        shared.with(|core| {
+            let endpoint = core.endpoint.streamable();
+            endpoint.handle_session_ended(Instant::now(), id)
+        });
+    }
+
+    /// Until `stop`: ends here the sessions other instances end, as their DELETEs are
+    /// announced, and hands this instance's sessions the replies other instances received.
+    pub(crate) async fn listen(self: Rc<Self>, shared: Shared, stop: Receiver<()>) {
+        let ended = self.follow(ENDED_CHANNEL.to_owned(), |id| {
+            if let Ok(id) = std::str::from_utf8(id) {
+                self.forget(&shared, id);
+            }
+        });
+        let replies = self.follow(reply_channel(&self.instance), |payload| {
+            let Some(split) = payload.iter().position(|&b| b == b'\n') else {
+                return;
+            };
+            let Ok(sid) = std::str::from_utf8(&payload[..split]) else {
+                return;
+            };
+            let body = Bytes::copy_from_slice(&payload[split + 1..]);
+            shared.with(|core| {
+                let endpoint = core.endpoint.streamable();
+                endpoint.handle_forwarded(Instant::now(), sid, body)
+            });
+        });
+        let cancels = self.follow(CANCEL_CHANNEL.to_owned(), |payload| {
+            let mut parts = payload.splitn(3, |&b| b == b'\n');
+            let (Some(from), Some(sid), Some(frame)) = (parts.next(), parts.next(), parts.next())
+            else {
+                return;
+            };
+            let (Ok(sid), true) = (std::str::from_utf8(sid), from != self.instance.as_bytes())
+            else {
+                return;
+            };
+            let frame = Bytes::copy_from_slice(frame);
+            shared.with(|core| {
+                let endpoint = core.endpoint.streamable();
+                endpoint.handle_forwarded(Instant::now(), sid, frame)
+            });
+        });
+        let stopped = async {
+            let _ = stop.recv().await;
+        };
+        let kept = self.keep_listeners(&shared);
+        let listening = smol::future::or(
+            smol::future::or(ended, kept),
+            smol::future::or(replies, cancels),
+        );
+        smol::future::or(listening, stopped).await;
+    }
+
+    /// Every quarter of the time to live, resets it for the sessions whose clients hold a
+    /// response stream open here (they may send no request for longer), forever.
+    async fn keep_listeners(&self, shared: &Shared) {
+        loop {
+            Timer::after(self.ttl / 4).await;
+            let listening = shared
+                .try_with(|core| core.endpoint.streamable().listening_sessions())
+                .unwrap_or_default();
+            for sid in listening {
+                if !self.touch_due(&sid) {
+                    continue;
+                }
+                match self
+                    .store
+                    .touch(&RecordKey::Session(sid.clone()), self.ttl)
+                    .await
+                {
+                    Ok(true) => self.touched(&sid),
+                    Ok(false) => self.forget(shared, &sid),
+                    Err(_) => {}
+                }
+            }
+        }
+    }
+
+    /// Hands every message of `channel` to `on`, forever; resubscribes (after a pause) when
+    /// the subscription fails.
+    async fn follow(&self, channel: String, on: impl Fn(&[u8])) {
+        loop {
+            let Ok(mut subscription) = self.store.subscribe(&channel).await else {
+                Timer::after(Duration::from_secs(1)).await;
+                continue;
+            };
+            loop {
+                match subscription.next().await {
+                    Ok(message) => on(&message),
+                    Err(StoreError::Lagged) => continue,
+                    Err(_) => break,
+                }
+            }
+            Timer::after(Duration::from_secs(1)).await;
+        }
+    }
+}
+
+/// The bus channel of the replies instance `instance` owns.
+fn reply_channel(instance: &str) -> String {
+    format!("replies.{instance}")
+}
+
+/// The answer when the store fails.
+fn unavailable() -> HttpResponse {
+    let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service Unavailable: the session store did not answer"}}"#;
+    let mut resp = HttpResponse::status(503);
+    let json = mcp_sansio::http::HttpText::from_static("application/json");
+    resp.headers.push((
+        mcp_sansio::http::HttpText::from_static("Content-Type"),
+        json,
+    ));
+    resp.body = mcp_sansio::http::Body::Full(bytes::Bytes::from_static(body.as_bytes()));
+    resp
+}

@@ -1,0 +1,112 @@
+//! Where several server instances keep the sessions they share ([`SessionStore`], see
+//! `HttpServerOptions::store`): one `mcp-sansio-store` backend, in this process's memory (for
+//! servers of one process) or in Redis (feature `redis`), behind the few operations the
+//! server needs.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use mcp_sansio_store::{
+    Bus, MemoryStore, MemorySubscription, RecordKey, RecordStore, StoreError, Subscription,
+    Version, Versioned,
+};
+#[cfg(feature = "redis")]
+use mcp_sansio_store::{RedisConfig, RedisStore, RedisSubscription, StoreConfig};
+
+/// The store sessions are shared through.
+#[derive(Clone, Debug)]
+pub enum SessionStore {
+    /// This process's memory: servers in one process sharing a `MemoryStore` clone share
+    /// their sessions.
+    Memory(MemoryStore),
+    /// A Redis server (feature `redis`).
+    #[cfg(feature = "redis")]
+    Redis(Box<RedisStore>),
+}
+
+/// Runs `$body` with `$s` bound to the backend of `$store`.
+macro_rules! each {
+    ($store:expr, $s:ident => $body:expr) => {
+        match $store {
+            SessionStore::Memory($s) => $body,
+            #[cfg(feature = "redis")]
+            SessionStore::Redis($s) => $body,
+        }
+    };
+}
+
+impl SessionStore {
+    /// A new in-memory store with the default limits.
+    pub fn memory() -> Self {
+        SessionStore::Memory(MemoryStore::default())
+    }
+
+    /// Connects to the Redis server at `url` (`redis://HOST:PORT`) with the default limits.
+    /// Must run on smol (e.g. inside `smol::block_on`).
+    #[cfg(feature = "redis")]
+    pub async fn redis(url: &str) -> Result<Self, StoreError> {
+        let store =
+            RedisStore::connect(url, StoreConfig::default(), RedisConfig::default()).await?;
+        Ok(SessionStore::Redis(Box::new(store)))
+    }
+
+    pub(crate) async fn create(
+        &self,
+        key: &RecordKey,
+        bytes: &[u8],
+        ttl: Duration,
+    ) -> Result<Version, StoreError> {
+        each!(self, s => s.create(key, bytes, ttl).await)
+    }
+
+    pub(crate) async fn load(&self, key: &RecordKey) -> Result<Option<Versioned>, StoreError> {
+        each!(self, s => s.load(key).await)
+    }
+
+    pub(crate) async fn compare_and_swap(
+        &self,
+        key: &RecordKey,
+        expected: Version,
+        bytes: &[u8],
+        ttl: Duration,
+    ) -> Result<Version, StoreError> {
+        each!(self, s => s.compare_and_swap(key, expected, bytes, ttl).await)
+    }
+
+    pub(crate) async fn touch(&self, key: &RecordKey, ttl: Duration) -> Result<bool, StoreError> {
+        each!(self, s => s.touch(key, ttl).await)
+    }
+
+    pub(crate) async fn delete(&self, key: &RecordKey) -> Result<bool, StoreError> {
+        each!(self, s => s.delete(key).await)
+    }
+
+    pub(crate) async fn publish(&self, channel: &str, payload: &[u8]) -> Result<usize, StoreError> {
+        each!(self, s => s.publish(channel, payload).await)
+    }
+
+    pub(crate) async fn subscribe(&self, channel: &str) -> Result<AnySubscription, StoreError> {
+        Ok(match self {
+            SessionStore::Memory(s) => AnySubscription::Memory(s.subscribe(channel).await?),
+            #[cfg(feature = "redis")]
+            SessionStore::Redis(s) => AnySubscription::Redis(s.subscribe(channel).await?),
+        })
+    }
+}
+
+/// A bus subscription of either backend.
+pub(crate) enum AnySubscription {
+    Memory(MemorySubscription),
+    #[cfg(feature = "redis")]
+    Redis(RedisSubscription),
+}
+
+impl AnySubscription {
+    pub(crate) async fn next(&mut self) -> Result<Bytes, StoreError> {
+        match self {
+            AnySubscription::Memory(s) => s.next().await,
+            #[cfg(feature = "redis")]
+            AnySubscription::Redis(s) => s.next().await,
+        }
+    }
+}
