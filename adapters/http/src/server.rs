@@ -49,8 +49,8 @@ mod service;
 mod shared;
 mod sharing;
 mod staging;
-mod traced;
 mod store;
+mod traced;
 
 use std::convert::Infallible;
 use std::future::{poll_fn, Future};
