@@ -16,7 +16,7 @@ use crate::jsonrpc::{Incoming, RequestId};
 use crate::model::{Implementation, ProtocolVersion};
 use crate::runtime::Job;
 use crate::session::Transmit;
-use crate::stateless::{ListenEvent, ParamHeader};
+use crate::stateless::{ListenChange, ParamHeader};
 
 const BOTH: &str = "application/json, text/event-stream";
 const IDLE: Duration = Duration::from_secs(10);
@@ -72,11 +72,11 @@ impl ExchangeMachine for Timed {
     fn exchange_status(&self, id: &RequestId) -> Option<u16> {
         self.inner.exchange_status(id)
     }
-    fn poll_listen_event(&mut self) -> Option<ListenEvent> {
-        ExchangeMachine::poll_listen_event(&mut self.inner)
+    fn poll_listen_change(&mut self) -> Option<ListenChange> {
+        ExchangeMachine::poll_listen_change(&mut self.inner)
     }
-    fn handle_listen_event(&mut self, event: &ListenEvent) {
-        ExchangeMachine::handle_listen_event(&mut self.inner, event);
+    fn handle_listen_change(&mut self, event: &ListenChange) {
+        ExchangeMachine::handle_listen_change(&mut self.inner, event);
     }
     fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader> {
         ExchangeMachine::tool_param_headers(&self.inner, name)

@@ -22,7 +22,7 @@ use crate::http::{accepts_json_and_sse, is_json_content_type};
 use crate::jsonrpc::{self as m, decode, ErrorObject, Incoming, Message, Request, RequestId};
 use crate::model::stateless::{header_mismatch_error, stateless_method, PROTOCOL_VERSION_KEY};
 use crate::model::ProtocolVersion;
-use crate::stateless::{ListenEvent, ParamHeader};
+use crate::stateless::{ListenChange, ParamHeader};
 
 /// Jobs of finished exchanges waiting for the driver at most (task handlers; past it a task
 /// stays `working` until its TTL).
@@ -134,13 +134,13 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     /// change on a timer or a file watcher, with no exchange machine to make the change on.
     /// Each stream's machine sends it only if its filter asked for it, tagged with its
     /// subscription id. Returns how many listen streams were offered the event.
-    pub fn announce_listen_event(&mut self, event: &ListenEvent) -> usize {
+    pub fn announce_listen_change(&mut self, event: &ListenChange) -> usize {
         self.listeners
             .retain(|xid| self.exchanges.contains_key(xid));
         let mut offered = 0;
         for xid in &self.listeners {
             if let Some(listener) = self.exchanges.get_mut(xid) {
-                listener.machine.handle_listen_event(event);
+                listener.machine.handle_listen_change(event);
                 listener.pump();
                 offered += 1;
             }
@@ -157,7 +157,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             return;
         };
         let mut events = Vec::new();
-        while let Some(event) = source.machine.poll_listen_event() {
+        while let Some(event) = source.machine.poll_listen_change() {
             events.push(event);
         }
         if events.is_empty() {
@@ -168,7 +168,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         for xid in self.listeners.iter().filter(|&&xid| xid != from) {
             if let Some(listener) = self.exchanges.get_mut(xid) {
                 for event in &events {
-                    listener.machine.handle_listen_event(event);
+                    listener.machine.handle_listen_change(event);
                 }
                 listener.pump();
             }

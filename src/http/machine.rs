@@ -22,7 +22,7 @@ use crate::jsonrpc::{Incoming, RequestId};
 use crate::model::ProtocolVersion;
 use crate::runtime::Job;
 use crate::session::Transmit;
-use crate::stateless::{ListenEvent, ParamHeader};
+use crate::stateless::{ListenChange, ParamHeader};
 
 /// One MCP conversation of a stateful revision, server side, as the endpoint needs it.
 pub trait SessionMachine {
@@ -111,9 +111,9 @@ pub trait ExchangeMachine {
     fn exchange_status(&self, id: &RequestId) -> Option<u16>;
     /// A change made while serving the exchange (a tool added, a resource updated), for the
     /// listen streams held by the other machines.
-    fn poll_listen_event(&mut self) -> Option<ListenEvent>;
+    fn poll_listen_change(&mut self) -> Option<ListenChange>;
     /// A change another machine made: deliver it on this machine's listen streams.
-    fn handle_listen_event(&mut self, event: &ListenEvent);
+    fn handle_listen_change(&mut self, event: &ListenChange);
     /// The `Mcp-Param-*` headers a `tools/call` of tool `name` must carry (from its
     /// `x-mcp-header` annotations).
     fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader>;

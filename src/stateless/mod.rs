@@ -8,7 +8,7 @@
 mod capabilities;
 mod discover;
 mod error;
-mod listen_event;
+mod listen_change;
 mod param_header;
 mod replay;
 mod request_state;
@@ -17,7 +17,7 @@ mod validate;
 pub use capabilities::{capability_name, missing_capabilities, required_capabilities_object};
 pub use discover::{discover_response, ServerProfile, MAX_SUPPORTED_VERSIONS};
 pub use error::StatelessError;
-pub use listen_event::ListenEvent;
+pub use listen_change::ListenChange;
 pub use param_header::{param_headers, ParamHeader};
 pub use replay::ReplayGuard;
 pub use request_state::{

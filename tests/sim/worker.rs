@@ -14,7 +14,7 @@ use mcp_sansio::model::{
 };
 use mcp_sansio::runtime::Job;
 use mcp_sansio::session::{Event, ServerSetup, Session, Transmit};
-use mcp_sansio::stateless::{ListenEvent, ParamHeader};
+use mcp_sansio::stateless::{ListenChange, ParamHeader};
 use mcp_sansio::Config;
 use serde_json::{json, Value};
 
@@ -204,11 +204,11 @@ impl ExchangeMachine for Worker {
         None
     }
 
-    fn poll_listen_event(&mut self) -> Option<ListenEvent> {
+    fn poll_listen_change(&mut self) -> Option<ListenChange> {
         None
     }
 
-    fn handle_listen_event(&mut self, _event: &ListenEvent) {}
+    fn handle_listen_change(&mut self, _event: &ListenChange) {}
 
     fn tool_param_headers(&self, _name: &str) -> Vec<ParamHeader> {
         Vec::new()

@@ -9,7 +9,7 @@ use std::time::Instant;
 use mcp_sansio::app::server::*;
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
-use mcp_sansio::stateless::ListenEvent;
+use mcp_sansio::stateless::ListenChange;
 use mcp_sansio::testing::{HttpRig, ServerRig};
 use serde_json::{json, Value};
 
@@ -272,7 +272,7 @@ fn over_http_an_announcement_from_outside_any_exchange_reaches_the_streams_that_
     let mut http = http(EndpointConfig::default());
     assert_eq!(
         http.endpoint
-            .announce_listen_event(&ListenEvent::ToolsListChanged),
+            .announce_listen_change(&ListenChange::ToolsListChanged),
         0,
         "no stream open yet"
     );
@@ -283,7 +283,7 @@ fn over_http_an_announcement_from_outside_any_exchange_reaches_the_streams_that_
 
     assert_eq!(
         http.endpoint
-            .announce_listen_event(&ListenEvent::ToolsListChanged),
+            .announce_listen_change(&ListenChange::ToolsListChanged),
         2
     );
     let (tool_msgs, _) = pending(&mut http, &tools);
@@ -293,10 +293,10 @@ fn over_http_an_announcement_from_outside_any_exchange_reaches_the_streams_that_
     let (resource_msgs, ended) = pending(&mut http, &resources);
     assert!(resource_msgs.is_empty() && !ended, "{resource_msgs:?}");
 
-    let touched = ListenEvent::ResourceUpdated {
+    let touched = ListenChange::ResourceUpdated {
         uri: "test://a".into(),
     };
-    http.endpoint.announce_listen_event(&touched);
+    http.endpoint.announce_listen_change(&touched);
     let (resource_msgs, _) = pending(&mut http, &resources);
     assert_eq!(resource_msgs.len(), 1, "{resource_msgs:?}");
     assert_eq!(
@@ -315,7 +315,7 @@ fn over_http_an_announcement_from_outside_any_exchange_reaches_the_streams_that_
     http.endpoint.stream_closed(id);
     assert_eq!(
         http.endpoint
-            .announce_listen_event(&ListenEvent::ToolsListChanged),
+            .announce_listen_change(&ListenChange::ToolsListChanged),
         1
     );
 }

@@ -93,7 +93,7 @@ fn an_initialized_session_refuses_the_2026_era() {
         "no 2026 members in a session"
     );
     assert_eq!(
-        s.poll_listen_event(),
+        s.poll_listen_change(),
         None,
         "a stateful session hands out no listen events"
     );

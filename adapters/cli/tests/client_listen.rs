@@ -13,7 +13,7 @@ use mcp_sansio::app::client::stateless::{
 use mcp_sansio::app::client::Client;
 use mcp_sansio::app::server::{CallToolResult, Resource, ResourceContents, Server, Tool};
 use mcp_sansio::model::Implementation;
-use mcp_sansio::stateless::ListenEvent as Announced;
+use mcp_sansio::stateless::ListenChange as Announced;
 use mcp_sansio_http::client::{block_on_stateless_http, HttpClientOptions, StatelessHttp};
 use mcp_sansio_http::server::{HttpServer, HttpServerOptions};
 use serde_json::json;

@@ -66,7 +66,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use mcp_sansio::app::server::Server;
 use mcp_sansio::http::EndpointConfig;
-use mcp_sansio::stateless::ListenEvent;
+use mcp_sansio::stateless::ListenChange;
 use smol::channel::{self, Receiver, Recv, Sender};
 use smol::{Async, LocalExecutor, Timer};
 
@@ -210,13 +210,13 @@ pub const MAX_QUEUED_ANNOUNCEMENTS: usize = 256;
 /// each stream gets the event if its filter asked for it, tagged with its subscription id.
 #[derive(Clone, Debug)]
 pub struct Announcer {
-    events: Sender<ListenEvent>,
+    events: Sender<ListenChange>,
 }
 
 impl Announcer {
     /// Queues `event` for the server; `false` when the server stopped or
     /// [`MAX_QUEUED_ANNOUNCEMENTS`] wait already.
-    pub fn announce(&self, event: ListenEvent) -> bool {
+    pub fn announce(&self, event: ListenChange) -> bool {
         self.events.try_send(event).is_ok()
     }
 }
@@ -230,8 +230,8 @@ pub struct HttpServer {
     stop_tx: Sender<()>,
     stop_rx: Receiver<()>,
     requested: Arc<AtomicBool>,
-    announce_tx: Sender<ListenEvent>,
-    announce_rx: Receiver<ListenEvent>,
+    announce_tx: Sender<ListenChange>,
+    announce_rx: Receiver<ListenChange>,
 }
 
 /// What a finished run saw.
@@ -491,7 +491,7 @@ impl From<&HttpServerOptions> for ConnLimits {
 
 /// Hands each announced event to the endpoint's listen streams (and settles, waking their
 /// bodies), until shutdown.
-async fn announce(shared: Shared, events: Receiver<ListenEvent>, stop: Receiver<()>) {
+async fn announce(shared: Shared, events: Receiver<ListenChange>, stop: Receiver<()>) {
     loop {
         let next = smol::future::or(async { events.recv().await.ok() }, async {
             let _ = stop.recv().await;
@@ -501,7 +501,7 @@ async fn announce(shared: Shared, events: Receiver<ListenEvent>, stop: Receiver<
         let Some(event) = next else {
             return;
         };
-        shared.with(|core| core.endpoint.announce_listen_event(&event));
+        shared.with(|core| core.endpoint.announce_listen_change(&event));
     }
 }
 

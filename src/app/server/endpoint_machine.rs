@@ -12,7 +12,7 @@ use crate::jsonrpc::{Incoming, RequestId};
 use crate::model::ProtocolVersion;
 use crate::runtime::Job;
 use crate::session::{State, Transmit};
-use crate::stateless::{ListenEvent, ParamHeader};
+use crate::stateless::{ListenChange, ParamHeader};
 
 impl SessionMachine for Server {
     fn handle_input(&mut self, now: Instant, frame: Bytes) {
@@ -82,11 +82,11 @@ impl ExchangeMachine for Server {
     fn exchange_status(&self, id: &RequestId) -> Option<u16> {
         Server::stateless_status(self, id)
     }
-    fn poll_listen_event(&mut self) -> Option<ListenEvent> {
-        Server::poll_listen_event(self)
+    fn poll_listen_change(&mut self) -> Option<ListenChange> {
+        Server::poll_listen_change(self)
     }
-    fn handle_listen_event(&mut self, event: &ListenEvent) {
-        Server::handle_listen_event(self, event)
+    fn handle_listen_change(&mut self, event: &ListenChange) {
+        Server::handle_listen_change(self, event)
     }
     fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader> {
         Server::tool_param_headers(self, name)

@@ -70,7 +70,7 @@ use crate::config::Config;
 use crate::jsonrpc::{self as m, Incoming, RequestId};
 use crate::runtime::{first_poll, CancelToken, Job, Outbox, WakeHook};
 use crate::session::{release_spare, Event, FrameError, ServerSetup, Session, Transmit};
-use crate::stateless::ListenEvent;
+use crate::stateless::ListenChange;
 
 /// Optional outbox items (progress, logs, resource updates) held at most; past it they are
 /// dropped and counted (`Server::outbox_dropped`).
@@ -317,7 +317,7 @@ impl Server {
     /// A resource changed: the listen streams that asked for it, and the session if its client
     /// subscribed to it.
     fn resource_updated(&mut self, uri: &str) {
-        self.listen_event(ListenEvent::ResourceUpdated {
+        self.listen_change(ListenChange::ResourceUpdated {
             uri: uri.to_owned(),
         });
         self.notify_subscribers(uri);
@@ -373,8 +373,8 @@ impl Server {
         if !changed {
             return;
         }
-        if let Some(event) = ListenEvent::from_list_changed(method) {
-            self.listen_event(event);
+        if let Some(event) = ListenChange::from_list_changed(method) {
+            self.listen_change(event);
         }
         self.notify_list_changed(method);
     }

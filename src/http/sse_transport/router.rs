@@ -208,9 +208,9 @@ impl<M: SessionMachine + ExchangeMachine> Router<M> {
     }
 
     /// Announces a list change or resource update to every open 2026-07-28 listen stream
-    /// (see [`Endpoint::announce_listen_event`]; the HTTP+SSE transport has none).
-    pub fn announce_listen_event(&mut self, event: &crate::stateless::ListenEvent) -> usize {
-        self.streamable.announce_listen_event(event)
+    /// (see [`Endpoint::announce_listen_change`]; the HTTP+SSE transport has none).
+    pub fn announce_listen_change(&mut self, event: &crate::stateless::ListenChange) -> usize {
+        self.streamable.announce_listen_change(event)
     }
 
     /// The client went away from response `conn`.

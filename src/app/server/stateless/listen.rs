@@ -5,8 +5,8 @@
 //!
 //! One server may hold several listen streams (stdio: all share the pipe). On HTTP every
 //! stateless exchange is its own machine, so a change made while serving one exchange is also
-//! handed out as a [`ListenEvent`] (`Server::poll_listen_event`) for the transport to pass to
-//! the machines holding listen streams (`Server::handle_listen_event`).
+//! handed out as a [`ListenChange`] (`Server::poll_listen_change`) for the transport to pass to
+//! the machines holding listen streams (`Server::handle_listen_change`).
 
 use std::collections::VecDeque;
 
@@ -19,13 +19,13 @@ use crate::model::stateless::{
 };
 use crate::model::Meta;
 use crate::session::TransmitKind;
-use crate::stateless::ListenEvent;
+use crate::stateless::ListenChange;
 
 /// Listen streams one server holds at most by default (`ServerBuilder::max_listeners`).
 pub const DEFAULT_MAX_LISTENERS: usize = 16;
 /// URIs one listen stream may subscribe to at most; more is refused with -32602.
 pub const MAX_RESOURCE_SUBSCRIPTIONS: usize = 256;
-/// Events waiting for `poll_listen_event` at most (oldest dropped: nobody is collecting).
+/// Events waiting for `poll_listen_change` at most (oldest dropped: nobody is collecting).
 const MAX_PENDING_EVENTS: usize = 64;
 
 /// The open listen streams of one server and the events waiting for the transport.
@@ -34,7 +34,7 @@ pub(crate) struct Listeners {
     /// list: delivery order stays deterministic).
     pub(crate) open: Vec<(RequestId, SubscriptionFilter)>,
     pub(crate) max: usize,
-    pending: VecDeque<ListenEvent>,
+    pending: VecDeque<ListenChange>,
 }
 
 impl Listeners {
@@ -128,9 +128,9 @@ impl Server {
     }
 
     /// A change happened here: the local listen streams that asked for it get it, and, when
-    /// this server serves 2026-07-28, it is kept for `poll_listen_event` (other machines).
-    pub(in crate::app::server) fn listen_event(&mut self, event: ListenEvent) {
-        self.deliver_listen_event(&event);
+    /// this server serves 2026-07-28, it is kept for `poll_listen_change` (other machines).
+    pub(in crate::app::server) fn listen_change(&mut self, event: ListenChange) {
+        self.deliver_listen_change(&event);
         if self.stateless.is_locked() {
             let pending = &mut self.stateless.listeners.pending;
             if pending.len() >= MAX_PENDING_EVENTS {
@@ -140,7 +140,7 @@ impl Server {
         }
     }
 
-    fn deliver_listen_event(&mut self, event: &ListenEvent) {
+    fn deliver_listen_change(&mut self, event: &ListenChange) {
         let targets: Vec<RequestId> = self
             .stateless
             .listeners
@@ -153,7 +153,7 @@ impl Server {
             let mut meta = None;
             set_subscription_id(&mut meta, &id);
             let params = match event {
-                ListenEvent::ResourceUpdated { uri } => json!({"uri": uri, "_meta": meta}),
+                ListenChange::ResourceUpdated { uri } => json!({"uri": uri, "_meta": meta}),
                 _ => json!({"_meta": meta}),
             };
             self.push_tagged(&id, event.method(), params);
@@ -171,16 +171,16 @@ impl Server {
     }
 
     /// A change made on another machine of the same application (the HTTP endpoint passes
-    /// what one exchange's `poll_listen_event` gave): delivered to this server's listen
+    /// what one exchange's `poll_listen_change` gave): delivered to this server's listen
     /// streams only, never handed out again.
-    pub fn handle_listen_event(&mut self, event: &ListenEvent) {
-        self.deliver_listen_event(event);
+    pub fn handle_listen_change(&mut self, event: &ListenChange) {
+        self.deliver_listen_change(event);
     }
 
     /// The next change made while serving 2026-07-28 requests, for a transport whose listen
     /// streams live on other machines (HTTP); at most the last 64 are kept.
     #[must_use]
-    pub fn poll_listen_event(&mut self) -> Option<ListenEvent> {
+    pub fn poll_listen_change(&mut self) -> Option<ListenChange> {
         self.stateless.listeners.pending.pop_front()
     }
 

@@ -7,7 +7,7 @@ use crate::model::stateless::SubscriptionFilter;
 
 /// A change a listen stream may carry: what one machine hands to the others.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ListenEvent {
+pub enum ListenChange {
     /// `notifications/tools/list_changed`.
     ToolsListChanged,
     /// `notifications/prompts/list_changed`.
@@ -21,33 +21,33 @@ pub enum ListenEvent {
     },
 }
 
-impl ListenEvent {
+impl ListenChange {
     /// The list-changed event a notification method names, if it is one.
     pub(crate) fn from_list_changed(method: &str) -> Option<Self> {
         match method {
-            m::NOTIFICATIONS_TOOLS_LIST_CHANGED => Some(ListenEvent::ToolsListChanged),
-            m::NOTIFICATIONS_PROMPTS_LIST_CHANGED => Some(ListenEvent::PromptsListChanged),
-            m::NOTIFICATIONS_RESOURCES_LIST_CHANGED => Some(ListenEvent::ResourcesListChanged),
+            m::NOTIFICATIONS_TOOLS_LIST_CHANGED => Some(ListenChange::ToolsListChanged),
+            m::NOTIFICATIONS_PROMPTS_LIST_CHANGED => Some(ListenChange::PromptsListChanged),
+            m::NOTIFICATIONS_RESOURCES_LIST_CHANGED => Some(ListenChange::ResourcesListChanged),
             _ => None,
         }
     }
 
     pub(crate) fn method(&self) -> &'static str {
         match self {
-            ListenEvent::ToolsListChanged => m::NOTIFICATIONS_TOOLS_LIST_CHANGED,
-            ListenEvent::PromptsListChanged => m::NOTIFICATIONS_PROMPTS_LIST_CHANGED,
-            ListenEvent::ResourcesListChanged => m::NOTIFICATIONS_RESOURCES_LIST_CHANGED,
-            ListenEvent::ResourceUpdated { .. } => m::NOTIFICATIONS_RESOURCES_UPDATED,
+            ListenChange::ToolsListChanged => m::NOTIFICATIONS_TOOLS_LIST_CHANGED,
+            ListenChange::PromptsListChanged => m::NOTIFICATIONS_PROMPTS_LIST_CHANGED,
+            ListenChange::ResourcesListChanged => m::NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+            ListenChange::ResourceUpdated { .. } => m::NOTIFICATIONS_RESOURCES_UPDATED,
         }
     }
 
     /// Whether a stream with the agreed `filter` carries this event.
     pub(crate) fn wanted_by(&self, filter: &SubscriptionFilter) -> bool {
         match self {
-            ListenEvent::ToolsListChanged => filter.tools_list_changed == Some(true),
-            ListenEvent::PromptsListChanged => filter.prompts_list_changed == Some(true),
-            ListenEvent::ResourcesListChanged => filter.resources_list_changed == Some(true),
-            ListenEvent::ResourceUpdated { uri } => filter
+            ListenChange::ToolsListChanged => filter.tools_list_changed == Some(true),
+            ListenChange::PromptsListChanged => filter.prompts_list_changed == Some(true),
+            ListenChange::ResourcesListChanged => filter.resources_list_changed == Some(true),
+            ListenChange::ResourceUpdated { uri } => filter
                 .resource_subscriptions
                 .as_ref()
                 .is_some_and(|uris| uris.iter().any(|u| u == uri)),
