@@ -35,7 +35,7 @@ pub enum ListenEvent {
 
 impl ListenEvent {
     /// The list methods whose cached results this event makes stale (`resources/read` is
-    /// handled by URI, see [`super::ResultCache::invalidate`]).
+    /// handled by URI: the client drops the cached reads of the updated resource).
     pub fn stale_lists(&self) -> &'static [&'static str] {
         match self {
             ListenEvent::ToolsListChanged => &["tools/list"],
@@ -135,7 +135,7 @@ pub fn listen_cancel_notification(listen_id: i64) -> Vec<u8> {
     serde_json::to_vec(&body).unwrap_or_default()
 }
 
-/// Events kept unread in a [`ListenReader`] at most; older ones leave first (a reader that
+/// Events of one listen stream kept unread at most; older ones leave first (a reader that
 /// falls that far behind only needs to know that lists changed, which later ones also say).
 pub const MAX_PENDING_EVENTS: usize = 1024;
 
