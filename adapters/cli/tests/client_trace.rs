@@ -5,6 +5,10 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+#[path = "support/trace_run.rs"]
+mod trace_run;
+use trace_run::{owned, stdio_lines, steps, succeeded, TraceFile};
+
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-sansio");
 
 fn client(flags: &[&str]) -> Output {
@@ -24,32 +28,14 @@ fn client_in(era: &str, flags: &[&str]) -> Output {
 
 #[test]
 fn trace_file_holds_every_frame_as_json_lines() {
-    let dir = std::env::temp_dir().join(format!("mcp-sansio-trace-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join("trace.jsonl");
-    let out = client(&["--trace-file", path.to_str().expect("utf-8 path")]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(&path).expect("trace file");
-    let _ = std::fs::remove_dir_all(&dir);
+    let file = TraceFile::new("trace");
+    let out = client(&["--trace-file", file.arg()]);
+    succeeded(&out);
+    let text = file.read();
 
     let records: Vec<Value> = text
         .lines()
         .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
-        .collect();
-    let steps: Vec<(String, String)> = records
-        .iter()
-        .map(|r| {
-            let m = &r["message"];
-            let what = m["method"]
-                .as_str()
-                .map(str::to_owned)
-                .unwrap_or_else(|| format!("response {}", m["id"]));
-            (r["dir"].as_str().unwrap_or_default().to_owned(), what)
-        })
         .collect();
     let want = [
         ("send", "initialize"),
@@ -58,11 +44,7 @@ fn trace_file_holds_every_frame_as_json_lines() {
         ("send", "tools/list"),
         ("recv", "response 1"),
     ];
-    let want: Vec<(String, String)> = want
-        .iter()
-        .map(|(d, w)| ((*d).to_owned(), (*w).to_owned()))
-        .collect();
-    assert_eq!(steps, want, "{text}");
+    assert_eq!(steps(&text), owned(&want), "{text}");
 
     let mut last = 0.0;
     for record in &records {
@@ -86,13 +68,8 @@ fn trace_file_holds_every_frame_as_json_lines() {
 #[test]
 fn trace_writes_one_line_per_frame_to_stderr() {
     let out = client(&["--trace"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains(" stdio ")).collect();
+    let stderr = succeeded(&out);
+    let lines = stdio_lines(&stderr);
     assert_eq!(lines.len(), 5, "{stderr}");
     assert!(
         lines[0].contains("→ stdio") && lines[0].contains("request initialize id=0"),
@@ -113,31 +90,14 @@ fn trace_writes_one_line_per_frame_to_stderr() {
 
 #[test]
 fn the_era_probe_and_a_stateless_conversation_share_one_trace() {
-    let dir = std::env::temp_dir().join(format!("mcp-sansio-probe-trace-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join("trace.jsonl");
+    let file = TraceFile::new("probe-trace");
     // `--era auto`: the `server/discover` probe, answered, then the stateless request.
-    let out = client_in(
-        "auto",
-        &["--trace-file", path.to_str().expect("utf-8 path")],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(&path).expect("trace file");
-    let _ = std::fs::remove_dir_all(&dir);
-    let steps: Vec<String> = text
-        .lines()
-        .map(|line| {
-            let r: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
-            let m = &r["message"];
-            let what = m["method"]
-                .as_str()
-                .map_or_else(|| format!("response {}", m["id"]), str::to_owned);
-            format!("{} {what}", r["dir"].as_str().unwrap_or_default())
-        })
+    let out = client_in("auto", &["--trace-file", file.arg()]);
+    succeeded(&out);
+    let text = file.read();
+    let steps: Vec<String> = steps(&text)
+        .into_iter()
+        .map(|(dir, what)| format!("{dir} {what}"))
         .collect();
     assert_eq!(
         steps,

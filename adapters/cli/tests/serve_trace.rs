@@ -5,6 +5,10 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+#[path = "support/trace_run.rs"]
+mod trace_run;
+use trace_run::{owned, stdio_lines, steps, succeeded, TraceFile};
+
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-sansio");
 
 /// Runs `client --stdio tools list` against `serve --stdio` with the server's `trace_flags`.
@@ -18,35 +22,12 @@ fn conversation(trace_flags: &[&str]) -> Output {
         .expect("run mcp-sansio")
 }
 
-/// `(dir, method or "response ID")` of each JSON Lines record.
-fn steps(text: &str) -> Vec<(String, String)> {
-    text.lines()
-        .map(|line| {
-            let r: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
-            let m = &r["message"];
-            let what = match m["method"].as_str() {
-                Some(method) => method.to_owned(),
-                None => format!("response {}", m["id"]),
-            };
-            (r["dir"].as_str().unwrap_or_default().to_owned(), what)
-        })
-        .collect()
-}
-
 #[test]
 fn serve_trace_file_holds_the_servers_side_in_order() {
-    let dir = std::env::temp_dir().join(format!("mcp-sansio-serve-trace-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join("server.jsonl");
-    let out = conversation(&["--trace-file", path.to_str().expect("utf-8 path")]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(&path).expect("trace file");
-    let _ = std::fs::remove_dir_all(&dir);
-    let got = steps(&text);
+    let file = TraceFile::new("serve-trace");
+    let out = conversation(&["--trace-file", file.arg()]);
+    succeeded(&out);
+    let text = file.read();
     let want = [
         ("recv", "initialize"),
         ("send", "response 0"),
@@ -54,11 +35,7 @@ fn serve_trace_file_holds_the_servers_side_in_order() {
         ("recv", "tools/list"),
         ("send", "response 1"),
     ];
-    let want: Vec<(String, String)> = want
-        .iter()
-        .map(|(d, w)| ((*d).to_owned(), (*w).to_owned()))
-        .collect();
-    assert_eq!(got, want, "{text}");
+    assert_eq!(steps(&text), owned(&want), "{text}");
     let last: Value = serde_json::from_str(text.lines().last().unwrap_or_default()).expect("json");
     assert_eq!(last["transport"], "stdio");
     assert!(last["message"]["result"]["tools"].is_array(), "{text}");
@@ -76,13 +53,8 @@ fn serve_trace_writes_lines_to_stderr_not_stdout() {
         .args(["--", BIN, "serve", "--stdio", "--trace"])
         .output()
         .expect("run mcp-sansio");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains(" stdio ")).collect();
+    let stderr = succeeded(&out);
+    let lines = stdio_lines(&stderr);
     assert_eq!(lines.len(), 5, "{stderr}");
     assert!(
         lines[0].contains("← stdio") && lines[0].contains("request initialize id=0"),
