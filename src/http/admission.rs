@@ -5,7 +5,7 @@
 
 use super::config::EndpointConfig;
 use super::headers::is_json_content_type;
-use super::reply::{error, rpc_error};
+use super::reply::{error, Refusal};
 use super::types::{HttpRequestHead, HttpResponse};
 use crate::model::ProtocolVersion;
 
@@ -92,14 +92,18 @@ pub(crate) fn check_json_body(
 pub(crate) fn header_version(
     config: &EndpointConfig,
     fields: &KnownFields<'_>,
-) -> Result<Option<ProtocolVersion>, HttpResponse> {
+) -> Result<Option<ProtocolVersion>, Refusal> {
     let Some(text) = fields.protocol_version else {
         return Ok(None);
     };
     ProtocolVersion::parse(text.trim())
         .filter(|v| config.supported_versions.contains(v))
         .map(Some)
-        .ok_or_else(|| rpc_error(400, -32000, "Bad Request: unsupported MCP-Protocol-Version"))
+        .ok_or(Refusal::new(
+            400,
+            -32000,
+            "Bad Request: unsupported MCP-Protocol-Version",
+        ))
 }
 
 #[cfg(test)]
@@ -134,7 +138,7 @@ mod tests {
     fn header_version(
         config: &EndpointConfig,
         head: &HttpRequestHead,
-    ) -> Result<Option<ProtocolVersion>, HttpResponse> {
+    ) -> Result<Option<ProtocolVersion>, Refusal> {
         super::header_version(config, &KnownFields::of(head))
     }
 

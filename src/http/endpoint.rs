@@ -12,7 +12,9 @@ use super::config::{EndpointConfig, EndpointStats, ResponseMode};
 use super::headers::accepts_json_and_sse;
 use super::machine::{ExchangeMachine, SessionMachine};
 use super::peer::{retry_after_secs, Peer, PeerCounts};
-use super::reply::{cancelled_id, error, method_not_allowed, rpc_error, too_large, undecodable};
+use super::reply::{
+    cancelled_id, error, method_not_allowed, rpc_error, too_large, undecodable, Refusal,
+};
 use super::session_table::{Expiry, Lapse, SessionTable};
 use super::streams::{LogicalStream, Mode, Released, SessionState, StreamChunk};
 use crate::session::idhash::IdMap;
@@ -213,6 +215,11 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         let is_init =
             matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
         let is_batch = matches!(incoming, Incoming::Batch(_));
+        // The id a refusal names: the request's when the body is one request, else null.
+        let id = match &incoming {
+            Incoming::Single(Message::Request(r)) => Some(&r.id),
+            _ => None,
+        };
         if self.config.sessionless {
             let requests = requests().cloned().collect();
             return self.handle_sessionless(now, fields, body, requests, is_batch);
@@ -232,20 +239,20 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
                     new_sid = sid;
                     (new_sid.as_str(), true)
                 }
-                Err(resp) => return resp,
+                Err(refusal) => return refusal.answer(id),
             }
         } else {
             match required_session_id(fields) {
                 Ok(sid) => (sid, false),
-                Err(resp) => return resp,
+                Err(refusal) => return refusal.answer(id),
             }
         };
         // One lookup finds the session and proves it exists.
         let Some(session) = self.sessions.get_mut(sid) else {
-            return session_not_found();
+            return SESSION_NOT_FOUND.answer(id);
         };
-        if let Err(resp) = version {
-            return resp;
+        if let Err(refusal) = version {
+            return refusal.answer(id);
         }
         session.last_activity = now;
         if is_batch && session.machine.protocol_version() != Some(ProtocolVersion::V2025_03_26) {
@@ -257,7 +264,8 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         }
         let key = session.next_stream;
         let Some(request_count) = session.claim_request_ids(key, requests()) else {
-            return rpc_error(400, -32600, "Invalid Request: request id already in flight");
+            return Refusal::new(400, -32600, "Invalid Request: request id already in flight")
+                .answer(id);
         };
         if request_count == 0 {
             session.machine.handle_decoded(now, body, incoming);
@@ -602,12 +610,12 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         now: Instant,
         peer: &Peer,
         random: [u8; 16],
-    ) -> Result<String, HttpResponse> {
+    ) -> Result<String, Refusal> {
         let peer_key = self.admit_peer(peer)?;
         self.make_room(now)?;
         let sid: String = random.iter().map(|b| format!("{b:02x}")).collect();
         if self.sessions.contains_key(sid.as_str()) {
-            return Err(rpc_error(
+            return Err(Refusal::new(
                 503,
                 -32000,
                 "Service Unavailable: session id already in use",
@@ -632,7 +640,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
 
     /// Room for one more session: when the table is full, the oldest session whose handshake
     /// is not done is ended; with none such, 503.
-    fn make_room(&mut self, now: Instant) -> Result<(), HttpResponse> {
+    fn make_room(&mut self, now: Instant) -> Result<(), Refusal> {
         if self.sessions.len() >= self.config.max_sessions {
             match self.sessions.oldest_unready().cloned() {
                 Some(victim) => {
@@ -641,7 +649,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
                 }
                 None => {
                     self.stats.sessions_refused += 1;
-                    return Err(rpc_error(
+                    return Err(Refusal::new(
                         503,
                         -32000,
                         "Service Unavailable: too many sessions",
@@ -654,7 +662,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
 
     /// The `peer_limit`'s key for `peer` (`None`: not limited), or 429 with `Retry-After`
     /// when the limit refuses it one more session.
-    fn admit_peer(&mut self, peer: &Peer) -> Result<Option<String>, HttpResponse> {
+    fn admit_peer(&mut self, peer: &Peer) -> Result<Option<String>, Refusal> {
         let Some(limit) = &self.config.peer_limit else {
             return Ok(None);
         };
@@ -665,18 +673,19 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             Ok(()) => Ok(Some(key)),
             Err(wait) => {
                 self.stats.peers_refused += 1;
-                let resp = rpc_error(429, -32000, "Too Many Requests: too many sessions")
-                    .with_header_value("Retry-After", retry_after_secs(wait).to_string());
-                Err(resp)
+                Err(
+                    Refusal::new(429, -32000, "Too Many Requests: too many sessions")
+                        .retry_after(retry_after_secs(wait)),
+                )
             }
         }
     }
 
     /// A serial for a new stateless exchange, or 503 when `max_exchanges` are in flight.
-    fn claim_exchange(&mut self) -> Result<u64, HttpResponse> {
+    fn claim_exchange(&mut self) -> Result<u64, Refusal> {
         if self.exchanges.len() >= self.config.max_exchanges {
             self.stats.exchanges_refused += 1;
-            return Err(rpc_error(
+            return Err(Refusal::new(
                 503,
                 -32000,
                 "Service Unavailable: too many exchanges in flight",
@@ -687,10 +696,10 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         Ok(xid)
     }
 
-    fn lookup<'a>(&self, fields: &KnownFields<'a>) -> Result<&'a str, HttpResponse> {
+    fn lookup<'a>(&self, fields: &KnownFields<'a>) -> Result<&'a str, Refusal> {
         let sid = required_session_id(fields)?;
         if !self.sessions.contains_key(sid) {
-            return Err(session_not_found());
+            return Err(SESSION_NOT_FOUND);
         }
         Ok(sid)
     }
@@ -698,7 +707,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     /// The `MCP-Protocol-Version` header: absent means 2025-03-26; unsupported is 400. Any
     /// supported value is accepted, even one other than the negotiated version (the
     /// conformance suite sends 2025-03-26 on 2025-11-25 sessions).
-    fn check_version(&self, fields: &KnownFields<'_>) -> Result<ProtocolVersion, HttpResponse> {
+    fn check_version(&self, fields: &KnownFields<'_>) -> Result<ProtocolVersion, Refusal> {
         admission::header_version(&self.config, fields)
             .map(|v| v.unwrap_or(ProtocolVersion::V2025_03_26))
     }
@@ -710,20 +719,16 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
 }
 
 /// The `Mcp-Session-Id` header, or the 400 for a request without one.
-fn required_session_id<'a>(fields: &KnownFields<'a>) -> Result<&'a str, HttpResponse> {
-    fields.session_id.ok_or_else(|| {
-        rpc_error(
-            400,
-            -32000,
-            "Bad Request: Mcp-Session-Id header is required",
-        )
-    })
+fn required_session_id<'a>(fields: &KnownFields<'a>) -> Result<&'a str, Refusal> {
+    fields.session_id.ok_or(Refusal::new(
+        400,
+        -32000,
+        "Bad Request: Mcp-Session-Id header is required",
+    ))
 }
 
 /// The 404 for a session id the endpoint does not hold.
-fn session_not_found() -> HttpResponse {
-    rpc_error(404, -32001, "Session not found")
-}
+const SESSION_NOT_FOUND: Refusal = Refusal::new(404, -32001, "Session not found");
 
 /// Whether POST stream `key` of `session` answers in JSON (else SSE), now that the machine
 /// ran: a batch has several responses, so it always streams.

@@ -27,13 +27,14 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         if is_batch {
             return rpc_error(400, -32600, "Invalid Request: batches are not supported");
         }
+        let id = requests.first().filter(|_| requests.len() == 1);
         let version = match self.check_version(fields) {
             Ok(v) => v,
-            Err(resp) => return resp,
+            Err(refusal) => return refusal.answer(id),
         };
         let xid = match self.claim_exchange() {
             Ok(xid) => xid,
-            Err(resp) => return resp,
+            Err(refusal) => return refusal.answer(id),
         };
         let mut machine = (self.factory)(now);
         let is_init = requests.is_empty()
@@ -75,10 +76,10 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         }
         let sid = match self.lookup(fields) {
             Ok(sid) => sid,
-            Err(resp) => return resp,
+            Err(refusal) => return refusal.answer(None),
         };
-        if let Err(resp) = self.check_version(fields) {
-            return resp;
+        if let Err(refusal) = self.check_version(fields) {
+            return refusal.answer(None);
         }
         let conn = self.new_conn();
         let session = self.sessions.get_mut(sid).expect("looked up");
@@ -130,10 +131,10 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         }
         let sid = match self.lookup(fields) {
             Ok(sid) => sid,
-            Err(resp) => return resp,
+            Err(refusal) => return refusal.answer(None),
         };
-        if let Err(resp) = self.check_version(fields) {
-            return resp;
+        if let Err(refusal) = self.check_version(fields) {
+            return refusal.answer(None);
         }
         self.terminate(now, sid);
         HttpResponse::status(200)

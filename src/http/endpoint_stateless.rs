@@ -10,16 +10,16 @@ use std::time::Instant;
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
-use super::{Endpoint, JSON, SSE};
+use super::{Endpoint, SSE};
 use crate::encoding::base64_standard_decode;
 use crate::http::admission::KnownFields;
 use crate::http::machine::{ExchangeMachine, SessionMachine};
-use crate::http::reply::{error, too_large};
+use crate::http::reply::{error, rpc_error_with_id, too_large, undecodable};
 use crate::http::streams::{LogicalStream, Mode, SessionState};
 use crate::http::types::{Body, HttpMethod, HttpRequestHead, HttpResponse};
 use crate::http::ResponseMode;
 use crate::http::{accepts_json_and_sse, is_json_content_type};
-use crate::jsonrpc::{self as m, decode, ErrorObject, Incoming, Message, Request, RequestId};
+use crate::jsonrpc::{self as m, decode, ErrorObject, Incoming, Message, Request};
 use crate::model::stateless::{header_mismatch_error, stateless_method, PROTOCOL_VERSION_KEY};
 use crate::model::ProtocolVersion;
 use crate::stateless::{ListenChange, ParamHeader};
@@ -72,12 +72,12 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             Ok(Incoming::Single(Message::Notification(_))) => return HttpResponse::status(202),
             Ok(_) => {
                 let e = ErrorObject::invalid_request("expected a single JSON-RPC request");
-                return response_error(400, None, &e);
+                return rpc_error_with_id(400, None, &e);
             }
-            Err(e) => return response_error(400, None, &e.to_error_object()),
+            Err(e) => return undecodable(&e),
         };
         if let Err(e) = check_headers(head, &request) {
-            return response_error(400, Some(&request.id), &e);
+            return rpc_error_with_id(400, Some(&request.id), &e);
         }
         let listen = request.method == m::SUBSCRIPTIONS_LISTEN;
         if listen {
@@ -85,16 +85,20 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
                 .retain(|xid| self.exchanges.contains_key(xid));
             if self.listeners.len() >= self.config.max_listen_streams {
                 self.stats.sessions_refused += 1;
-                return error(503, "Service Unavailable: too many listen streams open");
+                return rpc_error_with_id(
+                    503,
+                    Some(&request.id),
+                    &ErrorObject::new(-32000, "Service Unavailable: too many listen streams open"),
+                );
             }
         }
         let machine = (self.factory)(now);
         if let Err(e) = check_param_headers(head, &request, &machine) {
-            return response_error(400, Some(&request.id), &e);
+            return rpc_error_with_id(400, Some(&request.id), &e);
         }
         let xid = match self.claim_exchange() {
             Ok(xid) => xid,
-            Err(resp) => return resp,
+            Err(refusal) => return refusal.answer(Some(&request.id)),
         };
         let id = request.id;
         let mut state = SessionState::new(machine, now, 0, self.config.retry_ms);
@@ -274,13 +278,4 @@ fn decode_sentinel(value: &str) -> String {
     base64_standard_decode(inner)
         .and_then(|bytes| String::from_utf8(bytes).ok())
         .unwrap_or_else(|| value.to_owned())
-}
-
-/// An HTTP error whose body is the JSON-RPC error for request `id`.
-fn response_error(status: u16, id: Option<&RequestId>, e: &ErrorObject) -> HttpResponse {
-    let mut buf = Vec::new();
-    m::encode_error(&mut buf, id, e, m::MissingId::Null);
-    let mut resp = HttpResponse::status(status).with_header("Content-Type", JSON);
-    resp.body = Body::Full(Bytes::from(buf));
-    resp
 }

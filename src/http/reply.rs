@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::machine::SessionMachine;
 use super::types::{Body, HttpResponse};
-use crate::jsonrpc::{Message, RequestId};
+use crate::jsonrpc::{ErrorObject, Message, RequestId};
 use crate::model::ProtocolVersion;
 
 const JSON: &str = "application/json";
@@ -59,11 +59,49 @@ pub(crate) fn error(status: u16, message: &str) -> HttpResponse {
     rpc_error(status, -32000, message)
 }
 
+/// An HTTP error with a JSON-RPC error body whose id is null: for refusals made before the
+/// body is read, or of a body that holds no single request.
 pub(crate) fn rpc_error(status: u16, code: i64, message: &str) -> HttpResponse {
-    let body = json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}, "id": null});
-    let mut resp = HttpResponse::status(status).with_header("Content-Type", JSON);
-    resp.body = Body::Full(Bytes::from(body.to_string()));
-    resp
+    rpc_error_with_id(status, None, &ErrorObject::new(code, message))
+}
+
+/// A refusal decided from the headers and the endpoint's tables (unknown session, full
+/// tables, an unsupported version header): the HTTP status, the JSON-RPC error and an
+/// optional `Retry-After`. It becomes a response once the caller knows which request it
+/// refuses, so a body holding one request is answered with that request's id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub(crate) status: u16,
+    code: i64,
+    message: &'static str,
+    retry_after: Option<u64>,
+}
+
+impl Refusal {
+    pub(crate) const fn new(status: u16, code: i64, message: &'static str) -> Self {
+        Refusal {
+            status,
+            code,
+            message,
+            retry_after: None,
+        }
+    }
+
+    /// The same refusal with a `Retry-After` of `secs`.
+    pub(crate) const fn retry_after(mut self, secs: u64) -> Self {
+        self.retry_after = Some(secs);
+        self
+    }
+
+    /// The response, naming `id` (the refused request's; `None` writes null).
+    pub(crate) fn answer(self, id: Option<&RequestId>) -> HttpResponse {
+        let error = ErrorObject::new(self.code, self.message);
+        let resp = rpc_error_with_id(self.status, id, &error);
+        match self.retry_after {
+            Some(secs) => resp.with_header_value("Retry-After", secs.to_string()),
+            None => resp,
+        }
+    }
 }
 
 /// 413 for a POST body over `limit` (`body` holds at least its first bytes): the JSON-RPC
@@ -87,7 +125,7 @@ pub(crate) fn undecodable(error: &crate::jsonrpc::DecodeError) -> HttpResponse {
 }
 
 /// `status` with a JSON-RPC error body for `id` (`"id": null` without one).
-fn rpc_error_with_id(
+pub(crate) fn rpc_error_with_id(
     status: u16,
     id: Option<&crate::jsonrpc::RequestId>,
     error: &crate::jsonrpc::ErrorObject,

@@ -55,6 +55,14 @@ impl Rig {
         Rig { http, gates }
     }
 
+    /// A rig whose table holds at most `max_sessions` sessions.
+    fn capped(max_sessions: usize) -> Rig {
+        Rig::new(EndpointConfig {
+            max_sessions,
+            ..Default::default()
+        })
+    }
+
     fn post_head(&self, sid: Option<&str>) -> HttpRequestHead {
         let h = HttpRig::post_head();
         match sid {
@@ -155,10 +163,7 @@ fn idle_sessions_expire_on_the_timer() {
 
 #[test]
 fn past_max_sessions_initialize_gets_503() {
-    let mut rig = Rig::new(EndpointConfig {
-        max_sessions: 2,
-        ..Default::default()
-    });
+    let mut rig = Rig::capped(2);
     rig.http.open("2025-11-25");
     rig.http.open("2025-11-25");
     let refused = rig.post(None, init("2025-11-25"));
@@ -214,10 +219,7 @@ fn a_session_without_a_finished_handshake_expires_after_the_grace() {
 
 #[test]
 fn a_full_table_makes_room_by_ending_the_oldest_uninitialized_session() {
-    let mut rig = Rig::new(EndpointConfig {
-        max_sessions: 3,
-        ..Default::default()
-    });
+    let mut rig = Rig::capped(3);
     let ready = rig.http.open("2025-11-25");
     let oldest = squat(&mut rig);
     rig.http.now += Duration::from_millis(1);
@@ -243,10 +245,7 @@ fn a_full_table_makes_room_by_ending_the_oldest_uninitialized_session() {
 
 #[test]
 fn a_flood_of_uninitialized_sessions_never_locks_out_a_new_client() {
-    let mut rig = Rig::new(EndpointConfig {
-        max_sessions: 64,
-        ..Default::default()
-    });
+    let mut rig = Rig::capped(64);
     let mut random = [0u8; 16];
     for n in 0u32..1100 {
         random[..4].copy_from_slice(&n.to_be_bytes());
@@ -284,8 +283,7 @@ fn sessionless_exchanges_have_their_own_limit() {
         (1, 0)
     );
     let refused = rig.post(None, call(2, "echo"));
-    assert_eq!(refused.status, 503);
-    assert_eq!(json_body(&refused)["error"]["code"], -32000);
+    assert_eq!(refusal(&refused), (503, json!(-32000), json!(2)));
     assert_eq!(rig.http.endpoint.stats().exchanges_refused, 1);
     assert_eq!(rig.http.endpoint.stats().sessions_refused, 0);
     rig.release_gates();
@@ -815,6 +813,49 @@ fn an_unknown_session_is_404_before_its_version_header_is_looked_at() {
     assert_eq!(rig.send(&head, call(2, "echo")).status, 400);
     let head = bad_version(rig.post_head(None));
     assert_eq!(rig.send(&head, call(3, "echo")).status, 400);
+}
+
+/// `(status, error code, id)` of a refusal.
+fn refusal(resp: &HttpResponse) -> (u16, Value, Value) {
+    let body = json_body(resp);
+    (
+        resp.status,
+        body["error"]["code"].clone(),
+        body["id"].clone(),
+    )
+}
+
+#[test]
+fn every_refusal_of_one_request_names_its_id_and_a_batch_refusal_names_none() {
+    let mut rig = Rig::capped(1);
+    let sid = rig.http.open("2025-11-25");
+    let named = |id: &str| json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+    let resp = rig.post(None, named("no-session-header"));
+    assert_eq!(
+        refusal(&resp),
+        (400, json!(-32000), json!("no-session-header"))
+    );
+    let resp = rig.post(Some("not-a-session"), call(7, "echo"));
+    assert_eq!(refusal(&resp), (404, json!(-32001), json!(7)));
+    let head = rig
+        .post_head(Some(&sid))
+        .header("MCP-Protocol-Version", "1999-01-01");
+    let resp = rig.send(&head, named("old"));
+    assert_eq!(refusal(&resp), (400, json!(-32000), json!("old")));
+    let resp = rig.post(None, init("2025-11-25"));
+    assert_eq!(refusal(&resp), (503, json!(-32000), json!(0)));
+    let first = rig.post(Some(&sid), call(3, "wait"));
+    assert_eq!(first.status, 200);
+    let resp = rig.post(Some(&sid), call(3, "echo"));
+    assert_eq!(refusal(&resp), (400, json!(-32600), json!(3)));
+    let batch = json!([call(4, "echo"), call(5, "echo")]);
+    let resp = rig.post(Some(&sid), batch);
+    assert_eq!(refusal(&resp), (400, json!(-32600), Value::Null));
+    let resp = rig.post(
+        Some("not-a-session"),
+        json!({"jsonrpc": "2.0", "method": "ping"}),
+    );
+    assert_eq!(refusal(&resp), (404, json!(-32001), Value::Null));
 }
 
 #[test]

@@ -16,10 +16,10 @@ use crate::http::accepts;
 use crate::http::admission::{self, KnownFields};
 use crate::http::config::{EndpointConfig, EndpointStats};
 use crate::http::machine::SessionMachine;
-use crate::http::reply::{error, rpc_error, too_large};
+use crate::http::reply::{error, rpc_error, too_large, undecodable};
 use crate::http::streams::StreamChunk;
 use crate::http::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
-use crate::jsonrpc::decode;
+use crate::jsonrpc::{decode, Incoming, Message};
 use crate::runtime::Job;
 
 /// Stream ids of the HTTP+SSE endpoint have this bit set, so they never collide with the
@@ -195,20 +195,25 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
             return rpc_error(404, -32001, "Session not found");
         }
         let fields = KnownFields::of(head);
-        let admitted = admission::check_json_body(&self.config.endpoint, &fields, body.len())
-            .and_then(|()| admission::header_version(&self.config.endpoint, &fields));
-        if let Err(resp) = admitted {
+        if let Err(resp) = admission::check_json_body(&self.config.endpoint, &fields, body.len()) {
             if resp.status == 413 {
                 return too_large(&body, self.config.endpoint.max_body);
             }
             return resp;
         }
-        if let Err(e) = decode(&body) {
-            let obj = e.to_error_object();
-            return rpc_error(400, obj.code, &obj.message);
+        let incoming = match decode(&body) {
+            Ok(incoming) => incoming,
+            Err(e) => return undecodable(&e),
+        };
+        if let Err(refusal) = admission::header_version(&self.config.endpoint, &fields) {
+            let id = match &incoming {
+                Incoming::Single(Message::Request(r)) => Some(&r.id),
+                _ => None,
+            };
+            return refusal.answer(id);
         }
         session.last_activity = now;
-        session.machine.handle_input(now, body);
+        session.machine.handle_decoded(now, body, incoming);
         session.pump();
         HttpResponse::status(202)
     }
