@@ -17,10 +17,11 @@ use smol::Timer;
 
 use crate::chunks::Chunks;
 use hyper::header::{
-    HeaderMap, HeaderName, HeaderValue, InvalidHeaderValue, CACHE_CONTROL, CONNECTION, CONTENT_TYPE,
+    HeaderMap, HeaderName, HeaderValue, InvalidHeaderValue, CACHE_CONTROL, CONNECTION,
+    CONTENT_TYPE, HOST,
 };
 use hyper::http::request::Parts;
-use hyper::{Request, Response, StatusCode};
+use hyper::{Request, Response, StatusCode, Version};
 use mcp_sansio::http::{Body, HttpMethod, HttpRequestHead, HttpResponse, HttpText};
 
 use super::auth::BearerAuth;
@@ -105,6 +106,12 @@ async fn handle_request(
     req: Request<Incoming>,
 ) -> Result<Response<ResponseBody>, Infallible> {
     let (parts, body) = req.into_parts();
+    if !host_field_ok(&parts) {
+        return Ok(plain(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: an HTTP/1.1 request needs exactly one Host header",
+        ));
+    }
     if let Some(auth) = route
         .auth
         .as_ref()
@@ -185,6 +192,17 @@ async fn handle_request(
         }
     }
     Ok(response(resp, &shared, fields))
+}
+
+/// RFC 9112 §3.2: an HTTP/1.1 request has exactly one `Host` field (HTTP/1.0 may have none).
+/// The endpoint's DNS-rebinding check reads that field, so it must not be missing or doubled.
+fn host_field_ok(req: &Parts) -> bool {
+    let mut hosts = req.headers.get_all(HOST).iter();
+    match (hosts.next(), hosts.next()) {
+        (Some(_), None) => true,
+        (None, None) => req.version < Version::HTTP_11,
+        _ => false,
+    }
 }
 
 /// Method, path (with the query: the HTTP+SSE POST names its session there) and headers as the

@@ -3,7 +3,7 @@
 //! endpoint status codes end to end (406, 415, 413, 400, 404 session), a dropped SSE
 //! connection resumed on a new one, and graceful shutdown ending an open SSE stream.
 
-use std::io::Read;
+use std::io::{BufReader, Read, Write};
 use std::net::TcpStream;
 use std::sync::Mutex;
 
@@ -15,7 +15,7 @@ use mcp_sansio::runtime::{oneshot, OneshotSender};
 use mcp_sansio_http::server::{BearerAuth, HttpServerOptions};
 use serde_json::{json, Value};
 
-use super::rig::{Reply, Running, BOTH};
+use super::rig::{read_head, Reply, Running, BOTH};
 
 fn app(now: std::time::Instant) -> Server {
     let schema = json!({"type": "object"});
@@ -322,6 +322,31 @@ fn status_codes_come_through_the_sockets() {
     let mut conn = server.connect();
     conn.send("POST", "/mcp", &with(BOTH, "application/json"), &big);
     assert_eq!(conn.head().status, 413);
+    server.shutdown();
+}
+
+#[test]
+fn an_http_1_1_request_needs_exactly_one_host_field() {
+    let mut server = Running::start(HttpServerOptions::default(), app);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}})
+    .to_string();
+    let status = |version: &str, hosts: &str| {
+        let mut stream = server.raw();
+        let request = format!(
+            "POST /mcp {version}\r\n{hosts}Accept: {BOTH}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{init}",
+            init.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        read_head(&mut BufReader::new(stream)).status
+    };
+    assert_eq!(status("HTTP/1.1", ""), 400, "no Host");
+    let two = "Host: localhost\r\nHost: evil.example\r\n";
+    assert_eq!(status("HTTP/1.1", two), 400, "two Host fields");
+    assert_eq!(status("HTTP/1.1", "Host: localhost\r\n"), 200);
+    assert_eq!(status("HTTP/1.0", ""), 200, "HTTP/1.0 may omit Host");
     server.shutdown();
 }
 
