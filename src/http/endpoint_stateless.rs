@@ -76,9 +76,14 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             }
             Err(e) => return undecodable(&e),
         };
-        if let Err(e) = check_headers(head, &request) {
-            return rpc_error_with_id(400, Some(&request.id), &e);
-        }
+        let checked = params_object(&request).and_then(|params| {
+            check_headers(head, &request.method, &params)?;
+            Ok(params)
+        });
+        let params = match checked {
+            Ok(params) => params,
+            Err(e) => return rpc_error_with_id(400, Some(&request.id), &e),
+        };
         let listen = request.method == m::SUBSCRIPTIONS_LISTEN;
         if listen {
             self.listeners
@@ -93,7 +98,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             }
         }
         let machine = (self.factory)(now);
-        if let Err(e) = check_param_headers(head, &request, &machine) {
+        if let Err(e) = check_param_headers(head, &request.method, &params, &machine) {
             return rpc_error_with_id(400, Some(&request.id), &e);
         }
         let xid = match self.claim_exchange() {
@@ -180,13 +185,23 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     }
 }
 
+/// The request's params as an object (absent: empty), read once for the header checks; -32602
+/// when they are not an object or nest deeper than the JSON reader goes.
+fn params_object(request: &Request) -> Result<Map<String, Value>, ErrorObject> {
+    match &request.params {
+        None => Ok(Map::new()),
+        Some(params) => params
+            .parse()
+            .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}"))),
+    }
+}
+
 /// The mirrored headers against the body: -32020 on any mismatch or a missing one.
-fn check_headers(head: &HttpRequestHead, request: &Request) -> Result<(), ErrorObject> {
-    let params: Map<String, Value> = request
-        .params
-        .as_ref()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_default();
+fn check_headers(
+    head: &HttpRequestHead,
+    method: &str,
+    params: &Map<String, Value>,
+) -> Result<(), ErrorObject> {
     let header_version = head.get("mcp-protocol-version").unwrap_or("").trim();
     let body_version = params
         .get("_meta")
@@ -201,17 +216,17 @@ fn check_headers(head: &HttpRequestHead, request: &Request) -> Result<(), ErrorO
             ));
         }
     }
-    let method = head.get("mcp-method").map(str::trim);
-    if method != Some(&*request.method) {
+    let header_method = head.get("mcp-method").map(str::trim);
+    if header_method != Some(method) {
         return Err(header_mismatch_error(
             "Mcp-Method",
-            method.unwrap_or(""),
-            &request.method,
+            header_method.unwrap_or(""),
+            method,
         ));
     }
-    let name_param = stateless_method(&request.method)
+    let name_param = stateless_method(method)
         .and_then(|mm| mm.name_param)
-        .or_else(|| crate::tasks::is_task_method(&request.method).then_some("taskId"));
+        .or_else(|| crate::tasks::is_task_method(method).then_some("taskId"));
     if let Some(param) = name_param {
         let body_name = params.get(param).and_then(Value::as_str).unwrap_or("");
         let header = head.get("mcp-name").map(|v| decode_sentinel(v.trim()));
@@ -229,17 +244,13 @@ fn check_headers(head: &HttpRequestHead, request: &Request) -> Result<(), ErrorO
 /// and, sentinel-decoded, equal it; otherwise -32020.
 fn check_param_headers<M: ExchangeMachine>(
     head: &HttpRequestHead,
-    request: &Request,
+    method: &str,
+    params: &Map<String, Value>,
     machine: &M,
 ) -> Result<(), ErrorObject> {
-    if request.method != m::TOOLS_CALL {
+    if method != m::TOOLS_CALL {
         return Ok(());
     }
-    let params: Map<String, Value> = request
-        .params
-        .as_ref()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_default();
     let Some(tool) = params.get("name").and_then(Value::as_str) else {
         return Ok(());
     };

@@ -178,6 +178,34 @@ fn mirrored_headers_must_match_the_body() {
 }
 
 #[test]
+fn params_too_deep_or_not_an_object_are_invalid_params_not_a_header_mismatch() {
+    let mut rig = Rig::new();
+    let head = Rig::head(HttpMethod::Post, Some(V), Some("tools/call")).header("Mcp-Name", "echo");
+    let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
+    let bodies = [
+        format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"echo","deep":{deep}}}}}"#
+        ),
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":["echo"]}"#.to_owned(),
+    ];
+    for body in bodies {
+        let resp = rig.http.request(&head, body);
+        assert_eq!(resp.status, 400);
+        let m = &rig.messages(&resp)[0];
+        assert_eq!(
+            (&m["error"]["code"], &m["id"]),
+            (&json!(-32602), &json!(7)),
+            "{m}"
+        );
+    }
+    assert_eq!(
+        rig.post(&request(8, "tools/call", json!({"name": "echo"})))
+            .status,
+        200
+    );
+}
+
+#[test]
 fn only_post_for_stateless_clients_while_sessions_keep_get_and_delete() {
     let mut rig = Rig::new();
     for method in [HttpMethod::Get, HttpMethod::Delete] {
