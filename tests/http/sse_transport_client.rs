@@ -542,6 +542,11 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
         );
         assert_eq!(next_abort(&mut c), Some(probe.id), "the probe is abandoned");
         assert!(c.poll_action().is_none(), "nothing else is sent");
+        let answer = next_frame(&mut c).expect("the probe's initialize is answered");
+        assert_eq!(answer["id"], 0);
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains(&format!("HTTP {status}")), "{message}");
+        assert_eq!(next_frame(&mut c), None, "answered once");
     }
     // The first frame must be `initialize`: anything else closes, and a request is answered.
     let mut c = AutoClient::new("http://localhost:9/mcp", ClientConfig::default()).unwrap();
@@ -553,6 +558,61 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
     );
     assert_eq!(next_frame(&mut c).unwrap()["id"], 1);
     assert!(c.is_closed());
+}
+
+#[test]
+fn a_redirected_or_oversized_probe_answers_initialize_with_the_reason() {
+    let now = Instant::now();
+    let mut c = AutoClient::new("http://localhost:9/mcp", ClientConfig::default()).unwrap();
+    transmit_init(&mut c, now);
+    let probe = next_send(&mut c).unwrap();
+    c.handle_response_head(
+        now,
+        probe.id,
+        307,
+        [("Location", "http://localhost:9/other")],
+    );
+    assert_eq!(
+        c.poll_event(),
+        Some(ClientEvent::Closed(CloseReason::HttpStatus(307)))
+    );
+    let answer = next_frame(&mut c).unwrap();
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("HTTP 307, a redirect"), "{message}");
+
+    let config = ClientConfig {
+        max_event_size: 64,
+        ..Default::default()
+    };
+    for content_type in ["application/json", "text/event-stream"] {
+        let mut c = AutoClient::new("http://localhost:9/mcp", config.clone()).unwrap();
+        transmit_init(&mut c, now);
+        let probe = next_send(&mut c).unwrap();
+        c.handle_response_head(now, probe.id, 200, [("Content-Type", content_type)]);
+        let body = if content_type == "application/json" {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":\"{}\"}}",
+                "x".repeat(100)
+            )
+        } else {
+            format!("data: {}\n\n", "x".repeat(100))
+        };
+        c.handle_response_body(now, probe.id, Bytes::from(body));
+        assert_eq!(
+            c.poll_event(),
+            Some(ClientEvent::Detected(TransportKind::StreamableHttp)),
+            "{content_type}"
+        );
+        assert_eq!(
+            c.poll_event(),
+            Some(ClientEvent::Closed(CloseReason::TooLarge { limit: 64 })),
+            "{content_type}"
+        );
+        let answer = next_frame(&mut c).expect("initialize answered");
+        assert_eq!(answer["id"], 0);
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains("size limit"), "{content_type}: {message}");
+    }
 }
 
 #[test]

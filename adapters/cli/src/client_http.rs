@@ -97,7 +97,7 @@ fn report_wire_event(event: WireEvent, verbose: bool) {
         WireEvent::Closed(reason)
             if reason != mcp_sansio::http::sse_transport::CloseReason::Local =>
         {
-            eprintln!("HTTP transport closed: {reason:?}")
+            eprintln!("HTTP transport closed: {reason}")
         }
         _ => {}
     }

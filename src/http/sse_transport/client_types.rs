@@ -53,10 +53,50 @@ pub enum CloseReason {
     EndpointTimeout,
     /// Incoming frames piled up past `max_inbound_frames` without being polled.
     InboundOverflow,
+    /// A response body or SSE event outgrew its limit (`max_event_size`, in bytes).
+    TooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// Auto-detection's first frame was not an `initialize` request.
     NotInitialize,
     /// The detection probe got no response head within `post_timeout`.
     ProbeTimeout,
+}
+
+impl std::fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CloseReason::Local => f.write_str("closed locally"),
+            CloseReason::HttpStatus(status @ 300..=399) => write!(
+                f,
+                "the server answered HTTP {status}, a redirect (not followed: give the final URL)"
+            ),
+            CloseReason::HttpStatus(status) => write!(f, "the server answered HTTP {status}"),
+            CloseReason::NotEventStream => {
+                f.write_str("the SSE GET was not answered with text/event-stream")
+            }
+            CloseReason::StreamEnded => f.write_str("the server ended the SSE stream"),
+            CloseReason::RequestFailed => f.write_str("an HTTP request failed"),
+            CloseReason::InvalidEndpoint => {
+                f.write_str("the endpoint event's URI is not a valid reference")
+            }
+            CloseReason::CrossOriginEndpoint => {
+                f.write_str("the endpoint event names another origin")
+            }
+            CloseReason::EndpointTimeout => f.write_str("no endpoint event came in time"),
+            CloseReason::InboundOverflow => {
+                f.write_str("incoming messages piled up past the limit unread")
+            }
+            CloseReason::TooLarge { limit } => write!(
+                f,
+                "a response exceeded the {} size limit",
+                crate::session::describe_limit(*limit)
+            ),
+            CloseReason::NotInitialize => f.write_str("the first message was not initialize"),
+            CloseReason::ProbeTimeout => f.write_str("the server did not answer the probe in time"),
+        }
+    }
 }
 
 /// Limits of the client-side transports.

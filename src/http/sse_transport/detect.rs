@@ -319,7 +319,8 @@ impl AutoClient {
                     self.json.extend_from_slice(&data);
                 } else {
                     self.json.clear();
-                    self.close_with(CloseReason::InboundOverflow);
+                    let limit = self.config.max_event_size;
+                    self.close_with(CloseReason::TooLarge { limit });
                 }
             }
             _ => {}
@@ -398,8 +399,13 @@ impl AutoClient {
 
     fn drain_sse(&mut self) {
         while let Some(item) = self.decoder.poll_item() {
-            let Ok(SseItem::Event(event)) = item else {
-                continue;
+            let event = match item {
+                Ok(SseItem::Event(event)) => event,
+                Ok(_) => continue,
+                Err(_) => {
+                    let limit = self.config.max_event_size;
+                    return self.close_with(CloseReason::TooLarge { limit });
+                }
             };
             let is_message = matches!(event.event.as_deref(), None | Some("message"));
             if !is_message || event.data.is_empty() {
@@ -445,11 +451,19 @@ impl AutoClient {
         ) {
             self.actions.push_back(Action::Abort(PROBE));
         }
-        self.phase = Phase::Closed;
+        // The probe's `initialize` is answered too, with why: its caller learns what broke.
+        let probe = match std::mem::replace(&mut self.phase, Phase::Closed) {
+            Phase::Probing { frame } => Some(frame),
+            Phase::Streamable {
+                done: false, init, ..
+            } => Some(init),
+            _ => None,
+        };
         self.probe_deadline = None;
         self.actions.retain(|a| matches!(a, Action::Abort(_)));
-        for frame in std::mem::take(&mut self.pending) {
-            for error in request_errors(&frame, "the HTTP transport closed") {
+        let message = format!("the HTTP transport closed: {reason}");
+        for frame in probe.into_iter().chain(std::mem::take(&mut self.pending)) {
+            for error in request_errors(&frame, &message) {
                 if self.inbound.len() < self.config.max_inbound_frames {
                     self.inbound.push_back(error);
                 }
