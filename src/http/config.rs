@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::event_id::EventKey;
 use super::headers::HostPolicy;
 use super::peer::PeerLimit;
 use crate::model::ProtocolVersion;
@@ -71,6 +72,14 @@ pub struct EndpointConfig {
     /// sessions send the client (`Endpoint::reply_owner`). Default `None`: sessions live in
     /// this process only.
     pub instance_id: Option<String>,
+    /// Signs the SSE event ids of stateful sessions (see docs/scale-out.md): with a key, an
+    /// id names the instance and stream that wrote the event and carries a MAC, so a forged
+    /// or foreign `Last-Event-ID` gets 400 and a genuine one is understood by every instance
+    /// holding the key. With an `instance_id` too, what the streams write is handed out for
+    /// a shared store (`Endpoint::poll_stream_log`) and a resume of another instance's stream
+    /// is handed to the driver (`Endpoint::resume_elsewhere`). Default `None`: ids are
+    /// `<stream>-<seq>`, valid on this instance only.
+    pub event_key: Option<EventKey>,
 }
 
 impl Default for EndpointConfig {
@@ -93,6 +102,7 @@ impl Default for EndpointConfig {
             sse_keep_alive: Some(Duration::from_secs(15)),
             peer_limit: None,
             instance_id: None,
+            event_key: None,
         }
     }
 }
@@ -118,4 +128,7 @@ pub struct EndpointStats {
     /// Session changes dropped because the driver did not take them
     /// (`Endpoint::poll_session_change`).
     pub session_changes_dropped: u64,
+    /// Stream log entries dropped because the driver did not take them
+    /// (`Endpoint::poll_stream_log`): a resume elsewhere may miss those events.
+    pub stream_log_dropped: u64,
 }

@@ -26,6 +26,11 @@ mod deadline_tests;
 mod get;
 #[path = "endpoint_keepalive.rs"]
 mod keepalive;
+#[path = "endpoint_log.rs"]
+mod log;
+#[cfg(test)]
+#[path = "endpoint_log_tests.rs"]
+mod log_tests;
 #[path = "endpoint_share.rs"]
 mod share;
 #[cfg(test)]
@@ -83,6 +88,8 @@ pub struct Endpoint<M> {
     changes: std::collections::VecDeque<share::Noted>,
     /// Serial of the next request-id prefix handed to a session (only with an `instance_id`).
     prefixes: u64,
+    /// What logged streams wrote, for the driver to store (see the log module).
+    stream_log: log::StreamLog,
 }
 
 impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
@@ -111,6 +118,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             keep_alives: KeepAlives::default(),
             changes: std::collections::VecDeque::new(),
             prefixes: 0,
+            stream_log: log::StreamLog::default(),
         }
     }
 
@@ -328,6 +336,9 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     /// Attaches response `conn` to stream `key` of `owner`, which answers in JSON (`json`,
     /// once its response comes) or SSE, and builds the head.
     fn open_stream(&mut self, owner: Owner, key: u64, conn: StreamId, json: bool) -> HttpResponse {
+        if let (Owner::Session(sid), false) = (&owner, json) {
+            self.stream_log.watch(sid, self.sessions.get(sid.as_str()));
+        }
         let session = self.state_mut(&owner).expect("present");
         let stream = session.streams.get_mut(&key).expect("just inserted");
         stream.conn = Some(conn);
@@ -622,15 +633,17 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             ));
         }
         let mut machine = (self.factory)(now);
-        if let Some(prefix) = self.next_id_prefix() {
-            machine.number_requests_under(&prefix);
+        let prefix = self.next_id_prefix();
+        if let Some(prefix) = &prefix {
+            machine.number_requests_under(prefix);
         }
-        let state = SessionState::new(
+        let mut state = SessionState::new(
             machine,
             now,
             self.config.replay_budget,
             self.config.retry_ms,
         );
+        self.equip(&sid, &mut state, prefix);
         self.sessions.insert(sid.clone(), state);
         if let Some(key) = peer_key {
             self.peers.opened(&sid, key);

@@ -85,11 +85,16 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         let session = self.sessions.get_mut(sid).expect("looked up");
         session.last_activity = now;
         session.pump();
-        let key = match fields.last_event_id {
-            Some(text) => {
-                let Some(cursor) = EventId::parse(text.trim()) else {
-                    return error(400, "Bad Request: invalid Last-Event-ID");
-                };
+        let cursor = match fields
+            .last_event_id
+            .map(|text| cursor(session, text.trim()))
+        {
+            Some(Err(())) => return error(400, "Bad Request: invalid Last-Event-ID"),
+            Some(Ok(cursor)) => cursor,
+            None => None,
+        };
+        let key = match cursor {
+            Some(cursor) => {
                 if cursor.stream >= session.next_stream {
                     return error(400, "Bad Request: unknown Last-Event-ID");
                 }
@@ -138,6 +143,22 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         }
         self.terminate(now, sid);
         HttpResponse::status(200)
+    }
+}
+
+/// The place a `Last-Event-ID` names in `session`'s streams here. Signed ids (with an event
+/// key): one of this copy, or `None` for the GET stream of another copy, whose events are
+/// not shared (the GET opens this instance's stream); a forged id, another session's, or one
+/// of a POST stream another instance wrote is refused (the last reaches here only when the
+/// driver does not serve it, see `Endpoint::resume_elsewhere`). Else `<stream>-<seq>`.
+fn cursor<M>(session: &SessionState<M>, text: &str) -> Result<Option<EventId>, ()> {
+    let Some(signer) = &session.signer else {
+        return EventId::parse(text).map(Some).ok_or(());
+    };
+    match signer.verify(text) {
+        Some(signed) if signed.origin == signer.origin() => Ok(Some(signed.id)),
+        Some(signed) if signed.id.stream == STANDALONE => Ok(None),
+        _ => Err(()),
     }
 }
 

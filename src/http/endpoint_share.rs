@@ -157,12 +157,13 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         machine
             .restore(now, snapshot, &prefix)
             .map_err(RestoreRefused::Invalid)?;
-        let state = SessionState::new(
+        let mut state = SessionState::new(
             machine,
             now,
             self.config.replay_budget,
             self.config.retry_ms,
         );
+        self.equip(id, &mut state, Some(prefix));
         self.sessions.insert(id.to_owned(), state);
         self.stats.sessions_restored += 1;
         self.flush();

@@ -7,9 +7,10 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use super::event_id::EventId;
+use super::event_id::{EventId, EventSigner};
 use super::machine::SessionMachine;
 use super::replay::ReplayBuffer;
+use super::stream_log::PendingLog;
 use super::types::StreamId;
 use crate::framing::write_event;
 use crate::jsonrpc::RequestId;
@@ -161,6 +162,10 @@ pub(crate) struct SessionState<M> {
     /// newer GET or resume, cut loose as too slow, detached) since the driver last asked:
     /// their bodies must be woken to end (see `Endpoint::touched_streams`).
     pub(crate) released: Released<64>,
+    /// Signs the event ids (with an `EndpointConfig::event_key`).
+    pub(crate) signer: Option<EventSigner>,
+    /// What the POST streams wrote, for the shared store (sharing with an event key).
+    pub(crate) log: Option<PendingLog>,
 }
 
 /// Connections let go of since the driver last asked (see `Endpoint::touched_streams`):
@@ -203,6 +208,8 @@ impl<M: SessionMachine> SessionState<M> {
             retry_ms,
             scratch: Vec::new(),
             released: Released::default(),
+            signer: None,
+            log: None,
         }
     }
 
@@ -307,6 +314,7 @@ impl<M: SessionMachine> SessionState<M> {
             Some(key) if self.streams.contains_key(&key) => {
                 self.emit(key, kind, data);
                 if kind == TransmitKind::Response {
+                    self.log_answered(key, related.as_ref());
                     self.response_sent(key);
                 }
             }
@@ -336,6 +344,9 @@ impl<M: SessionMachine> SessionState<M> {
         stream.open_requests = stream.open_requests.saturating_sub(1);
         if stream.open_requests == 0 {
             stream.finished = true;
+            if let (Some(log), Mode::Sse) = (&mut self.log, stream.mode) {
+                log.ended(key);
+            }
             if stream.conn.is_none() && stream.mode != Mode::Undecided {
                 // Nobody is reading: what it carried is in the replay buffer.
                 self.streams.remove(&key);
@@ -382,7 +393,10 @@ impl<M: SessionMachine> SessionState<M> {
         };
         self.next_seq += 1;
         let mut text = String::new();
-        id.write(&mut text);
+        match &self.signer {
+            Some(signer) => signer.write(id, &mut text),
+            None => id.write(&mut text),
+        }
         let mut buf = Vec::with_capacity(data.len() + 40);
         let event = if data.is_empty() {
             None
@@ -393,8 +407,25 @@ impl<M: SessionMachine> SessionState<M> {
         (id, Bytes::from(buf))
     }
 
-    fn deliver(&mut self, key: u64, (id, event): (EventId, Bytes)) {
+    /// Records event `id` for replay here and, on a logged POST stream, for the store.
+    fn record(&mut self, key: u64, id: EventId, event: &Bytes) {
         self.replay.push(id, event.clone());
+        if let (Some(log), true) = (&mut self.log, key != STANDALONE) {
+            log.event(key, id.seq, event);
+        }
+    }
+
+    /// Logs that the response to `id` was written on stream `key` (an SSE one: a stream
+    /// still undecided logs, when it opens, only the requests not answered yet).
+    fn log_answered(&mut self, key: u64, id: Option<&RequestId>) {
+        let sse = self.streams.get(&key).is_some_and(|s| s.mode == Mode::Sse);
+        if let (Some(log), Some(id), true) = (&mut self.log, id, sse && key != STANDALONE) {
+            log.answered(key, id);
+        }
+    }
+
+    fn deliver(&mut self, key: u64, (id, event): (EventId, Bytes)) {
+        self.record(key, id, &event);
         let mut cut = None;
         if let Some(stream) = self.streams.get_mut(&key) {
             if stream.conn.is_some() && !stream.close_requested {
@@ -421,6 +452,11 @@ impl<M: SessionMachine> SessionState<M> {
         };
         stream.mode = Mode::Sse;
         let raw = std::mem::take(&mut stream.raw);
+        let finished = stream.finished;
+        if let (Some(log), true) = (&mut self.log, key != STANDALONE) {
+            let open = self.request_streams.iter().filter(|(_, k)| **k == key);
+            log.opened(key, open.map(|(id, _)| id));
+        }
         if primes {
             let priming = self.sse_event(key, &[], Some(self.retry_ms));
             // Empty data: never worth replaying.
@@ -432,11 +468,23 @@ impl<M: SessionMachine> SessionState<M> {
         // bounded by the POST body (a batch of any size up to `max_body` gets every answer).
         for (_, data) in raw {
             let (id, event) = self.sse_event(key, &data, None);
-            self.replay.push(id, event.clone());
+            self.record(key, id, &event);
             if let Some(stream) = self.streams.get_mut(&key) {
                 stream.queue.push_back(event);
             }
         }
+        if let (Some(log), true) = (&mut self.log, finished && key != STANDALONE) {
+            log.ended(key);
+        }
+    }
+
+    /// Whether a logged POST stream may still write (one not finished).
+    pub(crate) fn logs_open_stream(&self) -> bool {
+        self.log.is_some()
+            && self
+                .streams
+                .iter()
+                .any(|(&key, s)| key != STANDALONE && s.mode == Mode::Sse && !s.finished)
     }
 
     /// Opens (or reopens) the standalone stream on `conn`, flushing held messages onto it.

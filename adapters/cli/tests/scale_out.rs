@@ -3,8 +3,11 @@
 //! session initialized on one is served by the others, concurrent first requests on an
 //! instance that does not hold the session all succeed, an elicitation answered through
 //! another instance reaches the tool that asked, a DELETE on one ends it on all, and an idle
-//! session expires on all, while one whose client listens does not; with the store gone,
-//! requests get 503. Every process is stopped by its PID.
+//! session expires on all, while one whose client listens does not; a response stream cut
+//! off on one instance is resumed on another, which replays what the first wrote and follows
+//! what it still writes; a forged `Last-Event-ID` gets 400; the open request of a killed
+//! instance ends with an error when resumed elsewhere; with the store gone, requests get 503.
+//! Every process is stopped by its PID.
 //!
 //! Skipped (with a message) when redis-server is not installed and `CI` is unset; under CI
 //! it must run.
@@ -39,6 +42,23 @@ fn send(url: &str, method: &str, session: Option<&str>, body: &str) -> Reply {
 
 /// Writes one request on a fresh connection (`Connection: close`); the answer is to be read.
 fn open_request(url: &str, method: &str, session: Option<&str>, body: &str) -> TcpStream {
+    open_request_with(url, method, session, body, "")
+}
+
+/// A GET of the session's stream resuming after `last_event_id`; the answer is to be read.
+fn open_resume(url: &str, session: &str, last_event_id: &str) -> TcpStream {
+    let extra = format!("Last-Event-ID: {last_event_id}\r\n");
+    open_request_with(url, "GET", Some(session), "", &extra)
+}
+
+/// [`open_request`] with `extra` header lines (each ending in CRLF).
+fn open_request_with(
+    url: &str,
+    method: &str,
+    session: Option<&str>,
+    body: &str,
+    extra: &str,
+) -> TcpStream {
     let rest = url.strip_prefix("http://").expect("an http URL");
     let (authority, path) = rest.split_at(rest.find('/').expect("a path"));
     let mut stream = TcpStream::connect(authority).expect("connect");
@@ -56,6 +76,7 @@ fn open_request(url: &str, method: &str, session: Option<&str>, body: &str) -> T
             "Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-06-18\r\n"
         ));
     }
+    head.push_str(extra);
     head.push_str("\r\n");
     stream.write_all(head.as_bytes()).expect("write head");
     stream.write_all(body.as_bytes()).expect("write body");
@@ -278,6 +299,136 @@ fn a_cancellation_sent_to_another_instance_stops_the_request() {
         .read_to_string(&mut rest)
         .expect("the stream ends before the read timeout");
     assert!(!rest.contains("Slept"), "{rest}");
+}
+
+/// The `initialize` of a 2025-11-25 client with elicitation: its response streams open with
+/// a priming event whose id it can resume from.
+fn initialize_with_priming() -> String {
+    INITIALIZE.replace("2025-06-18", "2025-11-25").replace(
+        r#""capabilities":{}"#,
+        r#""capabilities":{"elicitation":{}}"#,
+    )
+}
+
+/// The id of the first event in an SSE text.
+fn first_event_id(text: &str) -> String {
+    text.lines()
+        .find_map(|line| line.strip_prefix("id: "))
+        .expect("an event id")
+        .to_owned()
+}
+
+#[test]
+fn a_stream_cut_on_one_instance_is_resumed_on_another_from_the_store() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let [a, b, c] = &instances[..] else {
+        unreachable!()
+    };
+    let sid = open_with(a, b, &initialize_with_priming());
+    let call = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":"Proceed?"}}}"#;
+    // A streams the elicitation request; the client's connection to A is then cut.
+    let mut cut = open_request(&a.url, "POST", Some(&sid), call);
+    let mut text = String::new();
+    read_until(&mut cut, &mut text, "elicitation/create");
+    drop(cut);
+    let priming = first_event_id(&text);
+    // B replays from the store what A wrote after the priming event ...
+    let mut resumed = open_resume(&b.url, &sid, &priming);
+    let mut again = String::new();
+    read_until(&mut resumed, &mut again, "elicitation/create");
+    assert!(again.starts_with("HTTP/1.1 200"), "{again}");
+    let request = again
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .find(|data| data.contains("elicitation/create"))
+        .expect("the replayed request");
+    let request: serde_json::Value = serde_json::from_str(request).expect("JSON");
+    // ... and follows what A still writes: the answer, sent through C, reaches A's tool,
+    // whose result comes out on B's stream, which then ends.
+    let answer = serde_json::json!({"jsonrpc": "2.0", "id": request["id"],
+        "result": {"action": "accept", "content": {"response": "yes"}}});
+    assert_eq!(post(&c.url, Some(&sid), &answer.to_string()).status, 202);
+    let mut rest = String::new();
+    resumed
+        .read_to_string(&mut rest)
+        .expect("B's stream ends once A's does");
+    assert!(rest.contains("action=accept"), "{again}{rest}");
+    assert_eq!(
+        (again + &rest).matches("elicitation/create").count(),
+        1,
+        "nothing twice"
+    );
+}
+
+#[test]
+fn a_forged_last_event_id_gets_400_on_every_instance() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let sid = open_with(&instances[0], &instances[1], &initialize_with_priming());
+    let other = open_with(&instances[1], &instances[2], &initialize_with_priming());
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_slow","arguments":{"ms":60000}}}"#;
+    let mut stream = open_request(&instances[0].url, "POST", Some(&sid), call);
+    let mut text = String::new();
+    read_until(&mut stream, &mut text, "id: ");
+    read_until(&mut stream, &mut text, "\n\n");
+    let genuine = first_event_id(&text);
+    let mut forged = genuine.clone();
+    let last = forged.pop().expect("a MAC");
+    forged.push(if last == 'A' { 'B' } else { 'A' });
+    for instance in &instances {
+        for (session, id) in [(&sid, forged.as_str()), (&other, genuine.as_str())] {
+            let mut resume = open_resume(&instance.url, session, id);
+            let mut reply = String::new();
+            resume.read_to_string(&mut reply).expect("an answer");
+            assert!(
+                reply.starts_with("HTTP/1.1 400"),
+                "{}: {reply}",
+                instance.url
+            );
+        }
+    }
+}
+
+#[test]
+fn a_request_of_a_killed_instance_ends_with_an_error_when_resumed_elsewhere() {
+    let Some((_redis, mut instances)) = cluster(&[]) else {
+        return;
+    };
+    let sid = open_with(&instances[0], &instances[1], &initialize_with_priming());
+    let call = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"test_slow","arguments":{"ms":60000}}}"#;
+    let mut stream = open_request(&instances[0].url, "POST", Some(&sid), call);
+    let mut text = String::new();
+    read_until(&mut stream, &mut text, "id: ");
+    read_until(&mut stream, &mut text, "\n\n");
+    let priming = first_event_id(&text);
+    // Give A's appender a moment to log the stream's opening, then kill A.
+    std::thread::sleep(Duration::from_millis(300));
+    drop(instances.remove(0));
+    drop(stream);
+    let mut resumed = open_resume(&instances[0].url, &sid, &priming);
+    let mut reply = String::new();
+    resumed
+        .read_to_string(&mut reply)
+        .expect("the resumed stream ends before the read timeout");
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    let error = reply
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .find(|data| data.contains("\"error\""))
+        .expect("an error response");
+    let error: serde_json::Value = serde_json::from_str(error).expect("JSON");
+    assert_eq!(error["id"], 9, "{error}");
+    assert_eq!(error["error"]["code"], -32603, "{error}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("gone"),
+        "{error}"
+    );
 }
 
 #[test]

@@ -45,6 +45,7 @@ mod clock;
 mod idle;
 mod io;
 mod mount;
+mod resume;
 mod service;
 mod shared;
 mod sharing;
@@ -344,10 +345,23 @@ impl HttpServer {
                 id = instance_id();
             }
             self.options.endpoint.instance_id = Some(id.clone());
-            Rc::new(Sharing::new(store, self.options.endpoint.idle_timeout, id))
+            let endpoint = &self.options.endpoint;
+            Rc::new(Sharing::new(
+                store,
+                endpoint.idle_timeout,
+                id,
+                endpoint.sse_keep_alive,
+            ))
         });
+        if let (Some(sharing), None) = (&sharing, &self.options.endpoint.event_key) {
+            let key = sharing::event_key(sharing.store()).await;
+            self.options.endpoint.event_key = Some(key.map_err(std::io::Error::other)?);
+        }
         let router = mount::router(&self.options, self.factory, wake);
         let shared = Shared::new(router, &executor, kick_tx);
+        if let Some(sharing) = &sharing {
+            shared.with(|core| core.stream_log = Some(sharing.log_sender()));
+        }
         let route = Rc::new(Route {
             auth: self.options.auth.clone(),
             trace: self.options.trace.clone(),

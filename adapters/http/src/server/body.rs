@@ -1,6 +1,7 @@
-//! The response body handed to hyper: empty, complete, or pulled from the endpoint with
+//! The response body handed to hyper: empty, complete, pulled from the endpoint with
 //! `poll_stream` only when hyper asks for more (so a slow reader backs up into the endpoint's
-//! bounded queues, never into this adapter).
+//! bounded queues, never into this adapter), or fed by a task through a bounded channel (a
+//! stream resumed from the store, see `resume`).
 
 use std::convert::Infallible;
 use std::pin::Pin;
@@ -9,6 +10,8 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use hyper::body::{Frame, SizeHint};
 use mcp_sansio::http::{StreamChunk, StreamId};
+use smol::channel::Receiver;
+use smol::stream::Stream;
 
 use super::shared::Shared;
 
@@ -23,6 +26,8 @@ pub(crate) enum ResponseBody {
     Full(Option<Bytes>),
     /// Pulled from the endpoint.
     Stream(StreamBody),
+    /// Fed by a task; ends when the task drops its sender.
+    Fed(Pin<Box<Receiver<Bytes>>>),
 }
 
 /// A body the endpoint produces over time (SSE, or JSON that waits for a handler).
@@ -128,6 +133,10 @@ impl hyper::body::Body for ResponseBody {
             ResponseBody::Stream(stream) => stream
                 .poll_data(cx)
                 .map(|data| data.map(|b| Ok(Frame::data(b)))),
+            ResponseBody::Fed(feed) => feed
+                .as_mut()
+                .poll_next(cx)
+                .map(|data| data.map(|b| Ok(Frame::data(b)))),
         }
     }
 
@@ -136,6 +145,7 @@ impl hyper::body::Body for ResponseBody {
             ResponseBody::Empty | ResponseBody::Full(None) => true,
             ResponseBody::Full(Some(_)) => false,
             ResponseBody::Stream(stream) => stream.done,
+            ResponseBody::Fed(_) => false,
         }
     }
 
@@ -143,7 +153,7 @@ impl hyper::body::Body for ResponseBody {
         match self {
             ResponseBody::Empty | ResponseBody::Full(None) => SizeHint::with_exact(0),
             ResponseBody::Full(Some(b)) => SizeHint::with_exact(b.len() as u64),
-            ResponseBody::Stream(_) => SizeHint::default(),
+            ResponseBody::Stream(_) | ResponseBody::Fed(_) => SizeHint::default(),
         }
     }
 }

@@ -181,6 +181,15 @@ async fn handle_request(
         if let Err(resp) = sharing.before(&shared, &head, &body).await {
             return Ok(response(resp, &shared, fields));
         }
+        match sharing.resume_elsewhere(&shared, &head).await {
+            Some(Ok((head, feed))) => {
+                let mut resp = response(head, &shared, fields);
+                *resp.body_mut() = ResponseBody::Fed(Box::pin(feed));
+                return Ok(resp);
+            }
+            Some(Err(refusal)) => return Ok(response(refusal, &shared, fields)),
+            None => {}
+        }
     }
     let parked = Parked { head, body, random };
     let mut resp = staging::handle(&shared, &route.staging, parked).await;

@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use mcp_sansio::app::server::Server;
 use mcp_sansio::http::sse_transport::Router;
-use mcp_sansio::http::StreamId;
+use mcp_sansio::http::{StreamId, StreamLogEntry};
 use mcp_sansio::runtime::Job;
 use smol::channel::Sender;
 use smol::LocalExecutor;
@@ -51,6 +51,9 @@ pub(crate) struct Core {
     /// The deadline the driver's timer is armed for (`None`: not armed). `settle` kicks the
     /// driver only when the endpoint's next deadline is earlier than this.
     pub(crate) armed: Option<Instant>,
+    /// Where `settle` puts what the endpoint's logged streams wrote (sessions shared with an
+    /// event key): the store appender's queue.
+    pub(crate) stream_log: Option<Sender<StreamLogEntry>>,
 }
 
 /// Cloned into every task.
@@ -79,6 +82,7 @@ impl Shared {
                 touched: Vec::new(),
                 closing: false,
                 armed: None,
+                stream_log: None,
             })),
             executor: Rc::downgrade(executor),
             kick,
@@ -128,6 +132,7 @@ impl Shared {
         }
         let (wakers, earlier) = {
             let mut core = self.core.borrow_mut();
+            core.hand_out_stream_log();
             let wakers = core.ready_bodies();
             let armed = core.armed;
             let earlier = core
@@ -139,6 +144,13 @@ impl Shared {
         wakers.into_iter().for_each(Waker::wake);
         if earlier {
             let _ = self.kick.try_send(());
+        }
+    }
+
+    /// Runs `task` on the server's executor (dropped when the server is gone).
+    pub(crate) fn spawn(&self, task: impl std::future::Future<Output = ()> + 'static) {
+        if let Some(executor) = self.executor.upgrade() {
+            executor.spawn(task).detach();
         }
     }
 
@@ -161,6 +173,22 @@ impl Shared {
 }
 
 impl Core {
+    /// Moves what the logged streams wrote to the store appender's queue (before the bodies
+    /// are woken: taking it pumps the sessions whose streams may still write). An entry the
+    /// full queue refuses is dropped, as the endpoint drops what is not taken.
+    fn hand_out_stream_log(&mut self) {
+        let Some(log) = &self.stream_log else {
+            return;
+        };
+        let endpoint = self.endpoint.streamable();
+        if !endpoint.logs_streams() {
+            return;
+        }
+        while let Some(entry) = endpoint.poll_stream_log() {
+            let _ = log.try_send(entry);
+        }
+    }
+
     /// The wakers of the waiting bodies that may have bytes or an end to pull now, taken out
     /// of the tables. A body whose stream the endpoint reports quiet (a session's idle GET
     /// stream while its POSTs are answered) stays parked: waking it would only run its

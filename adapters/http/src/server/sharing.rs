@@ -22,6 +22,12 @@
 //! A `notifications/cancelled` for a request this instance is not serving is also published
 //! to every instance; the one serving it cancels its handler and ends its stream.
 //!
+//! Event ids are signed with a key the instances share through the store (created once
+//! under `mcp:{event-key}:record`, see [`event_key`]). What the SSE response streams of the
+//! sessions write is appended to the store's stream logs (`mcp:{<session>}:stream:<origin>-<n>`)
+//! by one task, in order; a GET whose `Last-Event-ID` names a stream another instance wrote
+//! is served from there (see `resume`).
+//!
 //! A store that fails (unreachable, timed out) makes the request a 503.
 
 use std::cell::RefCell;
@@ -30,9 +36,9 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::http::{HttpRequestHead, HttpResponse, SessionChange};
-use mcp_sansio_store::{RecordKey, StoreError, Version, Versioned};
-use smol::channel::Receiver;
+use mcp_sansio::http::{EventKey, HttpRequestHead, HttpResponse, SessionChange, StreamLogEntry};
+use mcp_sansio_store::{RecordKey, StoreError, StreamKey, Version, Versioned};
+use smol::channel::{self, Receiver, Sender};
 use smol::lock::Mutex;
 use smol::Timer;
 
@@ -44,6 +50,15 @@ const ENDED_CHANNEL: &str = "session-ended";
 
 /// The bus channel that carries cancellations to every instance (sender, session, frame).
 const CANCEL_CHANNEL: &str = "cancelled";
+
+/// The record holding the key event ids are signed with (a name no session id takes).
+const EVENT_KEY_RECORD: &str = "event-key";
+
+/// How long the event key's record lives; each instance that starts resets it.
+const EVENT_KEY_TTL: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// Stream log entries waiting for the appender at most (past it they are dropped).
+const MAX_LOG_QUEUE: usize = 16 * 1024;
 
 /// Session versions remembered at most; past it the table is cleared (a write then costs
 /// one more round trip, see [`Sharing::save`]).
@@ -68,16 +83,64 @@ pub(crate) struct Sharing {
     versions: RefCell<HashMap<String, Known>>,
     /// One writer of session changes at a time.
     writes: Mutex<()>,
+    /// SSE keep-alive interval of the endpoint, for streams resumed from the store.
+    keep_alive: Option<Duration>,
+    /// The stream log entries the endpoint handed out, for the appender.
+    log_tx: Sender<StreamLogEntry>,
+    log_rx: Receiver<StreamLogEntry>,
 }
 
 impl Sharing {
-    pub(crate) fn new(store: SessionStore, ttl: Duration, instance: String) -> Self {
+    pub(crate) fn new(
+        store: SessionStore,
+        ttl: Duration,
+        instance: String,
+        keep_alive: Option<Duration>,
+    ) -> Self {
+        let (log_tx, log_rx) = channel::bounded(MAX_LOG_QUEUE);
         Sharing {
             store,
             instance,
             ttl,
             versions: RefCell::default(),
             writes: Mutex::new(()),
+            keep_alive,
+            log_tx,
+            log_rx,
+        }
+    }
+
+    pub(crate) fn store(&self) -> &SessionStore {
+        &self.store
+    }
+
+    /// Where the stream log entries go (see `Core::stream_log`).
+    pub(crate) fn log_sender(&self) -> Sender<StreamLogEntry> {
+        self.log_tx.clone()
+    }
+
+    /// A GET the endpoint says names another instance's stream (after [`Sharing::before`]
+    /// restored the session): served from the store. `None`: hand it to the endpoint.
+    pub(crate) async fn resume_elsewhere(
+        &self,
+        shared: &Shared,
+        head: &HttpRequestHead,
+    ) -> Option<Result<(HttpResponse, Receiver<Bytes>), HttpResponse>> {
+        let resume = shared
+            .try_with(|core| {
+                let endpoint = core.endpoint.streamable();
+                endpoint.resume_elsewhere(Instant::now(), head)
+            })
+            .flatten()?;
+        Some(super::resume::serve(self, shared, resume, self.keep_alive).await)
+    }
+
+    /// Appends the stream log entries, in order, until the queue closes; a failed append is
+    /// dropped (a resume elsewhere then misses that event).
+    async fn append_log(&self) {
+        while let Ok(entry) = self.log_rx.recv().await {
+            let key = StreamKey::new(entry.session, entry.stream);
+            let _ = self.store.append(&key, &entry.data).await;
         }
     }
 
@@ -92,6 +155,9 @@ impl Sharing {
         let Some(sid) = head.get("mcp-session-id") else {
             return Ok(());
         };
+        if sid == EVENT_KEY_RECORD {
+            return Ok(());
+        }
         let key = RecordKey::Session(sid.to_owned());
         let record = match self.store.load(&key).await {
             Ok(record) => record,
@@ -345,6 +411,7 @@ impl Sharing {
             smol::future::or(ended, kept),
             smol::future::or(replies, cancels),
         );
+        let listening = smol::future::or(listening, self.append_log());
         smol::future::or(listening, stopped).await;
     }
 
@@ -393,13 +460,31 @@ impl Sharing {
     }
 }
 
-/// The bus channel of the replies instance `instance` owns.
-fn reply_channel(instance: &str) -> String {
+/// The key every instance sharing `store` signs event ids with: created (32 random bytes)
+/// by the first instance that starts, read by the others; each resets its time to live.
+pub(crate) async fn event_key(store: &SessionStore) -> Result<EventKey, StoreError> {
+    let key = RecordKey::Session(EVENT_KEY_RECORD.to_owned());
+    let mut fresh = [0u8; 32];
+    getrandom::fill(&mut fresh).map_err(|e| StoreError::Backend(e.to_string()))?;
+    match store.create(&key, &fresh, EVENT_KEY_TTL).await {
+        Ok(_) => return EventKey::new(&fresh).ok_or(StoreError::NotFound),
+        Err(StoreError::Exists) => {}
+        Err(e) => return Err(e),
+    }
+    let record = store.load(&key).await?.ok_or(StoreError::NotFound)?;
+    store.touch(&key, EVENT_KEY_TTL).await?;
+    EventKey::new(&record.bytes)
+        .ok_or_else(|| StoreError::Backend("the stored event key is too short".to_owned()))
+}
+
+/// The bus channel of the replies instance `instance` owns (an instance listens there while
+/// it runs: its subscriber count says whether it is alive).
+pub(crate) fn reply_channel(instance: &str) -> String {
     format!("replies.{instance}")
 }
 
 /// The answer when the store fails.
-fn unavailable() -> HttpResponse {
+pub(crate) fn unavailable() -> HttpResponse {
     let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service Unavailable: the session store did not answer"}}"#;
     let mut resp = HttpResponse::status(503);
     let json = mcp_sansio::http::HttpText::from_static("application/json");

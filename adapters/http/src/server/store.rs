@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use mcp_sansio_store::{
-    Bus, MemoryStore, MemorySubscription, RecordKey, RecordStore, StoreError, Subscription,
-    Version, Versioned,
+    Bus, Event, EventId, EventLog, MemoryStore, MemorySubscription, RecordKey, RecordStore,
+    StoreError, StreamKey, Subscription, Version, Versioned,
 };
 #[cfg(feature = "redis")]
 use mcp_sansio_store::{RedisConfig, RedisStore, RedisSubscription, StoreConfig};
@@ -79,6 +79,23 @@ impl SessionStore {
 
     pub(crate) async fn delete(&self, key: &RecordKey) -> Result<bool, StoreError> {
         each!(self, s => s.delete(key).await)
+    }
+
+    pub(crate) async fn append(
+        &self,
+        stream: &StreamKey,
+        data: &[u8],
+    ) -> Result<EventId, StoreError> {
+        each!(self, s => s.append(stream, data).await)
+    }
+
+    pub(crate) async fn replay(
+        &self,
+        stream: &StreamKey,
+        after: Option<EventId>,
+        max: usize,
+    ) -> Result<Vec<Event>, StoreError> {
+        each!(self, s => s.replay(stream, after, max).await)
     }
 
     pub(crate) async fn publish(&self, channel: &str, payload: &[u8]) -> Result<usize, StoreError> {

@@ -40,7 +40,7 @@ pub(super) fn response(
         ResponseBody::Stream(stream) => {
             stream.tap = trace.body_tap(Direction::Send, &parts.headers, max_body)
         }
-        ResponseBody::Full(None) | ResponseBody::Empty => {}
+        ResponseBody::Full(None) | ResponseBody::Empty | ResponseBody::Fed(_) => {}
     }
     Response::from_parts(parts, body)
 }

@@ -1,0 +1,260 @@
+//! Signed event ids and the stream log: two endpoints sharing a key and a "store" the test
+//! keeps (a map of stream logs). A stream one endpoint wrote, cut off, is resumed on the
+//! other from the log; forged and foreign ids are refused; a stream whose owner is gone ends
+//! its open request with an error.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use bytes::Bytes;
+use serde_json::{json, Value};
+
+use crate::app::server::{CallToolResult, Server, Tool};
+use crate::framing::{SseDecoder, SseItem};
+use crate::http::{
+    Body, EndpointConfig, EventKey, HttpMethod, HttpRequestHead, RemoteResume, StreamLogEntry,
+};
+use crate::model::Implementation;
+use crate::testing::HttpRig;
+
+/// Stream logs by (session, stream name).
+type Logs = HashMap<(String, String), Vec<Bytes>>;
+
+/// A tool that asks the client for its roots and answers with them.
+fn ask() -> Tool {
+    Tool::new("ask", json!({"type": "object"})).handler(|_call, ctx| async move {
+        Ok(match ctx.list_roots().await {
+            Ok(roots) => CallToolResult::text(format!("roots: {roots}")),
+            Err(e) => CallToolResult::error(format!("failed: {e}")),
+        })
+    })
+}
+
+fn rig(instance: Option<&str>, key: &[u8], now: Instant) -> HttpRig {
+    let config = EndpointConfig {
+        instance_id: instance.map(str::to_owned),
+        event_key: EventKey::new(key),
+        ..EndpointConfig::default()
+    };
+    let tool = ask();
+    let factory = move |now| {
+        Server::builder(Implementation::new("log", "1"))
+            .tool(tool.clone())
+            .build(now)
+    };
+    HttpRig::new(config, factory, now)
+}
+
+const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";
+
+/// A 2025-11-25 session whose client has roots (its streams start with a priming event).
+fn open(rig: &mut HttpRig) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"roots": {}},
+        "clientInfo": {"name": "rig", "version": "1"}}});
+    let resp = rig.post(None, &init);
+    let sid = resp.get("mcp-session-id").expect("a session id").to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(rig.post(Some(&sid), &initialized).status, 202);
+    sid
+}
+
+fn call() -> Value {
+    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "ask", "arguments": {}}})
+}
+
+fn get_head(sid: &str, last_event_id: &str) -> HttpRequestHead {
+    HttpRequestHead::new(HttpMethod::Get, "/mcp")
+        .header("Host", "localhost:3000")
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", sid)
+        .header("Last-Event-ID", last_event_id)
+}
+
+/// Appends what `rig` hands out to `logs`; returns the entries.
+fn store(rig: &mut HttpRig, logs: &mut Logs) -> Vec<StreamLogEntry> {
+    let mut seen = Vec::new();
+    while let Some(entry) = rig.endpoint.poll_stream_log() {
+        logs.entry((entry.session.clone(), entry.stream.clone()))
+            .or_default()
+            .push(entry.data.clone());
+        seen.push(entry);
+    }
+    seen
+}
+
+/// The last session snapshot `rig` hands out.
+fn latest_snapshot(rig: &mut HttpRig) -> Vec<u8> {
+    let mut latest = None;
+    while let Some(change) = rig.endpoint.poll_session_change() {
+        if let crate::http::SessionChange::Saved { snapshot, .. } = change {
+            latest = Some(snapshot);
+        }
+    }
+    latest.expect("a snapshot")
+}
+
+/// The JSON-RPC messages of SSE bytes.
+fn messages(bytes: &[u8]) -> Vec<Value> {
+    let mut decoder = SseDecoder::new(1 << 20);
+    decoder.push(bytes);
+    let mut out = Vec::new();
+    while let Some(item) = decoder.poll_item() {
+        if let Ok(SseItem::Event(e)) = item {
+            if !e.data_str().is_empty() {
+                out.push(serde_json::from_str(e.data_str()).expect("JSON"));
+            }
+        }
+    }
+    out
+}
+
+/// Serves `resume` from `logs` as a driver does: what it hands out for each entry.
+fn serve(resume: &mut RemoteResume, logs: &Logs) -> Vec<u8> {
+    let key = (resume.session().to_owned(), resume.stream().to_owned());
+    let mut out = Vec::new();
+    for entry in logs.get(&key).map(Vec::as_slice).unwrap_or_default() {
+        if let Some(bytes) = resume.handle_entry(entry) {
+            out.extend_from_slice(&bytes);
+        }
+    }
+    out
+}
+
+#[test]
+fn signed_ids_resume_here_and_forged_or_foreign_ones_get_400() {
+    let now = Instant::now();
+    let mut a = rig(None, KEY, now);
+    let sid = open(&mut a);
+    let other = open(&mut a);
+    let stream = a.post(Some(&sid), &call());
+    a.run_jobs();
+    let read = a.read_stream(&stream.body);
+    let (priming, _) = read.events.first().expect("a priming event").clone();
+    let parts: Vec<&str> = priming.splitn(4, '-').collect();
+    assert_eq!(parts.len(), 4, "origin, stream, seq, MAC: {priming}");
+    assert!(parts[0].starts_with("local."), "{priming}");
+    assert_eq!(a.endpoint.poll_stream_log(), None, "not shared: no log");
+
+    // Its own id resumes the stream: the roots request comes again.
+    let resumed = a.request(&get_head(&sid, &priming), "");
+    assert_eq!(resumed.status, 200, "{}", resumed.body_text());
+    let again = a.read_stream(&resumed.body).messages();
+    assert!(
+        again.iter().any(|m| m["method"] == "roots/list"),
+        "{again:?}"
+    );
+
+    let mut forged = priming.clone();
+    let last = forged.pop().expect("a MAC");
+    forged.push(if last == 'A' { 'B' } else { 'A' });
+    let seq_changed = format!("{}-{}-99-{}", parts[0], parts[1], parts[3]);
+    for bad in [forged.as_str(), seq_changed.as_str(), "1-2", "x"] {
+        let resp = a.request(&get_head(&sid, bad), "");
+        assert_eq!(resp.status, 400, "{bad}: {}", resp.body_text());
+    }
+    // Another session's id, and an id signed with another key.
+    assert_eq!(a.request(&get_head(&other, &priming), "").status, 400);
+    let mut b = rig(None, b"another key, sixteen bytes long!", now);
+    let sid_b = open(&mut b);
+    assert_eq!(sid_b, sid, "the rigs' ids are predictable");
+    assert_eq!(b.request(&get_head(&sid_b, &priming), "").status, 400);
+}
+
+#[test]
+fn a_stream_cut_on_one_endpoint_is_resumed_from_the_log_on_another() {
+    let now = Instant::now();
+    let (mut a, mut b) = (rig(Some("a"), KEY, now), rig(Some("b"), KEY, now));
+    let mut logs = Logs::new();
+    let sid = open(&mut a);
+    let snapshot = latest_snapshot(&mut a);
+    assert!(
+        store(&mut a, &mut logs).is_empty(),
+        "a JSON answer logs nothing"
+    );
+
+    let stream = a.post(Some(&sid), &call());
+    a.run_jobs();
+    let read = a.read_stream(&stream.body);
+    let (priming, _) = read.events.first().expect("a priming event").clone();
+    let request = read
+        .messages()
+        .into_iter()
+        .next()
+        .expect("the roots request");
+    assert_eq!(request["method"], "roots/list");
+    let Body::Stream(conn) = stream.body else {
+        panic!("a stream")
+    };
+    // The client is cut off; it answers the roots request, and the tool answers with no
+    // client attached: the log still gets it.
+    a.endpoint.stream_closed(conn);
+    let reply = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"roots": []}});
+    assert_eq!(a.post(Some(&sid), &reply).status, 202);
+    a.run_jobs();
+    let entries = store(&mut a, &mut logs);
+    let names: Vec<&str> = entries.iter().map(|e| e.stream.as_str()).collect();
+    assert!(names.iter().all(|n| *n == "a.0-2"), "{names:?}");
+    let tags: Vec<u8> = entries.iter().map(|e| e.data[0]).collect();
+    assert_eq!(tags, b"OEEAZ", "opened, two events, answered, ended");
+    assert!(store(&mut a, &mut logs).is_empty(), "handed out once");
+
+    // On B the id names A's stream: B's driver serves it from the log.
+    assert_eq!(b.endpoint.handle_restore(now, &sid, &snapshot), Ok(true));
+    let head = get_head(&sid, &priming);
+    let mut resume = b.endpoint.resume_elsewhere(now, &head).expect("A's stream");
+    assert_eq!(resume.instance(), "a");
+    assert_eq!(resume.head().status, 200);
+    let replayed = messages(&serve(&mut resume, &logs));
+    assert_eq!(replayed.len(), 2, "{replayed:?}");
+    assert_eq!(replayed[0]["method"], "roots/list");
+    assert_eq!(replayed[1]["id"], 7);
+    assert!(resume.is_ended());
+    // After the roots request's id, only the answer.
+    let read_id = read.events[1].0.clone();
+    let mut later = b
+        .endpoint
+        .resume_elsewhere(now, &get_head(&sid, &read_id))
+        .expect("A's stream");
+    assert_eq!(messages(&serve(&mut later, &logs)).len(), 1);
+    // Handed in without the driver's help, the foreign id is refused; a forged one never
+    // reaches the driver.
+    assert_eq!(b.request(&head, "").status, 400);
+    let forged = format!("{}x", &priming[..priming.len() - 1]);
+    assert!(b
+        .endpoint
+        .resume_elsewhere(now, &get_head(&sid, &forged))
+        .is_none());
+    assert_eq!(b.request(&get_head(&sid, &forged), "").status, 400);
+    // A's own ids stay A's.
+    assert!(a.endpoint.resume_elsewhere(now, &head).is_none());
+}
+
+#[test]
+fn a_stream_whose_owner_is_gone_ends_its_open_request_with_an_error() {
+    let now = Instant::now();
+    let (mut a, mut b) = (rig(Some("a"), KEY, now), rig(Some("b"), KEY, now));
+    let mut logs = Logs::new();
+    let sid = open(&mut a);
+    let snapshot = latest_snapshot(&mut a);
+    let stream = a.post(Some(&sid), &call());
+    a.run_jobs();
+    let (priming, _) = a.read_stream(&stream.body).events[0].clone();
+    store(&mut a, &mut logs);
+    drop(a);
+
+    assert_eq!(b.endpoint.handle_restore(now, &sid, &snapshot), Ok(true));
+    let mut resume = b
+        .endpoint
+        .resume_elsewhere(now, &get_head(&sid, &priming))
+        .expect("A's stream");
+    let replayed = messages(&serve(&mut resume, &logs));
+    assert_eq!(replayed[0]["method"], "roots/list");
+    assert!(!resume.is_ended(), "A never answered");
+    let ended = messages(&resume.owner_gone());
+    assert_eq!(ended.len(), 1, "{ended:?}");
+    assert_eq!(ended[0]["id"], 7);
+    assert_eq!(ended[0]["error"]["code"], -32603);
+    assert!(resume.is_ended());
+}
