@@ -61,7 +61,7 @@ pub(crate) fn run(args: &ClientArgs, planned: PlannedRequest, url: &str) -> Resu
 }
 
 /// The `--transport` name of a transport.
-fn transport_name(kind: TransportKind) -> &'static str {
+pub(crate) fn transport_name(kind: TransportKind) -> &'static str {
     match kind {
         TransportKind::StreamableHttp => "streamable",
         TransportKind::SseTransport => "sse",

@@ -240,7 +240,7 @@ fn run(target: Target, builder: ClientBuilder, feed: Feed, state: State, started
                 .on_event(move |event| events.on_event(&event))
                 .on_wire_event(move |event| {
                     if let mcp_sansio::http::sse_transport::ClientEvent::Detected(kind) = event {
-                        wire.set(json!({"transport": format!("{kind:?}")}));
+                        wire.set(json!({"transport": crate::client_http::transport_name(kind)}));
                     }
                 });
             let handle = client.handle();
