@@ -74,6 +74,17 @@ pub(crate) enum Command {
         after_help = crate::bench::BENCH_HELP
     )]
     Bench(crate::bench::BenchArgs),
+    /// Inspect an MCP server from a local web page: its tools, resources and prompts, and
+    /// every frame, live.
+    #[command(
+        override_usage = "mcp-sansio inspect --stdio [OPTIONS] -- <SERVER_CMD> [SERVER_ARGS]...\n       mcp-sansio inspect <URL> [OPTIONS]",
+        after_help = "Examples:\n  mcp-sansio inspect --stdio -- mcp-sansio serve --stdio\n  \
+        mcp-sansio inspect http://127.0.0.1:8080/mcp\n\n\
+        Prints the page's URL (http://127.0.0.1:PORT/t/TOKEN/) on stdout and opens nothing. \
+        Only requests naming the one-time token, sent to this address from the page itself, \
+        are served (docs/inspect.md)."
+    )]
+    Inspect(Box<crate::inspect::args::InspectArgs>),
 }
 
 /// Options of `conformance-client`.
@@ -385,5 +396,28 @@ fn kind(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+impl StderrArg {
+    /// The child's stderr mode this option asks for.
+    pub(crate) fn mode(self) -> mcp_sansio_stdio::StderrMode {
+        match self {
+            StderrArg::Inherit => mcp_sansio_stdio::StderrMode::Inherit,
+            StderrArg::Capture => mcp_sansio_stdio::StderrMode::Capture,
+            StderrArg::Null => mcp_sansio_stdio::StderrMode::Null,
+        }
+    }
+}
+
+impl TransportArg {
+    /// The HTTP client's transport choice this option asks for.
+    pub(crate) fn choice(self) -> mcp_sansio_http::client::TransportChoice {
+        use mcp_sansio_http::client::TransportChoice;
+        match self {
+            TransportArg::Auto => TransportChoice::Auto,
+            TransportArg::Streamable => TransportChoice::Streamable,
+            TransportArg::Sse => TransportChoice::Sse,
+        }
     }
 }

@@ -12,7 +12,7 @@ use mcp_sansio::model::Implementation;
 use mcp_sansio_stdio::{ChildProcess, ShutdownStage, StderrMode, StdioClient};
 use serde_json::{Map, Value};
 
-use crate::args::{ClientArgs, StderrArg};
+use crate::args::ClientArgs;
 use crate::client_trace::SharedSinks;
 use crate::request::PlannedRequest;
 use crate::Failure;
@@ -172,11 +172,7 @@ pub(crate) fn run_on(
     let builder = Client::builder(Implementation::new("mcp-sansio", env!("CARGO_PKG_VERSION")))
         .config(client_config(timeout));
     let builder = crate::client_sampling::register(builder, &args.inputs)?;
-    let stderr_mode = match args.server_stderr {
-        StderrArg::Inherit => StderrMode::Inherit,
-        StderrArg::Capture => StderrMode::Capture,
-        StderrArg::Null => StderrMode::Null,
-    };
+    let stderr_mode = args.server_stderr.mode();
     let program = server[0].to_string_lossy().into_owned();
     let client = match started {
         Some(child) => client_on(child, builder),
@@ -217,7 +213,11 @@ pub(crate) fn run_on(
 
 /// Follows `nextCursor` to the end and returns the first page with the list field holding
 /// every item and no `nextCursor`.
-async fn collect_pages<F, C>(method: &str, params: Option<Value>, call: F) -> Result<Value, String>
+pub(crate) async fn collect_pages<F, C>(
+    method: &str,
+    params: Option<Value>,
+    call: F,
+) -> Result<Value, String>
 where
     F: Fn(Option<Value>) -> C,
     C: std::future::Future<Output = Result<RawJson, ClientError>>,
@@ -318,7 +318,7 @@ pub(crate) fn list_field(method: &str) -> &'static str {
 }
 
 /// A one-line account of a failed call: JSON-RPC errors show their code and message.
-fn describe(method: &str, error: &ClientError) -> String {
+pub(crate) fn describe(method: &str, error: &ClientError) -> String {
     match error {
         ClientError::Rpc(e) => {
             let data = e

@@ -10,9 +10,9 @@ use mcp_sansio::app::client::Client;
 use mcp_sansio::http::sse_transport::{ClientEvent as WireEvent, TransportKind};
 use mcp_sansio::http::TransportEvent;
 use mcp_sansio::model::Implementation;
-use mcp_sansio_http::client::{connect_auto_client, HttpClientOptions, TransportChoice};
+use mcp_sansio_http::client::{connect_auto_client, HttpClientOptions};
 
-use crate::args::{ClientArgs, TransportArg};
+use crate::args::ClientArgs;
 use crate::client_cmd::{client_config, conclude, perform, report_event};
 use crate::request::PlannedRequest;
 use crate::Failure;
@@ -34,11 +34,7 @@ pub(crate) fn run(args: &ClientArgs, planned: PlannedRequest, url: &str) -> Resu
         trace: args.trace.http(false)?,
         ..HttpClientOptions::default()
     };
-    let choice = match args.transport {
-        TransportArg::Auto => TransportChoice::Auto,
-        TransportArg::Streamable => TransportChoice::Streamable,
-        TransportArg::Sse => TransportChoice::Sse,
-    };
+    let choice = args.transport.choice();
     let verbose = args.verbose;
     let client = connect_auto_client(url, builder, options, choice)
         .map_err(|e| Failure::Usage(e.to_string()))?
@@ -65,7 +61,7 @@ pub(crate) fn run(args: &ClientArgs, planned: PlannedRequest, url: &str) -> Resu
 }
 
 /// The `--transport` name of a transport.
-fn transport_name(kind: TransportKind) -> &'static str {
+pub(crate) fn transport_name(kind: TransportKind) -> &'static str {
     match kind {
         TransportKind::StreamableHttp => "streamable",
         TransportKind::SseTransport => "sse",

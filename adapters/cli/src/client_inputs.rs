@@ -111,7 +111,7 @@ pub(crate) fn register(builder: ClientBuilder, args: &InputArgs) -> Result<Clien
 }
 
 /// A `--root` value as a root: a `file://` URI as given, a path made absolute.
-fn root(value: &str) -> Result<Root, Failure> {
+pub(crate) fn root(value: &str) -> Result<Root, Failure> {
     let uri = if value.starts_with("file://") {
         value.to_owned()
     } else {

@@ -19,6 +19,7 @@ mod conformance_client;
 mod conformance_stateless;
 mod fd_limit;
 mod fixture;
+mod inspect;
 mod otel_cli;
 mod request;
 mod serve_auth;
@@ -76,6 +77,7 @@ fn main() -> ExitCode {
         Command::Client(client) => run_client(&client, server_command),
         Command::ConformanceClient(args) => conformance_client::run(&args.url),
         Command::Bench(bench) => bench::run(&bench, server_command),
+        Command::Inspect(args) => inspect::run(&args, server_command),
     };
     report(outcome)
 }

@@ -14,7 +14,7 @@ use mcp_sansio::app::client::stateless::{
 };
 use mcp_sansio::outgoing::Action;
 use mcp_sansio::trace::{Direction, FrameTrace, TraceSink};
-use mcp_sansio_stdio::{connect_child, ChildProcess, ShutdownTimeouts, StderrMode};
+use mcp_sansio_stdio::{connect_child, ChildProcess, ShutdownTimeouts};
 use serde_json::Value;
 use smol::channel::Receiver;
 use smol::io::{AsyncReadExt, AsyncWriteExt};
@@ -51,11 +51,7 @@ impl StatelessStdio {
         client: StatelessClient,
         timeout: Duration,
     ) -> std::io::Result<Self> {
-        let mode = match stderr {
-            StderrArg::Null => StderrMode::Null,
-            StderrArg::Inherit => StderrMode::Inherit,
-            StderrArg::Capture => StderrMode::Capture,
-        };
+        let mode = stderr.mode();
         let mut machine = StatelessMachine::new(client, Wire::Stdio, Instant::now());
         machine.set_request_timeout(timeout);
         let (ring, woken) = smol::channel::bounded(1);

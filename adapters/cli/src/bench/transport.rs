@@ -12,7 +12,7 @@ use mcp_sansio::app::client::{Client, ClientBuilder, ClientError, ClientHandle};
 use mcp_sansio::config::Config;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::session::Stats;
-use mcp_sansio_stdio::{ClientRunReport, ShutdownStage, StderrMode};
+use mcp_sansio_stdio::{ClientRunReport, ShutdownStage};
 
 use super::cli::Settings;
 use super::load::{Delivery, ServerGone};
@@ -178,11 +178,7 @@ where
     F: Future<Output = T>,
 {
     let builder = client_builder(timeout);
-    let mode = match stderr {
-        StderrArg::Inherit => StderrMode::Inherit,
-        StderrArg::Capture => StderrMode::Capture,
-        StderrArg::Null => StderrMode::Null,
-    };
+    let mode = stderr.mode();
     let program = command[0].to_string_lossy().into_owned();
     let client = match crate::client_cmd::connect_stdio(&command[0], &command[1..], mode, builder) {
         Ok(client) => client,
