@@ -6,9 +6,11 @@
 
 use std::path::Path;
 
+use mcp_sansio::app::client::elicitation::accept_with_defaults;
 use mcp_sansio::app::client::ClientBuilder;
+use mcp_sansio::app::server::Schema;
 use mcp_sansio::jsonrpc::ErrorObject;
-use mcp_sansio::model::{CreateMessageResult, ElicitResult, Root};
+use mcp_sansio::model::{CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, Root};
 use serde_json::{json, Map, Value};
 
 use crate::Failure;
@@ -30,7 +32,9 @@ pub(crate) struct InputArgs {
     /// Answer every elicitation request with this action.
     #[arg(long, value_enum, value_name = "ACTION", default_value_t = ElicitArg::Decline)]
     pub(crate) elicit: ElicitArg,
-    /// With `--elicit accept`: the form content, a JSON object (default `{}`).
+    /// With `--elicit accept`: the form content, a JSON object (default `{}`); the requested
+    /// schema's defaults fill what it lacks, and content that still does not satisfy the
+    /// schema is declined instead (the reason on stderr).
     #[arg(long, value_name = "JSON")]
     pub(crate) elicit_content: Option<String>,
     /// A root to offer the server (a directory path or a `file://` URI); repeatable. Without
@@ -72,15 +76,15 @@ pub(crate) fn register(builder: ClientBuilder, args: &InputArgs) -> Result<Clien
             "--elicit-content goes with --elicit accept".into(),
         ));
     }
-    let answer = match args.elicit {
-        ElicitArg::Accept => json!({"action": "accept", "content": content}),
-        ElicitArg::Decline => json!({"action": "decline"}),
-        ElicitArg::Cancel => json!({"action": "cancel"}),
-    };
-    let elicit: ElicitResult = serde_json::from_value(answer)
-        .map_err(|e| Failure::Usage(format!("elicitation answer: {e}")))?;
+    let action = args.elicit;
     let sample = args.sample_text.clone();
-    let mut builder = builder.elicitation_sync(move |_, _| Ok(elicit.clone()));
+    let mut builder = builder.elicitation_sync(move |params, _| {
+        Ok(match action {
+            ElicitArg::Accept => accept(&params, content.clone()),
+            ElicitArg::Decline => answer(ElicitAction::Decline),
+            ElicitArg::Cancel => answer(ElicitAction::Cancel),
+        })
+    });
     if args.sampling.is_some() {
         // `--sampling`: the policy's hook decides, then the fixed answer.
         builder = crate::client_sampling::register_guarded(builder, args)?;
@@ -108,6 +112,39 @@ pub(crate) fn register(builder: ClientBuilder, args: &InputArgs) -> Result<Clien
         builder = builder.roots(roots);
     }
     Ok(builder)
+}
+
+/// An answer without content.
+fn answer(action: ElicitAction) -> ElicitResult {
+    ElicitResult {
+        action,
+        content: None,
+        meta: None,
+        extra: Default::default(),
+    }
+}
+
+/// `--elicit accept`: `content` with the requested schema's defaults filled in, or decline
+/// (saying why on stderr) when that still does not satisfy the schema: a form never goes
+/// back with a required field missing or a value of the wrong type. URL-mode requests are
+/// declined.
+fn accept(params: &ElicitParams, content: Map<String, Value>) -> ElicitResult {
+    let result = accept_with_defaults(params, content);
+    let (Some(schema), Some(content)) = (&params.requested_schema, &result.content) else {
+        return result;
+    };
+    let schema = Schema::new(schema.to_value().unwrap_or(Value::Bool(true)));
+    match schema.validate(&Value::Object(content.clone())) {
+        Ok(()) => result,
+        Err(errors) => {
+            let reasons: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            eprintln!(
+                "elicitation declined: --elicit-content does not satisfy the requested schema: {}",
+                reasons.join("; ")
+            );
+            answer(ElicitAction::Decline)
+        }
+    }
 }
 
 /// A `--root` value as a root: a `file://` URI as given, a path made absolute.

@@ -56,6 +56,23 @@ fn each_answer(target: &[&str]) {
         elicit,
     );
     assert!(ok_text(&accepted).contains("Hello, Ada!"));
+    // Content that does not satisfy the requested schema (`name` is a required string) is
+    // declined, with the reason on stderr, instead of going back as an invalid form.
+    for content in [None, Some(r#"{"name":5}"#)] {
+        let mut flags = vec!["--elicit", "accept"];
+        flags.extend(
+            content
+                .map(|c| ["--elicit-content", c])
+                .into_iter()
+                .flatten(),
+        );
+        let refused = failure(&call(target, &flags, elicit));
+        assert!(refused.contains("not accepted: decline"), "{refused}");
+        assert!(
+            refused.contains("does not satisfy the requested schema"),
+            "{refused}"
+        );
+    }
     // The default is decline; the fixture refuses anything but accept, naming the action.
     let declined = failure(&call(target, &[], elicit));
     assert!(declined.contains("not accepted: decline"), "{declined}");
