@@ -1,7 +1,11 @@
 //! Runtime-agnostic primitives shared by the server and client application layers: a shared
-//! outbox with a wake hook, a oneshot channel, a cancellation token, the `Job` type and the
-//! inline first poll. No IO, no threads, no clock: whoever drives the state machine brings the
+//! outbox with a wake hook, a oneshot channel, a cancellation token, the `Job` type, the
+//! inline first poll and a handler's panic turned into an error reply. No IO, no threads, no clock: whoever drives the state machine brings the
 //! executor.
+
+mod catch_panic;
+
+pub(crate) use catch_panic::CatchPanic;
 
 use std::collections::VecDeque;
 use std::fmt;

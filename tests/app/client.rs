@@ -682,6 +682,28 @@ fn handler_errors_and_missing_capabilities_reach_the_server() {
 }
 
 #[test]
+fn a_panicking_handler_answers_the_server_with_an_internal_error() {
+    let client = Client::builder(Implementation::new("c", "1"))
+        .sampling_sync(|_, _| panic!("a bug in the sampling handler"))
+        .build(Instant::now());
+    let (mut h, c) = connected(client, 100);
+    let (sampled, listed) = h.block_on(async move {
+        (
+            c.call_tool("sample", json!({})).await.unwrap(),
+            c.list_tools(None).await,
+        )
+    });
+    // The fixture's `sample` tool reports the error the client answered.
+    assert_eq!(sampled.is_error, Some(true));
+    let text = text_of(&sampled);
+    assert!(
+        text.contains("panicked") && !text.contains("a bug"),
+        "{text}"
+    );
+    assert!(listed.is_ok(), "the client goes on: {listed:?}");
+}
+
+#[test]
 fn version_mismatch_closes_with_a_clear_event() {
     let now = Instant::now();
     let mut client = Client::builder(Implementation::new("c", "1")).build(now);

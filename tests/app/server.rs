@@ -1470,3 +1470,48 @@ fn typed_prompts_declare_and_parse_their_arguments() {
     let e = rig.error("prompts/get", json!({"name": "review", "arguments": {}}));
     assert_eq!(e.code, code::INVALID_PARAMS);
 }
+
+#[test]
+fn a_panicking_handler_answers_its_request_with_an_internal_error_and_the_server_goes_on() {
+    let sync_panic = Tool::new("sync_panic", json!({"type": "object"}))
+        .sync_handler(|_, _| -> HandlerResult<CallToolResult> { panic!("a bug in a tool") });
+    let late_panic = Tool::new("late_panic", json!({"type": "object"})).handler(|_, _| async {
+        mcp_sansio::runtime::yield_now().await;
+        panic!("a bug after a wait")
+    });
+    let prompt = Prompt::new("bad_prompt")
+        .sync_handler(|_, _| -> HandlerResult<GetPromptResult> { panic!("a bug in a prompt") });
+    let builder = full_server()
+        .tool(sync_panic)
+        .tool(late_panic)
+        .prompt(prompt);
+    let mut rig = Rig::new(builder, no_caps());
+
+    for params in [
+        ("tools/call", json!({"name": "sync_panic"})),
+        ("prompts/get", json!({"name": "bad_prompt"})),
+    ] {
+        let e = rig.error(params.0, params.1);
+        assert_eq!(e.code, code::INTERNAL_ERROR);
+        assert!(e.message.contains("panicked"), "{}", e.message);
+        assert!(!e.message.contains("a bug"), "the panic's text stays local");
+    }
+
+    // A handler that panics when the driver polls its job again.
+    let id = rig.send("tools/call", json!({"name": "late_panic"}), false);
+    assert!(rig.outcome(&id).is_none());
+    assert_eq!(rig.jobs.len(), 1);
+    rig.run_jobs();
+    rig.pump();
+    match rig.outcome(&id) {
+        Some(Outcome::Error(e)) => assert_eq!(e.code, code::INTERNAL_ERROR),
+        other => panic!("expected an internal error, got {other:?}"),
+    }
+
+    let r = rig.call(
+        "tools/call",
+        json!({"name": "echo", "arguments": {"message": "still here"}}),
+        "CallToolResult",
+    );
+    assert_eq!(r["content"][0]["text"], "Echo: still here");
+}

@@ -9,7 +9,7 @@ use super::types::{ClientEvent, HandlerContext};
 use super::{Client, ClientItem};
 use crate::jsonrpc::{self as m, ErrorObject, Method, RawJson, RequestId};
 use crate::model::{ListRootsResult, LoggingMessageParams};
-use crate::runtime::{first_poll, lock, BoxFuture, CancelToken, Job};
+use crate::runtime::{first_poll, lock, BoxFuture, CancelToken, CatchPanic, Job};
 
 impl Client {
     pub(super) fn notification(&mut self, method: &Method, params: Option<RawJson>) {
@@ -58,12 +58,12 @@ impl Client {
                 let params = parse(params).map_err(Refusal::Error)?;
                 let (params, place) = self.admission.sampling(now, &id, params)?;
                 self.admission.lineages.sampling_started(id.clone(), place);
-                Ok(self.job(&id, h(params, ctx.clone())))
+                Ok(self.job(&id, CatchPanic::start(|| h(params, ctx.clone()))))
             }),
             m::ELICITATION_CREATE => self.handlers.elicitation.clone().map(|h| {
                 let params = parse(params).map_err(Refusal::Error)?;
                 let params = self.admission.elicitation(now, &id, params)?;
-                Ok(self.job(&id, h(params, ctx.clone())))
+                Ok(self.job(&id, CatchPanic::start(|| h(params, ctx.clone()))))
             }),
             _ => None,
         };
@@ -89,7 +89,7 @@ impl Client {
     }
 
     /// Wraps a handler's future into a job that pushes its reply.
-    fn job<R>(&self, id: &RequestId, future: BoxFuture<Result<R, ErrorObject>>) -> Job
+    fn job<R>(&self, id: &RequestId, future: CatchPanic<BoxFuture<Result<R, ErrorObject>>>) -> Job
     where
         R: serde::Serialize + Send + 'static,
     {

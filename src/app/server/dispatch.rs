@@ -21,7 +21,7 @@ use super::{
 use crate::app::server::cursor::paginate;
 use crate::app::server::schema::{Schema, SchemaError};
 use crate::jsonrpc::{self as m, code, ErrorObject, RawJson, RequestId};
-use crate::runtime::CancelToken;
+use crate::runtime::{CancelToken, CatchPanic};
 
 type Params = Map<String, Value>;
 
@@ -293,7 +293,8 @@ impl Server {
         let request = CompleteRequest {
             params: Value::Object(params),
         };
-        self.run(id, provider(request, ctx), |c| c.to_json());
+        let fut = CatchPanic::start(|| provider(request, ctx));
+        self.run(id, fut, |c| c.to_json());
     }
 }
 

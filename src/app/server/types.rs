@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::context::RequestContext;
 use crate::jsonrpc::ErrorObject;
 use crate::model::Icon;
-use crate::runtime::BoxFuture;
+use crate::runtime::{BoxFuture, CatchPanic};
 
 /// What a handler returns: its result, or a JSON-RPC error for the caller.
 pub type HandlerResult<T> = Result<T, ErrorObject>;
@@ -51,12 +51,13 @@ impl<I, O> Clone for Handler<I, O> {
 }
 
 impl<I, O> Handler<I, O> {
-    /// Starts the handler on `input`; a sync one runs to its end here.
-    pub(crate) fn call(&self, input: I, ctx: RequestContext) -> HandlerCall<O> {
-        match self {
+    /// Starts the handler on `input`; a sync one runs to its end here. A panic in it, now
+    /// or in a later poll, is its request's internal error (`CatchPanic`).
+    pub(crate) fn call(&self, input: I, ctx: RequestContext) -> CatchPanic<HandlerCall<O>> {
+        CatchPanic::start(|| match self {
             Handler::Async(f) => HandlerCall::Running(f(input, ctx)),
             Handler::Sync(f) => HandlerCall::Done(Some(f(input, &ctx))),
-        }
+        })
     }
 }
 
@@ -146,7 +147,7 @@ mod tests {
         )
     }
 
-    fn poll<O>(call: &mut HandlerCall<O>) -> Poll<HandlerResult<O>> {
+    fn poll<O>(call: &mut CatchPanic<HandlerCall<O>>) -> Poll<HandlerResult<O>> {
         Pin::new(call).poll(&mut Context::from_waker(Waker::noop()))
     }
 
@@ -154,9 +155,18 @@ mod tests {
     /// and a poll after that is pending, not a panic. An async handler's future runs as it is.
     #[test]
     fn a_sync_handler_answers_in_the_call_and_an_async_one_through_its_future() {
-        let sync: Handler<u32, u32> = Handler::Sync(Arc::new(|n, _| Ok(n + 1)));
+        let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = ran.clone();
+        let sync: Handler<u32, u32> = Handler::Sync(Arc::new(move |n, _| {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(n + 1)
+        }));
         let mut call = sync.call(1, context());
-        assert!(matches!(call, HandlerCall::Done(Some(Ok(2)))));
+        assert_eq!(
+            ran.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "ran in the call"
+        );
         assert!(matches!(poll(&mut call), Poll::Ready(Ok(2))));
         assert!(poll(&mut call).is_pending());
         let failing: Handler<u32, u32> =
@@ -167,7 +177,6 @@ mod tests {
         ));
         let later: Handler<u32, u32> = Handler::Async(boxed(|n: u32, _| async move { Ok(n * 3) }));
         let mut call = later.clone().call(2, context());
-        assert!(matches!(call, HandlerCall::Running(_)));
         assert!(matches!(poll(&mut call), Poll::Ready(Ok(6))));
     }
 }

@@ -10,7 +10,7 @@ use crate::app::client::builder::Handlers;
 use crate::app::client::HandlerContext;
 use crate::jsonrpc::RequestId;
 use crate::model::stateless::{InputKind, InputRequest, InputRequests, InputResponses};
-use crate::runtime::CancelToken;
+use crate::runtime::{CancelToken, CatchPanic};
 
 /// Input requests answered at most per round (a larger round fails the call).
 pub(super) const MAX_INPUTS_PER_ROUND: usize = 64;
@@ -56,7 +56,7 @@ async fn answer_one(
                 .elicit_params()
                 .and_then(Result::ok)
                 .ok_or_else(|| fail("invalid params".into()))?;
-            let result = handler(params, context)
+            let result = CatchPanic::start(|| handler(params, context))
                 .await
                 .map_err(|e| fail(e.message))?;
             serde_json::to_value(result).map_err(|e| fail(e.to_string()))
@@ -70,7 +70,7 @@ async fn answer_one(
                 .sample_params()
                 .and_then(Result::ok)
                 .ok_or_else(|| fail("invalid params".into()))?;
-            let result = handler(params, context)
+            let result = CatchPanic::start(|| handler(params, context))
                 .await
                 .map_err(|e| fail(e.message))?;
             serde_json::to_value(result).map_err(|e| fail(e.to_string()))
