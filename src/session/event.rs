@@ -108,6 +108,9 @@ pub enum CloseReason {
     InvalidInitializeResult(String),
     /// A keep-alive ping got no answer in time.
     KeepAliveTimedOut,
+    /// The peer ended the transport (its output reached its end, its connection closed):
+    /// nothing more can arrive. Reported by the driver with `handle_peer_closed`.
+    PeerClosed,
 }
 
 /// Counters of things the session dropped or refused. Cumulative over the session's life.

@@ -179,6 +179,13 @@ impl Session {
         self.close_with(CloseReason::Local);
     }
 
+    /// The peer ended the transport (end of its output, connection closed): closes like
+    /// [`Session::close`], with `CloseReason::PeerClosed`.
+    pub fn handle_peer_closed(&mut self, now: Instant) {
+        let _ = now;
+        self.close_with(CloseReason::PeerClosed);
+    }
+
     pub(crate) fn close_with(&mut self, reason: CloseReason) {
         if self.state == State::Closed {
             return;

@@ -169,7 +169,9 @@ impl Driven for ClientDriven {
 
     fn handle_eof(&mut self, now: Instant) {
         // The server's stdout ended (it exited or closed it): nothing more can answer us.
-        self.close(now);
+        self.seen(now);
+        self.client.handle_peer_closed(now);
+        self.after_input();
     }
 
     fn handle_timeout(&mut self, now: Instant) {

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use mcp_sansio::app::client::ClientBuilder;
 use mcp_sansio::app::client::{Client, ClientError};
 use mcp_sansio::model::Implementation;
+use mcp_sansio::session::CloseReason;
 use mcp_sansio_stdio::{
     connect_stdio_client, connect_stdio_client_poll, EndReason, ShutdownStage, StderrMode,
     StdioClient,
@@ -73,8 +74,12 @@ fn exiting_mid_session(connect: Connect) {
         .expect("drive");
     let (init, pending, later) = outcome;
     assert_eq!(init.expect("initialize").server_info.name, "sh");
+    // Closed because the server's output ended, and said so.
     assert!(
-        matches!(pending, Err(ClientError::Closed(_))),
+        matches!(
+            pending,
+            Err(ClientError::Closed(Some(CloseReason::PeerClosed)))
+        ),
         "{pending:?}"
     );
     assert!(

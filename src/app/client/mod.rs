@@ -284,6 +284,15 @@ impl Client {
         self.process();
     }
 
+    /// The server ended the transport (end of its output, connection closed): every pending
+    /// call fails with [`ClientError::Closed`] naming that (`CloseReason::PeerClosed`).
+    pub fn handle_peer_closed(&mut self, now: Instant) {
+        self.last_now = now;
+        self.process();
+        self.session.handle_peer_closed(now);
+        self.process();
+    }
+
     /// Handles session events and outbox items until neither has anything left.
     fn process(&mut self) {
         loop {
@@ -375,6 +384,11 @@ impl Client {
             if let Outcome::Result(raw) = outcome {
                 init.result = Some(raw);
             }
+            return;
+        }
+        if matches!(outcome, Outcome::Closed) {
+            // The session reports why right after (`Event::Closed`): `closed` fails the call
+            // then, naming the reason.
             return;
         }
         self.admission.lineages.call_done(&id);

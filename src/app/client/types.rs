@@ -82,6 +82,7 @@ pub fn describe_close(reason: &CloseReason) -> String {
         }
         CloseReason::InvalidInitializeResult(e) => format!("invalid initialize result: {e}"),
         CloseReason::KeepAliveTimedOut => "a keep-alive ping got no answer".to_owned(),
+        CloseReason::PeerClosed => "the server ended the connection".to_owned(),
     }
 }
 
