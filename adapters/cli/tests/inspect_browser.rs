@@ -2,13 +2,18 @@
 //! over the W3C WebDriver protocol (plain HTTP, support/inspector.rs). A person's path against
 //! `serve --stdio` and `serve --http`: the page connects, lists the tools, a tool's form is
 //! filled and called, the result and its frames show, and an elicitation is answered from its
-//! card. A screenshot goes to `target/inspect-screenshot.png`. Without chromium and
-//! chromedriver the test says why and passes, unless `CI` is set.
+//! card. The same against the Python SDK's server of the interop tests (tests/interop/py),
+//! over stdio and Streamable HTTP: a tool with integer arguments, a sampling request answered
+//! from its card, a resource template filled in. A screenshot goes to
+//! `target/inspect-screenshot.png`. Without chromium and chromedriver (or, for the Python
+//! server, the peers of scripts/install-peers) a test says why and passes, unless `CI` is set.
 
 #[path = "support/http_fixture.rs"]
 mod http_fixture;
 #[path = "support/inspector.rs"]
 mod inspector;
+#[path = "support/peers.rs"]
+mod peers;
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -172,19 +177,29 @@ impl Drop for Browser {
     }
 }
 
-/// The person's path on an inspector's page; saves a screenshot to `screenshot` when given.
-fn person_path(browser: &Browser, inspector: &Inspector, screenshot: Option<&str>) {
+/// Opens the inspector's page and waits (bounded) until it is connected.
+fn open_page(browser: &Browser, inspector: &Inspector) {
     browser.session("POST", "/url", Some(json!({"url": inspector.url})));
     browser.wait_text("#status", "connected");
-    browser.click("li[data-tool='greet']");
-    browser.type_into("#tool input[data-field='name']", "Ada");
+}
+
+/// Picks `tool` in the list, fills its form's `fields` (name, text typed) and calls it.
+fn call_tool(browser: &Browser, tool: &str, fields: &[(&str, &str)]) {
+    browser.click(&format!("li[data-tool='{tool}']"));
+    for (name, text) in fields {
+        browser.type_into(&format!("#tool input[data-field='{name}']"), text);
+    }
     browser.click("#call-tool");
+}
+
+/// The person's path on an inspector's page; saves a screenshot to `screenshot` when given.
+fn person_path(browser: &Browser, inspector: &Inspector, screenshot: Option<&str>) {
+    open_page(browser, inspector);
+    call_tool(browser, "greet", &[("name", "Ada")]);
     browser.wait_text("#tool-result", "Hello, Ada");
     browser.wait_count("#frames details[data-method='tools/call']", |n| n >= 2);
 
-    browser.click("li[data-tool='test_elicitation']");
-    browser.type_into("#tool input[data-field='message']", "Your name?");
-    browser.click("#call-tool");
+    call_tool(browser, "test_elicitation", &[("message", "Your name?")]);
     browser.wait_text(".card[data-kind='elicitation']", "Your name?");
     browser.type_into(".card[data-kind='elicitation'] input", "Grace");
     if let Some(path) = screenshot {
@@ -217,5 +232,102 @@ fn a_person_inspects_our_server_over_stdio_and_http_in_chromium() {
         "/../../target/inspect-screenshot.png"
     );
     person_path(&browser, &inspector, Some(screenshot));
+    browser.wait_text("#frames", "POST /mcp");
+}
+
+/// The Python SDK's server of the interop tests: a tool with integer arguments, a resource
+/// template filled in on the page, and a sampling request answered from its card.
+fn python_path(browser: &Browser, inspector: &Inspector) {
+    open_page(browser, inspector);
+    browser.wait_text("#server-summary", "mcp-sansio-interop-py-server");
+    call_tool(browser, "add", &[("a", "40"), ("b", "2")]);
+    browser.wait_text("#tool-result", "42");
+    browser.wait_count("#frames details[data-method='tools/call']", |n| n >= 2);
+
+    call_tool(browser, "sample", &[("prompt", "Say hi")]);
+    browser.wait_text(".card[data-kind='sampling']", "Say hi");
+    browser.type_into(".card[data-kind='sampling'] textarea", "hi there");
+    browser.click(".card[data-kind='sampling'] button[data-action='send']");
+    browser.wait_text("#tool-result", "sampled: hi there");
+    browser.wait_count(".card", |n| n == 0);
+
+    browser.click("#tabs button[data-tab='resources']");
+    browser.click("#list-resources");
+    browser.click("li[data-template='greeting://{name}']");
+    browser.type_into("#var-name", "Ada");
+    browser.click("#read-template");
+    browser.wait_text("#resource-result", "Hello, Ada!");
+}
+
+/// The Python interpreter of scripts/install-peers, or `None` (skipped) outside CI without it.
+fn python_peer() -> Option<String> {
+    if !peers::ready() {
+        return None;
+    }
+    Some(std::env::var("MCP_PYTHON").expect("MCP_PYTHON set by .ci-cache/env"))
+}
+
+/// The Python SDK server over Streamable HTTP on a free loopback port, killed by PID when
+/// dropped.
+struct PythonHttp {
+    child: Child,
+    url: String,
+}
+
+impl PythonHttp {
+    fn start(python: &str, script: &str) -> PythonHttp {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(python)
+            .args([script, "--http", &port.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the Python SDK server");
+        let server = PythonHttp {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        };
+        let until = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < until,
+                "the Python SDK server did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        server
+    }
+}
+
+impl Drop for PythonHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_person_inspects_the_python_sdk_server_over_stdio_and_http_in_chromium() {
+    let Some(python) = python_peer() else {
+        return;
+    };
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/interop/py/sdk_server.py"
+    );
+    let inspector = Inspector::start(&["--stdio", "--", &python, script]);
+    python_path(&browser, &inspector);
+    drop(inspector);
+
+    let server = PythonHttp::start(&python, script);
+    let inspector = Inspector::start(&[&server.url]);
+    python_path(&browser, &inspector);
     browser.wait_text("#frames", "POST /mcp");
 }
