@@ -1,11 +1,11 @@
 //! `mcp-sansio inspect` in a real browser: headless Chromium driven through chromedriver
 //! over the W3C WebDriver protocol (plain HTTP, support/inspector.rs). A person's path against
-//! `serve --stdio` and `serve --http`: the page connects, lists the tools, a tool's form is
-//! filled and called, the result and its frames show, and an elicitation is answered from its
-//! card. The same against the Python SDK's server of the interop tests (tests/interop/py),
-//! over stdio and Streamable HTTP: a tool with integer arguments, a sampling request answered
-//! from its card, a resource template filled in. A screenshot goes to
-//! `target/inspect-screenshot.png`. Without chromium and chromedriver (or, for the Python
+//! `serve --stdio` and `serve --http` (Streamable HTTP and HTTP+SSE): the page connects, lists
+//! the tools, a tool's form is filled and called, the result and its frames show, and an
+//! elicitation is answered from its card. The same against the Python SDK's server of the
+//! interop tests (tests/interop/py), over stdio and Streamable HTTP: a tool with integer
+//! arguments, a sampling request answered from its card, a resource template filled in. A
+//! screenshot goes to `target/inspect-screenshot.png`. Without chromium and chromedriver (or, for the Python
 //! server, the peers of scripts/install-peers) a test says why and passes, unless `CI` is set.
 
 #[path = "support/http_fixture.rs"]
@@ -232,7 +232,15 @@ fn a_person_inspects_our_server_over_stdio_and_http_in_chromium() {
         "/../../target/inspect-screenshot.png"
     );
     person_path(&browser, &inspector, Some(screenshot));
+    browser.wait_text("#target", "streamable");
     browser.wait_text("#frames", "POST /mcp");
+    drop(inspector);
+
+    // The same server's HTTP+SSE transport (2024-11-05), detected from its URL.
+    let inspector = Inspector::start(&[&server.sse_url]);
+    person_path(&browser, &inspector, None);
+    browser.wait_text("#target", "sse");
+    browser.wait_text("#frames", "GET /sse");
 }
 
 /// The Python SDK's server of the interop tests: a tool with integer arguments, a resource
