@@ -3,6 +3,9 @@
 //! (tests/interop/py/sdk_server.py). Needs the peers of scripts/install-peers
 //! (`source .ci-cache/env`); skips without them, but fails under CI.
 
+#[path = "support/peers.rs"]
+mod peers;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -16,14 +19,7 @@ struct Peers {
 
 /// The installed peers, or `None` (test skipped) outside CI when they are not installed.
 fn peers() -> Option<Peers> {
-    if std::env::var("MCP_PEERS_READY").as_deref() != Ok("1") {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run scripts/install-peers and source .ci-cache/env (MCP_PEERS_READY != 1)"
-        );
-        eprintln!(
-            "skipped: interop peers not installed (scripts/install-peers; source .ci-cache/env)"
-        );
+    if !peers::ready() {
         return None;
     }
     let var = |name: &str| std::env::var(name).unwrap_or_else(|_| panic!("{name} unset"));

@@ -126,8 +126,7 @@ pub fn http(
     let _ = stream
         .write_all(head.as_bytes())
         .and_then(|()| stream.write_all(body.as_bytes()));
-    let mut raw = Vec::new();
-    let _ = stream.read_to_end(&mut raw);
+    let mut raw = read_response(&mut stream);
     let split = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -146,6 +145,36 @@ pub fn http(
         body = dechunk(&body);
     }
     (status, body)
+}
+
+/// A whole response: up to the end of a `Content-Length` or chunked body, else to the end of
+/// the stream (some peers, chromedriver among them, answer `Connection: close` and keep the
+/// connection open).
+fn read_response(stream: &mut TcpStream) -> Vec<u8> {
+    let mut raw = Vec::new();
+    let mut chunk = [0u8; 16384];
+    loop {
+        if let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+            let body = &raw[split + 4..];
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse::<usize>().ok());
+            let done = match length {
+                Some(n) => body.len() >= n,
+                None if head.contains("transfer-encoding: chunked") => body.ends_with(b"0\r\n\r\n"),
+                None => false,
+            };
+            if done {
+                return raw;
+            }
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return raw,
+            Ok(n) => raw.extend_from_slice(&chunk[..n]),
+        }
+    }
 }
 
 /// The payload of a chunked body.
