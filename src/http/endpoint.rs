@@ -45,6 +45,7 @@ use crate::jsonrpc::{decode, Incoming, Message, RequestId};
 use crate::model::ProtocolVersion;
 use crate::runtime::Job;
 use crate::session::TransmitKind;
+use crate::stateless::ListenChange;
 
 const JSON: &str = "application/json";
 const SSE: &str = "text/event-stream";
@@ -90,6 +91,9 @@ pub struct Endpoint<M> {
     prefixes: u64,
     /// What logged streams wrote, for the driver to store (see the log module).
     stream_log: log::StreamLog,
+    /// Changes 2026-07-28 exchanges made, for the driver to hand to other instances (only
+    /// with an `instance_id`).
+    listen_out: std::collections::VecDeque<ListenChange>,
 }
 
 impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
@@ -119,6 +123,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             changes: std::collections::VecDeque::new(),
             prefixes: 0,
             stream_log: log::StreamLog::default(),
+            listen_out: std::collections::VecDeque::new(),
         }
     }
 

@@ -462,3 +462,81 @@ fn requests_of_a_session_get_503_while_the_store_is_gone() {
     assert_eq!(init.status, 503, "{}", init.body);
     assert_eq!(init.session, None);
 }
+
+/// A 2026-07-28 request (no session: its headers mirror the body) on a fresh connection;
+/// the answer is to be read.
+fn open_stateless(url: &str, id: u64, method: &str, name: Option<&str>, params: &str) -> TcpStream {
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let body =
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{meta}}}}}"#);
+    let mut extra = format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n");
+    if let Some(name) = name {
+        extra.push_str(&format!("Mcp-Name: {name}\r\n"));
+    }
+    open_request_with(url, "POST", None, &body, &extra)
+}
+
+/// Calls `tool` statelessly on `url` and waits for its answer.
+fn call_stateless(url: &str, id: u64, tool: &str) -> String {
+    let params = format!(r#""name":"{tool}","arguments":{{}},"#);
+    let mut stream = open_stateless(url, id, "tools/call", Some(tool), &params);
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).expect("read the answer");
+    assert!(raw.starts_with("HTTP/1.1 200"), "{raw}");
+    raw
+}
+
+#[test]
+fn a_change_made_on_one_instance_reaches_the_listen_streams_of_the_others() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let listen = |url: &str, id: u64, filter: &str| {
+        let params = format!(r#""notifications":{{"{filter}":true}},"#);
+        let mut stream = open_stateless(url, id, "subscriptions/listen", None, &params);
+        let mut text = String::new();
+        read_until(
+            &mut stream,
+            &mut text,
+            "notifications/subscriptions/acknowledged",
+        );
+        assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+        (stream, text)
+    };
+    let (mut tools, mut tools_text) = listen(&instances[0].url, 1, "toolsListChanged");
+    let (mut prompts, mut prompts_text) = listen(&instances[2].url, 2, "promptsListChanged");
+
+    // Both changes are made on the second instance, in this order.
+    assert!(
+        call_stateless(&instances[1].url, 3, "test_trigger_tool_change")
+            .contains("Tool list changed")
+    );
+    assert!(
+        call_stateless(&instances[1].url, 4, "test_trigger_prompt_change")
+            .contains("Prompt list changed")
+    );
+
+    read_until(
+        &mut tools,
+        &mut tools_text,
+        "notifications/tools/list_changed",
+    );
+    assert!(
+        tools_text.contains(r#""io.modelcontextprotocol/subscriptionId":1"#),
+        "{tools_text}"
+    );
+    read_until(
+        &mut prompts,
+        &mut prompts_text,
+        "notifications/prompts/list_changed",
+    );
+    // The prompts stream's filter left the earlier tools change out.
+    assert!(
+        !prompts_text.contains("tools/list_changed"),
+        "{prompts_text}"
+    );
+    assert!(
+        prompts_text.contains(r#""io.modelcontextprotocol/subscriptionId":2"#),
+        "{prompts_text}"
+    );
+}

@@ -360,7 +360,10 @@ impl HttpServer {
         let router = mount::router(&self.options, self.factory, wake);
         let shared = Shared::new(router, &executor, kick_tx);
         if let Some(sharing) = &sharing {
-            shared.with(|core| core.stream_log = Some(sharing.log_sender()));
+            shared.with(|core| {
+                core.stream_log = Some(sharing.log_sender());
+                core.listen_changes = Some(sharing.listen_sender());
+            });
         }
         let route = Rc::new(Route {
             auth: self.options.auth.clone(),

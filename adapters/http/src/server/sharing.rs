@@ -28,6 +28,9 @@
 //! by one task, in order; a GET whose `Last-Event-ID` names a stream another instance wrote
 //! is served from there (see `resume`).
 //!
+//! A change a 2026-07-28 exchange made (a tool added, a resource updated) is published to
+//! every instance (`listen`); the others hand it to their listen streams.
+//!
 //! A store that fails (unreachable, timed out) makes the request a 503.
 
 use std::cell::RefCell;
@@ -37,6 +40,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcp_sansio::http::{EventKey, HttpRequestHead, HttpResponse, SessionChange, StreamLogEntry};
+use mcp_sansio::stateless::ListenChange;
 use mcp_sansio_store::{RecordKey, StoreError, StreamKey, Version, Versioned};
 use smol::channel::{self, Receiver, Sender};
 use smol::lock::Mutex;
@@ -50,6 +54,12 @@ const ENDED_CHANNEL: &str = "session-ended";
 
 /// The bus channel that carries cancellations to every instance (sender, session, frame).
 const CANCEL_CHANNEL: &str = "cancelled";
+
+/// The bus channel that carries the changes 2026-07-28 exchanges made (sender, change).
+const LISTEN_CHANNEL: &str = "listen";
+
+/// Listen changes waiting for the publisher at most (past it they are dropped).
+const MAX_LISTEN_QUEUE: usize = 1024;
 
 /// The record holding the key event ids are signed with (a name no session id takes).
 const EVENT_KEY_RECORD: &str = "event-key";
@@ -88,6 +98,9 @@ pub(crate) struct Sharing {
     /// The stream log entries the endpoint handed out, for the appender.
     log_tx: Sender<StreamLogEntry>,
     log_rx: Receiver<StreamLogEntry>,
+    /// The listen changes the endpoint handed out, for the publisher.
+    listen_tx: Sender<ListenChange>,
+    listen_rx: Receiver<ListenChange>,
 }
 
 impl Sharing {
@@ -98,6 +111,7 @@ impl Sharing {
         keep_alive: Option<Duration>,
     ) -> Self {
         let (log_tx, log_rx) = channel::bounded(MAX_LOG_QUEUE);
+        let (listen_tx, listen_rx) = channel::bounded(MAX_LISTEN_QUEUE);
         Sharing {
             store,
             instance,
@@ -107,6 +121,8 @@ impl Sharing {
             keep_alive,
             log_tx,
             log_rx,
+            listen_tx,
+            listen_rx,
         }
     }
 
@@ -117,6 +133,23 @@ impl Sharing {
     /// Where the stream log entries go (see `Core::stream_log`).
     pub(crate) fn log_sender(&self) -> Sender<StreamLogEntry> {
         self.log_tx.clone()
+    }
+
+    /// Where the listen changes go (see `Core::listen_changes`).
+    pub(crate) fn listen_sender(&self) -> Sender<ListenChange> {
+        self.listen_tx.clone()
+    }
+
+    /// Publishes the listen changes to every instance, in order, until the queue closes; a
+    /// failed publish is dropped (the other instances' listen streams miss that change).
+    async fn publish_listen_changes(&self) {
+        while let Ok(change) = self.listen_rx.recv().await {
+            let Ok(json) = serde_json::to_vec(&change) else {
+                continue;
+            };
+            let payload = [self.instance.as_bytes(), &json].join(&b'\n');
+            let _ = self.store.publish(LISTEN_CHANNEL, &payload).await;
+        }
     }
 
     /// A GET the endpoint says names another instance's stream (after [`Sharing::before`]
@@ -403,6 +436,17 @@ impl Sharing {
                 endpoint.handle_forwarded(Instant::now(), sid, frame)
             });
         });
+        let changes = self.follow(LISTEN_CHANNEL.to_owned(), |payload| {
+            let Some(split) = payload.iter().position(|&b| b == b'\n') else {
+                return;
+            };
+            if &payload[..split] == self.instance.as_bytes() {
+                return; // this instance's own listen streams had it already
+            }
+            if let Ok(change) = serde_json::from_slice::<ListenChange>(&payload[split + 1..]) {
+                shared.with(|core| core.endpoint.announce_listen_change(&change));
+            }
+        });
         let stopped = async {
             let _ = stop.recv().await;
         };
@@ -412,6 +456,10 @@ impl Sharing {
             smol::future::or(replies, cancels),
         );
         let listening = smol::future::or(listening, self.append_log());
+        let listening = smol::future::or(
+            listening,
+            smol::future::or(changes, self.publish_listen_changes()),
+        );
         smol::future::or(listening, stopped).await;
     }
 
