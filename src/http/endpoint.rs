@@ -37,6 +37,9 @@ mod share;
 #[path = "endpoint_share_tests.rs"]
 mod share_tests;
 pub use share::{RestoreRefused, SessionChange};
+pub use state_claim::StateClaim;
+#[path = "endpoint_state_claim.rs"]
+mod state_claim;
 #[path = "endpoint_stateless.rs"]
 mod stateless;
 

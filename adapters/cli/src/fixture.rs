@@ -25,6 +25,7 @@ use serde_json::{json, Value};
 #[path = "fixture_extras.rs"]
 mod late;
 pub(crate) use late::extras;
+pub(crate) use stateless::share_state_key;
 #[path = "fixture_stateless.rs"]
 mod stateless;
 #[path = "fixture_tasks.rs"]

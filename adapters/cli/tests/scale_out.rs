@@ -466,7 +466,7 @@ fn requests_of_a_session_get_503_while_the_store_is_gone() {
 /// A 2026-07-28 request (no session: its headers mirror the body) on a fresh connection;
 /// the answer is to be read.
 fn open_stateless(url: &str, id: u64, method: &str, name: Option<&str>, params: &str) -> TcpStream {
-    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
     let body =
         format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{meta}}}}}"#);
     let mut extra = format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n");
@@ -478,12 +478,64 @@ fn open_stateless(url: &str, id: u64, method: &str, name: Option<&str>, params: 
 
 /// Calls `tool` statelessly on `url` and waits for its answer.
 fn call_stateless(url: &str, id: u64, tool: &str) -> String {
-    let params = format!(r#""name":"{tool}","arguments":{{}},"#);
+    let reply = call_stateless_with(url, id, tool, "");
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply.body
+}
+
+/// Calls `tool` statelessly on `url` with `more` params (each followed by a comma).
+fn call_stateless_with(url: &str, id: u64, tool: &str, more: &str) -> Reply {
+    let params = format!(r#""name":"{tool}","arguments":{{}},{more}"#);
     let mut stream = open_stateless(url, id, "tools/call", Some(tool), &params);
     let mut raw = String::new();
     stream.read_to_string(&mut raw).expect("read the answer");
-    assert!(raw.starts_with("HTTP/1.1 200"), "{raw}");
-    raw
+    parse(&raw)
+}
+
+/// The JSON-RPC message of a stateless answer (a JSON body, or the last event of a stream).
+fn message(reply: &Reply) -> serde_json::Value {
+    let text = reply
+        .body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .last()
+        .unwrap_or(&reply.body);
+    serde_json::from_str(text.trim()).expect("a JSON-RPC message")
+}
+
+#[test]
+fn a_request_state_minted_on_one_instance_is_redeemed_once_on_any() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let tool = "test_input_required_result_elicitation";
+    let first = message(&call_stateless_with(&instances[0].url, 1, tool, ""));
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"].as_str().expect("a state");
+    let answer =
+        r#""inputResponses":{"user_name":{"action":"accept","content":{"name":"Alice"}}},"#;
+    let retry = format!(r#""requestState":"{state}",{answer}"#);
+    // The second instance verifies the first one's state (one key for all) and redeems it.
+    let done = call_stateless_with(&instances[1].url, 2, tool, &retry);
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert_eq!(
+        message(&done)["result"]["content"][0]["text"],
+        "Hello, Alice!"
+    );
+    // A replay is refused on every instance, the one that redeemed it included.
+    for (i, instance) in instances.iter().enumerate().rev() {
+        let again = call_stateless_with(&instance.url, 3, tool, &retry);
+        assert_eq!(again.status, 400, "instance {i}: {}", again.body);
+        let error = &message(&again)["error"];
+        assert_eq!(error["code"], -32602, "instance {i}: {error}");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("already used"),
+            "{error}"
+        );
+    }
 }
 
 #[test]

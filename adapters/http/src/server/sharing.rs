@@ -64,6 +64,9 @@ const MAX_LISTEN_QUEUE: usize = 1024;
 /// The record holding the key event ids are signed with (a name no session id takes).
 const EVENT_KEY_RECORD: &str = "event-key";
 
+/// What the records of shared secrets are named with (no session id starts so).
+const SECRET_PREFIX: &str = "secret.";
+
 /// How long the event key's record lives; each instance that starts resets it.
 const EVENT_KEY_TTL: Duration = Duration::from_secs(365 * 24 * 3600);
 
@@ -186,9 +189,9 @@ impl Sharing {
         body: &Bytes,
     ) -> Result<(), HttpResponse> {
         let Some(sid) = head.get("mcp-session-id") else {
-            return Ok(());
+            return self.claim_state(shared, head, body).await;
         };
-        if sid == EVENT_KEY_RECORD {
+        if sid == EVENT_KEY_RECORD || sid.starts_with(SECRET_PREFIX) {
             return Ok(());
         }
         let key = RecordKey::Session(sid.to_owned());
@@ -214,6 +217,32 @@ impl Sharing {
         self.forward(shared, head, sid, body).await?;
         self.spread_cancellations(shared, head, sid, body).await;
         Ok(())
+    }
+
+    /// Claims in the store the `requestState` a 2026-07-28 request carries, when the endpoint
+    /// names a claim (a shared single-use guard): `Err` with the endpoint's refusal when
+    /// another redemption claimed it first.
+    async fn claim_state(
+        &self,
+        shared: &Shared,
+        head: &HttpRequestHead,
+        body: &Bytes,
+    ) -> Result<(), HttpResponse> {
+        let now_ms = unix_ms();
+        let claim = shared
+            .try_with(|core| {
+                let endpoint = core.endpoint.streamable();
+                endpoint.request_state_claim(head, body, now_ms)
+            })
+            .flatten();
+        let Some(claim) = claim else {
+            return Ok(());
+        };
+        match self.store.claim(claim.token.as_bytes(), claim.ttl).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(claim.refusal()),
+            Err(_) => Err(unavailable()),
+        }
     }
 
     /// Publishes to every instance the cancellations of requests this one is not serving
@@ -508,21 +537,50 @@ impl Sharing {
     }
 }
 
-/// The key every instance sharing `store` signs event ids with: created (32 random bytes)
-/// by the first instance that starts, read by the others; each resets its time to live.
+/// The key every instance sharing `store` signs event ids with (see
+/// [`SessionStore::shared_secret`]).
 pub(crate) async fn event_key(store: &SessionStore) -> Result<EventKey, StoreError> {
-    let key = RecordKey::Session(EVENT_KEY_RECORD.to_owned());
+    let secret = shared_secret(store, EVENT_KEY_RECORD).await?;
+    EventKey::new(&secret)
+        .ok_or_else(|| StoreError::Backend("the stored event key is too short".to_owned()))
+}
+
+/// The secret in record `record` that every instance sharing `store` uses: created (32
+/// random bytes) by the first instance that asks, read by the others; each resets its time
+/// to live (a year).
+pub(crate) async fn shared_secret(
+    store: &SessionStore,
+    record: &str,
+) -> Result<Vec<u8>, StoreError> {
+    let key = RecordKey::Session(record.to_owned());
     let mut fresh = [0u8; 32];
     getrandom::fill(&mut fresh).map_err(|e| StoreError::Backend(e.to_string()))?;
     match store.create(&key, &fresh, EVENT_KEY_TTL).await {
-        Ok(_) => return EventKey::new(&fresh).ok_or(StoreError::NotFound),
+        Ok(_) => return Ok(fresh.to_vec()),
         Err(StoreError::Exists) => {}
         Err(e) => return Err(e),
     }
-    let record = store.load(&key).await?.ok_or(StoreError::NotFound)?;
+    let stored = store.load(&key).await?.ok_or(StoreError::NotFound)?;
     store.touch(&key, EVENT_KEY_TTL).await?;
-    EventKey::new(&record.bytes)
-        .ok_or_else(|| StoreError::Backend("the stored event key is too short".to_owned()))
+    if stored.bytes.len() < 32 {
+        return Err(StoreError::Backend(format!(
+            "the stored secret {record} is too short"
+        )));
+    }
+    Ok(stored.bytes.to_vec())
+}
+
+/// The wall clock now, in Unix milliseconds.
+fn unix_ms() -> u64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The record of the shared secret `name` (see [`SessionStore::shared_secret`]).
+pub(crate) fn secret_record(name: &str) -> String {
+    format!("{SECRET_PREFIX}{name}")
 }
 
 /// The bus channel of the replies instance `instance` owns (an instance listens there while
