@@ -38,10 +38,13 @@ mod share;
 mod share_tests;
 pub use share::{RestoreRefused, SessionChange};
 pub use state_claim::StateClaim;
+pub use task_route::TaskRequest;
 #[path = "endpoint_state_claim.rs"]
 mod state_claim;
 #[path = "endpoint_stateless.rs"]
 mod stateless;
+#[path = "endpoint_task_route.rs"]
+mod task_route;
 
 use super::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
 use crate::jsonrpc::{decode, Incoming, Message, RequestId};

@@ -56,6 +56,8 @@ impl ServeStoreArgs {
                     })?;
                 crate::fixture::share_state_key(secret);
                 options.endpoint.shared_state_guard = true;
+                // Tasks answered and steered from any instance.
+                options.tasks = Some(crate::fixture::task_table());
                 Some(store)
             }
             Some(other) => {

@@ -466,7 +466,7 @@ fn requests_of_a_session_get_503_while_the_store_is_gone() {
 /// A 2026-07-28 request (no session: its headers mirror the body) on a fresh connection;
 /// the answer is to be read.
 fn open_stateless(url: &str, id: u64, method: &str, name: Option<&str>, params: &str) -> TcpStream {
-    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
     let body =
         format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{meta}}}}}"#);
     let mut extra = format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n");
@@ -591,4 +591,91 @@ fn a_change_made_on_one_instance_reaches_the_listen_streams_of_the_others() {
         prompts_text.contains(r#""io.modelcontextprotocol/subscriptionId":2"#),
         "{prompts_text}"
     );
+}
+
+/// A task method (`tasks/get`, `tasks/cancel`) for `task` on `url`: its JSON-RPC answer.
+fn task_method(url: &str, id: u64, method: &str, task: &str) -> serde_json::Value {
+    let params = format!(r#""taskId":"{task}","#);
+    let mut stream = open_stateless(url, id, method, Some(task), &params);
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).expect("read the answer");
+    let reply = parse(&raw);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    message(&reply)
+}
+
+/// Starts `slow_compute` for `seconds` as a task on `url`; returns its id.
+fn start_task(url: &str, seconds: u32) -> String {
+    let arguments = format!(r#""arguments":{{"seconds":{seconds}}},"#);
+    let params = format!(r#""name":"slow_compute",{arguments}"#);
+    let mut stream = open_stateless(url, 1, "tools/call", Some("slow_compute"), &params);
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).expect("read the answer");
+    let created = message(&parse(&raw));
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    created["result"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned()
+}
+
+/// Asks for `task` on `url` (every 100 ms, at most 100 times) until its status is `status`.
+fn wait_for_status(url: &str, task: &str, status: &str) -> serde_json::Value {
+    for n in 0..100 {
+        let got = task_method(url, 10 + n, "tasks/get", task);
+        if got["result"]["status"] == status {
+            return got;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("task {task} never became {status} on {url}");
+}
+
+#[test]
+fn a_task_run_on_one_instance_is_followed_and_cancelled_on_the_others() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let (a, b, c) = (&instances[0].url, &instances[1].url, &instances[2].url);
+    let task = start_task(a, 1);
+    // Another instance answers from the stored record while the first one works.
+    let working = task_method(b, 2, "tasks/get", &task);
+    assert_eq!(working["result"]["taskId"], task.as_str(), "{working}");
+    assert_eq!(working["result"]["status"], "working", "{working}");
+    let done = wait_for_status(c, &task, "completed");
+    let text = done["result"]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or("");
+    assert!(!text.is_empty(), "{done}");
+
+    // A cancellation sent to a second instance reaches the job on the first.
+    let long = start_task(a, 60);
+    let cancelled = task_method(b, 3, "tasks/cancel", &long);
+    assert_eq!(cancelled["result"]["resultType"], "complete", "{cancelled}");
+    wait_for_status(c, &long, "cancelled");
+    assert_eq!(
+        task_method(a, 4, "tasks/get", &long)["result"]["status"],
+        "cancelled"
+    );
+
+    // An id no instance knows is unknown everywhere.
+    let unknown = task_method(c, 5, "tasks/get", "00112233445566778899aabbccddeeff");
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+}
+
+#[test]
+fn a_task_of_a_killed_instance_ends_with_an_error_elsewhere() {
+    let Some((_redis, mut instances)) = cluster(&[]) else {
+        return;
+    };
+    let task = start_task(&instances[0].url, 60);
+    assert_eq!(
+        task_method(&instances[1].url, 2, "tasks/get", &task)["result"]["status"],
+        "working"
+    );
+    drop(instances.remove(0));
+    let gone = task_method(&instances[1].url, 3, "tasks/get", &task);
+    assert_eq!(gone["error"]["code"], -32603, "{gone}");
+    let cancel = task_method(&instances[0].url, 4, "tasks/cancel", &task);
+    assert_eq!(cancel["error"]["code"], -32603, "{cancel}");
 }

@@ -31,6 +31,13 @@
 //! A change a 2026-07-28 exchange made (a tool added, a resource updated) is published to
 //! every instance (`listen`); the others hand it to their listen streams.
 //!
+//! With a task table (`HttpServerOptions::tasks`), each task's state is written to its
+//! record (`mcp:task:{<task>}:record`: the running instance's name, a newline, the
+//! `DetailedTask`) as it changes, by one task, in order. A `tasks/get` for a task this
+//! instance does not hold is answered from the record (or, when the instance running a task
+//! not yet finished is gone, with an error); `tasks/update` and `tasks/cancel` are published
+//! to that instance (`tasks.<instance>`), which serves them.
+//!
 //! A store that fails (unreachable, timed out) makes the request a 503.
 
 use std::cell::RefCell;
@@ -39,7 +46,10 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::http::{EventKey, HttpRequestHead, HttpResponse, SessionChange, StreamLogEntry};
+use mcp_sansio::app::server::{TaskRecord, Tasks};
+use mcp_sansio::http::{
+    EventKey, HttpRequestHead, HttpResponse, SessionChange, StreamLogEntry, TaskRequest,
+};
 use mcp_sansio::stateless::ListenChange;
 use mcp_sansio_store::{RecordKey, StoreError, StreamKey, Version, Versioned};
 use smol::channel::{self, Receiver, Sender};
@@ -104,6 +114,12 @@ pub(crate) struct Sharing {
     /// The listen changes the endpoint handed out, for the publisher.
     listen_tx: Sender<ListenChange>,
     listen_rx: Receiver<ListenChange>,
+    /// The servers' task table, shared through the store (see the module docs).
+    tasks: Option<Tasks>,
+    /// Set when a task changed (capacity 1: coalesced), for the task writer.
+    task_kick: Receiver<()>,
+    /// One writer of task records at a time.
+    task_writes: Mutex<()>,
 }
 
 impl Sharing {
@@ -112,9 +128,16 @@ impl Sharing {
         ttl: Duration,
         instance: String,
         keep_alive: Option<Duration>,
+        tasks: Option<Tasks>,
     ) -> Self {
         let (log_tx, log_rx) = channel::bounded(MAX_LOG_QUEUE);
         let (listen_tx, listen_rx) = channel::bounded(MAX_LISTEN_QUEUE);
+        let (kick_tx, task_kick) = channel::bounded(1);
+        if let Some(tasks) = &tasks {
+            tasks.share(std::sync::Arc::new(move || {
+                let _ = kick_tx.try_send(());
+            }));
+        }
         Sharing {
             store,
             instance,
@@ -126,6 +149,9 @@ impl Sharing {
             log_rx,
             listen_tx,
             listen_rx,
+            tasks,
+            task_kick,
+            task_writes: Mutex::new(()),
         }
     }
 
@@ -189,7 +215,8 @@ impl Sharing {
         body: &Bytes,
     ) -> Result<(), HttpResponse> {
         let Some(sid) = head.get("mcp-session-id") else {
-            return self.claim_state(shared, head, body).await;
+            self.claim_state(shared, head, body).await?;
+            return self.route_task(shared, head, body).await;
         };
         if sid == EVENT_KEY_RECORD || sid.starts_with(SECRET_PREFIX) {
             return Ok(());
@@ -243,6 +270,103 @@ impl Sharing {
             Ok(false) => Err(claim.refusal()),
             Err(_) => Err(unavailable()),
         }
+    }
+
+    /// Serves from the store a task request for a task another instance runs (`Err`: the
+    /// answer); one for a task this instance holds, or that no instance stored, is the
+    /// endpoint's.
+    async fn route_task(
+        &self,
+        shared: &Shared,
+        head: &HttpRequestHead,
+        body: &Bytes,
+    ) -> Result<(), HttpResponse> {
+        let Some(tasks) = &self.tasks else {
+            return Ok(());
+        };
+        let request = shared
+            .try_with(|core| core.endpoint.streamable().task_request(head, body))
+            .flatten();
+        let Some(request) = request else {
+            return Ok(());
+        };
+        if tasks.holds(&request.task_id, unix_ms()) {
+            return Ok(());
+        }
+        let record = match self.store.load(&task_key(&request)).await {
+            Ok(Some(record)) => record,
+            Ok(None) | Err(StoreError::InvalidKey(_)) => return Ok(()),
+            Err(_) => return Err(unavailable()),
+        };
+        let Some((owner, detailed)) = split_task_record(&record.bytes) else {
+            return Ok(());
+        };
+        let channel = task_channel(owner);
+        if request.is_get {
+            let finished = matches!(
+                detailed["status"].as_str(),
+                Some("completed" | "failed" | "cancelled")
+            );
+            // A task still running needs its instance: an empty message finds out.
+            if !finished && matches!(self.store.publish(&channel, b"").await, Ok(0)) {
+                return Err(request.gone());
+            }
+            return Err(request.answer(&detailed));
+        }
+        match self.store.publish(&channel, body).await {
+            Ok(0) => Err(request.gone()),
+            Ok(_) => Err(request.forwarded()),
+            Err(_) => Err(unavailable()),
+        }
+    }
+
+    /// Writes the changed tasks' records, in order, each time the table says some changed,
+    /// forever (a failed write is dropped: other instances see the task's earlier state).
+    async fn write_tasks(&self) {
+        let Some(tasks) = &self.tasks else {
+            return std::future::pending().await;
+        };
+        while self.task_kick.recv().await.is_ok() {
+            self.flush_tasks(tasks).await;
+        }
+    }
+
+    /// Writes the records of the tasks changed so far, one writer at a time (so an older
+    /// state never overwrites a newer one).
+    async fn flush_tasks(&self, tasks: &Tasks) {
+        let _writer = self.task_writes.lock().await;
+        while let Some(record) = tasks.poll_change(unix_ms()) {
+            let _ = self.write_task(&record).await;
+        }
+    }
+
+    /// Stores one task's record: created, or swapped at the version read (only the running
+    /// instance writes it).
+    async fn write_task(&self, task: &TaskRecord) -> Result<(), StoreError> {
+        let key = RecordKey::Task(task.id.clone());
+        let json =
+            serde_json::to_vec(&task.detailed).map_err(|e| StoreError::Backend(e.to_string()))?;
+        let bytes = [self.instance.as_bytes(), &json].join(&b'\n');
+        match self.store.create(&key, &bytes, task.ttl).await {
+            Err(StoreError::Exists) => {}
+            other => return other.map(drop),
+        }
+        let mut expected = match self.store.load(&key).await? {
+            Some(stored) => stored.version,
+            None => Version(0),
+        };
+        // Bounded: the first try, then once at the version the store reported.
+        for _ in 0..2 {
+            match self
+                .store
+                .compare_and_swap(&key, expected, &bytes, task.ttl)
+                .await
+            {
+                Err(StoreError::Conflict { current }) => expected = current,
+                other => return other.map(drop),
+            }
+        }
+        Ok(())
     }
 
     /// Publishes to every instance the cancellations of requests this one is not serving
@@ -328,8 +452,12 @@ impl Sharing {
         }
     }
 
-    /// After the endpoint answered: writes every session change it handed out.
+    /// After the endpoint answered: writes every task and session change it handed out.
     pub(crate) async fn after(&self, shared: &Shared) -> Result<(), HttpResponse> {
+        if let Some(tasks) = &self.tasks {
+            // A task this request created or changed is stored before its answer leaves.
+            self.flush_tasks(tasks).await;
+        }
         let _writer = self.writes.lock().await;
         let mut failed = false;
         loop {
@@ -465,6 +593,12 @@ impl Sharing {
                 endpoint.handle_forwarded(Instant::now(), sid, frame)
             });
         });
+        let task_requests = self.follow(task_channel(&self.instance), |payload| {
+            if let Some(tasks) = &self.tasks {
+                let body = Bytes::copy_from_slice(payload);
+                tasks.handle_forwarded(&body, unix_ms());
+            }
+        });
         let changes = self.follow(LISTEN_CHANNEL.to_owned(), |payload| {
             let Some(split) = payload.iter().position(|&b| b == b'\n') else {
                 return;
@@ -488,6 +622,10 @@ impl Sharing {
         let listening = smol::future::or(
             listening,
             smol::future::or(changes, self.publish_listen_changes()),
+        );
+        let listening = smol::future::or(
+            listening,
+            smol::future::or(task_requests, self.write_tasks()),
         );
         smol::future::or(listening, stopped).await;
     }
@@ -576,6 +714,24 @@ fn unix_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The record of the task `request` names.
+fn task_key(request: &TaskRequest) -> RecordKey {
+    RecordKey::Task(request.task_id.clone())
+}
+
+/// The running instance's name and the `DetailedTask` of a stored task record.
+fn split_task_record(bytes: &[u8]) -> Option<(&str, serde_json::Value)> {
+    let split = bytes.iter().position(|&b| b == b'\n')?;
+    let owner = std::str::from_utf8(&bytes[..split]).ok()?;
+    let detailed = serde_json::from_slice(&bytes[split + 1..]).ok()?;
+    Some((owner, detailed))
+}
+
+/// The bus channel of the task requests instance `instance` serves for the others.
+fn task_channel(instance: &str) -> String {
+    format!("tasks.{instance}")
 }
 
 /// The record of the shared secret `name` (see [`SessionStore::shared_secret`]).
