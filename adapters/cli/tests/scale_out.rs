@@ -497,8 +497,8 @@ fn message(reply: &Reply) -> serde_json::Value {
     let text = reply
         .body
         .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .last()
+        .rev()
+        .find_map(|line| line.strip_prefix("data:"))
         .unwrap_or(&reply.body);
     serde_json::from_str(text.trim()).expect("a JSON-RPC message")
 }
@@ -678,4 +678,35 @@ fn a_task_of_a_killed_instance_ends_with_an_error_elsewhere() {
     assert_eq!(gone["error"]["code"], -32603, "{gone}");
     let cancel = task_method(&instances[0].url, 4, "tasks/cancel", &task);
     assert_eq!(cancel["error"]["code"], -32603, "{cancel}");
+}
+
+#[test]
+fn bench_rotating_every_request_over_the_instances_gets_every_answer() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
+        .args([
+            "bench",
+            "--rotate",
+            "--json",
+            "--requests",
+            "300",
+            "--sessions",
+            "1",
+        ])
+        .args(["--concurrency", "1", "--warmup", "0", "--timeout", "20s"])
+        .args(["--mix", "ping=1,tool:test_simple_text=1"])
+        .args(instances.iter().map(|i| i.url.as_str()))
+        .output()
+        .expect("run bench");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "stderr:\n{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    assert_eq!(report["ok"], report["completed"], "{report}");
+    assert_eq!(report["errors"]["total"], 0, "{report}");
+    assert_eq!(report["sessions_lost"], 0, "{report}");
+    // One call at a time, yet a connection to each instance: the requests went round.
+    let opened = report["connections_opened"].as_u64().unwrap_or(0);
+    assert!(opened >= 3, "{report}");
 }
