@@ -273,7 +273,7 @@ fn instances_sharing_a_guard_name_a_state_claim_for_the_store() {
     // The refusal when another instance claimed it first: 400, -32602, the request's id.
     let refusal = claim.refusal();
     assert_eq!(refusal.status, 400);
-    let body: Value = serde_json::from_str(&refusal.body_text()).unwrap();
+    let body: Value = serde_json::from_str(refusal.body_text()).unwrap();
     assert_eq!(
         (body["id"].clone(), body["error"]["code"].clone()),
         (json!(9), json!(-32602))

@@ -166,12 +166,12 @@ fn shared_tasks_hand_out_their_records_and_serve_requests_forwarded_to_them() {
         (id.as_str(), true)
     );
     let answer = request.answer(&record.detailed);
-    let answer: Value = serde_json::from_str(&answer.body_text()).unwrap();
+    let answer: Value = serde_json::from_str(answer.body_text()).unwrap();
     assert_eq!(
         (answer["id"].clone(), answer["result"]["status"].clone()),
         (json!(4), json!("working"))
     );
-    let gone: Value = serde_json::from_str(&request.gone().body_text()).unwrap();
+    let gone: Value = serde_json::from_str(request.gone().body_text()).unwrap();
     assert_eq!(gone["error"]["code"], -32603);
 
     // A cancellation forwarded from another instance stops the job here; a get is not served
