@@ -80,6 +80,12 @@ pub struct EndpointConfig {
     /// is handed to the driver (`Endpoint::resume_elsewhere`). Default `None`: ids are
     /// `<stream>-<seq>`, valid on this instance only.
     pub event_key: Option<EventKey>,
+    /// The servers make every `requestState` single use (`ServerBuilder::
+    /// request_state_replay_guard`) and the instances share one guard: with an
+    /// `instance_id` too, a 2026-07-28 request carrying a state names its claim
+    /// (`Endpoint::request_state_claim`) for the driver to make in the shared store before
+    /// the request is served. Default `false`.
+    pub shared_state_guard: bool,
 }
 
 impl Default for EndpointConfig {
@@ -103,6 +109,7 @@ impl Default for EndpointConfig {
             peer_limit: None,
             instance_id: None,
             event_key: None,
+            shared_state_guard: false,
         }
     }
 }

@@ -37,14 +37,21 @@ mod share;
 #[path = "endpoint_share_tests.rs"]
 mod share_tests;
 pub use share::{RestoreRefused, SessionChange};
+pub use state_claim::StateClaim;
+pub use task_route::TaskRequest;
+#[path = "endpoint_state_claim.rs"]
+mod state_claim;
 #[path = "endpoint_stateless.rs"]
 mod stateless;
+#[path = "endpoint_task_route.rs"]
+mod task_route;
 
 use super::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
 use crate::jsonrpc::{decode, Incoming, Message, RequestId};
 use crate::model::ProtocolVersion;
 use crate::runtime::Job;
 use crate::session::TransmitKind;
+use crate::stateless::ListenChange;
 
 const JSON: &str = "application/json";
 const SSE: &str = "text/event-stream";
@@ -90,6 +97,9 @@ pub struct Endpoint<M> {
     prefixes: u64,
     /// What logged streams wrote, for the driver to store (see the log module).
     stream_log: log::StreamLog,
+    /// Changes 2026-07-28 exchanges made, for the driver to hand to other instances (only
+    /// with an `instance_id`).
+    listen_out: std::collections::VecDeque<ListenChange>,
 }
 
 impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
@@ -119,6 +129,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             changes: std::collections::VecDeque::new(),
             prefixes: 0,
             stream_log: log::StreamLog::default(),
+            listen_out: std::collections::VecDeque::new(),
         }
     }
 

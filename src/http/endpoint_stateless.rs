@@ -158,6 +158,15 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         offered
     }
 
+    /// The next change a 2026-07-28 exchange made (a tool added, a resource updated), for the
+    /// listen streams of other instances sharing a store: only with
+    /// [`EndpointConfig::instance_id`](crate::http::EndpointConfig::instance_id) set, so an
+    /// endpoint alone keeps nothing. The driver publishes it; each other instance hands it to
+    /// [`Endpoint::announce_listen_change`]. At most 1,024 wait; past it the oldest is dropped.
+    pub fn poll_listen_change(&mut self) -> Option<ListenChange> {
+        self.listen_out.pop_front()
+    }
+
     /// Hands the changes exchange `from` made (a tool added, a resource updated) to every
     /// exchange holding a listen stream: each machine is its own server, so a change reaches
     /// other listeners only through here.
@@ -172,6 +181,14 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         if events.is_empty() {
             return;
         }
+        if self.config.instance_id.is_some() {
+            for event in &events {
+                if self.listen_out.len() >= MAX_LISTEN_OUT {
+                    self.listen_out.pop_front();
+                }
+                self.listen_out.push_back(event.clone());
+            }
+        }
         self.listeners
             .retain(|xid| self.exchanges.contains_key(xid));
         for xid in self.listeners.iter().filter(|&&xid| xid != from) {
@@ -184,6 +201,9 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         }
     }
 }
+
+/// Changes waiting for `poll_listen_change` at most (oldest dropped: the driver fell behind).
+const MAX_LISTEN_OUT: usize = 1024;
 
 /// The request's params as an object (absent: empty), read once for the header checks; -32602
 /// when they are not an object or nest deeper than the JSON reader goes.

@@ -2,11 +2,16 @@
 //! them to the others: on HTTP every stateless exchange is its own machine, so a change made
 //! while serving one exchange travels to the machines that hold listen streams.
 
+use serde::{Deserialize, Serialize};
+
 use crate::jsonrpc as m;
 use crate::model::stateless::SubscriptionFilter;
 
-/// A change a listen stream may carry: what one machine hands to the others.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A change a listen stream may carry: what one machine hands to the others. Its serde form
+/// (`{"change":"toolsListChanged"}`, `{"change":"resourceUpdated","uri":…}`) is what server
+/// instances sharing a store send each other.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "camelCase")]
 pub enum ListenChange {
     /// `notifications/tools/list_changed`.
     ToolsListChanged,

@@ -119,6 +119,21 @@ impl RequestStateKey {
     }
 }
 
+/// What names `token` for single use across server instances, read without the key: the
+/// SHA-256 of its tag (what a [`ReplayGuard`](super::ReplayGuard) keeps a redemption under)
+/// and the expiry its payload states (Unix ms). `None` when it cannot be a minted state (the
+/// server refuses it anyway). Unverified: a claim made on it only ever refuses this same
+/// state again.
+pub fn single_use_name(token: &str) -> Option<([u8; 32], u64)> {
+    if token.len() > MAX_REQUEST_STATE {
+        return None;
+    }
+    let (body, tag) = token.split_once('.')?;
+    let tag = base64url_decode(tag).filter(|tag| tag.len() == 32)?;
+    let payload: StatePayload = serde_json::from_slice(&base64url_decode(body)?).ok()?;
+    Some((sha256(&tag), payload.expires_at_ms))
+}
+
 /// A `requestState` that passed [`RequestStateKey::verify_expiring`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct VerifiedState {

@@ -319,3 +319,57 @@ fn over_http_an_announcement_from_outside_any_exchange_reaches_the_streams_that_
         1
     );
 }
+
+#[test]
+fn with_an_instance_id_the_changes_of_exchanges_are_handed_out_for_other_instances() {
+    let named = |name: &str| EndpointConfig {
+        instance_id: Some(name.to_owned()),
+        ..EndpointConfig::default()
+    };
+    let (mut a, mut b) = (http(named("a")), http(named("b")));
+    let tools = a.post_stateless(&listen(1, json!({"toolsListChanged": true})));
+    pending(&mut a, &tools);
+    assert_eq!(
+        a.endpoint.poll_listen_change(),
+        None,
+        "a listen changes nothing"
+    );
+
+    b.post_stateless(&call(5, "add_tool", json!({})));
+    b.post_stateless(&call(6, "touch", json!({"uri": "test://a"})));
+    let mut handed = Vec::new();
+    while let Some(change) = b.endpoint.poll_listen_change() {
+        handed.push(change);
+    }
+    let touched = ListenChange::ResourceUpdated {
+        uri: "test://a".into(),
+    };
+    assert_eq!(handed, [ListenChange::ToolsListChanged, touched.clone()]);
+    // What travels between instances reads back as the same change.
+    let wire = serde_json::to_vec(&handed[1]).unwrap();
+    assert_eq!(
+        serde_json::from_slice::<ListenChange>(&wire).unwrap(),
+        touched
+    );
+
+    // Instance `a` hands the changes it is told about to its listen streams.
+    for change in &handed {
+        a.endpoint.announce_listen_change(change);
+    }
+    let (msgs, ended) = pending(&mut a, &tools);
+    assert!(!ended);
+    let methods: Vec<&Value> = msgs.iter().map(|m| &m["method"]).collect();
+    assert_eq!(methods, ["notifications/tools/list_changed"], "{msgs:?}");
+    assert_eq!(
+        a.endpoint.poll_listen_change(),
+        None,
+        "told changes are not handed on"
+    );
+}
+
+#[test]
+fn without_an_instance_id_no_change_is_kept_for_other_instances() {
+    let mut alone = http(EndpointConfig::default());
+    alone.post_stateless(&call(5, "add_tool", json!({})));
+    assert_eq!(alone.endpoint.poll_listen_change(), None);
+}

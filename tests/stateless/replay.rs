@@ -223,3 +223,72 @@ fn a_non_canonical_state_is_refused_as_malformed_even_unredeemed() {
         );
     }
 }
+
+/// A 2026-07-28 `tools/call` of `pay` retried with `state`.
+fn http_retry(state: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "pay", "arguments": {}, "requestState": state,
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}})
+}
+
+fn claim_of(
+    rig: &mcp_sansio::testing::HttpRig,
+    body: &Value,
+    now_ms: u64,
+) -> Option<mcp_sansio::http::StateClaim> {
+    let head = mcp_sansio::testing::HttpRig::stateless_head(body, None);
+    let bytes = Bytes::from(body.to_string());
+    rig.endpoint.request_state_claim(&head, &bytes, now_ms)
+}
+
+#[test]
+fn instances_sharing_a_guard_name_a_state_claim_for_the_store() {
+    use mcp_sansio::http::EndpointConfig;
+    use mcp_sansio::testing::HttpRig;
+    let config = |shared: bool, instance: Option<&str>| EndpointConfig {
+        shared_state_guard: shared,
+        instance_id: instance.map(str::to_owned),
+        ..EndpointConfig::default()
+    };
+    let rig = |c| HttpRig::new(c, |_| server(None), Instant::now());
+    let (a, b) = (rig(config(true, Some("a"))), rig(config(true, Some("b"))));
+    let key = RequestStateKey::new(KEY.to_vec(), 60_000);
+    let state = key.mint("any", &Default::default(), NOW_MS).unwrap();
+    let other = key.mint("other", &Default::default(), NOW_MS).unwrap();
+
+    let claim = claim_of(&a, &http_retry(&state), NOW_MS + 1_000).expect("a claim");
+    assert!(claim.token.starts_with("state.") && claim.token.len() == 6 + 64);
+    assert_eq!(
+        claim.ttl,
+        std::time::Duration::from_secs(59),
+        "until the state expires"
+    );
+    // Every instance names the same state the same way, and another state otherwise.
+    let on_b = claim_of(&b, &http_retry(&state), NOW_MS + 2_000).unwrap();
+    assert_eq!(on_b.token, claim.token);
+    assert_ne!(
+        claim_of(&a, &http_retry(&other), NOW_MS).unwrap().token,
+        claim.token
+    );
+    // The refusal when another instance claimed it first: 400, -32602, the request's id.
+    let refusal = claim.refusal();
+    assert_eq!(refusal.status, 400);
+    let body: Value = serde_json::from_str(refusal.body_text()).unwrap();
+    assert_eq!(
+        (body["id"].clone(), body["error"]["code"].clone()),
+        (json!(9), json!(-32602))
+    );
+
+    // Nothing to claim: an expired or malformed state, no state, or no shared guard.
+    assert_eq!(claim_of(&a, &http_retry(&state), NOW_MS + 60_000), None);
+    assert_eq!(claim_of(&a, &http_retry("not-a-state"), NOW_MS), None);
+    let mut plain = http_retry(&state);
+    plain["params"]
+        .as_object_mut()
+        .unwrap()
+        .remove("requestState");
+    assert_eq!(claim_of(&a, &plain, NOW_MS), None);
+    for alone in [config(false, Some("a")), config(true, None)] {
+        assert_eq!(claim_of(&rig(alone), &http_retry(&state), NOW_MS), None);
+    }
+}

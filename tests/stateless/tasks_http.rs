@@ -19,13 +19,22 @@ use serde_json::{json, Value};
 struct Rig {
     http: HttpRig,
     gate: Arc<AtomicBool>,
+    tasks: Tasks,
 }
+
+/// The wall clock the servers are told (Unix ms).
+const WALL_MS: u64 = 1_785_196_800_000;
 
 impl Rig {
     fn new() -> Rig {
+        Rig::with(EndpointConfig::default())
+    }
+
+    fn with(config: EndpointConfig) -> Rig {
         let gate = Arc::new(AtomicBool::new(false));
         let tasks = Tasks::new(TaskLimits::default(), Arc::new(|| [9; 16]));
         let open = gate.clone();
+        let table = tasks.clone();
         let factory = move |now| {
             let open = open.clone();
             let mut server = Server::builder(Implementation::new("tasks-http", "1"))
@@ -49,12 +58,13 @@ impl Rig {
                 )
                 .tasks(tasks.clone())
                 .build(now);
-            server.handle_wall_clock(now, 1_785_196_800_000);
+            server.handle_wall_clock(now, WALL_MS);
             server
         };
         Rig {
-            http: HttpRig::new(EndpointConfig::default(), factory, Instant::now()),
+            http: HttpRig::new(config, factory, Instant::now()),
             gate,
+            tasks: table,
         }
     }
 
@@ -108,4 +118,79 @@ fn mcp_name_must_be_the_task_id() {
     let (status, refused) = rig.post("tasks/get", json!({"taskId": id}), "another-task");
     assert_eq!(status, 400);
     assert_eq!(refused["error"]["code"], -32020);
+}
+
+#[test]
+fn shared_tasks_hand_out_their_records_and_serve_requests_forwarded_to_them() {
+    let config = EndpointConfig {
+        instance_id: Some("a".into()),
+        ..EndpointConfig::default()
+    };
+    let mut rig = Rig::with(config);
+    let told = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = told.clone();
+    rig.tasks.share(Arc::new(move || {
+        count.fetch_add(1, Ordering::SeqCst);
+    }));
+    let (_, created) = rig.post("tools/call", json!({"name": "work"}), "work");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(
+        told.load(Ordering::SeqCst),
+        1,
+        "the driver is told of the new task"
+    );
+    let record = rig
+        .tasks
+        .poll_change(WALL_MS)
+        .expect("the new task's record");
+    assert_eq!(
+        (record.id.as_str(), &record.detailed["status"]),
+        (id.as_str(), &json!("working"))
+    );
+    assert!(record.ttl > std::time::Duration::ZERO);
+    assert_eq!(rig.tasks.poll_change(WALL_MS), None);
+    assert!(rig.tasks.holds(&id, WALL_MS) && !rig.tasks.holds("ffff", WALL_MS));
+
+    // The endpoint names a task request; another instance answers it from the record.
+    let get = json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/get", "params": {"taskId": id,
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}});
+    let head = HttpRig::stateless_head(&get, None);
+    let bytes = bytes::Bytes::from(get.to_string());
+    let request = rig
+        .http
+        .endpoint
+        .task_request(&head, &bytes)
+        .expect("a task request");
+    assert_eq!(
+        (request.task_id.as_str(), request.is_get),
+        (id.as_str(), true)
+    );
+    let answer = request.answer(&record.detailed);
+    let answer: Value = serde_json::from_str(answer.body_text()).unwrap();
+    assert_eq!(
+        (answer["id"].clone(), answer["result"]["status"].clone()),
+        (json!(4), json!("working"))
+    );
+    let gone: Value = serde_json::from_str(request.gone().body_text()).unwrap();
+    assert_eq!(gone["error"]["code"], -32603);
+
+    // A cancellation forwarded from another instance stops the job here; a get is not served
+    // that way, nor is anything that is not a task request.
+    let cancel =
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tasks/cancel", "params": {"taskId": id}});
+    assert!(rig
+        .tasks
+        .handle_forwarded(&bytes::Bytes::from(cancel.to_string()), WALL_MS));
+    let record = rig
+        .tasks
+        .poll_change(WALL_MS)
+        .expect("the cancelled task's record");
+    assert_eq!(record.detailed["status"], "cancelled");
+    assert!(!rig.tasks.handle_forwarded(&bytes, WALL_MS));
+    assert!(!rig.tasks.handle_forwarded(&bytes::Bytes::new(), WALL_MS));
+    assert_eq!(told.load(Ordering::SeqCst), 2);
+
+    // Without an instance id the endpoint names none.
+    let alone = Rig::new();
+    assert_eq!(alone.http.endpoint.task_request(&head, &bytes), None);
 }

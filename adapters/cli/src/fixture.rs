@@ -25,6 +25,8 @@ use serde_json::{json, Value};
 #[path = "fixture_extras.rs"]
 mod late;
 pub(crate) use late::extras;
+pub(crate) use stateless::share_state_key;
+pub(crate) use tasks::table as task_table;
 #[path = "fixture_stateless.rs"]
 mod stateless;
 #[path = "fixture_tasks.rs"]

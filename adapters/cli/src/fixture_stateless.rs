@@ -18,10 +18,18 @@ use serde_json::{json, Value};
 /// How long a minted `requestState` stays valid.
 const STATE_TTL_MS: u64 = 10 * 60 * 1000;
 
-/// The key of every `requestState` this process mints: random, drawn once, so that a retry
-/// served by another HTTP exchange (another machine) verifies.
+/// The key of every `requestState` this process mints, unless [`share_state_key`] set one.
+static KEY: OnceLock<[u8; 32]> = OnceLock::new();
+
+/// Uses `key` (the instances' shared secret) for every `requestState` from now on, so that a
+/// retry served by another instance verifies. Only before the first state is minted.
+pub(crate) fn share_state_key(key: [u8; 32]) {
+    let _ = KEY.set(key);
+}
+
+/// The key of every `requestState` this process mints: the shared one, or random, drawn
+/// once, so that a retry served by another HTTP exchange (another machine) verifies.
 pub(crate) fn state_key() -> RequestStateKey {
-    static KEY: OnceLock<[u8; 32]> = OnceLock::new();
     let key = KEY.get_or_init(|| {
         let mut key = [0u8; 32];
         getrandom::fill(&mut key).expect("the OS random source is available");

@@ -10,6 +10,9 @@ use mcp_sansio_http::server::{HttpServerOptions, SessionStore};
 
 use crate::Failure;
 
+/// The shared secret the instances' `requestState` key is.
+const STATE_KEY_SECRET: &str = "request-state-key";
+
 /// Where `serve --http` keeps its sessions.
 #[derive(Debug, Args)]
 pub(crate) struct ServeStoreArgs {
@@ -40,8 +43,21 @@ impl ServeStoreArgs {
         options.store = match self.store.as_deref() {
             None | Some("memory") => None,
             Some(url) if url.starts_with("redis://") || url.starts_with("redis+unix://") => {
-                let store = smol::block_on(SessionStore::redis(url))
-                    .map_err(|e| Failure::Failed(format!("cannot reach the store {url}: {e}")))?;
+                let unreachable = |e| Failure::Failed(format!("cannot reach the store {url}: {e}"));
+                let store = smol::block_on(SessionStore::redis(url)).map_err(unreachable)?;
+                // One requestState key and one single-use guard for every instance.
+                let secret = smol::block_on(store.shared_secret(STATE_KEY_SECRET));
+                let secret = secret.map_err(unreachable)?;
+                let secret = secret
+                    .get(..32)
+                    .and_then(|key| <[u8; 32]>::try_from(key).ok())
+                    .ok_or_else(|| {
+                        Failure::Failed("the shared requestState key is short".into())
+                    })?;
+                crate::fixture::share_state_key(secret);
+                options.endpoint.shared_state_guard = true;
+                // Tasks answered and steered from any instance.
+                options.tasks = Some(crate::fixture::task_table());
                 Some(store)
             }
             Some(other) => {

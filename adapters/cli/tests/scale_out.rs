@@ -462,3 +462,251 @@ fn requests_of_a_session_get_503_while_the_store_is_gone() {
     assert_eq!(init.status, 503, "{}", init.body);
     assert_eq!(init.session, None);
 }
+
+/// A 2026-07-28 request (no session: its headers mirror the body) on a fresh connection;
+/// the answer is to be read.
+fn open_stateless(url: &str, id: u64, method: &str, name: Option<&str>, params: &str) -> TcpStream {
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
+    let body =
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{meta}}}}}"#);
+    let mut extra = format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n");
+    if let Some(name) = name {
+        extra.push_str(&format!("Mcp-Name: {name}\r\n"));
+    }
+    open_request_with(url, "POST", None, &body, &extra)
+}
+
+/// Calls `tool` statelessly on `url` and waits for its answer.
+fn call_stateless(url: &str, id: u64, tool: &str) -> String {
+    let reply = call_stateless_with(url, id, tool, "");
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply.body
+}
+
+/// Calls `tool` statelessly on `url` with `more` params (each followed by a comma).
+fn call_stateless_with(url: &str, id: u64, tool: &str, more: &str) -> Reply {
+    let params = format!(r#""name":"{tool}","arguments":{{}},{more}"#);
+    let mut stream = open_stateless(url, id, "tools/call", Some(tool), &params);
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).expect("read the answer");
+    parse(&raw)
+}
+
+/// The JSON-RPC message of a stateless answer (a JSON body, or the last event of a stream).
+fn message(reply: &Reply) -> serde_json::Value {
+    let text = reply
+        .body
+        .lines()
+        .rev()
+        .find_map(|line| line.strip_prefix("data:"))
+        .unwrap_or(&reply.body);
+    serde_json::from_str(text.trim()).expect("a JSON-RPC message")
+}
+
+#[test]
+fn a_request_state_minted_on_one_instance_is_redeemed_once_on_any() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let tool = "test_input_required_result_elicitation";
+    let first = message(&call_stateless_with(&instances[0].url, 1, tool, ""));
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"].as_str().expect("a state");
+    let answer =
+        r#""inputResponses":{"user_name":{"action":"accept","content":{"name":"Alice"}}},"#;
+    let retry = format!(r#""requestState":"{state}",{answer}"#);
+    // The second instance verifies the first one's state (one key for all) and redeems it.
+    let done = call_stateless_with(&instances[1].url, 2, tool, &retry);
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert_eq!(
+        message(&done)["result"]["content"][0]["text"],
+        "Hello, Alice!"
+    );
+    // A replay is refused on every instance, the one that redeemed it included.
+    for (i, instance) in instances.iter().enumerate().rev() {
+        let again = call_stateless_with(&instance.url, 3, tool, &retry);
+        assert_eq!(again.status, 400, "instance {i}: {}", again.body);
+        let error = &message(&again)["error"];
+        assert_eq!(error["code"], -32602, "instance {i}: {error}");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("already used"),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn a_change_made_on_one_instance_reaches_the_listen_streams_of_the_others() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let listen = |url: &str, id: u64, filter: &str| {
+        let params = format!(r#""notifications":{{"{filter}":true}},"#);
+        let mut stream = open_stateless(url, id, "subscriptions/listen", None, &params);
+        let mut text = String::new();
+        read_until(
+            &mut stream,
+            &mut text,
+            "notifications/subscriptions/acknowledged",
+        );
+        assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+        (stream, text)
+    };
+    let (mut tools, mut tools_text) = listen(&instances[0].url, 1, "toolsListChanged");
+    let (mut prompts, mut prompts_text) = listen(&instances[2].url, 2, "promptsListChanged");
+
+    // Both changes are made on the second instance, in this order.
+    assert!(
+        call_stateless(&instances[1].url, 3, "test_trigger_tool_change")
+            .contains("Tool list changed")
+    );
+    assert!(
+        call_stateless(&instances[1].url, 4, "test_trigger_prompt_change")
+            .contains("Prompt list changed")
+    );
+
+    read_until(
+        &mut tools,
+        &mut tools_text,
+        "notifications/tools/list_changed",
+    );
+    assert!(
+        tools_text.contains(r#""io.modelcontextprotocol/subscriptionId":1"#),
+        "{tools_text}"
+    );
+    read_until(
+        &mut prompts,
+        &mut prompts_text,
+        "notifications/prompts/list_changed",
+    );
+    // The prompts stream's filter left the earlier tools change out.
+    assert!(
+        !prompts_text.contains("tools/list_changed"),
+        "{prompts_text}"
+    );
+    assert!(
+        prompts_text.contains(r#""io.modelcontextprotocol/subscriptionId":2"#),
+        "{prompts_text}"
+    );
+}
+
+/// A task method (`tasks/get`, `tasks/cancel`) for `task` on `url`: its JSON-RPC answer.
+fn task_method(url: &str, id: u64, method: &str, task: &str) -> serde_json::Value {
+    let params = format!(r#""taskId":"{task}","#);
+    let mut stream = open_stateless(url, id, method, Some(task), &params);
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).expect("read the answer");
+    let reply = parse(&raw);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    message(&reply)
+}
+
+/// Starts `slow_compute` for `seconds` as a task on `url`; returns its id.
+fn start_task(url: &str, seconds: u32) -> String {
+    let arguments = format!(r#""arguments":{{"seconds":{seconds}}},"#);
+    let params = format!(r#""name":"slow_compute",{arguments}"#);
+    let mut stream = open_stateless(url, 1, "tools/call", Some("slow_compute"), &params);
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).expect("read the answer");
+    let created = message(&parse(&raw));
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    created["result"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned()
+}
+
+/// Asks for `task` on `url` (every 100 ms, at most 100 times) until its status is `status`.
+fn wait_for_status(url: &str, task: &str, status: &str) -> serde_json::Value {
+    for n in 0..100 {
+        let got = task_method(url, 10 + n, "tasks/get", task);
+        if got["result"]["status"] == status {
+            return got;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("task {task} never became {status} on {url}");
+}
+
+#[test]
+fn a_task_run_on_one_instance_is_followed_and_cancelled_on_the_others() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let (a, b, c) = (&instances[0].url, &instances[1].url, &instances[2].url);
+    let task = start_task(a, 1);
+    // Another instance answers from the stored record while the first one works.
+    let working = task_method(b, 2, "tasks/get", &task);
+    assert_eq!(working["result"]["taskId"], task.as_str(), "{working}");
+    assert_eq!(working["result"]["status"], "working", "{working}");
+    let done = wait_for_status(c, &task, "completed");
+    let text = done["result"]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or("");
+    assert!(!text.is_empty(), "{done}");
+
+    // A cancellation sent to a second instance reaches the job on the first.
+    let long = start_task(a, 60);
+    let cancelled = task_method(b, 3, "tasks/cancel", &long);
+    assert_eq!(cancelled["result"]["resultType"], "complete", "{cancelled}");
+    wait_for_status(c, &long, "cancelled");
+    assert_eq!(
+        task_method(a, 4, "tasks/get", &long)["result"]["status"],
+        "cancelled"
+    );
+
+    // An id no instance knows is unknown everywhere.
+    let unknown = task_method(c, 5, "tasks/get", "00112233445566778899aabbccddeeff");
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+}
+
+#[test]
+fn a_task_of_a_killed_instance_ends_with_an_error_elsewhere() {
+    let Some((_redis, mut instances)) = cluster(&[]) else {
+        return;
+    };
+    let task = start_task(&instances[0].url, 60);
+    assert_eq!(
+        task_method(&instances[1].url, 2, "tasks/get", &task)["result"]["status"],
+        "working"
+    );
+    drop(instances.remove(0));
+    let gone = task_method(&instances[1].url, 3, "tasks/get", &task);
+    assert_eq!(gone["error"]["code"], -32603, "{gone}");
+    let cancel = task_method(&instances[0].url, 4, "tasks/cancel", &task);
+    assert_eq!(cancel["error"]["code"], -32603, "{cancel}");
+}
+
+#[test]
+fn bench_rotating_every_request_over_the_instances_gets_every_answer() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
+        .args([
+            "bench",
+            "--rotate",
+            "--json",
+            "--requests",
+            "300",
+            "--sessions",
+            "1",
+        ])
+        .args(["--concurrency", "1", "--warmup", "0", "--timeout", "20s"])
+        .args(["--mix", "ping=1,tool:test_simple_text=1"])
+        .args(instances.iter().map(|i| i.url.as_str()))
+        .output()
+        .expect("run bench");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "stderr:\n{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    assert_eq!(report["ok"], report["completed"], "{report}");
+    assert_eq!(report["errors"]["total"], 0, "{report}");
+    assert_eq!(report["sessions_lost"], 0, "{report}");
+    // One call at a time, yet a connection to each instance: the requests went round.
+    let opened = report["connections_opened"].as_u64().unwrap_or(0);
+    assert!(opened >= 3, "{report}");
+}

@@ -55,7 +55,7 @@ use mcp_sansio::session::Stats;
 use smol::LocalExecutor;
 
 use driver::{drive, Sinks};
-use endpoint_url::{endpoint_parts, parse_endpoint};
+use endpoint_url::{connect_addr, endpoint_parts, parse_endpoint};
 use exchange::Target;
 use repoll::Repoll;
 
@@ -77,6 +77,11 @@ pub struct HttpClientOptions {
     /// Where every request head and body, response status line and body, and server-sent
     /// event goes (docs/trace.md). Default none: nothing is traced.
     pub trace: Option<crate::HttpTrace>,
+    /// More URLs of the same endpoint, served by other instances sharing the sessions
+    /// (docs/scale-out.md): each request goes to the next of the URL given and these, in
+    /// turn, as a load balancer without sticky sessions would send it. Only their host and
+    /// port are used; the path and the `Host` header are the first URL's. Default none.
+    pub rotate_urls: Vec<String>,
 }
 
 impl Default for HttpClientOptions {
@@ -88,6 +93,7 @@ impl Default for HttpClientOptions {
             max_idle_connections: 64,
             close_timeout: Duration::from_secs(2),
             trace: None,
+            rotate_urls: Vec::new(),
         }
     }
 }
@@ -104,6 +110,7 @@ impl std::fmt::Debug for HttpClientOptions {
             .field("max_idle_connections", &self.max_idle_connections)
             .field("close_timeout", &self.close_timeout)
             .field("trace", &self.trace)
+            .field("rotate_urls", &self.rotate_urls)
             .finish()
     }
 }
@@ -134,7 +141,7 @@ pub(crate) fn header_pairs(headers: &hyper::HeaderMap) -> impl Iterator<Item = (
 /// An MCP client for one Streamable HTTP endpoint, ready to run.
 pub struct McpHttpClient {
     target: Target,
-    addr: String,
+    addrs: Vec<String>,
     client: Client,
     options: HttpClientOptions,
     on_event: ClientSink,
@@ -149,10 +156,14 @@ pub fn connect_http_client(
     options: HttpClientOptions,
 ) -> io::Result<McpHttpClient> {
     let (addr, authority, path) = endpoint_parts(&parse_endpoint(url)?);
+    let mut addrs = vec![addr];
+    for more in &options.rotate_urls {
+        addrs.push(connect_addr(&parse_endpoint(more)?));
+    }
     let target = Target::new(authority, path, &options);
     Ok(McpHttpClient {
         target,
-        addr,
+        addrs,
         client: builder.build(Instant::now()),
         options,
         on_event: Box::new(|_| {}),
@@ -200,7 +211,7 @@ async fn run_http<F: Future>(
 ) -> io::Result<(F::Output, HttpRunReport)> {
     let McpHttpClient {
         target,
-        addr,
+        addrs,
         client,
         options,
         on_event,
@@ -216,7 +227,7 @@ async fn run_http<F: Future>(
         }),
     };
     let (output, end) = drive(
-        transport, client, target, addr, &options, sinks, executor, app,
+        transport, client, target, addrs, &options, sinks, executor, app,
     )
     .await?;
     let report = HttpRunReport {

@@ -65,7 +65,7 @@ use std::time::{Duration, Instant};
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use mcp_sansio::app::server::Server;
+use mcp_sansio::app::server::{Server, Tasks};
 use mcp_sansio::http::EndpointConfig;
 use mcp_sansio::stateless::ListenChange;
 use smol::channel::{self, Receiver, Recv, Sender};
@@ -139,6 +139,12 @@ pub struct HttpServerOptions {
     /// letters and digits, at most 32; a random name when unset or empty). Default `None`:
     /// sessions live in this process.
     pub store: Option<SessionStore>,
+    /// The task table of the servers (the one handed to `ServerBuilder::tasks`), shared
+    /// through `store` with the other instances: each task's state is written there as it
+    /// changes, `tasks/get` for a task another instance runs is answered from it, and
+    /// `tasks/update` / `tasks/cancel` are forwarded to that instance. Only with a `store`.
+    /// Default `None`.
+    pub tasks: Option<Tasks>,
 }
 
 /// The slowest request body the server waits for (see [`HttpServerOptions::body_min_rate`]).
@@ -177,6 +183,7 @@ impl Default for HttpServerOptions {
             tcp_keepalive: Some(Duration::from_secs(60)),
             drain_timeout: Duration::from_secs(5),
             store: None,
+            tasks: None,
         }
     }
 }
@@ -351,6 +358,7 @@ impl HttpServer {
                 endpoint.idle_timeout,
                 id,
                 endpoint.sse_keep_alive,
+                self.options.tasks.clone(),
             ))
         });
         if let (Some(sharing), None) = (&sharing, &self.options.endpoint.event_key) {
@@ -360,7 +368,10 @@ impl HttpServer {
         let router = mount::router(&self.options, self.factory, wake);
         let shared = Shared::new(router, &executor, kick_tx);
         if let Some(sharing) = &sharing {
-            shared.with(|core| core.stream_log = Some(sharing.log_sender()));
+            shared.with(|core| {
+                core.stream_log = Some(sharing.log_sender());
+                core.listen_changes = Some(sharing.listen_sender());
+            });
         }
         let route = Rc::new(Route {
             auth: self.options.auth.clone(),

@@ -54,7 +54,7 @@ pub use prompt::{
 pub use resource::{Resource, ResourceContents, ResourceRead, ResourceTemplate};
 pub use stateless::listen::{DEFAULT_MAX_LISTENERS, MAX_RESOURCE_SUBSCRIPTIONS};
 pub use stateless::param_headers::check_header_annotations;
-pub use stateless::task_table::{Entropy, Tasks};
+pub use stateless::task_table::{Entropy, TaskRecord, Tasks};
 pub use tool::{CallToolResult, Tool, ToolCall, ToolContent};
 pub use typed::{
     input_schema_for, output_schema_for, Structured, ToolOutput, TypedPrompt, TypedTool,

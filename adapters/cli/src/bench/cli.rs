@@ -22,7 +22,9 @@ pub(crate) const BENCH_HELP: &str = "\
 Two targets: --stdio starts SESSIONS copies of the server (the command after `--`); a URL
 (Streamable HTTP, http://host:port/path) opens SESSIONS MCP sessions on that server, each with
 its own Mcp-Session-Id and its own kept-alive connections; several URLs (or --url, repeated)
-share the sessions round-robin; --get-stream makes each session hold the standalone GET stream
+share the sessions round-robin, or with --rotate every session sends each request to the next URL
+(instances sharing the sessions through a store, as a load balancer without sticky sessions
+would); --get-stream makes each session hold the standalone GET stream
 open, as SDK clients do; --idle TIME opens the sessions and holds them without calls. Each session runs the MCP handshake,
 then keeps CONCURRENCY calls in flight, drawn from the mix in proportion to the weights (a fixed
 interleaved order). Calls made during --warmup are not counted. Every answer is checked: ping
@@ -71,6 +73,10 @@ pub(crate) struct BenchArgs {
     /// Another URL to spread sessions over (repeatable; same as a positional URL).
     #[arg(long = "url", value_name = "URL")]
     pub(crate) url_flags: Vec<String>,
+    /// Several URLs: each session sends each request to the next URL in turn (instances that
+    /// share the sessions through a store) instead of keeping to one.
+    #[arg(long)]
+    pub(crate) rotate: bool,
     /// URL only: send `Authorization: Bearer <TOKEN>` with every request.
     #[arg(long, value_name = "TOKEN")]
     pub(crate) bearer_token: Option<String>,
@@ -142,6 +148,8 @@ pub(crate) struct Settings {
     pub(crate) get_stream: bool,
     /// Hold the sessions this long without calls instead of loading them.
     pub(crate) idle: Option<Duration>,
+    /// How many URLs each session sends its requests to in turn (1: it keeps to one).
+    pub(crate) rotate_over: usize,
 }
 
 impl Settings {
@@ -151,7 +159,7 @@ impl Settings {
     pub(crate) fn connections_per_session(&self) -> usize {
         match self.idle {
             Some(_) => 1,
-            None => self.concurrency + 1 + usize::from(self.get_stream),
+            None => (self.concurrency + 1) * self.rotate_over + usize::from(self.get_stream),
         }
     }
 
@@ -196,6 +204,10 @@ impl BenchArgs {
         if !urls && (self.get_stream || self.bearer_token.is_some() || self.idle.is_some()) {
             return Err("--get-stream, --idle and --bearer-token go with a URL".into());
         }
+        let url_count = self.urls.len() + self.url_flags.len();
+        if self.rotate && url_count < 2 {
+            return Err("--rotate goes with several URLs".into());
+        }
         Ok(Settings {
             mix: Mix::parse(&self.mix, &self.tool_args)?,
             concurrency: self.concurrency,
@@ -209,6 +221,7 @@ impl BenchArgs {
             timeout: self.timeout,
             get_stream: self.get_stream,
             idle: self.idle,
+            rotate_over: if self.rotate { url_count } else { 1 },
         })
     }
 }

@@ -130,6 +130,14 @@ pub(crate) fn url_for(urls: &[String], session: usize) -> &str {
     &urls[session % urls.len()]
 }
 
+/// The URLs session number `session` sends requests to after its own, in turn, when it
+/// rotates over `over` of them (1: none, it keeps to its own).
+pub(crate) fn rotation_for(urls: &[String], session: usize, over: usize) -> Vec<String> {
+    (1..over.min(urls.len()))
+        .map(|k| url_for(urls, session + k).to_owned())
+        .collect()
+}
+
 /// Connects to `target` and initializes. `load` gets `Some(handle)` when the session is ready
 /// and `None` when it is not (it must still run, to meet the other sessions at the start
 /// line) and returns whether it ran.
@@ -145,7 +153,14 @@ where
     match target {
         Target::Stdio { command, stderr } => run_stdio(command, *stderr, settings.timeout, load),
         Target::Url { urls, bearer_token } => {
-            run_url(url_for(urls, session), bearer_token.clone(), settings, load)
+            let rotation = rotation_for(urls, session, settings.rotate_over);
+            run_url(
+                url_for(urls, session),
+                rotation,
+                bearer_token.clone(),
+                settings,
+                load,
+            )
         }
     }
 }
@@ -272,5 +287,18 @@ mod tests {
         );
         let one = vec![String::from("http://only/mcp")];
         assert!((0..5).all(|i| url_for(&one, i) == "http://only/mcp"));
+    }
+
+    #[test]
+    fn a_rotating_session_sends_to_its_own_url_then_the_others_in_turn() {
+        let urls: Vec<String> = ["http://a/mcp", "http://b/mcp", "http://c/mcp"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(rotation_for(&urls, 1, 3), ["http://c/mcp", "http://a/mcp"]);
+        assert_eq!(rotation_for(&urls, 3, 3), ["http://b/mcp", "http://c/mcp"]);
+        assert!(
+            rotation_for(&urls, 1, 1).is_empty(),
+            "no --rotate: its own URL only"
+        );
     }
 }

@@ -64,9 +64,11 @@ pub(crate) fn delivery(error: &ClientError) -> Delivery {
     }
 }
 
-/// Opens one MCP session on `url`, initializes, runs `load` on it, closes it.
+/// Opens one MCP session on `url`, initializes, runs `load` on it, closes it; with
+/// `rotation`, its requests go to `url` and those URLs in turn.
 pub(crate) fn run_url<T, F>(
     url: &str,
+    rotation: Vec<String>,
     bearer_token: Option<String>,
     settings: &Settings,
     load: impl FnOnce(Option<ClientHandle>) -> F,
@@ -87,6 +89,7 @@ where
             Some(_) => 0,
             None => settings.concurrency + 1,
         },
+        rotate_urls: rotation,
         ..HttpClientOptions::default()
     };
     let client = match connect_http_client(url, client_builder(settings.timeout), options) {

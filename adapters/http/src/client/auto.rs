@@ -210,7 +210,17 @@ async fn run_auto<F: Future>(
         }),
     };
     let target = Target::new(authority, path, &options);
-    let (output, end) = drive(wire, client, target, addr, &options, sinks, executor, app).await?;
+    let (output, end) = drive(
+        wire,
+        client,
+        target,
+        vec![addr],
+        &options,
+        sinks,
+        executor,
+        app,
+    )
+    .await?;
     let report = AutoRunReport {
         transport: detected.get(),
         connections_opened: end.connections_opened,

@@ -187,7 +187,7 @@ pub(crate) async fn drive<T: ClientTransport, F: Future>(
     transport: T,
     mut client: Client,
     target: Target,
-    addr: String,
+    addrs: Vec<String>,
     options: &HttpClientOptions,
     sinks: Sinks<T::Event>,
     executor: Rc<LocalExecutor<'static>>,
@@ -196,8 +196,8 @@ pub(crate) async fn drive<T: ClientTransport, F: Future>(
     let doorbell = Arc::new(Doorbell::default());
     let ring = doorbell.clone();
     client.set_waker(Arc::new(move || ring.ring()));
-    let pool = Rc::new(Pool::new(
-        addr,
+    let pool = Rc::new(Pool::rotating(
+        addrs,
         options.max_idle_connections,
         executor.clone(),
     ));

@@ -28,6 +28,7 @@ use mcp_sansio::app::server::Server;
 use mcp_sansio::http::sse_transport::Router;
 use mcp_sansio::http::{StreamId, StreamLogEntry};
 use mcp_sansio::runtime::Job;
+use mcp_sansio::stateless::ListenChange;
 use smol::channel::Sender;
 use smol::LocalExecutor;
 
@@ -54,6 +55,9 @@ pub(crate) struct Core {
     /// Where `settle` puts what the endpoint's logged streams wrote (sessions shared with an
     /// event key): the store appender's queue.
     pub(crate) stream_log: Option<Sender<StreamLogEntry>>,
+    /// Where `settle` puts the changes 2026-07-28 exchanges made (with a store): the bus
+    /// publisher's queue, for the listen streams of other instances.
+    pub(crate) listen_changes: Option<Sender<ListenChange>>,
 }
 
 /// Cloned into every task.
@@ -83,6 +87,7 @@ impl Shared {
                 closing: false,
                 armed: None,
                 stream_log: None,
+                listen_changes: None,
             })),
             executor: Rc::downgrade(executor),
             kick,
@@ -133,6 +138,7 @@ impl Shared {
         let (wakers, earlier) = {
             let mut core = self.core.borrow_mut();
             core.hand_out_stream_log();
+            core.hand_out_listen_changes();
             let wakers = core.ready_bodies();
             let armed = core.armed;
             let earlier = core
@@ -186,6 +192,19 @@ impl Core {
         }
         while let Some(entry) = endpoint.poll_stream_log() {
             let _ = log.try_send(entry);
+        }
+    }
+
+    /// Moves the changes 2026-07-28 exchanges made to the bus publisher's queue (none without
+    /// a store). A change the full queue refuses is dropped: other instances' listen streams
+    /// miss it, as a listen stream misses what happens while it is closed.
+    fn hand_out_listen_changes(&mut self) {
+        let Some(out) = &self.listen_changes else {
+            return;
+        };
+        let endpoint = self.endpoint.streamable();
+        while let Some(change) = endpoint.poll_listen_change() {
+            let _ = out.try_send(change);
         }
     }
 

@@ -28,6 +28,16 @@
 //! by one task, in order; a GET whose `Last-Event-ID` names a stream another instance wrote
 //! is served from there (see `resume`).
 //!
+//! A change a 2026-07-28 exchange made (a tool added, a resource updated) is published to
+//! every instance (`listen`); the others hand it to their listen streams.
+//!
+//! With a task table (`HttpServerOptions::tasks`), each task's state is written to its
+//! record (`mcp:task:{<task>}:record`: the running instance's name, a newline, the
+//! `DetailedTask`) as it changes, by one task, in order. A `tasks/get` for a task this
+//! instance does not hold is answered from the record (or, when the instance running a task
+//! not yet finished is gone, with an error); `tasks/update` and `tasks/cancel` are published
+//! to that instance (`tasks.<instance>`), which serves them.
+//!
 //! A store that fails (unreachable, timed out) makes the request a 503.
 
 use std::cell::RefCell;
@@ -36,7 +46,11 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::http::{EventKey, HttpRequestHead, HttpResponse, SessionChange, StreamLogEntry};
+use mcp_sansio::app::server::{TaskRecord, Tasks};
+use mcp_sansio::http::{
+    EventKey, HttpRequestHead, HttpResponse, SessionChange, StreamLogEntry, TaskRequest,
+};
+use mcp_sansio::stateless::ListenChange;
 use mcp_sansio_store::{RecordKey, StoreError, StreamKey, Version, Versioned};
 use smol::channel::{self, Receiver, Sender};
 use smol::lock::Mutex;
@@ -51,8 +65,17 @@ const ENDED_CHANNEL: &str = "session-ended";
 /// The bus channel that carries cancellations to every instance (sender, session, frame).
 const CANCEL_CHANNEL: &str = "cancelled";
 
+/// The bus channel that carries the changes 2026-07-28 exchanges made (sender, change).
+const LISTEN_CHANNEL: &str = "listen";
+
+/// Listen changes waiting for the publisher at most (past it they are dropped).
+const MAX_LISTEN_QUEUE: usize = 1024;
+
 /// The record holding the key event ids are signed with (a name no session id takes).
 const EVENT_KEY_RECORD: &str = "event-key";
+
+/// What the records of shared secrets are named with (no session id starts so).
+const SECRET_PREFIX: &str = "secret.";
 
 /// How long the event key's record lives; each instance that starts resets it.
 const EVENT_KEY_TTL: Duration = Duration::from_secs(365 * 24 * 3600);
@@ -88,6 +111,15 @@ pub(crate) struct Sharing {
     /// The stream log entries the endpoint handed out, for the appender.
     log_tx: Sender<StreamLogEntry>,
     log_rx: Receiver<StreamLogEntry>,
+    /// The listen changes the endpoint handed out, for the publisher.
+    listen_tx: Sender<ListenChange>,
+    listen_rx: Receiver<ListenChange>,
+    /// The servers' task table, shared through the store (see the module docs).
+    tasks: Option<Tasks>,
+    /// Set when a task changed (capacity 1: coalesced), for the task writer.
+    task_kick: Receiver<()>,
+    /// One writer of task records at a time.
+    task_writes: Mutex<()>,
 }
 
 impl Sharing {
@@ -96,8 +128,16 @@ impl Sharing {
         ttl: Duration,
         instance: String,
         keep_alive: Option<Duration>,
+        tasks: Option<Tasks>,
     ) -> Self {
         let (log_tx, log_rx) = channel::bounded(MAX_LOG_QUEUE);
+        let (listen_tx, listen_rx) = channel::bounded(MAX_LISTEN_QUEUE);
+        let (kick_tx, task_kick) = channel::bounded(1);
+        if let Some(tasks) = &tasks {
+            tasks.share(std::sync::Arc::new(move || {
+                let _ = kick_tx.try_send(());
+            }));
+        }
         Sharing {
             store,
             instance,
@@ -107,6 +147,11 @@ impl Sharing {
             keep_alive,
             log_tx,
             log_rx,
+            listen_tx,
+            listen_rx,
+            tasks,
+            task_kick,
+            task_writes: Mutex::new(()),
         }
     }
 
@@ -117,6 +162,23 @@ impl Sharing {
     /// Where the stream log entries go (see `Core::stream_log`).
     pub(crate) fn log_sender(&self) -> Sender<StreamLogEntry> {
         self.log_tx.clone()
+    }
+
+    /// Where the listen changes go (see `Core::listen_changes`).
+    pub(crate) fn listen_sender(&self) -> Sender<ListenChange> {
+        self.listen_tx.clone()
+    }
+
+    /// Publishes the listen changes to every instance, in order, until the queue closes; a
+    /// failed publish is dropped (the other instances' listen streams miss that change).
+    async fn publish_listen_changes(&self) {
+        while let Ok(change) = self.listen_rx.recv().await {
+            let Ok(json) = serde_json::to_vec(&change) else {
+                continue;
+            };
+            let payload = [self.instance.as_bytes(), &json].join(&b'\n');
+            let _ = self.store.publish(LISTEN_CHANNEL, &payload).await;
+        }
     }
 
     /// A GET the endpoint says names another instance's stream (after [`Sharing::before`]
@@ -153,9 +215,10 @@ impl Sharing {
         body: &Bytes,
     ) -> Result<(), HttpResponse> {
         let Some(sid) = head.get("mcp-session-id") else {
-            return Ok(());
+            self.claim_state(shared, head, body).await?;
+            return self.route_task(shared, head, body).await;
         };
-        if sid == EVENT_KEY_RECORD {
+        if sid == EVENT_KEY_RECORD || sid.starts_with(SECRET_PREFIX) {
             return Ok(());
         }
         let key = RecordKey::Session(sid.to_owned());
@@ -180,6 +243,129 @@ impl Sharing {
         }
         self.forward(shared, head, sid, body).await?;
         self.spread_cancellations(shared, head, sid, body).await;
+        Ok(())
+    }
+
+    /// Claims in the store the `requestState` a 2026-07-28 request carries, when the endpoint
+    /// names a claim (a shared single-use guard): `Err` with the endpoint's refusal when
+    /// another redemption claimed it first.
+    async fn claim_state(
+        &self,
+        shared: &Shared,
+        head: &HttpRequestHead,
+        body: &Bytes,
+    ) -> Result<(), HttpResponse> {
+        let now_ms = unix_ms();
+        let claim = shared
+            .try_with(|core| {
+                let endpoint = core.endpoint.streamable();
+                endpoint.request_state_claim(head, body, now_ms)
+            })
+            .flatten();
+        let Some(claim) = claim else {
+            return Ok(());
+        };
+        match self.store.claim(claim.token.as_bytes(), claim.ttl).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(claim.refusal()),
+            Err(_) => Err(unavailable()),
+        }
+    }
+
+    /// Serves from the store a task request for a task another instance runs (`Err`: the
+    /// answer); one for a task this instance holds, or that no instance stored, is the
+    /// endpoint's.
+    async fn route_task(
+        &self,
+        shared: &Shared,
+        head: &HttpRequestHead,
+        body: &Bytes,
+    ) -> Result<(), HttpResponse> {
+        let Some(tasks) = &self.tasks else {
+            return Ok(());
+        };
+        let request = shared
+            .try_with(|core| core.endpoint.streamable().task_request(head, body))
+            .flatten();
+        let Some(request) = request else {
+            return Ok(());
+        };
+        if tasks.holds(&request.task_id, unix_ms()) {
+            return Ok(());
+        }
+        let record = match self.store.load(&task_key(&request)).await {
+            Ok(Some(record)) => record,
+            Ok(None) | Err(StoreError::InvalidKey(_)) => return Ok(()),
+            Err(_) => return Err(unavailable()),
+        };
+        let Some((owner, detailed)) = split_task_record(&record.bytes) else {
+            return Ok(());
+        };
+        let channel = task_channel(owner);
+        if request.is_get {
+            let finished = matches!(
+                detailed["status"].as_str(),
+                Some("completed" | "failed" | "cancelled")
+            );
+            // A task still running needs its instance: an empty message finds out.
+            if !finished && matches!(self.store.publish(&channel, b"").await, Ok(0)) {
+                return Err(request.gone());
+            }
+            return Err(request.answer(&detailed));
+        }
+        match self.store.publish(&channel, body).await {
+            Ok(0) => Err(request.gone()),
+            Ok(_) => Err(request.forwarded()),
+            Err(_) => Err(unavailable()),
+        }
+    }
+
+    /// Writes the changed tasks' records, in order, each time the table says some changed,
+    /// forever (a failed write is dropped: other instances see the task's earlier state).
+    async fn write_tasks(&self) {
+        let Some(tasks) = &self.tasks else {
+            return std::future::pending().await;
+        };
+        while self.task_kick.recv().await.is_ok() {
+            self.flush_tasks(tasks).await;
+        }
+    }
+
+    /// Writes the records of the tasks changed so far, one writer at a time (so an older
+    /// state never overwrites a newer one).
+    async fn flush_tasks(&self, tasks: &Tasks) {
+        let _writer = self.task_writes.lock().await;
+        while let Some(record) = tasks.poll_change(unix_ms()) {
+            let _ = self.write_task(&record).await;
+        }
+    }
+
+    /// Stores one task's record: created, or swapped at the version read (only the running
+    /// instance writes it).
+    async fn write_task(&self, task: &TaskRecord) -> Result<(), StoreError> {
+        let key = RecordKey::Task(task.id.clone());
+        let json =
+            serde_json::to_vec(&task.detailed).map_err(|e| StoreError::Backend(e.to_string()))?;
+        let bytes = [self.instance.as_bytes(), &json].join(&b'\n');
+        match self.store.create(&key, &bytes, task.ttl).await {
+            Err(StoreError::Exists) => {}
+            other => return other.map(drop),
+        }
+        let mut expected = match self.store.load(&key).await? {
+            Some(stored) => stored.version,
+            None => Version(0),
+        };
+        // Bounded: the first try, then once at the version the store reported.
+        for _ in 0..2 {
+            match self
+                .store
+                .compare_and_swap(&key, expected, &bytes, task.ttl)
+                .await
+            {
+                Err(StoreError::Conflict { current }) => expected = current,
+                other => return other.map(drop),
+            }
+        }
         Ok(())
     }
 
@@ -266,8 +452,12 @@ impl Sharing {
         }
     }
 
-    /// After the endpoint answered: writes every session change it handed out.
+    /// After the endpoint answered: writes every task and session change it handed out.
     pub(crate) async fn after(&self, shared: &Shared) -> Result<(), HttpResponse> {
+        if let Some(tasks) = &self.tasks {
+            // A task this request created or changed is stored before its answer leaves.
+            self.flush_tasks(tasks).await;
+        }
         let _writer = self.writes.lock().await;
         let mut failed = false;
         loop {
@@ -403,6 +593,23 @@ impl Sharing {
                 endpoint.handle_forwarded(Instant::now(), sid, frame)
             });
         });
+        let task_requests = self.follow(task_channel(&self.instance), |payload| {
+            if let Some(tasks) = &self.tasks {
+                let body = Bytes::copy_from_slice(payload);
+                tasks.handle_forwarded(&body, unix_ms());
+            }
+        });
+        let changes = self.follow(LISTEN_CHANNEL.to_owned(), |payload| {
+            let Some(split) = payload.iter().position(|&b| b == b'\n') else {
+                return;
+            };
+            if &payload[..split] == self.instance.as_bytes() {
+                return; // this instance's own listen streams had it already
+            }
+            if let Ok(change) = serde_json::from_slice::<ListenChange>(&payload[split + 1..]) {
+                shared.with(|core| core.endpoint.announce_listen_change(&change));
+            }
+        });
         let stopped = async {
             let _ = stop.recv().await;
         };
@@ -412,6 +619,14 @@ impl Sharing {
             smol::future::or(replies, cancels),
         );
         let listening = smol::future::or(listening, self.append_log());
+        let listening = smol::future::or(
+            listening,
+            smol::future::or(changes, self.publish_listen_changes()),
+        );
+        let listening = smol::future::or(
+            listening,
+            smol::future::or(task_requests, self.write_tasks()),
+        );
         smol::future::or(listening, stopped).await;
     }
 
@@ -460,21 +675,68 @@ impl Sharing {
     }
 }
 
-/// The key every instance sharing `store` signs event ids with: created (32 random bytes)
-/// by the first instance that starts, read by the others; each resets its time to live.
+/// The key every instance sharing `store` signs event ids with (see
+/// [`SessionStore::shared_secret`]).
 pub(crate) async fn event_key(store: &SessionStore) -> Result<EventKey, StoreError> {
-    let key = RecordKey::Session(EVENT_KEY_RECORD.to_owned());
+    let secret = shared_secret(store, EVENT_KEY_RECORD).await?;
+    EventKey::new(&secret)
+        .ok_or_else(|| StoreError::Backend("the stored event key is too short".to_owned()))
+}
+
+/// The secret in record `record` that every instance sharing `store` uses: created (32
+/// random bytes) by the first instance that asks, read by the others; each resets its time
+/// to live (a year).
+pub(crate) async fn shared_secret(
+    store: &SessionStore,
+    record: &str,
+) -> Result<Vec<u8>, StoreError> {
+    let key = RecordKey::Session(record.to_owned());
     let mut fresh = [0u8; 32];
     getrandom::fill(&mut fresh).map_err(|e| StoreError::Backend(e.to_string()))?;
     match store.create(&key, &fresh, EVENT_KEY_TTL).await {
-        Ok(_) => return EventKey::new(&fresh).ok_or(StoreError::NotFound),
+        Ok(_) => return Ok(fresh.to_vec()),
         Err(StoreError::Exists) => {}
         Err(e) => return Err(e),
     }
-    let record = store.load(&key).await?.ok_or(StoreError::NotFound)?;
+    let stored = store.load(&key).await?.ok_or(StoreError::NotFound)?;
     store.touch(&key, EVENT_KEY_TTL).await?;
-    EventKey::new(&record.bytes)
-        .ok_or_else(|| StoreError::Backend("the stored event key is too short".to_owned()))
+    if stored.bytes.len() < 32 {
+        return Err(StoreError::Backend(format!(
+            "the stored secret {record} is too short"
+        )));
+    }
+    Ok(stored.bytes.to_vec())
+}
+
+/// The wall clock now, in Unix milliseconds.
+fn unix_ms() -> u64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The record of the task `request` names.
+fn task_key(request: &TaskRequest) -> RecordKey {
+    RecordKey::Task(request.task_id.clone())
+}
+
+/// The running instance's name and the `DetailedTask` of a stored task record.
+fn split_task_record(bytes: &[u8]) -> Option<(&str, serde_json::Value)> {
+    let split = bytes.iter().position(|&b| b == b'\n')?;
+    let owner = std::str::from_utf8(&bytes[..split]).ok()?;
+    let detailed = serde_json::from_slice(&bytes[split + 1..]).ok()?;
+    Some((owner, detailed))
+}
+
+/// The bus channel of the task requests instance `instance` serves for the others.
+fn task_channel(instance: &str) -> String {
+    format!("tasks.{instance}")
+}
+
+/// The record of the shared secret `name` (see [`SessionStore::shared_secret`]).
+pub(crate) fn secret_record(name: &str) -> String {
+    format!("{SECRET_PREFIX}{name}")
 }
 
 /// The bus channel of the replies instance `instance` owns (an instance listens there while

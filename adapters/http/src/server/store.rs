@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use mcp_sansio_store::{
-    Bus, Event, EventId, EventLog, MemoryStore, MemorySubscription, RecordKey, RecordStore,
+    Bus, Event, EventId, EventLog, Guard, MemoryStore, MemorySubscription, RecordKey, RecordStore,
     StoreError, StreamKey, Subscription, Version, Versioned,
 };
 #[cfg(feature = "redis")]
@@ -48,6 +48,15 @@ impl SessionStore {
         let store =
             RedisStore::connect(url, StoreConfig::default(), RedisConfig::default()).await?;
         Ok(SessionStore::Redis(Box::new(store)))
+    }
+
+    /// The secret named `name` (letters, digits and `-`) shared by every instance using this
+    /// store: 32 random bytes, created by the first instance that asks for it and read by
+    /// the others (record `mcp:{secret.<name>}:record`, a year's time to live, reset on each
+    /// ask). For keys the application shares among its instances, e.g. the
+    /// `RequestStateKey` of 2026-07-28 input rounds. Must run on smol.
+    pub async fn shared_secret(&self, name: &str) -> Result<Vec<u8>, StoreError> {
+        super::sharing::shared_secret(self, &super::sharing::secret_record(name)).await
     }
 
     pub(crate) async fn create(
@@ -96,6 +105,10 @@ impl SessionStore {
         max: usize,
     ) -> Result<Vec<Event>, StoreError> {
         each!(self, s => s.replay(stream, after, max).await)
+    }
+
+    pub(crate) async fn claim(&self, token: &[u8], ttl: Duration) -> Result<bool, StoreError> {
+        each!(self, s => s.claim(token, ttl).await)
     }
 
     pub(crate) async fn publish(&self, channel: &str, payload: &[u8]) -> Result<usize, StoreError> {

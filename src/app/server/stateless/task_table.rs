@@ -5,14 +5,16 @@
 //! `ServerBuilder::tasks`. How a call becomes a task is `super::tasks`; how a handler's input
 //! parks a task is `super::mrtr`; both use this table, which uses neither.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::app::server::HandlerResult;
+use crate::jsonrpc::{decode, Incoming, Message};
 use crate::jsonrpc::{ErrorObject, RawJson};
-use crate::runtime::{lock, oneshot, CancelToken, OneshotReceiver, OneshotSender};
+use crate::runtime::{lock, oneshot, CancelToken, OneshotReceiver, OneshotSender, WakeHook};
 use crate::tasks::{parse_task_params, TaskError, TaskLimits, TaskStore, TASKS_CANCEL, TASKS_GET};
 
 /// Random bytes for task ids, from the application (the core draws no randomness).
@@ -33,10 +35,27 @@ impl std::fmt::Debug for Tasks {
     }
 }
 
+/// Changed tasks waiting for [`Tasks::poll_change`] at most (oldest dropped).
+const MAX_CHANGES: usize = 4096;
+
 #[derive(Default)]
 struct Hub {
     store: TaskStore,
     runs: HashMap<String, Run>,
+    /// With [`Tasks::share`]: the ids of the tasks changed since the driver last looked,
+    /// and how it is told.
+    feed: Option<(VecDeque<String>, WakeHook)>,
+}
+
+/// A task's state for the instances sharing a store: what `tasks/get` answers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskRecord {
+    /// The task's id.
+    pub id: String,
+    /// Its `DetailedTask` (the `tasks/get` result) now.
+    pub detailed: Value,
+    /// How long the task lives from now.
+    pub ttl: Duration,
 }
 
 /// The live side of an active task: its job's cancel token, the inputs it waits for.
@@ -47,6 +66,17 @@ struct Run {
 }
 
 impl Hub {
+    /// Task `id` changed: noted for the driver (with [`Tasks::share`]), which is told.
+    fn changed(&mut self, id: &str) {
+        if let Some((ids, hook)) = &mut self.feed {
+            if ids.len() >= MAX_CHANGES {
+                ids.pop_front();
+            }
+            ids.push_back(id.to_owned());
+            hook();
+        }
+    }
+
     /// Expires tasks at `now_ms`, stopping the jobs of the active ones.
     fn expire(&mut self, now_ms: u64) {
         for id in self.store.expire(now_ms) {
@@ -64,6 +94,7 @@ impl Tasks {
             hub: Arc::new(Mutex::new(Hub {
                 store: TaskStore::new(limits),
                 runs: HashMap::new(),
+                feed: None,
             })),
             entropy,
         }
@@ -72,6 +103,54 @@ impl Tasks {
     /// Runs `f` on the store (inspection, tests).
     pub fn with_store<R>(&self, f: impl FnOnce(&mut TaskStore) -> R) -> R {
         f(&mut lock(&self.hub).store)
+    }
+
+    /// Shares the tasks with other instances: from now on each change (created, waiting for
+    /// input, answered, finished, cancelled) is noted for [`Tasks::poll_change`] and `wake`
+    /// is called (it must not call back into the table). Without it nothing is noted.
+    pub fn share(&self, wake: WakeHook) {
+        lock(&self.hub).feed = Some((VecDeque::new(), wake));
+    }
+
+    /// The next changed task's record at `now_ms` (expired tasks are skipped), for the
+    /// driver to store where other instances answer `tasks/get` from it.
+    pub fn poll_change(&self, now_ms: u64) -> Option<TaskRecord> {
+        let mut hub = lock(&self.hub);
+        loop {
+            let id = hub.feed.as_mut()?.0.pop_front()?;
+            let Ok(task) = hub.store.get(&id, now_ms) else {
+                continue;
+            };
+            let left = task
+                .created_ms
+                .saturating_add(task.ttl_ms)
+                .saturating_sub(now_ms);
+            return Some(TaskRecord {
+                detailed: task.detailed_json(),
+                ttl: Duration::from_millis(left.max(1)),
+                id,
+            });
+        }
+    }
+
+    /// Whether task `id` lives in this table at `now_ms` (created here, not expired).
+    pub fn holds(&self, id: &str, now_ms: u64) -> bool {
+        lock(&self.hub).store.get(id, now_ms).is_ok()
+    }
+
+    /// Serves a `tasks/update` or `tasks/cancel` request another instance forwarded (the
+    /// JSON-RPC request's bytes) at `now_ms`: inputs reach the waiting job, a cancellation
+    /// stops it. The answer went out there; `false` when `body` is not such a request or
+    /// the table refused it.
+    pub fn handle_forwarded(&self, body: &bytes::Bytes, now_ms: u64) -> bool {
+        let Ok(Incoming::Single(Message::Request(request))) = decode(body) else {
+            return false;
+        };
+        if request.method == TASKS_GET || !crate::tasks::is_task_method(&request.method) {
+            return false;
+        }
+        self.serve(&request.method, request.params.as_ref(), now_ms)
+            .is_ok()
     }
 
     /// Creates a task at `now_ms`: its id, `CreateTaskResult` and the job's cancel token.
@@ -84,6 +163,7 @@ impl Tasks {
         let run = Run::default();
         let cancel = run.cancel.clone();
         hub.runs.insert(id.clone(), run);
+        hub.changed(&id);
         Ok((id, created, cancel))
     }
 
@@ -100,6 +180,7 @@ impl Tasks {
         }
         let (tx, rx) = oneshot();
         hub.runs.get_mut(id)?.waiters.insert(key, tx);
+        hub.changed(id);
         Some(rx)
     }
 
@@ -113,6 +194,7 @@ impl Tasks {
                 .store
                 .fail(id, serde_json::to_value(&e).unwrap_or(Value::Null)),
         }
+        hub.changed(id);
     }
 
     /// Answers one task method at `now_ms`.
@@ -137,6 +219,7 @@ impl Tasks {
                     if let Some(run) = hub.runs.remove(&p.task_id) {
                         run.cancel.cancel();
                     }
+                    hub.changed(&p.task_id);
                 }
                 Ok(json!({"resultType": "complete"}))
             }
@@ -149,6 +232,7 @@ impl Tasks {
                         }
                     }
                 }
+                hub.changed(&p.task_id);
                 Ok(json!({"resultType": "complete"}))
             }
         }
