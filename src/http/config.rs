@@ -80,6 +80,11 @@ pub struct EndpointConfig {
     /// is handed to the driver (`Endpoint::resume_elsewhere`). Default `None`: ids are
     /// `<stream>-<seq>`, valid on this instance only.
     pub event_key: Option<EventKey>,
+    /// Whether the endpoint keeps the ids of the sessions that end (DELETE, idle or handshake
+    /// expiry, eviction to make room, an end announced by another instance) for the driver
+    /// (`Endpoint::poll_ended_session`), e.g. for a session-duration metric. At most
+    /// `max_sessions` are kept (the oldest dropped past it). Default off.
+    pub report_ended_sessions: bool,
 }
 
 impl Default for EndpointConfig {
@@ -103,6 +108,7 @@ impl Default for EndpointConfig {
             peer_limit: None,
             instance_id: None,
             event_key: None,
+            report_ended_sessions: false,
         }
     }
 }
