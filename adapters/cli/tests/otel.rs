@@ -163,6 +163,18 @@ fn greet(collector: &Collector, target: &[&str]) -> std::process::Output {
         .expect("run mcp-sansio client")
 }
 
+/// Asserts that every metric of `names` reached the collector.
+fn assert_metrics(received: &[(String, Value)], names: &[&str]) {
+    let metrics: String = received
+        .iter()
+        .filter(|(p, _)| p == "/v1/metrics")
+        .map(|(_, body)| body.to_string())
+        .collect();
+    for name in names {
+        assert!(metrics.contains(name), "{name} missing from {metrics}");
+    }
+}
+
 /// The span named `name` among `spans`.
 fn find(spans: &[(String, Value)], name: &str) -> Value {
     spans
@@ -219,19 +231,15 @@ fn spans_and_metrics_reach_an_otlp_collector() {
     assert_eq!(server_call["traceId"], client_call["traceId"]);
     assert_eq!(server_call["parentSpanId"], client_call["spanId"]);
 
-    let metrics: String = received
-        .iter()
-        .filter(|(p, _)| p == "/v1/metrics")
-        .map(|(_, body)| body.to_string())
-        .collect();
-    for name in [
-        "mcp.client.operation.duration",
-        "mcp.server.operation.duration",
-        "mcp.server.session.duration",
-        "mcp.client.session.duration",
-    ] {
-        assert!(metrics.contains(name), "{name} missing from {metrics}");
-    }
+    assert_metrics(
+        &received,
+        &[
+            "mcp.client.operation.duration",
+            "mcp.server.operation.duration",
+            "mcp.server.session.duration",
+            "mcp.client.session.duration",
+        ],
+    );
 }
 
 #[test]
@@ -292,14 +300,10 @@ fn an_http_conversation_names_its_session_and_transport() {
     );
 
     // The client ended its session (DELETE), the server recorded its end.
-    let metrics: String = received
-        .iter()
-        .filter(|(p, _)| p == "/v1/metrics")
-        .map(|(_, body)| body.to_string())
-        .collect();
-    for name in ["mcp.server.session.duration", "mcp.client.session.duration"] {
-        assert!(metrics.contains(name), "{name} missing from {metrics}");
-    }
+    assert_metrics(
+        &received,
+        &["mcp.server.session.duration", "mcp.client.session.duration"],
+    );
 }
 
 #[test]
@@ -338,15 +342,11 @@ fn a_bench_run_exports_spans_and_metrics_of_each_session() {
             Some("pipe")
         );
     }
-    let metrics: String = received
-        .iter()
-        .filter(|(p, _)| p == "/v1/metrics")
-        .map(|(_, body)| body.to_string())
-        .collect();
-    for name in [
-        "mcp.client.operation.duration",
-        "mcp.client.session.duration",
-    ] {
-        assert!(metrics.contains(name), "{name} missing from {metrics}");
-    }
+    assert_metrics(
+        &received,
+        &[
+            "mcp.client.operation.duration",
+            "mcp.client.session.duration",
+        ],
+    );
 }

@@ -22,6 +22,10 @@ use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData
 use serde_json::{json, Value};
 use tracing_subscriber::layer::SubscriberExt;
 
+#[path = "support/attrs.rs"]
+mod attrs;
+use attrs::{attr, text};
+
 /// The client's span, as a client would name it in `params._meta`.
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CLIENT_SPAN: &str = "00f067aa0ba902b7";
@@ -128,17 +132,6 @@ fn sessions_recorded(provider: &SdkMeterProvider, metrics: &InMemoryMetricExport
             other => panic!("not an f64 histogram: {other:?}"),
         })
         .sum()
-}
-
-fn attr<'a>(span: &'a SpanData, key: &str) -> Option<&'a OtelValue> {
-    span.attributes
-        .iter()
-        .find(|kv| kv.key.as_str() == key)
-        .map(|kv| &kv.value)
-}
-
-fn text(span: &SpanData, key: &str) -> Option<String> {
-    attr(span, key).map(|v| v.as_str().into_owned())
 }
 
 #[test]
