@@ -175,6 +175,26 @@ fn a_fixed_number_of_calls_completes_exactly_without_errors() {
     }
 }
 
+/// The arguments of a run of `requests` pings in two sessions (`concurrency` in flight),
+/// traced to `file`, reported as JSON.
+fn traced_pings<'a>(requests: &'a str, concurrency: &'a str, file: &'a str) -> [&'a str; 13] {
+    [
+        "--json",
+        "--requests",
+        requests,
+        "--sessions",
+        "2",
+        "--concurrency",
+        concurrency,
+        "--warmup",
+        "0s",
+        "--mix",
+        "ping",
+        "--trace-file",
+        file,
+    ]
+}
+
 /// How many records of `steps` went `dir` with `what` (a method, or `response` for any
 /// response).
 fn count(steps: &[(String, String)], dir: &str, what: &str) -> usize {
@@ -189,24 +209,7 @@ fn count(steps: &[(String, String)], dir: &str, what: &str) -> usize {
 #[test]
 fn a_traced_run_writes_every_frame_of_every_session() {
     let file = trace_run::TraceFile::new("bench-trace");
-    let run = bench(
-        &[
-            "--json",
-            "--requests",
-            "40",
-            "--sessions",
-            "2",
-            "--concurrency",
-            "4",
-            "--warmup",
-            "0s",
-            "--mix",
-            "ping",
-            "--trace-file",
-            file.arg(),
-        ],
-        &our_server(),
-    );
+    let run = bench(&traced_pings("40", "4", file.arg()), &our_server());
     assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
     assert_eq!(run.report()["completed"], 40);
     let text = file.read();

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::harness::{free_port, serve_announced, serve_on_port, PeerServer};
-use super::{assert_sane_latency, count, num, peer, run_cli, trace_run, Run, BIN};
+use super::{assert_sane_latency, count, num, peer, run_cli, trace_run, traced_pings, Run, BIN};
 
 /// How long a peer server may take to accept connections.
 const START_LIMIT: Duration = Duration::from_secs(60);
@@ -374,24 +374,7 @@ fn url_loads_the_python_sdk_streamable_http_server() {
 fn a_traced_url_run_shows_heads_and_frames_of_every_session() {
     let server = ours();
     let file = trace_run::TraceFile::new("bench-url-trace");
-    let run = bench_url(
-        &server.url,
-        &[
-            "--json",
-            "--requests",
-            "30",
-            "--sessions",
-            "2",
-            "--concurrency",
-            "3",
-            "--warmup",
-            "0s",
-            "--mix",
-            "ping",
-            "--trace-file",
-            file.arg(),
-        ],
-    );
+    let run = bench_url(&server.url, &traced_pings("30", "3", file.arg()));
     assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
     assert_eq!(run.report()["completed"], 30);
     let text = file.read();
