@@ -170,6 +170,11 @@ pub trait TraceSink {
     /// One server-sent event's `id` and `retry` fields, when it had either. Ignored unless
     /// overridden.
     fn sse(&mut self, _at: Instant, _dir: Direction, _id: Option<&str>, _retry: Option<u64>) {}
+
+    /// A conversation ended: `Some(id)` the HTTP session `id` (terminated by DELETE, expired,
+    /// or evicted to make room), `None` every conversation the sink follows (the HTTP server
+    /// shut down). Ignored unless overridden.
+    fn ended(&mut self, _at: Instant, _session: Option<&str>) {}
 }
 
 /// The header names an HTTP trace shows (compared without case).

@@ -86,6 +86,11 @@ pub struct EndpointConfig {
     /// (`Endpoint::request_state_claim`) for the driver to make in the shared store before
     /// the request is served. Default `false`.
     pub shared_state_guard: bool,
+    /// Whether the endpoint keeps the ids of the sessions that end (DELETE, idle or handshake
+    /// expiry, eviction to make room, an end announced by another instance) for the driver
+    /// (`Endpoint::poll_ended_session`), e.g. for a session-duration metric. At most
+    /// `max_sessions` are kept (the oldest dropped past it). Default off.
+    pub report_ended_sessions: bool,
 }
 
 impl Default for EndpointConfig {
@@ -110,6 +115,7 @@ impl Default for EndpointConfig {
             instance_id: None,
             event_key: None,
             shared_state_guard: false,
+            report_ended_sessions: false,
         }
     }
 }

@@ -100,6 +100,8 @@ pub struct Endpoint<M> {
     /// Changes 2026-07-28 exchanges made, for the driver to hand to other instances (only
     /// with an `instance_id`).
     listen_out: std::collections::VecDeque<ListenChange>,
+    /// Sessions ended since the driver last asked (only with `report_ended_sessions`).
+    ended: std::collections::VecDeque<String>,
 }
 
 impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
@@ -130,6 +132,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             prefixes: 0,
             stream_log: log::StreamLog::default(),
             listen_out: std::collections::VecDeque::new(),
+            ended: std::collections::VecDeque::new(),
         }
     }
 
@@ -609,9 +612,23 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         self.exchanges.flush();
     }
 
+    /// The next session that ended (by DELETE, expiry, eviction or an end announced by
+    /// another instance) since the last call, oldest first; only with
+    /// `EndpointConfig::report_ended_sessions`. New ones appear after any `handle_*` call.
+    #[must_use]
+    pub fn poll_ended_session(&mut self) -> Option<String> {
+        self.ended.pop_front()
+    }
+
     fn terminate(&mut self, now: Instant, sid: &str) {
         if let Some(mut s) = self.sessions.remove(sid) {
             s.machine.close(now);
+            if self.config.report_ended_sessions {
+                if self.ended.len() >= self.config.max_sessions.max(1) {
+                    self.ended.pop_front();
+                }
+                self.ended.push_back(sid.to_owned());
+            }
         }
         self.peers.ended(sid);
         let released = &mut self.released;

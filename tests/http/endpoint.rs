@@ -162,6 +162,36 @@ fn idle_sessions_expire_on_the_timer() {
 }
 
 #[test]
+fn ended_sessions_are_reported_only_when_asked_for() {
+    let ended = |rig: &mut Rig| -> Vec<String> {
+        std::iter::from_fn(|| rig.http.endpoint.poll_ended_session()).collect()
+    };
+    let mut quiet = Rig::new(EndpointConfig::default());
+    let sid = quiet.http.open("2025-11-25");
+    let del =
+        HttpRequestHead::new(HttpMethod::Delete, "/mcp").header("Mcp-Session-Id", sid.as_str());
+    assert_eq!(quiet.send(&del, Value::Null).status, 200);
+    assert!(ended(&mut quiet).is_empty(), "off by default");
+
+    let mut rig = Rig::new(EndpointConfig {
+        idle_timeout: Duration::from_secs(60),
+        report_ended_sessions: true,
+        ..Default::default()
+    });
+    let deleted = rig.http.open("2025-11-25");
+    let idle = rig.http.open("2025-11-25");
+    let del =
+        HttpRequestHead::new(HttpMethod::Delete, "/mcp").header("Mcp-Session-Id", deleted.as_str());
+    assert_eq!(rig.send(&del, Value::Null).status, 200);
+    assert_eq!(ended(&mut rig), [deleted]);
+    // A DELETE of a session already gone ends nothing.
+    assert_eq!(rig.send(&del, Value::Null).status, 404);
+    rig.http.advance(Duration::from_secs(61));
+    assert_eq!(ended(&mut rig), [idle]);
+    assert!(ended(&mut rig).is_empty(), "each end once");
+}
+
+#[test]
 fn past_max_sessions_initialize_gets_503() {
     let mut rig = Rig::capped(2);
     rig.http.open("2025-11-25");

@@ -1,6 +1,7 @@
-//! `mcp-sansio client|serve --trace`, `--trace-full` and `--trace-file PATH`: every frame of the
-//! conversation, one line each, on stderr (for people) or as JSON Lines in a file (for tools).
-//! The lines come from the core's [`FrameTrace`]; this file only formats and writes them.
+//! `mcp-sansio client|serve|bench --trace`, `--trace-full` and `--trace-file PATH`: every
+//! frame of the conversation, one line each, on stderr (for people) or as JSON Lines in a file
+//! (for tools). The lines come from the core's [`FrameTrace`]; this file only formats and
+//! writes them.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -19,14 +20,14 @@ use crate::Failure;
 /// Characters of JSON a `--trace` line shows before it is cut (`--trace-full` shows all).
 const LINE_WIDTH: usize = 160;
 
-/// The trace options of `client` and `serve`.
+/// The trace options of `client`, `serve` and `bench`.
 #[derive(Debug, Args)]
 pub(crate) struct TraceArgs {
     /// Write every frame sent and received to stderr, one line each: milliseconds since the
     /// start, direction, transport, size, kind, method and id, then the JSON cut at 160
     /// characters. Over HTTP also each request and status line with its MCP headers, and each
-    /// SSE event's id and retry. Covers `serve --stdio|--http` and every `client`
-    /// conversation (the era probe included).
+    /// SSE event's id and retry. Covers `serve --stdio|--http`, every `client`
+    /// conversation (the era probe included) and every `bench` session (one output for all).
     #[arg(long)]
     pub(crate) trace: bool,
     /// Like --trace, with the whole JSON of every frame.
@@ -49,7 +50,7 @@ impl TraceArgs {
         let sinks = self
             .sink(transport, false)
             .map_err(|e| Failure::Failed(format!("cannot open the trace file: {e}")))?;
-        Ok(sinks.map(|s| SharedSinks(Arc::new(Mutex::new(s)))))
+        Ok(sinks.map(Shared::new))
     }
 
     /// The sink of an HTTP conversation, opened once per process (the `client` probe and the
@@ -72,41 +73,92 @@ impl TraceArgs {
         transport: &'static str,
         server: bool,
     ) -> std::io::Result<Option<Sinks>> {
+        Ok(self.factory(transport)?.map(|f| f.sinks(server)))
+    }
+
+    /// What makes the sinks of each conversation (bench sessions): one text output for all,
+    /// or `None` when nothing listens.
+    pub(crate) fn factory(&self, transport: &'static str) -> std::io::Result<Option<TraceFactory>> {
         let file = match &self.trace_file {
             Some(path) => Some(BufWriter::new(File::create(path)?)),
             None => None,
         };
         let stderr = (self.trace || self.trace_full).then_some(self.trace_full);
-        let text = (file.is_some() || stderr.is_some()).then(|| CliTrace {
-            start: Instant::now(),
-            transport,
-            stderr,
-            file,
+        let text = (file.is_some() || stderr.is_some()).then(|| {
+            Shared::new(CliTrace {
+                start: Instant::now(),
+                transport,
+                stderr,
+                file,
+            })
         });
-        let _ = server;
-        let sinks = Sinks {
+        let factory = TraceFactory {
             text,
-            #[cfg(feature = "otel")]
-            otel: self
-                .otel
-                .then(|| crate::otel_cli::otel_sink(transport, server)),
+            otel: self.otel,
+            transport,
         };
-        Ok((!sinks.is_empty()).then_some(sinks))
+        Ok((factory.text.is_some() || factory.otel).then_some(factory))
     }
 }
 
-/// Sinks shared by the wires of one conversation (cloning shares them; the last clone
-/// dropped ends them).
+/// Makes the sinks of conversations that share one text trace (stderr or a file, one clock);
+/// each gets an OpenTelemetry sink of its own (a conversation's request ids are its own).
 #[derive(Clone)]
-pub(crate) struct SharedSinks(Arc<Mutex<Sinks>>);
+pub(crate) struct TraceFactory {
+    text: Option<SharedText>,
+    otel: bool,
+    /// The transport the OpenTelemetry sinks name.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    transport: &'static str,
+}
 
-impl SharedSinks {
-    fn with(&self, f: impl FnOnce(&mut Sinks)) {
+impl std::fmt::Debug for TraceFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TraceFactory")
+    }
+}
+
+impl TraceFactory {
+    /// The sinks of one more conversation (the server's side when `server`).
+    pub(crate) fn sinks(&self, server: bool) -> Sinks {
+        let _ = server;
+        Sinks {
+            text: self.text.clone(),
+            #[cfg(feature = "otel")]
+            otel: self
+                .otel
+                .then(|| crate::otel_cli::otel_sink(self.transport, server)),
+        }
+    }
+}
+
+/// A sink shared by several wires or conversations (cloning shares it; the last clone
+/// dropped ends it).
+pub(crate) struct Shared<T>(Arc<Mutex<T>>);
+
+/// The sinks of one conversation, shared by its wires (the era probe and what follows).
+pub(crate) type SharedSinks = Shared<Sinks>;
+
+/// The text trace, shared by the conversations of one process (bench sessions).
+pub(crate) type SharedText = Shared<CliTrace>;
+
+impl<T> Shared<T> {
+    fn new(sink: T) -> Self {
+        Shared(Arc::new(Mutex::new(sink)))
+    }
+
+    fn with(&self, f: impl FnOnce(&mut T)) {
         f(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()));
     }
 }
 
-impl TraceSink for SharedSinks {
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(Arc::clone(&self.0))
+    }
+}
+
+impl<T: TraceSink> TraceSink for Shared<T> {
     fn frame(&mut self, trace: &FrameTrace, raw: &[u8]) {
         self.with(|s| s.frame(trace, raw));
     }
@@ -117,6 +169,10 @@ impl TraceSink for SharedSinks {
 
     fn sse(&mut self, at: Instant, dir: Direction, id: Option<&str>, retry: Option<u64>) {
         self.with(|s| s.sse(at, dir, id, retry));
+    }
+
+    fn ended(&mut self, at: Instant, session: Option<&str>) {
+        self.with(|s| s.ended(at, session));
     }
 }
 

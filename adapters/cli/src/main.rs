@@ -58,6 +58,7 @@ fn main() -> ExitCode {
     let otel = match &cli.command {
         Command::Serve(args) => otel_cli::install(args.trace.otel, "mcp-sansio serve"),
         Command::Client(args) => otel_cli::install(args.trace.otel, "mcp-sansio client"),
+        Command::Bench(args) => otel_cli::install(args.trace.otel, "mcp-sansio bench"),
         _ => Ok(None),
     };
     let _otel = match otel {

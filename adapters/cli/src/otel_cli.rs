@@ -1,4 +1,4 @@
-//! `mcp-sansio serve|client --otel`: OpenTelemetry spans and metrics by the MCP semantic
+//! `mcp-sansio serve|client|bench --otel`: OpenTelemetry spans and metrics by the MCP semantic
 //! conventions, exported over OTLP/HTTP to `OTEL_EXPORTER_OTLP_ENDPOINT` (built with the
 //! `otel` feature; without it the flag says so). The spans come from the protocol trace: the
 //! sink of `client_trace` feeds an `OtelSink` beside the text trace, and a client's request
@@ -7,7 +7,7 @@
 use mcp_sansio::trace::{Direction, FrameTrace, TraceSink};
 use serde_json::Value;
 
-use crate::client_trace::CliTrace;
+use crate::client_trace::SharedText;
 use crate::Failure;
 
 /// What `--otel` installed; dropping it flushes the exporters.
@@ -39,20 +39,9 @@ pub(crate) fn install(on: bool, service: &'static str) -> Result<Option<Installe
 /// The trace sinks of one conversation: the text trace and the OpenTelemetry sink, each when
 /// asked for.
 pub(crate) struct Sinks {
-    pub(crate) text: Option<CliTrace>,
+    pub(crate) text: Option<SharedText>,
     #[cfg(feature = "otel")]
     pub(crate) otel: Option<mcp_sansio_otel::OtelSink>,
-}
-
-impl Sinks {
-    /// Whether any sink listens.
-    pub(crate) fn is_empty(&self) -> bool {
-        #[cfg(feature = "otel")]
-        if self.otel.is_some() {
-            return false;
-        }
-        self.text.is_none()
-    }
 }
 
 /// The OpenTelemetry sink of a conversation on `transport` (`"stdio"` or `"http"`), seen
@@ -113,5 +102,13 @@ impl TraceSink for Sinks {
         if let Some(text) = &mut self.text {
             text.sse(at, dir, id, r);
         }
+    }
+
+    fn ended(&mut self, at: std::time::Instant, session: Option<&str>) {
+        #[cfg(feature = "otel")]
+        if let Some(otel) = &mut self.otel {
+            otel.ended(at, session);
+        }
+        let _ = (at, session);
     }
 }

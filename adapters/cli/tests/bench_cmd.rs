@@ -16,6 +16,9 @@ mod harness;
 #[path = "bench_cmd/url.rs"]
 mod url;
 
+#[path = "support/trace_run.rs"]
+mod trace_run;
+
 /// Longest one bench run may take before the test kills it and fails.
 const RUN_LIMIT: Duration = Duration::from_secs(120);
 
@@ -170,6 +173,56 @@ fn a_fixed_number_of_calls_completes_exactly_without_errors() {
     for op in ops {
         assert_sane_latency(&op["latency_us"]);
     }
+}
+
+/// The arguments of a run of `requests` pings in two sessions (`concurrency` in flight),
+/// traced to `file`, reported as JSON.
+fn traced_pings<'a>(requests: &'a str, concurrency: &'a str, file: &'a str) -> [&'a str; 13] {
+    [
+        "--json",
+        "--requests",
+        requests,
+        "--sessions",
+        "2",
+        "--concurrency",
+        concurrency,
+        "--warmup",
+        "0s",
+        "--mix",
+        "ping",
+        "--trace-file",
+        file,
+    ]
+}
+
+/// How many records of `steps` went `dir` with `what` (a method, or `response` for any
+/// response).
+fn count(steps: &[(String, String)], dir: &str, what: &str) -> usize {
+    steps
+        .iter()
+        .filter(|(d, w)| {
+            d == dir && (w == what || (what == "response" && w.starts_with("response")))
+        })
+        .count()
+}
+
+#[test]
+fn a_traced_run_writes_every_frame_of_every_session() {
+    let file = trace_run::TraceFile::new("bench-trace");
+    let run = bench(&traced_pings("40", "4", file.arg()), &our_server());
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    assert_eq!(run.report()["completed"], 40);
+    let text = file.read();
+    for line in text.lines() {
+        assert!(line.contains(r#""transport":"stdio""#), "{line}");
+    }
+    let steps = trace_run::steps(&text);
+    assert_eq!(count(&steps, "send", "initialize"), 2, "one per session");
+    assert_eq!(count(&steps, "send", "notifications/initialized"), 2);
+    let pings = count(&steps, "send", "ping");
+    assert!(pings >= 40, "{pings} pings sent");
+    // Every request sent, the two handshakes included, has its answer in the trace.
+    assert_eq!(count(&steps, "recv", "response"), pings + 2, "{text}");
 }
 
 #[test]

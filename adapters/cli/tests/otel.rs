@@ -163,6 +163,18 @@ fn greet(collector: &Collector, target: &[&str]) -> std::process::Output {
         .expect("run mcp-sansio client")
 }
 
+/// Asserts that every metric of `names` reached the collector.
+fn assert_metrics(received: &[(String, Value)], names: &[&str]) {
+    let metrics: String = received
+        .iter()
+        .filter(|(p, _)| p == "/v1/metrics")
+        .map(|(_, body)| body.to_string())
+        .collect();
+    for name in names {
+        assert!(metrics.contains(name), "{name} missing from {metrics}");
+    }
+}
+
 /// The span named `name` among `spans`.
 fn find(spans: &[(String, Value)], name: &str) -> Value {
     spans
@@ -219,18 +231,15 @@ fn spans_and_metrics_reach_an_otlp_collector() {
     assert_eq!(server_call["traceId"], client_call["traceId"]);
     assert_eq!(server_call["parentSpanId"], client_call["spanId"]);
 
-    let metrics: String = received
-        .iter()
-        .filter(|(p, _)| p == "/v1/metrics")
-        .map(|(_, body)| body.to_string())
-        .collect();
-    for name in [
-        "mcp.client.operation.duration",
-        "mcp.server.operation.duration",
-        "mcp.server.session.duration",
-    ] {
-        assert!(metrics.contains(name), "{name} missing from {metrics}");
-    }
+    assert_metrics(
+        &received,
+        &[
+            "mcp.client.operation.duration",
+            "mcp.server.operation.duration",
+            "mcp.server.session.duration",
+            "mcp.client.session.duration",
+        ],
+    );
 }
 
 #[test]
@@ -270,4 +279,74 @@ fn an_http_conversation_names_its_session_and_transport() {
     assert_eq!(session.len(), 32, "{session}");
     assert_eq!(attribute(&client, "mcp.session.id"), Some(session));
     assert_eq!(server["parentSpanId"], client["spanId"]);
+
+    // The server's span of the exchange that carried the call: the MCP span links to it.
+    let http = spans_of(&received, "mcp-sansio serve")
+        .into_iter()
+        .filter(|(name, _)| name == "POST")
+        .map(|(_, span)| span)
+        .find(|span| {
+            server["links"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|link| link["spanId"] == span["spanId"])
+        })
+        .expect("an HTTP span linked from the tool call's span");
+    assert_eq!(attribute(&http, "url.path").as_deref(), Some("/mcp"));
+    assert_eq!(
+        attribute(&http, "http.request.method").as_deref(),
+        Some("POST")
+    );
+
+    // The client ended its session (DELETE), the server recorded its end.
+    assert_metrics(
+        &received,
+        &["mcp.server.session.duration", "mcp.client.session.duration"],
+    );
+}
+
+#[test]
+fn a_bench_run_exports_spans_and_metrics_of_each_session() {
+    let collector = Collector::start();
+    let out = collector
+        .command()
+        .args(["bench", "--stdio", "--otel", "--json", "--requests", "20"])
+        .args(["--sessions", "2", "--concurrency", "2", "--warmup", "0s"])
+        .args(["--mix", "tool:test_simple_text", "--timeout", "20s", "--"])
+        .args([BIN, "serve", "--stdio"])
+        .output()
+        .expect("run mcp-sansio bench");
+    let received = collector.stop();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let spans = spans_of(&received, "mcp-sansio bench");
+    let calls = spans
+        .iter()
+        .filter(|(name, _)| name == "tools/call test_simple_text")
+        .count();
+    assert!(calls >= 20, "{calls} tool call spans");
+    let inits: Vec<&Value> = spans
+        .iter()
+        .filter(|(name, _)| name == "initialize")
+        .map(|(_, span)| span)
+        .collect();
+    assert_eq!(inits.len(), 2, "one handshake per session");
+    for init in inits {
+        assert_eq!(attribute(init, "jsonrpc.request.id").as_deref(), Some("0"));
+        assert_eq!(
+            attribute(init, "network.transport").as_deref(),
+            Some("pipe")
+        );
+    }
+    assert_metrics(
+        &received,
+        &[
+            "mcp.client.operation.duration",
+            "mcp.client.session.duration",
+        ],
+    );
 }

@@ -365,6 +365,8 @@ impl HttpServer {
             let key = sharing::event_key(sharing.store()).await;
             self.options.endpoint.event_key = Some(key.map_err(std::io::Error::other)?);
         }
+        // A trace hears when each session ends.
+        self.options.endpoint.report_ended_sessions = self.options.trace.is_some();
         let router = mount::router(&self.options, self.factory, wake);
         let shared = Shared::new(router, &executor, kick_tx);
         if let Some(sharing) = &sharing {
@@ -390,7 +392,12 @@ impl HttpServer {
             executor.spawn(listen).detach();
         }
         executor
-            .spawn(drive(shared.clone(), kick_rx, self.stop_rx.clone()))
+            .spawn(drive(
+                shared.clone(),
+                kick_rx,
+                self.stop_rx.clone(),
+                self.options.trace.clone(),
+            ))
             .detach();
         executor
             .spawn(announce(
@@ -479,6 +486,11 @@ impl HttpServer {
         if !drained {
             report.abandoned_connections = live_rx.sender_count() as u64;
         }
+        if let Some(trace) = &route.trace {
+            // Shut down: every session the trace follows ends here.
+            traced::ended_sessions(trace, &shared);
+            trace.ended(None);
+        }
         Ok(report)
     }
 }
@@ -535,7 +547,12 @@ async fn announce(shared: Shared, events: Receiver<ListenChange>, stop: Receiver
 /// One timer for the whole run, re-armed only when the endpoint's deadline moves earlier
 /// than the armed one (see [`Shared::settle`]); a timer that fires early finds nothing due
 /// and is armed again for the real deadline.
-async fn drive(shared: Shared, kick: Receiver<()>, stop: Receiver<()>) {
+async fn drive(
+    shared: Shared,
+    kick: Receiver<()>,
+    stop: Receiver<()>,
+    trace: Option<crate::HttpTrace>,
+) {
     let mut timer = Timer::never();
     loop {
         let rearm = shared
@@ -586,6 +603,10 @@ async fn drive(shared: Shared, kick: Receiver<()>, stop: Receiver<()>) {
                 core.endpoint.handle_timeout(now);
             }
         });
+        if let Some(trace) = &trace {
+            // Sessions that expired.
+            traced::ended_sessions(trace, &shared);
+        }
         // `with` may have kicked us again: drop that kick unless it came from outside meanwhile.
         let _ = kick.try_recv();
     }

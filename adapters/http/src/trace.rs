@@ -92,6 +92,11 @@ impl HttpTrace {
         self.with(|sink| sink.frame(&trace, frame));
     }
 
+    /// A session ended (`Some(id)`), or every conversation did (`None`: the server shut down).
+    pub(crate) fn ended(&self, session: Option<&str>) {
+        self.with(|sink| sink.ended(Instant::now(), session));
+    }
+
     /// A tap for a body that arrives in chunks, when its content type is JSON or SSE
     /// (`None` for anything else: a plain-text error body is no frame).
     pub(crate) fn body_tap(

@@ -3,7 +3,9 @@
 //!
 //! A request opens a span when it is taken in (a `SERVER` span) or handed out (a `CLIENT`
 //! span); the response with its id closes it. The span's parent is the context found in the
-//! request's `params._meta` (`traceparent`, `tracestate`). The sink parses a frame's JSON
+//! request's `params._meta` (`traceparent`, `tracestate`); a server span also links the span
+//! current when its request passes (an HTTP exchange's), or is its child when `_meta` names
+//! no parent. The sink parses a frame's JSON
 //! only for requests and responses it follows; it exists only when someone listens.
 
 use std::collections::HashMap;
@@ -12,6 +14,7 @@ use std::time::Instant;
 
 use mcp_sansio::trace::{Direction, EnvelopeKind, FrameTrace, TraceSink};
 use opentelemetry::metrics::{Histogram, Meter};
+use opentelemetry::trace::TraceContextExt;
 use opentelemetry::KeyValue;
 use serde_json::Value;
 use tracing::field::Empty;
@@ -26,8 +29,8 @@ pub const MAX_OPEN_SPANS: usize = 4096;
 /// Sessions whose duration is kept at once (an HTTP server's sink sees many).
 pub const MAX_SESSIONS: usize = 4096;
 
-/// The bucket boundaries (seconds) the conventions give the operation durations.
-const OPERATION_BUCKETS: [f64; 14] = [
+/// The bucket boundaries (seconds) the conventions give the operation and session durations.
+const DURATION_BUCKETS: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
 
@@ -91,11 +94,7 @@ impl Instruments {
                 .f64_histogram(name)
                 .with_unit("s")
                 .with_description(description);
-            if name.ends_with("operation.duration") {
-                builder.with_boundaries(OPERATION_BUCKETS.to_vec()).build()
-            } else {
-                builder.build()
-            }
+            builder.with_boundaries(DURATION_BUCKETS.to_vec()).build()
         };
         Instruments {
             server_operation: histogram(
@@ -173,8 +172,30 @@ impl OtelSink {
         }
     }
 
+    /// Records one session's duration, `first` frame to `end`.
+    fn record_session(&self, first: Instant, end: Instant) {
+        let histogram = match self.side {
+            Side::Server => &self.instruments.server_session,
+            Side::Client => &self.instruments.client_session,
+        };
+        let mut labels = vec![KeyValue::new("network.transport", self.transport.as_str())];
+        if let Some(protocol) = self.transport.protocol() {
+            labels.push(KeyValue::new("network.protocol.name", protocol));
+        }
+        if let Some(version) = &self.protocol_version {
+            labels.push(KeyValue::new("mcp.protocol.version", version.clone()));
+        }
+        histogram.record(end.saturating_duration_since(first).as_secs_f64(), &labels);
+    }
+
+    /// Notes a frame of the current session (on HTTP, one named by `Mcp-Session-Id`: an
+    /// `initialize` before its answer, or a stateless request, is in none).
     fn seen(&mut self, at: Instant) {
-        let key = self.session_id.clone().unwrap_or_default();
+        let key = match (&self.session_id, self.transport) {
+            (Some(id), _) => id.clone(),
+            (None, Transport::Pipe) => String::new(),
+            (None, Transport::Tcp) => return,
+        };
         if let Some((_, last)) = self.sessions.get_mut(&key) {
             *last = at;
         } else if self.sessions.len() < MAX_SESSIONS {
@@ -209,8 +230,22 @@ impl OtelSink {
             Some(span) => span,
             None => {
                 let span = new_span(&name, Self::kind(trace.dir), method, self.transport);
-                if let Some(parent) = meta::extract(params) {
-                    let _ = span.set_parent(parent);
+                let ambient = match trace.dir {
+                    Direction::Recv => ambient_context(),
+                    Direction::Send => None,
+                };
+                match (meta::extract(params), ambient) {
+                    // The client's span is the parent; the transport's span a link.
+                    (Some(parent), ambient) => {
+                        let _ = span.set_parent(parent);
+                        if let Some(ambient) = ambient {
+                            span.add_link(ambient.span().span_context().clone());
+                        }
+                    }
+                    (None, Some(ambient)) => {
+                        let _ = span.set_parent(ambient);
+                    }
+                    (None, None) => {}
                 }
                 span
             }
@@ -329,9 +364,27 @@ impl TraceSink for OtelSink {
         }
     }
 
+    /// Records the duration of the session that ended (of every one followed, for `None`),
+    /// from its first frame to `at`.
+    fn ended(&mut self, at: Instant, session: Option<&str>) {
+        let ended: Vec<Instant> = match session {
+            Some(id) => self
+                .sessions
+                .remove(id)
+                .map(|(first, _)| first)
+                .into_iter()
+                .collect(),
+            None => self.sessions.drain().map(|(_, (first, _))| first).collect(),
+        };
+        for first in ended {
+            self.record_session(first, at);
+        }
+    }
+
     /// A request head names the session of the frames that follow it (none: a new one, or
-    /// none at all); a response head that names one (the answer to `initialize`) sets it.
-    fn http(&mut self, _at: Instant, _dir: Direction, start: &str, headers: &[(&str, &str)]) {
+    /// none at all); a response head that names one (the answer to `initialize`) sets it. A
+    /// client's DELETE ends its session.
+    fn http(&mut self, at: Instant, dir: Direction, start: &str, headers: &[(&str, &str)]) {
         let header = |wanted: &str| {
             headers
                 .iter()
@@ -339,6 +392,12 @@ impl TraceSink for OtelSink {
                 .map(|(_, value)| (*value).to_owned())
         };
         let session = header("mcp-session-id");
+        if self.side == Side::Client && dir == Direction::Send && start.starts_with("DELETE ") {
+            // The client ends its session.
+            if let Some(id) = &session {
+                self.ended(at, Some(id));
+            }
+        }
         if !start.starts_with("HTTP/") || session.is_some() {
             self.session_id = session;
         }
@@ -349,24 +408,25 @@ impl TraceSink for OtelSink {
 }
 
 impl Drop for OtelSink {
-    /// Records each session's duration (first frame to last) and ends the spans of requests
-    /// never answered.
+    /// Records the duration of each session still followed (first frame to last); the spans
+    /// of requests never answered end unrecorded.
     fn drop(&mut self) {
-        let histogram = match self.side {
-            Side::Server => &self.instruments.server_session,
-            Side::Client => &self.instruments.client_session,
-        };
-        let mut labels = vec![KeyValue::new("network.transport", self.transport.as_str())];
-        if let Some(version) = &self.protocol_version {
-            labels.push(KeyValue::new("mcp.protocol.version", version.clone()));
-        }
-        for (first, last) in self.sessions.values() {
-            histogram.record(
-                last.saturating_duration_since(*first).as_secs_f64(),
-                &labels,
-            );
+        let open: Vec<(Instant, Instant)> = self.sessions.drain().map(|(_, t)| t).collect();
+        for (first, last) in open {
+            self.record_session(first, last);
         }
     }
+}
+
+/// The context of the span current on this thread (an HTTP exchange's, see
+/// [`HttpServerSpan::in_scope`](crate::HttpServerSpan::in_scope)), when there is one.
+fn ambient_context() -> Option<opentelemetry::Context> {
+    let current = tracing::Span::current();
+    if current.is_none() {
+        return None;
+    }
+    let cx = current.context();
+    cx.span().span_context().is_valid().then_some(cx)
 }
 
 /// A span with every attribute of the conventions declared (recorded as they are known).

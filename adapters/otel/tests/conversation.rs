@@ -11,12 +11,15 @@ use mcp_sansio::testing::ServerRig;
 use mcp_sansio::trace::{Direction, FrameTrace, TraceSink};
 use mcp_sansio_otel::{OtelSink, Side, Transport};
 use opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
-use opentelemetry::Value as OtelValue;
 use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
 use opentelemetry_sdk::metrics::{InMemoryMetricExporter, SdkMeterProvider};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::{json, Value};
 use tracing_subscriber::layer::SubscriberExt;
+
+#[path = "support/attrs.rs"]
+mod attrs;
+use attrs::{attr, text};
 
 /// The client's and the server's sinks, and the server they talk to.
 struct Conversation {
@@ -53,17 +56,6 @@ impl Conversation {
         }
         answers
     }
-}
-
-fn attr<'a>(span: &'a SpanData, key: &str) -> Option<&'a OtelValue> {
-    span.attributes
-        .iter()
-        .find(|kv| kv.key.as_str() == key)
-        .map(|kv| &kv.value)
-}
-
-fn text(span: &SpanData, key: &str) -> Option<String> {
-    attr(span, key).map(|v| v.as_str().into_owned())
 }
 
 #[test]

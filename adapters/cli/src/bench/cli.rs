@@ -124,6 +124,9 @@ pub(crate) struct BenchArgs {
     /// --stdio: what to do with the servers' stderr (Capture: shown if a server fails to start).
     #[arg(long, value_enum, default_value_t = StderrArg::Capture)]
     pub(crate) server_stderr: StderrArg,
+    /// Where the protocol trace of every session goes (one output for all sessions).
+    #[command(flatten)]
+    pub(crate) trace: crate::client_trace::TraceArgs,
 }
 
 /// When the measured part of a run ends.

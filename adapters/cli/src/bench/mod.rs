@@ -35,7 +35,10 @@ use transport::{run_session, NotRun, Ran, Target};
 
 /// Runs the benchmark described by `args` against the URL or the server command after `--`.
 pub(crate) fn run(args: &BenchArgs, server: Option<Vec<OsString>>) -> Result<(), Failure> {
-    let target = target(args, server).map_err(Failure::Usage)?;
+    let mut target = target(args, server).map_err(Failure::Usage)?;
+    target
+        .trace(&args.trace)
+        .map_err(|e| Failure::Failed(format!("cannot open the trace file: {e}")))?;
     let settings = Arc::new(args.settings().map_err(Failure::Usage)?);
     check_descriptors(&settings, &target, crate::fd_limit::raise_to_hard())
         .map_err(Failure::Usage)?;
@@ -194,6 +197,7 @@ fn target(args: &BenchArgs, server: Option<Vec<OsString>>) -> Result<Target, Str
             Ok(Target::Url {
                 urls,
                 bearer_token: args.bearer_token.clone(),
+                trace: None,
             })
         }
         (true, _) if args.bearer_token.is_some() => {
@@ -202,6 +206,7 @@ fn target(args: &BenchArgs, server: Option<Vec<OsString>>) -> Result<Target, Str
         (true, Some(command)) if !command.is_empty() => Ok(Target::Stdio {
             command,
             stderr: args.server_stderr,
+            trace: None,
         }),
         (true, _) => Err("missing the server command: put it last, after `--` \
              (e.g. `mcp-sansio bench --stdio -- ./my-server`)"
@@ -271,6 +276,7 @@ mod tests {
         Target::Url {
             urls: vec!["http://127.0.0.1:1/mcp".into()],
             bearer_token: None,
+            trace: None,
         }
     }
 

@@ -18,6 +18,8 @@ use super::cli::Settings;
 use super::load::{Delivery, ServerGone};
 use super::url::run_url;
 use crate::args::StderrArg;
+use crate::client_trace::{TraceArgs, TraceFactory};
+use mcp_sansio_http::HttpTrace;
 
 /// Handshakes in flight at most over the whole run: ten thousand sessions connecting at
 /// once overflow the server's accept queue (SYN retries back off for seconds) and time out.
@@ -44,16 +46,29 @@ pub(crate) enum Target {
     Stdio {
         command: Vec<OsString>,
         stderr: StderrArg,
+        /// Each session's trace, when asked for.
+        trace: Option<TraceFactory>,
     },
     /// Streamable HTTP endpoints; each session is one MCP session on one of them, spread
     /// round-robin.
     Url {
         urls: Vec<String>,
         bearer_token: Option<String>,
+        /// Each session's trace, when asked for.
+        trace: Option<TraceFactory>,
     },
 }
 
 impl Target {
+    /// Traces every session as `args` ask (one text output; an OpenTelemetry sink per session).
+    pub(crate) fn trace(&mut self, args: &TraceArgs) -> std::io::Result<()> {
+        match self {
+            Target::Stdio { trace, .. } => *trace = args.factory("stdio")?,
+            Target::Url { trace, .. } => *trace = args.factory("http")?,
+        }
+        Ok(())
+    }
+
     /// A short description for the report.
     pub(crate) fn describe(&self) -> (&'static str, String) {
         match self {
@@ -151,13 +166,23 @@ where
     F: Future<Output = T>,
 {
     match target {
-        Target::Stdio { command, stderr } => run_stdio(command, *stderr, settings.timeout, load),
-        Target::Url { urls, bearer_token } => {
+        Target::Stdio {
+            command,
+            stderr,
+            trace,
+        } => run_stdio(command, *stderr, trace.as_ref(), settings.timeout, load),
+        Target::Url {
+            urls,
+            bearer_token,
+            trace,
+        } => {
             let rotation = rotation_for(urls, session, settings.rotate_over);
+            let trace = trace.as_ref().map(|f| HttpTrace::new(f.sinks(false)));
             run_url(
                 url_for(urls, session),
                 rotation,
                 bearer_token.clone(),
+                trace,
                 settings,
                 load,
             )
@@ -186,6 +211,7 @@ fn client_config(timeout: Duration) -> Config {
 fn run_stdio<T, F>(
     command: &[OsString],
     stderr: StderrArg,
+    trace: Option<&TraceFactory>,
     timeout: Duration,
     load: impl FnOnce(Option<ClientHandle>) -> F,
 ) -> Result<Ran<T>, NotRun>
@@ -204,6 +230,10 @@ where
                 "cannot start the server `{program}`: {e}"
             )));
         }
+    };
+    let client = match trace {
+        Some(factory) => client.on_trace(factory.sinks(false)),
+        None => client,
     };
     let handle = client.handle();
     let remote = client.remote();

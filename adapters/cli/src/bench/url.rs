@@ -70,6 +70,7 @@ pub(crate) fn run_url<T, F>(
     url: &str,
     rotation: Vec<String>,
     bearer_token: Option<String>,
+    trace: Option<mcp_sansio_http::HttpTrace>,
     settings: &Settings,
     load: impl FnOnce(Option<ClientHandle>) -> F,
 ) -> Result<Ran<T>, NotRun>
@@ -83,6 +84,7 @@ where
             ..HttpClientConfig::default()
         },
         bearer_token,
+        trace,
         // Every connection of a call in flight goes back to the pool: none is reopened. An
         // idle run keeps none (only the GET stream stays open).
         max_idle_connections: match settings.idle {

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::harness::{free_port, serve_announced, serve_on_port, PeerServer};
-use super::{assert_sane_latency, num, peer, run_cli, Run, BIN};
+use super::{assert_sane_latency, count, num, peer, run_cli, trace_run, traced_pings, Run, BIN};
 
 /// How long a peer server may take to accept connections.
 const START_LIMIT: Duration = Duration::from_secs(60);
@@ -368,4 +368,34 @@ fn url_loads_the_python_sdk_streamable_http_server() {
         (200.into(), 200.into())
     );
     assert_sane_latency(&report["latency_us"]);
+}
+
+#[test]
+fn a_traced_url_run_shows_heads_and_frames_of_every_session() {
+    let server = ours();
+    let file = trace_run::TraceFile::new("bench-url-trace");
+    let run = bench_url(&server.url, &traced_pings("30", "3", file.arg()));
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+    assert_eq!(run.report()["completed"], 30);
+    let text = file.read();
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let posts = records
+        .iter()
+        .filter(|r| r["dir"] == "send" && r["http"]["start"] == "POST /mcp")
+        .count();
+    let frames: Vec<(String, String)> = trace_run::steps(
+        &records
+            .iter()
+            .filter(|r| r.get("message").is_some())
+            .map(|r| r.to_string() + "\n")
+            .collect::<String>(),
+    );
+    let pings = count(&frames, "send", "ping");
+    assert_eq!(count(&frames, "send", "initialize"), 2, "one per session");
+    assert!(pings >= 30, "{pings}");
+    assert_eq!(count(&frames, "recv", "response"), pings + 2);
+    assert!(posts >= pings + 4, "each frame went in a POST: {posts}");
 }

@@ -37,6 +37,9 @@ pub(crate) struct StreamBody {
     done: bool,
     /// Reports the body's frames, when the server is traced.
     pub(crate) tap: Option<crate::trace::BodyTap>,
+    /// The exchange's HTTP server span, ended with the body (feature `otel`, when traced).
+    #[cfg(feature = "otel")]
+    pub(crate) span: Option<mcp_sansio_otel::HttpServerSpan>,
 }
 
 impl StreamBody {
@@ -46,6 +49,8 @@ impl StreamBody {
             shared,
             done: false,
             tap: None,
+            #[cfg(feature = "otel")]
+            span: None,
         }
     }
 

@@ -91,19 +91,28 @@ pub(crate) async fn handle(
     peer: IpAddr,
     req: Request<Incoming>,
 ) -> Result<Response<ResponseBody>, Infallible> {
-    let resp = handle_request(shared, route, peer, req).await?;
-    Ok(match &route.trace {
-        Some(trace) => super::traced::response(trace, resp, route.max_body),
-        None => resp,
-    })
+    let Some(trace) = &route.trace else {
+        return handle_request(shared, route, peer, req, None).await;
+    };
+    let exchange = super::traced::Exchange::start(&req);
+    let resp = handle_request(shared.clone(), route, peer, req, Some(&exchange)).await?;
+    // A DELETE ends its session; an `initialize` may have evicted one.
+    super::traced::ended_sessions(trace, &shared);
+    Ok(super::traced::response(
+        trace,
+        exchange,
+        resp,
+        route.max_body,
+    ))
 }
 
-/// Handles one request.
+/// Handles one request (`exchange`: its trace, when the server is traced).
 async fn handle_request(
     shared: Shared,
     route: &Route,
     peer: IpAddr,
     req: Request<Incoming>,
+    exchange: Option<&super::traced::Exchange>,
 ) -> Result<Response<ResponseBody>, Infallible> {
     let (parts, body) = req.into_parts();
     if !host_field_ok(&parts) {
@@ -171,8 +180,8 @@ async fn handle_request(
             }
         }
     }
-    if let Some(trace) = &route.trace {
-        super::traced::request(trace, &head, &body);
+    if let (Some(trace), Some(exchange)) = (&route.trace, exchange) {
+        super::traced::request(trace, exchange, &head, &body);
     }
     let Ok(random) = route.random.borrow_mut().take() else {
         return Ok(plain(StatusCode::INTERNAL_SERVER_ERROR, "no OS randomness"));
