@@ -8,8 +8,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Map;
 
-use super::Extra;
-
 /// What is being completed, tagged by `type`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]

@@ -2,8 +2,6 @@
 //! capabilities a server has, replacing what `initialize` returned. Servers must implement
 //! it; stdio clients also use it as the era probe.
 
-use serde::{Deserialize, Serialize};
-
 use super::{CacheHints, StatelessResult};
 use crate::model::{Implementation, ServerCapabilities};
 
