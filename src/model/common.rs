@@ -22,20 +22,16 @@ pub fn progress_token(meta: Option<&Meta>) -> Option<ProgressToken> {
     serde_json::from_value(token.clone()).ok()
 }
 
-/// Params of a paginated list request (`tools/list`, `resources/list`, `prompts/list`,
-/// `resources/templates/list`, `tasks/list`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PaginatedParams {
-    /// Where to continue listing, from a previous `nextCursor`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<Cursor>,
-    /// Request metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Params of a paginated list request (`tools/list`, `resources/list`, `prompts/list`,
+    /// `resources/templates/list`, `tasks/list`).
+    #[derive(Default)]
+    pub struct PaginatedParams {
+        /// Where to continue listing, from a previous `nextCursor`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cursor: Option<Cursor>,
+    }
+    meta: "Request metadata."
 }
 
 /// Who a message is from or for.
@@ -48,25 +44,23 @@ pub enum Role {
     Assistant,
 }
 
-/// Hints for the client on how to use or show an object.
-///
-/// 2024-11-05 nests `audience` and `priority` in an inline `annotations` object; 2025-03-26
-/// names it `Annotations`; `lastModified` appears in 2025-06-18.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Annotations {
-    /// Who the object is meant for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub audience: Option<Vec<Role>>,
-    /// Importance from 0 (optional) to 1 (required), kept exactly as written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub priority: Option<Number>,
-    /// ISO 8601 time of the last change (2025-06-18).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_modified: Option<String>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Hints for the client on how to use or show an object.
+    ///
+    /// 2024-11-05 nests `audience` and `priority` in an inline `annotations` object; 2025-03-26
+    /// names it `Annotations`; `lastModified` appears in 2025-06-18.
+    #[derive(Default)]
+    pub struct Annotations {
+        /// Who the object is meant for.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub audience: Option<Vec<Role>>,
+        /// Importance from 0 (optional) to 1 (required), kept exactly as written.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub priority: Option<Number>,
+        /// ISO 8601 time of the last change (2025-06-18).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub last_modified: Option<String>,
+    }
 }
 
 /// A result with no defined members (`ping`, `logging/setLevel`, `resources/subscribe`, ...).

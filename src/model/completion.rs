@@ -8,8 +8,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Map;
 
-use super::{Extra, Meta};
-
 /// What is being completed, tagged by `type`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
@@ -22,103 +20,84 @@ pub enum CompletionReference {
     Resource(ResourceTemplateReference),
 }
 
-/// A reference to a prompt by name.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PromptReference {
-    /// The prompt's name.
-    pub name: String,
-    /// Display name (2025-06-18).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// A reference to a prompt by name.
+    #[derive(Default)]
+    pub struct PromptReference {
+        /// The prompt's name.
+        pub name: String,
+        /// Display name (2025-06-18).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+    }
 }
 
-/// A reference to a resource template by its URI template.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceTemplateReference {
-    /// The URI or URI template.
-    pub uri: String,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// A reference to a resource template by its URI template.
+    #[derive(Default)]
+    pub struct ResourceTemplateReference {
+        /// The URI or URI template.
+        pub uri: String,
+    }
 }
 
-/// The argument being completed.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CompletionArgument {
-    /// The argument's name.
-    pub name: String,
-    /// What the user typed so far.
-    pub value: String,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// Extra context for completion (2025-06-18).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CompletionContext {
-    /// Arguments already resolved.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Map<String, serde_json::Value>>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// Params of `completion/complete`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CompleteParams {
-    /// What is being completed.
-    #[serde(rename = "ref")]
-    pub reference: CompletionReference,
+mcp_object! {
     /// The argument being completed.
-    pub argument: CompletionArgument,
-    /// Already resolved arguments (2025-06-18).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context: Option<CompletionContext>,
-    /// Request metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+    #[derive(Default)]
+    pub struct CompletionArgument {
+        /// The argument's name.
+        pub name: String,
+        /// What the user typed so far.
+        pub value: String,
+    }
 }
 
-/// The suggestions of a completion.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Completion {
-    /// Suggested values (at most 100).
-    pub values: Vec<String>,
-    /// How many suggestions exist in total.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total: Option<u64>,
-    /// Whether more exist than were sent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub has_more: Option<bool>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Extra context for completion (2025-06-18).
+    #[derive(Default)]
+    pub struct CompletionContext {
+        /// Arguments already resolved.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub arguments: Option<Map<String, serde_json::Value>>,
+    }
 }
 
-/// Result of `completion/complete`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CompleteResult {
-    /// The suggestions.
-    pub completion: Completion,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Params of `completion/complete`.
+    pub struct CompleteParams {
+        /// What is being completed.
+        #[serde(rename = "ref")]
+        pub reference: CompletionReference,
+        /// The argument being completed.
+        pub argument: CompletionArgument,
+        /// Already resolved arguments (2025-06-18).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub context: Option<CompletionContext>,
+    }
+    meta: "Request metadata."
+}
+
+mcp_object! {
+    /// The suggestions of a completion.
+    #[derive(Default)]
+    pub struct Completion {
+        /// Suggested values (at most 100).
+        pub values: Vec<String>,
+        /// How many suggestions exist in total.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub total: Option<u64>,
+        /// Whether more exist than were sent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub has_more: Option<bool>,
+    }
+}
+
+mcp_object! {
+    /// Result of `completion/complete`.
+    #[derive(Default)]
+    pub struct CompleteResult {
+        /// The suggestions.
+        pub completion: Completion,
+    }
+    meta: "Result metadata."
 }

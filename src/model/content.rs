@@ -27,43 +27,34 @@ pub struct TextContent {
     pub extra: Extra,
 }
 
-/// An image or audio block: base64 data and its MIME type.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MediaContent {
-    /// Base64-encoded bytes.
-    pub data: String,
-    /// The MIME type, e.g. `image/png` or `audio/wav`.
-    pub mime_type: String,
-    /// Display hints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// An image or audio block: base64 data and its MIME type.
+    #[derive(Default)]
+    pub struct MediaContent {
+        /// Base64-encoded bytes.
+        pub data: String,
+        /// The MIME type, e.g. `image/png` or `audio/wav`.
+        pub mime_type: String,
+        /// Display hints.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub annotations: Option<Annotations>,
+    }
+    meta: "Metadata."
 }
 
 /// A link to a resource the client may read (2025-06-18). Same members as a `Resource`.
 pub type ResourceLink = super::Resource;
 
-/// A resource embedded in a message.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EmbeddedResource {
-    /// The resource's contents.
-    pub resource: super::ResourceContents,
-    /// Display hints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// A resource embedded in a message.
+    pub struct EmbeddedResource {
+        /// The resource's contents.
+        pub resource: super::ResourceContents,
+        /// Display hints.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub annotations: Option<Annotations>,
+    }
+    meta: "Metadata."
 }
 
 /// A block of content in tool results, prompts and embedded messages, tagged by `type`.
@@ -105,44 +96,36 @@ impl ContentBlock {
     }
 }
 
-/// A model's request to call a tool, in sampling (2025-11-25).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolUseContent {
-    /// Id that the matching `tool_result` refers to.
-    pub id: String,
-    /// The tool's name.
-    pub name: String,
-    /// The arguments.
-    pub input: Map<String, Value>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// A model's request to call a tool, in sampling (2025-11-25).
+    #[derive(Default)]
+    pub struct ToolUseContent {
+        /// Id that the matching `tool_result` refers to.
+        pub id: String,
+        /// The tool's name.
+        pub name: String,
+        /// The arguments.
+        pub input: Map<String, Value>,
+    }
+    meta: "Metadata."
 }
 
-/// The result of a tool call, given back to the model in sampling (2025-11-25).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolResultContent {
-    /// The `id` of the `tool_use` this answers.
-    pub tool_use_id: String,
-    /// The unstructured result.
-    pub content: Vec<ContentBlock>,
-    /// The structured result.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub structured_content: Option<Map<String, Value>>,
-    /// Whether the call failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub is_error: Option<bool>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// The result of a tool call, given back to the model in sampling (2025-11-25).
+    #[derive(Default)]
+    pub struct ToolResultContent {
+        /// The `id` of the `tool_use` this answers.
+        pub tool_use_id: String,
+        /// The unstructured result.
+        pub content: Vec<ContentBlock>,
+        /// The structured result.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub structured_content: Option<Map<String, Value>>,
+        /// Whether the call failed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub is_error: Option<bool>,
+    }
+    meta: "Metadata."
 }
 
 /// A block of a sampling message: text, image, audio, or (2025-11-25) tool use and result.

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Extra, Meta, TaskMetadata};
+use super::TaskMetadata;
 use crate::jsonrpc::RawJson;
 
 /// The kind of elicitation.
@@ -20,36 +20,32 @@ pub enum ElicitMode {
     Url,
 }
 
-/// Params of `elicitation/create`, in form or URL mode.
-///
-/// One struct rather than an enum so that a request round-trips exactly whatever members it
-/// has; [`ElicitParams::mode`] says which mode applies.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ElicitParams {
-    /// `"form"` or `"url"`; absent means form (the only mode before 2025-11-25).
-    #[serde(rename = "mode", default, skip_serializing_if = "Option::is_none")]
-    pub mode_field: Option<ElicitMode>,
-    /// What is being asked, for the user.
-    pub message: String,
-    /// Form mode: a restricted JSON Schema of the wanted object, verbatim.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub requested_schema: Option<RawJson>,
-    /// URL mode: where the user should go.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// URL mode: the id that `notifications/elicitation/complete` refers to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub elicitation_id: Option<String>,
-    /// Run as a task (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task: Option<TaskMetadata>,
-    /// Request metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Params of `elicitation/create`, in form or URL mode.
+    ///
+    /// One struct rather than an enum so that a request round-trips exactly whatever members it
+    /// has; [`ElicitParams::mode`] says which mode applies.
+    #[derive(Default)]
+    pub struct ElicitParams {
+        /// `"form"` or `"url"`; absent means form (the only mode before 2025-11-25).
+        #[serde(rename = "mode", default, skip_serializing_if = "Option::is_none")]
+        pub mode_field: Option<ElicitMode>,
+        /// What is being asked, for the user.
+        pub message: String,
+        /// Form mode: a restricted JSON Schema of the wanted object, verbatim.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub requested_schema: Option<RawJson>,
+        /// URL mode: where the user should go.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub url: Option<String>,
+        /// URL mode: the id that `notifications/elicitation/complete` refers to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub elicitation_id: Option<String>,
+        /// Run as a task (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub task: Option<TaskMetadata>,
+    }
+    meta: "Request metadata."
 }
 
 impl ElicitParams {
@@ -95,35 +91,26 @@ pub enum ElicitAction {
     Cancel,
 }
 
-/// Result of `elicitation/create`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ElicitResult {
-    /// What the user did.
-    pub action: ElicitAction,
-    /// The submitted values (form mode, `accept` only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<Map<String, Value>>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Result of `elicitation/create`.
+    pub struct ElicitResult {
+        /// What the user did.
+        pub action: ElicitAction,
+        /// The submitted values (form mode, `accept` only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub content: Option<Map<String, Value>>,
+    }
+    meta: "Result metadata."
 }
 
-/// Params of `notifications/elicitation/complete` (2025-11-25).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ElicitationCompleteParams {
-    /// The `elicitationId` of the URL-mode request that finished.
-    pub elicitation_id: String,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Params of `notifications/elicitation/complete` (2025-11-25).
+    #[derive(Default)]
+    pub struct ElicitationCompleteParams {
+        /// The `elicitationId` of the URL-mode request that finished.
+        pub elicitation_id: String,
+    }
+    meta: "Metadata."
 }
 
 /// Fills `content` with the `default` of every property of `requested_schema` that `content`

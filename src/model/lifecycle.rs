@@ -11,49 +11,45 @@ use serde_json::{Map, Value};
 /// built with `preserve_order`).
 pub type Extra = Map<String, Value>;
 
-/// An icon for an implementation, tool, prompt or resource (2025-11-25).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Icon {
-    /// An `https:` or `data:` URI.
-    pub src: String,
-    /// The MIME type, when the URI does not make it clear.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Sizes such as `"48x48"` or `"any"`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sizes: Option<Vec<String>>,
-    /// `"light"` or `"dark"`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub theme: Option<String>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// An icon for an implementation, tool, prompt or resource (2025-11-25).
+    #[derive(Default)]
+    pub struct Icon {
+        /// An `https:` or `data:` URI.
+        pub src: String,
+        /// The MIME type, when the URI does not make it clear.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mime_type: Option<String>,
+        /// Sizes such as `"48x48"` or `"any"`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub sizes: Option<Vec<String>>,
+        /// `"light"` or `"dark"`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub theme: Option<String>,
+    }
 }
 
-/// The name and version of an MCP implementation (`clientInfo`, `serverInfo`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Implementation {
-    /// Programmatic name.
-    pub name: String,
-    /// Display name (2025-06-18).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// Version string.
-    pub version: String,
-    /// Human-readable description (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// Icons (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Website (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub website_url: Option<String>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// The name and version of an MCP implementation (`clientInfo`, `serverInfo`).
+    #[derive(Default)]
+    pub struct Implementation {
+        /// Programmatic name.
+        pub name: String,
+        /// Display name (2025-06-18).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// Version string.
+        pub version: String,
+        /// Human-readable description (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// Icons (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub icons: Option<Vec<Icon>>,
+        /// Website (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub website_url: Option<String>,
+    }
 }
 
 impl Implementation {
@@ -67,61 +63,53 @@ impl Implementation {
     }
 }
 
-/// A capability flag object whose only known member is `listChanged`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListChangedCapability {
-    /// Whether `notifications/*/list_changed` will be sent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub list_changed: Option<bool>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// A capability flag object whose only known member is `listChanged`.
+    #[derive(Default)]
+    pub struct ListChangedCapability {
+        /// Whether `notifications/*/list_changed` will be sent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub list_changed: Option<bool>,
+    }
 }
 
-/// The server's `resources` capability.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourcesCapability {
-    /// Whether `resources/subscribe` is supported.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subscribe: Option<bool>,
-    /// Whether `notifications/resources/list_changed` will be sent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub list_changed: Option<bool>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// The server's `resources` capability.
+    #[derive(Default)]
+    pub struct ResourcesCapability {
+        /// Whether `resources/subscribe` is supported.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub subscribe: Option<bool>,
+        /// Whether `notifications/resources/list_changed` will be sent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub list_changed: Option<bool>,
+    }
 }
 
-/// The client's `sampling` capability.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SamplingCapability {
-    /// Support for `includeContext` other than `none` (soft-deprecated).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context: Option<Value>,
-    /// Support for `tools` and `toolChoice` in sampling requests (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<Value>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// The client's `sampling` capability.
+    #[derive(Default)]
+    pub struct SamplingCapability {
+        /// Support for `includeContext` other than `none` (soft-deprecated).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub context: Option<Value>,
+        /// Support for `tools` and `toolChoice` in sampling requests (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tools: Option<Value>,
+    }
 }
 
-/// The client's `elicitation` capability. `{}` means form mode only.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ElicitationCapability {
-    /// Form mode support (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub form: Option<Value>,
-    /// URL mode support (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<Value>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// The client's `elicitation` capability. `{}` means form mode only.
+    #[derive(Default)]
+    pub struct ElicitationCapability {
+        /// Form mode support (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub form: Option<Value>,
+        /// URL mode support (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub url: Option<Value>,
+    }
 }
 
 impl ElicitationCapability {
@@ -136,64 +124,60 @@ impl ElicitationCapability {
     }
 }
 
-/// What a client can do.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ClientCapabilities {
-    /// `roots/list` support.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub roots: Option<ListChangedCapability>,
-    /// `sampling/createMessage` support.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sampling: Option<SamplingCapability>,
-    /// `elicitation/create` support (2025-06-18).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub elicitation: Option<ElicitationCapability>,
-    /// Task support (2025-11-25), kept as raw JSON.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tasks: Option<Value>,
-    /// Experimental, non-standard capabilities.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub experimental: Option<Map<String, Value>>,
-    /// Extensions (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extensions: Option<Map<String, Value>>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// What a client can do.
+    #[derive(Default)]
+    pub struct ClientCapabilities {
+        /// `roots/list` support.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub roots: Option<ListChangedCapability>,
+        /// `sampling/createMessage` support.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub sampling: Option<SamplingCapability>,
+        /// `elicitation/create` support (2025-06-18).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub elicitation: Option<ElicitationCapability>,
+        /// Task support (2025-11-25), kept as raw JSON.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tasks: Option<Value>,
+        /// Experimental, non-standard capabilities.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub experimental: Option<Map<String, Value>>,
+        /// Extensions (2026-07-28).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub extensions: Option<Map<String, Value>>,
+    }
 }
 
-/// What a server can do.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerCapabilities {
-    /// `notifications/message` and `logging/setLevel`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub logging: Option<Map<String, Value>>,
-    /// `completion/complete` (2025-03-26).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub completions: Option<Map<String, Value>>,
-    /// Prompts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompts: Option<ListChangedCapability>,
-    /// Resources.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<ResourcesCapability>,
-    /// Tools.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<ListChangedCapability>,
-    /// Task support (2025-11-25), kept as raw JSON.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tasks: Option<Value>,
-    /// Experimental, non-standard capabilities.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub experimental: Option<Map<String, Value>>,
-    /// Extensions (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extensions: Option<Map<String, Value>>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// What a server can do.
+    #[derive(Default)]
+    pub struct ServerCapabilities {
+        /// `notifications/message` and `logging/setLevel`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub logging: Option<Map<String, Value>>,
+        /// `completion/complete` (2025-03-26).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub completions: Option<Map<String, Value>>,
+        /// Prompts.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub prompts: Option<ListChangedCapability>,
+        /// Resources.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub resources: Option<ResourcesCapability>,
+        /// Tools.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tools: Option<ListChangedCapability>,
+        /// Task support (2025-11-25), kept as raw JSON.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tasks: Option<Value>,
+        /// Experimental, non-standard capabilities.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub experimental: Option<Map<String, Value>>,
+        /// Extensions (2026-07-28).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub extensions: Option<Map<String, Value>>,
+    }
 }
 
 /// Params of `initialize`.

@@ -5,6 +5,9 @@
 //! `requestedSchema`) are kept verbatim as raw JSON. [`methods`] maps every method to its
 //! direction, kind, gating capability and revisions.
 
+#[macro_use]
+mod object;
+
 mod common;
 mod completion;
 mod content;

@@ -4,96 +4,82 @@
 //! Version differences: `title` (2025-06-18), `icons` (2025-11-25), `size` (2025-03-26 in
 //! practice; schema 2024-11-05 lacks it), `_meta` on resources and contents (2025-06-18).
 
-use serde::{Deserialize, Serialize};
+use super::{Annotations, Icon};
 
-use super::{Annotations, Cursor, Extra, Icon, Meta};
-
-/// A resource the server can read.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Resource {
-    /// The resource's URI.
-    pub uri: String,
-    /// Programmatic name.
-    pub name: String,
-    /// Display name (2025-06-18).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the resource is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// MIME type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Size in bytes before encoding.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Display hints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Icons (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// A resource the server can read.
+    #[derive(Default)]
+    pub struct Resource {
+        /// The resource's URI.
+        pub uri: String,
+        /// Programmatic name.
+        pub name: String,
+        /// Display name (2025-06-18).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// What the resource is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// MIME type.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mime_type: Option<String>,
+        /// Size in bytes before encoding.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub size: Option<u64>,
+        /// Display hints.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub annotations: Option<Annotations>,
+        /// Icons (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub icons: Option<Vec<Icon>>,
+    }
+    meta: "Metadata."
 }
 
-/// A family of resources described by an RFC 6570 URI template.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceTemplate {
-    /// The URI template.
-    pub uri_template: String,
-    /// Programmatic name.
-    pub name: String,
-    /// Display name (2025-06-18).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the resources are.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// MIME type of every matching resource, when they share one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Display hints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Icons (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// A family of resources described by an RFC 6570 URI template.
+    #[derive(Default)]
+    pub struct ResourceTemplate {
+        /// The URI template.
+        pub uri_template: String,
+        /// Programmatic name.
+        pub name: String,
+        /// Display name (2025-06-18).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// What the resources are.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// MIME type of every matching resource, when they share one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mime_type: Option<String>,
+        /// Display hints.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub annotations: Option<Annotations>,
+        /// Icons (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub icons: Option<Vec<Icon>>,
+    }
+    meta: "Metadata."
 }
 
-/// The contents of a resource: text or base64 blob, told apart by which member is present.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceContents {
-    /// The resource's URI.
-    pub uri: String,
-    /// MIME type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Text contents (`TextResourceContents`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// Base64 contents (`BlobResourceContents`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub blob: Option<String>,
-    /// Metadata (2025-06-18).
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// The contents of a resource: text or base64 blob, told apart by which member is present.
+    #[derive(Default)]
+    pub struct ResourceContents {
+        /// The resource's URI.
+        pub uri: String,
+        /// MIME type.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mime_type: Option<String>,
+        /// Text contents (`TextResourceContents`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub text: Option<String>,
+        /// Base64 contents (`BlobResourceContents`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub blob: Option<String>,
+    }
+    meta: "Metadata (2025-06-18)."
 }
 
 impl ResourceContents {
@@ -116,53 +102,31 @@ impl ResourceContents {
     }
 }
 
-/// Result of `resources/list`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListResourcesResult {
-    /// One page of resources.
-    pub resources: Vec<Resource>,
-    /// Where the next page starts; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+page_result! {
+    /// Result of `resources/list`.
+    ListResourcesResult {
+        /// One page of resources.
+        resources: Resource
+    }
 }
 
-/// Result of `resources/templates/list`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListResourceTemplatesResult {
-    /// One page of templates.
-    pub resource_templates: Vec<ResourceTemplate>,
-    /// Where the next page starts; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+page_result! {
+    /// Result of `resources/templates/list`.
+    ListResourceTemplatesResult {
+        /// One page of templates.
+        resource_templates: ResourceTemplate
+    }
 }
 
-/// Params of `resources/read`, `resources/subscribe`, `resources/unsubscribe` and
-/// `notifications/resources/updated`: a URI.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceUriParams {
-    /// The resource's URI.
-    pub uri: String,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Params of `resources/read`, `resources/subscribe`, `resources/unsubscribe` and
+    /// `notifications/resources/updated`: a URI.
+    #[derive(Default)]
+    pub struct ResourceUriParams {
+        /// The resource's URI.
+        pub uri: String,
+    }
+    meta: "Metadata."
 }
 
 impl ResourceUriParams {
@@ -184,16 +148,12 @@ pub type UnsubscribeParams = ResourceUriParams;
 /// Params of `notifications/resources/updated`.
 pub type ResourceUpdatedParams = ResourceUriParams;
 
-/// Result of `resources/read`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ReadResourceResult {
-    /// The contents (a template read may yield several resources).
-    pub contents: Vec<ResourceContents>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Result of `resources/read`.
+    #[derive(Default)]
+    pub struct ReadResourceResult {
+        /// The contents (a template read may yield several resources).
+        pub contents: Vec<ResourceContents>,
+    }
+    meta: "Result metadata."
 }

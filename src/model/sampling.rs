@@ -6,55 +6,46 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
-use super::{Extra, Meta, Role, SamplingContentList, TaskMetadata, Tool};
+use super::{Role, SamplingContentList, TaskMetadata, Tool};
 
-/// One message of a sampling conversation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SamplingMessage {
-    /// Who speaks.
-    pub role: Role,
-    /// One block, or (2025-11-25) several.
-    pub content: SamplingContentList,
-    /// Metadata (2025-11-25).
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// One message of a sampling conversation.
+    pub struct SamplingMessage {
+        /// Who speaks.
+        pub role: Role,
+        /// One block, or (2025-11-25) several.
+        pub content: SamplingContentList,
+    }
+    meta: "Metadata (2025-11-25)."
 }
 
-/// A hint naming a model or model family.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ModelHint {
-    /// A (sub)string of a model name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// A hint naming a model or model family.
+    #[derive(Default)]
+    pub struct ModelHint {
+        /// A (sub)string of a model name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+    }
 }
 
-/// What the server prefers in a model; priorities range 0 to 1.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ModelPreferences {
-    /// Model name hints, in order of preference.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hints: Option<Vec<ModelHint>>,
-    /// How much cost matters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost_priority: Option<Number>,
-    /// How much speed matters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub speed_priority: Option<Number>,
-    /// How much capability matters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub intelligence_priority: Option<Number>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// What the server prefers in a model; priorities range 0 to 1.
+    #[derive(Default)]
+    pub struct ModelPreferences {
+        /// Model name hints, in order of preference.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub hints: Option<Vec<ModelHint>>,
+        /// How much cost matters.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cost_priority: Option<Number>,
+        /// How much speed matters.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub speed_priority: Option<Number>,
+        /// How much capability matters.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub intelligence_priority: Option<Number>,
+    }
 }
 
 /// Which MCP servers' context to include (soft-deprecated beyond `none` in 2025-11-25).
@@ -69,16 +60,14 @@ pub enum IncludeContext {
     AllServers,
 }
 
-/// How the model may use tools (2025-11-25).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolChoice {
-    /// `auto`, `required` or `none`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<ToolChoiceMode>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// How the model may use tools (2025-11-25).
+    #[derive(Default)]
+    pub struct ToolChoice {
+        /// `auto`, `required` or `none`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mode: Option<ToolChoiceMode>,
+    }
 }
 
 /// The mode of a [`ToolChoice`].
@@ -93,66 +82,56 @@ pub enum ToolChoiceMode {
     None,
 }
 
-/// Params of `sampling/createMessage`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CreateMessageParams {
-    /// The conversation.
-    pub messages: Vec<SamplingMessage>,
-    /// Model preferences.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model_preferences: Option<ModelPreferences>,
-    /// A system prompt.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub system_prompt: Option<String>,
-    /// Which context to include.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub include_context: Option<IncludeContext>,
-    /// Sampling temperature, kept exactly as written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub temperature: Option<Number>,
-    /// The most tokens to sample.
-    pub max_tokens: u64,
-    /// Sequences that stop sampling.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_sequences: Option<Vec<String>>,
-    /// Provider-specific metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Map<String, Value>>,
-    /// Tools the model may call (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<Vec<Tool>>,
-    /// How the model may use the tools (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_choice: Option<ToolChoice>,
-    /// Run as a task (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task: Option<TaskMetadata>,
-    /// Request metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Params of `sampling/createMessage`.
+    pub struct CreateMessageParams {
+        /// The conversation.
+        pub messages: Vec<SamplingMessage>,
+        /// Model preferences.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub model_preferences: Option<ModelPreferences>,
+        /// A system prompt.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub system_prompt: Option<String>,
+        /// Which context to include.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub include_context: Option<IncludeContext>,
+        /// Sampling temperature, kept exactly as written.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub temperature: Option<Number>,
+        /// The most tokens to sample.
+        pub max_tokens: u64,
+        /// Sequences that stop sampling.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub stop_sequences: Option<Vec<String>>,
+        /// Provider-specific metadata.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub metadata: Option<Map<String, Value>>,
+        /// Tools the model may call (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tools: Option<Vec<Tool>>,
+        /// How the model may use the tools (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tool_choice: Option<ToolChoice>,
+        /// Run as a task (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub task: Option<TaskMetadata>,
+    }
+    meta: "Request metadata."
 }
 
-/// Result of `sampling/createMessage`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CreateMessageResult {
-    /// Who speaks (normally the assistant).
-    pub role: Role,
-    /// What the model said.
-    pub content: SamplingContentList,
-    /// The model that answered.
-    pub model: String,
-    /// Why sampling stopped: `endTurn`, `stopSequence`, `maxTokens`, `toolUse` or other.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_reason: Option<String>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Result of `sampling/createMessage`.
+    pub struct CreateMessageResult {
+        /// Who speaks (normally the assistant).
+        pub role: Role,
+        /// What the model said.
+        pub content: SamplingContentList,
+        /// The model that answered.
+        pub model: String,
+        /// Why sampling stopped: `endTurn`, `stopSequence`, `maxTokens`, `toolUse` or other.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub stop_reason: Option<String>,
+    }
+    meta: "Result metadata."
 }

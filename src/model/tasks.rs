@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Cursor, Extra, Meta};
+use super::Meta;
 
 /// The state of a task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -43,71 +43,57 @@ impl TaskStatus {
     }
 }
 
-/// A task.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Task {
-    /// The task's id.
-    pub task_id: String,
-    /// Its state.
-    pub status: TaskStatus,
-    /// A human-readable status.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status_message: Option<String>,
-    /// ISO 8601 creation time.
-    pub created_at: String,
-    /// ISO 8601 time of the last change.
-    pub last_updated_at: String,
-    /// How long the result is kept, in milliseconds; `null` means unlimited (always written).
-    #[serde(default)]
-    pub ttl: Option<u64>,
-    /// Suggested polling interval in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub poll_interval: Option<u64>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// A task.
+    pub struct Task {
+        /// The task's id.
+        pub task_id: String,
+        /// Its state.
+        pub status: TaskStatus,
+        /// A human-readable status.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub status_message: Option<String>,
+        /// ISO 8601 creation time.
+        pub created_at: String,
+        /// ISO 8601 time of the last change.
+        pub last_updated_at: String,
+        /// How long the result is kept, in milliseconds; `null` means unlimited (always written).
+        #[serde(default)]
+        pub ttl: Option<u64>,
+        /// Suggested polling interval in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub poll_interval: Option<u64>,
+    }
 }
 
-/// The `task` param of a task-augmented request (`tools/call`, `sampling/createMessage`,
-/// `elicitation/create`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TaskMetadata {
-    /// Requested lifetime of the result in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl: Option<u64>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// The `task` param of a task-augmented request (`tools/call`, `sampling/createMessage`,
+    /// `elicitation/create`).
+    #[derive(Default)]
+    pub struct TaskMetadata {
+        /// Requested lifetime of the result in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ttl: Option<u64>,
+    }
 }
 
-/// Result of a task-augmented request: the task that was created.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CreateTaskResult {
-    /// The new task.
-    pub task: Task,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Result of a task-augmented request: the task that was created.
+    pub struct CreateTaskResult {
+        /// The new task.
+        pub task: Task,
+    }
+    meta: "Result metadata."
 }
 
-/// Params of `tasks/get`, `tasks/result` and `tasks/cancel`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TaskIdParams {
-    /// The task's id.
-    pub task_id: String,
-    /// Request metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Params of `tasks/get`, `tasks/result` and `tasks/cancel`.
+    #[derive(Default)]
+    pub struct TaskIdParams {
+        /// The task's id.
+        pub task_id: String,
+    }
+    meta: "Request metadata."
 }
 
 /// Params of `tasks/get`.
@@ -140,19 +126,10 @@ pub type TaskStatusParams = TaskResult;
 /// kept as raw JSON for the caller to parse with the original request's result type.
 pub type GetTaskPayloadResult = crate::jsonrpc::RawJson;
 
-/// Result of `tasks/list`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListTasksResult {
-    /// One page of tasks.
-    pub tasks: Vec<Task>,
-    /// Where the next page starts; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+page_result! {
+    /// Result of `tasks/list`.
+    ListTasksResult {
+        /// One page of tasks.
+        tasks: Task
+    }
 }

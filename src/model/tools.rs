@@ -8,41 +8,36 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ContentBlock, Cursor, Extra, Icon, Meta, TaskMetadata};
+use super::{ContentBlock, Extra, Icon, Meta, TaskMetadata};
 use crate::jsonrpc::RawJson;
 
-/// A tool the server offers.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Tool {
-    /// Programmatic name.
-    pub name: String,
-    /// Display name (2025-06-18).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the tool does.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// JSON Schema of the arguments, verbatim.
-    pub input_schema: RawJson,
-    /// JSON Schema of `structuredContent`, verbatim (2025-06-18).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<RawJson>,
-    /// Behaviour hints (2025-03-26).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<ToolAnnotations>,
-    /// Icons (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Execution properties such as task support (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub execution: Option<ToolExecution>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// A tool the server offers.
+    pub struct Tool {
+        /// Programmatic name.
+        pub name: String,
+        /// Display name (2025-06-18).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// What the tool does.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// JSON Schema of the arguments, verbatim.
+        pub input_schema: RawJson,
+        /// JSON Schema of `structuredContent`, verbatim (2025-06-18).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub output_schema: Option<RawJson>,
+        /// Behaviour hints (2025-03-26).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub annotations: Option<ToolAnnotations>,
+        /// Icons (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub icons: Option<Vec<Icon>>,
+        /// Execution properties such as task support (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub execution: Option<ToolExecution>,
+    }
+    meta: "Metadata."
 }
 
 impl Tool {
@@ -63,28 +58,26 @@ impl Tool {
     }
 }
 
-/// Untrusted hints about a tool's behaviour (2025-03-26).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolAnnotations {
-    /// Display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// The tool does not change its environment.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub read_only_hint: Option<bool>,
-    /// The tool may destroy data.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub destructive_hint: Option<bool>,
-    /// Calling twice with the same arguments has no extra effect.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idempotent_hint: Option<bool>,
-    /// The tool talks to an open world (e.g. the web).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_world_hint: Option<bool>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Untrusted hints about a tool's behaviour (2025-03-26).
+    #[derive(Default)]
+    pub struct ToolAnnotations {
+        /// Display name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// The tool does not change its environment.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub read_only_hint: Option<bool>,
+        /// The tool may destroy data.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub destructive_hint: Option<bool>,
+        /// Calling twice with the same arguments has no extra effect.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub idempotent_hint: Option<bool>,
+        /// The tool talks to an open world (e.g. the web).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub open_world_hint: Option<bool>,
+    }
 }
 
 /// Whether a tool may, must or must not be run as a task (2025-11-25).
@@ -99,53 +92,38 @@ pub enum TaskSupport {
     Required,
 }
 
-/// Execution properties of a tool (2025-11-25).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolExecution {
-    /// Task support; absent means forbidden.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_support: Option<TaskSupport>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Execution properties of a tool (2025-11-25).
+    #[derive(Default)]
+    pub struct ToolExecution {
+        /// Task support; absent means forbidden.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub task_support: Option<TaskSupport>,
+    }
 }
 
-/// Result of `tools/list`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListToolsResult {
-    /// One page of tools.
-    pub tools: Vec<Tool>,
-    /// Where the next page starts; absent on the last page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<Cursor>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+page_result! {
+    /// Result of `tools/list`.
+    ListToolsResult {
+        /// One page of tools.
+        tools: Tool
+    }
 }
 
-/// Params of `tools/call`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallToolParams {
-    /// The tool's name.
-    pub name: String,
-    /// The arguments.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Map<String, Value>>,
-    /// Run as a task (2025-11-25): the result is then a `CreateTaskResult`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task: Option<TaskMetadata>,
-    /// Request metadata (`progressToken`).
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// Params of `tools/call`.
+    #[derive(Default)]
+    pub struct CallToolParams {
+        /// The tool's name.
+        pub name: String,
+        /// The arguments.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub arguments: Option<Map<String, Value>>,
+        /// Run as a task (2025-11-25): the result is then a `CreateTaskResult`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub task: Option<TaskMetadata>,
+    }
+    meta: "Request metadata (`progressToken`)."
 }
 
 /// Result of `tools/call`.

@@ -10,6 +10,7 @@ use mcp_sansio::model::ProtocolVersion as V;
 use mcp_sansio::session::{Event, FrameError, Outcome, RequestOptions, Session};
 use mcp_sansio::Config;
 use serde_json::json;
+use std::time::Instant;
 
 #[test]
 fn a_batch_of_five_thousand_pings_gets_five_thousand_answers() {
@@ -97,17 +98,8 @@ fn an_oversized_response_fails_the_right_pending_request_at_once() {
     let mut pair = connected(V::V2025_06_18);
     let now = pair.now();
     let client = &mut pair.client;
-    let first = client
-        .send_request(now, "tools/list", None, RequestOptions::default())
-        .unwrap();
-    let second = client
-        .send_request(now, "tools/list", None, RequestOptions::default())
-        .unwrap();
-    drain(client);
-    while client.poll_event().is_some() {}
-    let mut prefix = b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec();
-    second.write_json(&mut prefix);
-    prefix.extend_from_slice(br#","result":{"tools":[{"name":"#);
+    let [first, second] = send_tools_lists(client, now);
+    let prefix = response_starting(&second, br#","result":{"tools":[{"name":"#);
     let error = FrameError::TooLong {
         limit: 16 << 20,
         len: None,
@@ -147,14 +139,8 @@ fn an_oversized_response_frame_in_hand_fails_its_request() {
     assert_eq!(pair.connect(), Some(V::V2025_06_18));
     let now = pair.now();
     let client = &mut pair.client;
-    let id = client
-        .send_request(now, "tools/list", None, RequestOptions::default())
-        .unwrap();
-    drain(client);
-    while client.poll_event().is_some() {}
-    let mut frame = b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec();
-    id.write_json(&mut frame);
-    frame.extend_from_slice(br#","result":{"tools":[],"pad":""#);
+    let [id] = send_tools_lists(client, now);
+    let mut frame = response_starting(&id, br#","result":{"tools":[],"pad":""#);
     frame.resize(10_000, b'x');
     frame.extend_from_slice(b"\"}}");
     client.handle_input(now, Bytes::from(frame));
@@ -171,11 +157,7 @@ fn an_unmatched_response_raises_an_event_naming_the_other_type() {
     let mut pair = connected(V::V2025_06_18);
     let now = pair.now();
     let client = &mut pair.client;
-    let id = client
-        .send_request(now, "tools/list", None, RequestOptions::default())
-        .unwrap();
-    drain(client);
-    while client.poll_event().is_some() {}
+    let [id] = send_tools_lists(client, now);
     let number = id.as_number().expect("client ids are numbers");
     let wrong = format!(r#"{{"jsonrpc":"2.0","id":"{number}","result":{{"tools":[]}}}}"#);
     feed(client, now, &wrong);
@@ -200,4 +182,25 @@ fn an_unmatched_response_raises_an_event_naming_the_other_type() {
     );
     assert_eq!(client.stats().unknown_responses_dropped, 2);
     assert_eq!(client.pending_outbound(), 1, "the request still waits");
+}
+
+/// Sends `N` `tools/list` requests from `client` and settles its outbox and events, so that the
+/// next event can only come from what the test feeds in.
+fn send_tools_lists<const N: usize>(client: &mut Session, now: Instant) -> [RequestId; N] {
+    let ids = std::array::from_fn(|_| {
+        client
+            .send_request(now, "tools/list", None, RequestOptions::default())
+            .unwrap()
+    });
+    drain(client);
+    while client.poll_event().is_some() {}
+    ids
+}
+
+/// The first bytes of a response frame to `id`: `{"jsonrpc":"2.0","id":<id>` then `rest`.
+fn response_starting(id: &RequestId, rest: &[u8]) -> Vec<u8> {
+    let mut frame = b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec();
+    id.write_json(&mut frame);
+    frame.extend_from_slice(rest);
+    frame
 }

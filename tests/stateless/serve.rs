@@ -305,12 +305,7 @@ fn progress_and_logs_are_request_scoped() {
     assert_eq!(out[1]["params"]["data"], "warning line");
     assert_eq!(out.last().unwrap()["result"]["content"][0]["text"], "done");
     // Without a logLevel no message; without a progressToken no progress.
-    let out = rig.send(&request(
-        2,
-        "tools/call",
-        json!({"name": "chatty"}),
-        json!({}),
-    ));
+    let out = rig.send(&call_tool(2, "chatty", json!({})));
     assert_eq!(out.len(), 1, "{out:?}");
     assert_eq!(out[0]["result"]["resultType"], "complete");
 }
@@ -365,6 +360,16 @@ fn input_required(r: &Value) -> (Value, String) {
     (result["inputRequests"].clone(), state)
 }
 
+/// A first `tools/call` of `tool`, from a client with `caps`.
+fn call_tool(id: i64, tool: &str, caps: Value) -> Value {
+    request(id, "tools/call", json!({"name": tool}), caps)
+}
+
+/// The input requests and state of the input-required answer to a first call of `tool`.
+fn first_round(rig: &mut ServerRig, tool: &str, caps: &Value) -> (Value, String) {
+    input_required(&rig.call(&call_tool(1, tool, caps.clone())))
+}
+
 fn retry(id: i64, tool: &str, answers: Value, state: &str, caps: Value) -> Value {
     request(
         id,
@@ -378,13 +383,7 @@ fn retry(id: i64, tool: &str, answers: Value, state: &str, caps: Value) -> Value
 fn elicitation_becomes_an_input_required_round_trip() {
     let mut rig = new_rig();
     let caps = json!({"elicitation": {}});
-    let r = rig.call(&request(
-        1,
-        "tools/call",
-        json!({"name": "greet"}),
-        caps.clone(),
-    ));
-    let (inputs, state) = input_required(&r);
+    let (inputs, state) = first_round(&mut rig, "greet", &caps);
     assert_eq!(inputs["elicitation-0"]["method"], "elicitation/create");
     assert_eq!(inputs["elicitation-0"]["params"]["message"], "Name?");
 
@@ -412,13 +411,7 @@ fn elicitation_becomes_an_input_required_round_trip() {
 fn tampered_foreign_expired_and_replayed_states_are_refused() {
     let mut rig = new_rig();
     let caps = json!({"elicitation": {}});
-    let r = rig.call(&request(
-        1,
-        "tools/call",
-        json!({"name": "greet"}),
-        caps.clone(),
-    ));
-    let (_, state) = input_required(&r);
+    let (_, state) = first_round(&mut rig, "greet", &caps);
     let answer = json!({"elicitation-0": {"action": "accept", "content": {"name": "A"}}});
 
     let tampered = format!("{state}-TAMPERED");
@@ -435,12 +428,7 @@ fn tampered_foreign_expired_and_replayed_states_are_refused() {
     let mut other = rig_from(
         builder().request_state_key(RequestStateKey::new(b"another key".to_vec(), 60_000)),
     );
-    let (_, foreign) = input_required(&other.call(&request(
-        1,
-        "tools/call",
-        json!({"name": "greet"}),
-        caps.clone(),
-    )));
+    let (_, foreign) = first_round(&mut other, "greet", &caps);
     let r = rig.call(&retry(4, "greet", answer.clone(), &foreign, caps.clone()));
     assert_eq!(r["error"]["code"], -32602);
     assert!(r["error"]["message"]
@@ -476,12 +464,7 @@ fn a_server_without_a_key_mints_no_state_and_accepts_none() {
         }),
     ));
     let caps = json!({"elicitation": {}});
-    let r = rig.call(&request(
-        1,
-        "tools/call",
-        json!({"name": "greet"}),
-        caps.clone(),
-    ));
+    let r = rig.call(&call_tool(1, "greet", caps.clone()));
     assert_eq!(r["result"]["resultType"], "input_required");
     assert!(r["result"].get("requestState").is_none());
     let answer = json!({"elicitation-0": {"action": "decline"}});
@@ -500,13 +483,7 @@ fn a_server_without_a_key_mints_no_state_and_accepts_none() {
 fn rounds_accumulate_answers_in_the_state() {
     let mut rig = new_rig();
     let caps = json!({"elicitation": {}});
-    let r = rig.call(&request(
-        1,
-        "tools/call",
-        json!({"name": "steps"}),
-        caps.clone(),
-    ));
-    let (inputs, s1) = input_required(&r);
+    let (inputs, s1) = first_round(&mut rig, "steps", &caps);
     assert_eq!(
         inputs.as_object().unwrap().keys().collect::<Vec<_>>(),
         ["step1"]
@@ -528,13 +505,7 @@ fn rounds_accumulate_answers_in_the_state() {
 fn concurrent_inputs_come_in_one_round() {
     let mut rig = new_rig();
     let caps = json!({"elicitation": {}, "sampling": {}, "roots": {}});
-    let r = rig.call(&request(
-        1,
-        "tools/call",
-        json!({"name": "everything"}),
-        caps.clone(),
-    ));
-    let (inputs, state) = input_required(&r);
+    let (inputs, state) = first_round(&mut rig, "everything", &caps);
     let keys: Vec<&String> = inputs.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["elicitation-0", "roots-2", "sampling-1"]);
     assert_eq!(inputs["roots-2"]["method"], "roots/list");
@@ -553,12 +524,7 @@ fn concurrent_inputs_come_in_one_round() {
 #[test]
 fn an_input_the_client_cannot_answer_is_minus_32021() {
     let mut rig = new_rig();
-    let r = rig.call(&request(
-        1,
-        "tools/call",
-        json!({"name": "needs_sampling"}),
-        json!({}),
-    ));
+    let r = rig.call(&call_tool(1, "needs_sampling", json!({})));
     assert_eq!(r["error"]["code"], -32021);
     assert_eq!(
         r["error"]["data"]["requiredCapabilities"],
@@ -568,12 +534,7 @@ fn an_input_the_client_cannot_answer_is_minus_32021() {
         rig.server.stateless_status(&RequestId::number(1)),
         Some(400)
     );
-    let r = rig.call(&request(
-        2,
-        "tools/call",
-        json!({"name": "needs_sampling"}),
-        json!({"sampling": {}}),
-    ));
+    let r = rig.call(&call_tool(2, "needs_sampling", json!({"sampling": {}})));
     assert_eq!(r["result"]["resultType"], "input_required");
     assert!(r["result"]["inputRequests"]["sampling-0"].is_object());
 }
@@ -581,12 +542,7 @@ fn an_input_the_client_cannot_answer_is_minus_32021() {
 #[test]
 fn lists_never_require_input_and_cancel_ends_a_stateless_request() {
     let mut rig = new_rig();
-    let out = rig.send(&request(
-        1,
-        "tools/call",
-        json!({"name": "wait"}),
-        json!({}),
-    ));
+    let out = rig.send(&call_tool(1, "wait", json!({})));
     assert!(out.is_empty(), "{out:?}");
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 1}});

@@ -5,12 +5,11 @@ use std::io;
 use std::rc::Rc;
 use std::time::Duration;
 
-use smol::channel::{Receiver, Sender};
 use smol::io::{AsyncRead, AsyncWrite};
 use smol::LocalExecutor;
 
 use crate::driven::Driven;
-use crate::handle::{Executor, LocalCommand, LoopHandle, Remote, RemoteCommand};
+use crate::handle::{Channels, Executor, LoopHandle, Remote};
 use crate::run_loop::{Loop, Queues};
 /// Transport limits and timings of the loop. Protocol limits live in the machine's own config.
 #[derive(Debug, Clone)]
@@ -75,10 +74,7 @@ pub struct Finished<D> {
 /// [`Remote`] to the machine or the application, then [`Driver::run`] it.
 pub struct Driver<D> {
     executor: Rc<LocalExecutor<'static>>,
-    local_tx: Sender<LocalCommand<D>>,
-    local_rx: Receiver<LocalCommand<D>>,
-    remote_tx: Sender<RemoteCommand<D>>,
-    remote_rx: Receiver<RemoteCommand<D>>,
+    channels: Channels<D>,
     options: DriveOptions,
 }
 
@@ -91,14 +87,9 @@ impl<D: Driven + 'static> Default for Driver<D> {
 impl<D: Driven + 'static> Driver<D> {
     /// A driver with its own single-threaded executor.
     pub fn new(options: DriveOptions) -> Self {
-        let (local_tx, local_rx) = smol::channel::unbounded();
-        let (remote_tx, remote_rx) = smol::channel::bounded(options.command_capacity.max(1));
         Self {
             executor: Rc::new(LocalExecutor::new()),
-            local_tx,
-            local_rx,
-            remote_tx,
-            remote_rx,
+            channels: Channels::new(options.command_capacity),
             options,
         }
     }
@@ -110,18 +101,13 @@ impl<D: Driven + 'static> Driver<D> {
 
     /// Spawns tasks on this driver's executor; they run while [`Driver::run`] runs.
     pub fn handle(&self) -> LoopHandle<D> {
-        LoopHandle {
-            executor: Executor::Smol(Rc::clone(&self.executor)),
-            local_tx: self.local_tx.clone(),
-        }
+        let executor = Executor::Smol(Rc::clone(&self.executor));
+        self.channels.handle(executor)
     }
 
     /// Sends commands into the loop from other threads.
     pub fn remote(&self) -> Remote<D> {
-        Remote {
-            tx: self.remote_tx.clone(),
-            notify: None,
-        }
+        self.channels.remote(None)
     }
 
     /// Drives `driven` over `reader`/`writer` until it closes (see [`EndReason`]), running the
@@ -133,15 +119,10 @@ impl<D: Driven + 'static> Driver<D> {
     {
         let Driver {
             executor,
-            local_tx,
-            local_rx,
-            remote_tx,
-            remote_rx,
+            channels,
             options,
         } = self;
-        // Only Remote clones keep the queue open, so it reports closed once they are all gone.
-        drop(remote_tx);
-        drop(local_tx);
+        let (local_rx, remote_rx) = channels.into_receivers();
         let queues = Queues {
             local: Some(Box::pin(local_rx)),
             remote: Some(Box::pin(remote_rx)),

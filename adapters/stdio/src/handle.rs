@@ -12,7 +12,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
-use smol::channel::{Sender, TrySendError};
+use smol::channel::{Receiver, Sender, TrySendError};
 use smol::{LocalExecutor, Task};
 
 #[cfg(unix)]
@@ -22,6 +22,50 @@ use crate::poll::Tasks;
 pub(crate) type RemoteCommand<D> = Box<dyn FnOnce(&mut D, Instant) + Send>;
 /// A command run on the machine inside the loop, produced by a task on the loop's executor.
 pub(crate) type LocalCommand<D> = Box<dyn FnOnce(&mut D, Instant)>;
+
+/// A loop's two command queues: commands from its own tasks (unbounded: at most one per live
+/// task) and from [`Remote`]s (bounded by [`crate::DriveOptions::command_capacity`]).
+pub(crate) struct Channels<D> {
+    local_tx: Sender<LocalCommand<D>>,
+    local_rx: Receiver<LocalCommand<D>>,
+    remote_tx: Sender<RemoteCommand<D>>,
+    remote_rx: Receiver<RemoteCommand<D>>,
+}
+
+impl<D> Channels<D> {
+    pub(crate) fn new(command_capacity: usize) -> Self {
+        let (local_tx, local_rx) = smol::channel::unbounded();
+        let (remote_tx, remote_rx) = smol::channel::bounded(command_capacity.max(1));
+        Self {
+            local_tx,
+            local_rx,
+            remote_tx,
+            remote_rx,
+        }
+    }
+
+    /// A handle whose tasks run on `executor` and send their results through these queues.
+    pub(crate) fn handle(&self, executor: Executor) -> LoopHandle<D> {
+        LoopHandle {
+            executor,
+            local_tx: self.local_tx.clone(),
+        }
+    }
+
+    /// A remote sending into these queues; `notify` wakes a loop that does not sleep on them.
+    pub(crate) fn remote(&self, notify: Option<Notify>) -> Remote<D> {
+        Remote {
+            tx: self.remote_tx.clone(),
+            notify,
+        }
+    }
+
+    /// The receiving ends, for the loop. The senders are dropped here: only the clones held by
+    /// handles and remotes keep a queue open, so it reports closed once they are all gone.
+    pub(crate) fn into_receivers(self) -> (Receiver<LocalCommand<D>>, Receiver<RemoteCommand<D>>) {
+        (self.local_rx, self.remote_rx)
+    }
+}
 
 /// Spawns work on the loop's executor (same thread, concurrently with the loop) and applies
 /// its result to the machine. Cloneable, not `Send`: keep it inside the machine or its handlers.

@@ -56,46 +56,20 @@ fn a_slow_task_does_not_block_fast_ones_or_incoming_frames(kind: Kind) {
     let mut child = connect_child("cat", [] as [&str; 0], StderrMode::Inherit).unwrap();
     let driver = AnyDriver::<Recorder>::new(kind, DriveOptions::default());
     let handle = driver.handle();
-    let order = Rc::new(RefCell::new(Vec::new()));
+    let order = Order::default();
 
-    let log = Rc::clone(&order);
     handle
-        .spawn_then(
-            async {
-                smol::Timer::after(ms(300)).await;
-                "slow"
-            },
-            move |m: &mut Recorder, _now, out| {
-                log.borrow_mut().push((out, m.received.len()));
-                m.queue(out);
-            },
-        )
+        .spawn_then(sleep_then(ms(300), "slow"), note_then_queue(&order))
         .detach();
-    let log = Rc::clone(&order);
     handle
-        .spawn_then(
-            async {
-                smol::Timer::after(ms(10)).await;
-                "fast"
-            },
-            move |m: &mut Recorder, _now, out| {
-                log.borrow_mut().push((out, m.received.len()));
-                m.queue(out);
-            },
-        )
+        .spawn_then(sleep_then(ms(10), "fast"), note_then_queue(&order))
         .detach();
-    let log = Rc::clone(&order);
+    let blocking = || {
+        std::thread::sleep(ms(50));
+        "blocking"
+    };
     handle
-        .spawn_blocking_then(
-            || {
-                std::thread::sleep(ms(50));
-                "blocking"
-            },
-            move |m: &mut Recorder, _now, out| {
-                log.borrow_mut().push((out, m.received.len()));
-                m.queue(out);
-            },
-        )
+        .spawn_blocking_then(blocking, note_then_queue(&order))
         .detach();
     // Dropping a task cancels it: its continuation must never run.
     drop(handle.spawn_then(
@@ -118,6 +92,24 @@ fn a_slow_task_does_not_block_fast_ones_or_incoming_frames(kind: Kind) {
     assert_eq!(got, [&b"frame"[..], b"fast", b"blocking", b"slow"]);
     assert!(started.elapsed() < Duration::from_secs(5));
     child.shutdown_blocking(Default::default()).unwrap();
+}
+
+/// What the tasks finished with, in order, and how many frames had arrived by then.
+type Order = Rc<RefCell<Vec<(&'static str, usize)>>>;
+
+/// A task that sleeps `delay` on the executor, then yields `out`.
+async fn sleep_then(delay: Duration, out: &'static str) -> &'static str {
+    smol::Timer::after(delay).await;
+    out
+}
+
+/// A task's continuation: notes its output in `order`, then writes the output.
+fn note_then_queue(order: &Order) -> impl FnOnce(&mut Recorder, Instant, &'static str) {
+    let log = Rc::clone(order);
+    move |m: &mut Recorder, _now, out| {
+        log.borrow_mut().push((out, m.received.len()));
+        m.queue(out);
+    }
 }
 
 fn the_command_queue_is_bounded(kind: Kind) {

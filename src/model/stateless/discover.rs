@@ -2,29 +2,23 @@
 //! capabilities a server has, replacing what `initialize` returned. Servers must implement
 //! it; stdio clients also use it as the era probe.
 
-use serde::{Deserialize, Serialize};
-
 use super::{CacheHints, StatelessResult};
-use crate::model::{Extra, Implementation, Meta, ServerCapabilities};
+use crate::model::{Implementation, ServerCapabilities};
 
-/// The result members of `server/discover` (without `resultType` and the cache hints, which
-/// [`StatelessResult`] adds: see [`DiscoverResponse`]). `serverInfo` lives in `_meta`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DiscoverResult {
-    /// Every protocol version the server accepts, preferred first.
-    pub supported_versions: Vec<String>,
-    /// What the server offers.
-    pub capabilities: ServerCapabilities,
-    /// How to use the server, for the model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub instructions: Option<String>,
-    /// Result metadata (`io.modelcontextprotocol/serverInfo`).
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// The result members of `server/discover` (without `resultType` and the cache hints, which
+    /// [`StatelessResult`] adds: see [`DiscoverResponse`]). `serverInfo` lives in `_meta`.
+    #[derive(Default)]
+    pub struct DiscoverResult {
+        /// Every protocol version the server accepts, preferred first.
+        pub supported_versions: Vec<String>,
+        /// What the server offers.
+        pub capabilities: ServerCapabilities,
+        /// How to use the server, for the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub instructions: Option<String>,
+    }
+    meta: "Result metadata (`io.modelcontextprotocol/serverInfo`)."
 }
 
 impl DiscoverResult {

@@ -18,15 +18,12 @@ pub struct UnsupportedVersionData {
     pub extra: Extra,
 }
 
-/// `data` of -32021 `MissingRequiredClientCapability`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MissingCapabilityData {
-    /// The capabilities the request needs and the client did not declare.
-    pub required_capabilities: ClientCapabilities,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// `data` of -32021 `MissingRequiredClientCapability`.
+    pub struct MissingCapabilityData {
+        /// The capabilities the request needs and the client did not declare.
+        pub required_capabilities: ClientCapabilities,
+    }
 }
 
 fn with_data<T: Serialize>(error: ErrorObject, data: &T) -> ErrorObject {

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::ResultType;
 use crate::jsonrpc as m;
-use crate::model::{ClientCapabilityKey, CreateMessageParams, ElicitParams, Extra, Meta};
+use crate::model::{ClientCapabilityKey, CreateMessageParams, ElicitParams, Extra};
 
 /// One embedded request the server needs answered: `{method, params}` with method
 /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
@@ -143,25 +143,20 @@ pub fn input_response<T: DeserializeOwned>(
         .map(|v| serde_json::from_value(v.clone()))
 }
 
-/// A result saying the server needs input before it can finish (`resultType:
-/// "input_required"`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct InputRequiredResult {
-    /// Always [`ResultType::InputRequired`] when built here.
-    pub result_type: ResultType,
-    /// What the client must answer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_requests: Option<InputRequests>,
-    /// Opaque server state the client echoes on the retry.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_state: Option<String>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// A result saying the server needs input before it can finish (`resultType:
+    /// "input_required"`).
+    pub struct InputRequiredResult {
+        /// Always [`ResultType::InputRequired`] when built here.
+        pub result_type: ResultType,
+        /// What the client must answer.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub input_requests: Option<InputRequests>,
+        /// Opaque server state the client echoes on the retry.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub request_state: Option<String>,
+    }
+    meta: "Result metadata."
 }
 
 impl InputRequiredResult {

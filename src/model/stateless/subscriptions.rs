@@ -59,19 +59,14 @@ pub struct ListenParams {
 /// Params of `notifications/subscriptions/acknowledged`: the filter the server agreed to.
 pub type AcknowledgedParams = ListenParams;
 
-/// The result that closes a listen stream; `_meta` must carry the subscription id.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListenResult {
-    /// `complete`.
-    #[serde(default)]
-    pub result_type: ResultType,
-    /// Result metadata, with `io.modelcontextprotocol/subscriptionId`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
+mcp_object! {
+    /// The result that closes a listen stream; `_meta` must carry the subscription id.
+    pub struct ListenResult {
+        /// `complete`.
+        #[serde(default)]
+        pub result_type: ResultType,
+    }
+    meta: "Result metadata, with `io.modelcontextprotocol/subscriptionId`."
 }
 
 impl ListenResult {

@@ -18,11 +18,9 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use smol::channel::{Receiver, Sender};
-
 use crate::driven::Driven;
 use crate::driver::{DriveOptions, Finished};
-use crate::handle::{Executor, LocalCommand, LoopHandle, Remote, RemoteCommand};
+use crate::handle::{Channels, Executor, LoopHandle, Remote};
 use foreground::Foreground;
 pub(crate) use foreground::ForegroundFuture;
 use poll_loop::{PollLoop, Sources};
@@ -40,10 +38,7 @@ use wake::Wake;
 pub struct PollDriver<D> {
     tasks: Rc<Tasks>,
     wake: Arc<Wake>,
-    local_tx: Sender<LocalCommand<D>>,
-    local_rx: Receiver<LocalCommand<D>>,
-    remote_tx: Sender<RemoteCommand<D>>,
-    remote_rx: Receiver<RemoteCommand<D>>,
+    channels: Channels<D>,
     options: DriveOptions,
 }
 
@@ -51,15 +46,10 @@ impl<D: Driven + 'static> PollDriver<D> {
     /// A driver for the calling thread. Fails only if its wake-up socket pair cannot be made.
     pub fn new(options: DriveOptions) -> io::Result<Self> {
         let wake = Arc::new(Wake::new()?);
-        let (local_tx, local_rx) = smol::channel::unbounded();
-        let (remote_tx, remote_rx) = smol::channel::bounded(options.command_capacity.max(1));
         Ok(Self {
             tasks: Rc::new(Tasks::new(Arc::clone(&wake))),
             wake,
-            local_tx,
-            local_rx,
-            remote_tx,
-            remote_rx,
+            channels: Channels::new(options.command_capacity),
             options,
         })
     }
@@ -71,19 +61,14 @@ impl<D: Driven + 'static> PollDriver<D> {
 
     /// Spawns tasks that run on the loop thread while [`PollDriver::run`] runs.
     pub fn handle(&self) -> LoopHandle<D> {
-        LoopHandle {
-            executor: Executor::Poll(Rc::clone(&self.tasks)),
-            local_tx: self.local_tx.clone(),
-        }
+        let executor = Executor::Poll(Rc::clone(&self.tasks));
+        self.channels.handle(executor)
     }
 
     /// Sends commands into the loop from other threads; each one wakes the loop.
     pub fn remote(&self) -> Remote<D> {
         let wake = Arc::clone(&self.wake);
-        Remote {
-            tx: self.remote_tx.clone(),
-            notify: Some(Arc::new(move || wake.signal())),
-        }
+        self.channels.remote(Some(Arc::new(move || wake.signal())))
     }
 
     /// Drives `driven` over `input` and `output` on this thread until it closes (see
@@ -105,15 +90,11 @@ impl<D: Driven + 'static> PollDriver<D> {
         let PollDriver {
             tasks,
             wake,
-            local_tx,
-            local_rx,
-            remote_tx,
-            remote_rx,
+            channels,
             options,
         } = self;
-        // Only Remote clones keep the queue open: with none left, nothing but input can come.
-        drop(remote_tx);
-        drop(local_tx);
+        // Only handles and remotes keep the queues open: with none left, nothing but input can come.
+        let (local_rx, remote_rx) = channels.into_receivers();
         let sources = Sources {
             foreground: Foreground::new(foreground, Arc::clone(&wake)),
             tasks,

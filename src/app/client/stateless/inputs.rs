@@ -3,10 +3,11 @@
 //! `sampling/createMessage` go to the same handlers as in a stateful session, `roots/list` is
 //! answered from the registered roots.
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::StatelessClientError;
-use crate::app::client::builder::Handlers;
+use crate::app::client::builder::{ClientHandlerFn, Handlers};
 use crate::app::client::HandlerContext;
 use crate::jsonrpc::RequestId;
 use crate::model::stateless::{InputKind, InputRequest, InputRequests, InputResponses};
@@ -48,32 +49,20 @@ async fn answer_one(
     };
     match request.kind() {
         Some(InputKind::Elicitation) => {
-            let handler = handlers
-                .elicitation
-                .as_ref()
-                .ok_or_else(|| fail("no elicitation handler".into()))?;
-            let params = request
-                .elicit_params()
-                .and_then(Result::ok)
-                .ok_or_else(|| fail("invalid params".into()))?;
-            let result = CatchPanic::start(|| handler(params, context))
-                .await
-                .map_err(|e| fail(e.message))?;
-            serde_json::to_value(result).map_err(|e| fail(e.to_string()))
+            let params = request.elicit_params();
+            let handler = handlers.elicitation.as_ref();
+            run_handler(handler, params, "elicitation", context, fail).await
         }
         Some(InputKind::Sampling) => {
-            let handler = handlers
-                .sampling
-                .as_ref()
-                .ok_or_else(|| fail("no sampling handler".into()))?;
-            let params = request
-                .sample_params()
-                .and_then(Result::ok)
-                .ok_or_else(|| fail("invalid params".into()))?;
-            let result = CatchPanic::start(|| handler(params, context))
-                .await
-                .map_err(|e| fail(e.message))?;
-            serde_json::to_value(result).map_err(|e| fail(e.to_string()))
+            let params = request.sample_params();
+            run_handler(
+                handlers.sampling.as_ref(),
+                params,
+                "sampling",
+                context,
+                fail,
+            )
+            .await
         }
         Some(InputKind::Roots) => {
             let roots = handlers
@@ -85,4 +74,23 @@ async fn answer_one(
         }
         None => Err(fail("not an input kind of 2026-07-28".into())),
     }
+}
+
+/// Runs the handler registered for one input kind (`what`) on the request's typed params and
+/// encodes its result; a missing handler, invalid params or a panicking handler fail the call.
+async fn run_handler<P, R: Serialize>(
+    handler: Option<&ClientHandlerFn<P, R>>,
+    params: Option<Result<P, serde_json::Error>>,
+    what: &str,
+    context: HandlerContext,
+    fail: impl Fn(String) -> StatelessClientError,
+) -> Result<Value, StatelessClientError> {
+    let handler = handler.ok_or_else(|| fail(format!("no {what} handler")))?;
+    let params = params
+        .and_then(Result::ok)
+        .ok_or_else(|| fail("invalid params".into()))?;
+    let result = CatchPanic::start(|| handler(params, context))
+        .await
+        .map_err(|e| fail(e.message))?;
+    serde_json::to_value(result).map_err(|e| fail(e.to_string()))
 }

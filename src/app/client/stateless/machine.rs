@@ -331,22 +331,35 @@ impl StatelessMachine {
         }
     }
 
+    /// When `call` is a listen call with its stream open: `feed` its reader, hand out the events
+    /// it read, and say so (the response is the listen stream's, not a reply's).
+    fn feed_listen(&mut self, call: CallId, feed: impl FnOnce(&mut ListenReader)) -> bool {
+        let Some(Entry {
+            op: Op::Listen {
+                reader: Some(reader),
+            },
+            ..
+        }) = self.calls.get_mut(&call)
+        else {
+            return false;
+        };
+        feed(reader);
+        self.drain_listen(call);
+        true
+    }
+
     /// The next chunk of exchange `id`'s response body.
     pub fn handle_response_body(&mut self, now: Instant, id: ExchangeId, chunk: Bytes) {
         self.take_answers(now);
         let Some(&call) = self.by_exchange.get(&id) else {
             return;
         };
+        if self.feed_listen(call, |reader| reader.handle_body(&chunk)) {
+            return;
+        }
         let Some(entry) = self.calls.get_mut(&call) else {
             return;
         };
-        if let Op::Listen {
-            reader: Some(reader),
-        } = &mut entry.op
-        {
-            reader.handle_body(&chunk);
-            return self.drain_listen(call);
-        }
         let Some(attempt) = &mut entry.attempt else {
             return;
         };
@@ -363,16 +376,12 @@ impl StatelessMachine {
         let Some(call) = self.by_exchange.remove(&id) else {
             return;
         };
+        if self.feed_listen(call, ListenReader::handle_end) {
+            return;
+        }
         let Some(entry) = self.calls.get_mut(&call) else {
             return;
         };
-        if let Op::Listen {
-            reader: Some(reader),
-        } = &mut entry.op
-        {
-            reader.handle_end();
-            return self.drain_listen(call);
-        }
         let Some(attempt) = entry.attempt.take() else {
             return;
         };
