@@ -24,7 +24,7 @@ use mcp_sansio::config::Config;
 use mcp_sansio::jsonrpc::{code, ErrorObject, RawJson};
 use mcp_sansio::model::{
     CompleteParams, CompletionArgument, CompletionReference, ContentBlock, CreateMessageResult,
-    Implementation, LoggingLevel, PromptReference, Role, Root, SamplingContent,
+    Implementation, ListRootsResult, LoggingLevel, PromptReference, Role, Root, SamplingContent,
     SamplingContentList,
 };
 use mcp_sansio::runtime::CancelToken;
@@ -610,6 +610,98 @@ fn sync_handlers_answer_sampling_elicitation_and_roots() {
     );
     let r = h.block_on(async move { c.call_tool("roots", json!({})).await.unwrap() });
     assert!(text_of(&r).contains("file:///home"));
+}
+
+#[test]
+fn a_roots_handler_answers_roots_list_as_a_job() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let a = asked.clone();
+    let client = Client::builder(Implementation::new("c", "1"))
+        .roots_handler(move |ctx| {
+            let a = a.clone();
+            async move {
+                mcp_sansio::runtime::yield_now().await;
+                let n = a.fetch_add(1, Ordering::SeqCst);
+                assert!(!ctx.is_cancelled());
+                Ok(ListRootsResult {
+                    roots: vec![Root {
+                        uri: format!("file:///asked/{n}"),
+                        name: Some(format!("{:?}", ctx.request_id())),
+                        meta: None,
+                        extra: Default::default(),
+                    }],
+                    meta: None,
+                    extra: Default::default(),
+                })
+            }
+        })
+        .build(Instant::now());
+    let (mut h, c) = connected(client, 100);
+    let caps = h.server.session().peer_client_capabilities().unwrap();
+    assert_eq!(caps.roots.as_ref().unwrap().list_changed, Some(true));
+    let c2 = c.clone();
+    let (first, second) = h.block_on(async move {
+        (
+            c2.call_tool("roots", json!({})).await.unwrap(),
+            c2.call_tool("roots", json!({})).await.unwrap(),
+        )
+    });
+    let first: Value = serde_json::from_str(&text_of(&first)).unwrap();
+    let second: Value = serde_json::from_str(&text_of(&second)).unwrap();
+    assert_eq!(first[0]["uri"], "file:///asked/0");
+    assert_eq!(second[0]["uri"], "file:///asked/1");
+    assert_ne!(
+        first[0]["name"], second[0]["name"],
+        "each request has its id"
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+
+    // With only a handler, set_roots still tells the server the list changed.
+    c.set_roots(Vec::new());
+    h.run();
+    let server_events: Vec<_> = std::iter::from_fn(|| h.server.poll_event()).collect();
+    assert!(
+        server_events.iter().any(|e| matches!(e, Event::Notification { method, .. } if method == "notifications/roots/list_changed")),
+        "{server_events:?}"
+    );
+}
+
+#[test]
+fn a_roots_handler_refusal_or_panic_reaches_the_server() {
+    let refusing = Client::builder(Implementation::new("c", "1"))
+        .roots(vec![Root {
+            uri: "file:///fixed".into(),
+            ..Default::default()
+        }])
+        .roots_handler_sync(|_| Err(ErrorObject::new(-1, "the user keeps the roots private")))
+        .build(Instant::now());
+    let (mut h, c) = connected(refusing, 100);
+    let r = h.block_on(async move { c.call_tool("roots", json!({})).await.unwrap() });
+    assert_eq!(r.is_error, Some(true));
+    let text = text_of(&r);
+    assert!(text.contains("keeps the roots private"), "{text}");
+    assert!(
+        !text.contains("file:///fixed"),
+        "the handler answers, not the list"
+    );
+
+    let panicking = Client::builder(Implementation::new("c", "1"))
+        .roots_handler_sync(|_| panic!("a bug in the roots handler"))
+        .build(Instant::now());
+    let (mut h, c) = connected(panicking, 100);
+    let (r, listed) = h.block_on(async move {
+        (
+            c.call_tool("roots", json!({})).await.unwrap(),
+            c.list_tools(None).await,
+        )
+    });
+    assert_eq!(r.is_error, Some(true));
+    let text = text_of(&r);
+    assert!(
+        text.contains("panicked") && !text.contains("a bug"),
+        "{text}"
+    );
+    assert!(listed.is_ok(), "the client goes on: {listed:?}");
 }
 
 #[test]

@@ -16,8 +16,8 @@ use crate::config::Config;
 use crate::jsonrpc::ErrorObject;
 use crate::model::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
-    ElicitationCapability, Implementation, ListChangedCapability, ProtocolVersion, Root,
-    SamplingCapability,
+    ElicitationCapability, Implementation, ListChangedCapability, ListRootsResult, ProtocolVersion,
+    Root, SamplingCapability,
 };
 use crate::runtime::BoxFuture;
 use crate::session::ClientSetup;
@@ -48,8 +48,17 @@ where
 pub(crate) struct Handlers {
     pub(crate) sampling: Option<ClientHandlerFn<CreateMessageParams, CreateMessageResult>>,
     pub(crate) elicitation: Option<ClientHandlerFn<ElicitParams, ElicitResult>>,
-    /// The roots answered to `roots/list`; `None` when the client declares no roots.
+    /// The roots answered to `roots/list` when no roots handler is registered.
     pub(crate) roots: Option<Arc<Mutex<Vec<Root>>>>,
+    /// Answers `roots/list` (before the fixed list) when registered.
+    pub(crate) roots_handler: Option<ClientHandlerFn<(), ListRootsResult>>,
+}
+
+impl Handlers {
+    /// Whether the client declares `roots`: a fixed list or a handler.
+    pub(crate) fn has_roots(&self) -> bool {
+        self.roots.is_some() || self.roots_handler.is_some()
+    }
 }
 
 /// Builds a [`Client`]; see docs/app-api.md.
@@ -170,6 +179,27 @@ impl ClientBuilder {
         self
     }
 
+    /// Answers `roots/list` with an async handler (run as a job like the sampling one);
+    /// declares `roots { listChanged: true }`. It answers instead of the fixed list of
+    /// [`ClientBuilder::roots`]; `set_roots` still tells the server the list changed.
+    pub fn roots_handler<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(HandlerContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ListRootsResult, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.roots_handler = Some(boxed(move |(), ctx| f(ctx)));
+        self
+    }
+
+    /// Answers `roots/list` with a sync handler, like [`ClientBuilder::roots_handler`].
+    pub fn roots_handler_sync<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&HandlerContext) -> Result<ListRootsResult, ErrorObject> + Send + Sync + 'static,
+    {
+        self.handlers.roots_handler = Some(boxed_sync(move |(), ctx| f(ctx)));
+        self
+    }
+
     /// The capabilities the registrations imply.
     pub fn capabilities(&self) -> ClientCapabilities {
         let mut caps = ClientCapabilities::default();
@@ -184,7 +214,7 @@ impl ClientBuilder {
                 ..Default::default()
             });
         }
-        if self.handlers.roots.is_some() {
+        if self.handlers.has_roots() {
             caps.roots = Some(ListChangedCapability {
                 list_changed: Some(true),
                 ..Default::default()

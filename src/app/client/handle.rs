@@ -267,9 +267,9 @@ impl ClientHandle {
             .map(|_| ())
     }
 
-    /// Replaces the roots answered to `roots/list` and sends
+    /// Replaces the fixed roots answered to `roots/list` and sends
     /// `notifications/roots/list_changed` (once initialized). Ignored when the client
-    /// declared no roots.
+    /// declared no roots (neither a list nor a handler).
     pub fn set_roots(&self, roots: Vec<Root>) {
         self.outbox.push_required(ClientItem::SetRoots(roots));
     }

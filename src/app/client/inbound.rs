@@ -1,6 +1,6 @@
-//! What the server sends the client: its requests (roots answered inline; sampling and
-//! elicitation through their policies and the registered handlers, run as jobs; anything
-//! else -32601) and its notifications (turned into `ClientEvent`s).
+//! What the server sends the client: its requests (roots through the roots handler run as
+//! a job, or inline from the fixed list; sampling and elicitation through their policies and
+//! the registered handlers, run as jobs; anything else -32601) and its notifications (turned into `ClientEvent`s).
 
 use std::time::Instant;
 
@@ -38,7 +38,8 @@ impl Client {
         self.push_event(event);
     }
 
-    /// Answers one of the server's requests: roots inline, sampling and elicitation through
+    /// Answers one of the server's requests: roots by the handler as a job (or inline from
+    /// the fixed list), sampling and elicitation through
     /// their policies (admission.rs) and handlers as jobs, anything else `-32601`. `now`
     /// drives the policies' rate limits.
     pub(super) fn dispatch(
@@ -53,7 +54,10 @@ impl Client {
             cancel: CancelToken::new(),
         };
         let job = match method.as_ref() {
-            m::ROOTS_LIST => return self.answer_roots(&id),
+            m::ROOTS_LIST => match self.handlers.roots_handler.clone() {
+                Some(h) => Some(Ok(self.job(&id, CatchPanic::start(|| h((), ctx.clone()))))),
+                None => return self.answer_roots(&id),
+            },
             m::SAMPLING_CREATE_MESSAGE => self.handlers.sampling.clone().map(|h| {
                 let params = parse(params).map_err(Refusal::Error)?;
                 let (params, place) = self.admission.sampling(now, &id, params)?;

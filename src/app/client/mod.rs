@@ -262,13 +262,15 @@ impl Client {
         self.events_dropped
     }
 
-    /// Replaces the roots and sends `notifications/roots/list_changed` (once initialized).
-    /// Ignored when the client declared no roots.
+    /// Replaces the fixed roots (if any) and sends `notifications/roots/list_changed` (once
+    /// initialized). Ignored when the client declared no roots (neither a list nor a handler).
     pub fn set_roots(&mut self, roots: Vec<Root>) {
-        let Some(shared) = &self.handlers.roots else {
+        if !self.handlers.has_roots() {
             return;
-        };
-        *lock(shared) = roots;
+        }
+        if let Some(shared) = &self.handlers.roots {
+            *lock(shared) = roots;
+        }
         if self.session.state() == State::Ready {
             let _ = self
                 .session

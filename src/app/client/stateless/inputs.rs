@@ -1,7 +1,7 @@
 //! Answers the input requests of an input-required result with the handlers the application
 //! registered on its [`crate::app::client::ClientBuilder`]: `elicitation/create` and
-//! `sampling/createMessage` go to the same handlers as in a stateful session, `roots/list` is
-//! answered from the registered roots.
+//! `sampling/createMessage` go to the same handlers as in a stateful session, `roots/list` to
+//! the roots handler or else to the registered roots.
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -63,6 +63,10 @@ async fn answer_one(
                 fail,
             )
             .await
+        }
+        Some(InputKind::Roots) if handlers.roots_handler.is_some() => {
+            let handler = handlers.roots_handler.as_ref();
+            run_handler(handler, Some(Ok(())), "roots", context, fail).await
         }
         Some(InputKind::Roots) => {
             let roots = handlers
