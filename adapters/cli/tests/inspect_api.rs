@@ -1,6 +1,6 @@
 //! `mcp-sansio inspect`'s JSON API and frame feed against our own server over stdio,
 //! Streamable HTTP and HTTP+SSE: connect, list tools, call one with arguments, see its frames,
-//! answer the server's elicitation and sampling requests; and the refusals of requests
+//! answer the server's elicitation, sampling and roots requests; and the refusals of requests
 //! without the token, from another Host or Origin, or out of bounds.
 
 #[path = "support/http_fixture.rs"]
@@ -74,6 +74,22 @@ fn call_answering(
     kind: &str,
     answer: Value,
 ) -> String {
+    let (status, result, _) = call_answering_raw(inspector, tool, args, kind, answer);
+    assert_eq!(status, 200, "{result}");
+    result["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Like [`call_answering`]: the call's status and JSON body, and the pending entry answered.
+fn call_answering_raw(
+    inspector: &Inspector,
+    tool: &str,
+    args: Value,
+    kind: &str,
+    answer: Value,
+) -> (u16, Value, Value) {
     let (authority, path) = (
         inspector.authority().to_owned(),
         inspector.path("api/request"),
@@ -104,12 +120,8 @@ fn call_answering(
         "a second answer finds nothing waiting: {again}"
     );
     let (status, body) = call.join().expect("the call thread");
-    assert_eq!(status, 200);
     let result: Value = serde_json::from_slice(&body).expect("JSON");
-    result["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
+    (status, result, waiting)
 }
 
 #[test]
@@ -144,6 +156,55 @@ fn the_servers_elicitation_and_sampling_wait_for_the_page() {
         let text = call_answering(&inspector, tool, args.clone(), kind, answer);
         assert!(text.contains(expected), "{tool}: {text}");
     }
+}
+
+#[test]
+fn the_servers_roots_request_waits_for_the_page() {
+    let inspector = Inspector::start(&[
+        "--root",
+        "/srv/offered",
+        "--stdio",
+        "--",
+        BIN,
+        "serve",
+        "--stdio",
+    ]);
+    inspector.wait_connected(Duration::from_secs(20));
+    let tool = "test_input_required_result_list_roots";
+    let answer = json!({"result": {"roots": [{"uri": "file:///answered", "name": "answered"}]}});
+    let (status, result, waiting) =
+        call_answering_raw(&inspector, tool, json!({}), "roots", answer);
+    assert_eq!(status, 200, "{result}");
+    assert_eq!(
+        waiting["params"]["offered"][0]["uri"], "file:///srv/offered",
+        "{waiting}"
+    );
+    let text = result["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("file:///answered") && !text.contains("offered"),
+        "{text}"
+    );
+
+    // The Roots tab's list is what the next card offers; a refusal fails the server's call.
+    let (status, body) = inspector.post("api/roots", &json!({"roots": ["file:///tab/one"]}));
+    assert_eq!(status, 200, "{body}");
+    let refusal = json!({"error": "not today"});
+    let (status, result, waiting) =
+        call_answering_raw(&inspector, tool, json!({}), "roots", refusal);
+    assert_eq!(
+        waiting["params"]["offered"],
+        json!([{"uri": "file:///tab/one", "name": "one"}])
+    );
+    assert_eq!(status, 502, "{result}");
+    assert!(
+        result["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("not today"),
+        "{result}"
+    );
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The inspector's MCP client: the `client` command's stdio and HTTP clients (Streamable
 //! HTTP or HTTP+SSE, detected), run on a thread of their own with the protocol trace going to
 //! the [`Feed`]. The page's requests reach the server through a [`Connection`]; the server's
-//! elicitation and sampling requests wait in [`Pending`] for the person to answer.
+//! elicitation, sampling and roots requests wait in [`Pending`] for the person to answer.
 
 use std::ffi::OsString;
 use std::sync::{Arc, Mutex};
@@ -10,7 +10,7 @@ use std::time::Duration;
 use mcp_sansio::app::client::USER_REJECTED;
 use mcp_sansio::app::client::{CallOptions, Client, ClientBuilder, ClientEvent, ClientHandle};
 use mcp_sansio::jsonrpc::{ErrorObject, RawJson};
-use mcp_sansio::model::{Implementation, InitializeResult, Root};
+use mcp_sansio::model::{Implementation, InitializeResult, ListRootsResult, Root};
 use mcp_sansio_http::client::{connect_auto_client, HttpClientOptions, TransportChoice};
 use mcp_sansio_http::HttpTrace;
 use mcp_sansio_stdio::StderrMode;
@@ -86,9 +86,14 @@ impl State {
 pub(crate) struct Connection {
     handle: ClientHandle,
     timeout: Duration,
+    /// The roots offered to the server (the Roots tab), shown on its `roots/list` cards.
+    offered: Offered,
     pub(crate) state: State,
     pub(crate) pending: Pending,
 }
+
+/// The roots offered to the server, shared with the roots handler.
+type Offered = Arc<Mutex<Vec<Root>>>;
 
 impl Connection {
     /// Starts the client for `target` on a thread of its own and runs the handshake there;
@@ -100,7 +105,8 @@ impl Connection {
         roots: Vec<Root>,
     ) -> Result<Connection, String> {
         let pending = Pending::new(feed.clone(), timeout);
-        let builder = builder(&pending, roots, timeout);
+        let offered: Offered = Arc::new(Mutex::new(roots));
+        let builder = builder(&pending, &offered, timeout);
         let state = State::new(feed.clone(), describe_target(&target));
         let (tx, rx) = std::sync::mpsc::channel();
         let (feed, run_state) = (feed.clone(), state.clone());
@@ -114,6 +120,7 @@ impl Connection {
         Ok(Connection {
             handle,
             timeout,
+            offered,
             state,
             pending,
         })
@@ -142,6 +149,7 @@ impl Connection {
 
     /// Replaces the roots offered to the server (it is told the list changed).
     pub(crate) fn set_roots(&self, roots: Vec<Root>) {
+        *self.offered.lock().unwrap_or_else(|p| p.into_inner()) = roots.clone();
         self.handle.set_roots(roots);
     }
 }
@@ -159,10 +167,11 @@ fn describe_target(target: &Target) -> String {
     }
 }
 
-/// The client's registrations: elicitation and sampling ask the page, roots are a list the
-/// page edits.
-fn builder(pending: &Pending, roots: Vec<Root>, timeout: Duration) -> ClientBuilder {
-    let (elicit, sample) = (pending.clone(), pending.clone());
+/// The client's registrations: elicitation, sampling and `roots/list` ask the page (a roots
+/// card shows the list the page's Roots tab offers).
+fn builder(pending: &Pending, offered: &Offered, timeout: Duration) -> ClientBuilder {
+    let (elicit, sample, list) = (pending.clone(), pending.clone(), pending.clone());
+    let offered = offered.clone();
     Client::builder(Implementation::new(
         "mcp-sansio-inspect",
         env!("CARGO_PKG_VERSION"),
@@ -170,7 +179,10 @@ fn builder(pending: &Pending, roots: Vec<Root>, timeout: Duration) -> ClientBuil
     .config(client_config(timeout))
     .elicitation(move |params, _| ask(elicit.clone(), "elicitation", params))
     .sampling(move |params, _| ask(sample.clone(), "sampling", params))
-    .roots(roots)
+    .roots_handler(move |_| {
+        let roots = offered.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        ask::<_, ListRootsResult>(list.clone(), "roots", json!({ "offered": roots }))
+    })
 }
 
 /// Shows `params` to the person and reads their answer as `R`; a refusal is error -1.

@@ -1,6 +1,6 @@
-//! The server's requests waiting for the person at the page (elicitation, sampling): each is
-//! listed with its params until the page answers it, the wait times out, or the table is
-//! full (then the request is refused at once).
+//! The server's requests waiting for the person at the page (elicitation, sampling, roots):
+//! each is listed with its params until the page answers it, the wait times out, or the table
+//! is full (then the request is refused at once).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};

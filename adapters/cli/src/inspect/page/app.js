@@ -209,6 +209,26 @@ function samplingCard(p) {
   return card;
 }
 
+function rootsCard(p) {
+  const offered = (p.params || {}).offered || [];
+  const card = el("div", { class: "card", "data-pending": p.id, "data-kind": "roots" }, el("h3", {}, "The server asks for your roots (roots/list)"));
+  card.append(el("p", { class: "desc" }, "The roots offered now (from the Roots tab); edit them for this answer, one file:// URI per line:"));
+  const text = el("textarea", { rows: 3, "data-roots": p.id });
+  text.value = offered.map(r => r.uri).join("\n");
+  const byUri = new Map(offered.map(r => [r.uri, r]));
+  const send = el("button", { "data-action": "send" }, "Send roots");
+  send.addEventListener("click", () => {
+    const roots = text.value.split("\n").map(s => s.trim()).filter(Boolean).map(uri => byUri.get(uri) || { uri });
+    answer(p.id, { result: { roots } });
+  });
+  const refuse = el("button", { "data-action": "refuse" }, "Refuse");
+  refuse.addEventListener("click", () => answer(p.id, { error: "refused by the person at the inspector" }));
+  card.append(text, send, " ", refuse);
+  return card;
+}
+
+const cards = { sampling: samplingCard, roots: rootsCard, elicitation: elicitationCard };
+
 async function refreshPending() {
   let list;
   try { list = await api("api/pending"); } catch (e) { return; }
@@ -216,7 +236,7 @@ async function refreshPending() {
   const shown = new Set([...box.children].map(c => c.dataset.pending));
   const wanted = new Set(list.map(p => String(p.id)));
   for (const c of [...box.children]) if (!wanted.has(c.dataset.pending)) c.remove();
-  for (const p of list) if (!shown.has(String(p.id))) box.append(p.kind === "sampling" ? samplingCard(p) : elicitationCard(p));
+  for (const p of list) if (!shown.has(String(p.id))) box.append((cards[p.kind] || elicitationCard)(p));
 }
 
 // --- the frame log ------------------------------------------------------------------
