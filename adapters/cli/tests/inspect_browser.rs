@@ -1,8 +1,9 @@
 //! `mcp-sansio inspect` in a real browser: headless Chromium driven through chromedriver
 //! over the W3C WebDriver protocol (plain HTTP, support/inspector.rs). A person's path against
 //! `serve --stdio` and `serve --http` (Streamable HTTP and HTTP+SSE): the page connects, lists
-//! the tools, a tool's form is filled and called, the result and its frames show, and an
-//! elicitation is answered from its card. The same against the Python SDK's server of the
+//! the tools, a tool's form is filled and called, the result and its frames show, an
+//! elicitation is answered from its card, and roots set in the Roots tab are offered on the
+//! card of the server's `roots/list`, edited and sent. The same against the Python SDK's server of the
 //! interop tests (tests/interop/py), over stdio and Streamable HTTP: a tool with integer
 //! arguments, a sampling request answered from its card, a resource template filled in. A
 //! screenshot goes to `target/inspect-screenshot.png`. Without chromium and chromedriver (or, for the Python
@@ -212,6 +213,28 @@ fn person_path(browser: &Browser, inspector: &Inspector, screenshot: Option<&str
     browser.click(".card[data-kind='elicitation'] button[data-action='accept']");
     browser.wait_text("#tool-result", "action=accept");
     browser.wait_text("#tool-result", "Grace");
+    browser.wait_count(".card", |n| n == 0);
+    roots_path(browser);
+}
+
+/// Sets a root in the Roots tab, then answers the server's `roots/list` from its card, which
+/// offers that root, with one more added on the card.
+fn roots_path(browser: &Browser) {
+    browser.click("#tabs button[data-tab='roots']");
+    browser.type_into("#roots", "file:///tab/offered");
+    browser.click("#set-roots");
+    browser.wait_text("#roots-note", "sent 1 root");
+    browser.click("#tabs button[data-tab='tools']");
+    call_tool(browser, "test_input_required_result_list_roots", &[]);
+    browser.wait_text(".card[data-kind='roots']", "roots/list");
+    let card = ".card[data-kind='roots'] textarea";
+    let id = browser.find(card);
+    let offered = browser.session("GET", &format!("/element/{id}/property/value"), None);
+    assert_eq!(offered, "file:///tab/offered");
+    browser.type_into(card, "\nfile:///card/added");
+    browser.click(".card[data-kind='roots'] button[data-action='send']");
+    let text = browser.wait_text("#tool-result", "file:///card/added");
+    assert!(text.contains("file:///tab/offered"), "{text}");
     browser.wait_count(".card", |n| n == 0);
 }
 
