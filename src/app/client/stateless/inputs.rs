@@ -98,3 +98,61 @@ async fn run_handler<P, R: Serialize>(
         .map_err(|e| fail(e.message))?;
     serde_json::to_value(result).map_err(|e| fail(e.to_string()))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
+
+    use super::*;
+    use crate::app::client::Client;
+    use crate::jsonrpc::ErrorObject;
+    use crate::model::{Implementation, ListRootsResult, Root};
+
+    /// Polls a future whose handlers never wait.
+    fn ready<F: Future>(f: F) -> F::Output {
+        let mut f = pin!(f);
+        match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(out) => out,
+            Poll::Pending => panic!("the answer waited"),
+        }
+    }
+
+    fn roots_round(handlers: &Handlers) -> Result<InputResponses, StatelessClientError> {
+        let requests = InputRequests::from([("r".to_owned(), InputRequest::list_roots())]);
+        ready(answer(handlers, &requests))
+    }
+
+    #[test]
+    fn roots_go_to_the_handler_before_the_fixed_list() {
+        let fixed = Root {
+            uri: "file:///fixed".into(),
+            ..Default::default()
+        };
+        let builder = Client::builder(Implementation::new("c", "1")).roots(vec![fixed]);
+        let (_, _, handlers) = builder.stateless_parts();
+        let answered = roots_round(&handlers).expect("the fixed list");
+        assert_eq!(answered["r"], json!({"roots": [{"uri": "file:///fixed"}]}));
+
+        let builder = builder.roots_handler_sync(|ctx| {
+            Ok(ListRootsResult {
+                roots: vec![Root {
+                    uri: format!("file:///asked/{}", ctx.request_id()),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            })
+        });
+        let (_, _, handlers) = builder.stateless_parts();
+        let answered = roots_round(&handlers).expect("the handler's answer");
+        let expected = format!("file:///asked/{}", RequestId::string("r"));
+        assert_eq!(answered["r"]["roots"][0]["uri"], expected.as_str());
+
+        let refusing = Client::builder(Implementation::new("c", "1"))
+            .roots_handler_sync(|_| Err(ErrorObject::new(-1, "private")));
+        let (_, _, handlers) = refusing.stateless_parts();
+        let refused = roots_round(&handlers).expect_err("the handler refused");
+        assert!(refused.to_string().contains("private"), "{refused}");
+    }
+}
