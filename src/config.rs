@@ -52,6 +52,10 @@ pub struct Config {
     pub max_queued_events: usize,
     /// Application layer: page size of list results. Default: 100.
     pub page_size: usize,
+    /// After the peer's input ends (a stdio server's stdin closes), how long the requests
+    /// still being handled may run. Past it each is answered with `-32603` and the session
+    /// closes, so a server whose client went away always exits. Default: 5 s.
+    pub drain_timeout: Duration,
 }
 
 impl Default for Config {
@@ -69,6 +73,7 @@ impl Default for Config {
             max_outbound_queue: 4096,
             max_queued_events: 4096,
             page_size: 100,
+            drain_timeout: Duration::from_secs(5),
         }
     }
 }

@@ -76,6 +76,7 @@ pub fn app_server(data: &[u8]) {
             }
             _ => match c.below(4) {
                 0 => server.close(now),
+                1 => server.handle_input_end(now),
                 _ => server.notify_resource_updated("test://static"),
             },
         }

@@ -63,6 +63,13 @@ impl Inbound {
     pub(crate) fn clear(&mut self) {
         self.table.clear();
     }
+
+    /// The ids of the requests not answered yet, sorted.
+    pub(crate) fn ids(&self) -> Vec<RequestId> {
+        let mut ids = self.table.ids();
+        ids.sort();
+        ids
+    }
 }
 
 #[derive(Deserialize)]

@@ -87,6 +87,12 @@ impl<V> InFlightTable<V> {
         }
     }
 
+    /// Every id in flight, in no particular order.
+    pub(crate) fn ids(&self) -> Vec<RequestId> {
+        let few = self.few.iter().map(|(id, _)| id.clone());
+        few.chain(self.many.keys().cloned()).collect()
+    }
+
     /// Takes `id`'s entry out (with the id as filed).
     pub(crate) fn remove(&mut self, id: &RequestId) -> Option<(RequestId, V)> {
         if let Some(at) = self.few.iter().position(|(key, _)| key == id) {

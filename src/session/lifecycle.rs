@@ -186,6 +186,34 @@ impl Session {
         self.close_with(CloseReason::PeerClosed);
     }
 
+    /// The peer's input ended (a stdio server's stdin closed) while its output may still be
+    /// read: no answer can arrive any more, so every request this side sent completes with
+    /// `Outcome::Closed` now, keep-alive stops and new requests are refused
+    /// (`SendError::Closed`). The peer's requests in flight may still be answered.
+    pub fn handle_input_end(&mut self, now: Instant) {
+        let _ = now;
+        if self.state == State::Closed || self.input_ended {
+            return;
+        }
+        self.input_ended = true;
+        for id in self.outbound.drain_app() {
+            let outcome = Outcome::Closed;
+            self.push_event(Event::Completed { id, outcome }, false);
+        }
+    }
+
+    /// Whether [`Session::handle_input_end`] was called.
+    pub fn input_ended(&self) -> bool {
+        self.input_ended
+    }
+
+    /// Answers every request of the peer still in flight with `error` (ids in order).
+    pub(crate) fn fail_inflight_inbound(&mut self, error: &ErrorObject) {
+        for id in self.inbound.ids() {
+            let _ = self.respond_error(&id, error.clone());
+        }
+    }
+
     pub(crate) fn close_with(&mut self, reason: CloseReason) {
         if self.state == State::Closed {
             return;

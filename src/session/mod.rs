@@ -218,6 +218,8 @@ pub struct Session {
     /// Inside `handle_batch`: replies the session makes itself are queued past
     /// `max_outbound_queue` (a batch's replies are bounded by its size).
     in_batch: bool,
+    /// The peer's input ended ([`Session::handle_input_end`]): no new request goes out.
+    input_ended: bool,
 }
 
 impl Session {
@@ -262,6 +264,7 @@ impl Session {
             stats: Stats::default(),
             last_heard: now,
             in_batch: false,
+            input_ended: false,
         }
     }
 

@@ -408,7 +408,7 @@ impl Session {
     /// When the next keep-alive ping is due.
     pub(crate) fn next_keep_alive(&self) -> Option<Instant> {
         let interval = self.config.keep_alive_interval?;
-        if self.state != State::Ready || self.outbound.keep_alive.is_some() {
+        if self.state != State::Ready || self.input_ended || self.outbound.keep_alive.is_some() {
             return None;
         }
         Some(self.last_heard + interval)

@@ -9,7 +9,7 @@ use crate::jsonrpc::{self as m, Message, Notification, RawJson};
 impl Session {
     /// Lifecycle, direction and capability gating of an outbound request.
     pub(crate) fn check_send_request(&self, method: &str) -> Result<(), SendError> {
-        if self.state == State::Closed {
+        if self.state == State::Closed || self.input_ended {
             return Err(SendError::Closed);
         }
         if method == m::INITIALIZE {

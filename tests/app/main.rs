@@ -5,5 +5,6 @@ mod client;
 mod client_frames;
 #[path = "../common/mod.rs"]
 mod common;
+mod input_end;
 mod sampling_policy;
 mod server;

@@ -1,7 +1,7 @@
 //! `mcp-sansio serve --stdio` as a real child process, fed hostile and heavy input: malformed
 //! lines, non-JSON-RPC objects, 1,000 pipelined requests, 8 MiB and 20 MiB lines, a batch of
 //! 5,000 pings, and end of input with
-//! work still in flight. Every stdout line must be one JSON-RPC message. Also the fixture's
+//! work still in flight (finished, or ended at the drain deadline). Every stdout line must be one JSON-RPC message. Also the fixture's
 //! contents and its timed extras (late additions, watched-resource updates).
 
 use std::collections::HashMap;
@@ -240,6 +240,40 @@ fn end_of_input_flushes_in_flight_work_then_exits() {
         started.elapsed() < Duration::from_secs(5),
         "exit took too long"
     );
+}
+
+/// A client that closes stdin while a tool waits for its elicitation answer and another tool
+/// would run for ages: the elicitation fails at once (no answer can come), the long call is
+/// answered with an error at the drain deadline, and the server exits instead of lingering.
+#[test]
+fn end_of_input_ends_work_that_cannot_finish_and_the_server_exits() {
+    let mut server = Server::start();
+    server.send(
+        &json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "robustness", "version": "0"}}}),
+    );
+    assert!(server.next()["result"].is_object());
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    server.send(
+        &json!({"jsonrpc": "2.0", "id": "ask", "method": "tools/call",
+                "params": {"name": "test_elicitation", "arguments": {"message": "?"}}}),
+    );
+    assert_eq!(server.next()["method"], "elicitation/create");
+    server.send(
+        &json!({"jsonrpc": "2.0", "id": "ages", "method": "tools/call",
+                "params": {"name": "test_slow", "arguments": {"ms": u64::MAX}}}),
+    );
+    let (rest, exited_cleanly) = server.close_and_wait();
+    let answer = |id: &str| rest.iter().find(|m| m["id"] == id).cloned();
+    let ask = answer("ask").expect("the elicitation's call answered");
+    assert!(
+        ask.get("error").is_some() || ask["result"]["isError"] == true,
+        "{ask}"
+    );
+    let ages = answer("ages").expect("the long call answered");
+    assert_eq!(ages["error"]["code"], -32603, "{ages}");
+    assert!(exited_cleanly, "{rest:?}");
 }
 
 /// The fixture's contents without the SDK peers: names and exact contents from

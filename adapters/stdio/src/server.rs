@@ -19,13 +19,12 @@ use crate::handle::{LoopHandle, Remote};
 use crate::poll::PollDriver;
 
 /// Drives a [`Server`]: feeds it frames, reports refused lines to its session (the peer gets an
-/// error response), spawns its pending jobs on the loop's executor, and closes once the input
-/// ended and every in-flight request was answered.
+/// error response), spawns its pending jobs on the loop's executor, and tells the server when the
+/// input ends (it then closes once every in-flight request was answered, or at its drain
+/// deadline: `Config::drain_timeout`).
 pub struct ServerDriven {
     server: Server,
     spawner: LoopHandle<ServerDriven>,
-    /// The input ended: close as soon as nothing is in flight.
-    input_ended: bool,
     /// Where frames are reported: `None` costs one branch per frame.
     trace: Option<Box<dyn TraceSink>>,
 }
@@ -48,7 +47,6 @@ impl ServerDriven {
         Self {
             server,
             spawner,
-            input_ended: false,
             trace: None,
         }
     }
@@ -65,7 +63,7 @@ impl ServerDriven {
     }
 
     /// Runs every job the server has pending after an input, and drains its events.
-    fn after_input(&mut self, now: Instant) {
+    fn after_input(&mut self) {
         while let Some(job) = self.server.poll_job() {
             // Detached: a job the loop drops unfinished answers -32603 through its drop guard.
             self.spawner.spawn(job).detach();
@@ -77,15 +75,6 @@ impl ServerDriven {
                 }
                 eprintln!("mcp-sansio: session closed: {reason:?}");
             }
-        }
-        self.close_if_done(now);
-    }
-
-    /// After end of input: close once no inbound request is still being handled.
-    fn close_if_done(&mut self, now: Instant) {
-        let session = self.server.session();
-        if self.input_ended && session.state() != State::Closed && session.inflight_inbound() == 0 {
-            self.server.close(now);
         }
     }
 }
@@ -103,7 +92,7 @@ fn wake_hook(remote: Remote<ServerDriven>) -> mcp_sansio::runtime::WakeHook {
         let sent = remote.try_send(move |driven: &mut ServerDriven, now| {
             flag.store(false, Ordering::Release);
             driven.server.handle_wake(now);
-            driven.after_input(now);
+            driven.after_input();
         });
         if sent.is_err() {
             // Full: the loop is about to run anyway. Closed: nobody is left to wake.
@@ -118,7 +107,7 @@ impl Driven for ServerDriven {
             sink.frame(&FrameTrace::new(Direction::Recv, now, &frame), &frame);
         }
         self.server.handle_input(now, frame);
-        self.after_input(now);
+        self.after_input();
     }
 
     fn handle_frame_error(&mut self, now: Instant, error: FrameError) {
@@ -129,30 +118,33 @@ impl Driven for ServerDriven {
             head,
         };
         self.server.handle_decode_error(now, error);
-        self.after_input(now);
+        self.after_input();
     }
 
     fn handle_eof(&mut self, now: Instant) {
-        self.input_ended = true;
-        self.after_input(now);
+        self.server.handle_input_end(now);
+        self.after_input();
     }
 
     fn handle_timeout(&mut self, now: Instant) {
         self.server.handle_timeout(now);
-        self.after_input(now);
+        self.after_input();
     }
 
     fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<usize> {
         let start = buf.len();
         let sent = self.server.poll_transmit(buf).map(|t| t.len);
-        // Draining the outbox inside poll_transmit may have started jobs or answered the last
-        // request; `poll_transmit` has no `now`, and an adapter may read the clock.
-        let now = Instant::now();
         if let (Some(sink), Some(_), Some(raw)) = (&mut self.trace, sent, buf.get(start..)) {
+            // `poll_transmit` has no `now`; an adapter may read the clock.
             let frame = Bytes::copy_from_slice(raw);
-            sink.frame(&FrameTrace::new(Direction::Send, now, &frame), &frame);
+            sink.frame(
+                &FrameTrace::new(Direction::Send, Instant::now(), &frame),
+                &frame,
+            );
         }
-        self.after_input(now);
+        // Draining the outbox inside poll_transmit may have started jobs or answered the last
+        // request.
+        self.after_input();
         sent
     }
 

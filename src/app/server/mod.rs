@@ -19,6 +19,7 @@ mod builder;
 mod call_params;
 mod context;
 mod dispatch;
+mod drain;
 mod endpoint_machine;
 mod handle;
 mod outbox;
@@ -106,6 +107,9 @@ pub struct Server {
     page_size: usize,
     /// The stateless (2026-07-28) side: exchanges served without the session.
     stateless: Stateless,
+    /// Set when the client's input ended: past it, requests still running are answered with
+    /// an error and the session closes (`drain.rs`).
+    drain_deadline: Option<Instant>,
 }
 
 impl Server {
@@ -130,6 +134,7 @@ impl Server {
             last_now: now,
             page_size,
             stateless,
+            drain_deadline: None,
         }
     }
 
@@ -219,7 +224,11 @@ impl Server {
     /// The next deadline.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.session.poll_timeout()
+        let session = self.session.poll_timeout();
+        match (session, self.drain_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Whether [`Server::poll_transmit`] and [`Server::poll_stream_close`] would hand out
@@ -290,6 +299,9 @@ impl Server {
             if !progressed {
                 break;
             }
+        }
+        if self.drain_deadline.is_some() {
+            self.close_if_drained();
         }
     }
 
