@@ -8,3 +8,4 @@ mod common;
 mod input_end;
 mod sampling_policy;
 mod server;
+mod unreadable;

@@ -41,9 +41,13 @@ impl CallParams {
         if let Some(quick) = Self::scan(raw, flat_of) {
             return Ok(quick);
         }
-        let read: Borrowed<'_> = raw
-            .parse_borrowed()
-            .map_err(|_| ErrorObject::invalid_params("params must be an object"))?;
+        let read: Borrowed<'_> = raw.parse_borrowed().map_err(|e| {
+            if raw.is_object() {
+                super::dispatch::unreadable("params", &e)
+            } else {
+                ErrorObject::invalid_params("params must be an object")
+            }
+        })?;
         Ok(CallParams {
             name: read.name,
             arguments: read.arguments.map(|a| text_within(raw, a.get().as_bytes())),

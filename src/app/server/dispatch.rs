@@ -175,7 +175,10 @@ impl Server {
         let arguments = match arguments {
             None => ToolArguments::default(),
             Some(text) if text.is_null() => ToolArguments::default(),
-            Some(text) if text.is_object() => ToolArguments::from_text(text),
+            Some(text) if text.is_object() => match readable(&text) {
+                Ok(()) => ToolArguments::from_text(text),
+                Err(e) => return self.reply(id, Err(unreadable("arguments", &e))),
+            },
             Some(_) => {
                 let e = ErrorObject::invalid_params("arguments must be an object");
                 return self.reply(id, Err(e));
@@ -326,13 +329,29 @@ fn raw_json(value: &Value) -> Result<RawJson, ErrorObject> {
     RawJson::try_from(value).map_err(|e| ErrorObject::internal(e.to_string()))
 }
 
+/// JSON the grammar accepts but Rust strings cannot hold (a lone surrogate escape such as
+/// `"\ud800"`) is refused with serde's reason: read lazily, it would otherwise turn into
+/// missing values. Only a text with a `\u` escape is parsed here.
+fn readable(text: &RawJson) -> Result<(), serde_json::Error> {
+    if memchr::memmem::find(text.as_bytes(), b"\\u").is_none() {
+        return Ok(());
+    }
+    text.to_value().map(drop)
+}
+
+/// `-32602` naming what could not be read and why.
+pub(super) fn unreadable(what: &str, error: &serde_json::Error) -> ErrorObject {
+    ErrorObject::invalid_params(format!("{what} cannot be read: {error}"))
+}
+
 fn parse_params(params: Option<RawJson>) -> Result<Params, ErrorObject> {
     match params {
         None => Ok(Map::new()),
         Some(raw) => match raw.to_value() {
             Ok(Value::Object(o)) => Ok(o),
             Ok(Value::Null) => Ok(Map::new()),
-            _ => Err(ErrorObject::invalid_params("params must be an object")),
+            Ok(_) => Err(ErrorObject::invalid_params("params must be an object")),
+            Err(e) => Err(unreadable("params", &e)),
         },
     }
 }
