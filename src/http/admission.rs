@@ -1,6 +1,6 @@
 //! The admission checks both server transports (Streamable HTTP and the HTTP+SSE pair)
-//! apply before reading a request's meaning: Host/Origin (DNS rebinding), a JSON body within
-//! the size limit, and the `MCP-Protocol-Version` header. One place, so the two transports a
+//! apply before reading a request's meaning: Host/Origin (DNS rebinding), fields that must
+//! appear once, a JSON body within the size limit, and the `MCP-Protocol-Version` header. One place, so the two transports a
 //! server mounts side by side can never drift apart on policy.
 
 use super::config::EndpointConfig;
@@ -11,7 +11,8 @@ use crate::model::ProtocolVersion;
 
 /// The header fields the server transports read on most requests, found in one pass over the
 /// head (a lookup by name per check would walk the whole list each time). The first field of
-/// a name wins, as [`HttpRequestHead::get`] does.
+/// a name wins, as [`HttpRequestHead::get`] does; a second one of any but `Accept` (a list
+/// that may span lines) is recorded in `repeated`, and [`check_fields`] refuses it.
 #[derive(Default)]
 pub(crate) struct KnownFields<'a> {
     pub(crate) host: Option<&'a str>,
@@ -21,6 +22,8 @@ pub(crate) struct KnownFields<'a> {
     pub(crate) session_id: Option<&'a str>,
     pub(crate) protocol_version: Option<&'a str>,
     pub(crate) last_event_id: Option<&'a str>,
+    /// The first field that must appear once and came again (its name as received).
+    pub(crate) repeated: Option<&'a str>,
 }
 
 impl<'a> KnownFields<'a> {
@@ -41,8 +44,13 @@ impl<'a> KnownFields<'a> {
                 _ => None,
             };
             if let Some((wanted, slot)) = slot {
-                if slot.is_none() && same_name(name, wanted) {
+                if !same_name(name, wanted) {
+                    continue;
+                }
+                if slot.is_none() {
                     *slot = Some(value.as_str());
+                } else if wanted != "accept" && known.repeated.is_none() {
+                    known.repeated = Some(name);
                 }
             }
         }
@@ -56,17 +64,23 @@ fn same_name(name: &str, lower: &str) -> bool {
     name == lower || name.eq_ignore_ascii_case(lower)
 }
 
-/// 403 unless `Host` and `Origin` pass the policy.
-pub(crate) fn check_host_origin(
+/// 403 unless `Host` and `Origin` pass the policy; 400 when a field that must appear once
+/// (`Host`, `Origin`, `Content-Type`, `Mcp-Session-Id`, `MCP-Protocol-Version`,
+/// `Last-Event-ID`) came twice: two session ids or versions have no one meaning, and a proxy
+/// in front may have read the other one.
+pub(crate) fn check_fields(
     config: &EndpointConfig,
     fields: &KnownFields<'_>,
 ) -> Result<(), HttpResponse> {
     let hosts = &config.hosts;
-    if hosts.host_allowed(fields.host) && hosts.origin_allowed(fields.origin) {
-        Ok(())
-    } else {
-        Err(error(403, "Forbidden: Host or Origin not allowed"))
+    if !(hosts.host_allowed(fields.host) && hosts.origin_allowed(fields.origin)) {
+        return Err(error(403, "Forbidden: Host or Origin not allowed"));
     }
+    if let Some(name) = fields.repeated {
+        let message = format!("Bad Request: header {name} must appear once");
+        return Err(error(400, &message));
+    }
+    Ok(())
 }
 
 /// 415 unless the body is declared `application/json`; 413 past `max_body`.
@@ -120,11 +134,8 @@ mod tests {
     }
 
     /// The checks as the transports run them: fields found once, then checked.
-    fn check_host_origin(
-        config: &EndpointConfig,
-        head: &HttpRequestHead,
-    ) -> Result<(), HttpResponse> {
-        super::check_host_origin(config, &KnownFields::of(head))
+    fn check_fields(config: &EndpointConfig, head: &HttpRequestHead) -> Result<(), HttpResponse> {
+        super::check_fields(config, &KnownFields::of(head))
     }
 
     fn check_json_body(
@@ -176,9 +187,43 @@ mod tests {
                 Some("c")
             ]
         );
+        assert_eq!(f.repeated, Some("Host"));
         let near = post(&[("hosts", "a"), ("acceptx", "b"), ("accept-x", "c")]);
         let f = KnownFields::of(&near);
-        assert_eq!((f.host, f.accept), (None, None));
+        assert_eq!((f.host, f.accept, f.repeated), (None, None, None));
+    }
+
+    #[test]
+    fn a_field_that_must_appear_once_is_refused_when_repeated() {
+        let config = EndpointConfig::default();
+        for name in [
+            "Mcp-Session-Id",
+            "mcp-protocol-version",
+            "Last-Event-ID",
+            "Origin",
+        ] {
+            let value = if name == "Origin" {
+                "http://localhost"
+            } else {
+                "x"
+            };
+            let head = post(&[(name, value), ("Host", "localhost"), (name, value)]);
+            let refused = check_fields(&config, &head).unwrap_err();
+            assert_eq!(refused.status, 400, "{name}");
+            let crate::http::Body::Full(body) = &refused.body else {
+                panic!("a JSON-RPC error body");
+            };
+            let body = String::from_utf8_lossy(body);
+            assert!(
+                body.contains(&format!("header {name} must appear once")),
+                "{body}"
+            );
+        }
+        let lists = post(&[
+            ("Accept", "application/json"),
+            ("Accept", "text/event-stream"),
+        ]);
+        assert!(check_fields(&config, &lists).is_ok());
     }
 
     #[test]
@@ -188,10 +233,10 @@ mod tests {
             ..EndpointConfig::default()
         };
         let evil = post(&[("Host", "evil.example")]);
-        assert_eq!(check_host_origin(&config, &evil).unwrap_err().status, 403);
+        assert_eq!(check_fields(&config, &evil).unwrap_err().status, 403);
         let origin = post(&[("Origin", "http://evil.example")]);
-        assert_eq!(check_host_origin(&config, &origin).unwrap_err().status, 403);
-        assert!(check_host_origin(&config, &post(&[("Host", "localhost:1")])).is_ok());
+        assert_eq!(check_fields(&config, &origin).unwrap_err().status, 403);
+        assert!(check_fields(&config, &post(&[("Host", "localhost:1")])).is_ok());
         let json = post(&[("Content-Type", "application/json")]);
         assert_eq!(
             check_json_body(&config, &post(&[]), 1).unwrap_err().status,

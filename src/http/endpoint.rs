@@ -186,7 +186,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         random: [u8; 16],
     ) -> HttpResponse {
         let fields = KnownFields::of(head);
-        if let Err(resp) = admission::check_host_origin(&self.config, &fields) {
+        if let Err(resp) = admission::check_fields(&self.config, &fields) {
             return resp;
         }
         if Self::is_stateless(&fields) {

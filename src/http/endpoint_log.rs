@@ -129,7 +129,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         }
         let fields = KnownFields::of(head);
         let text = fields.last_event_id?.trim();
-        admission::check_host_origin(&self.config, &fields).ok()?;
+        admission::check_fields(&self.config, &fields).ok()?;
         if !accepts(fields.accept.unwrap_or(""), SSE) || self.check_version(&fields).is_err() {
             return None;
         }

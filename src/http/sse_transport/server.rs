@@ -123,7 +123,7 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
     ) -> HttpResponse {
         self.now = Some(now);
         let fields = KnownFields::of(head);
-        if let Err(resp) = admission::check_host_origin(&self.config.endpoint, &fields) {
+        if let Err(resp) = admission::check_fields(&self.config.endpoint, &fields) {
             return resp;
         }
         match head.method {
