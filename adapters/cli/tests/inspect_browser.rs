@@ -9,6 +9,8 @@
 //! screenshot goes to `target/inspect-screenshot.png`. Without chromium and chromedriver (or, for the Python
 //! server, the peers of scripts/install-peers) a test says why and passes, unless `CI` is set.
 
+#[path = "../../../tests/interop/harness.rs"]
+mod harness;
 #[path = "support/http_fixture.rs"]
 mod http_fixture;
 #[path = "support/inspector.rs"]
@@ -123,6 +125,14 @@ impl Browser {
             &format!("/element/{id}/value"),
             Some(json!({"text": text})),
         );
+    }
+
+    /// Empties the field `css`, then types one space: the page hears an `input` event and
+    /// trims the value to nothing.
+    fn clear(&self, css: &str) {
+        let id = self.find(css);
+        self.session("POST", &format!("/element/{id}/clear"), Some(json!({})));
+        self.type_into(css, " ");
     }
 
     /// Waits (bounded) until the text of `css` contains `wanted`.
@@ -243,13 +253,17 @@ fn a_person_inspects_our_server_over_stdio_and_http_in_chromium() {
     let Some(browser) = Browser::start() else {
         return;
     };
-    let inspector = Inspector::start(&["--stdio", "--", BIN, "serve", "--stdio"]);
+    // Our server speaks both eras: `--era stateful` for the handshake (the probe would find
+    // 2026-07-28, see the stateless test below).
+    let inspector = Inspector::start(&[
+        "--era", "stateful", "--stdio", "--", BIN, "serve", "--stdio",
+    ]);
     person_path(&browser, &inspector, None);
     drop(inspector);
 
     // The screenshot is of the HTTP run: its frame log also shows the HTTP heads.
     let server = HttpFixture::start(&[]);
-    let inspector = Inspector::start(&[&server.url]);
+    let inspector = Inspector::start(&["--era", "stateful", &server.url]);
     let screenshot = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../target/inspect-screenshot.png"
@@ -259,11 +273,117 @@ fn a_person_inspects_our_server_over_stdio_and_http_in_chromium() {
     browser.wait_text("#frames", "POST /mcp");
     drop(inspector);
 
-    // The same server's HTTP+SSE transport (2024-11-05), detected from its URL.
+    // The same server's HTTP+SSE transport (2024-11-05), detected from its URL after the era
+    // probe's `server/discover` was refused there.
     let inspector = Inspector::start(&[&server.sse_url]);
     person_path(&browser, &inspector, None);
     browser.wait_text("#target", "sse");
     browser.wait_text("#frames", "GET /sse");
+}
+
+/// What a result can hold, rendered (an image, audio, an embedded resource), a prompt with
+/// arguments and one with an image, and the frame log filtered by method.
+fn rendering_path(browser: &Browser, inspector: &Inspector) {
+    open_page(browser, inspector);
+    call_tool(browser, "test_image_content", &[]);
+    browser.wait_count("#tool-result .content.image img[src^='data:image/']", |n| {
+        n == 1
+    });
+    call_tool(browser, "test_audio_content", &[]);
+    browser.wait_count(
+        "#tool-result .content.audio audio[src^='data:audio/wav;base64,']",
+        |n| n == 1,
+    );
+    call_tool(browser, "test_embedded_resource", &[]);
+    let text = browser.wait_text("#tool-result .content.resource", "test://embedded-resource");
+    assert!(
+        text.contains("This is an embedded resource content."),
+        "{text}"
+    );
+
+    browser.click("#tabs button[data-tab='prompts']");
+    browser.click("#list-prompts");
+    browser.click("li[data-prompt='test_prompt_with_arguments']");
+    browser.type_into("#prompt input[data-field='arg1']", "one");
+    browser.type_into("#prompt input[data-field='arg2']", "two");
+    browser.click("#get-prompt");
+    browser.wait_text("#prompt-result", "arg1='one', arg2='two'");
+    browser.click("li[data-prompt='test_prompt_with_image']");
+    browser.click("#get-prompt");
+    browser.wait_count("#prompt-result .content.image img", |n| n == 1);
+
+    // Only the frames of the filtered method stay shown; emptying the filter shows the rest.
+    browser.type_into("#filter", "prompts/get");
+    let shown = "#frames details:not([hidden])";
+    browser.wait_count(shown, |n| n >= 4);
+    browser.wait_count(
+        "#frames details:not([hidden]):not([data-method='prompts/get'])",
+        |n| n == 0,
+    );
+    browser.clear("#filter");
+    browser.wait_count(
+        "#frames details:not([hidden])[data-method='tools/call']",
+        |n| n >= 6,
+    );
+}
+
+#[test]
+fn results_prompts_and_the_frame_filter_render_in_chromium() {
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    let inspector = Inspector::start(&[
+        "--era", "stateful", "--stdio", "--", BIN, "serve", "--stdio",
+    ]);
+    rendering_path(&browser, &inspector);
+}
+
+/// The person's path on the page of a 2026-07-28 server: no `initialize`, the revision and
+/// capabilities from `server/discover`, a tool called from its form, an elicitation that comes
+/// back as an input request of the call answered from its card (the call is then sent again
+/// with the answer), and the roots path, also as input requests.
+fn stateless_path(browser: &Browser, inspector: &Inspector) {
+    open_page(browser, inspector);
+    browser.wait_text("#status", "2026-07-28");
+    browser.wait_text("#server-summary", "revision 2026-07-28");
+    let (_, state) = inspector.get("api/state");
+    assert_eq!(state["era"], "stateless", "{state}");
+    assert!(state["capabilities"]["tools"].is_object(), "{state}");
+    assert_eq!(state["serverInfo"]["name"], "mcp-sansio-reference-fixture");
+    browser.wait_count("#frames details[data-method='server/discover']", |n| n >= 2);
+
+    call_tool(browser, "greet", &[("name", "Ada")]);
+    browser.wait_text("#tool-result", "Hello, Ada");
+    browser.wait_count("#frames details[data-method='tools/call']", |n| n >= 2);
+
+    call_tool(browser, "test_input_required_result_elicitation", &[]);
+    browser.wait_text(".card[data-kind='elicitation']", "What is your name?");
+    browser.type_into(".card[data-kind='elicitation'] input", "Grace");
+    browser.click(".card[data-kind='elicitation'] button[data-action='accept']");
+    browser.wait_text("#tool-result", "Hello, Grace!");
+    browser.wait_count(".card", |n| n == 0);
+    // greet's request and response, then the call, its input-required answer, the call
+    // again with the elicitation's answer, and its result.
+    browser.wait_count("#frames details[data-method='tools/call']", |n| n >= 6);
+    roots_path(browser);
+    browser.wait_count("#frames details[data-method='initialize']", |n| n == 0);
+}
+
+#[test]
+fn a_person_inspects_a_2026_07_28_server_over_stdio_and_http_in_chromium() {
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    // Found by the era probe (`--era auto`, the default).
+    let inspector = Inspector::start(&["--stdio", "--", BIN, "serve", "--stdio"]);
+    stateless_path(&browser, &inspector);
+    drop(inspector);
+
+    let server = HttpFixture::start(&[]);
+    let inspector = Inspector::start(&["--era", "stateless", &server.url]);
+    stateless_path(&browser, &inspector);
+    browser.wait_text("#target", "streamable");
+    browser.wait_text("#frames", "POST /mcp");
 }
 
 /// The Python SDK's server of the interop tests: a tool with integer arguments, a resource
@@ -273,6 +393,8 @@ fn python_path(browser: &Browser, inspector: &Inspector) {
     browser.wait_text("#server-summary", "mcp-sansio-interop-py-server");
     call_tool(browser, "add", &[("a", "40"), ("b", "2")]);
     browser.wait_text("#tool-result", "42");
+    // FastMCP returns an `int` as structured content too (its output schema's `result`).
+    browser.wait_text("#tool-result .content.structured", "\"result\": 42");
     browser.wait_count("#frames details[data-method='tools/call']", |n| n >= 2);
 
     call_tool(browser, "sample", &[("prompt", "Say hi")]);
@@ -361,4 +483,28 @@ fn a_person_inspects_the_python_sdk_server_over_stdio_and_http_in_chromium() {
     let inspector = Inspector::start(&[&server.url]);
     python_path(&browser, &inspector);
     browser.wait_text("#frames", "POST /mcp");
+}
+
+#[test]
+fn a_person_inspects_the_python_sdk_server_over_http_sse_in_chromium() {
+    let Some(python) = python_peer() else {
+        return;
+    };
+    let Some(browser) = Browser::start() else {
+        return;
+    };
+    // The SDK's own `sse_app` (2024-11-05): GET /sse, POST /messages/.
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/interop/py/sse_transport_server.py"
+    );
+    let mut command = Command::new(python);
+    command.arg(script);
+    let server = harness::serve_announced(command, Duration::from_secs(60));
+    let inspector = Inspector::start(&[&server.url]);
+    python_path(&browser, &inspector);
+    browser.wait_text("#target", "sse");
+    browser.wait_text("#frames", "GET /sse");
+    let (_, state) = inspector.get("api/state");
+    assert_eq!(state["era"], "stateful", "{state}");
 }
