@@ -1,12 +1,17 @@
 //! `mcp-sansio inspect` in a real browser: headless Chromium driven through chromedriver
 //! over the W3C WebDriver protocol (plain HTTP, support/inspector.rs). A person's path against
-//! `serve --stdio` and `serve --http` (Streamable HTTP and HTTP+SSE): the page connects, lists
-//! the tools, a tool's form is filled and called, the result and its frames show, an
-//! elicitation is answered from its card, and roots set in the Roots tab are offered on the
-//! card of the server's `roots/list`, edited and sent. The same against the Python SDK's server of the
-//! interop tests (tests/interop/py), over stdio and Streamable HTTP: a tool with integer
-//! arguments, a sampling request answered from its card, a resource template filled in. A
-//! screenshot goes to `target/inspect-screenshot.png`. Without chromium and chromedriver (or, for the Python
+//! `serve --stdio` and `serve --http` (Streamable HTTP and HTTP+SSE) in the handshake era: the
+//! page connects, lists the tools, a tool's form is filled and called, the result and its
+//! frames show, an elicitation is answered from its card, and roots set in the Roots tab are
+//! offered on the card of the server's `roots/list`, edited and sent. The same in 2026-07-28
+//! (found by the era probe over stdio, `--era stateless` over HTTP): the revision and
+//! capabilities from `server/discover`, no `initialize`, the inputs of a call answered from
+//! cards. Results with an image, audio and an embedded resource, prompts, elicitation forms
+//! of every scalar, enum and array shape, and the frame filter. The Python SDK's server of
+//! the interop tests (tests/interop/py) over stdio and Streamable HTTP in both eras and over
+//! HTTP+SSE: a tool with integer arguments and structured content, a sampling request
+//! answered from its card (handshake era), a resource template filled in. A screenshot goes
+//! to `target/inspect-screenshot.png`. Without chromium and chromedriver (or, for the Python
 //! server, the peers of scripts/install-peers) a test says why and passes, unless `CI` is set.
 
 #[path = "../../../tests/interop/harness.rs"]
@@ -312,6 +317,9 @@ fn rendering_path(browser: &Browser, inspector: &Inspector) {
     browser.click("#get-prompt");
     browser.wait_count("#prompt-result .content.image img", |n| n == 1);
 
+    browser.click("#tabs button[data-tab='tools']");
+    forms_path(browser);
+
     // Only the frames of the filtered method stay shown; emptying the filter shows the rest.
     browser.type_into("#filter", "prompts/get");
     let shown = "#frames details:not([hidden])";
@@ -325,6 +333,54 @@ fn rendering_path(browser: &Browser, inspector: &Inspector) {
         "#frames details:not([hidden])[data-method='tools/call']",
         |n| n >= 6,
     );
+}
+
+/// Elicitation forms generated from their schemas: defaults of every scalar type sent as
+/// they are, then enums (plain, titled `oneOf`) chosen and an array of enums given an item.
+fn forms_path(browser: &Browser) {
+    let card = ".card[data-kind='elicitation']";
+    call_tool(browser, "test_elicitation_sep1034_defaults", &[]);
+    browser.wait_text(card, "defaults");
+    browser.click(&format!("{card} button[data-action='accept']"));
+    let text = browser.wait_text("#tool-result", "action=accept");
+    for field in [
+        r#""name":"John Doe""#,
+        r#""age":30"#,
+        r#""score":95.5"#,
+        r#""status":"active""#,
+        r#""verified":true"#,
+    ] {
+        assert!(text.contains(field), "{field} in {text}");
+    }
+    browser.wait_count(".card", |n| n == 0);
+
+    call_tool(browser, "test_elicitation_sep1330_enums", &[]);
+    browser.wait_text(card, "enum fields");
+    // Option values are indices; "" is "(unset)" on a field that is not required.
+    browser.click(&format!(
+        "{card} select[data-field$='.untitledSingle'] option[value='1']"
+    ));
+    browser.click(&format!(
+        "{card} select[data-field$='.titledSingle'] option[value='2']"
+    ));
+    browser.click(&format!("{card} button[data-add$='.untitledMulti']"));
+    browser.click(&format!(
+        "{card} select[data-field$='.untitledMulti[0]'] option[value='2']"
+    ));
+    browser.click(&format!("{card} button[data-action='accept']"));
+    let text = browser.wait_text("#tool-result", "action=accept");
+    for field in [
+        r#""untitledSingle":"option2""#,
+        r#""titledSingle":"value3""#,
+        r#""untitledMulti":["option3"]"#,
+    ] {
+        assert!(text.contains(field), "{field} in {text}");
+    }
+    assert!(
+        !text.contains("legacyEnum"),
+        "an unset field is left out: {text}"
+    );
+    browser.wait_count(".card", |n| n == 0);
 }
 
 #[test]
@@ -387,8 +443,9 @@ fn a_person_inspects_a_2026_07_28_server_over_stdio_and_http_in_chromium() {
 }
 
 /// The Python SDK's server of the interop tests: a tool with integer arguments, a resource
-/// template filled in on the page, and a sampling request answered from its card.
-fn python_path(browser: &Browser, inspector: &Inspector) {
+/// template filled in on the page, and (in the handshake era: its `sample` tool asks through
+/// the session, which a 2026-07-28 call has not) a sampling request answered from its card.
+fn python_path(browser: &Browser, inspector: &Inspector, era: &str) {
     open_page(browser, inspector);
     browser.wait_text("#server-summary", "mcp-sansio-interop-py-server");
     call_tool(browser, "add", &[("a", "40"), ("b", "2")]);
@@ -397,12 +454,14 @@ fn python_path(browser: &Browser, inspector: &Inspector) {
     browser.wait_text("#tool-result .content.structured", "\"result\": 42");
     browser.wait_count("#frames details[data-method='tools/call']", |n| n >= 2);
 
-    call_tool(browser, "sample", &[("prompt", "Say hi")]);
-    browser.wait_text(".card[data-kind='sampling']", "Say hi");
-    browser.type_into(".card[data-kind='sampling'] textarea", "hi there");
-    browser.click(".card[data-kind='sampling'] button[data-action='send']");
-    browser.wait_text("#tool-result", "sampled: hi there");
-    browser.wait_count(".card", |n| n == 0);
+    let (_, state) = inspector.get("api/state");
+    assert_eq!(state["era"], era, "{state}");
+    if era == "stateless" {
+        assert_eq!(state["protocolVersion"], "2026-07-28", "{state}");
+        browser.wait_count("#frames details[data-method='initialize']", |n| n == 0);
+    } else {
+        sampling_path(browser);
+    }
 
     browser.click("#tabs button[data-tab='resources']");
     browser.click("#list-resources");
@@ -410,6 +469,16 @@ fn python_path(browser: &Browser, inspector: &Inspector) {
     browser.type_into("#var-name", "Ada");
     browser.click("#read-template");
     browser.wait_text("#resource-result", "Hello, Ada!");
+}
+
+/// The Python SDK's `sample` tool: its sampling request answered from the card.
+fn sampling_path(browser: &Browser) {
+    call_tool(browser, "sample", &[("prompt", "Say hi")]);
+    browser.wait_text(".card[data-kind='sampling']", "Say hi");
+    browser.type_into(".card[data-kind='sampling'] textarea", "hi there");
+    browser.click(".card[data-kind='sampling'] button[data-action='send']");
+    browser.wait_text("#tool-result", "sampled: hi there");
+    browser.wait_count(".card", |n| n == 0);
 }
 
 /// The Python interpreter of scripts/install-peers, or `None` (skipped) outside CI without it.
@@ -475,13 +544,20 @@ fn a_person_inspects_the_python_sdk_server_over_stdio_and_http_in_chromium() {
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/interop/py/sdk_server.py"
     );
+    // The SDK answers `server/discover`: the probe finds 2026-07-28.
     let inspector = Inspector::start(&["--stdio", "--", &python, script]);
-    python_path(&browser, &inspector);
+    python_path(&browser, &inspector, "stateless");
+    drop(inspector);
+    let inspector = Inspector::start(&["--era", "stateful", "--stdio", "--", &python, script]);
+    python_path(&browser, &inspector, "stateful");
     drop(inspector);
 
     let server = PythonHttp::start(&python, script);
+    let inspector = Inspector::start(&["--era", "stateful", &server.url]);
+    python_path(&browser, &inspector, "stateful");
+    drop(inspector);
     let inspector = Inspector::start(&[&server.url]);
-    python_path(&browser, &inspector);
+    python_path(&browser, &inspector, "stateless");
     browser.wait_text("#frames", "POST /mcp");
 }
 
@@ -501,10 +577,9 @@ fn a_person_inspects_the_python_sdk_server_over_http_sse_in_chromium() {
     let mut command = Command::new(python);
     command.arg(script);
     let server = harness::serve_announced(command, Duration::from_secs(60));
+    // The era probe's POST to /sse is refused (405): the handshake over HTTP+SSE follows.
     let inspector = Inspector::start(&[&server.url]);
-    python_path(&browser, &inspector);
+    python_path(&browser, &inspector, "stateful");
     browser.wait_text("#target", "sse");
     browser.wait_text("#frames", "GET /sse");
-    let (_, state) = inspector.get("api/state");
-    assert_eq!(state["era"], "stateful", "{state}");
 }
