@@ -181,6 +181,35 @@ fn a_2026_07_28_server_is_found_by_the_probe_and_asks_through_the_page() {
 }
 
 #[test]
+fn a_server_silent_before_initialize_is_inspected_after_the_probe_times_out() {
+    // Plain Python, no SDK: it never answers before `initialize`.
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/interop/py/quiet_until_initialize.py"
+    );
+    let inspector = Inspector::start(&["--stdio", "--", "python3", script]);
+    let state = inspector.wait_connected(Duration::from_secs(40));
+    assert_eq!(state["era"], "stateful", "{state}");
+    let records = feed_records(&inspector, Duration::from_millis(300));
+    let fallback = records
+        .iter()
+        .find(|r| r["event"] == "era")
+        .unwrap_or_else(|| panic!("no era event in {records:?}"));
+    assert!(
+        fallback["data"]["probe"]
+            .as_str()
+            .is_some_and(|why| why.contains("no answer")),
+        "{fallback}"
+    );
+    assert!(records.iter().any(|r| r["method"] == "initialize"));
+    let call =
+        json!({"method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 3}}});
+    let (status, called) = inspector.post("api/request", &call);
+    assert_eq!(status, 200, "{called}");
+    assert_eq!(called["result"]["content"][0]["text"], "5", "{called}");
+}
+
+#[test]
 fn era_stateless_with_the_sse_transport_is_refused() {
     let out = std::process::Command::new(BIN)
         .args(["inspect", "--era", "stateless", "--transport", "sse"])
