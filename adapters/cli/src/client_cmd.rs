@@ -36,7 +36,7 @@ pub(crate) fn connect_stdio(
 
 /// The `initialize` client on an already started child, on the poll driver (or smol when
 /// `MCP_SANSIO_STDIO_DRIVER=smol`).
-fn client_on(
+pub(crate) fn client_on(
     child: ChildProcess,
     builder: mcp_sansio::app::client::ClientBuilder,
 ) -> std::io::Result<StdioClient> {

@@ -27,12 +27,12 @@ use crate::Failure;
 
 /// The probe waits at most this long over HTTP (capped by `--timeout`): a handshake-era
 /// server may ignore a request that comes before `initialize`.
-const HTTP_PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+pub(crate) const HTTP_PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The same over stdio, longer: the wait includes the child's start, and interpreted servers
 /// (Python, `npx`) can take several seconds to import before they read their first line; a
 /// slow start taken for silence would start the server a second time for `initialize`.
-const STDIO_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const STDIO_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Where the server is.
 pub(crate) enum Target<'a> {
@@ -302,7 +302,7 @@ async fn perform<T: Calls>(
 }
 
 /// Follows `nextCursor` to the end: the first page with every item and no `nextCursor`.
-async fn collect_pages<T: Calls>(
+pub(crate) async fn collect_pages<T: Calls>(
     wire: &mut T,
     method: &str,
     params: Option<Value>,

@@ -20,7 +20,6 @@ use smol::channel::Receiver;
 use smol::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::args::StderrArg;
-use crate::client_trace::SharedSinks;
 
 /// The longest line read from the server.
 const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -38,7 +37,7 @@ pub(crate) struct StatelessStdio {
     /// Rung by the machine's waker when an input handler finished.
     woken: Receiver<()>,
     /// Where each line written and read is reported, when someone listens.
-    trace: Option<SharedSinks>,
+    trace: Option<Box<dyn TraceSink>>,
 }
 
 impl StatelessStdio {
@@ -69,8 +68,8 @@ impl StatelessStdio {
     }
 
     /// Reports every line written and read to `trace` (docs/trace.md).
-    pub(crate) fn on_trace(mut self, trace: Option<SharedSinks>) -> Self {
-        self.trace = trace;
+    pub(crate) fn on_trace<S: TraceSink + 'static>(mut self, trace: Option<S>) -> Self {
+        self.trace = trace.map(|sink| Box::new(sink) as Box<dyn TraceSink>);
         self
     }
 

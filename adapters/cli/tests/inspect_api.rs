@@ -1,7 +1,8 @@
 //! `mcp-sansio inspect`'s JSON API and frame feed against our own server over stdio,
 //! Streamable HTTP and HTTP+SSE: connect, list tools, call one with arguments, see its frames,
-//! answer the server's elicitation, sampling and roots requests; and the refusals of requests
-//! without the token, from another Host or Origin, or out of bounds.
+//! answer the server's elicitation, sampling and roots requests; the same in 2026-07-28 (found
+//! by the era probe: no `initialize`, the server's inputs asked inside a call's rounds); and
+//! the refusals of requests without the token, from another Host or Origin, or out of bounds.
 
 #[path = "support/http_fixture.rs"]
 mod http_fixture;
@@ -16,8 +17,11 @@ use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-sansio");
 
+/// Our (dual-era) server over stdio, spoken to in the handshake era.
 fn over_stdio() -> Inspector {
-    Inspector::start(&["--stdio", "--", BIN, "serve", "--stdio"])
+    Inspector::start(&[
+        "--era", "stateful", "--stdio", "--", BIN, "serve", "--stdio",
+    ])
 }
 
 /// Lists the tools, calls `greet` with an argument and checks the result and its frames.
@@ -130,6 +134,93 @@ fn a_stdio_server_is_listed_called_and_traced() {
     list_and_call(&inspector, "stdio");
 }
 
+/// The 2026-07-28 path on `inspector`: the era and `server/discover` in the state and the
+/// feed, no `initialize`, and the inputs of a call (elicitation, sampling) asked on the page.
+fn stateless_path(inspector: &Inspector, transport: &str) {
+    list_and_call(inspector, transport);
+    let (_, state) = inspector.get("api/state");
+    assert_eq!(state["era"], "stateless", "{state}");
+    assert_eq!(state["protocolVersion"], "2026-07-28", "{state}");
+    let records = feed_records(inspector, Duration::from_millis(300));
+    assert!(records.iter().any(|r| r["method"] == "server/discover"));
+    assert!(!records.iter().any(|r| r["method"] == "initialize"));
+
+    let accept = json!({"result": {"action": "accept", "content": {"name": "Grace"}}});
+    let tool = "test_input_required_result_elicitation";
+    let text = call_answering(inspector, tool, json!({}), "elicitation", accept);
+    assert_eq!(text, "Hello, Grace!");
+    let reply = json!({"role": "assistant", "content": {"type": "text", "text": "Paris"},
+                       "model": "person", "stopReason": "endTurn"});
+    let tool = "test_input_required_result_sampling";
+    let text = call_answering(
+        inspector,
+        tool,
+        json!({}),
+        "sampling",
+        json!({"result": reply}),
+    );
+    assert_eq!(text, "The model answered: Paris");
+    // Each answered call went twice: first asked for the input, then sent with it.
+    let records = feed_records(inspector, Duration::from_millis(300));
+    let calls = records
+        .iter()
+        .filter(|r| r["method"] == "tools/call" && r["dir"] == "send" && r["kind"] == "request")
+        .count();
+    assert_eq!(calls, 5, "greet once, each input tool twice");
+}
+
+#[test]
+fn a_2026_07_28_server_is_found_by_the_probe_and_asks_through_the_page() {
+    let inspector = Inspector::start(&["--stdio", "--", BIN, "serve", "--stdio"]);
+    stateless_path(&inspector, "stdio");
+    drop(inspector);
+    let server = HttpFixture::start(&[]);
+    let inspector = Inspector::start(&[&server.url]);
+    stateless_path(&inspector, "http");
+    assert_eq!(inspector.get("api/state").1["transport"], "streamable");
+}
+
+#[test]
+fn a_server_silent_before_initialize_is_inspected_after_the_probe_times_out() {
+    // Plain Python, no SDK: it never answers before `initialize`.
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/interop/py/quiet_until_initialize.py"
+    );
+    let inspector = Inspector::start(&["--stdio", "--", "python3", script]);
+    let state = inspector.wait_connected(Duration::from_secs(40));
+    assert_eq!(state["era"], "stateful", "{state}");
+    let records = feed_records(&inspector, Duration::from_millis(300));
+    let fallback = records
+        .iter()
+        .find(|r| r["event"] == "era")
+        .unwrap_or_else(|| panic!("no era event in {records:?}"));
+    assert!(
+        fallback["data"]["probe"]
+            .as_str()
+            .is_some_and(|why| why.contains("no answer")),
+        "{fallback}"
+    );
+    assert!(records.iter().any(|r| r["method"] == "initialize"));
+    let call =
+        json!({"method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 3}}});
+    let (status, called) = inspector.post("api/request", &call);
+    assert_eq!(status, 200, "{called}");
+    assert_eq!(called["result"]["content"][0]["text"], "5", "{called}");
+}
+
+#[test]
+fn era_stateless_with_the_sse_transport_is_refused() {
+    let out = std::process::Command::new(BIN)
+        .args(["inspect", "--era", "stateless", "--transport", "sse"])
+        .arg("http://127.0.0.1:9/sse")
+        .output()
+        .expect("run mcp-sansio inspect");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("handshake era"), "{stderr}");
+}
+
 #[test]
 fn the_servers_elicitation_and_sampling_wait_for_the_page() {
     let inspector = over_stdio();
@@ -161,6 +252,8 @@ fn the_servers_elicitation_and_sampling_wait_for_the_page() {
 #[test]
 fn the_servers_roots_request_waits_for_the_page() {
     let inspector = Inspector::start(&[
+        "--era",
+        "stateful",
         "--root",
         "/srv/offered",
         "--stdio",
@@ -210,7 +303,7 @@ fn the_servers_roots_request_waits_for_the_page() {
 #[test]
 fn a_streamable_http_server_is_listed_called_and_traced_with_its_heads() {
     let server = HttpFixture::start(&[]);
-    let inspector = Inspector::start(&[&server.url]);
+    let inspector = Inspector::start(&["--era", "stateful", &server.url]);
     list_and_call(&inspector, "http");
     let records = feed_records(&inspector, Duration::from_millis(300));
     assert!(

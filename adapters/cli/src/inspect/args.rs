@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use crate::args::{StderrArg, TransportArg};
+use crate::args::{EraArg, StderrArg, TransportArg};
 
 /// `mcp-sansio inspect [--stdio -- CMD ARGS | URL] [--listen ADDR]`.
 #[derive(Debug, Args)]
@@ -22,6 +22,11 @@ pub(crate) struct InspectArgs {
     /// HTTP only: the transport to speak (auto: Streamable HTTP, HTTP+SSE on 400/404/405).
     #[arg(long, value_enum, value_name = "KIND", default_value_t = TransportArg::Auto)]
     pub(crate) transport: TransportArg,
+    /// The protocol era. auto: probe with a stateless `server/discover` (2026-07-28) and fall
+    /// back to `initialize` on any error or timeout; stateful: `initialize` only; stateless:
+    /// 2026-07-28 requests only.
+    #[arg(long, value_enum, value_name = "ERA", default_value_t = EraArg::Auto)]
+    pub(crate) era: EraArg,
     /// HTTP only: send `Authorization: Bearer <TOKEN>` with every request.
     #[arg(long, value_name = "TOKEN", requires = "url")]
     pub(crate) bearer_token: Option<String>,

@@ -12,12 +12,14 @@ mod guard;
 mod pending;
 mod server;
 mod sse;
+mod stateless;
 
 use std::ffi::OsString;
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
 use std::time::Duration;
 
+use crate::args::{EraArg, TransportArg};
 use crate::Failure;
 use args::InspectArgs;
 use connection::{Connection, Target};
@@ -43,7 +45,8 @@ pub(crate) fn run(args: &InspectArgs, server: Option<Vec<OsString>>) -> Result<(
         .collect::<Result<_, _>>()?;
     let feed = feed::Feed::new();
     let timeout = Duration::from_secs_f64(args.timeout);
-    let connection = Connection::start(target, &feed, timeout, roots).map_err(Failure::Failed)?;
+    let connection =
+        Connection::start(target, args.era, &feed, timeout, roots).map_err(Failure::Failed)?;
     let url = format!("http://{addr}{}", guard.base_path());
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{url}");
@@ -63,9 +66,14 @@ fn target(args: &InspectArgs, server: Option<Vec<OsString>>) -> Result<Target, F
             ));
         }
         let choice = args.transport.choice();
+        if args.era == EraArg::Stateless && args.transport == TransportArg::Sse {
+            return Err(Failure::Usage(
+                "--transport sse speaks only the handshake era".into(),
+            ));
+        }
         return Ok(Target::Url(url.clone(), choice, args.bearer_token.clone()));
     }
-    let stderr = args.server_stderr.mode();
+    let stderr = args.server_stderr;
     match server {
         Some(command) if !command.is_empty() => Ok(Target::Stdio(command, stderr)),
         _ => Err(Failure::Usage(

@@ -32,6 +32,9 @@ function showState(s) {
   const details = $("server-details");
   details.replaceChildren(
     el("div", {}, "revision: ", el("code", { id: "revision" }, s.protocolVersion || "-")),
+    el("div", {}, "era: ", el("code", { id: "era" }, s.era === "stateless"
+      ? "stateless (no initialize; capabilities from server/discover)"
+      : s.era === "stateful" ? "stateful (initialize)" : "-")),
     s.instructions ? el("p", { class: "desc" }, s.instructions) : null,
     jsonView(s.capabilities || {}, "capabilities"), jsonView(s, "connection"));
   if (s.status === "connected" && !connected) { connected = true; listTools(); }
