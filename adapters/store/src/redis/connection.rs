@@ -78,7 +78,10 @@ impl Reconnecting {
             slot.generation += 1;
             slot.generation
         };
+        // A caller that gives up during the connect lets the next one try at once.
+        let mut abandoned = Abandoned(Some(self));
         let opened = open(&self.client, &self.redis, self.redis.response_timeout).await;
+        abandoned.0 = None;
         let mut slot = self.slot();
         match opened {
             Ok(inner) => {
@@ -112,6 +115,17 @@ impl Reconnecting {
     }
 }
 
+/// Clears the wait a connect set when its caller drops it unfinished.
+struct Abandoned<'a>(Option<&'a Reconnecting>);
+
+impl Drop for Abandoned<'_> {
+    fn drop(&mut self) {
+        if let Some(owner) = self.0 {
+            owner.slot().not_before = None;
+        }
+    }
+}
+
 /// A new multiplexed connection whose replies may take `response_timeout`.
 pub(crate) async fn open(
     client: &Client,
@@ -138,10 +152,11 @@ impl Connection {
     fn settle<T>(&self, result: Result<T, RedisError>) -> Result<T, RedisError> {
         if let Err(error) = &result {
             // A slow reply (a timeout) keeps the connection: the server is still there.
-            if error.is_io_error()
-                || error.is_connection_dropped()
-                || error.is_connection_refusal()
-                || error.is_unrecoverable_error()
+            if !error.is_timeout()
+                && (error.is_io_error()
+                    || error.is_connection_dropped()
+                    || error.is_connection_refusal()
+                    || error.is_unrecoverable_error())
             {
                 self.owner.broken(self.generation);
             }

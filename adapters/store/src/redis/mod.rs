@@ -97,7 +97,7 @@ impl RedisStore {
         cmd: &redis::Cmd,
     ) -> Result<T, StoreError> {
         match cmd.query_async(&mut self.connection().await?).await {
-            Err(e) if e.is_connection_dropped() || e.is_io_error() => {
+            Err(e) if !e.is_timeout() && (e.is_connection_dropped() || e.is_io_error()) => {
                 Ok(cmd.query_async(&mut self.connection().await?).await?)
             }
             reply => Ok(reply?),
