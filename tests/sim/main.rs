@@ -3,7 +3,9 @@
 //! client against the Streamable HTTP endpoint with concurrent streams, reordering, dropped and
 //! resumed SSE streams and session expiry; and the real client stack (client `Session` over the
 //! sans-IO `HttpClient` transport) against the same endpoint under the same faults plus server
-//! restarts, refused connections and a partition. Each seed is one deterministic run; a failing
+//! restarts, refused connections and a partition; and several endpoints sharing sessions
+//! through a store, with instance crashes and a slow or unreachable store (`scale.rs`, a tenth
+//! of the seeds). Each seed is one deterministic run; a failing
 //! seed is printed with the command that replays it alone.
 //!
 //!   SIM_SEED=123 cargo test --test sim          # replay one seed (every world)
@@ -15,6 +17,7 @@ mod http_client;
 mod http_client_run;
 mod judge;
 mod rng;
+mod scale;
 mod stdio;
 mod timeline;
 mod worker;
@@ -179,6 +182,58 @@ fn http_client_world_holds_the_invariants_over_many_seeds() {
     }
 }
 
+/// Seeds of the scale-out world: a tenth of `SIM_SEEDS` (at least 20; each seed runs two to
+/// four endpoints), so the CI budget stays what it was.
+fn scale_seeds() -> u64 {
+    (env_u64("SIM_SEEDS").unwrap_or(DEFAULT_SEEDS) / 10).max(20)
+}
+
+#[test]
+fn scale_world_holds_the_invariants_over_many_seeds() {
+    let seeds = scale_seeds();
+    let reports = seed_loop("scale_world", |seed| {
+        if env_u64("SIM_SEED").is_none() && seed >= seeds {
+            return Ok(None);
+        }
+        scale::ScaleWorld::new(seed).run().map(Some)
+    });
+    let reports: Vec<scale::Report> = reports.into_iter().flatten().collect();
+    let mut total = check::Tally::default();
+    let mut sum = scale::Report::default();
+    for r in &reports {
+        total.add(&r.tally);
+        sum.requests += r.requests;
+        sum.instances += r.instances;
+        sum.crashes += r.crashes;
+        sum.restored += r.restored;
+        sum.unavailable += r.unavailable;
+        sum.failed += r.failed;
+        sum.not_found += r.not_found;
+        sum.forwarded += r.forwarded;
+    }
+    eprintln!(
+        "sim scale_world: {} seeds, {} instances, {} requests ({total:?}), {} restores, {} crashes, {} answered 503 (store unreachable), {} failed by the transport, {} 404s, {} cancellations forwarded",
+        reports.len(),
+        sum.instances,
+        sum.requests,
+        sum.restored,
+        sum.crashes,
+        sum.unavailable,
+        sum.failed,
+        sum.not_found,
+        sum.forwarded,
+    );
+    assert_eq!(
+        total.ended(),
+        sum.requests,
+        "every request ends exactly once"
+    );
+    if env_u64("SIM_SEED").is_none() {
+        assert!(sum.crashes > 0 && sum.unavailable > 0 && sum.failed > 0);
+        assert!(sum.restored > 0 && total.results > 0 && total.errors > 0);
+    }
+}
+
 /// The checks can fail: a client that resumes from the start of the stream (duplicates) and
 /// one that silently loses chunks (gaps) are both caught on some seed, as is a pipe that
 /// reorders (progress out of order).
@@ -213,6 +268,15 @@ fn the_checks_catch_a_broken_transport() {
         "chunks lost on the way to the real client",
         "gap",
         http_client(http::Sabotage::LoseChunks),
+    );
+    caught(
+        "a request refused with 503 sent again",
+        "duplicate",
+        |seed| {
+            let mut w = scale::ScaleWorld::new(seed);
+            w.sabotage = scale::Sabotage::RetryRefused;
+            w.run().map(drop)
+        },
     );
     caught("a reordering pipe", "progress", |seed| {
         let mut w = stdio::StdioWorld::new(seed);

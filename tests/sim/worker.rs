@@ -13,7 +13,7 @@ use mcp_sansio::model::{
     Implementation, ListChangedCapability, ProtocolVersion, ServerCapabilities,
 };
 use mcp_sansio::runtime::Job;
-use mcp_sansio::session::{Event, ServerSetup, Session, Transmit};
+use mcp_sansio::session::{Event, ServerSetup, Session, SessionSnapshot, Transmit};
 use mcp_sansio::stateless::{ListenChange, ParamHeader};
 use mcp_sansio::Config;
 use serde_json::{json, Value};
@@ -73,6 +73,9 @@ pub struct Worker {
     plan: Timeline<Action>,
     /// Requests the application was handed (for the simulation's bookkeeping).
     pub requests_seen: u64,
+    /// Whether the handshake had finished in the last snapshot handed out (sessions shared
+    /// by several endpoints).
+    saved_ready: Option<bool>,
 }
 
 impl Worker {
@@ -90,6 +93,7 @@ impl Worker {
             session: Session::server(config, setup, now),
             plan: Timeline::default(),
             requests_seen: 0,
+            saved_ready: None,
         }
     }
 
@@ -190,6 +194,41 @@ impl SessionMachine for Worker {
 
     fn protocol_version(&self) -> Option<ProtocolVersion> {
         self.session.protocol_version()
+    }
+
+    fn snapshot(&self) -> Option<Vec<u8>> {
+        serde_json::to_vec(&self.session.snapshot()?).ok()
+    }
+
+    fn take_snapshot_due(&mut self) -> bool {
+        let ready = self.session.snapshot().map(|s| s.ready);
+        let due = ready.is_some() && ready != self.saved_ready;
+        if due {
+            self.saved_ready = ready;
+        }
+        due
+    }
+
+    fn number_requests_under(&mut self, id_prefix: &str) {
+        let _ = self.session.number_requests_under(id_prefix);
+    }
+
+    fn refresh(&mut self, snapshot: &[u8]) -> Result<(), String> {
+        let snapshot: SessionSnapshot =
+            serde_json::from_slice(snapshot).map_err(|e| e.to_string())?;
+        self.session.refresh(&snapshot);
+        self.saved_ready = self.session.snapshot().map(|s| s.ready);
+        Ok(())
+    }
+
+    fn restore(&mut self, now: Instant, snapshot: &[u8], id_prefix: &str) -> Result<(), String> {
+        let snapshot: SessionSnapshot =
+            serde_json::from_slice(snapshot).map_err(|e| e.to_string())?;
+        self.saved_ready = Some(snapshot.ready);
+        let config = self.session.config().clone();
+        self.session =
+            Session::restore(config, snapshot, id_prefix, now).map_err(|e| e.to_string())?;
+        Ok(())
     }
 }
 

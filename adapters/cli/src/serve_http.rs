@@ -74,9 +74,14 @@ pub(crate) fn serve_http(
     store.apply(&mut options)?;
     fit_to_fd_limit(&mut options, crate::fd_limit::raise_to_hard());
     let max_connections = options.max_connections;
-    let factory = fixture::fixture_factory(config, sleep.clone());
+    // Built for the first session, so after the server read what it shares through the
+    // store (the requestState key the definitions use).
+    let factory = std::sync::OnceLock::new();
+    let definitions = sleep.clone();
     let mut server = HttpServer::bind(addr, options, move |now| {
-        let server = fixture::fixture_server(&factory, now);
+        let factory =
+            factory.get_or_init(|| fixture::fixture_factory(config.clone(), definitions.clone()));
+        let server = fixture::fixture_server(factory, now);
         let _ = extras_tx.try_send(fixture::extras(server.handle(), sleep.clone()));
         server
     })
@@ -99,6 +104,7 @@ pub(crate) fn serve_http(
     eprintln!("max connections {max_connections}");
     // After the URL lines (tests and scripts read the first line for the URL).
     server.set_auth(auth.bearer_auth(&server.url())?);
+    server.on_store_ready(crate::serve_store::state_key_ready());
     let executor = Rc::new(LocalExecutor::new());
     let spawner = executor.clone();
     executor

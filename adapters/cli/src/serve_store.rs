@@ -3,10 +3,11 @@
 //! the same Redis serves any session, see docs/scale-out.md), and the sessions' idle timeout,
 //! which with a store is the time to live of their records.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use mcp_sansio_http::server::{HttpServerOptions, SessionStore};
+use mcp_sansio_http::server::{HttpServerOptions, SessionStore, StoreError, StoreReady};
 
 use crate::Failure;
 
@@ -27,7 +28,8 @@ pub(crate) struct ServeStoreArgs {
 }
 
 impl ServeStoreArgs {
-    /// Sets the store and the idle timeout of `options`; connects to Redis.
+    /// Sets the store and the idle timeout of `options` (Redis is connected to when the
+    /// server starts, see [`state_key_ready`]).
     pub(crate) fn apply(&self, options: &mut HttpServerOptions) -> Result<(), Failure> {
         if let Some(secs) = self.session_idle_timeout {
             let idle = Duration::try_from_secs_f64(secs)
@@ -43,18 +45,10 @@ impl ServeStoreArgs {
         options.store = match self.store.as_deref() {
             None | Some("memory") => None,
             Some(url) if url.starts_with("redis://") || url.starts_with("redis+unix://") => {
-                let unreachable = |e| Failure::Failed(format!("cannot reach the store {url}: {e}"));
-                let store = smol::block_on(SessionStore::redis(url)).map_err(unreachable)?;
-                // One requestState key and one single-use guard for every instance.
-                let secret = smol::block_on(store.shared_secret(STATE_KEY_SECRET));
-                let secret = secret.map_err(unreachable)?;
-                let secret = secret
-                    .get(..32)
-                    .and_then(|key| <[u8; 32]>::try_from(key).ok())
-                    .ok_or_else(|| {
-                        Failure::Failed("the shared requestState key is short".into())
-                    })?;
-                crate::fixture::share_state_key(secret);
+                // Connected on first use: an instance started before its Redis answers 503
+                // until Redis answers.
+                let store = SessionStore::redis_lazy(url)
+                    .map_err(|e| Failure::Usage(format!("--store {url}: {e}")))?;
                 options.endpoint.shared_state_guard = true;
                 // Tasks answered and steered from any instance.
                 options.tasks = Some(crate::fixture::task_table());
@@ -68,4 +62,22 @@ impl ServeStoreArgs {
         };
         Ok(())
     }
+}
+
+/// What the server reads from the store before it serves: the instances' one `requestState`
+/// key.
+pub(crate) fn state_key_ready() -> StoreReady {
+    Arc::new(|store: SessionStore| {
+        Box::pin(async move {
+            let secret = store.shared_secret(STATE_KEY_SECRET).await?;
+            let key = secret
+                .get(..32)
+                .and_then(|key| <[u8; 32]>::try_from(key).ok())
+                .ok_or_else(|| {
+                    StoreError::Backend("the shared requestState key is short".into())
+                })?;
+            crate::fixture::share_state_key(key);
+            Ok(())
+        })
+    })
 }

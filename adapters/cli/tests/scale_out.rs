@@ -6,7 +6,9 @@
 //! session expires on all, while one whose client listens does not; a response stream cut
 //! off on one instance is resumed on another, which replays what the first wrote and follows
 //! what it still writes; a forged `Last-Event-ID` gets 400; the open request of a killed
-//! instance ends with an error when resumed elsewhere; with the store gone, requests get 503.
+//! instance ends with an error when resumed elsewhere; with the store gone, requests get 503;
+//! an instance started before its store answers 503 until the store comes up, then serves,
+//! and serves again after the store went away and came back.
 //! Every process is stopped by its PID.
 //!
 //! Skipped (with a message) when redis-server is not installed and `CI` is unset; under CI
@@ -25,8 +27,9 @@ use std::time::Duration;
 use http_fixture::HttpFixture;
 use redis_server::RedisServer;
 
-/// One answer: status, `Mcp-Session-Id`, body.
+/// One answer: status, `Mcp-Session-Id`, body (and the whole head).
 struct Reply {
+    head: String,
     status: u16,
     session: Option<String>,
     body: String,
@@ -97,6 +100,7 @@ fn parse(raw: &str) -> Reply {
             .then(|| value.trim().to_owned())
     });
     Reply {
+        head: head.to_owned(),
         status,
         session,
         body: body.to_owned(),
@@ -467,6 +471,62 @@ fn requests_of_a_session_get_503_while_the_store_is_gone() {
     let init = post(&instances[0].url, None, INITIALIZE);
     assert_eq!(init.status, 503, "{}", init.body);
     assert_eq!(init.session, None);
+}
+
+/// Posts `initialize` to `url` until it is answered 200 (the instance reached its store):
+/// its session id. Bounded: 300 tries 50 ms apart, more than the longest wait between two
+/// tries of the store (5 s).
+fn initialize_once_served(url: &str) -> String {
+    for _ in 0..300 {
+        let init = post(url, None, INITIALIZE);
+        if init.status == 200 {
+            return init.session.expect("a session id");
+        }
+        assert_eq!(init.status, 503, "{}", init.body);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("{url} never served initialize once its store was up");
+}
+
+#[test]
+fn an_instance_started_before_its_store_answers_503_until_the_store_comes_up() {
+    let port = redis_server::free_port();
+    let store = format!("redis://127.0.0.1:{port}");
+    let early = HttpFixture::start_with(&["--store", &store], &[]);
+    // Nothing listens on the store's port: the instance runs and refuses every request.
+    for request in [INITIALIZE.to_owned(), ping(1)] {
+        let reply = post(&early.url, None, &request);
+        assert_eq!(reply.status, 503, "{}", reply.body);
+        assert!(reply.body.contains("session store"), "{}", reply.body);
+        assert!(
+            reply
+                .head
+                .to_ascii_lowercase()
+                .contains("\r\nretry-after: "),
+            "{}",
+            reply.head
+        );
+        assert_eq!(reply.session, None);
+    }
+    let Some(redis) = RedisServer::start_at(port) else {
+        return;
+    };
+    let sid = initialize_once_served(&early.url);
+    // An instance started with the store up shares the session (and the event key).
+    let late = HttpFixture::start_with(&["--store", &store], &[]);
+    let done = post(&late.url, Some(&sid), INITIALIZED);
+    assert_eq!(done.status, 202, "{}", done.body);
+    let called = post(&early.url, Some(&sid), &call(2));
+    assert_eq!(called.status, 200, "{}", called.body);
+    assert!(called.body.contains("\"result\""), "{}", called.body);
+    // The store goes away under a serving instance and comes back (empty: no persistence).
+    drop(redis);
+    let reply = post(&early.url, Some(&sid), &ping(3));
+    assert_eq!(reply.status, 503, "{}", reply.body);
+    let _redis = RedisServer::start_at(port).expect("redis-server starts again");
+    let again = initialize_once_served(&early.url);
+    let done = post(&late.url, Some(&again), INITIALIZED);
+    assert_eq!(done.status, 202, "{}", done.body);
 }
 
 /// A 2026-07-28 request (no session: its headers mirror the body) on a fresh connection;

@@ -50,6 +50,7 @@ mod service;
 mod shared;
 mod sharing;
 mod staging;
+mod startup;
 mod store;
 mod traced;
 
@@ -75,6 +76,7 @@ use crate::tcp_io::TcpIo;
 pub use auth::BearerAuth;
 use idle::{Busy, IdleWatch, TrackedBody};
 use io::ConnTimer;
+pub use mcp_sansio_store::StoreError;
 pub use mount::SseTransportMount;
 use service::{BodyLimits, Route};
 use shared::Shared;
@@ -240,7 +242,14 @@ pub struct HttpServer {
     requested: Arc<AtomicBool>,
     announce_tx: Sender<ListenChange>,
     announce_rx: Receiver<ListenChange>,
+    store_ready: Option<StoreReady>,
 }
+
+/// What the application reads from the store before the server serves (see
+/// [`HttpServer::on_store_ready`]).
+pub type StoreReady = Arc<
+    dyn Fn(SessionStore) -> Pin<Box<dyn Future<Output = Result<(), StoreError>>>> + Send + Sync,
+>;
 
 /// What a finished run saw.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -276,7 +285,16 @@ impl HttpServer {
             requested: Arc::new(AtomicBool::new(false)),
             announce_tx,
             announce_rx,
+            store_ready: None,
         })
+    }
+
+    /// Runs `ready` with `HttpServerOptions::store` before serving, for what the application
+    /// reads from the store at start (e.g. [`SessionStore::shared_secret`]). While it fails
+    /// (or reading the event key does), the store does not answer: every request gets `503`
+    /// with `Retry-After`, and both are tried again after 100 ms, doubling up to 5 s.
+    pub fn on_store_ready(&mut self, ready: StoreReady) {
+        self.store_ready = Some(ready);
     }
 
     /// A handle that announces list changes and resource updates to every open listen stream
@@ -361,9 +379,36 @@ impl HttpServer {
                 self.options.tasks.clone(),
             ))
         });
-        if let (Some(sharing), None) = (&sharing, &self.options.endpoint.event_key) {
-            let key = sharing::event_key(sharing.store()).await;
-            self.options.endpoint.event_key = Some(key.map_err(std::io::Error::other)?);
+        let limits = Rc::new(ConnLimits::from(&self.options));
+        if let Some(sharing) = &sharing {
+            let door = startup::Door {
+                listener: &self.listener,
+                stop: &self.stop_rx,
+                executor: &executor,
+                limits: limits.clone(),
+                max_connections: self.options.max_connections.max(1),
+                max_body: self.options.endpoint.max_body,
+            };
+            let given = self.options.endpoint.event_key.clone();
+            let ready = self.store_ready.clone();
+            let store = sharing.store();
+            let load = || {
+                let (given, ready) = (given.clone(), ready.clone());
+                async move {
+                    let key = match given {
+                        Some(key) => key,
+                        None => sharing::event_key(store).await?,
+                    };
+                    if let Some(ready) = ready {
+                        ready(store.clone()).await?;
+                    }
+                    Ok(key)
+                }
+            };
+            let Some(key) = startup::until_ready(&door, load).await else {
+                return Ok(RunReport::default()); // shut down before the store answered
+            };
+            self.options.endpoint.event_key = Some(key);
         }
         // A trace hears when each session ends.
         self.options.endpoint.report_ended_sessions = self.options.trace.is_some();
@@ -410,7 +455,6 @@ impl HttpServer {
         let (live_tx, live_rx) = channel::bounded::<()>(1);
         // A connection task that ends says so here, so a paused accept loop resumes.
         let (freed_tx, freed_rx) = channel::bounded::<()>(1);
-        let limits = Rc::new(ConnLimits::from(&self.options));
         let mut report = RunReport::default();
         let stop = self.stop_rx.clone();
         let listener = &mut self.listener;

@@ -745,9 +745,12 @@ pub(crate) fn reply_channel(instance: &str) -> String {
     format!("replies.{instance}")
 }
 
+/// The JSON-RPC error of a request the store failed.
+pub(crate) const UNAVAILABLE_BODY: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service Unavailable: the session store did not answer"}}"#;
+
 /// The answer when the store fails.
 pub(crate) fn unavailable() -> HttpResponse {
-    let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service Unavailable: the session store did not answer"}}"#;
+    let body = UNAVAILABLE_BODY;
     let mut resp = HttpResponse::status(503);
     let json = mcp_sansio::http::HttpText::from_static("application/json");
     resp.headers.push((

@@ -50,6 +50,17 @@ impl SessionStore {
         Ok(SessionStore::Redis(Box::new(store)))
     }
 
+    /// The Redis server at `url` (`redis://HOST:PORT`) with the default limits, without
+    /// connecting: the first use connects, and a server that does not answer then (or goes
+    /// away later) is tried again at the next use, at most once per backoff delay. Only a
+    /// malformed `url` is an error here. An `HttpServer` with this store answers `503` until
+    /// the server answers.
+    #[cfg(feature = "redis")]
+    pub fn redis_lazy(url: &str) -> Result<Self, StoreError> {
+        let store = RedisStore::lazy(url, StoreConfig::default(), RedisConfig::default())?;
+        Ok(SessionStore::Redis(Box::new(store)))
+    }
+
     /// The secret named `name` (letters, digits and `-`) shared by every instance using this
     /// store: 32 random bytes, created by the first instance that asks for it and read by
     /// the others (record `mcp:{secret.<name>}:record`, a year's time to live, reset on each

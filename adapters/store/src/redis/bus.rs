@@ -19,7 +19,7 @@ impl Bus for RedisStore {
         let receivers: usize = redis::cmd("PUBLISH")
             .arg(channel_key(channel))
             .arg(payload)
-            .query_async(&mut self.connection())
+            .query_async(&mut self.connection().await?)
             .await?;
         Ok(receivers)
     }

@@ -16,7 +16,7 @@ impl Guard for RedisStore {
             .arg("NX")
             .arg("PX")
             .arg(ttl_millis(ttl))
-            .query_async(&mut self.connection())
+            .query_async(&mut self.connection().await?)
             .await?;
         Ok(set.is_some())
     }

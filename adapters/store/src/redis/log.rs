@@ -80,7 +80,7 @@ impl RedisStore {
                 .arg("+")
                 .arg("COUNT")
                 .arg(max.max(1))
-                .query_async(&mut self.connection())
+                .query_async(&mut self.connection().await?)
                 .await?;
         Ok((edge(&first)?, edge(&last)?, range))
     }
@@ -97,7 +97,7 @@ impl EventLog for RedisStore {
             .arg(data)
             .arg(self.config.max_events.max(1))
             .arg(ttl_millis(self.config.stream_ttl))
-            .invoke_async(&mut self.connection())
+            .invoke_async(&mut self.connection().await?)
             .await?;
         Ok(EventId(parse_id(&id)?))
     }
@@ -138,7 +138,7 @@ impl EventLog for RedisStore {
             None => last,
         };
         let block = self.redis.tail_block;
-        let connection = Self::open(
+        let connection = super::connection::open(
             &self.client,
             &self.redis,
             block + self.redis.response_timeout,
@@ -157,7 +157,7 @@ impl EventLog for RedisStore {
         stream.check()?;
         let deleted: i64 = redis::cmd("DEL")
             .arg(stream.redis_key())
-            .query_async(&mut self.connection())
+            .query_async(&mut self.connection().await?)
             .await?;
         Ok(deleted == 1)
     }

@@ -4,15 +4,15 @@
 //! bus is PUBLISH/SUBSCRIBE and the guard is `SET NX PX`.
 
 mod bus;
+mod connection;
 mod guard;
 mod log;
 mod record;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use redis::aio::MultiplexedConnection;
-use redis::{AsyncConnectionConfig, Client, RedisError, Script};
+use redis::{Client, RedisError, Script};
 
 pub use bus::RedisSubscription;
 pub use log::RedisTail;
@@ -38,12 +38,13 @@ impl Default for RedisConfig {
     }
 }
 
-/// Every store trait, in Redis. Clones share one multiplexed connection; live tails and
-/// subscriptions open their own.
+/// Every store trait, in Redis. Clones share one multiplexed connection, opened again when
+/// it breaks (at most once per backoff delay, 100 ms doubling up to 5 s, while the server
+/// does not answer); live tails and subscriptions open their own.
 #[derive(Clone)]
 pub struct RedisStore {
     client: Client,
-    connection: MultiplexedConnection,
+    connection: Arc<connection::Reconnecting>,
     config: StoreConfig,
     redis: RedisConfig,
 }
@@ -58,40 +59,49 @@ impl std::fmt::Debug for RedisStore {
 }
 
 impl RedisStore {
-    /// Connects to the server at `url` (`redis://HOST:PORT[/DB]`, `redis+unix:///PATH`).
-    /// Must run on smol (or another executor with smol's global reactor).
+    /// Connects to the server at `url` (`redis://HOST:PORT[/DB]`, `redis+unix:///PATH`):
+    /// [`lazy`](Self::lazy), then one connection opened, so an unreachable server is an error
+    /// here. Must run on smol (or another executor with smol's global reactor).
     pub async fn connect(
         url: &str,
         config: StoreConfig,
         redis: RedisConfig,
     ) -> Result<Self, StoreError> {
+        let store = Self::lazy(url, config, redis)?;
+        store.connection().await?;
+        Ok(store)
+    }
+
+    /// The store of the server at `url` without connecting: the first command connects, and
+    /// fails while the server does not answer (only a malformed `url` is an error here).
+    pub fn lazy(url: &str, config: StoreConfig, redis: RedisConfig) -> Result<Self, StoreError> {
         let client = Client::open(url)?;
-        let connection = Self::open(&client, &redis, redis.response_timeout).await?;
         Ok(RedisStore {
+            connection: Arc::new(connection::Reconnecting::new(client.clone(), redis)),
             client,
-            connection,
             config,
             redis,
         })
     }
 
-    /// A new multiplexed connection whose replies may take `response_timeout`.
-    async fn open(
-        client: &Client,
-        redis: &RedisConfig,
-        response_timeout: Duration,
-    ) -> Result<MultiplexedConnection, StoreError> {
-        let options = AsyncConnectionConfig::new()
-            .set_connection_timeout(Some(redis.response_timeout))
-            .set_response_timeout(Some(response_timeout));
-        Ok(client
-            .get_multiplexed_async_connection_with_config(&options)
-            .await?)
+    /// The shared connection, for one command or pipeline.
+    async fn connection(&self) -> Result<connection::Connection, StoreError> {
+        self.connection.get().await
     }
 
-    /// The shared connection, for one command or pipeline.
-    fn connection(&self) -> MultiplexedConnection {
-        self.connection.clone()
+    /// `cmd`, which may safely run twice (a read, a time-to-live reset): tried once more on
+    /// a new connection when the shared one was found closed (the server restarted since
+    /// its last command), so the first request after a restart is served, not refused.
+    async fn query_twice<T: redis::FromRedisValue>(
+        &self,
+        cmd: &redis::Cmd,
+    ) -> Result<T, StoreError> {
+        match cmd.query_async(&mut self.connection().await?).await {
+            Err(e) if !e.is_timeout() && (e.is_connection_dropped() || e.is_io_error()) => {
+                Ok(cmd.query_async(&mut self.connection().await?).await?)
+            }
+            reply => Ok(reply?),
+        }
     }
 }
 

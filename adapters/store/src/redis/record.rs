@@ -47,7 +47,7 @@ impl RecordStore for RedisStore {
             .key(key.redis_key())
             .arg(bytes)
             .arg(ttl_millis(ttl))
-            .invoke_async(&mut self.connection())
+            .invoke_async(&mut self.connection().await?)
             .await?;
         match created {
             1 => Ok(Version(1)),
@@ -57,12 +57,9 @@ impl RecordStore for RedisStore {
 
     async fn load(&self, key: &RecordKey) -> Result<Option<Versioned>, StoreError> {
         key.check()?;
-        let (version, bytes): (Option<u64>, Option<Vec<u8>>) = redis::cmd("HMGET")
-            .arg(key.redis_key())
-            .arg("v")
-            .arg("d")
-            .query_async(&mut self.connection())
-            .await?;
+        let mut hmget = redis::cmd("HMGET");
+        hmget.arg(key.redis_key()).arg("v").arg("d");
+        let (version, bytes): (Option<u64>, Option<Vec<u8>>) = self.query_twice(&hmget).await?;
         Ok(match (version, bytes) {
             (Some(version), Some(bytes)) => Some(Versioned {
                 bytes: Bytes::from(bytes),
@@ -86,7 +83,7 @@ impl RecordStore for RedisStore {
             .arg(expected.0)
             .arg(bytes)
             .arg(ttl_millis(ttl))
-            .invoke_async(&mut self.connection())
+            .invoke_async(&mut self.connection().await?)
             .await?;
         match status {
             1 => Ok(Version(version)),
@@ -100,11 +97,9 @@ impl RecordStore for RedisStore {
 
     async fn touch(&self, key: &RecordKey, ttl: Duration) -> Result<bool, StoreError> {
         key.check()?;
-        let touched: i64 = redis::cmd("PEXPIRE")
-            .arg(key.redis_key())
-            .arg(ttl_millis(ttl))
-            .query_async(&mut self.connection())
-            .await?;
+        let mut pexpire = redis::cmd("PEXPIRE");
+        pexpire.arg(key.redis_key()).arg(ttl_millis(ttl));
+        let touched: i64 = self.query_twice(&pexpire).await?;
         Ok(touched == 1)
     }
 
@@ -112,7 +107,7 @@ impl RecordStore for RedisStore {
         key.check()?;
         let deleted: i64 = redis::cmd("DEL")
             .arg(key.redis_key())
-            .query_async(&mut self.connection())
+            .query_async(&mut self.connection().await?)
             .await?;
         Ok(deleted == 1)
     }

@@ -7,6 +7,8 @@ mod memory_limits;
 #[cfg(feature = "redis")]
 mod redis_layout;
 #[cfg(feature = "redis")]
+mod redis_reconnect;
+#[cfg(feature = "redis")]
 mod redis_server;
 
 use std::future::Future;

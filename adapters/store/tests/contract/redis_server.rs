@@ -34,8 +34,19 @@ impl RedisServer {
         panic!("redis-server did not start on a loopback port in 5 attempts");
     }
 
+    /// Starts one on `port` (which must be free), or `None` as [`start`](Self::start) does.
+    #[allow(dead_code)] // not every test that includes this file asks for a port
+    pub fn start_at(port: u16) -> Option<RedisServer> {
+        let binary = find_on_path("redis-server")?;
+        let server = Self::try_start_at(&binary, port);
+        Some(server.expect("redis-server started on the free port"))
+    }
+
     fn try_start(binary: &PathBuf) -> Option<RedisServer> {
-        let port = free_port();
+        Self::try_start_at(binary, free_port())
+    }
+
+    fn try_start_at(binary: &PathBuf, port: u16) -> Option<RedisServer> {
         let child = Command::new(binary)
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
@@ -90,7 +101,7 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// A loopback port free when asked (the OS picks it).
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
     listener.local_addr().expect("local address").port()
 }
