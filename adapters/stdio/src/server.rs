@@ -66,6 +66,12 @@ impl ServerDriven {
 
     /// Runs every job the server has pending after an input, and drains its events.
     fn after_input(&mut self, now: Instant) {
+        self.take_jobs_and_events();
+        self.close_if_done(now);
+    }
+
+    /// Spawns the server's pending jobs and drains its events (no clock needed).
+    fn take_jobs_and_events(&mut self) {
         while let Some(job) = self.server.poll_job() {
             // Detached: a job the loop drops unfinished answers -32603 through its drop guard.
             self.spawner.spawn(job).detach();
@@ -78,7 +84,6 @@ impl ServerDriven {
                 eprintln!("mcp-sansio: session closed: {reason:?}");
             }
         }
-        self.close_if_done(now);
     }
 
     /// After end of input: close once no inbound request is still being handled.
@@ -146,13 +151,19 @@ impl Driven for ServerDriven {
         let start = buf.len();
         let sent = self.server.poll_transmit(buf).map(|t| t.len);
         // Draining the outbox inside poll_transmit may have started jobs or answered the last
-        // request; `poll_transmit` has no `now`, and an adapter may read the clock.
-        let now = Instant::now();
+        // request; `poll_transmit` has no `now`, and an adapter may read the clock. Only a
+        // trace or a close needs the time: the loop calls this once per message and once more.
         if let (Some(sink), Some(_), Some(raw)) = (&mut self.trace, sent, buf.get(start..)) {
             let frame = Bytes::copy_from_slice(raw);
-            sink.frame(&FrameTrace::new(Direction::Send, now, &frame), &frame);
+            sink.frame(
+                &FrameTrace::new(Direction::Send, Instant::now(), &frame),
+                &frame,
+            );
         }
-        self.after_input(now);
+        self.take_jobs_and_events();
+        if self.input_ended {
+            self.close_if_done(Instant::now());
+        }
         sent
     }
 
