@@ -363,6 +363,7 @@ pub mod demo;
 pub mod http_side;
 pub mod paired;
 pub mod rmcp_side;
+pub mod stdio_lean;
 
 #[cfg(test)]
 mod tests;

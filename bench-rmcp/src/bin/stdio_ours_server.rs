@@ -4,7 +4,10 @@
 //! - no argument: the stdio adapter's `serve_stdio` (smol driver);
 //! - `poll`: the stdio adapter's `PollDriver::serve_stdio` (no async runtime, poll(2));
 //! - `blocking`: a minimal blocking loop, one `read` then one `write` of the whole batch, with
-//!   the core's `NdjsonDecoder` (the floor of what a driver can do with this session).
+//!   the core's `NdjsonDecoder` (the floor of what a driver can do with this session);
+//! - `app`: what `mcp-sansio serve --stdio` runs: the application `Server` with a sync `echo`
+//!   tool (arguments parsed by serde) on `serve_server_stdio_poll`, for the server-only bench
+//!   (`stdio_server_only`).
 
 use std::io::{Read, Write};
 use std::time::Instant;
@@ -15,7 +18,10 @@ use mcp_sansio::jsonrpc::{ErrorObject, RequestId};
 use mcp_sansio::model::{Implementation, ListChangedCapability, ServerCapabilities};
 use mcp_sansio::session::{Event, FrameError as SessionFrameError, ServerSetup, Session};
 use mcp_sansio::Config;
-use mcp_sansio_stdio::{serve_stdio, DriveOptions, Driven, FrameError, PollDriver};
+use mcp_sansio_stdio::{
+    serve_server_stdio_poll, serve_stdio, DriveOptions, Driven, FrameError, PollDriver,
+};
+use serde::Deserialize;
 
 fn main() {
     let session = Session::server(Config::default(), setup(), Instant::now());
@@ -34,6 +40,10 @@ fn main() {
             });
         }
         Some("blocking") => blocking_loop(session),
+        Some("app") => {
+            let driver = PollDriver::new(DriveOptions::default()).expect("wake-up socket");
+            serve_server_stdio_poll(driver, echo_server(Instant::now()));
+        }
         Some(other) => panic!("unknown mode {other:?}"),
     }
 }
@@ -47,6 +57,24 @@ fn setup() -> ServerSetup {
         },
         instructions: None,
     }
+}
+
+/// The echo tool's arguments, parsed by serde (what a user of `ToolArguments::parse` writes).
+#[derive(Deserialize)]
+struct EchoArgs {
+    text: String,
+}
+
+/// The application server of `app`: the echo tool.
+fn echo_server(now: Instant) -> mcp_sansio::app::server::Server {
+    use mcp_sansio::app::server::{CallToolResult, Server, Tool};
+    let schema = serde_json::json!({"type": "object", "properties": {"text": {"type": "string"}}});
+    Server::builder(Implementation::new("bench-stdio-app", "0"))
+        .tool(Tool::new("echo", schema).sync_handler(|call, _ctx| {
+            let args: EchoArgs = call.arguments.parse()?;
+            Ok(CallToolResult::text(args.text))
+        }))
+        .build(now)
 }
 
 /// The application: answers every request the session hands up with the echo tool.
