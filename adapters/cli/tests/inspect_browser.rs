@@ -336,8 +336,27 @@ fn rendering_path(browser: &Browser, inspector: &Inspector) {
 }
 
 /// Elicitation forms generated from their schemas: defaults of every scalar type sent as
-/// they are, then enums (plain, titled `oneOf`) chosen and an array of enums given an item.
+/// they are, then enums (plain, titled `oneOf`) chosen and an array of enums given an item;
+/// and a tool's form whose nested object is a `$ref` into `$defs`, with an enum beside it.
 fn forms_path(browser: &Browser) {
+    browser.click("li[data-tool='json_schema_2020_12_tool']");
+    browser.type_into("#tool input[data-field='name']", "Ada");
+    browser.type_into("#tool input[data-field='address.street']", "1 Main St");
+    browser.type_into("#tool input[data-field='address.city']", "Paris");
+    browser.click("#tool select[data-field='contactMethod'] option[value='1']");
+    browser.type_into("#tool input[data-field='email']", "ada@example.com");
+    browser.click("#call-tool");
+    let text = browser.wait_text("#tool-result", "JSON Schema 2020-12 tool called with");
+    for field in [
+        r#""name":"Ada""#,
+        r#""street":"1 Main St""#,
+        r#""city":"Paris""#,
+        r#""contactMethod":"email""#,
+        r#""email":"ada@example.com""#,
+    ] {
+        assert!(text.contains(field), "{field} in {text}");
+    }
+
     let card = ".card[data-kind='elicitation']";
     call_tool(browser, "test_elicitation_sep1034_defaults", &[]);
     browser.wait_text(card, "defaults");

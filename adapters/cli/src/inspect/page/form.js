@@ -1,7 +1,9 @@
 // Forms generated from a JSON Schema (a tool's inputSchema, an elicitation's
 // requestedSchema): strings, enums (a select), numbers and integers, booleans, arrays and
-// nested objects, with required fields marked. Each builder returns { node, read }, where
-// read() gives the value (undefined when left empty) or throws a message.
+// nested objects, with required fields marked; local references ("#/$defs/x", "#anchor") are
+// followed, a recursive schema down to MAX_DEPTH levels (deeper ones are a JSON field). Each
+// builder returns { node, read }, where read() gives the value (undefined when left empty) or
+// throws a message.
 "use strict";
 
 function el(tag, attrs, ...children) {
@@ -27,12 +29,48 @@ function schemaType(schema) {
   return ["string", "number", "integer", "boolean", "array", "object"].includes(t) ? t : "json";
 }
 
-function buildField(schema, path, required) {
-  const type = schemaType(schema);
+const MAX_DEPTH = 6;
+
+// The schema a local "$ref" names within root (a JSON pointer or an "$anchor"), followed
+// through at most 16 references; the schema itself when it has no "$ref" or names no local one.
+function deref(schema, root) {
+  for (let hops = 0; hops < 16 && schema && typeof schema.$ref === "string"; hops++) {
+    const ref = schema.$ref;
+    if (!ref.startsWith("#")) break;
+    const target = ref.startsWith("#/") || ref === "#" ? pointer(root, ref.slice(1)) : anchor(root, ref.slice(1), 0);
+    if (!target) break;
+    schema = target;
+  }
+  return schema;
+}
+
+function pointer(root, path) {
+  let node = root;
+  for (const raw of path.split("/").slice(1)) {
+    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    if (!node || typeof node !== "object" || !(key in node)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+function anchor(node, name, depth) {
+  if (!node || typeof node !== "object" || depth > 32) return undefined;
+  if (node.$anchor === name) return node;
+  for (const child of Object.values(node)) {
+    const found = anchor(child, name, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function buildField(schema, path, required, root, depth) {
+  schema = deref(schema, root);
+  const type = depth > MAX_DEPTH ? "json" : schemaType(schema);
   const id = "f-" + path.replace(/[^A-Za-z0-9_-]/g, "_");
   const builder = { string: stringField, number: numberField, integer: numberField, boolean: boolField,
     enum: enumField, array: arrayField, object: objectField, json: jsonField }[type];
-  return builder(schema || {}, path, required, id, type);
+  return builder(schema || {}, path, required, id, type, root, depth);
 }
 
 function label(text, required, schema, id) {
@@ -96,11 +134,11 @@ function jsonField(schema, path, required, id) {
   } };
 }
 
-function arrayField(schema, path, required, id) {
+function arrayField(schema, path, required, id, type, root, depth) {
   const items = [];
   const list = el("div", { class: "array", id, "data-field": path });
   const add = () => {
-    const item = buildField(schema.items, path + "[" + items.length + "]", true);
+    const item = buildField(schema.items, path + "[" + items.length + "]", true, root, depth + 1);
     const row = el("div", { class: "array-item" }, item.input,
       el("button", { type: "button", onclick: () => { row.remove(); items.splice(items.indexOf(item), 1); } }, "−"));
     items.push(item);
@@ -114,8 +152,8 @@ function arrayField(schema, path, required, id) {
   } };
 }
 
-function objectField(schema, path, required, id) {
-  const form = objectForm(schema, path);
+function objectField(schema, path, required, id, type, root, depth) {
+  const form = objectForm(schema, path, root, depth + 1);
   const box = el("fieldset", { id }, form.node);
   return { input: box, read() {
     const value = form.read();
@@ -124,17 +162,21 @@ function objectField(schema, path, required, id) {
   } };
 }
 
-// The fields of an object schema; read() gives the object (empty fields left out).
-function objectForm(schema, prefix) {
+// The fields of an object schema; read() gives the object (empty fields left out). `root`
+// (the schema itself at the top) is where local references are looked up.
+function objectForm(schema, prefix, root, depth) {
+  root = root || schema;
+  depth = depth || 0;
   const props = (schema && schema.properties) || {};
   const required = new Set((schema && schema.required) || []);
   const fields = [];
   const node = el("div", { class: "form" });
   for (const [name, sub] of Object.entries(props)) {
     const path = prefix ? prefix + "." + name : name;
-    const field = buildField(sub, path, required.has(name));
+    const field = buildField(sub, path, required.has(name), root, depth);
+    const shown = deref(sub, root) || {};
     fields.push([name, field]);
-    node.append(el("div", { class: "field" }, label((sub && sub.title) || name, required.has(name), sub || {}, field.input.id), field.input));
+    node.append(el("div", { class: "field" }, label((sub && sub.title) || shown.title || name, required.has(name), shown, field.input.id), field.input));
   }
   if (fields.length === 0) node.append(el("p", { class: "desc" }, "No arguments."));
   return { node, read() {
