@@ -29,8 +29,8 @@ mod resource_challenge;
 mod resource_guard;
 mod secret;
 
-pub use bearer::{presented_bearer, PresentedBearer};
-pub use challenge::{parse_challenges, BearerChallenge, Challenge, MAX_CHALLENGE_PARAMS};
+pub use bearer::presented_bearer;
+pub use challenge::{parse_challenges, BearerChallenge, MAX_CHALLENGE_PARAMS};
 pub use cross_app::CrossAppAccess;
 pub use discovery::{
     authorization_server_metadata_urls, legacy_metadata_url, protected_resource_metadata_urls,

@@ -47,19 +47,20 @@ pub use arguments::ToolArguments;
 pub use builder::{BuildError, ServerBuilder, ServerFactory};
 pub use context::{PeerError, RequestContext};
 pub use handle::ServerHandle;
+pub(crate) use prompt::CompletionFn;
 pub use prompt::{
-    completion_handler, CompleteRequest, Completion, CompletionFn, GetPromptResult, Prompt,
-    PromptArgument, PromptRequest,
+    completion_handler, CompleteRequest, Completion, GetPromptResult, Prompt, PromptArgument,
+    PromptRequest,
 };
 pub use resource::{Resource, ResourceContents, ResourceRead, ResourceTemplate};
 pub use stateless::listen::{DEFAULT_MAX_LISTENERS, MAX_RESOURCE_SUBSCRIPTIONS};
 pub use stateless::param_headers::check_header_annotations;
-pub use stateless::task_table::{Entropy, TaskRecord, Tasks};
+pub use stateless::task_table::{TaskRecord, Tasks};
 pub use tool::{CallToolResult, Tool, ToolCall, ToolContent};
 pub use typed::{
     input_schema_for, output_schema_for, Structured, ToolOutput, TypedPrompt, TypedTool,
 };
-pub use types::{HandlerFn, HandlerResult};
+pub use types::HandlerResult;
 
 use builder::Registry;
 use outbox::{OutboxItem, RegistryChange, Shared};

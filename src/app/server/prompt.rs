@@ -185,7 +185,7 @@ impl Completion {
 }
 
 /// The completion provider handler type.
-pub type CompletionFn = HandlerFn<CompleteRequest, Completion>;
+pub(crate) type CompletionFn = HandlerFn<CompleteRequest, Completion>;
 
 /// Wraps an async completion provider.
 pub fn completion_handler<F, Fut>(f: F) -> CompletionFn
