@@ -10,7 +10,7 @@
 //!
 //! | you are writing | the core's types | the adapter that runs them |
 //! |---|---|---|
-//! | a server on stdio | [`app::server::ServerBuilder`] → [`app::server::Server`] | `mcp_sansio_stdio::serve_server_stdio` |
+//! | a server on stdio | [`app::server::ServerBuilder`] → [`app::server::Server`], with [`app::server::Tool`], [`app::server::Prompt`], [`app::server::Resource`] | `mcp_sansio_stdio::serve_server_stdio` |
 //! | a server on HTTP (Streamable HTTP and 2026-07-28; HTTP+SSE beside it) | [`http::Endpoint`] making a [`app::server::Server`] per session from a [`app::server::ServerFactory`]; [`http::sse_transport`] | `mcp_sansio_http::server::HttpServer` |
 //! | a client on stdio | [`app::client::ClientBuilder`] → [`app::client::Client`] | `mcp_sansio_stdio::connect_stdio_client` |
 //! | a client on HTTP | [`app::client::Client`] with [`http::HttpClient`] or [`http::sse_transport::SseTransportClient`] | `mcp_sansio_http::client::connect_http_client`, `connect_auto_client` |
@@ -18,31 +18,40 @@
 //! | OAuth for a client, or a protected server | [`auth::AuthFlow`], [`auth::ProtectedResource`] | the HTTP adapter's `ClientAuthorization`, `BearerAuth` |
 //! | your own transport or runtime | [`session::Session`], [`framing`], [`jsonrpc`] | none: drive the machines yourself |
 //!
-//! Every machine is driven the same way (below); `testing` (feature `testing`) runs them in
-//! memory on a virtual clock.
+//! Typed params and results of every protocol method are in [`model`] (what a client's calls
+//! return, what a tool's handler may answer with). Every machine is driven the same way
+//! (below); `testing` (feature `testing`) runs them in memory on a virtual clock.
 //!
 //! ## Layers
+//!
+//! From the wire up:
 //!
 //! - [`jsonrpc`]: envelopes, exact request ids, lazy payloads, decode and encode.
 //! - [`framing`]: incremental push parsers and encoders for message framing (ndjson lines,
 //!   server-sent events).
-//! - [`model`]: typed MCP params and results of every protocol revision.
-//! - [`session`]: one MCP conversation (client or server side) of the stateful era: handshake,
-//!   capability gating, request ids, deadlines, cancellation, progress, ping.
-//! - [`stateless`]: the per-request checks of the stateless revision (2026-07-28) and its
-//!   `server/discover` result.
-//! - [`config`]: every limit and timeout of a session, with documented defaults.
-//! - [`app`]: the application layer: a server with registries (tools, resources, templates,
-//!   prompts, completion) whose handlers run as jobs on the driver's executor, and the client.
-//! - [`runtime`]: the runtime-agnostic primitives the machines share: the `Job` type a driver
-//!   runs, an outbox with a wake hook, a oneshot channel, a cancellation token.
-//! - `testing` (feature `testing`): rigs that drive each machine in memory on a virtual clock
-//!   (`SessionPair`, `ServerRig`, `HttpRig`), for tests, benches, fuzzing and simulation.
 //! - [`encoding`]: SHA-256, base64 and percent-encoding as the protocol uses them, over the
 //!   `sha2`, `base64` and `percent-encoding` crates.
-//! - [`trace`]: a cheap description of each frame (direction, time, size, envelope) and the
-//!   `TraceSink` a driver hands it to when someone listens.
 //! - [`url`]: the one URL type, `url::Url` (WHATWG URL Standard) narrowed to absolute http(s).
+//! - [`model`]: typed MCP params and results of every protocol revision.
+//! - [`config`]: every limit and timeout of a session, with documented defaults.
+//! - [`trace`]: a cheap description of each frame (direction, time, size, envelope) and the
+//!   [`TraceSink`] a driver hands it to when someone listens.
+//! - [`runtime`]: the runtime-agnostic primitives the machines share: the `Job` type a driver
+//!   runs, an outbox with a wake hook, a oneshot channel, a cancellation token.
+//! - [`session`]: one MCP conversation (client or server side) of the stateful revisions:
+//!   handshake, capability gating, request ids, deadlines, cancellation, progress, ping.
+//! - [`stateless`]: the per-request checks of the stateless revision (2026-07-28) and its
+//!   `server/discover` result; [`tasks`]: its tasks extension (limits, method names).
+//! - [`outgoing`]: the one outgoing-request vocabulary every client transport machine shares
+//!   ([`outgoing::OutgoingRequest`], [`outgoing::Action`], [`outgoing::ClientTransport`]).
+//! - [`auth`]: OAuth 2.1 for clients ([`auth::AuthFlow`]) and protected servers
+//!   ([`auth::ProtectedResource`]), as pure functions and machines.
+//! - [`app`]: the application layer: a server with registries (tools, resources, templates,
+//!   prompts, completion) whose handlers run as jobs on the driver's executor, and the client.
+//! - [`http`]: the HTTP endpoint (Streamable HTTP sessions, 2026-07-28 exchanges, HTTP+SSE)
+//!   and the HTTP client machines, over HTTP-shaped heads and bodies.
+//! - `testing` (feature `testing`): rigs that drive each machine in memory on a virtual clock
+//!   (`SessionPair`, `ServerRig`, `HttpRig`), for tests, benches, fuzzing and simulation.
 //!
 //! ## The drive-loop contract
 //!

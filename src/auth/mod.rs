@@ -29,14 +29,14 @@ mod resource_challenge;
 mod resource_guard;
 mod secret;
 
-pub use bearer::{presented_bearer, PresentedBearer};
-pub use challenge::{parse_challenges, BearerChallenge, Challenge, MAX_CHALLENGE_PARAMS};
+pub use bearer::presented_bearer;
+pub use challenge::{parse_challenges, BearerChallenge, MAX_CHALLENGE_PARAMS};
 pub use cross_app::CrossAppAccess;
 pub use discovery::{
     authorization_server_metadata_urls, legacy_metadata_url, protected_resource_metadata_urls,
 };
 pub use flow::AuthFlow;
-pub use flow_types::{AuthConfig, AuthEvent, Registration, Token};
+pub use flow_types::{AuthConfig, AuthEvent, Registration};
 pub use jwt::{client_assertion, JwtSigningKey, ASSERTION_LIFETIME, CLIENT_ASSERTION_TYPE};
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use pkce::Pkce;
@@ -44,7 +44,6 @@ pub use request::{
     application_type, authorization_url, parse_redirect, parse_token_response,
     registration_request, select_scope, token_request, token_request_with_assertion,
     AuthorizationParams, ClientAuthMethod, ClientCredentials, Grant, RegistrationParams,
-    TokenResponse,
 };
 pub use resource::{ProtectedResource, MAX_SCOPE_RULES};
 pub use resource_challenge::BearerError;

@@ -31,7 +31,7 @@ pub use message::{intern_method, Incoming, Message, Method, Notification, Reques
 pub use methods::*;
 pub use raw::RawJson;
 pub(crate) use view::read_unvalidated_string_end;
-pub use view::{Elements, JsonView, MemberName, Members};
+pub use view::{Elements, JsonView};
 pub use writer::JsonWriter;
 
 #[cfg(test)]

@@ -10,14 +10,8 @@ use crate::jsonrpc::RequestId;
 /// The `_meta` object of params and results: free-form, kept as is.
 pub type Meta = Map<String, Value>;
 
-/// An opaque pagination position.
-pub type Cursor = String;
-
-/// A progress token: a string or an integer, compared exactly like a request id.
-pub type ProgressToken = RequestId;
-
 /// The `progressToken` member of a request's `_meta`, when present and well-formed.
-pub fn progress_token(meta: Option<&Meta>) -> Option<ProgressToken> {
+pub fn progress_token(meta: Option<&Meta>) -> Option<RequestId> {
     let token = meta?.get("progressToken")?;
     serde_json::from_value(token.clone()).ok()
 }
@@ -29,7 +23,7 @@ mcp_object! {
     pub struct PaginatedParams {
         /// Where to continue listing, from a previous `nextCursor`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub cursor: Option<Cursor>,
+        pub cursor: Option<String>,
     }
     meta: "Request metadata."
 }
@@ -73,7 +67,3 @@ pub struct EmptyResult {
     #[serde(flatten)]
     pub extra: Extra,
 }
-
-/// Params that carry only `_meta` (list_changed notifications, `ping`, `roots/list`,
-/// `notifications/initialized`).
-pub type MetaOnlyParams = EmptyResult;

@@ -42,9 +42,6 @@ mcp_object! {
     meta: "Metadata."
 }
 
-/// A link to a resource the client may read (2025-06-18). Same members as a `Resource`.
-pub type ResourceLink = super::Resource;
-
 mcp_object! {
     /// A resource embedded in a message.
     pub struct EmbeddedResource {
@@ -69,7 +66,7 @@ pub enum ContentBlock {
     /// `audio` (2025-03-26).
     Audio(MediaContent),
     /// `resource_link` (2025-06-18).
-    ResourceLink(ResourceLink),
+    ResourceLink(super::Resource),
     /// `resource`: an embedded resource.
     Resource(EmbeddedResource),
 }

@@ -1,10 +1,9 @@
 //! Params of the generic notifications: `notifications/cancelled` and
 //! `notifications/progress`. The `list_changed` notifications and `notifications/initialized`
-//! carry no params beyond `_meta` ([`super::MetaOnlyParams`]).
+//! carry no params beyond `_meta` ([`super::EmptyResult`]).
 
 use serde_json::Number;
 
-use super::ProgressToken;
 use crate::jsonrpc::RequestId;
 
 mcp_object! {
@@ -30,7 +29,7 @@ mcp_object! {
     /// `message` appears in 2025-03-26. Numbers are kept exactly as written.
     pub struct ProgressParams {
         /// The token from the request's `_meta.progressToken`.
-        pub progress_token: ProgressToken,
+        pub progress_token: RequestId,
         /// Progress so far; increases with each notification.
         pub progress: Number,
         /// The total, when known.

@@ -53,7 +53,7 @@ macro_rules! page_result {
                 pub $items: Vec<$item>,
                 /// Where the next page starts; absent on the last page.
                 #[serde(default, skip_serializing_if = "Option::is_none")]
-                pub next_cursor: Option<$crate::model::Cursor>,
+                pub next_cursor: Option<String>,
             }
             meta: "Result metadata."
         }

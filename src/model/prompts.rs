@@ -5,7 +5,7 @@
 
 use serde_json::Map;
 
-use super::{ContentBlock, Icon, Role};
+use super::{ContentBlock, Extra, Icon, Role, TextContent};
 
 mcp_object! {
     /// A prompt template.
@@ -89,4 +89,21 @@ mcp_object! {
         pub messages: Vec<PromptMessage>,
     }
     meta: "Result metadata."
+}
+
+impl GetPromptResult {
+    /// One user message with one text block.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        GetPromptResult {
+            messages: vec![PromptMessage {
+                role: Role::User,
+                content: ContentBlock::Text(TextContent {
+                    text: text.into(),
+                    ..Default::default()
+                }),
+                extra: Extra::new(),
+            }],
+            ..Default::default()
+        }
+    }
 }

@@ -139,15 +139,6 @@ impl ResourceUriParams {
     }
 }
 
-/// Params of `resources/read`.
-pub type ReadResourceParams = ResourceUriParams;
-/// Params of `resources/subscribe`.
-pub type SubscribeParams = ResourceUriParams;
-/// Params of `resources/unsubscribe`.
-pub type UnsubscribeParams = ResourceUriParams;
-/// Params of `notifications/resources/updated`.
-pub type ResourceUpdatedParams = ResourceUriParams;
-
 mcp_object! {
     /// Result of `resources/read`.
     #[derive(Default)]

@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::super::{
-    CallToolResult, ContentBlock, EmbeddedResource, MediaContent, ResourceLink, SamplingContent,
-    TextContent, ToolResultContent, ToolUseContent,
+    CallToolResult, ContentBlock, EmbeddedResource, MediaContent, SamplingContent, TextContent,
+    ToolResultContent, ToolUseContent,
 };
 
 /// What `ContentBlock`'s derive was before the hand-written reader.
@@ -17,7 +17,7 @@ enum DerivedBlock {
     Text(TextContent),
     Image(MediaContent),
     Audio(MediaContent),
-    ResourceLink(ResourceLink),
+    ResourceLink(crate::model::Resource),
     Resource(EmbeddedResource),
 }
 

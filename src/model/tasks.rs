@@ -96,13 +96,6 @@ mcp_object! {
     meta: "Request metadata."
 }
 
-/// Params of `tasks/get`.
-pub type GetTaskParams = TaskIdParams;
-/// Params of `tasks/result`.
-pub type GetTaskPayloadParams = TaskIdParams;
-/// Params of `tasks/cancel`.
-pub type CancelTaskParams = TaskIdParams;
-
 /// Result of `tasks/get` and `tasks/cancel`, and params of `notifications/tasks/status`: a
 /// task plus `_meta`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -114,17 +107,6 @@ pub struct TaskResult {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
-
-/// Result of `tasks/get`.
-pub type GetTaskResult = TaskResult;
-/// Result of `tasks/cancel`.
-pub type CancelTaskResult = TaskResult;
-/// Params of `notifications/tasks/status`.
-pub type TaskStatusParams = TaskResult;
-
-/// Result of `tasks/result`: the result of the original request (e.g. a `CallToolResult`),
-/// kept as raw JSON for the caller to parse with the original request's result type.
-pub type GetTaskPayloadResult = crate::jsonrpc::RawJson;
 
 page_result! {
     /// Result of `tasks/list`.

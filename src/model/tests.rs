@@ -260,7 +260,7 @@ fn roots_and_notifications_round_trip() {
         "message": "half", "_meta": meta(), "x": 1}),
     );
     assert!(p.progress_token.is_string());
-    round_trip::<MetaOnlyParams>(json!({"_meta": meta()}));
+    round_trip::<EmptyResult>(json!({"_meta": meta()}));
 }
 
 #[test]

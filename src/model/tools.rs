@@ -81,14 +81,16 @@ mcp_object! {
 }
 
 /// Whether a tool may, must or must not be run as a task (2025-11-25).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum TaskSupport {
-    /// Never as a task (the default).
+    /// Never as a task (the default): always a synchronous result.
+    #[default]
     Forbidden,
-    /// Either way.
+    /// Either way: a task for clients declaring the tasks extension, a synchronous result for
+    /// the others.
     Optional,
-    /// Only as a task.
+    /// Only as a task: clients not declaring the extension get -32021.
     Required,
 }
 

@@ -21,7 +21,7 @@ pub use listen_change::ListenChange;
 pub use param_header::{param_headers, ParamHeader};
 pub use replay::ReplayGuard;
 pub use request_state::{
-    request_binding, single_use_name, RequestStateKey, StateError, VerifiedState, MAX_REQUEST_STATE,
+    request_binding, single_use_name, RequestStateKey, StateError, MAX_REQUEST_STATE,
 };
 pub use validate::{validate_meta, validate_request, ValidatedRequest};
 

@@ -42,11 +42,12 @@ impl ReplayGuard {
         }
     }
 
-    /// Records the redemption of the state whose MAC is `mac` ([`VerifiedState::mac`]: the
-    /// state already verified, valid until `expires_at_ms`) at `now_ms`:
-    /// [`StateError::Replayed`] if it was redeemed before and has not expired.
+    /// Records the redemption of the state whose MAC is `mac` (the `mac` of what
+    /// [`RequestStateKey::verify`] returned: the state already verified, valid until
+    /// `expires_at_ms`) at `now_ms`: [`StateError::Replayed`] if it was redeemed before and has
+    /// not expired.
     ///
-    /// [`VerifiedState::mac`]: super::VerifiedState::mac
+    /// [`RequestStateKey::verify`]: super::RequestStateKey::verify
     pub fn redeem(&self, mac: &[u8], expires_at_ms: u64, now_ms: u64) -> Result<(), StateError> {
         let digest = sha256(mac);
         let mut set = self.inner.lock().unwrap_or_else(PoisonError::into_inner);

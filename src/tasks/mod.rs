@@ -9,11 +9,13 @@ mod store;
 mod time;
 mod wire;
 
-pub use store::{Task, TaskError, TaskLimits, TaskStore};
+pub use crate::model::TaskSupport;
+pub use store::TaskLimits;
+pub(crate) use store::{TaskError, TaskStore};
 pub use time::iso8601_utc;
 pub use wire::{
-    client_declares_tasks, is_task_method, missing_tasks_error, parse_task_params, TaskParams,
-    TaskSupport, TASKS_CANCEL, TASKS_EXTENSION, TASKS_GET, TASKS_UPDATE,
+    client_declares_tasks, is_task_method, missing_tasks_error, parse_task_params, TASKS_CANCEL,
+    TASKS_EXTENSION, TASKS_GET, TASKS_UPDATE,
 };
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ impl Default for TaskLimits {
 
 /// Why the store refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TaskError {
+pub(crate) enum TaskError {
     /// No task with this id (never created, or expired).
     Unknown,
     /// `max_tasks` live tasks already.
@@ -50,7 +50,7 @@ pub enum TaskError {
 
 /// One task.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Task {
+pub(crate) struct Task {
     /// The id (hex of the caller's random bytes).
     pub id: String,
     /// Current status.
@@ -74,37 +74,27 @@ pub struct Task {
 
 /// The bounded task table.
 #[derive(Debug, Default)]
-pub struct TaskStore {
+pub(crate) struct TaskStore {
     limits: TaskLimits,
     tasks: HashMap<String, Task>,
 }
 
 impl TaskStore {
     /// An empty store with `limits`.
-    pub fn new(limits: TaskLimits) -> Self {
+    pub(crate) fn new(limits: TaskLimits) -> Self {
         TaskStore {
             limits,
             tasks: HashMap::new(),
         }
     }
 
-    /// The limits.
-    pub fn limits(&self) -> &TaskLimits {
-        &self.limits
-    }
-
     /// Live tasks.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.tasks.len()
     }
 
-    /// Whether no task is held.
-    pub fn is_empty(&self) -> bool {
-        self.tasks.is_empty()
-    }
-
     /// Creates a working task whose id is the hex of `random`, at `now_ms`.
-    pub fn create(&mut self, random: [u8; 16], now_ms: u64) -> Result<&Task, TaskError> {
+    pub(crate) fn create(&mut self, random: [u8; 16], now_ms: u64) -> Result<&Task, TaskError> {
         self.expire(now_ms);
         if self.tasks.len() >= self.limits.max_tasks {
             return Err(TaskError::Full);
@@ -129,7 +119,7 @@ impl TaskStore {
     }
 
     /// The task `id` as of `now_ms` (expired tasks are gone; stale ones get their time).
-    pub fn get(&mut self, id: &str, now_ms: u64) -> Result<&Task, TaskError> {
+    pub(crate) fn get(&mut self, id: &str, now_ms: u64) -> Result<&Task, TaskError> {
         self.expire(now_ms);
         let task = self.tasks.get_mut(id).ok_or(TaskError::Unknown)?;
         if task.stale {
@@ -141,7 +131,7 @@ impl TaskStore {
 
     /// Drops every task whose TTL has run out at `now_ms` (never earlier: a task lives
     /// `ttlMs` from its creation); returns the ids of the dropped ones that were still active.
-    pub fn expire(&mut self, now_ms: u64) -> Vec<String> {
+    pub(crate) fn expire(&mut self, now_ms: u64) -> Vec<String> {
         let mut active = Vec::new();
         self.tasks.retain(|id, t| {
             let alive = now_ms < t.created_ms.saturating_add(t.ttl_ms);
@@ -155,7 +145,7 @@ impl TaskStore {
 
     /// The running task `id` asks the client for `request` under `key`: it becomes
     /// `input_required`. False when the task is unknown, finished, or has `max_inputs`.
-    pub fn request_input(&mut self, id: &str, key: String, request: Value) -> bool {
+    pub(crate) fn request_input(&mut self, id: &str, key: String, request: Value) -> bool {
         let max = self.limits.max_inputs;
         let Some(task) = self.tasks.get_mut(id) else {
             return false;
@@ -173,7 +163,7 @@ impl TaskStore {
 
     /// `tasks/update`: the answers to pending keys are taken (others ignored); the task is
     /// `working` again once none is pending. Returns the answered `(key, answer)` pairs.
-    pub fn answer(
+    pub(crate) fn answer(
         &mut self,
         id: &str,
         responses: Map<String, Value>,
@@ -201,7 +191,7 @@ impl TaskStore {
 
     /// `tasks/cancel`: an active task becomes `cancelled` (true); a terminal one is left as
     /// it is (false, the cancel is idempotent).
-    pub fn cancel(&mut self, id: &str, now_ms: u64) -> Result<bool, TaskError> {
+    pub(crate) fn cancel(&mut self, id: &str, now_ms: u64) -> Result<bool, TaskError> {
         self.expire(now_ms);
         let task = self.tasks.get_mut(id).ok_or(TaskError::Unknown)?;
         if task.status.is_terminal() {
@@ -216,7 +206,7 @@ impl TaskStore {
 
     /// The job of `id` finished with `result` (its `related-task` `_meta` is dropped). Ignored
     /// when the task is unknown or already terminal (cancelled first).
-    pub fn complete(&mut self, id: &str, mut result: Value) {
+    pub(crate) fn complete(&mut self, id: &str, mut result: Value) {
         if let Some(meta) = result.get_mut("_meta").and_then(Value::as_object_mut) {
             meta.remove("io.modelcontextprotocol/related-task");
         }
@@ -224,7 +214,7 @@ impl TaskStore {
     }
 
     /// The job of `id` failed with the JSON-RPC error object `error`.
-    pub fn fail(&mut self, id: &str, error: Value) {
+    pub(crate) fn fail(&mut self, id: &str, error: Value) {
         self.finish(id, TaskStatus::Failed, None, Some(error));
     }
 

@@ -19,18 +19,6 @@ pub const TASKS_UPDATE: &str = "tasks/update";
 /// `tasks/cancel`.
 pub const TASKS_CANCEL: &str = "tasks/cancel";
 
-/// Whether a tool may run as a task.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum TaskSupport {
-    /// Never (the default): always a synchronous result.
-    #[default]
-    Forbidden,
-    /// A task for clients declaring the extension, a synchronous result for the others.
-    Optional,
-    /// Only as a task: clients not declaring the extension get -32021.
-    Required,
-}
-
 /// Whether `method` is one of the extension's three methods (`tasks/result` and
 /// `tasks/list` are not: they were removed with v1 tasks).
 pub fn is_task_method(method: &str) -> bool {
@@ -113,7 +101,7 @@ impl Task {
     }
 
     /// The flat `CreateTaskResult` (`resultType: "task"` and the task's fields at the top).
-    pub fn create_result_json(&self) -> Value {
+    pub(crate) fn create_result_json(&self) -> Value {
         let mut m = self.envelope();
         m.insert("resultType".into(), json!("task"));
         Value::Object(m)
@@ -121,7 +109,7 @@ impl Task {
 
     /// The `DetailedTask` of `tasks/get` (`resultType: "complete"`): `result` when completed,
     /// `error` when failed (never both), `inputRequests` when input_required.
-    pub fn detailed_json(&self) -> Value {
+    pub(crate) fn detailed_json(&self) -> Value {
         let mut m = self.envelope();
         m.insert("resultType".into(), json!("complete"));
         match self.status {

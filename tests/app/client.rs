@@ -234,6 +234,7 @@ fn server(now: Instant, page_size: usize) -> Server {
                 values: vec!["alpha".into(), "beta".into()],
                 total: Some(2),
                 has_more: Some(false),
+                ..Default::default()
             })
         }));
     for i in 0..3 {

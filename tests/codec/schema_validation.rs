@@ -297,7 +297,7 @@ fn params_for(method: &str, v: ProtocolVersion) -> Params {
         }))],
         jsonrpc::PING | jsonrpc::ROOTS_LIST => vec![
             None,
-            Some(raw(&MetaOnlyParams {
+            Some(raw(&EmptyResult {
                 meta: meta(),
                 extra: Map::new(),
             })),
@@ -309,7 +309,7 @@ fn params_for(method: &str, v: ProtocolVersion) -> Params {
         | jsonrpc::NOTIFICATIONS_ROOTS_LIST_CHANGED => {
             vec![
                 None,
-                Some(raw(&MetaOnlyParams {
+                Some(raw(&EmptyResult {
                     meta: Some(obj(json!({"k": 1}))),
                     extra: Map::new(),
                 })),
@@ -450,7 +450,7 @@ fn params_for(method: &str, v: ProtocolVersion) -> Params {
                 ..Default::default()
             }))]
         }
-        jsonrpc::NOTIFICATIONS_TASKS_STATUS => vec![Some(raw(&TaskStatusParams {
+        jsonrpc::NOTIFICATIONS_TASKS_STATUS => vec![Some(raw(&TaskResult {
             task: task(),
             meta: meta(),
         }))],
@@ -786,7 +786,7 @@ fn typed_round_trip(def: &str, value: &Value) {
         }
         "ListTasksResult" => again::<ListTasksResult>(value),
         _ if def.ends_with("ListChangedNotification") || def == "InitializedNotification" => {
-            again::<MetaOnlyParams>(value)
+            again::<EmptyResult>(value)
         }
         other => panic!("no typed view for {other}"),
     };

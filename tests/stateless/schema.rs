@@ -341,7 +341,7 @@ fn typed_notifications_validate() {
     let message = notification(m::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED, &ack);
     schema.valid("SubscriptionsAcknowledgedNotification", &message);
     schema.valid("ServerNotification", &message);
-    let mut tagged = MetaOnlyParams::default();
+    let mut tagged = EmptyResult::default();
     set_subscription_id(&mut tagged.meta, &id);
     let tagged = serde_json::to_value(&tagged).unwrap();
     schema.valid(
@@ -349,7 +349,7 @@ fn typed_notifications_validate() {
         &notification(m::NOTIFICATIONS_TOOLS_LIST_CHANGED, &tagged),
     );
     assert_eq!(
-        subscription_id(round_trip::<MetaOnlyParams>(&tagged).meta.as_ref()),
+        subscription_id(round_trip::<EmptyResult>(&tagged).meta.as_ref()),
         Some(id)
     );
     let mut updated = json!({"uri": "file:///a.txt"});
@@ -529,7 +529,7 @@ fn typed_round_trip(def: &str, v: &Value) -> bool {
         }
         "UnsupportedProtocolVersionError" => rt::<UnsupportedVersionData>(&v["error"]["data"]),
         "MissingRequiredClientCapabilityError" => rt::<MissingCapabilityData>(&v["error"]["data"]),
-        "SubscriptionsAcknowledgedNotification" => rt::<AcknowledgedParams>(&v["params"]),
+        "SubscriptionsAcknowledgedNotification" => rt::<ListenParams>(&v["params"]),
         "SubscriptionsListenRequest" => rt::<ListenParams>(&v["params"]),
         _ => return false,
     }

@@ -95,6 +95,7 @@ pub(crate) fn fixture_factory(config: Config, sleep: Sleep) -> ServerFactory {
                 values: Vec::new(),
                 total: Some(0),
                 has_more: Some(false),
+                ..Default::default()
             })
         }))
         .build_factory()
@@ -480,11 +481,10 @@ fn user(content: Value) -> Value {
     json!({"role": "user", "content": content})
 }
 
-fn messages(messages: Vec<Value>) -> GetPromptResult {
-    GetPromptResult {
-        description: None,
-        messages,
-    }
+/// A `prompts/get` result of these wire-form messages.
+fn messages(messages: Vec<Value>) -> Result<GetPromptResult, ErrorObject> {
+    serde_json::from_value(json!({ "messages": messages }))
+        .map_err(|e| ErrorObject::internal(e.to_string()))
 }
 
 fn prompts() -> Vec<Prompt> {
@@ -492,9 +492,9 @@ fn prompts() -> Vec<Prompt> {
         Prompt::new("test_simple_prompt")
             .description("A prompt without arguments")
             .sync_handler(|_req, _ctx| {
-                Ok(messages(vec![user(
+                messages(vec![user(
                     json!({"type": "text", "text": "This is a simple prompt for testing."}),
-                )]))
+                )])
             }),
         Prompt::new("test_prompt_with_arguments")
             .description("A prompt with two required arguments")
@@ -507,28 +507,28 @@ fn prompts() -> Vec<Prompt> {
                     arg("arg1"),
                     arg("arg2")
                 );
-                Ok(messages(vec![user(json!({"type": "text", "text": text}))]))
+                messages(vec![user(json!({"type": "text", "text": text}))])
             }),
         Prompt::new("test_prompt_with_embedded_resource")
             .description("A prompt that embeds a resource")
             .argument("resourceUri", true)
             .sync_handler(|req, _ctx| {
                 let uri = req.arguments.get("resourceUri").cloned().unwrap_or_default();
-                Ok(messages(vec![
+                messages(vec![
                     user(json!({"type": "resource", "resource": {"uri": uri,
                         "mimeType": "text/plain", "text": "Embedded resource content for testing."}})),
                     user(
                         json!({"type": "text", "text": "Please process the embedded resource above."}),
                     ),
-                ]))
+                ])
             }),
         Prompt::new("test_prompt_with_image")
             .description("A prompt with an image")
             .sync_handler(|_req, _ctx| {
-                Ok(messages(vec![
+                messages(vec![
                     user(image()),
                     user(json!({"type": "text", "text": "Please analyze the image above."})),
-                ]))
+                ])
             }),
     ]
 }

@@ -79,10 +79,8 @@ fn dynamic_prompt() -> Prompt {
     Prompt::new("test_dynamic_prompt")
         .description("A prompt registered 2 s after the session started")
         .sync_handler(|_req, _ctx| {
-            Ok(GetPromptResult {
-                description: None,
-                messages: vec![json!({"role": "user", "content": {"type": "text",
-                    "text": "This prompt was added after the session started."}})],
-            })
+            Ok(GetPromptResult::user_text(
+                "This prompt was added after the session started.",
+            ))
         })
 }

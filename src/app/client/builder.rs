@@ -24,7 +24,7 @@ use crate::session::ClientSetup;
 
 /// A type-erased handler of one kind of server→client request: params in, result or JSON-RPC
 /// error out, as a future (sync handlers return a ready one).
-pub type ClientHandlerFn<I, O> =
+pub(crate) type ClientHandlerFn<I, O> =
     Arc<dyn Fn(I, HandlerContext) -> BoxFuture<Result<O, ErrorObject>> + Send + Sync + 'static>;
 
 fn boxed<I, O, F, Fut>(f: F) -> ClientHandlerFn<I, O>

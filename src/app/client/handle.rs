@@ -19,7 +19,7 @@ use super::types::{CallOptions, ClientError};
 use super::ClientItem;
 use crate::jsonrpc::{self as m, RawJson};
 use crate::model::{
-    read_texts_only, CallToolResult, CompleteParams, CompleteResult, Cursor, GetPromptResult,
+    read_texts_only, CallToolResult, CompleteParams, CompleteResult, GetPromptResult,
     InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, Root,
     Tool,
@@ -63,7 +63,7 @@ impl ClientHandle {
     }
 
     /// One page of `tools/list`.
-    pub async fn list_tools(&self, cursor: Option<Cursor>) -> Result<ListToolsResult, ClientError> {
+    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
         self.call(m::TOOLS_LIST, &cursor_params(cursor)).await
     }
 
@@ -155,7 +155,7 @@ impl ClientHandle {
     /// One page of `resources/list`.
     pub async fn list_resources(
         &self,
-        cursor: Option<Cursor>,
+        cursor: Option<String>,
     ) -> Result<ListResourcesResult, ClientError> {
         self.call(m::RESOURCES_LIST, &cursor_params(cursor)).await
     }
@@ -178,7 +178,7 @@ impl ClientHandle {
     /// One page of `resources/templates/list`.
     pub async fn list_resource_templates(
         &self,
-        cursor: Option<Cursor>,
+        cursor: Option<String>,
     ) -> Result<ListResourceTemplatesResult, ClientError> {
         self.call(m::RESOURCES_TEMPLATES_LIST, &cursor_params(cursor))
             .await
@@ -221,7 +221,7 @@ impl ClientHandle {
     /// One page of `prompts/list`.
     pub async fn list_prompts(
         &self,
-        cursor: Option<Cursor>,
+        cursor: Option<String>,
     ) -> Result<ListPromptsResult, ClientError> {
         self.call(m::PROMPTS_LIST, &cursor_params(cursor)).await
     }
@@ -372,7 +372,7 @@ fn is_null(value: &&Value) -> bool {
     value.is_null()
 }
 
-fn cursor_params(cursor: Option<Cursor>) -> Value {
+fn cursor_params(cursor: Option<String>) -> Value {
     match cursor {
         Some(c) => json!({ "cursor": c }),
         None => json!({}),

@@ -27,15 +27,14 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
-pub use builder::{ClientBuilder, ClientHandlerFn};
+pub use builder::ClientBuilder;
 pub use handle::{ClientHandle, PendingCall, MAX_PAGES};
 pub use policy::{
-    Decision, ElicitationPolicy, HookFn, Limit, RequestLineage, SamplingPolicy, USER_REJECTED,
+    Decision, ElicitationPolicy, Limit, RequestLineage, SamplingPolicy, USER_REJECTED,
 };
 pub use rate::RateLimit;
-pub use types::{
-    describe_close, CallOptions, ClientError, ClientEvent, HandlerContext, Progress, ProgressFn,
-};
+use types::ProgressFn;
+pub use types::{describe_close, CallOptions, ClientError, ClientEvent, HandlerContext, Progress};
 
 use admission::Admission;
 use builder::Handlers;

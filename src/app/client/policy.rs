@@ -69,7 +69,7 @@ pub struct RequestLineage {
 /// An approval hook: sees the request and its lineage, decides. It runs inside the state
 /// machine, so the driver waits while it runs (a hook asking a person blocks the loop until
 /// they answer).
-pub type HookFn<P> = Arc<dyn Fn(&P, &RequestLineage) -> Decision<P> + Send + Sync + 'static>;
+pub(crate) type HookFn<P> = Arc<dyn Fn(&P, &RequestLineage) -> Decision<P> + Send + Sync + 'static>;
 
 /// The host's control over `sampling/createMessage`. Checks in order: rate limit, depth,
 /// hook, token budget; the first that refuses answers the server with error

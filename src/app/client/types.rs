@@ -100,7 +100,7 @@ pub struct Progress {
 }
 
 /// A progress callback; runs inside the state machine, so it must be quick.
-pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync + 'static>;
+pub(crate) type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync + 'static>;
 
 /// Per-call options of [`ClientHandle::call_tool_with`](super::ClientHandle::call_tool_with).
 #[derive(Clone, Default)]

@@ -15,6 +15,7 @@ use super::call_params::CallParams;
 use super::context::RequestContext;
 use super::outbox::OutboxItem;
 use super::Server;
+use super::{completion_json, prompt_json};
 use super::{
     CallToolResult, CompleteRequest, HandlerResult, PromptRequest, ResourceRead, ToolCall,
 };
@@ -284,7 +285,7 @@ impl Server {
             name: name.to_owned(),
             arguments,
         };
-        self.run(id, handler.call(request, ctx), |r| r.to_json());
+        self.run(id, handler.call(request, ctx), |r| prompt_json(&r));
     }
 
     fn complete(&mut self, id: RequestId, params: Params) {
@@ -297,7 +298,7 @@ impl Server {
             params: Value::Object(params),
         };
         let fut = CatchPanic::start(|| provider(request, ctx));
-        self.run(id, fut, |c| c.to_json());
+        self.run(id, fut, |c| completion_json(&c));
     }
 }
 

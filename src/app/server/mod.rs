@@ -44,23 +44,22 @@ mod uri_template;
 pub use schema::{InvalidSchema, Schema, SchemaError};
 pub use uri_template::{TemplateError, UriTemplate};
 
+pub use crate::model::{Completion, GetPromptResult};
 pub use arguments::ToolArguments;
 pub use builder::{BuildError, ServerBuilder, ServerFactory};
 pub use context::{PeerError, RequestContext};
 pub use handle::ServerHandle;
-pub use prompt::{
-    completion_handler, CompleteRequest, Completion, CompletionFn, GetPromptResult, Prompt,
-    PromptArgument, PromptRequest,
-};
+pub use prompt::{completion_handler, CompleteRequest, Prompt, PromptArgument, PromptRequest};
+pub(crate) use prompt::{completion_json, prompt_json, CompletionFn};
 pub use resource::{Resource, ResourceContents, ResourceRead, ResourceTemplate};
 pub use stateless::listen::{DEFAULT_MAX_LISTENERS, MAX_RESOURCE_SUBSCRIPTIONS};
 pub use stateless::param_headers::check_header_annotations;
-pub use stateless::task_table::{Entropy, TaskRecord, Tasks};
+pub use stateless::task_table::{TaskRecord, Tasks};
 pub use tool::{CallToolResult, Tool, ToolCall, ToolContent};
 pub use typed::{
     input_schema_for, output_schema_for, Structured, ToolOutput, TypedPrompt, TypedTool,
 };
-pub use types::{HandlerFn, HandlerResult};
+pub use types::HandlerResult;
 
 use builder::Registry;
 use outbox::{OutboxItem, RegistryChange, Shared};

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::context::RequestContext;
 use super::types::{boxed, handler_setters, icons_json, put, Handler, HandlerFn, HandlerResult};
-use crate::model::Icon;
+use crate::model::{Completion, GetPromptResult, Icon};
 use std::future::Future;
 
 /// A `prompts/get` as the handler sees it.
@@ -18,38 +18,11 @@ pub struct PromptRequest {
     pub arguments: BTreeMap<String, String>,
 }
 
-/// The result of `prompts/get`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct GetPromptResult {
-    /// A description of this rendering.
-    pub description: Option<String>,
-    /// The messages, verbatim (`{"role":"user","content":{...}}`).
-    pub messages: Vec<Value>,
-}
-
-impl GetPromptResult {
-    /// One user message with one text block.
-    pub fn user_text(text: impl Into<String>) -> Self {
-        GetPromptResult {
-            description: None,
-            messages: vec![json!({
-                "role": "user",
-                "content": {"type": "text", "text": text.into()}
-            })],
-        }
-    }
-
-    /// The wire form.
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        put(
-            &mut m,
-            "description",
-            self.description.clone().map(Value::String),
-        );
-        m.insert("messages".into(), Value::Array(self.messages.clone()));
-        Value::Object(m)
-    }
+/// The wire form of a prompt handler's answer.
+pub(crate) fn prompt_json(result: &GetPromptResult) -> Value {
+    // Cannot fail: every map in a `GetPromptResult` has string keys and no member has a
+    // fallible `Serialize`.
+    serde_json::to_value(result).unwrap_or_default()
 }
 
 /// One declared prompt argument.
@@ -159,33 +132,25 @@ pub struct CompleteRequest {
     pub params: Value,
 }
 
-/// A completion provider's answer.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Completion {
-    /// Suggested values (at most 100 are sent; the spec's limit).
-    pub values: Vec<String>,
-    /// The total number of matches, when known.
-    pub total: Option<u64>,
-    /// Whether more values exist beyond these.
-    pub has_more: Option<bool>,
-}
-
-impl Completion {
-    /// The wire form (`{"completion": {...}}`), truncated to 100 values with `hasMore` set.
-    pub fn to_json(&self) -> Value {
-        let truncated = self.values.len() > 100;
-        let values: Vec<&String> = self.values.iter().take(100).collect();
-        let mut c = Map::new();
-        c.insert("values".into(), json!(values));
-        put(&mut c, "total", self.total.map(Value::from));
-        let has_more = if truncated { Some(true) } else { self.has_more };
-        put(&mut c, "hasMore", has_more.map(Value::Bool));
-        json!({ "completion": c })
-    }
+/// The wire form of a completion provider's answer (`{"completion": {...}}`), truncated to
+/// 100 values (the spec's limit) with `hasMore` set.
+pub(crate) fn completion_json(completion: &Completion) -> Value {
+    let truncated = completion.values.len() > 100;
+    let values: Vec<&String> = completion.values.iter().take(100).collect();
+    let mut c = Map::new();
+    c.insert("values".into(), json!(values));
+    put(&mut c, "total", completion.total.map(Value::from));
+    let has_more = if truncated {
+        Some(true)
+    } else {
+        completion.has_more
+    };
+    put(&mut c, "hasMore", has_more.map(Value::Bool));
+    json!({ "completion": c })
 }
 
 /// The completion provider handler type.
-pub type CompletionFn = HandlerFn<CompleteRequest, Completion>;
+pub(crate) type CompletionFn = HandlerFn<CompleteRequest, Completion>;
 
 /// Wraps an async completion provider.
 pub fn completion_handler<F, Fut>(f: F) -> CompletionFn
@@ -194,31 +159,6 @@ where
     Fut: Future<Output = HandlerResult<Completion>> + Send + 'static,
 {
     boxed(f)
-}
-
-impl From<crate::model::GetPromptResult> for GetPromptResult {
-    /// Converts the typed model result (messages encoded as they go on the wire).
-    fn from(r: crate::model::GetPromptResult) -> Self {
-        GetPromptResult {
-            description: r.description,
-            messages: r
-                .messages
-                .iter()
-                .filter_map(|m| serde_json::to_value(m).ok())
-                .collect(),
-        }
-    }
-}
-
-impl From<crate::model::Completion> for Completion {
-    /// Converts the typed model completion.
-    fn from(c: crate::model::Completion) -> Self {
-        Completion {
-            values: c.values,
-            total: c.total,
-            has_more: c.has_more,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -247,9 +187,9 @@ mod tests {
         let c = Completion {
             values: (0..150).map(|i| i.to_string()).collect(),
             total: Some(150),
-            has_more: None,
+            ..Default::default()
         };
-        let v = c.to_json();
+        let v = completion_json(&c);
         assert_eq!(v["completion"]["values"].as_array().unwrap().len(), 100);
         assert_eq!(v["completion"]["hasMore"], true);
         assert_eq!(v["completion"]["total"], 150);
@@ -257,7 +197,9 @@ mod tests {
             values: vec!["a".into()],
             ..Default::default()
         };
-        assert!(small.to_json()["completion"].get("hasMore").is_none());
+        assert!(completion_json(&small)["completion"]
+            .get("hasMore")
+            .is_none());
     }
 
     #[test]
@@ -275,14 +217,12 @@ mod tests {
             vec![crate::app::server::ToolContent::Json(block)]
         );
         assert_eq!(r.structured_content, Some(json!({"n": 1})));
-        let typed: crate::model::GetPromptResult = serde_json::from_value(json!({
+        let wire = json!({
             "messages": [{"role": "user", "content": {"type": "text", "text": "x"}}]
-        }))
-        .unwrap();
-        assert_eq!(
-            GetPromptResult::from(typed).to_json(),
-            GetPromptResult::user_text("x").to_json()
-        );
+        });
+        let typed: GetPromptResult = serde_json::from_value(wire.clone()).unwrap();
+        assert_eq!(prompt_json(&typed), wire);
+        assert_eq!(prompt_json(&GetPromptResult::user_text("x")), wire);
     }
 
     #[test]

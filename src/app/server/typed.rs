@@ -18,10 +18,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::context::RequestContext;
-use super::prompt::{GetPromptResult, Prompt, PromptArgument, PromptRequest};
+use super::prompt::{Prompt, PromptArgument, PromptRequest};
 use super::tool::{CallToolResult, Tool, ToolCall};
 use super::types::HandlerResult;
 use crate::jsonrpc::ErrorObject;
+use crate::model::GetPromptResult;
 
 /// The JSON Schema (2020-12) of what `T` deserializes from.
 pub fn input_schema_for<T: JsonSchema>() -> Value {

@@ -17,7 +17,7 @@ use crate::runtime::{BoxFuture, CatchPanic};
 pub type HandlerResult<T> = Result<T, ErrorObject>;
 
 /// A type-erased async handler taking `I` and answering `O`.
-pub type HandlerFn<I, O> =
+pub(crate) type HandlerFn<I, O> =
     Arc<dyn Fn(I, RequestContext) -> BoxFuture<HandlerResult<O>> + Send + Sync + 'static>;
 
 pub(crate) fn boxed<I, O, F, Fut>(f: F) -> HandlerFn<I, O>

@@ -12,7 +12,8 @@ mod session;
 pub use client::SseTransportClient;
 pub use client_types::{ClientConfig, ClientEvent, CloseReason, TransportKind};
 pub(crate) use detect::transmit_kind;
-pub use detect::{AutoClient, StreamableHandoff};
+pub use detect::AutoClient;
+pub(crate) use detect::StreamableHandoff;
 pub use router::{Route, Router, RouterPaths};
 pub use server::{
     SseTransportConfig, SseTransportEndpoint, SESSION_PARAM, SSE_TRANSPORT_STREAM_BIT,

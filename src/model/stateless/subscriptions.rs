@@ -56,9 +56,6 @@ pub struct ListenParams {
     pub extra: Extra,
 }
 
-/// Params of `notifications/subscriptions/acknowledged`: the filter the server agreed to.
-pub type AcknowledgedParams = ListenParams;
-
 mcp_object! {
     /// The result that closes a listen stream; `_meta` must carry the subscription id.
     pub struct ListenResult {

@@ -24,9 +24,10 @@ pub use cache::{MAX_CACHED_RESULTS, MAX_TTL};
 pub use call::MAX_INPUT_ROUNDS;
 pub(crate) use call::{CallStep, StatelessCall};
 pub use era::{era_from_probe, Era};
+use headers::HeaderParam;
 pub use headers::{
-    header_params, header_value, needs_base64, request_headers, HeaderParam,
-    InvalidHeaderAnnotation, MAX_HEADER_NAME, MAX_HEADER_PARAMS,
+    header_params, header_value, needs_base64, request_headers, InvalidHeaderAnnotation,
+    MAX_HEADER_NAME, MAX_HEADER_PARAMS,
 };
 pub(crate) use listen::ListenReader;
 pub use listen::{

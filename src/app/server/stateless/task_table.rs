@@ -18,7 +18,7 @@ use crate::runtime::{lock, oneshot, CancelToken, OneshotReceiver, OneshotSender,
 use crate::tasks::{parse_task_params, TaskError, TaskLimits, TaskStore, TASKS_CANCEL, TASKS_GET};
 
 /// Random bytes for task ids, from the application (the core draws no randomness).
-pub type Entropy = Arc<dyn Fn() -> [u8; 16] + Send + Sync>;
+pub(crate) type Entropy = Arc<dyn Fn() -> [u8; 16] + Send + Sync>;
 
 /// The task table of a server, shared by every machine serving it (cheap to clone).
 #[derive(Clone)]
@@ -98,11 +98,6 @@ impl Tasks {
             })),
             entropy,
         }
-    }
-
-    /// Runs `f` on the store (inspection, tests).
-    pub fn with_store<R>(&self, f: impl FnOnce(&mut TaskStore) -> R) -> R {
-        f(&mut lock(&self.hub).store)
     }
 
     /// Shares the tasks with other instances: from now on each change (created, waiting for
