@@ -22,6 +22,9 @@ pub(crate) struct KnownFields<'a> {
     pub(crate) session_id: Option<&'a str>,
     pub(crate) protocol_version: Option<&'a str>,
     pub(crate) last_event_id: Option<&'a str>,
+    /// The declared body length (`Content-Length`; the HTTP parser refuses a conflicting
+    /// second one, so it is not recorded in `repeated`).
+    pub(crate) content_length: Option<&'a str>,
     /// The first field that must appear once and came again (its name as received).
     pub(crate) repeated: Option<&'a str>,
 }
@@ -32,6 +35,10 @@ impl<'a> KnownFields<'a> {
         let mut known = KnownFields::default();
         for (name, value) in &head.headers {
             let name = name.as_str();
+            if name.len() == 14 && same_name(name, "content-length") {
+                known.content_length = known.content_length.or(Some(value.as_str()));
+                continue;
+            }
             // The length picks the candidates without reading the name.
             let slot = match name.len() {
                 4 => Some(("host", &mut known.host)),
@@ -83,7 +90,9 @@ pub(crate) fn check_fields(
     Ok(())
 }
 
-/// 415 unless the body is declared `application/json`; 413 past `max_body`.
+/// 415 unless the body is declared `application/json`; 413 past `max_body`, or when its
+/// declared `Content-Length` is past it (the adapter then need not read more than the first
+/// bytes, which carry the request's id).
 pub(crate) fn check_json_body(
     config: &EndpointConfig,
     fields: &KnownFields<'_>,
@@ -95,10 +104,17 @@ pub(crate) fn check_json_body(
             "Unsupported Media Type: Content-Type must be application/json",
         ));
     }
-    if body_len > config.max_body {
+    if body_len > config.max_body || declared_too_large(config, fields.content_length) {
         return Err(error(413, "Payload Too Large"));
     }
     Ok(())
+}
+
+/// Whether a `Content-Length` value declares a body past `max_body`.
+pub(crate) fn declared_too_large(config: &EndpointConfig, content_length: Option<&str>) -> bool {
+    content_length
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .is_some_and(|n| n > config.max_body as u64)
 }
 
 /// The version an `MCP-Protocol-Version` header names (`None`: no header); 400 when it names
@@ -244,6 +260,20 @@ mod tests {
         );
         assert_eq!(check_json_body(&config, &json, 11).unwrap_err().status, 413);
         assert!(check_json_body(&config, &json, 10).is_ok());
+        // A declared length past the limit is refused on the first bytes alone.
+        let declared = post(&[
+            ("Content-Type", "application/json"),
+            ("content-length", "11"),
+        ]);
+        assert_eq!(
+            check_json_body(&config, &declared, 3).unwrap_err().status,
+            413
+        );
+        let within = post(&[
+            ("Content-Type", "application/json"),
+            ("Content-Length", "10"),
+        ]);
+        assert!(check_json_body(&config, &within, 10).is_ok());
         assert_eq!(header_version(&config, &post(&[])).unwrap(), None);
         let known = post(&[("MCP-Protocol-Version", "2025-06-18")]);
         assert_eq!(

@@ -63,7 +63,9 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
                 "Unsupported Media Type: Content-Type must be application/json",
             );
         }
-        if body.len() > self.config.max_body {
+        if body.len() > self.config.max_body
+            || crate::http::admission::declared_too_large(&self.config, head.get("content-length"))
+        {
             return too_large(&body, self.config.max_body);
         }
         let request = match decode(&body) {

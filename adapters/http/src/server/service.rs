@@ -150,8 +150,17 @@ async fn handle_request(
     head.peer.subject = admitted
         .as_ref()
         .and_then(|a| a.subject().map(str::to_owned));
-    let limit = route.max_body.saturating_add(1);
-    let body = match read_body(body, limit, &route.body_limits).await {
+    // A body declared past the limit is refused by the endpoint on its first bytes (they carry
+    // the request's id): only its first frame is read (at most 8 KiB of it), and the
+    // connection closes after the 413.
+    let declared = hyper::body::Body::size_hint(&body).exact();
+    let oversized = declared.is_some_and(|n| n > route.max_body as u64);
+    let limit = if oversized {
+        DECLARED_OVERSIZED_PREFIX
+    } else {
+        route.max_body.saturating_add(1)
+    };
+    let body = match read_body(body, limit, oversized, &route.body_limits).await {
         Ok(body) => body,
         Err(BodyError::Read(_)) => {
             return Ok(plain(
@@ -174,7 +183,7 @@ async fn handle_request(
     // Scopes depend on the JSON-RPC methods in the body; an oversized body is refused (413)
     // by the endpoint without being read, so it needs no scope check.
     if let (Some(auth), Some(admitted)) = (&route.auth, &admitted) {
-        if body.len() <= route.max_body {
+        if !oversized && body.len() <= route.max_body {
             if let Err(refusal) = auth.authorize(admitted, &body) {
                 return Ok(response(refusal, &shared, fields));
             }
@@ -237,6 +246,10 @@ fn request_head(req: &Parts) -> HttpRequestHead {
     })
 }
 
+/// The most read of a body whose `Content-Length` is past `max_body` (its first frame):
+/// enough for the endpoint to find the request's id for its 413.
+const DECLARED_OVERSIZED_PREFIX: usize = 8 << 10;
+
 /// How long a request body may take (see `HttpServerOptions::body_timeout` and
 /// `body_min_rate`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -275,12 +288,14 @@ enum BodyError<E> {
 
 /// Reads the body, stopping once it exceeds `limit` bytes (what was read is returned, so the
 /// endpoint sees the size and answers 413 itself), or failing once `limits` say it is too
-/// slow. A body that comes in one frame (any small POST) is hyper's own buffer, not copied;
+/// slow; with `first_only`, it stops after the first frame (of a body that will be refused,
+/// what has arrived is enough). A body that comes in one frame (any small POST) is hyper's own buffer, not copied;
 /// only a body of several frames is joined. The clock starts, and a timer is armed, only
 /// when a frame is not there at once: a body that came with its head costs no timer.
 async fn read_body<B>(
     mut body: B,
     limit: usize,
+    first_only: bool,
     limits: &BodyLimits,
 ) -> Result<Bytes, BodyError<B::Error>>
 where
@@ -324,7 +339,7 @@ where
         };
         data.truncate(limit - read);
         chunks.push(data);
-        if chunks.len() >= limit {
+        if first_only || chunks.len() >= limit {
             break;
         }
     }
@@ -430,7 +445,7 @@ mod tests {
 
     fn read(frames: &[&'static [u8]], limit: usize) -> Bytes {
         let body = Frames(frames.iter().copied().collect());
-        smol::block_on(read_body(body, limit, &BodyLimits::default())).expect("infallible")
+        smol::block_on(read_body(body, limit, false, &BodyLimits::default())).expect("infallible")
     }
 
     /// One frame is handed on as is; several are joined in order; reading stops at the limit

@@ -1,6 +1,6 @@
 //! The server's limits through real loopback sockets, with short timeouts: at the connection
 //! cap a new connection waits and is served once another closes; a slow body gets 408 while
-//! another client is served; an idle keep-alive connection is closed while one with a request
+//! another client is served; a body declared past the limit gets 413 unread; an idle keep-alive connection is closed while one with a request
 //! in flight is not; a silent GET stream gets keep-alive comments; a client that stops reading
 //! has its stream cut by the write timeout.
 
@@ -156,6 +156,33 @@ fn a_slow_body_gets_408_while_another_client_is_served() {
         assert_eq!(reply.header("connection"), Some("close"));
         assert!(read_to_close(&mut slow).1, "closed after the 408");
     }
+}
+
+/// A body whose `Content-Length` is past `max_body` gets 413 carrying the request's id from its
+/// first bytes alone: the server does not wait for (or read) the rest, which never comes here
+/// (no body deadline is set), and the connection closes after the answer.
+#[test]
+fn a_body_declared_past_the_limit_gets_413_without_being_read() {
+    let options = HttpServerOptions {
+        body_timeout: None,
+        body_min_rate: None,
+        ..HttpServerOptions::default()
+    };
+    let server = Running::start(options, app);
+    let mut client = server.raw();
+    let declared = (16 << 20) + 1;
+    let first = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"pad":""#;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nContent-Length: {declared}\r\n\r\n{first}",
+        server.addr
+    );
+    client.write_all(head.as_bytes()).unwrap();
+    let reply = read_response(&mut BufReader::new(&client));
+    assert_eq!(reply.status, 413, "{}", reply.body);
+    let body: serde_json::Value = serde_json::from_str(&reply.body).unwrap();
+    assert_eq!(body["id"], 7, "{body}");
+    assert!(read_to_close(&mut client).1, "closed after the 413");
 }
 
 /// A connection with no request in flight closes after the keep-alive timeout; one holding
