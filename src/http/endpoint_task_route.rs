@@ -2,11 +2,12 @@
 //! instance runs: with an `instance_id` set, the endpoint names such a request
 //! ([`TaskRequest`]) before serving it; the driver, finding the task is not in this
 //! instance's table but in the shared store, answers `tasks/get` from the stored record
-//! ([`TaskRequest::answer`]) and forwards the others to the instance running the task
-//! ([`TaskRequest::forwarded`]), or answers that it is gone ([`TaskRequest::gone`]).
+//! ([`TaskRequest::answer`]) and forwards the others to the instance running the task,
+//! whose answer it relays ([`TaskRequest::relayed`]; [`TaskRequest::unanswered`] when none
+//! comes in time), or answers that it is gone ([`TaskRequest::gone`]).
 
 use bytes::Bytes;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{Endpoint, JSON};
 use crate::http::admission::KnownFields;
@@ -35,14 +36,19 @@ impl TaskRequest {
         }
     }
 
-    /// The answer once the request reached the instance running the task: `tasks/update` and
-    /// `tasks/cancel` answer `{"resultType":"complete"}`.
-    pub fn forwarded(&self) -> HttpResponse {
-        let complete = RawJson::from_serialize(&json!({"resultType": "complete"}));
-        match complete {
-            Ok(raw) => result(&self.id, &raw),
-            Err(e) => rpc_error_with_id(500, Some(&self.id), &ErrorObject::internal(e.to_string())),
-        }
+    /// The answer the instance running the task gave (its JSON-RPC response to this
+    /// request, see `Tasks::handle_forwarded`), sent as it is.
+    pub fn relayed(&self, response: Bytes) -> HttpResponse {
+        let mut resp = HttpResponse::status(200).with_header("Content-Type", JSON);
+        resp.body = Body::Full(response);
+        resp
+    }
+
+    /// The answer when the instance running the task took the request but sent no answer in
+    /// time: -32603.
+    pub fn unanswered(&self) -> HttpResponse {
+        let e = ErrorObject::internal("the server instance running this task did not answer");
+        rpc_error_with_id(200, Some(&self.id), &e)
     }
 
     /// The answer when the instance running the task is gone: -32603, the task's work is

@@ -174,20 +174,56 @@ fn shared_tasks_hand_out_their_records_and_serve_requests_forwarded_to_them() {
     let gone: Value = serde_json::from_str(request.gone().body_text()).unwrap();
     assert_eq!(gone["error"]["code"], -32603);
 
-    // A cancellation forwarded from another instance stops the job here; a get is not served
-    // that way, nor is anything that is not a task request.
+    // A cancellation forwarded from another instance stops the job here, and its answer
+    // goes back to that instance; a get is not served that way, nor is anything that is not
+    // a task request; a task this table does not hold gets its error.
     let cancel =
         json!({"jsonrpc": "2.0", "id": 5, "method": "tasks/cancel", "params": {"taskId": id}});
-    assert!(rig
+    let answer = rig
         .tasks
-        .handle_forwarded(&bytes::Bytes::from(cancel.to_string()), WALL_MS));
+        .handle_forwarded(&bytes::Bytes::from(cancel.to_string()), WALL_MS)
+        .expect("the cancellation's answer");
+    let answer: Value = serde_json::from_slice(&answer).unwrap();
+    assert_eq!(
+        (answer["id"].clone(), answer["result"]["resultType"].clone()),
+        (json!(5), json!("complete"))
+    );
+    let relayed: Value = serde_json::from_str(
+        request
+            .relayed(bytes::Bytes::from(answer.to_string()))
+            .body_text(),
+    )
+    .unwrap();
+    assert_eq!(relayed, answer);
+    let unanswered: Value = serde_json::from_str(request.unanswered().body_text()).unwrap();
+    assert_eq!(
+        (
+            unanswered["id"].clone(),
+            unanswered["error"]["code"].clone()
+        ),
+        (json!(4), json!(-32603))
+    );
     let record = rig
         .tasks
         .poll_change(WALL_MS)
         .expect("the cancelled task's record");
     assert_eq!(record.detailed["status"], "cancelled");
-    assert!(!rig.tasks.handle_forwarded(&bytes, WALL_MS));
-    assert!(!rig.tasks.handle_forwarded(&bytes::Bytes::new(), WALL_MS));
+    assert_eq!(rig.tasks.handle_forwarded(&bytes, WALL_MS), None);
+    assert_eq!(
+        rig.tasks.handle_forwarded(&bytes::Bytes::new(), WALL_MS),
+        None
+    );
+    let stranger = json!({"jsonrpc": "2.0", "id": 6, "method": "tasks/cancel",
+        "params": {"taskId": "ffff"}});
+    let refused = rig
+        .tasks
+        .handle_forwarded(&bytes::Bytes::from(stranger.to_string()), WALL_MS)
+        .expect("the refusal");
+    let refused: Value = serde_json::from_slice(&refused).unwrap();
+    assert_eq!(
+        (refused["id"].clone(), refused["error"]["code"].clone()),
+        (json!(6), json!(-32602))
+    );
     assert_eq!(told.load(Ordering::SeqCst), 2);
 
     // Without an instance id the endpoint names none.

@@ -8,7 +8,8 @@
 //! what it still writes; a forged `Last-Event-ID` gets 400; the open request of a killed
 //! instance ends with an error when resumed elsewhere; with the store gone, requests get 503;
 //! an instance started before its store answers 503 until the store comes up, then serves,
-//! and serves again after the store went away and came back.
+//! and serves again after the store went away and came back; a task request sent to another
+//! instance than the one running the task gets the running instance's answer.
 //! Every process is stopped by its PID.
 //!
 //! Skipped (with a message) when redis-server is not installed and `CI` is unset; under CI
@@ -727,6 +728,92 @@ fn a_task_run_on_one_instance_is_followed_and_cancelled_on_the_others() {
     // An id no instance knows is unknown everywhere.
     let unknown = task_method(c, 5, "tasks/get", "00112233445566778899aabbccddeeff");
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+}
+
+#[test]
+fn a_task_request_forwarded_to_the_running_instance_gets_its_answer() {
+    let Some((redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let (a, b) = (&instances[0].url, &instances[1].url);
+    // A running task's cancellation through another instance gets the running one's success.
+    let long = start_task(a, 60);
+    let cancelled = task_method(b, 2, "tasks/cancel", &long);
+    assert_eq!(cancelled["id"], 2, "{cancelled}");
+    assert_eq!(cancelled["result"]["resultType"], "complete", "{cancelled}");
+    wait_for_status(a, &long, "cancelled");
+
+    // A finished task's cancellation through another instance: the running one's answer, and
+    // the task stays completed.
+    let short = start_task(a, 1);
+    wait_for_status(b, &short, "completed");
+    let late = task_method(b, 3, "tasks/cancel", &short);
+    assert_eq!(late["result"]["resultType"], "complete", "{late}");
+    assert_eq!(
+        task_method(a, 4, "tasks/get", &short)["result"]["status"],
+        "completed"
+    );
+
+    // A record naming the first instance for a task it does not hold: the cancellation sent to
+    // another instance reaches the first, whose error comes back.
+    let stored = redis_command(&redis.url(), &["HGET", &task_record(&long), "d"]);
+    let owner = stored.split('\n').next().unwrap_or_default().to_owned();
+    assert!(!owner.is_empty(), "{stored}");
+    let stranger = "00112233445566778899aabbccddeeff";
+    let detailed = format!(
+        r#"{owner}
+{{"taskId":"{stranger}","status":"working","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000}}"#
+    );
+    let key = task_record(stranger);
+    redis_command(&redis.url(), &["HSET", &key, "v", "1", "d", &detailed]);
+    redis_command(&redis.url(), &["PEXPIRE", &key, "60000"]);
+    let refused = task_method(b, 5, "tasks/cancel", stranger);
+    assert_eq!(refused["id"], 5, "{refused}");
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("unknown taskId"), "{refused}");
+}
+
+/// The Redis key of task `task`'s record.
+fn task_record(task: &str) -> String {
+    format!("mcp:task:{{{task}}}:record")
+}
+
+/// Sends one command to the Redis at `url` (`redis://127.0.0.1:<port>`); its reply's text.
+fn redis_command(url: &str, args: &[&str]) -> String {
+    let address = url.trim_start_matches("redis://");
+    let mut stream = TcpStream::connect(address).expect("redis");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    let mut command = format!("*{}\r\n", args.len());
+    for arg in args {
+        command.push_str(&format!("${}\r\n{arg}\r\n", arg.len()));
+    }
+    stream.write_all(command.as_bytes()).expect("write");
+    let mut reply = Vec::new();
+    let mut chunk = [0u8; 4096];
+    // At most 100 reads: a reply is whole once its first line and the bulk it announces came.
+    for _ in 0..100 {
+        let n = stream.read(&mut chunk).expect("read");
+        reply.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&reply).into_owned();
+        if let Some((first, rest)) = text.split_once("\r\n") {
+            let whole = match first.strip_prefix('$').map(str::parse::<usize>) {
+                Some(Ok(len)) => rest.len() >= len + 2,
+                _ => true,
+            };
+            if whole {
+                assert!(!first.starts_with('-'), "redis refused: {text}");
+                return match first.starts_with('$') {
+                    true => rest.trim_end_matches("\r\n").to_owned(),
+                    false => first.to_owned(),
+                };
+            }
+        }
+        assert!(n > 0, "redis closed: {text}");
+    }
+    panic!("no whole reply from redis");
 }
 
 #[test]

@@ -52,6 +52,7 @@ mod sharing;
 mod staging;
 mod startup;
 mod store;
+mod task_answers;
 mod traced;
 
 use std::convert::Infallible;

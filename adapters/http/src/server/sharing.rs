@@ -36,7 +36,8 @@
 //! `DetailedTask`) as it changes, by one task, in order. A `tasks/get` for a task this
 //! instance does not hold is answered from the record (or, when the instance running a task
 //! not yet finished is gone, with an error); `tasks/update` and `tasks/cancel` are published
-//! to that instance (`tasks.<instance>`), which serves them.
+//! to that instance (`tasks.<instance>`), which serves them and publishes its answer back
+//! (see `task_answers`); the request is answered with it.
 //!
 //! A store that fails (unreachable, timed out) makes the request a 503.
 
@@ -58,6 +59,7 @@ use smol::Timer;
 
 use super::shared::Shared;
 use super::store::SessionStore;
+use super::task_answers::{self, answer_channel, TaskAnswers};
 
 /// The bus channel that carries the ids of sessions ended by a DELETE.
 const ENDED_CHANNEL: &str = "session-ended";
@@ -120,6 +122,9 @@ pub(crate) struct Sharing {
     task_kick: Receiver<()>,
     /// One writer of task records at a time.
     task_writes: Mutex<()>,
+    /// The task requests forwarded from here waiting for their answers, and the answers
+    /// owed to the others.
+    task_answers: TaskAnswers,
 }
 
 impl Sharing {
@@ -152,6 +157,7 @@ impl Sharing {
             tasks,
             task_kick,
             task_writes: Mutex::new(()),
+            task_answers: TaskAnswers::new(),
         }
     }
 
@@ -313,10 +319,25 @@ impl Sharing {
             }
             return Err(request.answer(&detailed));
         }
-        match self.store.publish(&channel, body).await {
+        let Some(waiting) = self.task_answers.wait() else {
+            return Err(service_unavailable(task_answers::BUSY_BODY));
+        };
+        let payload = waiting.payload(&self.instance, body);
+        match self.store.publish(&channel, &payload).await {
             Ok(0) => Err(request.gone()),
-            Ok(_) => Err(request.forwarded()),
+            Ok(_) => Err(match waiting.answer().await {
+                Some(answer) => request.relayed(answer),
+                None => request.unanswered(),
+            }),
             Err(_) => Err(unavailable()),
+        }
+    }
+
+    /// Publishes the answers to the task requests other instances forwarded here, in order,
+    /// forever (a failed publish is dropped: that instance answers that none came).
+    async fn publish_task_answers(&self) {
+        while let Some((channel, payload)) = self.task_answers.next_outgoing().await {
+            let _ = self.store.publish(&channel, &payload).await;
         }
     }
 
@@ -594,10 +615,18 @@ impl Sharing {
             });
         });
         let task_requests = self.follow(task_channel(&self.instance), |payload| {
-            if let Some(tasks) = &self.tasks {
-                let body = Bytes::copy_from_slice(payload);
-                tasks.handle_forwarded(&body, unix_ms());
+            let (Some(tasks), Some((from, token, body))) =
+                (&self.tasks, task_answers::split_request(payload))
+            else {
+                return;
+            };
+            let body = Bytes::copy_from_slice(body);
+            if let Some(answer) = tasks.handle_forwarded(&body, unix_ms()) {
+                self.task_answers.queue_answer(from, token, &answer);
             }
+        });
+        let task_answers = self.follow(answer_channel(&self.instance), |payload| {
+            self.task_answers.handle_answer(payload);
         });
         let changes = self.follow(LISTEN_CHANNEL.to_owned(), |payload| {
             let Some(split) = payload.iter().position(|&b| b == b'\n') else {
@@ -626,6 +655,10 @@ impl Sharing {
         let listening = smol::future::or(
             listening,
             smol::future::or(task_requests, self.write_tasks()),
+        );
+        let listening = smol::future::or(
+            listening,
+            smol::future::or(task_answers, self.publish_task_answers()),
         );
         smol::future::or(listening, stopped).await;
     }
@@ -750,7 +783,11 @@ pub(crate) const UNAVAILABLE_BODY: &str = r#"{"jsonrpc":"2.0","id":null,"error":
 
 /// The answer when the store fails.
 pub(crate) fn unavailable() -> HttpResponse {
-    let body = UNAVAILABLE_BODY;
+    service_unavailable(UNAVAILABLE_BODY)
+}
+
+/// A `503` carrying the JSON-RPC error `body`.
+fn service_unavailable(body: &'static str) -> HttpResponse {
     let mut resp = HttpResponse::status(503);
     let json = mcp_sansio::http::HttpText::from_static("application/json");
     resp.headers.push((

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::app::server::HandlerResult;
-use crate::jsonrpc::{decode, Incoming, Message};
+use crate::jsonrpc::{decode, encode_error, encode_result, Incoming, Message, MissingId};
 use crate::jsonrpc::{ErrorObject, RawJson};
 use crate::runtime::{lock, oneshot, CancelToken, OneshotReceiver, OneshotSender, WakeHook};
 use crate::tasks::{parse_task_params, TaskError, TaskLimits, TaskStore, TASKS_CANCEL, TASKS_GET};
@@ -135,17 +135,24 @@ impl Tasks {
 
     /// Serves a `tasks/update` or `tasks/cancel` request another instance forwarded (the
     /// JSON-RPC request's bytes) at `now_ms`: inputs reach the waiting job, a cancellation
-    /// stops it. The answer went out there; `false` when `body` is not such a request or
-    /// the table refused it.
-    pub fn handle_forwarded(&self, body: &bytes::Bytes, now_ms: u64) -> bool {
+    /// stops it. Returns the JSON-RPC response (result or error, with the request's id) for
+    /// the forwarding instance to send; `None` when `body` is not such a request.
+    pub fn handle_forwarded(&self, body: &bytes::Bytes, now_ms: u64) -> Option<bytes::Bytes> {
         let Ok(Incoming::Single(Message::Request(request))) = decode(body) else {
-            return false;
+            return None;
         };
         if request.method == TASKS_GET || !crate::tasks::is_task_method(&request.method) {
-            return false;
+            return None;
         }
-        self.serve(&request.method, request.params.as_ref(), now_ms)
-            .is_ok()
+        let served = self.serve(&request.method, request.params.as_ref(), now_ms);
+        let mut buf = Vec::new();
+        match served.and_then(|v| {
+            RawJson::from_serialize(&v).map_err(|e| ErrorObject::internal(e.to_string()))
+        }) {
+            Ok(raw) => encode_result(&mut buf, &request.id, &raw),
+            Err(e) => encode_error(&mut buf, Some(&request.id), &e, MissingId::Null),
+        }
+        Some(bytes::Bytes::from(buf))
     }
 
     /// Creates a task at `now_ms`: its id, `CreateTaskResult` and the job's cancel token.
