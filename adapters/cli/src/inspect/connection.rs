@@ -97,6 +97,13 @@ impl State {
         }));
     }
 
+    /// The session's end: its error, if it ended with one, is shown.
+    fn ended<T, E: std::fmt::Display>(&self, outcome: Result<T, E>) {
+        if let Err(e) = outcome {
+            self.set(json!({"status": "closed", "error": e.to_string()}));
+        }
+    }
+
     fn on_event(&self, event: &ClientEvent) {
         if let Some(reason) = event.close_description() {
             self.set(json!({"status": "closed", "error": reason}));
@@ -395,6 +402,13 @@ impl Run {
         }
     }
 
+    /// The client could not start: the page and the waiting `start` are told why.
+    fn start_failed(self, why: String) {
+        self.state
+            .set(json!({"status": "failed", "error": why.clone()}));
+        let _ = self.started.send(Err(why));
+    }
+
     /// The `initialize` client over stdio, on `child` when given.
     fn stateful_stdio(self, command: &[OsString], stderr: StderrArg, child: Option<ChildProcess>) {
         let Some((program, args)) = command.split_first() else {
@@ -410,11 +424,7 @@ impl Run {
             Ok(client) => client,
             Err(e) => {
                 let name = program.to_string_lossy();
-                let why = format!("cannot start the server `{name}`: {e}");
-                self.state
-                    .set(json!({"status": "failed", "error": why.clone()}));
-                let _ = self.started.send(Err(why));
-                return;
+                return self.start_failed(format!("cannot start the server `{name}`: {e}"));
             }
         };
         let events = self.state.clone();
@@ -425,10 +435,7 @@ impl Run {
         let _ = self.route.set(Route::Session(handle.clone()));
         let _ = self.started.send(Ok(()));
         let outcome = client.block_on(session(handle, self.state.clone()));
-        if let Err(e) = outcome {
-            self.state
-                .set(json!({"status": "closed", "error": e.to_string()}));
-        }
+        self.state.ended(outcome);
     }
 
     /// The `initialize` client over HTTP (Streamable HTTP or HTTP+SSE).
@@ -436,12 +443,7 @@ impl Run {
         let options = self.http_options(bearer_token);
         let client = match connect_auto_client(url, self.builder(), options, choice) {
             Ok(client) => client,
-            Err(e) => {
-                self.state
-                    .set(json!({"status": "failed", "error": e.to_string()}));
-                let _ = self.started.send(Err(e.to_string()));
-                return;
-            }
+            Err(e) => return self.start_failed(e.to_string()),
         };
         let (events, wire) = (self.state.clone(), self.state.clone());
         let client = client
@@ -455,10 +457,7 @@ impl Run {
         let _ = self.route.set(Route::Session(handle.clone()));
         let _ = self.started.send(Ok(()));
         let outcome = client.block_on(session(handle, self.state.clone()));
-        if let Err(e) = outcome {
-            self.state
-                .set(json!({"status": "closed", "error": e.to_string()}));
-        }
+        self.state.ended(outcome);
     }
 }
 
