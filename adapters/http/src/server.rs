@@ -403,6 +403,7 @@ impl HttpServer {
                     if let Some(ready) = ready {
                         ready(store.clone()).await?;
                     }
+                    sharing.subscribe().await?;
                     Ok(key)
                 }
             };

@@ -58,7 +58,7 @@ use smol::lock::Mutex;
 use smol::Timer;
 
 use super::shared::Shared;
-use super::store::SessionStore;
+use super::store::{AnySubscription, SessionStore};
 use super::task_answers::{self, answer_channel, TaskAnswers};
 
 /// The bus channel that carries the ids of sessions ended by a DELETE.
@@ -125,6 +125,9 @@ pub(crate) struct Sharing {
     /// The task requests forwarded from here waiting for their answers, and the answers
     /// owed to the others.
     task_answers: TaskAnswers,
+    /// The bus subscriptions made before the instance serves (see `subscribe`), taken by
+    /// `listen`.
+    subscribed: RefCell<HashMap<String, AnySubscription>>,
 }
 
 impl Sharing {
@@ -158,7 +161,35 @@ impl Sharing {
             task_kick,
             task_writes: Mutex::new(()),
             task_answers: TaskAnswers::new(),
+            subscribed: RefCell::default(),
         }
+    }
+
+    /// The bus channels this instance follows while it runs.
+    fn channels(&self) -> [String; 6] {
+        [
+            ENDED_CHANNEL.to_owned(),
+            reply_channel(&self.instance),
+            CANCEL_CHANNEL.to_owned(),
+            task_channel(&self.instance),
+            answer_channel(&self.instance),
+            LISTEN_CHANNEL.to_owned(),
+        ]
+    }
+
+    /// Subscribes to every channel this instance follows (keeping the subscriptions made on
+    /// an earlier, failed try). Done before the instance serves: the others take a channel
+    /// without subscribers for an instance that is gone, so an instance that answered a
+    /// request is already listening on its channels.
+    pub(crate) async fn subscribe(&self) -> Result<(), StoreError> {
+        for channel in self.channels() {
+            if self.subscribed.borrow().contains_key(&channel) {
+                continue;
+            }
+            let subscription = self.store.subscribe(&channel).await?;
+            self.subscribed.borrow_mut().insert(channel, subscription);
+        }
+        Ok(())
     }
 
     pub(crate) fn store(&self) -> &SessionStore {
@@ -691,8 +722,13 @@ impl Sharing {
     /// Hands every message of `channel` to `on`, forever; resubscribes (after a pause) when
     /// the subscription fails.
     async fn follow(&self, channel: String, on: impl Fn(&[u8])) {
+        let mut prepared = self.subscribed.borrow_mut().remove(&channel);
         loop {
-            let Ok(mut subscription) = self.store.subscribe(&channel).await else {
+            let subscription = match prepared.take() {
+                Some(subscription) => Ok(subscription),
+                None => self.store.subscribe(&channel).await,
+            };
+            let Ok(mut subscription) = subscription else {
                 Timer::after(Duration::from_secs(1)).await;
                 continue;
             };

@@ -1,9 +1,10 @@
 //! The start of an instance with a store: before it serves, it reads from the store the key
 //! its event ids are signed with (and what the application asks for with
-//! `HttpServer::on_store_ready`). Connections that arrive during the first read wait in the
-//! listen backlog; when it fails (the store does not answer), every request gets `503` with
-//! `Retry-After` and a JSON-RPC error, and the reads are tried again after 100 ms, doubling up
-//! to 5 s; the instance serves normally once they succeed.
+//! `HttpServer::on_store_ready`) and subscribes to its bus channels (the other instances take
+//! an instance without subscribers for one that is gone). Connections that arrive meanwhile
+//! wait in the listen backlog; when a step fails (the store does not answer), every request
+//! gets `503` with `Retry-After` and a JSON-RPC error, and the steps are tried again after
+//! 100 ms, doubling up to 5 s; the instance serves normally once they succeed.
 
 use std::convert::Infallible;
 use std::future::Future;
