@@ -10,11 +10,14 @@
 //!
 //! On the server side a write that makes no progress for the write timeout fails with
 //! `TimedOut` (the client stopped reading; hyper's backpressure already stopped pulling the
-//! body), and hyper closes the connection.
+//! body), and hyper closes the connection. An accepted connection that opens with the HTTP/2
+//! preface (a client speaking HTTP/2 without negotiating it) is told in HTTP/2 that the
+//! server speaks HTTP/1.1 only: an empty SETTINGS frame and a GOAWAY with `HTTP_1_1_REQUIRED`
+//! (RFC 9113 §3.4, §7), written before hyper refuses the preface and closes the connection.
 
 use std::cell::RefCell;
 use std::future::Future;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -27,6 +30,18 @@ use smol::{Async, Timer};
 /// Bytes read per `poll_read` at most (hyper asks again while it wants more).
 const READ_CHUNK: usize = 16 * 1024;
 
+/// The start of the HTTP/2 client preface (RFC 9113 §3.4).
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n";
+
+/// The answer to an HTTP/2 preface: an empty SETTINGS frame (the server preface), then a
+/// GOAWAY for stream 0 with the error `HTTP_1_1_REQUIRED` (0xd).
+const H2_REFUSAL: [u8; 26] = [
+    0, 0, 0, 0x4, 0, 0, 0, 0, 0, // SETTINGS: length 0, no flags, stream 0
+    0, 0, 8, 0x7, 0, 0, 0, 0, 0, // GOAWAY: length 8, no flags, stream 0
+    0, 0, 0, 0, // last stream id 0
+    0, 0, 0, 0xd, // HTTP_1_1_REQUIRED
+];
+
 thread_local! {
     /// Where the socket's bytes land before hyper's buffer takes them, shared by every
     /// connection polled on this thread: zeroed once, on the thread's first read.
@@ -38,6 +53,8 @@ pub(crate) struct TcpIo {
     stream: Async<TcpStream>,
     /// The last read filled its buffer, so more bytes may be waiting: read before waiting.
     maybe_more: bool,
+    /// An accepted connection that has read nothing yet (its first bytes are looked at).
+    first: bool,
     /// The write timeout, and its timer while a write waits.
     stall: Option<Stall>,
 }
@@ -72,13 +89,23 @@ impl Stall {
     }
 }
 
-/// Reads at most `want` bytes from `socket` into `buf` through the thread's scratch buffer.
-fn read_into(socket: &TcpStream, want: usize, buf: &mut ReadBufCursor<'_>) -> io::Result<usize> {
+/// Reads at most `want` bytes from `socket` into `buf` through the thread's scratch buffer;
+/// with `first`, answers an HTTP/2 preface among them (see the module docs).
+fn read_into(
+    socket: &TcpStream,
+    want: usize,
+    buf: &mut ReadBufCursor<'_>,
+    first: bool,
+) -> io::Result<usize> {
     SCRATCH.with_borrow_mut(|chunk| {
         if chunk.is_empty() {
             chunk.resize(READ_CHUNK, 0);
         }
         let n = (&mut &*socket).read(&mut chunk[..want])?;
+        if first && chunk[..n].starts_with(H2_PREFACE) {
+            // Best effort: nothing was written yet, so the socket's buffer takes it whole.
+            let _ = (&mut &*socket).write(&H2_REFUSAL);
+        }
         buf.put_slice(&chunk[..n]);
         Ok(n)
     })
@@ -92,6 +119,7 @@ impl TcpIo {
         TcpIo {
             stream,
             maybe_more: true,
+            first: true,
             stall: write_timeout.map(|limit| Stall {
                 limit,
                 timer: None,
@@ -124,6 +152,7 @@ impl TcpIo {
         TcpIo {
             stream,
             maybe_more: false,
+            first: false,
             stall: None,
         }
     }
@@ -149,8 +178,9 @@ impl hyper::rt::Read for TcpIo {
                 }
             }
             let want = buf.remaining().min(READ_CHUNK);
-            match read_into(this.stream.get_ref(), want, &mut buf) {
+            match read_into(this.stream.get_ref(), want, &mut buf, this.first) {
                 Ok(n) => {
+                    this.first = false;
                     this.maybe_more = n == want && n > 0;
                     return Poll::Ready(Ok(()));
                 }

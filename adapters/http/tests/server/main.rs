@@ -1,10 +1,12 @@
 //! The HTTP server adapter through real loopback sockets and a tiny raw HTTP/1.1 client, one
 //! binary: Streamable HTTP (`streamable`), the HTTP+SSE transport beside it
-//! (`sse_transport`), the server's connection limits and timeouts (`limits`), and sessions
-//! shared by two servers through one store (`sharing`). The socket rig they share is in `rig`.
+//! (`sse_transport`), the server's connection limits and timeouts (`limits`), sessions
+//! shared by two servers through one store (`sharing`) and the HTTP versions it refuses
+//! (`versions`). The socket rig they share is in `rig`.
 
 mod limits;
 mod rig;
 mod sharing;
 mod sse_transport;
 mod streamable;
+mod versions;
