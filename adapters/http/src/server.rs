@@ -45,6 +45,7 @@ mod clock;
 mod idle;
 mod io;
 mod mount;
+mod refusal;
 mod resume;
 mod service;
 mod shared;
