@@ -28,8 +28,9 @@
 //! by one task, in order; a GET whose `Last-Event-ID` names a stream another instance wrote
 //! is served from there (see `resume`).
 //!
-//! A change a 2026-07-28 exchange made (a tool added, a resource updated) is published to
-//! every instance (`listen`); the others hand it to their listen streams.
+//! A change a 2026-07-28 exchange made (a tool added, a resource updated), or the
+//! application announced (`HttpServer::announcer`), is published to every instance
+//! (`listen`); the others hand it to their listen streams.
 //!
 //! With a task table (`HttpServerOptions::tasks`), each task's state is written to its
 //! record (`mcp:task:{<task>}:record`: the running instance's name, a newline, the
