@@ -10,6 +10,14 @@ use serde_json::json;
 
 use super::rig::{Conn, Running};
 
+/// Options of a server sharing `store`.
+fn sharing(store: &SessionStore) -> HttpServerOptions {
+    HttpServerOptions {
+        store: Some(store.clone()),
+        ..HttpServerOptions::default()
+    }
+}
+
 fn app(now: std::time::Instant) -> Server {
     Server::builder(Implementation::new("sharing-test", "1")).build(now)
 }
@@ -17,10 +25,7 @@ fn app(now: std::time::Instant) -> Server {
 #[test]
 fn two_servers_on_one_memory_store_serve_the_same_session() {
     let store = SessionStore::memory();
-    let options = || HttpServerOptions {
-        store: Some(store.clone()),
-        ..HttpServerOptions::default()
-    };
+    let options = || sharing(&store);
     let (mut a, mut b) = (
         Running::start(options(), app),
         Running::start(options(), app),
@@ -91,10 +96,7 @@ fn read_until(conn: &mut Conn, text: &mut String, wanted: &str) {
 #[test]
 fn an_announcement_reaches_the_listen_streams_of_every_server_once() {
     let store = SessionStore::memory();
-    let options = || HttpServerOptions {
-        store: Some(store.clone()),
-        ..HttpServerOptions::default()
-    };
+    let options = || sharing(&store);
     let (mut a, on_a) = Running::start_announcing(options(), listed_app);
     let (mut b, on_b) = Running::start_announcing(options(), listed_app);
     let (mut stream_a, mut stream_b) = (a.connect(), b.connect());
