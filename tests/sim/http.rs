@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::framing::{SseDecoder, SseItem};
+use mcp_sansio::framing::SseDecoder;
 use mcp_sansio::http::EventId;
 use mcp_sansio::http::{
     Body, Endpoint, HttpMethod, HttpRequestHead, HttpResponse, StreamChunk, StreamId,
@@ -27,7 +27,7 @@ use super::check::{Ledger, Tally};
 use super::rng::Rng;
 use super::timeline::Timeline;
 use super::worker::Worker;
-use super::world::{self, CallTimeouts, ClientSide, HttpSetup, Wire, World};
+use super::world::{self, ClientSide, HttpSetup, Wire, World};
 
 /// A deliberate transport bug, to prove the checks catch one (never set in the real runs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,37 +166,20 @@ impl HttpWorld {
     }
 
     fn head(&self, method: HttpMethod) -> HttpRequestHead {
-        let mut head = HttpRequestHead::new(method, "/mcp")
-            .header("Host", "127.0.0.1:8080")
-            .header("Accept", "application/json, text/event-stream")
-            .header("Content-Type", "application/json");
-        if let Some(sid) = &self.sid {
-            head = head
-                .header("Mcp-Session-Id", sid.clone())
-                .header("MCP-Protocol-Version", self.setup.version.as_str());
-        }
-        head
+        self.setup.head(method, self.sid.as_deref())
     }
 
     /// Client transport: every message the client session writes is one POST.
     fn post_all(&mut self) -> bool {
         let mut any = false;
-        loop {
-            self.buf.clear();
-            if self.client.poll_transmit(&mut self.buf).is_none() {
-                return any;
-            }
+        while let Some((body, request)) = world::next_post(&mut self.client, &mut self.buf) {
             any = true;
-            let body = Bytes::copy_from_slice(&self.buf);
-            let request = match jsonrpc::decode(&body) {
-                Ok(Incoming::Single(Message::Request(r))) => Some(r.id),
-                _ => None,
-            };
             let head = self.head(HttpMethod::Post);
             let at = self.now + self.wire_delay();
             let sent = Sent::Post { request };
             self.net.schedule(at, Arrival::Request { head, body, sent });
         }
+        any
     }
 
     /// The endpoint answers one request; the head travels back on that connection.
@@ -346,20 +329,8 @@ impl HttpWorld {
             return Ok(());
         }
         c.decoder.push(bytes);
-        let mut messages = Vec::new();
-        while let Some(item) = c.decoder.poll_item() {
-            let id = match item.map_err(|e| format!("SSE decode: {e:?}"))? {
-                SseItem::Event(event) => {
-                    if !event.data.is_empty() {
-                        messages.push(event.data.clone());
-                    }
-                    event.id
-                }
-                SseItem::LastEventId(id) => id,
-                SseItem::Retry(_) => continue,
-            };
-            check_event_id(&mut c.expect, &id)?;
-        }
+        let expect = &mut c.expect;
+        let messages = world::sse_messages(&mut c.decoder, |id| check_event_id(expect, id))?;
         let requests = c.expect.requests.clone();
         for data in messages {
             self.report.events += 1;
@@ -452,11 +423,7 @@ impl HttpWorld {
     }
 
     fn send_call(&mut self) -> Result<(), String> {
-        let timeouts = CallTimeouts {
-            percent: 15,
-            min_ms: 300,
-        };
-        world::send_random_call(self.client_side(), timeouts)
+        world::send_random_call(self.client_side(), world::HTTP_CALL_TIMEOUTS)
     }
 
     fn drain_client(&mut self) -> Result<bool, String> {
@@ -504,15 +471,7 @@ impl HttpWorld {
             }
         }
         // Calm: every request must end.
-        let until = self.now + Duration::from_secs(15 * 60);
-        world::run_until(&mut self, until, Self::quiet)?;
-        if !Self::quiet(&self) {
-            return Err(format!(
-                "not quiet after 15 minutes: {} requests hanging, client {:?}",
-                self.ledger.outstanding(),
-                self.client.state()
-            ));
-        }
+        world::calm(&mut self, Self::quiet)?;
         // Idle past the expiry: the session goes, the next call gets 404, the client
         // initializes again and the call after that gets its result.
         let expired = self.ep.stats().sessions_expired;

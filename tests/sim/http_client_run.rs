@@ -9,15 +9,11 @@ use std::time::Duration;
 use mcp_sansio::session::State;
 
 use super::http_client::{HttpClientWorld, Report};
-use super::world::{self, CallTimeouts, World};
+use super::world::{self, World};
 
 impl HttpClientWorld {
     fn send_call(&mut self) -> Result<(), String> {
-        let timeouts = CallTimeouts {
-            percent: 15,
-            min_ms: 300,
-        };
-        world::send_random_call(self.client_side(), timeouts)
+        world::send_random_call(self.client_side(), world::HTTP_CALL_TIMEOUTS)
     }
 
     /// Requests sent and ended so far, over every client of the run.

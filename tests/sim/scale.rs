@@ -18,9 +18,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::framing::{SseDecoder, SseItem};
+use mcp_sansio::framing::SseDecoder;
 use mcp_sansio::http::{
-    Body, Endpoint, HttpMethod, HttpRequestHead, HttpResponse, SessionChange, StreamChunk, StreamId,
+    Body, Endpoint, HttpMethod, HttpResponse, SessionChange, StreamChunk, StreamId,
 };
 use mcp_sansio::jsonrpc::{self, Incoming, Message, RequestId};
 use mcp_sansio::session::{Session, State};
@@ -29,7 +29,7 @@ use super::check::{Ledger, Tally};
 use super::rng::Rng;
 use super::timeline::Timeline;
 use super::worker::Worker;
-use super::world::{self, CallTimeouts, ClientSide, HttpSetup, Wire, World};
+use super::world::{self, ClientSide, HttpSetup, Wire, World};
 
 /// A deliberate transport bug, to prove the judge catches one (never set in the real runs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,15 +215,7 @@ impl ScaleWorld {
     /// A fresh endpoint under a name no instance had.
     fn endpoint(&mut self) -> Endpoint<Worker> {
         self.names += 1;
-        let mut setup = HttpSetup {
-            idle_timeout: self.setup.idle_timeout,
-            ep_config: self.setup.ep_config.clone(),
-            server_config: self.setup.server_config.clone(),
-            version: self.setup.version,
-            client_config: self.setup.client_config.clone(),
-        };
-        setup.ep_config.instance_id = Some(format!("i{}", self.names));
-        setup.endpoint()
+        self.setup.instance(format!("i{}", self.names))
     }
 
     fn wire_delay(&mut self) -> Duration {
@@ -241,33 +233,11 @@ impl ScaleWorld {
             .any(|&(from, to)| from <= now && now < to)
     }
 
-    fn head(&self, sid: Option<&str>) -> HttpRequestHead {
-        let mut head = HttpRequestHead::new(HttpMethod::Post, "/mcp")
-            .header("Host", "127.0.0.1:8080")
-            .header("Accept", "application/json, text/event-stream")
-            .header("Content-Type", "application/json");
-        if let Some(sid) = sid {
-            head = head
-                .header("Mcp-Session-Id", sid.to_owned())
-                .header("MCP-Protocol-Version", self.setup.version.as_str());
-        }
-        head
-    }
-
     /// Every message the client writes is one POST, to the next instance in turn.
     fn post_all(&mut self) -> bool {
         let mut any = false;
-        loop {
-            self.buf.clear();
-            if self.client.poll_transmit(&mut self.buf).is_none() {
-                return any;
-            }
+        while let Some((body, request)) = world::next_post(&mut self.client, &mut self.buf) {
             any = true;
-            let body = Bytes::copy_from_slice(&self.buf);
-            let request = match jsonrpc::decode(&body) {
-                Ok(Incoming::Single(Message::Request(r))) => Some(r.id),
-                _ => None,
-            };
             let post = Post {
                 body,
                 request,
@@ -279,6 +249,7 @@ impl ScaleWorld {
             let at = self.now + self.wire_delay();
             self.net.schedule(at, Arrival::Request { to, post });
         }
+        any
     }
 
     /// A POST reaches instance `to`: refused when it is down (the client tries the next), else
@@ -321,7 +292,7 @@ impl ScaleWorld {
         if post.sid.is_some() && self.store_down() {
             return self.unavailable(to, post);
         }
-        let head = self.head(post.sid.as_deref());
+        let head = self.setup.head(HttpMethod::Post, post.sid.as_deref());
         if let Some(sid) = &post.sid {
             self.adopt(to, sid);
         }
@@ -542,14 +513,7 @@ impl ScaleWorld {
             return Ok(());
         }
         c.decoder.push(bytes);
-        let mut messages = Vec::new();
-        while let Some(item) = c.decoder.poll_item() {
-            if let SseItem::Event(event) = item.map_err(|e| format!("SSE decode: {e:?}"))? {
-                if !event.data.is_empty() {
-                    messages.push(event.data.clone());
-                }
-            }
-        }
+        let messages = world::sse_messages(&mut c.decoder, |_| Ok(()))?;
         for data in messages {
             self.deliver(&data)?;
         }
@@ -674,11 +638,7 @@ impl ScaleWorld {
         for _ in 0..ops {
             match self.rng.below(12) {
                 0..=5 => {
-                    let timeouts = CallTimeouts {
-                        percent: 15,
-                        min_ms: 300,
-                    };
-                    world::send_random_call(self.client_side(), timeouts)?;
+                    world::send_random_call(self.client_side(), world::HTTP_CALL_TIMEOUTS)?;
                 }
                 6 => world::cancel_random(self.client_side()),
                 7 if self.rng.chance(15) => {
@@ -692,15 +652,7 @@ impl ScaleWorld {
             }
         }
         // Calm: every request must end.
-        let until = self.now + Duration::from_secs(15 * 60);
-        world::run_until(&mut self, until, Self::quiet)?;
-        if !Self::quiet(&self) {
-            return Err(format!(
-                "not quiet after 15 minutes: {} requests hanging, client {:?}",
-                self.ledger.outstanding(),
-                self.client.state()
-            ));
-        }
+        world::calm(&mut self, Self::quiet)?;
         // With the store up and every instance back, a call gets its result (on an instance
         // whose copy of the session expired meanwhile, restored from the store).
         let last_outage = self.outages.iter().map(|&(_, to)| to).max();

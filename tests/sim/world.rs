@@ -1,13 +1,17 @@
 //! What every world shares: the clock loop (settle at one instant, jump to the next wake-up,
 //! both bounded so a livelock is an error), the client-side bookkeeping around the client
 //! `Session` (handshake, a random `tools/call`, a random cancellation, a call that must get its
-//! result, folding a client's ledger into the report), the link's latency and jitter, and the
-//! seeded configuration of the two HTTP worlds. Every helper draws from the world's `Rng` in
+//! result, folding a client's ledger into the report), the link's latency and jitter, the
+//! seeded configuration of the two HTTP worlds and their client transport's pieces (a POST's
+//! head, the next message to POST, the messages of an SSE body). Every helper draws from the world's `Rng` in
 //! the order the worlds always drew, so a seed still names the same run.
 
 use std::time::{Duration, Instant};
 
-use mcp_sansio::http::{Endpoint, EndpointConfig, ResponseMode};
+use bytes::Bytes;
+use mcp_sansio::framing::{SseDecoder, SseItem};
+use mcp_sansio::http::{Endpoint, EndpointConfig, HttpMethod, HttpRequestHead, ResponseMode};
+use mcp_sansio::jsonrpc::{self, Incoming, Message, RequestId};
 use mcp_sansio::model::{ClientCapabilities, Implementation, ProtocolVersion};
 use mcp_sansio::session::{ClientSetup, RequestOptions, Session};
 use mcp_sansio::Config;
@@ -53,6 +57,22 @@ pub fn settle_now<W: World>(w: &mut W) -> Result<(), String> {
         }
     }
     Err("still busy after 10000 steps at one instant (livelock)".into())
+}
+
+/// The calm after a run's script: runs up to 15 minutes until `quiet` holds; every request
+/// must have ended by then.
+pub fn calm<W: World>(w: &mut W, quiet: fn(&W) -> bool) -> Result<(), String> {
+    let until = *w.clock() + Duration::from_secs(15 * 60);
+    run_until(w, until, quiet)?;
+    if quiet(w) {
+        return Ok(());
+    }
+    let side = w.client_side();
+    Err(format!(
+        "not quiet after 15 minutes: {} requests hanging, client {:?}",
+        side.ledger.outstanding(),
+        side.session.state()
+    ))
 }
 
 /// Runs everything due up to `until` (or until `done` holds after a wake-up), jumping the
@@ -101,6 +121,12 @@ pub struct CallTimeouts {
     /// The shortest own timeout, in milliseconds (up to 3 s more are drawn).
     pub min_ms: u64,
 }
+
+/// The HTTP worlds' calls: 15 % carry their own timeout, of 300 ms or more.
+pub const HTTP_CALL_TIMEOUTS: CallTimeouts = CallTimeouts {
+    percent: 15,
+    min_ms: 300,
+};
 
 /// `World::clock` and `World::client_side` for a world whose clock, generator and ledger are
 /// the fields `now`, `rng` and `ledger`, and whose client session is the field given.
@@ -304,8 +330,19 @@ impl HttpSetup {
 
     /// A fresh endpoint (a new server process) with the simulated worker behind it.
     pub fn endpoint(&self) -> Endpoint<Worker> {
+        self.endpoint_with(self.ep_config.clone())
+    }
+
+    /// A fresh endpoint sharing sessions under the instance name `name`.
+    pub fn instance(&self, name: String) -> Endpoint<Worker> {
+        let mut ep_config = self.ep_config.clone();
+        ep_config.instance_id = Some(name);
+        self.endpoint_with(ep_config)
+    }
+
+    fn endpoint_with(&self, ep_config: EndpointConfig) -> Endpoint<Worker> {
         let server_config = self.server_config.clone();
-        Endpoint::new(self.ep_config.clone(), move |now| {
+        Endpoint::new(ep_config, move |now| {
             Worker::new(server_config.clone(), now)
         })
     }
@@ -314,6 +351,57 @@ impl HttpSetup {
     pub fn client(&self, now: Instant) -> Session {
         Session::client(self.client_config.clone(), client_setup(self.version), now)
     }
+
+    /// The head of a client request to `/mcp`, naming session `sid` (with this world's
+    /// version) when there is one.
+    pub fn head(&self, method: HttpMethod, sid: Option<&str>) -> HttpRequestHead {
+        let mut head = HttpRequestHead::new(method, "/mcp")
+            .header("Host", "127.0.0.1:8080")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json");
+        if let Some(sid) = sid {
+            head = head
+                .header("Mcp-Session-Id", sid.to_owned())
+                .header("MCP-Protocol-Version", self.version.as_str());
+        }
+        head
+    }
+}
+
+/// The next message `client` writes, as a POST body, and the request it carries (`None`: a
+/// notification or a response); `None` when it has nothing to send.
+pub fn next_post(client: &mut Session, buf: &mut Vec<u8>) -> Option<(Bytes, Option<RequestId>)> {
+    buf.clear();
+    client.poll_transmit(buf)?;
+    let body = Bytes::copy_from_slice(buf);
+    let request = match jsonrpc::decode(&body) {
+        Ok(Incoming::Single(Message::Request(r))) => Some(r.id),
+        _ => None,
+    };
+    Some((body, request))
+}
+
+/// The messages of the SSE events `decoder` can hand out now (events without data are left
+/// out); every event's id, and every id set without an event, goes to `on_id` first.
+pub fn sse_messages(
+    decoder: &mut SseDecoder,
+    mut on_id: impl FnMut(&str) -> Result<(), String>,
+) -> Result<Vec<Bytes>, String> {
+    let mut messages = Vec::new();
+    while let Some(item) = decoder.poll_item() {
+        let id = match item.map_err(|e| format!("SSE decode: {e:?}"))? {
+            SseItem::Event(event) => {
+                if !event.data.is_empty() {
+                    messages.push(event.data.clone());
+                }
+                event.id
+            }
+            SseItem::LastEventId(id) => id,
+            SseItem::Retry(_) => continue,
+        };
+        on_id(&id)?;
+    }
+    Ok(messages)
 }
 
 /// The HTTP worlds' client identity and version.

@@ -45,6 +45,7 @@ mod clock;
 mod idle;
 mod io;
 mod mount;
+mod refusal;
 mod resume;
 mod service;
 mod shared;
@@ -219,6 +220,8 @@ pub const MAX_QUEUED_ANNOUNCEMENTS: usize = 256;
 /// Announces list changes and resource updates to every open 2026-07-28 listen stream of a
 /// running [`HttpServer`], from any thread and outside any exchange (a timer, a file watcher):
 /// each stream gets the event if its filter asked for it, tagged with its subscription id.
+/// With a store (`HttpServerOptions::store`) the event is also published to the other
+/// instances sharing it, for their listen streams.
 #[derive(Clone, Debug)]
 pub struct Announcer {
     events: Sender<ListenChange>,
@@ -573,7 +576,8 @@ impl From<&HttpServerOptions> for ConnLimits {
 }
 
 /// Hands each announced event to the endpoint's listen streams (and settles, waking their
-/// bodies), until shutdown.
+/// bodies), and, with a store, to the bus publisher for the other instances' listen streams
+/// (a full queue drops it there), until shutdown.
 async fn announce(shared: Shared, events: Receiver<ListenChange>, stop: Receiver<()>) {
     loop {
         let next = smol::future::or(async { events.recv().await.ok() }, async {
@@ -584,7 +588,12 @@ async fn announce(shared: Shared, events: Receiver<ListenChange>, stop: Receiver
         let Some(event) = next else {
             return;
         };
-        shared.with(|core| core.endpoint.announce_listen_change(&event));
+        shared.with(|core| {
+            core.endpoint.announce_listen_change(&event);
+            if let Some(out) = &core.listen_changes {
+                let _ = out.try_send(event);
+            }
+        });
     }
 }
 

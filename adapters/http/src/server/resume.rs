@@ -14,8 +14,9 @@ use mcp_sansio_store::{EventId, RecordKey, StreamKey};
 use smol::channel::{self, Receiver, Sender};
 use smol::Timer;
 
+use super::refusal::unavailable;
 use super::shared::Shared;
-use super::sharing::{reply_channel, unavailable, Sharing};
+use super::sharing::{reply_channel, Sharing};
 use super::store::SessionStore;
 
 /// Entries read per round trip at most.

@@ -28,8 +28,9 @@
 //! by one task, in order; a GET whose `Last-Event-ID` names a stream another instance wrote
 //! is served from there (see `resume`).
 //!
-//! A change a 2026-07-28 exchange made (a tool added, a resource updated) is published to
-//! every instance (`listen`); the others hand it to their listen streams.
+//! A change a 2026-07-28 exchange made (a tool added, a resource updated), or the
+//! application announced (`HttpServer::announcer`), is published to every instance
+//! (`listen`); the others hand it to their listen streams.
 //!
 //! With a task table (`HttpServerOptions::tasks`), each task's state is written to its
 //! record (`mcp:task:{<task>}:record`: the running instance's name, a newline, the
@@ -57,6 +58,7 @@ use smol::channel::{self, Receiver, Sender};
 use smol::lock::Mutex;
 use smol::Timer;
 
+use super::refusal::unavailable;
 use super::shared::Shared;
 use super::store::{AnySubscription, SessionStore};
 use super::task_answers::{self, answer_channel, TaskAnswers};
@@ -350,18 +352,12 @@ impl Sharing {
             }
             return Err(request.answer(&detailed));
         }
-        let Some(waiting) = self.task_answers.wait() else {
-            return Err(service_unavailable(task_answers::BUSY_BODY));
-        };
-        let payload = waiting.payload(&self.instance, body);
-        match self.store.publish(&channel, &payload).await {
-            Ok(0) => Err(request.gone()),
-            Ok(_) => Err(match waiting.answer().await {
-                Some(answer) => request.relayed(answer),
-                None => request.unanswered(),
-            }),
-            Err(_) => Err(unavailable()),
-        }
+        let publish =
+            |payload: Vec<u8>| async move { self.store.publish(&channel, &payload).await };
+        Err(self
+            .task_answers
+            .forward(&self.instance, &request, body, publish)
+            .await)
     }
 
     /// Publishes the answers to the task requests other instances forwarded here, in order,
@@ -812,24 +808,4 @@ pub(crate) fn secret_record(name: &str) -> String {
 /// it runs: its subscriber count says whether it is alive).
 pub(crate) fn reply_channel(instance: &str) -> String {
     format!("replies.{instance}")
-}
-
-/// The JSON-RPC error of a request the store failed.
-pub(crate) const UNAVAILABLE_BODY: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service Unavailable: the session store did not answer"}}"#;
-
-/// The answer when the store fails.
-pub(crate) fn unavailable() -> HttpResponse {
-    service_unavailable(UNAVAILABLE_BODY)
-}
-
-/// A `503` carrying the JSON-RPC error `body`.
-fn service_unavailable(body: &'static str) -> HttpResponse {
-    let mut resp = HttpResponse::status(503);
-    let json = mcp_sansio::http::HttpText::from_static("application/json");
-    resp.headers.push((
-        mcp_sansio::http::HttpText::from_static("Content-Type"),
-        json,
-    ));
-    resp.body = mcp_sansio::http::Body::Full(bytes::Bytes::from_static(body.as_bytes()));
-    resp
 }

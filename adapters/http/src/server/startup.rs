@@ -170,7 +170,7 @@ async fn refuse_connection(
 
 /// `503` with `Retry-After: secs` and the JSON-RPC error a failing store gets.
 fn unavailable(secs: u64) -> Response<Full<Bytes>> {
-    let body = Bytes::from_static(super::sharing::UNAVAILABLE_BODY.as_bytes());
+    let body = Bytes::from_static(super::refusal::UNAVAILABLE_BODY.as_bytes());
     let mut resp = Response::new(Full::new(body));
     *resp.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
     let headers = resp.headers_mut();

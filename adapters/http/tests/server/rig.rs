@@ -9,7 +9,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use mcp_sansio::app::server::Server;
-use mcp_sansio_http::server::{HttpServer, HttpServerOptions, RunReport, ShutdownHandle};
+use mcp_sansio_http::server::{
+    Announcer, HttpServer, HttpServerOptions, RunReport, ShutdownHandle,
+};
 use serde_json::{json, Value};
 
 /// Every socket read gives up after this.
@@ -30,16 +32,26 @@ pub struct Running {
 impl Running {
     /// Binds and runs a server that builds each session's app with `app`.
     pub fn start(options: HttpServerOptions, app: fn(Instant) -> Server) -> Running {
+        Running::start_announcing(options, app).0
+    }
+
+    /// [`Running::start`], also handing back the server's announcer.
+    pub fn start_announcing(
+        options: HttpServerOptions,
+        app: fn(Instant) -> Server,
+    ) -> (Running, Announcer) {
         let server = HttpServer::bind("127.0.0.1:0".parse().unwrap(), options, app).unwrap();
         assert!(server.url().ends_with("/mcp"));
+        let announcer = server.announcer();
         let addr = server.local_addr();
         let stop = server.shutdown_handle();
         let thread = std::thread::spawn(move || server.run().unwrap());
-        Running {
+        let running = Running {
             addr,
             stop,
             thread: Some(thread),
-        }
+        };
+        (running, announcer)
     }
 
     /// A bare socket with the read limit set.

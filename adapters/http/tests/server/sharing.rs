@@ -1,12 +1,22 @@
 //! Two servers of one process sharing one in-memory `SessionStore`: a session opened on one
-//! is served by the other, and a DELETE on either ends it on both.
+//! is served by the other, and a DELETE on either ends it on both; an application's
+//! announcement on one reaches the 2026-07-28 listen streams of both, once each.
 
-use mcp_sansio::app::server::Server;
+use mcp_sansio::app::server::{CallToolResult, GetPromptResult, Prompt, Server, Tool};
 use mcp_sansio::model::Implementation;
+use mcp_sansio::stateless::ListenChange;
 use mcp_sansio_http::server::{HttpServerOptions, SessionStore};
 use serde_json::json;
 
-use super::rig::Running;
+use super::rig::{Conn, Running};
+
+/// Options of a server sharing `store`.
+fn sharing(store: &SessionStore) -> HttpServerOptions {
+    HttpServerOptions {
+        store: Some(store.clone()),
+        ..HttpServerOptions::default()
+    }
+}
 
 fn app(now: std::time::Instant) -> Server {
     Server::builder(Implementation::new("sharing-test", "1")).build(now)
@@ -15,10 +25,7 @@ fn app(now: std::time::Instant) -> Server {
 #[test]
 fn two_servers_on_one_memory_store_serve_the_same_session() {
     let store = SessionStore::memory();
-    let options = || HttpServerOptions {
-        store: Some(store.clone()),
-        ..HttpServerOptions::default()
-    };
+    let options = || sharing(&store);
     let (mut a, mut b) = (
         Running::start(options(), app),
         Running::start(options(), app),
@@ -34,6 +41,102 @@ fn two_servers_on_one_memory_store_serve_the_same_session() {
     assert_eq!(on_a.post(Some(&sid), &ping(2)).status, 404);
     assert_eq!(on_b.post(Some(&sid), &ping(3)).status, 404);
     drop((on_a, on_b));
+    a.shutdown();
+    b.shutdown();
+}
+
+/// A server with a tool and a prompt, so a listen stream may ask for either list's changes.
+fn listed_app(now: std::time::Instant) -> Server {
+    Server::builder(Implementation::new("sharing-test", "1"))
+        .tool(
+            Tool::new("echo", json!({"type": "object"}))
+                .sync_handler(|_, _| Ok(CallToolResult::text("hi"))),
+        )
+        .prompt(
+            Prompt::new("greet")
+                .handler(|_, _| async move { Ok(GetPromptResult::user_text("hi")) }),
+        )
+        .build(now)
+}
+
+/// Opens a 2026-07-28 listen stream for tool and prompt list changes on `conn`; returns
+/// once it is acknowledged.
+fn listen(conn: &mut Conn, id: u64) -> String {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
+        "notifications": {"toolsListChanged": true, "promptsListChanged": true},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }
+    }});
+    let headers = [
+        ("Accept", super::rig::BOTH),
+        ("Content-Type", "application/json"),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "subscriptions/listen"),
+    ];
+    conn.send("POST", "/mcp", &headers, &body.to_string());
+    let head = conn.head();
+    assert_eq!(head.status, 200, "{head:?}");
+    let mut text = String::new();
+    read_until(conn, &mut text, "notifications/subscriptions/acknowledged");
+    text
+}
+
+/// Reads `conn`'s stream until its text contains `wanted` (each read bounded by the rig's
+/// read limit).
+fn read_until(conn: &mut Conn, text: &mut String, wanted: &str) {
+    while !text.contains(wanted) {
+        let chunk = conn.chunk();
+        assert!(chunk.is_some(), "ended without {wanted}: {text}");
+        text.push_str(&chunk.unwrap_or_default());
+    }
+}
+
+#[test]
+fn an_announcement_reaches_the_listen_streams_of_every_server_once() {
+    let store = SessionStore::memory();
+    let options = || sharing(&store);
+    let (mut a, on_a) = Running::start_announcing(options(), listed_app);
+    let (mut b, on_b) = Running::start_announcing(options(), listed_app);
+    let (mut stream_a, mut stream_b) = (a.connect(), b.connect());
+    let mut text_a = listen(&mut stream_a, 1);
+    let mut text_b = listen(&mut stream_b, 2);
+
+    // Announced on the first server: its own stream has it, and the second's through the bus.
+    assert!(on_a.announce(ListenChange::ToolsListChanged));
+    read_until(
+        &mut stream_a,
+        &mut text_a,
+        "notifications/tools/list_changed",
+    );
+    read_until(
+        &mut stream_b,
+        &mut text_b,
+        "notifications/tools/list_changed",
+    );
+    // Then on the second: published after the first one's message, which the first server
+    // got back from the bus before this one (one channel, in order). Its stream must not
+    // have sent the first change twice.
+    assert!(on_b.announce(ListenChange::PromptsListChanged));
+    read_until(
+        &mut stream_a,
+        &mut text_a,
+        "notifications/prompts/list_changed",
+    );
+    read_until(
+        &mut stream_b,
+        &mut text_b,
+        "notifications/prompts/list_changed",
+    );
+    for text in [&text_a, &text_b] {
+        assert_eq!(
+            text.matches("notifications/tools/list_changed").count(),
+            1,
+            "{text}"
+        );
+    }
+    drop((stream_a, stream_b));
     a.shutdown();
     b.shutdown();
 }
