@@ -1,7 +1,7 @@
 //! `mcp-sansio bench` end to end: it loads our own `serve --stdio` (and, when the interop
 //! peers are installed, the TypeScript and Python SDK servers) and the JSON report must
 //! account for every call: exact completion counts, errors by kind, sane percentiles, and the
-//! exit status that goes with them. The URL target (Streamable HTTP) is in `bench_cmd/url.rs`.
+//! exit status that goes with them. The URL target (Streamable HTTP) is in `url.rs`.
 
 use std::io::Read;
 use std::path::PathBuf;
