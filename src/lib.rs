@@ -87,6 +87,7 @@ pub mod framing;
 )]
 pub mod fuzzing;
 pub mod http;
+mod http_shape;
 pub mod jsonrpc;
 pub mod model;
 pub mod outgoing;

@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use crate::http::{HttpMethod, HttpText};
+use crate::http_shape::{HttpMethod, HttpText};
 use crate::jsonrpc::Incoming;
 use crate::session::TransmitKind;
 

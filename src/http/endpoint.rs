@@ -46,7 +46,8 @@ mod stateless;
 #[path = "endpoint_task_route.rs"]
 mod task_route;
 
-use super::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
+use super::types::{Body, HttpRequestHead, HttpResponse, StreamId};
+use super::HttpMethod;
 use crate::jsonrpc::{decode, Incoming, Message, RequestId};
 use crate::model::ProtocolVersion;
 use crate::runtime::Job;

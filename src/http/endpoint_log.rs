@@ -18,7 +18,8 @@ use super::super::headers::accepts;
 use super::super::machine::{ExchangeMachine, SessionMachine};
 use super::super::stream_log::{stream_name, PendingLog, RemoteResume, StreamLogEntry};
 use super::super::streams::{SessionState, STANDALONE};
-use super::super::types::{HttpMethod, HttpRequestHead};
+use super::super::types::HttpRequestHead;
+use super::super::HttpMethod;
 use super::{Endpoint, SSE};
 
 /// Entries the endpoint keeps for the driver at most; past it the oldest is dropped and

@@ -16,7 +16,8 @@ use std::time::Instant;
 use super::super::admission::KnownFields;
 use super::super::machine::{ExchangeMachine, SessionMachine};
 use super::super::streams::SessionState;
-use super::super::types::{HttpMethod, HttpRequestHead, HttpResponse};
+use super::super::types::{HttpRequestHead, HttpResponse};
+use super::super::HttpMethod;
 use super::Endpoint;
 use crate::session::MAX_ID_PREFIX;
 

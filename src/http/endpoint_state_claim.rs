@@ -14,7 +14,8 @@ use super::Endpoint;
 use crate::http::admission::KnownFields;
 use crate::http::machine::{ExchangeMachine, SessionMachine};
 use crate::http::reply::rpc_error_with_id;
-use crate::http::types::{HttpMethod, HttpRequestHead, HttpResponse};
+use crate::http::types::{HttpRequestHead, HttpResponse};
+use crate::http::HttpMethod;
 use crate::jsonrpc::{decode, Incoming, Message, RequestId};
 use crate::stateless::{single_use_name, StateError};
 

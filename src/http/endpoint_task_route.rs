@@ -13,7 +13,8 @@ use super::{Endpoint, JSON};
 use crate::http::admission::KnownFields;
 use crate::http::machine::{ExchangeMachine, SessionMachine};
 use crate::http::reply::rpc_error_with_id;
-use crate::http::types::{Body, HttpMethod, HttpRequestHead, HttpResponse};
+use crate::http::types::{Body, HttpRequestHead, HttpResponse};
+use crate::http::HttpMethod;
 use crate::jsonrpc::{self as m, decode, ErrorObject, Incoming, Message, RawJson, RequestId};
 use crate::tasks::{is_task_method, parse_task_params, TASKS_GET};
 

@@ -17,9 +17,9 @@ mod session_table;
 pub mod sse_transport;
 mod stream_log;
 mod streams;
-mod text;
 mod types;
 
+pub use crate::http_shape::{HttpMethod, HttpText};
 pub use crate::outgoing::{Action, ExchangeId, OutgoingRequest};
 pub use client::{HttpClient, HttpClientConfig, TransportEvent};
 pub use config::{EndpointConfig, EndpointStats, ResponseMode};
@@ -30,5 +30,4 @@ pub use machine::{ExchangeMachine, SessionMachine};
 pub use peer::{MaxSessionsPerPeer, Peer, PeerLimit};
 pub use stream_log::{RemoteResume, StreamLogEntry};
 pub use streams::StreamChunk;
-pub use text::HttpText;
-pub use types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
+pub use types::{Body, HttpRequestHead, HttpResponse, StreamId};

@@ -5,32 +5,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::peer::Peer;
-use super::text::HttpText;
-
-/// The HTTP methods the MCP endpoint distinguishes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HttpMethod {
-    /// Client-to-server messages.
-    Post,
-    /// Opens (or resumes) a server-to-client SSE stream.
-    Get,
-    /// Terminates a session.
-    Delete,
-    /// Anything else (answered 405).
-    Other,
-}
-
-impl HttpMethod {
-    /// Maps a method token (case-sensitive, as HTTP defines) to the enum.
-    pub fn parse(token: &str) -> HttpMethod {
-        match token {
-            "POST" => HttpMethod::Post,
-            "GET" => HttpMethod::Get,
-            "DELETE" => HttpMethod::Delete,
-            _ => HttpMethod::Other,
-        }
-    }
-}
+use crate::http_shape::{HttpMethod, HttpText};
 
 /// Method, path and headers of one HTTP request (the body comes separately).
 #[derive(Clone, Debug)]

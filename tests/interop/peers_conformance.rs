@@ -1,7 +1,7 @@
 //! Interop with the official MCP SDKs (see tests/interop/README.md). Runs the SDK-written fixture
 //! clients (TypeScript and Python) against the TypeScript reference fixture server, and checks
 //! that the other external peers start. The same clients against our own `mcp-sansio serve
-//! --stdio` run in adapters/cli/tests/interop_sdk.rs, where Cargo provides the binary. Needs the
+//! --stdio` run in adapters/cli/tests/interop/sdk.rs, where Cargo provides the binary. Needs the
 //! peers of scripts/install-peers (`.ci-cache/env`).
 
 use std::io::{BufRead, BufReader, Write};

@@ -1,7 +1,7 @@
 //! The HTTP client's OAuth settings never print a secret: the static bearer token, a
 //! pre-registered client secret, a cross-app ID token and a signing key all show as
 //! `[redacted]` in `Debug` output (the end-to-end flow runs in
-//! adapters/cli/tests/conformance_client_auth.rs against the conformance suite).
+//! adapters/cli/tests/conformance/client_auth.rs against the conformance suite).
 
 use mcp_sansio::auth::{
     AuthConfig, ClientAuthMethod, ClientCredentials, CrossAppAccess, JwtSigningKey, Secret,

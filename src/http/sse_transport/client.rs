@@ -13,7 +13,7 @@ use serde_json::json;
 use super::client_types::{ClientConfig, ClientEvent, CloseReason};
 use crate::framing::{SseDecoder, SseItem};
 use crate::http::accepts;
-use crate::http::types::HttpMethod;
+use crate::http::HttpMethod;
 use crate::http::HttpText;
 use crate::jsonrpc::{decode, Incoming, Message};
 use crate::outgoing::{Action, ExchangeId, InboundFrame, OutgoingRequest};

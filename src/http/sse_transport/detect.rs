@@ -18,7 +18,7 @@ use super::client::{request_errors, SseTransportClient};
 use super::client_types::{ClientConfig, ClientEvent, CloseReason, TransportKind};
 use crate::framing::{SseDecoder, SseItem};
 use crate::http::accepts;
-use crate::http::types::HttpMethod;
+use crate::http::HttpMethod;
 use crate::http::HttpText;
 use crate::jsonrpc::{decode, Incoming, Message};
 use crate::outgoing::{Action, ExchangeId, InboundFrame, OutgoingRequest};

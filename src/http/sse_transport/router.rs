@@ -12,7 +12,8 @@ use crate::http::endpoint::Endpoint;
 use crate::http::machine::{ExchangeMachine, SessionMachine};
 use crate::http::reply::error;
 use crate::http::streams::StreamChunk;
-use crate::http::types::{HttpMethod, HttpRequestHead, HttpResponse, StreamId};
+use crate::http::types::{HttpRequestHead, HttpResponse, StreamId};
+use crate::http::HttpMethod;
 use crate::runtime::Job;
 
 /// The three paths the router serves.

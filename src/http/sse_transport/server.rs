@@ -18,7 +18,8 @@ use crate::http::config::{EndpointConfig, EndpointStats};
 use crate::http::machine::SessionMachine;
 use crate::http::reply::{error, rpc_error, too_large, undecodable};
 use crate::http::streams::StreamChunk;
-use crate::http::types::{Body, HttpMethod, HttpRequestHead, HttpResponse, StreamId};
+use crate::http::types::{Body, HttpRequestHead, HttpResponse, StreamId};
+use crate::http::HttpMethod;
 use crate::jsonrpc::{decode, Incoming, Message};
 use crate::runtime::Job;
 

@@ -1,4 +1,4 @@
-//! The rmcp peer of interop_rmcp.rs: where `rmcp_peer` is (`MCP_RMCP_PEER`), bounded runs of
+//! The rmcp peer of interop/rmcp.rs: where `rmcp_peer` is (`MCP_RMCP_PEER`), bounded runs of
 //! a client process (exit code, stdout and stderr), and `rmcp_peer server --http` as a
 //! fixture killed by PID when dropped.
 

@@ -1,5 +1,5 @@
 //! `rmcp_peer`: rmcp 3.11 as an interop peer for mcp-sansio's tests
-//! (adapters/cli/tests/interop_rmcp.rs), in both roles and both eras.
+//! (adapters/cli/tests/interop/rmcp.rs), in both roles and both eras.
 //!
 //! ```text
 //! rmcp_peer server --stdio [--versions V,V...]
