@@ -131,8 +131,9 @@ fn without_heads(out: NdjsonOut) -> NdjsonOut {
     out.into_iter()
         .map(|item| {
             item.map_err(|e| match e {
-                FrameError::LineTooLong { max, .. } => FrameError::LineTooLong {
-                    max,
+                FrameError::TooLong { limit, len, .. } => FrameError::TooLong {
+                    limit,
+                    len,
                     head: Default::default(),
                 },
                 other => other,
@@ -149,10 +150,7 @@ fn ndjson_model(stream: &[u8], max: usize) -> NdjsonOut {
         .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
         .filter_map(|line| {
             if line.len() > max {
-                Some(Err(FrameError::LineTooLong {
-                    max,
-                    head: Default::default(),
-                }))
+                Some(Err(FrameError::too_long(max)))
             } else if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
                 None
             } else {

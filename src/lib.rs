@@ -18,6 +18,9 @@
 //! | OAuth for a client, or a protected server | [`auth::AuthFlow`], [`auth::ProtectedResource`] | the HTTP adapter's `ClientAuthorization`, `BearerAuth` |
 //! | your own transport or runtime | [`session::Session`], [`framing`], [`jsonrpc`] | none: drive the machines yourself |
 //!
+//! [`prelude`] re-exports the handful of these names a typical server or client needs
+//! (`use mcp_sansio::prelude::*;`); everything else is reached through its module.
+//!
 //! Typed params and results of every protocol method are in [`model`] (what a client's calls
 //! return, what a tool's handler may answer with). Every machine is driven the same way
 //! (below); `testing` (feature `testing`) runs them in memory on a virtual clock.
@@ -91,6 +94,7 @@ mod http_shape;
 pub mod jsonrpc;
 pub mod model;
 pub mod outgoing;
+pub mod prelude;
 pub mod runtime;
 pub mod session;
 pub mod stateless;

@@ -15,8 +15,7 @@ fn readme_example(now: Instant, line: String) -> (Server, Vec<u8>, Vec<Job>, Opt
     let mut spawn = |job: Job| jobs.push(job);
     // README begin
     use bytes::Bytes;
-    use mcp_sansio::app::server::{CallToolResult, Server, Tool};
-    use mcp_sansio::model::Implementation;
+    use mcp_sansio::prelude::*; // Server, Tool, CallToolResult, Implementation, Client, ...
     use schemars::JsonSchema;
     use serde::Deserialize;
 

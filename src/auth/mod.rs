@@ -47,7 +47,7 @@ pub use request::{
 };
 pub use resource::{ProtectedResource, MAX_SCOPE_RULES};
 pub use resource_challenge::BearerError;
-pub use resource_guard::{Decision, TokenInfo, TokenValidation, MAX_SCOPED_MESSAGES};
+pub use resource_guard::{TokenInfo, TokenValidation, MAX_SCOPED_MESSAGES};
 pub use secret::Secret;
 
 /// Why authorization failed. Messages never contain a secret.

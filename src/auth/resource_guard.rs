@@ -45,15 +45,6 @@ pub enum TokenValidation {
     Expired,
 }
 
-/// The outcome of [`ProtectedResource::decide`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
-    /// Serve the request on behalf of this token.
-    Allow(TokenInfo),
-    /// Answer with this refusal (400, 401 or 403, with its challenge).
-    Refuse(HttpResponse),
-}
-
 impl ProtectedResource {
     /// Step one: the bearer token of `head`, judged by `validate` (called only for a
     /// well-formed token), then bound to this resource by audience.
@@ -102,20 +93,16 @@ impl ProtectedResource {
         Err(self.refusal(BearerError::InsufficientScope, &description, &scope))
     }
 
-    /// Both steps for one request.
+    /// Both steps for one request: serve it on behalf of the token (`Ok`), or answer with the
+    /// refusal (400, 401 or 403, with its challenge).
     pub fn decide(
         &self,
         head: &HttpRequestHead,
         body: &[u8],
         validate: impl FnOnce(&Secret) -> TokenValidation,
-    ) -> Decision {
-        match self
-            .authenticate(head, validate)
+    ) -> Result<TokenInfo, HttpResponse> {
+        self.authenticate(head, validate)
             .and_then(|info| self.authorize(&info, body).map(|()| info))
-        {
-            Ok(info) => Decision::Allow(info),
-            Err(resp) => Decision::Refuse(resp),
-        }
     }
 
     /// Whether one of `audience` names this resource (compared canonically).

@@ -6,7 +6,7 @@
 //! internal buffer (no copy per frame). Lines end with `\n`; a `\r` before it is dropped; blank
 //! and whitespace-only lines are skipped. A line longer (blank or not: its bytes are not kept to
 //! look at) than the limit yields one
-//! [`FrameError::LineTooLong`] in its place, and its bytes are dropped as they arrive (never
+//! [`FrameError::TooLong`] in its place, and its bytes are dropped as they arrive (never
 //! buffered), so memory stays bounded while a huge line streams in. Before they are dropped,
 //! the line's first bytes (at most [`HEAD_SCAN_LEN`]) are scanned for its id
 //! ([`FrameHead`]), so the error can still be matched to the request or response it was.
@@ -241,9 +241,13 @@ impl NdjsonDecoder {
         };
         self.buf.truncate(self.tail_start);
         let at = self.consumed + self.tail_start as u64;
-        let max = self.max_line_len;
-        self.errors
-            .push_back((at, FrameError::LineTooLong { max, head }));
+        let limit = self.max_line_len;
+        let error = FrameError::TooLong {
+            limit,
+            len: None,
+            head,
+        };
+        self.errors.push_back((at, error));
     }
 }
 
@@ -287,8 +291,9 @@ mod tests {
         Ok(s.as_bytes().to_vec())
     }
 
-    const TOO_LONG: Result<Vec<u8>, FrameError> = Err(FrameError::LineTooLong {
-        max: 8,
+    const TOO_LONG: Result<Vec<u8>, FrameError> = Err(FrameError::TooLong {
+        limit: 8,
+        len: None,
         head: FrameHead {
             id: None,
             kind: crate::jsonrpc::HeadKind::Unknown,
@@ -416,7 +421,11 @@ mod tests {
         let head = FrameHead::default();
         assert_eq!(
             drain(&mut d),
-            vec![Err(FrameError::LineTooLong { max: 4, head })]
+            vec![Err(FrameError::TooLong {
+                limit: 4,
+                len: None,
+                head
+            })]
         );
     }
 
@@ -433,7 +442,7 @@ mod tests {
         let heads: Vec<FrameHead> = drain(&mut d)
             .into_iter()
             .map(|item| match item {
-                Err(FrameError::LineTooLong { head, .. }) => head,
+                Err(FrameError::TooLong { head, .. }) => head,
                 other => panic!("expected an error, got {other:?}"),
             })
             .collect();
@@ -473,7 +482,12 @@ mod tests {
     #[test]
     fn error_message_names_the_limit() {
         let head = FrameHead::default();
-        let text = FrameError::LineTooLong { max: 42, head }.to_string();
-        assert!(text.contains("42") && text.contains("line"), "{text}");
+        let text = FrameError::TooLong {
+            limit: 42,
+            len: None,
+            head,
+        }
+        .to_string();
+        assert!(text.contains("42") && text.contains("limit"), "{text}");
     }
 }

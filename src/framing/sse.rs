@@ -191,9 +191,8 @@ impl SseDecoder {
     }
 
     fn overflow(&mut self) {
-        self.out.push_back(Err(FrameError::EventTooLarge {
-            max: self.max_event_size,
-        }));
+        self.out
+            .push_back(Err(FrameError::too_long(self.max_event_size)));
         self.discarding = true;
         self.line = Vec::new();
         self.reset_event();

@@ -142,10 +142,7 @@ fn data_limit_counts_replacement_characters() {
     // Three invalid bytes become three 3-byte U+FFFD: 9 bytes of text, over a limit of 8.
     let mut d = SseDecoder::new(8);
     d.push(b"data:\xFF\xFF\xFF\n\ndata:\xFF\n\n");
-    assert_eq!(
-        d.poll_item(),
-        Some(Err(FrameError::EventTooLarge { max: 8 }))
-    );
+    assert_eq!(d.poll_item(), Some(Err(FrameError::too_long(8))));
     assert_eq!(d.poll_item(), Some(ev("", None, "\u{fffd}")));
 }
 
@@ -173,7 +170,7 @@ fn oversized_line_is_dropped_with_one_error_then_resyncs() {
         got,
         vec![
             ev("", None, "a"),
-            Err(FrameError::EventTooLarge { max: 16 }),
+            Err(FrameError::too_long(16)),
             ev("", None, "b")
         ]
     );
@@ -185,13 +182,7 @@ fn oversized_data_across_lines_is_dropped() {
     let mut d = SseDecoder::new(16);
     d.push(b"data: 0123456789\ndata: 0123456789\ndata: z\n\ndata: ok\n\n");
     let got: Vec<_> = std::iter::from_fn(|| d.poll_item()).collect();
-    assert_eq!(
-        got,
-        vec![
-            Err(FrameError::EventTooLarge { max: 16 }),
-            ev("", None, "ok")
-        ]
-    );
+    assert_eq!(got, vec![Err(FrameError::too_long(16)), ev("", None, "ok")]);
 }
 
 #[test]

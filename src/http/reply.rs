@@ -109,7 +109,7 @@ impl Refusal {
 pub(crate) fn too_large(body: &[u8], limit: usize) -> HttpResponse {
     let head = crate::jsonrpc::FrameHead::scan(body);
     let id = head.id.clone();
-    let error = crate::session::FrameError::TooLong {
+    let error = crate::framing::FrameError::TooLong {
         limit,
         len: None,
         head,

@@ -100,6 +100,12 @@ impl ResourceContents {
             ..Default::default()
         }
     }
+
+    /// Sets the MIME type.
+    pub fn mime_type(mut self, mime: impl Into<String>) -> Self {
+        self.mime_type = Some(mime.into());
+        self
+    }
 }
 
 page_result! {

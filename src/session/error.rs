@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use crate::jsonrpc::{ErrorObject, FrameHead, HeadKind};
+use crate::framing::FrameError;
+use crate::jsonrpc::{ErrorObject, HeadKind};
 
 /// Why the session refused to send something. Nothing went on the wire.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,34 +96,7 @@ impl fmt::Display for RespondError {
 
 impl std::error::Error for RespondError {}
 
-/// A frame the transport could not deliver whole (reported with `handle_decode_error`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FrameError {
-    /// The frame exceeded the framer's length limit and was discarded.
-    TooLong {
-        /// The limit that was exceeded, in bytes.
-        limit: usize,
-        /// The frame's length, when the transport knows it (an HTTP body; a line being
-        /// discarded has no known length).
-        len: Option<u64>,
-        /// What the frame's first bytes say (its id, request or response): see
-        /// [`FrameHead::scan`]. `FrameHead::default()` when nothing was read.
-        head: FrameHead,
-    },
-    /// Anything else the framer could not make sense of.
-    Malformed(String),
-}
-
 impl FrameError {
-    /// A frame over `limit` of which nothing was read.
-    pub fn too_long(limit: usize) -> FrameError {
-        FrameError::TooLong {
-            limit,
-            len: None,
-            head: FrameHead::default(),
-        }
-    }
-
     /// The error response the peer gets for this frame.
     pub(crate) fn to_error_object(&self) -> ErrorObject {
         match self {

@@ -52,7 +52,8 @@ use crate::jsonrpc::{
 };
 use crate::model::{ClientCapabilities, Implementation, ProtocolVersion, ServerCapabilities};
 
-pub use error::{describe_limit, describe_too_long, FrameError, RespondError, SendError};
+pub use crate::framing::FrameError;
+pub use error::{describe_limit, describe_too_long, RespondError, SendError};
 pub use event::{CloseReason, Event, Outcome, Stats};
 pub use snapshot::{RestoreError, SessionSnapshot, MAX_ID_PREFIX};
 

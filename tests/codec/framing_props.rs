@@ -33,8 +33,9 @@ fn ndjson_frames(max: usize, chunks: &[&[u8]]) -> Vec<Result<Bytes, FrameError>>
     out.into_iter()
         .map(|item| {
             item.map_err(|e| match e {
-                FrameError::LineTooLong { max, .. } => FrameError::LineTooLong {
-                    max,
+                FrameError::TooLong { limit, len, .. } => FrameError::TooLong {
+                    limit,
+                    len,
                     head: Default::default(),
                 },
                 other => other,
@@ -83,10 +84,7 @@ fn ndjson_model(max: usize, data: &[u8]) -> Vec<Result<Bytes, FrameError>> {
     for line in lines {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.len() > max {
-            out.push(Err(FrameError::LineTooLong {
-                max,
-                head: Default::default(),
-            }));
+            out.push(Err(FrameError::too_long(max)));
         } else if !line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
             out.push(Ok(Bytes::copy_from_slice(line)));
         }
@@ -160,7 +158,7 @@ proptest! {
         for (overlong, n, junk_len) in &lines {
             if *overlong {
                 stream.extend(std::iter::repeat_n(b'x', MAX + junk_len));
-                want.push(Err(FrameError::LineTooLong { max: MAX, head: Default::default() }));
+                want.push(Err(FrameError::too_long(MAX)));
             } else {
                 let msg = format!("{{\"n\":{n}}}");
                 stream.extend_from_slice(msg.as_bytes());

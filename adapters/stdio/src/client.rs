@@ -157,12 +157,6 @@ impl Driven for ClientDriven {
     fn handle_frame_error(&mut self, now: Instant, error: FrameError) {
         // An over-long line from the server, already discarded: the call whose id its first
         // bytes showed fails now, with an error naming the limit.
-        let FrameError::TooLong { limit, head } = error;
-        let error = mcp_sansio::session::FrameError::TooLong {
-            limit,
-            len: None,
-            head,
-        };
         self.client.handle_decode_error(now, error);
         self.after_input();
     }

@@ -2,36 +2,13 @@
 //! what it drains from it. The adapter decides nothing about the protocol; whatever implements
 //! [`Driven`] (the session, the application-layer server or client) decides everything.
 
-use std::fmt;
 use std::time::Instant;
 
 use bytes::Bytes;
-use mcp_sansio::jsonrpc::FrameHead;
 
-/// A frame the transport could not deliver, told to the machine so it can answer or count it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum FrameError {
-    /// A line longer than the configured limit; its bytes were discarded up to the next newline.
-    TooLong {
-        /// The configured line limit in bytes.
-        limit: usize,
-        /// What the line's first bytes said (its id, request or response).
-        head: FrameHead,
-    },
-}
-
-impl fmt::Display for FrameError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FrameError::TooLong { limit, .. } => {
-                write!(f, "line exceeds the {limit}-byte limit")
-            }
-        }
-    }
-}
-
-impl std::error::Error for FrameError {}
+/// A frame the transport could not deliver (an over-long line, its bytes discarded up to the
+/// next newline), told to the machine so it can answer or count it: the core's framing error.
+pub use mcp_sansio::framing::FrameError;
 
 /// A sans-IO machine the adapter's loop drives.
 ///

@@ -1,8 +1,8 @@
 //! Cutting the input into frames with the core's ndjson decoder
-//! (`mcp_sansio::framing::ndjson`), and mapping its errors to the adapter's [`FrameError`].
+//! (`mcp_sansio::framing::NdjsonDecoder`); its errors go to the machine as they are.
 
 use bytes::Bytes;
-use mcp_sansio::framing::{self, NdjsonDecoder};
+use mcp_sansio::framing::NdjsonDecoder;
 
 use crate::driven::FrameError;
 
@@ -33,24 +33,13 @@ impl Lines {
     pub(crate) fn next_item(&mut self) -> Option<LineItem> {
         Some(match self.decoder.poll_frame()? {
             Ok(frame) => LineItem::Frame(frame),
-            Err(error) => LineItem::Error(map_error(error)),
+            Err(error) => LineItem::Error(error),
         })
     }
 
     /// End of input: an unterminated last line counts as complete (poll it with `next_item`).
     pub(crate) fn finish(&mut self) {
         self.decoder.finish();
-    }
-}
-
-fn map_error(error: framing::FrameError) -> FrameError {
-    match error {
-        framing::FrameError::LineTooLong { max, head } => FrameError::TooLong { limit: max, head },
-        // The ndjson decoder never yields SSE errors; keep the limit for the record anyway.
-        framing::FrameError::EventTooLarge { max } => FrameError::TooLong {
-            limit: max,
-            head: Default::default(),
-        },
     }
 }
 
@@ -65,6 +54,7 @@ mod tests {
                 LineItem::Error(FrameError::TooLong { limit, .. }) => {
                     format!("too long > {limit}")
                 }
+                LineItem::Error(FrameError::Malformed(why)) => why,
             })
             .collect()
     }

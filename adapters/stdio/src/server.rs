@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use mcp_sansio::app::server::Server;
-use mcp_sansio::session::{self, CloseReason, Event, State};
+use mcp_sansio::session::{CloseReason, Event, State};
 use mcp_sansio::trace::{Direction, FrameTrace, TraceSink};
 
 use crate::driven::{Driven, FrameError};
@@ -111,12 +111,6 @@ impl Driven for ServerDriven {
     }
 
     fn handle_frame_error(&mut self, now: Instant, error: FrameError) {
-        let FrameError::TooLong { limit, head } = error;
-        let error = session::FrameError::TooLong {
-            limit,
-            len: None,
-            head,
-        };
         self.server.handle_decode_error(now, error);
         self.after_input();
     }

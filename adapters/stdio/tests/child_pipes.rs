@@ -87,6 +87,7 @@ fn an_overlong_line_is_refused_and_the_stream_goes_on(kind: Kind) {
         finished.driven.frame_errors,
         [FrameError::TooLong {
             limit: 8,
+            len: None,
             head: Default::default()
         }]
     );

@@ -245,7 +245,8 @@ impl Server {
             variables,
         };
         self.run(id, handler.call(read, ctx), |contents| {
-            let contents: Vec<Value> = contents.iter().map(|c| c.to_json()).collect();
+            // Cannot fail: `ResourceContents` has string keys and no fallible `Serialize`.
+            let contents = serde_json::to_value(contents).unwrap_or_default();
             json!({ "contents": contents })
         });
     }
@@ -271,7 +272,7 @@ impl Server {
         let missing = prompt
             .arguments
             .iter()
-            .find(|a| a.required && !arguments.contains_key(&a.name));
+            .find(|a| a.required == Some(true) && !arguments.contains_key(&a.name));
         if let Some(a) = missing {
             let e = ErrorObject::invalid_params(format!("missing required argument: {}", a.name));
             return self.reply(id, Err(e));

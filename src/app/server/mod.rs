@@ -44,14 +44,15 @@ mod uri_template;
 pub use schema::{InvalidSchema, Schema, SchemaError};
 pub use uri_template::{TemplateError, UriTemplate};
 
+pub use crate::model::ResourceContents;
 pub use crate::model::{Completion, GetPromptResult};
 pub use arguments::ToolArguments;
 pub use builder::{BuildError, ServerBuilder, ServerFactory};
 pub use context::{PeerError, RequestContext};
 pub use handle::ServerHandle;
-pub use prompt::{completion_handler, CompleteRequest, Prompt, PromptArgument, PromptRequest};
+pub use prompt::{completion_handler, CompleteRequest, Prompt, PromptRequest};
 pub(crate) use prompt::{completion_json, prompt_json, CompletionFn};
-pub use resource::{Resource, ResourceContents, ResourceRead, ResourceTemplate};
+pub use resource::{Resource, ResourceRead, ResourceTemplate};
 pub use stateless::listen::{DEFAULT_MAX_LISTENERS, MAX_RESOURCE_SUBSCRIPTIONS};
 pub use stateless::param_headers::check_header_annotations;
 pub use stateless::task_table::{TaskRecord, Tasks};

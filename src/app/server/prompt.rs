@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::context::RequestContext;
 use super::types::{boxed, handler_setters, icons_json, put, Handler, HandlerFn, HandlerResult};
-use crate::model::{Completion, GetPromptResult, Icon};
+use crate::model::{Completion, GetPromptResult, Icon, PromptArgument};
 use std::future::Future;
 
 /// A `prompts/get` as the handler sees it.
@@ -23,17 +23,6 @@ pub(crate) fn prompt_json(result: &GetPromptResult) -> Value {
     // Cannot fail: every map in a `GetPromptResult` has string keys and no member has a
     // fallible `Serialize`.
     serde_json::to_value(result).unwrap_or_default()
-}
-
-/// One declared prompt argument.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PromptArgument {
-    /// Its name.
-    pub name: String,
-    /// A description.
-    pub description: Option<String>,
-    /// Whether `prompts/get` must supply it.
-    pub required: bool,
 }
 
 /// A prompt: its definition, arguments and handler.
@@ -81,8 +70,8 @@ impl Prompt {
     pub fn argument(mut self, name: impl Into<String>, required: bool) -> Self {
         self.arguments.push(PromptArgument {
             name: name.into(),
-            description: None,
-            required,
+            required: Some(required),
+            ..PromptArgument::default()
         });
         self
     }
@@ -106,17 +95,11 @@ impl Prompt {
             self.description.clone().map(Value::String),
         );
         if !self.arguments.is_empty() {
-            let args = self.arguments.iter().map(|a| {
-                let mut o = Map::new();
-                o.insert("name".into(), Value::String(a.name.clone()));
-                put(
-                    &mut o,
-                    "description",
-                    a.description.clone().map(Value::String),
-                );
-                o.insert("required".into(), Value::Bool(a.required));
-                Value::Object(o)
-            });
+            // Cannot fail: a `PromptArgument` has string keys and no fallible `Serialize`.
+            let args = self
+                .arguments
+                .iter()
+                .map(|a| serde_json::to_value(a).unwrap_or_default());
             m.insert("arguments".into(), Value::Array(args.collect()));
         }
         put(&mut m, "icons", icons_json(&self.icons));
@@ -229,11 +212,11 @@ mod tests {
     fn resource_contents_text_and_blob() {
         let t = ResourceContents::text("u", "hi").mime_type("text/plain");
         assert_eq!(
-            t.to_json(),
+            serde_json::to_value(&t).unwrap(),
             json!({"uri": "u", "mimeType": "text/plain", "text": "hi"})
         );
         assert_eq!(
-            ResourceContents::blob("u", "AAE=").to_json(),
+            serde_json::to_value(ResourceContents::blob("u", "AAE=")).unwrap(),
             json!({"uri": "u", "blob": "AAE="})
         );
     }

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use super::context::RequestContext;
 use super::types::{handler_setters, icons_json, put, Handler};
 use crate::app::server::uri_template::{TemplateError, UriTemplate};
-use crate::model::Icon;
+use crate::model::{Icon, ResourceContents};
 
 /// A `resources/read` as the handler sees it.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,53 +23,6 @@ impl ResourceRead {
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
-    }
-}
-
-/// One item of a `resources/read` result.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ResourceContents {
-    uri: String,
-    mime_type: Option<String>,
-    body: (&'static str, String),
-}
-
-impl ResourceContents {
-    /// Text contents.
-    pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
-        ResourceContents {
-            uri: uri.into(),
-            mime_type: None,
-            body: ("text", text.into()),
-        }
-    }
-
-    /// Binary contents, already base64-encoded.
-    pub fn blob(uri: impl Into<String>, base64: impl Into<String>) -> Self {
-        ResourceContents {
-            uri: uri.into(),
-            mime_type: None,
-            body: ("blob", base64.into()),
-        }
-    }
-
-    /// Sets the MIME type.
-    pub fn mime_type(mut self, mime: impl Into<String>) -> Self {
-        self.mime_type = Some(mime.into());
-        self
-    }
-
-    /// The wire form.
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("uri".into(), Value::String(self.uri.clone()));
-        put(
-            &mut m,
-            "mimeType",
-            self.mime_type.clone().map(Value::String),
-        );
-        m.insert(self.body.0.into(), Value::String(self.body.1.clone()));
-        Value::Object(m)
     }
 }
 

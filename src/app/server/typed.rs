@@ -18,11 +18,12 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::context::RequestContext;
-use super::prompt::{Prompt, PromptArgument, PromptRequest};
+use super::prompt::{Prompt, PromptRequest};
 use super::tool::{CallToolResult, Tool, ToolCall};
 use super::types::HandlerResult;
 use crate::jsonrpc::ErrorObject;
 use crate::model::GetPromptResult;
+use crate::model::PromptArgument;
 
 /// The JSON Schema (2020-12) of what `T` deserializes from.
 pub fn input_schema_for<T: JsonSchema>() -> Value {
@@ -196,7 +197,8 @@ fn prompt_arguments(schema: &Value) -> Vec<PromptArgument> {
                 .get("description")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
-            required: required.contains(&name.as_str()),
+            required: Some(required.contains(&name.as_str())),
+            ..PromptArgument::default()
         })
         .collect()
 }

@@ -38,7 +38,8 @@ pub use machine::{
     CallId, StatelessEvent, StatelessMachine, Wire, DEFAULT_REQUEST_TIMEOUT, MAX_CALLS_IN_FLIGHT,
     MAX_QUEUED_EVENTS, MAX_REPLY_BODY,
 };
-pub use reply::{reply_from_http_body, reply_from_message, Reply, ReplyError, MAX_SSE_EVENT};
+pub use reply::MAX_SSE_EVENT;
+pub(crate) use reply::{reply_from_http_body, reply_from_message, Reply, ReplyError};
 pub(crate) use tasks::TaskStep;
 pub use tasks::{
     TaskHandle, TaskOutcome, ToolCallOutcome, DEFAULT_POLL_INTERVAL, MAX_POLL_INTERVAL,
@@ -340,5 +341,7 @@ fn constant_name(name: &str) -> Option<&'static str> {
 
 #[cfg(test)]
 mod listen_tests;
+#[cfg(test)]
+mod reply_props;
 #[cfg(test)]
 mod tests;

@@ -13,7 +13,7 @@ pub const MAX_SSE_EVENT: usize = 4 * 1024 * 1024;
 
 /// What the server answered to one request.
 #[derive(Clone, Debug)]
-pub enum Reply {
+pub(crate) enum Reply {
     /// A final result (`resultType` `complete` or absent), as sent (with `resultType`,
     /// `ttlMs`, `cacheScope` and `_meta`, kept as data); also a tasks-extension
     /// `CreateTaskResult` (`resultType` `task`), which `ToolCallOutcome::from_result` reads as a
@@ -32,7 +32,7 @@ pub enum Reply {
 
 /// Why no reply could be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReplyError {
+pub(crate) enum ReplyError {
     /// The body held no response with the request's id.
     NoResponse,
     /// The response was not a JSON-RPC response (or a result not an object, or an unknown
@@ -42,7 +42,7 @@ pub enum ReplyError {
 
 /// Reads the response to request `id` from one JSON-RPC message.
 /// `Ok(None)` when the message is something else (a notification, another id).
-pub fn reply_from_message(message: &Value, id: i64) -> Result<Option<Reply>, ReplyError> {
+pub(crate) fn reply_from_message(message: &Value, id: i64) -> Result<Option<Reply>, ReplyError> {
     if message.get("method").is_some() || message.get("id").and_then(Value::as_i64) != Some(id) {
         return Ok(None);
     }
@@ -95,7 +95,7 @@ pub(super) fn is_event_stream(content_type: Option<&str>) -> bool {
 /// Reads the response to request `id` from a whole HTTP body: JSON (`application/json`) or
 /// server-sent events (`text/event-stream`, every event's data one message; notifications
 /// before the response are skipped).
-pub fn reply_from_http_body(
+pub(crate) fn reply_from_http_body(
     content_type: Option<&str>,
     body: &[u8],
     id: i64,
