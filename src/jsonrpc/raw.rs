@@ -103,6 +103,12 @@ impl RawJson {
         })
     }
 
+    /// Wraps bytes known to be one JSON value holding no raw CR or LF (written by hand with
+    /// every string escaped), so encoding them looks for no line break.
+    pub(crate) fn from_validated_one_line(bytes: Bytes) -> Self {
+        RawJson::one_line(bytes)
+    }
+
     /// Wraps bytes the decoder already validated as one JSON value.
     pub(crate) fn from_validated(bytes: Bytes) -> Self {
         RawJson {

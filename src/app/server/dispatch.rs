@@ -335,10 +335,16 @@ fn raw_json(value: &Value) -> Result<RawJson, ErrorObject> {
 /// `"\ud800"`) is refused with serde's reason: read lazily, it would otherwise turn into
 /// missing values. Only a text with a `\u` escape is parsed here.
 fn readable(text: &RawJson) -> Result<(), serde_json::Error> {
-    if memchr::memmem::find(text.as_bytes(), b"\\u").is_none() {
+    if !has_unicode_escape(text.as_bytes()) {
         return Ok(());
     }
     text.to_value().map(drop)
+}
+
+/// Whether `bytes` hold a backslash followed by `u`. Searched for the backslash with `memchr`
+/// (a `memmem` search would build its searcher on every call, for a two-byte needle).
+fn has_unicode_escape(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'\\', bytes).any(|at| bytes.get(at + 1) == Some(&b'u'))
 }
 
 /// `-32602` naming what could not be read and why.

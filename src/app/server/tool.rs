@@ -142,8 +142,8 @@ impl CallToolResult {
             out.extend_from_slice(b",\"isError\":true");
         }
         out.push(b'}');
-        // Valid JSON by construction: literals around escaped strings.
-        Some(RawJson::from_validated(Bytes::from(out)))
+        // Valid JSON on one line by construction: literals around escaped strings.
+        Some(RawJson::from_validated_one_line(Bytes::from(out)))
     }
 
     /// The wire form.
