@@ -3,7 +3,8 @@
 //! beside it, the HTTP+SSE pair of 2024-11-05 (default GET `/sse`, POST `/messages`).
 //!
 //! Everything runs on one thread: an accept loop (paused while `max_connections` are open:
-//! connections that arrive then wait in the kernel's backlog), one task per connection (its
+//! connections that arrive then wait in the kernel's backlog, and the connection idle longest
+//! is closed to make room, see `roster`), one task per connection (its
 //! head, body, idle and write waits each bounded, see [`HttpServerOptions`]), the handler jobs
 //! the sessions hand out, and a driver task that fires the endpoints' timers
 //! ([`Router::poll_timeout`]) and reacts to handler wake-ups. Requests that arrive together are
@@ -47,6 +48,7 @@ mod io;
 mod mount;
 mod refusal;
 mod resume;
+mod roster;
 mod service;
 mod shared;
 mod sharing;
@@ -80,6 +82,7 @@ use idle::{Busy, IdleWatch, TrackedBody};
 use io::ConnTimer;
 pub use mcp_sansio_store::StoreError;
 pub use mount::SseTransportMount;
+use roster::{Place, Roster};
 use service::{BodyLimits, Route};
 use shared::Shared;
 use sharing::Sharing;
@@ -107,7 +110,10 @@ pub struct HttpServerOptions {
     /// (docs/trace.md). Default none: nothing is traced.
     pub trace: Option<crate::HttpTrace>,
     /// Open connections at most. At the cap the server stops accepting until one closes: new
-    /// connections wait in the kernel's listen backlog (never accepted and closed). Each
+    /// connections wait in the kernel's listen backlog (never accepted and closed). While one
+    /// waits there, the open connection idle longest (no request in flight: between requests,
+    /// or still sending its first head) is closed to make room, so idle connections cannot
+    /// keep clients out; one with a request in flight is never closed for this. Each
     /// connection holds a file descriptor, so the process's descriptor limit must allow this
     /// many plus a few. Default 10,000.
     pub max_connections: usize,
@@ -263,6 +269,9 @@ pub struct RunReport {
     /// How often the server stopped accepting because `max_connections` were open (it
     /// resumed when one closed; the connections waiting meanwhile were served, not refused).
     pub cap_reached: u64,
+    /// Idle connections asked to close at the cap to make room for one waiting (see
+    /// [`HttpServerOptions::max_connections`]).
+    pub idle_reclaimed: u64,
     /// Connections still open when the drain timeout expired (dropped).
     pub abandoned_connections: u64,
 }
@@ -466,19 +475,47 @@ impl HttpServer {
         let max = self.options.max_connections.max(1);
         // `live_tx` itself is one sender: the open connections are the others.
         let at_cap = || live_tx.sender_count() > max;
+        let roster = Roster::default();
         'serve: loop {
             if at_cap() {
                 // At the cap: accept nothing until a slot frees; the kernel's backlog holds
-                // the connections that arrive meanwhile.
+                // the connections that arrive meanwhile. One waiting there makes room: the
+                // connection idle longest is asked to close (see `roster`).
                 report.cap_reached += 1;
                 while at_cap() {
-                    let freed = smol::future::or(async { freed_rx.recv().await.is_ok() }, async {
-                        let _ = stop.recv().await;
-                        false
-                    })
-                    .await;
-                    if !freed {
-                        break 'serve;
+                    match at_the_cap(listener, &freed_rx, &stop).await {
+                        Room::Stop => break 'serve,
+                        Room::Freed => {}
+                        Room::Waiting => {
+                            if roster.reclaim_idlest() {
+                                report.idle_reclaimed += 1;
+                            }
+                            // Freed at once when it was idle; look again after a while when
+                            // every connection is busy (or the asked one took a request).
+                            let go_on = smol::future::or(
+                                async {
+                                    let _ = freed_rx.recv().await;
+                                    true
+                                },
+                                async {
+                                    smol::future::or(
+                                        async {
+                                            Timer::after(RECLAIM_PAUSE).await;
+                                            true
+                                        },
+                                        async {
+                                            let _ = stop.recv().await;
+                                            false
+                                        },
+                                    )
+                                    .await
+                                },
+                            )
+                            .await;
+                            if !go_on {
+                                break 'serve;
+                            }
+                        }
                     }
                 }
             }
@@ -514,6 +551,7 @@ impl HttpServer {
                 Slot {
                     _live: live_tx.clone(),
                     freed: freed_tx.clone(),
+                    place: roster.join(Busy::new(clock::now())),
                 },
             );
             executor.spawn(conn).detach();
@@ -687,6 +725,8 @@ fn listen(addr: SocketAddr, backlog: u32) -> std::io::Result<TcpListener> {
 struct Slot {
     _live: Sender<()>,
     freed: Sender<()>,
+    /// Its place on the roster, with its requests in flight.
+    place: Place,
 }
 
 impl Drop for Slot {
@@ -711,7 +751,7 @@ async fn serve_connection(
     stop: Receiver<()>,
     slot: Slot,
 ) {
-    let busy = Busy::new(clock::now());
+    let busy = slot.place.busy().clone();
     let in_flight = busy.clone();
     let io = TcpIo::accepted(stream, limits.write);
     let service = service_fn(move |req| {
@@ -745,9 +785,10 @@ async fn serve_connection(
             if polled.is_ready() || shutting_down {
                 return polled;
             }
-            // No request in flight for the keep-alive timeout, or shutdown asked for.
+            // No request in flight for the keep-alive timeout, shutdown asked for, or room
+            // needed at the connection cap.
             let expired = idle.as_mut().is_some_and(|w| w.poll_expired(cx).is_ready());
-            if !expired && !stopping.poll_asked(cx) {
+            if !expired && !stopping.poll_asked(cx) && !slot.place.poll_asked(cx) {
                 return Poll::Pending;
             }
             shutting_down = true;
@@ -757,6 +798,46 @@ async fn serve_connection(
     })
     .await;
     drop(slot);
+}
+
+/// How long the accept loop waits at the cap, with a connection waiting and none idle, before
+/// it looks for an idle one again.
+const RECLAIM_PAUSE: Duration = Duration::from_millis(50);
+
+/// What happened while the accept loop waited at the cap.
+enum Room {
+    /// A connection closed.
+    Freed,
+    /// A connection waits in the listen backlog.
+    Waiting,
+    /// Shutdown was asked for.
+    Stop,
+}
+
+/// Waits at the cap for a slot to free, a connection to wait in the backlog, or shutdown.
+async fn at_the_cap(
+    listener: &Async<TcpListener>,
+    freed: &Receiver<()>,
+    stop: &Receiver<()>,
+) -> Room {
+    let freed = async {
+        match freed.recv().await {
+            Ok(()) => Room::Freed,
+            Err(_) => Room::Stop,
+        }
+    };
+    let waiting = async {
+        match listener.readable().await {
+            Ok(()) => Room::Waiting,
+            // The listener failed: only a freed slot or shutdown can end the wait.
+            Err(_) => std::future::pending().await,
+        }
+    };
+    let stopped = async {
+        let _ = stop.recv().await;
+        Room::Stop
+    };
+    smol::future::or(freed, smol::future::or(waiting, stopped)).await
 }
 
 /// Whether shutdown was asked for: the stop channel is closed then (nothing is ever sent on

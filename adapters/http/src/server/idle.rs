@@ -45,7 +45,7 @@ impl Busy {
     }
 
     /// When the connection became idle, or `None` while a request is in flight.
-    fn idle_since(&self) -> Option<Instant> {
+    pub(crate) fn idle_since(&self) -> Option<Instant> {
         (self.0.in_flight.get() == 0).then(|| self.0.idle_since.get())
     }
 }

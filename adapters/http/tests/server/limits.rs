@@ -1,5 +1,6 @@
 //! The server's limits through real loopback sockets, with short timeouts: at the connection
-//! cap a new connection waits and is served once another closes; a slow body gets 408 while
+//! cap a new connection waits and is served once another closes, or once the connection idle
+//! longest is closed for it; a slow body gets 408 while
 //! another client is served; a body declared past the limit gets 413 unread; an idle keep-alive connection is closed while one with a request
 //! in flight is not; a silent GET stream gets keep-alive comments; a client that stops reading
 //! has its stream cut by the write timeout.
@@ -87,9 +88,33 @@ fn read_to_close(stream: &mut TcpStream) -> (usize, bool) {
     }
 }
 
-/// At `max_connections` the server stops accepting: a new connection is not refused, it
-/// waits (in the kernel's backlog) and is served as soon as an open one closes. The report
-/// counts both connections and the pause.
+/// A GET stream on `stream` for session `sid`, its head read (a request in flight until it
+/// closes).
+fn open_get(addr: SocketAddr, stream: &TcpStream, sid: &str) {
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n"
+    );
+    (&*stream).write_all(get.as_bytes()).unwrap();
+    assert_eq!(read_head(&mut BufReader::new(stream)).status, 200);
+}
+
+/// Whether nothing arrives on `stream` for a short while (and it is not closed either).
+fn silent_for_a_while(stream: &TcpStream) -> bool {
+    stream
+        .set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    let silent = matches!(
+        (&*stream).read(&mut byte),
+        Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut)
+    );
+    stream.set_read_timeout(Some(READ_LIMIT)).unwrap();
+    silent
+}
+
+/// At `max_connections`, with every connection busy (a GET stream open), the server stops
+/// accepting: a new connection is not refused, it waits (in the kernel's backlog) and is
+/// served as soon as an open one closes. The report counts both connections and the pause.
 #[test]
 fn at_the_cap_a_new_connection_waits_and_is_served_once_another_closes() {
     let mut server = Running::start(
@@ -100,22 +125,18 @@ fn at_the_cap_a_new_connection_waits_and_is_served_once_another_closes() {
         app,
     );
     let first = server.raw();
-    open_session(server.addr, &first);
+    let sid = open_session(server.addr, &first);
+    open_get(server.addr, &first, &sid);
     let waiting = server.raw();
     (&waiting)
         .write_all(&post(server.addr, None, INIT))
         .unwrap();
     // Not served while the first is open (and not closed either).
-    waiting
-        .set_read_timeout(Some(Duration::from_millis(300)))
-        .unwrap();
-    let mut byte = [0u8; 1];
-    match (&waiting).read(&mut byte) {
-        Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
-        other => panic!("the waiting connection got {other:?} while the first was open"),
-    }
+    assert!(
+        silent_for_a_while(&waiting),
+        "the waiting connection got an answer while the first was busy"
+    );
     drop(first);
-    waiting.set_read_timeout(Some(READ_LIMIT)).unwrap();
     let reply = read_response(&mut BufReader::new(&waiting));
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert!(reply.header("mcp-session-id").is_some());
@@ -123,6 +144,61 @@ fn at_the_cap_a_new_connection_waits_and_is_served_once_another_closes() {
     let report = server.shutdown();
     assert_eq!(report.connections, 2, "{report:?}");
     assert!(report.cap_reached >= 1, "{report:?}");
+    assert_eq!(report.idle_reclaimed, 0, "{report:?}");
+}
+
+/// At the cap, a connection waiting in the backlog makes room: the open connection idle
+/// longest (here one that never sent a byte, then one between two requests) is closed and the
+/// waiting one served, while a busy one (its GET stream open) is left alone. Idle connections
+/// cannot keep clients out until their header timeout.
+#[test]
+fn at_the_cap_the_connection_idle_longest_makes_room() {
+    let mut server = Running::start(
+        HttpServerOptions {
+            max_connections: 3,
+            ..HttpServerOptions::default()
+        },
+        app,
+    );
+    let busy = server.raw();
+    let sid = open_session(server.addr, &busy);
+    open_get(server.addr, &busy, &sid);
+    let mut silent = server.raw();
+    // Accepted before the next one, so idle longest.
+    std::thread::sleep(Duration::from_millis(50));
+    let mut between = server.raw();
+    open_session(server.addr, &between);
+
+    let newcomer = server.raw();
+    (&newcomer)
+        .write_all(&post(server.addr, None, INIT))
+        .unwrap();
+    let reply = read_response(&mut BufReader::new(&newcomer));
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    silent.set_read_timeout(Some(READ_LIMIT)).unwrap();
+    assert_eq!(
+        read_to_close(&mut silent),
+        (0, true),
+        "the silent one is closed"
+    );
+    assert!(
+        silent_for_a_while(&between),
+        "the connection between requests is still open"
+    );
+
+    // Another newcomer: now the one between requests is the idlest.
+    let second = server.raw();
+    (&second).write_all(&post(server.addr, None, INIT)).unwrap();
+    assert_eq!(read_response(&mut BufReader::new(&second)).status, 200);
+    between.set_read_timeout(Some(READ_LIMIT)).unwrap();
+    assert_eq!(read_to_close(&mut between), (0, true));
+    // The GET stream was never touched: it still gets the session's messages.
+    assert!(silent_for_a_while(&busy), "the busy connection stays open");
+
+    drop((busy, newcomer, second));
+    let report = server.shutdown();
+    assert_eq!(report.idle_reclaimed, 2, "{report:?}");
+    assert_eq!(report.connections, 5, "{report:?}");
 }
 
 /// A body that stalls gets 408 and the connection closes, by the whole-body deadline or by
