@@ -165,6 +165,7 @@ impl Server {
             name,
             arguments,
             admitted,
+            unicode_escape,
         } = params;
         let Some(Value::String(name)) = name else {
             return self.reply(id, Err(ErrorObject::invalid_params("missing tool name")));
@@ -176,7 +177,7 @@ impl Server {
         let arguments = match arguments {
             None => ToolArguments::default(),
             Some(text) if text.is_null() => ToolArguments::default(),
-            Some(text) if text.is_object() => match readable(&text) {
+            Some(text) if text.is_object() => match readable(&text, unicode_escape) {
                 Ok(()) => ToolArguments::from_text(text),
                 Err(e) => return self.reply(id, Err(unreadable("arguments", &e))),
             },
@@ -333,9 +334,10 @@ fn raw_json(value: &Value) -> Result<RawJson, ErrorObject> {
 
 /// JSON the grammar accepts but Rust strings cannot hold (a lone surrogate escape such as
 /// `"\ud800"`) is refused with serde's reason: read lazily, it would otherwise turn into
-/// missing values. Only a text with a `\u` escape is parsed here.
-fn readable(text: &RawJson) -> Result<(), serde_json::Error> {
-    if !has_unicode_escape(text.as_bytes()) {
+/// missing values. Only a text with a `\u` escape is parsed here; `unicode_escape` says
+/// whether it has one when the params' walk already saw (`None`: searched here).
+fn readable(text: &RawJson, unicode_escape: Option<bool>) -> Result<(), serde_json::Error> {
+    if !unicode_escape.unwrap_or_else(|| has_unicode_escape(text.as_bytes())) {
         return Ok(());
     }
     text.to_value().map(drop)
