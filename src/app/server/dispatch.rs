@@ -22,7 +22,7 @@ use super::{
 use crate::app::server::cursor::paginate;
 use crate::app::server::schema::{Schema, SchemaError};
 use crate::jsonrpc::{self as m, code, ErrorObject, RawJson, RequestId};
-use crate::runtime::{CancelToken, CatchPanic};
+use crate::runtime::CatchPanic;
 
 type Params = Map<String, Value>;
 
@@ -93,7 +93,7 @@ impl Server {
 
     /// A context and cancel token for a handler about to run for `id`.
     fn context(&mut self, id: &RequestId) -> RequestContext {
-        let token = CancelToken::new();
+        let token = self.spare_token.take().unwrap_or_default();
         // Registered for cancellation by `run_raw` only if the handler waits.
         self.starting = Some((id.clone(), token.clone()));
         RequestContext::new(id.clone(), token, self.outbox.clone(), self.shared.clone())
@@ -136,6 +136,14 @@ impl Server {
         let mut cx = Context::from_waker(Waker::noop());
         let starting = self.starting.take();
         if let Poll::Ready(out) = Pin::new(&mut fut).poll(&mut cx) {
+            // The handler's context goes with its future: a token no clone outlived serves
+            // the next request.
+            drop(fut);
+            if let Some((_, mut token)) = starting {
+                if token.reset_if_unused() {
+                    self.spare_token = Some(token);
+                }
+            }
             let outcome = out.and_then(encode);
             let reply = OutboxItem::Reply { id, outcome };
             // With nothing queued before it (no notification the handler sent while it ran),
