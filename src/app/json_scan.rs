@@ -228,7 +228,12 @@ mod tests {
             let mut scan = Scan::new(text);
             assert_eq!(scan.value().map(|(_, v)| v), Some(text));
             let plain = text.windows(2).any(|w| w == b"\\u");
-            assert_eq!(scan.take_unicode_escape(), plain, "{}", String::from_utf8_lossy(text));
+            assert_eq!(
+                scan.take_unicode_escape(),
+                plain,
+                "{}",
+                String::from_utf8_lossy(text)
+            );
             assert!(!scan.take_unicode_escape(), "cleared once taken");
         }
     }

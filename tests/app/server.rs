@@ -868,7 +868,11 @@ fn a_context_kept_by_a_finished_handler_is_not_cancelled_with_a_later_request() 
     rig.client.cancel(rig.now, &slow, None).unwrap();
     rig.pump();
     rig.run_jobs();
-    assert_eq!(seen.load(Ordering::SeqCst), 1, "the slow handler saw its cancel");
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        1,
+        "the slow handler saw its cancel"
+    );
     let kept = kept.lock().unwrap();
     assert_eq!(kept.len(), 2);
     assert!(
