@@ -335,6 +335,25 @@ impl CancelToken {
         }
     }
 
+    /// Clears a token that nothing else holds and that was never cancelled, for another
+    /// request: `false` (and the token left as is) if a clone of it lives on or it was
+    /// cancelled.
+    pub(crate) fn reset_if_unused(&mut self) -> bool {
+        let Some(inner) = Arc::get_mut(&mut self.inner) else {
+            return false;
+        };
+        if *inner.flag.get_mut() {
+            return false;
+        }
+        // Wakers of dropped `cancelled()` futures: nothing can wait on this token any more.
+        inner
+            .wakers
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        true
+    }
+
     /// Whether `cancel` was called.
     pub fn is_cancelled(&self) -> bool {
         self.inner.flag.load(Ordering::SeqCst)

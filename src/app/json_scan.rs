@@ -23,11 +23,25 @@ pub(crate) const ANY: u8 = 127;
 pub(crate) struct Scan<'t> {
     text: &'t [u8],
     at: usize,
+    /// A string skipped since the last [`Scan::take_unicode_escape`] held a backslash
+    /// followed by `u`.
+    unicode_escape: bool,
 }
 
 impl<'t> Scan<'t> {
     pub(crate) fn new(text: &'t [u8]) -> Self {
-        Scan { text, at: 0 }
+        Scan {
+            text,
+            at: 0,
+            unicode_escape: false,
+        }
+    }
+
+    /// Whether a string skipped since the last call held a backslash followed by `u` (a
+    /// `\u` escape, or `\\` then `u`), found while skipping at no extra search; clears the
+    /// record.
+    pub(crate) fn take_unicode_escape(&mut self) -> bool {
+        std::mem::take(&mut self.unicode_escape)
     }
 
     fn skip_ws(&mut self) {
@@ -113,6 +127,10 @@ impl<'t> Scan<'t> {
                 self.at += 1;
                 return Some(());
             }
+            // A backslash followed by `u`: a `\u` escape, or an escaped backslash before a `u`
+            // (recorded too, so the record matches a plain search of the text).
+            let next = self.text.get(self.at + 1..).unwrap_or_default();
+            self.unicode_escape |= matches!(next, [b'u', ..] | [b'\\', b'u', ..]);
             self.at += 2;
         }
     }
@@ -191,6 +209,33 @@ mod tests {
             .map(|(k, t, v)| (k.to_vec(), t, v.to_vec()))
             .collect();
         assert_eq!(seen, expected);
+    }
+
+    /// A backslash followed by `u` in any skipped string (keys of nested objects included)
+    /// is recorded, exactly where a plain search of the text finds one.
+    #[test]
+    fn unicode_escapes_are_recorded_as_a_plain_search_finds_them() {
+        let texts: [&[u8]; 7] = [
+            br#"{"a":"x\"y","b":[1,"z"]}"#,
+            br#"{"a":"\u00e9"}"#,
+            br#"{"a":["\\u"]}"#,
+            br#"{"a":"\\","u":"\n"}"#,
+            br#"{"\u0061":1}"#,
+            br#"["\\\u0041"]"#,
+            br#""\/u""#,
+        ];
+        for text in texts {
+            let mut scan = Scan::new(text);
+            assert_eq!(scan.value().map(|(_, v)| v), Some(text));
+            let plain = text.windows(2).any(|w| w == b"\\u");
+            assert_eq!(
+                scan.take_unicode_escape(),
+                plain,
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+            assert!(!scan.take_unicode_escape(), "cleared once taken");
+        }
     }
 
     /// Escaped keys and cut-off text make it unsure, never panic.

@@ -839,6 +839,48 @@ fn cancellation_reaches_the_handler_and_suppresses_the_response() {
     assert_eq!(rig.server.session().stats().responses_suppressed, 1);
 }
 
+/// A handler that answered at once but kept a clone of its context: cancelling a later
+/// request must not reach that context (a cancel token is only reused when no clone of it
+/// outlived its handler).
+#[test]
+fn a_context_kept_by_a_finished_handler_is_not_cancelled_with_a_later_request() {
+    let (_open, g) = gate();
+    let seen = Arc::new(AtomicUsize::new(0));
+    let kept: Arc<Mutex<Vec<RequestContext>>> = Arc::default();
+    let keeper = kept.clone();
+    let builder = Server::builder(info())
+        .tool(gated_tool("slow", g, seen.clone()))
+        .tool(echo_tool())
+        .tool(
+            Tool::new("keep", json!({"type": "object"})).sync_handler(move |_, ctx| {
+                keeper.lock().unwrap().push(ctx.clone());
+                Ok(CallToolResult::text("kept"))
+            }),
+        );
+    let mut rig = Rig::new(builder, no_caps());
+    for tool in ["echo", "keep", "echo", "keep"] {
+        let args = json!({"name": tool, "arguments": {"message": "x"}});
+        let id = rig.send("tools/call", args, false);
+        assert!(rig.outcome(&id).is_some(), "{tool} answered at once");
+    }
+    let slow = rig.send("tools/call", json!({"name": "slow"}), false);
+    assert_eq!(rig.jobs.len(), 1);
+    rig.client.cancel(rig.now, &slow, None).unwrap();
+    rig.pump();
+    rig.run_jobs();
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        1,
+        "the slow handler saw its cancel"
+    );
+    let kept = kept.lock().unwrap();
+    assert_eq!(kept.len(), 2);
+    assert!(
+        kept.iter().all(|ctx| !ctx.is_cancelled()),
+        "a kept context is not cancelled with another request"
+    );
+}
+
 fn sampling_tool() -> Tool {
     Tool::new("ask", json!({"type": "object"})).handler(|_, ctx| async move {
         let params = json!({

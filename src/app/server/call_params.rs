@@ -24,6 +24,9 @@ pub(super) struct CallParams {
     /// The arguments were found valid for the named tool's input schema while they were read
     /// (a flat schema, checked in the same walk), so they need no check of their own.
     pub(super) admitted: bool,
+    /// Whether the arguments' text holds a `\u` escape: `Some` when the walk that read
+    /// them saw every string in them, `None` when unknown (read by serde).
+    pub(super) unicode_escape: Option<bool>,
 }
 
 /// The flat input schema of the tool of a name, if the tool exists and has one.
@@ -52,6 +55,7 @@ impl CallParams {
             name: read.name,
             arguments: read.arguments.map(|a| text_within(raw, a.get().as_bytes())),
             admitted: false,
+            unicode_escape: None,
         })
     }
 
@@ -75,6 +79,7 @@ impl CallParams {
                 let (text, admitted) = arguments(&mut scan, flat)?;
                 out.arguments = Some(text_within(params, text));
                 out.admitted = admitted;
+                out.unicode_escape = Some(scan.take_unicode_escape());
             } else {
                 let (kind, value) = scan.value()?;
                 if key == b"name" {
@@ -96,7 +101,10 @@ impl CallParams {
 /// The `arguments` value at `scan`: its text, and whether `flat` (the named tool's flat
 /// schema) admits it, checked in the same walk; a value it is not sure of is walked again
 /// plainly (and checked later by the full path).
+/// Every string in the value is skipped by `scan` (its `\u` escapes recorded there, from a
+/// cleared record).
 fn arguments<'t>(scan: &mut Scan<'t>, flat: Option<&FlatObject>) -> Option<(&'t [u8], bool)> {
+    scan.take_unicode_escape();
     let start = scan.clone();
     if let Some(flat) = flat {
         let mut checked = scan.clone();
@@ -249,12 +257,20 @@ mod tests {
             r#"{"name":"a","name":"b","arguments":null,"arguments":{}}"#,
             r#"{}"#,
             r#"{"task":{"ttl":1}}"#,
+            r#"{"name":"x","arguments":{"t":"\u00e9","u":["\\u"]}}"#,
+            r#"{"name":"x","arguments":{"t":"\\"},"_meta":{"a":"\u0041"}}"#,
         ] {
             let raw = RawJson::from_text(text.to_owned()).expect("json");
             let quick = CallParams::scan(&raw, &|_| None).expect("read by the scanner");
             let full: Borrowed<'_> = raw.parse_borrowed().expect("object");
             assert_eq!(quick.name, full.name, "{text}");
             let full_args = full.arguments.map(|a| a.get().to_owned());
+            let escape = |a: &str| a.as_bytes().windows(2).any(|w| w == b"\\u");
+            assert_eq!(
+                quick.unicode_escape,
+                full_args.as_deref().map(escape),
+                "{text}"
+            );
             assert_eq!(
                 quick.arguments.map(|a| a.get().to_owned()),
                 full_args,

@@ -22,7 +22,7 @@ use super::{
 use crate::app::server::cursor::paginate;
 use crate::app::server::schema::{Schema, SchemaError};
 use crate::jsonrpc::{self as m, code, ErrorObject, RawJson, RequestId};
-use crate::runtime::{CancelToken, CatchPanic};
+use crate::runtime::CatchPanic;
 
 type Params = Map<String, Value>;
 
@@ -93,7 +93,7 @@ impl Server {
 
     /// A context and cancel token for a handler about to run for `id`.
     fn context(&mut self, id: &RequestId) -> RequestContext {
-        let token = CancelToken::new();
+        let token = self.spare_token.take().unwrap_or_default();
         // Registered for cancellation by `run_raw` only if the handler waits.
         self.starting = Some((id.clone(), token.clone()));
         RequestContext::new(id.clone(), token, self.outbox.clone(), self.shared.clone())
@@ -136,6 +136,14 @@ impl Server {
         let mut cx = Context::from_waker(Waker::noop());
         let starting = self.starting.take();
         if let Poll::Ready(out) = Pin::new(&mut fut).poll(&mut cx) {
+            // The handler's context goes with its future: a token no clone outlived serves
+            // the next request.
+            drop(fut);
+            if let Some((_, mut token)) = starting {
+                if token.reset_if_unused() {
+                    self.spare_token = Some(token);
+                }
+            }
             let outcome = out.and_then(encode);
             let reply = OutboxItem::Reply { id, outcome };
             // With nothing queued before it (no notification the handler sent while it ran),
@@ -165,6 +173,7 @@ impl Server {
             name,
             arguments,
             admitted,
+            unicode_escape,
         } = params;
         let Some(Value::String(name)) = name else {
             return self.reply(id, Err(ErrorObject::invalid_params("missing tool name")));
@@ -176,7 +185,7 @@ impl Server {
         let arguments = match arguments {
             None => ToolArguments::default(),
             Some(text) if text.is_null() => ToolArguments::default(),
-            Some(text) if text.is_object() => match readable(&text) {
+            Some(text) if text.is_object() => match readable(&text, unicode_escape) {
                 Ok(()) => ToolArguments::from_text(text),
                 Err(e) => return self.reply(id, Err(unreadable("arguments", &e))),
             },
@@ -333,9 +342,10 @@ fn raw_json(value: &Value) -> Result<RawJson, ErrorObject> {
 
 /// JSON the grammar accepts but Rust strings cannot hold (a lone surrogate escape such as
 /// `"\ud800"`) is refused with serde's reason: read lazily, it would otherwise turn into
-/// missing values. Only a text with a `\u` escape is parsed here.
-fn readable(text: &RawJson) -> Result<(), serde_json::Error> {
-    if !has_unicode_escape(text.as_bytes()) {
+/// missing values. Only a text with a `\u` escape is parsed here; `unicode_escape` says
+/// whether it has one when the params' walk already saw (`None`: searched here).
+fn readable(text: &RawJson, unicode_escape: Option<bool>) -> Result<(), serde_json::Error> {
+    if !unicode_escape.unwrap_or_else(|| has_unicode_escape(text.as_bytes())) {
         return Ok(());
     }
     text.to_value().map(drop)

@@ -99,6 +99,9 @@ pub struct Server {
     /// The token of the handler about to get its first poll: it joins `running` only if the
     /// handler waits (one that answers at once can no longer be cancelled).
     starting: Option<(RequestId, CancelToken)>,
+    /// The token of a handler that answered at once and left no clone of it behind: the
+    /// next request's, instead of a new one.
+    spare_token: Option<CancelToken>,
     /// The stateful front end's queues and tables beside the session.
     stateful: Stateful,
     /// The latest time the driver gave us (deadlines of requests sent while draining in
@@ -130,6 +133,7 @@ impl Server {
             jobs: VecDeque::new(),
             running: HashMap::new(),
             starting: None,
+            spare_token: None,
             stateful: Stateful::default(),
             last_now: now,
             page_size,
