@@ -23,12 +23,16 @@ mod redis_server;
 #[path = "../support/http_fixture.rs"]
 mod http_fixture;
 
+#[path = "../../../http/tests/support/sse_events.rs"]
+mod sse_events;
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
 use http_fixture::HttpFixture;
 use redis_server::RedisServer;
+use sse_events::sse_events;
 
 /// One answer: status, `Mcp-Session-Id`, body (and the whole head).
 struct Reply {
@@ -864,20 +868,6 @@ fn bench_rotating_every_request_over_the_instances_gets_every_answer() {
     // One call at a time, yet a connection to each instance: the requests went round.
     let opened = report["connections_opened"].as_u64().unwrap_or(0);
     assert!(opened >= 3, "{report}");
-}
-
-/// The events of an SSE text that carry data, as (id, data), in order.
-fn sse_events(text: &str) -> Vec<(String, String)> {
-    let mut events = Vec::new();
-    let mut id = String::new();
-    for line in text.lines() {
-        if let Some(value) = line.strip_prefix("id: ") {
-            id = value.to_owned();
-        } else if let Some(data) = line.strip_prefix("data: ").filter(|d| !d.is_empty()) {
-            events.push((std::mem::take(&mut id), data.to_owned()));
-        }
-    }
-    events
 }
 
 /// Reads `stream` until its text holds `wanted` `n` times (bounded as [`read_until`]).

@@ -10,6 +10,7 @@ use mcp_sansio_http::server::{HttpServerOptions, SessionStore};
 use serde_json::json;
 
 use super::rig::{Conn, Running};
+use super::sse_events::sse_events;
 
 /// Options of a server sharing `store`.
 fn sharing(store: &SessionStore) -> HttpServerOptions {
@@ -174,20 +175,6 @@ fn get(conn: &mut Conn, sid: &str, last_event_id: Option<&str>) {
     conn.send("GET", "/mcp", &headers, "");
     let head = conn.head();
     assert_eq!(head.status, 200, "{head:?}");
-}
-
-/// The events of an SSE text that carry data, as (id, data), in order.
-fn sse_events(text: &str) -> Vec<(String, String)> {
-    let mut events = Vec::new();
-    let mut id = String::new();
-    for line in text.lines() {
-        if let Some(value) = line.strip_prefix("id: ") {
-            id = value.to_owned();
-        } else if let Some(data) = line.strip_prefix("data: ").filter(|d| !d.is_empty()) {
-            events.push((std::mem::take(&mut id), data.to_owned()));
-        }
-    }
-    events
 }
 
 #[test]
