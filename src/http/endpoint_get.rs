@@ -1,10 +1,11 @@
 //! The endpoint's GET (standalone stream, resumption), DELETE and sessionless POST paths.
 
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use bytes::Bytes;
 
-use super::{Endpoint, Owner, SSE};
+use super::{Endpoint, Owner, SESSION_NOT_FOUND, SSE};
 use crate::http::accepts;
 use crate::http::admission::KnownFields;
 use crate::http::machine::{ExchangeMachine, SessionMachine};
@@ -81,7 +82,6 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         if let Err(refusal) = self.check_version(fields) {
             return refusal.answer(None);
         }
-        let conn = self.new_conn();
         let session = self.sessions.get_mut(sid).expect("looked up");
         session.last_activity = now;
         session.pump();
@@ -93,33 +93,48 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             Some(Ok(cursor)) => cursor,
             None => None,
         };
-        let key = match cursor {
-            Some(cursor) => {
-                if cursor.stream >= session.next_stream {
-                    return error(400, "Bad Request: unknown Last-Event-ID");
-                }
-                let Ok(events) = session.replay.replay_after(cursor) else {
-                    return error(
-                        409,
-                        "Conflict: Last-Event-ID is older than the replay buffer holds",
-                    );
-                };
-                resume(session, cursor.stream, conn, events);
-                cursor.stream
-            }
-            None => {
-                // One standalone stream at a time, and the newest GET wins: a client only
-                // opens another after losing the first, and a connection that died while idle
-                // is invisible until the next write, so refusing (409) would lock the client
-                // out. The replaced response ends at its next poll (its conn is unmapped).
-                let stale = session.streams.get(&STANDALONE).and_then(|s| s.conn);
-                session.open_standalone(conn);
-                if let Some(stale) = stale {
-                    self.conns.remove(&stale);
-                }
-                STANDALONE
-            }
+        let Some(cursor) = cursor else {
+            return self.open_listen(sid, VecDeque::new());
         };
+        if cursor.stream >= session.next_stream {
+            return error(400, "Bad Request: unknown Last-Event-ID");
+        }
+        let Ok(events) = session.replay.replay_after(cursor) else {
+            return error(
+                409,
+                "Conflict: Last-Event-ID is older than the replay buffer holds",
+            );
+        };
+        let conn = self.new_conn();
+        let session = self.sessions.get_mut(sid).expect("looked up");
+        resume(session, cursor.stream, conn, events);
+        self.attached(sid, cursor.stream, conn)
+    }
+
+    /// Opens session `sid`'s GET stream (a session held here) on a new connection: `first`,
+    /// then the held messages, then what arises.
+    pub(super) fn open_listen(&mut self, sid: &str, first: VecDeque<Bytes>) -> HttpResponse {
+        if !self.sessions.contains_key(sid) {
+            return SESSION_NOT_FOUND.answer(None);
+        }
+        let conn = self.new_conn();
+        let session = self.sessions.get_mut(sid).expect("held");
+        // One standalone stream at a time, and the newest GET wins: a client only opens
+        // another after losing the first, and a connection that died while idle is invisible
+        // until the next write, so refusing (409) would lock the client out. The replaced
+        // response ends at its next poll (its conn is unmapped).
+        let stale = session.streams.get(&STANDALONE).and_then(|s| s.conn);
+        session.open_standalone(conn, first);
+        if let Some(stale) = stale {
+            self.conns.remove(&stale);
+        }
+        self.attached(sid, STANDALONE, conn)
+    }
+
+    /// Maps `conn` to stream `key` of session `sid` (whose stream it now writes), and the
+    /// response head with its body.
+    fn attached(&mut self, sid: &str, key: u64, conn: StreamId) -> HttpResponse {
+        self.stream_log.watch(sid, self.sessions.get(sid));
         self.conns
             .insert(conn, (Owner::Session(sid.to_owned()), key));
         self.track_keep_alive(conn);
@@ -147,8 +162,9 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
 }
 
 /// The place a `Last-Event-ID` names in `session`'s streams here. Signed ids (with an event
-/// key): one of this copy, or `None` for the GET stream of another copy, whose events are
-/// not shared (the GET opens this instance's stream); a forged id, another session's, or one
+/// key): one of this copy, or `None` for the GET stream of another copy (the GET opens this
+/// instance's stream; a sharing driver first reads the other copy's log, see
+/// `Endpoint::resume_elsewhere`); a forged id, another session's, or one
 /// of a POST stream another instance wrote is refused (the last reaches here only when the
 /// driver does not serve it, see `Endpoint::resume_elsewhere`). Else `<stream>-<seq>`.
 fn cursor<M>(session: &SessionState<M>, text: &str) -> Result<Option<EventId>, ()> {

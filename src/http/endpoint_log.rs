@@ -7,7 +7,9 @@
 //! The driver's part: after every event that can make the sessions produce output (when it
 //! settles), drain `poll_stream_log` into the store, in order (each entry appended to the log
 //! of its stream); before handing in a GET, ask `resume_elsewhere` and, when it names a
-//! stream, serve that request itself as [`RemoteResume`] says.
+//! stream, serve that request itself as [`RemoteResume`] says. Each stream is logged, the
+//! GET stream included (while a connection is attached to it), so another instance can
+//! resume it ([`Endpoint::resume_listen`]).
 
 use std::collections::{HashSet, VecDeque};
 use std::time::Instant;
@@ -17,10 +19,10 @@ use super::super::event_id::EventSigner;
 use super::super::headers::accepts;
 use super::super::machine::{ExchangeMachine, SessionMachine};
 use super::super::stream_log::{stream_name, PendingLog, RemoteResume, StreamLogEntry};
-use super::super::streams::{SessionState, STANDALONE};
-use super::super::types::HttpRequestHead;
+use super::super::streams::SessionState;
+use super::super::types::{HttpRequestHead, HttpResponse};
 use super::super::HttpMethod;
-use super::{Endpoint, SSE};
+use super::{Endpoint, SESSION_NOT_FOUND, SSE};
 
 /// Entries the endpoint keeps for the driver at most; past it the oldest is dropped and
 /// counted (`EndpointStats::stream_log_dropped`).
@@ -114,11 +116,11 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         !self.stream_log.sessions.is_empty() || !self.stream_log.queue.is_empty()
     }
 
-    /// A GET whose `Last-Event-ID` names a stream another instance wrote, for a session held
-    /// here (sharing with an `event_key`): the driver serves it from the store as the
-    /// returned [`RemoteResume`] says, instead of handing the request in. `None` for every
-    /// other request, the ones refused included (the endpoint answers those: a forged or
-    /// foreign id gets 400).
+    /// A GET whose `Last-Event-ID` names a stream another instance wrote (a POST's stream or
+    /// its GET stream), for a session held here (sharing with an `event_key`): the driver
+    /// serves it from the store as the returned [`RemoteResume`] says, instead of handing the
+    /// request in. `None` for every other request, the ones refused included (the endpoint
+    /// answers those: a forged or foreign id gets 400).
     pub fn resume_elsewhere(
         &mut self,
         now: Instant,
@@ -138,13 +140,40 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         let session = self.sessions.get_mut(sid)?;
         let signer = session.signer.as_ref()?;
         let signed = signer.verify(text)?;
-        // The GET stream's events are not logged: its resume opens this instance's.
-        if signed.origin == signer.origin() || signed.id.stream == STANDALONE {
+        if signed.origin == signer.origin() {
             return None;
         }
         let resume = RemoteResume::new(sid, &signed);
         session.last_activity = now;
         self.flush();
         Some(resume)
+    }
+
+    /// Opens this instance's GET stream for `resume` (a [`RemoteResume::is_listen`] one whose
+    /// log the driver read, handing every entry to [`RemoteResume::handle_entry`]): first the
+    /// events the other instance wrote on its GET stream after the client's id, then what
+    /// arises here (the messages held for the session first), as a GET without
+    /// `Last-Event-ID` would (it replaces a GET stream of the session open here). `trimmed`:
+    /// the log had lost its first entries; when events after the client's id may be among
+    /// them the resume is refused (409), as an id older than the replay buffer is. A session
+    /// gone meanwhile gets 404.
+    pub fn resume_listen(
+        &mut self,
+        now: Instant,
+        mut resume: RemoteResume,
+        trimmed: bool,
+    ) -> HttpResponse {
+        if resume.lost_events(trimmed) {
+            return resume.trimmed();
+        }
+        let sid = resume.session().to_owned();
+        let Some(session) = self.sessions.get_mut(sid.as_str()) else {
+            return SESSION_NOT_FOUND.answer(None);
+        };
+        session.last_activity = now;
+        session.pump();
+        let resp = self.open_listen(&sid, resume.take_missed());
+        self.flush();
+        resp
     }
 }

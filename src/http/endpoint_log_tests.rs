@@ -30,16 +30,29 @@ fn ask() -> Tool {
     })
 }
 
+/// A tool that registers another: a `tools/list_changed` on the session's GET stream.
+fn grow() -> Tool {
+    Tool::new("grow", json!({"type": "object"})).sync_handler(|_call, ctx| {
+        let grown = Tool::new("grown", json!({"type": "object"}))
+            .sync_handler(|_call, _ctx| Ok(CallToolResult::text("grown")));
+        Ok(match ctx.server().add_tool(grown) {
+            Ok(()) => CallToolResult::text("grew"),
+            Err(e) => CallToolResult::error(format!("failed: {e}")),
+        })
+    })
+}
+
 fn rig(instance: Option<&str>, key: &[u8], now: Instant) -> HttpRig {
     let config = EndpointConfig {
         instance_id: instance.map(str::to_owned),
         event_key: EventKey::new(key),
         ..EndpointConfig::default()
     };
-    let tool = ask();
+    let (tool, grow) = (ask(), grow());
     let factory = move |now| {
         Server::builder(Implementation::new("log", "1"))
             .tool(tool.clone())
+            .tool(grow.clone())
             .build(now)
     };
     HttpRig::new(config, factory, now)
@@ -257,4 +270,121 @@ fn a_stream_whose_owner_is_gone_ends_its_open_request_with_an_error() {
     assert_eq!(ended[0]["id"], 7);
     assert_eq!(ended[0]["error"]["code"], -32603);
     assert!(resume.is_ended());
+}
+
+/// Calls `grow` on `rig`: one `tools/list_changed` for the GET stream.
+fn grow_on(rig: &mut HttpRig, sid: &str, id: u64) {
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "grow", "arguments": {}}});
+    let resp = rig.post(Some(sid), &call);
+    rig.run_jobs();
+    let answer = rig.messages(&resp);
+    assert_eq!(answer.last().expect("an answer")["id"], id, "{answer:?}");
+}
+
+/// The origin (`<instance>.<serial>`) of a signed event id.
+fn origin(id: &str) -> &str {
+    id.split('-').next().unwrap_or_default()
+}
+
+#[test]
+fn a_get_stream_cut_on_one_endpoint_is_resumed_on_another_with_what_it_missed_first() {
+    let now = Instant::now();
+    let (mut a, mut b) = (rig(Some("a"), KEY, now), rig(Some("b"), KEY, now));
+    let mut logs = Logs::new();
+    let sid = open(&mut a);
+    let snapshot = latest_snapshot(&mut a);
+    let listen = a.get(&sid, None);
+    assert_eq!(listen.status, 200, "{}", listen.body_text());
+    for id in 1..=3 {
+        grow_on(&mut a, &sid, id);
+    }
+    let read = a.read_stream(&listen.body);
+    let changes: Vec<&(String, String)> =
+        read.events.iter().filter(|(_, d)| !d.is_empty()).collect();
+    assert_eq!(changes.len(), 3, "{read:?}");
+    assert!(changes
+        .iter()
+        .all(|(_, d)| d.contains("tools/list_changed")));
+    // The client saw the first change only; its connection to A is then cut.
+    let seen = changes[0].0.clone();
+    let Body::Stream(conn) = listen.body else {
+        panic!("a stream")
+    };
+    a.endpoint.stream_closed(conn);
+    let entries = store(&mut a, &mut logs);
+    let gets: Vec<&StreamLogEntry> = entries
+        .iter()
+        .filter(|e| e.stream == format!("{}-0", origin(&seen)))
+        .collect();
+    let tags: Vec<u8> = gets.iter().map(|e| e.data[0]).collect();
+    assert_eq!(
+        tags, b"EEE",
+        "each change is logged, the priming event is not"
+    );
+    // What arises on A with no GET attached is held there, not logged.
+    grow_on(&mut a, &sid, 4);
+    assert!(store(&mut a, &mut logs)
+        .iter()
+        .all(|e| !e.stream.ends_with("-0")));
+
+    // On B the id names A's GET stream: B's driver reads its log, and B's stream opens with
+    // the two changes the client missed, then B's own.
+    assert_eq!(b.endpoint.handle_restore(now, &sid, &snapshot), Ok(true));
+    let head = get_head(&sid, &seen);
+    let mut resume = b
+        .endpoint
+        .resume_elsewhere(now, &head)
+        .expect("A's GET stream");
+    assert!(resume.is_listen());
+    assert_eq!(resume.stream(), format!("{}-0", origin(&seen)));
+    assert!(
+        serve(&mut resume, &logs).is_empty(),
+        "kept for resume_listen"
+    );
+    let resumed = b.endpoint.resume_listen(now, resume, false);
+    assert_eq!(resumed.status, 200, "{}", resumed.body_text());
+    grow_on(&mut b, &sid, 5);
+    let on_b = b.read_stream(&resumed.body);
+    let ids: Vec<&str> = on_b
+        .events
+        .iter()
+        .filter(|(_, d)| !d.is_empty())
+        .map(|(id, _)| id.as_str())
+        .collect();
+    assert_eq!(ids.len(), 3, "{on_b:?}");
+    assert_eq!(ids[..2], [changes[1].0.as_str(), changes[2].0.as_str()]);
+    assert_ne!(origin(ids[2]), origin(&seen), "B's own change: {ids:?}");
+    assert!(!on_b.ended);
+    // B logs its GET stream too: its own change, not A's.
+    let b_entries = store(&mut b, &mut logs);
+    let b_gets: Vec<&StreamLogEntry> = b_entries
+        .iter()
+        .filter(|e| e.stream == format!("{}-0", origin(ids[2])))
+        .collect();
+    assert_eq!(b_gets.len(), 1, "{b_entries:?}");
+
+    // A log that lost the client's event (and maybe what followed it) is refused; one that
+    // lost only older entries is served.
+    let key = (sid.clone(), format!("{}-0", origin(&seen)));
+    let last = logs[&key].last().expect("an entry").clone();
+    let mut cut = b
+        .endpoint
+        .resume_elsewhere(now, &head)
+        .expect("A's GET stream");
+    cut.handle_entry(&last);
+    assert_eq!(b.endpoint.resume_listen(now, cut, true).status, 409);
+    let mut kept = b
+        .endpoint
+        .resume_elsewhere(now, &head)
+        .expect("A's GET stream");
+    serve(&mut kept, &logs);
+    assert_eq!(b.endpoint.resume_listen(now, kept, true).status, 200);
+    // A session that ended meanwhile gets 404.
+    let gone = b
+        .endpoint
+        .resume_elsewhere(now, &head)
+        .expect("A's GET stream");
+    assert!(b.endpoint.handle_session_ended(now, &sid));
+    assert_eq!(b.endpoint.resume_listen(now, gone, false).status, 404);
 }

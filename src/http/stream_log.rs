@@ -14,6 +14,7 @@ use std::collections::VecDeque;
 use bytes::Bytes;
 
 use super::event_id::Signed;
+use super::streams::STANDALONE;
 use super::types::HttpResponse;
 use crate::framing::write_event;
 use crate::jsonrpc::{encode_error, ErrorObject, MissingId, RequestId};
@@ -97,11 +98,19 @@ impl PendingLog {
 }
 
 /// A `Last-Event-ID` naming a stream another instance wrote: the driver serves it from the
-/// store (see `Endpoint::resume_elsewhere` and docs/scale-out.md). It answers with
+/// store (see `Endpoint::resume_elsewhere` and docs/scale-out.md).
+///
+/// A POST's stream ([`RemoteResume::is_listen`] false): the driver answers with
 /// [`RemoteResume::head`], reads the stream's log from its start, hands each entry to
 /// [`RemoteResume::handle_entry`] and writes what that returns, follows the log until
 /// [`RemoteResume::is_ended`], and, when the instance that owns the stream is gone with the
 /// stream not ended, writes [`RemoteResume::owner_gone`] and ends.
+///
+/// The GET stream of another copy of the session ([`RemoteResume::is_listen`]): the driver
+/// reads the stream's log from its start once, hands each entry to
+/// [`RemoteResume::handle_entry`] (which keeps the events the client missed), and hands the
+/// resume to [`Endpoint::resume_listen`](super::Endpoint::resume_listen), which opens this
+/// instance's GET stream with those events first.
 #[derive(Debug)]
 pub struct RemoteResume {
     session: String,
@@ -113,6 +122,12 @@ pub struct RemoteResume {
     open: Vec<RequestId>,
     answered: Vec<RequestId>,
     ended: bool,
+    /// The GET stream: the events after `after`, kept for `Endpoint::resume_listen`.
+    listen: Option<VecDeque<Bytes>>,
+    /// The log held an event at or before the client's (nothing after it was trimmed).
+    reached: bool,
+    /// More events followed the client's than a GET stream's resume keeps.
+    overflowed: bool,
 }
 
 impl RemoteResume {
@@ -125,7 +140,28 @@ impl RemoteResume {
             open: Vec::new(),
             answered: Vec::new(),
             ended: false,
+            listen: (signed.id.stream == STANDALONE).then(VecDeque::new),
+            reached: false,
+            overflowed: false,
         }
+    }
+
+    /// Whether the stream is another copy's GET stream (served by
+    /// [`Endpoint::resume_listen`](super::Endpoint::resume_listen) once its log was read).
+    pub fn is_listen(&self) -> bool {
+        self.listen.is_some()
+    }
+
+    /// Whether events the client missed may be gone: the log lost its first entries
+    /// (`trimmed`) and holds none at or before the client's id, or more followed it than
+    /// are kept.
+    pub(crate) fn lost_events(&self, trimmed: bool) -> bool {
+        (trimmed && !self.reached) || self.overflowed
+    }
+
+    /// The events after the client's id, read from the GET stream's log.
+    pub(crate) fn take_missed(&mut self) -> VecDeque<Bytes> {
+        self.listen.take().unwrap_or_default()
     }
 
     /// The session id.
@@ -142,6 +178,9 @@ impl RemoteResume {
     pub fn instance(&self) -> &str {
         &self.instance
     }
+
+    /// The most events a GET stream's resume keeps (a log holds fewer entries).
+    pub const MAX_MISSED: usize = 4096;
 
     /// A comment line the driver writes when the response was silent for the SSE
     /// keep-alive interval (not an event: it carries no id).
@@ -164,14 +203,25 @@ impl RemoteResume {
     }
 
     /// One entry of the stream's log, in order: the bytes to write (an event the client has
-    /// not seen), or `None`.
+    /// not seen), or `None`. A GET stream's events are kept instead (at most
+    /// [`RemoteResume::MAX_MISSED`]), and `None` returned.
     pub fn handle_entry(&mut self, data: &[u8]) -> Option<Bytes> {
         let (&tag, rest) = data.split_first()?;
         match tag {
             b'E' if rest.len() >= 8 => {
                 let (seq, event) = rest.split_at(8);
                 let seq = u64::from_be_bytes(seq.try_into().ok()?);
-                (seq > self.after).then(|| Bytes::copy_from_slice(event))
+                self.reached |= seq <= self.after;
+                let event = (seq > self.after).then(|| Bytes::copy_from_slice(event))?;
+                let Some(missed) = &mut self.listen else {
+                    return Some(event);
+                };
+                if missed.len() < Self::MAX_MISSED {
+                    missed.push_back(event);
+                } else {
+                    self.overflowed = true;
+                }
+                None
             }
             b'O' => {
                 let ids = rest.split(|&b| b == b'\n').filter(|line| !line.is_empty());

@@ -407,10 +407,11 @@ impl<M: SessionMachine> SessionState<M> {
         (id, Bytes::from(buf))
     }
 
-    /// Records event `id` for replay here and, on a logged POST stream, for the store.
+    /// Records event `id` for replay here and, on a logged stream (a POST's or the GET
+    /// stream), for the store.
     fn record(&mut self, key: u64, id: EventId, event: &Bytes) {
         self.replay.push(id, event.clone());
-        if let (Some(log), true) = (&mut self.log, key != STANDALONE) {
+        if let Some(log) = &mut self.log {
             log.event(key, id.seq, event);
         }
     }
@@ -478,23 +479,26 @@ impl<M: SessionMachine> SessionState<M> {
         }
     }
 
-    /// Whether a logged POST stream may still write (one not finished).
+    /// Whether a logged stream may still write: a POST stream not finished, or the GET
+    /// stream while a connection is attached (what arises with none attached is held).
     pub(crate) fn logs_open_stream(&self) -> bool {
         self.log.is_some()
-            && self
-                .streams
-                .iter()
-                .any(|(&key, s)| key != STANDALONE && s.mode == Mode::Sse && !s.finished)
+            && self.streams.iter().any(|(&key, s)| match key {
+                STANDALONE => s.conn.is_some(),
+                _ => s.mode == Mode::Sse && !s.finished,
+            })
     }
 
-    /// Opens (or reopens) the standalone stream on `conn`, flushing held messages onto it.
-    pub(crate) fn open_standalone(&mut self, conn: StreamId) {
+    /// Opens (or reopens) the standalone stream on `conn`: `first` (events another copy of
+    /// the session wrote on its GET stream, already encoded), then the priming event, then
+    /// the held messages.
+    pub(crate) fn open_standalone(&mut self, conn: StreamId, first: VecDeque<Bytes>) {
         let stream = self
             .streams
             .entry(STANDALONE)
             .or_insert_with(|| LogicalStream::new(Mode::Undecided, 0));
         let replaced = stream.attach(conn);
-        stream.queue.clear();
+        stream.queue = first;
         if let Some(old) = replaced {
             self.release(old);
         }

@@ -5,7 +5,9 @@
 //! another instance reaches the tool that asked, a DELETE on one ends it on all, and an idle
 //! session expires on all, while one whose client listens does not; a response stream cut
 //! off on one instance is resumed on another, which replays what the first wrote and follows
-//! what it still writes; a forged `Last-Event-ID` gets 400; the open request of a killed
+//! what it still writes; a GET stream cut off on one instance is resumed on another, which
+//! sends what the first wrote after the client's id, then its own; a forged `Last-Event-ID`
+//! gets 400; the open request of a killed
 //! instance ends with an error when resumed elsewhere; with the store gone, requests get 503;
 //! an instance started before its store answers 503 until the store comes up, then serves,
 //! and serves again after the store went away and came back; a task request sent to another
@@ -21,12 +23,16 @@ mod redis_server;
 #[path = "../support/http_fixture.rs"]
 mod http_fixture;
 
+#[path = "../../../http/tests/support/sse_events.rs"]
+mod sse_events;
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
 use http_fixture::HttpFixture;
 use redis_server::RedisServer;
+use sse_events::sse_events;
 
 /// One answer: status, `Mcp-Session-Id`, body (and the whole head).
 struct Reply {
@@ -862,4 +868,72 @@ fn bench_rotating_every_request_over_the_instances_gets_every_answer() {
     // One call at a time, yet a connection to each instance: the requests went round.
     let opened = report["connections_opened"].as_u64().unwrap_or(0);
     assert!(opened >= 3, "{report}");
+}
+
+/// Reads `stream` until its text holds `wanted` `n` times (bounded as [`read_until`]).
+fn read_until_count(stream: &mut TcpStream, text: &mut String, wanted: &str, n: usize) {
+    let mut buf = [0u8; 4096];
+    while text.matches(wanted).count() < n {
+        let read = stream.read(&mut buf).expect("read the stream");
+        assert!(
+            read > 0 && text.len() < 1 << 20,
+            "ended without {n} × {wanted}: {text}"
+        );
+        text.push_str(&String::from_utf8_lossy(&buf[..read]));
+    }
+}
+
+#[test]
+fn a_get_stream_cut_on_one_instance_is_resumed_on_another_with_what_it_missed() {
+    let Some((redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let [a, b, c] = &instances[..] else {
+        unreachable!()
+    };
+    let sid = open(a, c);
+    let changed = ["tools", "resources", "prompts"].map(|n| format!("{n}/list_changed"));
+    // A's GET stream carries the three list changes of the session's late additions.
+    let mut listen = open_request(&a.url, "GET", Some(&sid), "");
+    let mut text = String::new();
+    read_until(&mut listen, &mut text, &changed[2]);
+    drop(listen);
+    let on_a = sse_events(&text);
+    assert_eq!(on_a.len(), 3, "{text}");
+    for (event, change) in on_a.iter().zip(&changed) {
+        assert!(event.1.contains(change.as_str()), "{text}");
+    }
+    // The client saw only the first; the other two are in A's log once A appended them.
+    let seen = on_a[0].0.clone();
+    let origin = seen.split('-').next().expect("an origin");
+    let log = format!("mcp:{{{sid}}}:stream:{origin}-0");
+    let logged = || {
+        let reply = redis_command(&redis.url(), &["XLEN", &log]);
+        reply
+            .trim_start_matches(':')
+            .parse::<usize>()
+            .expect("a count")
+    };
+    for _ in 0..200 {
+        if logged() >= 3 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(logged(), 3, "A logged its GET stream's events");
+
+    // B opens its own GET stream with A's two events first, then B's own changes (its copy
+    // of the session, restored by this GET, makes its late additions 2 s later).
+    let mut resumed = open_resume(&b.url, &sid, &seen);
+    let mut again = String::new();
+    read_until_count(&mut resumed, &mut again, &changed[2], 2);
+    assert!(again.starts_with("HTTP/1.1 200"), "{again}");
+    let on_b = sse_events(&again);
+    assert_eq!(on_b.len(), 5, "{again}");
+    assert_eq!(on_b[..2], on_a[1..], "the missed events, once, first");
+    for (event, change) in on_b[2..].iter().zip(&changed) {
+        assert!(event.1.contains(change.as_str()), "{again}");
+        assert!(!event.0.starts_with(origin), "B's own: {again}");
+    }
+    assert!(!again.contains(&seen), "{again}");
 }

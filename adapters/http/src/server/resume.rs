@@ -4,7 +4,8 @@
 //! handed to the core's `RemoteResume`, and what it returns is written; then the log is
 //! polled for what the owner still writes, until the stream ends, the client goes away, the
 //! session ends, or the owner is gone (no subscriber on its bus channel), when the requests
-//! still open end with the core's error.
+//! still open end with the core's error. Another instance's GET stream is read from the
+//! log once, and opened here by the endpoint with the events the client missed first.
 
 use std::time::{Duration, Instant};
 
@@ -56,6 +57,42 @@ pub(crate) async fn serve(
     };
     shared.spawn(follow.run(first));
     Ok((head, rx))
+}
+
+/// Serves a resume of another instance's GET stream: its log is read to its end (a few
+/// pages: a log keeps a bounded number of entries), each entry handed to the core, and the
+/// endpoint opens this instance's GET stream with the events the client missed first (409
+/// when the log lost some of them, 503 when the store fails).
+pub(crate) async fn serve_listen(
+    sharing: &Sharing,
+    shared: &Shared,
+    mut resume: RemoteResume,
+) -> HttpResponse {
+    let key = StreamKey::new(resume.session(), resume.stream());
+    let mut after = None;
+    let mut trimmed = false;
+    for _ in 0..=RemoteResume::MAX_MISSED / PAGE {
+        let page = match sharing.store().replay(&key, after, PAGE).await {
+            Ok(page) => page,
+            Err(_) => return unavailable(),
+        };
+        if after.is_none() {
+            trimmed = page.first().is_some_and(|e| e.id > EventId(1));
+        }
+        let more = page.len() == PAGE;
+        for event in page {
+            after = Some(event.id);
+            // A GET stream's events are kept by the resume, for the endpoint.
+            let _ = resume.handle_entry(&event.data);
+        }
+        if !more {
+            break;
+        }
+    }
+    shared.with(|core| {
+        let endpoint = core.endpoint.streamable();
+        endpoint.resume_listen(Instant::now(), resume, trimmed)
+    })
 }
 
 /// The task that feeds one resumed response.

@@ -27,7 +27,7 @@ use mcp_sansio::http::{Body, HttpMethod, HttpRequestHead, HttpResponse, HttpText
 use super::auth::BearerAuth;
 use super::body::{ResponseBody, StreamBody};
 use super::shared::Shared;
-use super::sharing::Sharing;
+use super::sharing::{Resumed, Sharing};
 use super::staging::{self, Parked, Staging};
 use super::MinRate;
 
@@ -200,12 +200,12 @@ async fn handle_request(
             return Ok(response(resp, &shared, fields));
         }
         match sharing.resume_elsewhere(&shared, &head).await {
-            Some(Ok((head, feed))) => {
+            Some(Resumed::Fed(head, feed)) => {
                 let mut resp = response(head, &shared, fields);
                 *resp.body_mut() = ResponseBody::Fed(Box::pin(feed));
                 return Ok(resp);
             }
-            Some(Err(refusal)) => return Ok(response(refusal, &shared, fields)),
+            Some(Resumed::Answer(answer)) => return Ok(response(answer, &shared, fields)),
             None => {}
         }
     }

@@ -26,7 +26,8 @@
 //! under `mcp:{event-key}:record`, see [`event_key`]). What the SSE response streams of the
 //! sessions write is appended to the store's stream logs (`mcp:{<session>}:stream:<origin>-<n>`)
 //! by one task, in order; a GET whose `Last-Event-ID` names a stream another instance wrote
-//! is served from there (see `resume`).
+//! is served from there (see `resume`): a POST's stream is followed in the log, the GET
+//! stream opens here with the events the log holds after that id first.
 //!
 //! A change a 2026-07-28 exchange made (a tool added, a resource updated), or the
 //! application announced (`HttpServer::announcer`), is published to every instance
@@ -90,6 +91,14 @@ const MAX_LOG_QUEUE: usize = 16 * 1024;
 /// Session versions remembered at most; past it the table is cleared (a write then costs
 /// one more round trip, see [`Sharing::save`]).
 const MAX_VERSIONS: usize = 100_000;
+
+/// A resume of another instance's stream, as served here.
+pub(crate) enum Resumed {
+    /// A POST's stream: the head, and the body fed from the store.
+    Fed(HttpResponse, Receiver<Bytes>),
+    /// The endpoint's answer (this instance's GET stream), or a refusal.
+    Answer(HttpResponse),
+}
 
 /// What this instance knows of one session record.
 struct Known {
@@ -221,19 +230,30 @@ impl Sharing {
     }
 
     /// A GET the endpoint says names another instance's stream (after [`Sharing::before`]
-    /// restored the session): served from the store. `None`: hand it to the endpoint.
+    /// restored the session): a POST's stream is served from the store, the GET stream is
+    /// opened here with what the store's log holds after the client's id first. `None`: hand
+    /// it to the endpoint.
     pub(crate) async fn resume_elsewhere(
         &self,
         shared: &Shared,
         head: &HttpRequestHead,
-    ) -> Option<Result<(HttpResponse, Receiver<Bytes>), HttpResponse>> {
+    ) -> Option<Resumed> {
         let resume = shared
             .try_with(|core| {
                 let endpoint = core.endpoint.streamable();
                 endpoint.resume_elsewhere(Instant::now(), head)
             })
             .flatten()?;
-        Some(super::resume::serve(self, shared, resume, self.keep_alive).await)
+        if resume.is_listen() {
+            let answer = super::resume::serve_listen(self, shared, resume).await;
+            return Some(Resumed::Answer(answer));
+        }
+        Some(
+            match super::resume::serve(self, shared, resume, self.keep_alive).await {
+                Ok((head, feed)) => Resumed::Fed(head, feed),
+                Err(refusal) => Resumed::Answer(refusal),
+            },
+        )
     }
 
     /// Appends the stream log entries, in order, until the queue closes; a failed append is

@@ -1,6 +1,7 @@
 //! Two servers of one process sharing one in-memory `SessionStore`: a session opened on one
-//! is served by the other, and a DELETE on either ends it on both; an application's
-//! announcement on one reaches the 2026-07-28 listen streams of both, once each.
+//! is served by the other, and a DELETE on either ends it on both; a GET stream cut on one
+//! is resumed on the other with what it missed first; an application's announcement on one
+//! reaches the 2026-07-28 listen streams of both, once each.
 
 use mcp_sansio::app::server::{CallToolResult, GetPromptResult, Prompt, Server, Tool};
 use mcp_sansio::model::Implementation;
@@ -9,6 +10,7 @@ use mcp_sansio_http::server::{HttpServerOptions, SessionStore};
 use serde_json::json;
 
 use super::rig::{Conn, Running};
+use super::sse_events::sse_events;
 
 /// Options of a server sharing `store`.
 fn sharing(store: &SessionStore) -> HttpServerOptions {
@@ -137,6 +139,90 @@ fn an_announcement_reaches_the_listen_streams_of_every_server_once() {
         );
     }
     drop((stream_a, stream_b));
+    a.shutdown();
+    b.shutdown();
+}
+
+/// A server whose `grow` tool registers another: a `tools/list_changed` on the GET stream.
+fn growing_app(now: std::time::Instant) -> Server {
+    let grow = Tool::new("grow", json!({"type": "object"})).sync_handler(|_, ctx| {
+        let grown = Tool::new("grown", json!({"type": "object"}))
+            .sync_handler(|_, _| Ok(CallToolResult::text("grown")));
+        Ok(match ctx.server().add_tool(grown) {
+            Ok(()) => CallToolResult::text("grew"),
+            Err(e) => CallToolResult::error(format!("failed: {e}")),
+        })
+    });
+    Server::builder(Implementation::new("sharing-test", "1"))
+        .tool(grow)
+        .build(now)
+}
+
+/// Calls `grow` on `conn` (a whole reply).
+fn grow(conn: &mut Conn, sid: &str, id: u64) {
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "grow", "arguments": {}}});
+    let reply = conn.post(Some(sid), &call);
+    assert_eq!(reply.status, 200, "{reply:?}");
+}
+
+/// Opens the session's GET stream on `conn`, after `last_event_id` when given.
+fn get(conn: &mut Conn, sid: &str, last_event_id: Option<&str>) {
+    let mut headers = vec![("Accept", "text/event-stream"), ("Mcp-Session-Id", sid)];
+    if let Some(id) = last_event_id {
+        headers.push(("Last-Event-ID", id));
+    }
+    conn.send("GET", "/mcp", &headers, "");
+    let head = conn.head();
+    assert_eq!(head.status, 200, "{head:?}");
+}
+
+#[test]
+fn a_get_stream_cut_on_one_server_is_resumed_on_the_other_with_what_it_missed() {
+    let store = SessionStore::memory();
+    let options = || sharing(&store);
+    let (mut a, mut b) = (
+        Running::start(options(), growing_app),
+        Running::start(options(), growing_app),
+    );
+    let (mut on_a, mut on_b) = (a.connect(), b.connect());
+    let sid = on_a.open_session();
+    let mut listen = a.connect();
+    get(&mut listen, &sid, None);
+    grow(&mut on_a, &sid, 1);
+    grow(&mut on_a, &sid, 2);
+    let mut text = String::new();
+    while sse_events(&text).len() < 2 {
+        text.push_str(&listen.chunk().expect("the GET stream goes on"));
+    }
+    drop(listen);
+    let on_a_events = sse_events(&text);
+    assert!(on_a_events
+        .iter()
+        .all(|(_, d)| d.contains("tools/list_changed")));
+
+    // The client saw the first change only: B sends the second (from A's log), then B's own.
+    let mut resumed = b.connect();
+    get(&mut resumed, &sid, Some(&on_a_events[0].0));
+    grow(&mut on_b, &sid, 3);
+    let mut again = String::new();
+    while sse_events(&again).len() < 2 {
+        again.push_str(&resumed.chunk().expect("the GET stream goes on"));
+    }
+    let on_b_events = sse_events(&again);
+    assert_eq!(on_b_events.len(), 2, "{again}");
+    assert_eq!(
+        on_b_events[0], on_a_events[1],
+        "the missed event, once, first"
+    );
+    let origin = |id: &str| id.split('-').next().unwrap_or_default().to_owned();
+    assert_ne!(
+        origin(&on_b_events[1].0),
+        origin(&on_a_events[0].0),
+        "{again}"
+    );
+    assert!(on_b_events[1].1.contains("tools/list_changed"), "{again}");
+    drop(resumed);
     a.shutdown();
     b.shutdown();
 }
