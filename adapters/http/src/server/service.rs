@@ -195,11 +195,14 @@ async fn handle_request(
     let Ok(random) = route.random.borrow_mut().take() else {
         return Ok(plain(StatusCode::INTERNAL_SERVER_ERROR, "no OS randomness"));
     };
+    // The store's futures are boxed: held inline they would make every request's future
+    // (moved by hyper as it starts the service call) as large as theirs, with or without a
+    // store.
     if let Some(sharing) = &route.sharing {
-        if let Err(resp) = sharing.before(&shared, &head, &body).await {
+        if let Err(resp) = Box::pin(sharing.before(&shared, &head, &body)).await {
             return Ok(response(resp, &shared, fields));
         }
-        match sharing.resume_elsewhere(&shared, &head).await {
+        match Box::pin(sharing.resume_elsewhere(&shared, &head)).await {
             Some(Resumed::Fed(head, feed)) => {
                 let mut resp = response(head, &shared, fields);
                 *resp.body_mut() = ResponseBody::Fed(Box::pin(feed));
@@ -214,7 +217,7 @@ async fn handle_request(
     if let Some(sharing) = &route.sharing {
         // A streamed answer is already attached to its stream: it goes out as it is.
         let whole = !matches!(resp.body, Body::Stream(_));
-        if let (Err(refusal), true) = (sharing.after(&shared).await, whole) {
+        if let (Err(refusal), true) = (Box::pin(sharing.after(&shared)).await, whole) {
             resp = refusal;
         }
     }
