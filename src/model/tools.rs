@@ -150,3 +150,34 @@ pub struct CallToolResult {
     #[serde(flatten)]
     pub extra: Extra,
 }
+
+impl CallToolResult {
+    /// One text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        CallToolResult {
+            content: vec![ContentBlock::text(text)],
+            ..Default::default()
+        }
+    }
+
+    /// A tool failure with one text block (`isError: true`).
+    pub fn error(text: impl Into<String>) -> Self {
+        CallToolResult {
+            is_error: Some(true),
+            ..CallToolResult::text(text)
+        }
+    }
+
+    /// Structured output, with its JSON text as the text block (for older clients). A value
+    /// that is not an object goes only into the text block: `structuredContent` is an object.
+    pub fn structured(value: Value) -> Self {
+        let text = CallToolResult::text(value.to_string());
+        match value {
+            Value::Object(map) => CallToolResult {
+                structured_content: Some(map),
+                ..text
+            },
+            _ => text,
+        }
+    }
+}
