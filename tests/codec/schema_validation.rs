@@ -977,7 +977,7 @@ fn method_directions_and_kinds_match_the_schema_unions() {
             from_client.len() + from_server.len(),
             seen + METHODS
                 .iter()
-                .filter(|i| i.exists_in(v) && i.direction == Direction::Either)
+                .filter(|i| i.exists_in(v) && i.direction == MethodDirection::Either)
                 .count(),
             "{v}"
         );

@@ -442,7 +442,7 @@ fn the_stateless_method_table_matches_the_schema() {
     assert!(schema.union("ServerRequest").is_empty());
     let either = STATELESS_METHODS
         .iter()
-        .filter(|i| i.direction == Direction::Either)
+        .filter(|i| i.direction == MethodDirection::Either)
         .count();
     assert_eq!(
         from_client.len() + from_server.len(),
