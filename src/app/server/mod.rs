@@ -42,7 +42,7 @@ mod schema;
 mod uri_template;
 
 pub use schema::{InvalidSchema, Schema, SchemaError};
-pub use uri_template::{TemplateError, UriTemplate};
+pub use uri_template::TemplateError;
 
 pub use crate::model::ResourceContents;
 pub use crate::model::{CallToolResult, Completion, GetPromptResult};
