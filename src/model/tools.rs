@@ -137,9 +137,10 @@ mcp_object! {
 pub struct CallToolResult {
     /// The unstructured result.
     pub content: Vec<ContentBlock>,
-    /// The structured result, matching `outputSchema` (2025-06-18).
+    /// The structured result, matching `outputSchema` (2025-06-18): an object up to
+    /// 2025-11-25, any JSON value in 2026-07-28.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub structured_content: Option<Map<String, Value>>,
+    pub structured_content: Option<Value>,
     /// Whether the call failed (a tool error, not a protocol error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
@@ -168,16 +169,11 @@ impl CallToolResult {
         }
     }
 
-    /// Structured output, with its JSON text as the text block (for older clients). A value
-    /// that is not an object goes only into the text block: `structuredContent` is an object.
+    /// Structured output, with its JSON text as the text block (for older clients).
     pub fn structured(value: Value) -> Self {
-        let text = CallToolResult::text(value.to_string());
-        match value {
-            Value::Object(map) => CallToolResult {
-                structured_content: Some(map),
-                ..text
-            },
-            _ => text,
+        CallToolResult {
+            structured_content: Some(value.clone()),
+            ..CallToolResult::text(value.to_string())
         }
     }
 }

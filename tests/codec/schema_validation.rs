@@ -493,7 +493,7 @@ fn results_for(method: &str, v: ProtocolVersion) -> Results {
                 "CallToolResult",
                 raw(&CallToolResult {
                     content: content_blocks(v),
-                    structured_content: (v >= V3).then(|| obj(json!({"sum": 3}))),
+                    structured_content: (v >= V3).then(|| json!({"sum": 3})),
                     is_error: Some(false),
                     meta: meta(),
                     extra: Map::new(),

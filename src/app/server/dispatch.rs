@@ -432,12 +432,8 @@ fn check_output(tool: &str, schema: Option<&Schema>, mut result: CallToolResult)
             "tool {tool} declares an outputSchema but returned no structuredContent"
         ));
     };
-    // Validated as a `Value` without a copy: moved in, and back into the result.
-    let structured = Value::Object(structured);
     let checked = schema.validate(&structured);
-    if let Value::Object(map) = structured {
-        result.structured_content = Some(map);
-    }
+    result.structured_content = Some(structured);
     match checked {
         Ok(()) => result,
         Err(errors) => {

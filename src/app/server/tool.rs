@@ -172,7 +172,7 @@ mod tests {
     fn raw_wire_form_is_the_serde_wire_form() {
         let structured = CallToolResult::structured(json!({"b": [1, 2.5, "x"], "a": null}));
         let mut both = CallToolResult::error("bad \"quote\"\n");
-        both.structured_content = json!({"z": 1}).as_object().cloned();
+        both.structured_content = Some(json!({"z": 1}));
         let mut mixed = CallToolResult::text("a");
         let image = json!({"type": "image", "data": "AA==", "mimeType": "image/png"});
         mixed.content.push(ContentBlock::Json(image.clone()));
@@ -209,15 +209,14 @@ mod tests {
         assert_eq!(wire["content"][0], json!({"type": "text", "text": "a"}));
     }
 
-    /// Structured output is the object and its text; a value that is not an object is only
-    /// text (`structuredContent` is an object on the wire).
+    /// Structured output is the value and its text, an object or (2026-07-28) any value.
     #[test]
-    fn structured_results_carry_objects_only() {
+    fn structured_results_carry_the_value_and_its_text() {
         let r = CallToolResult::structured(json!({"n": 1}));
-        assert_eq!(r.structured_content, json!({"n": 1}).as_object().cloned());
+        assert_eq!(r.structured_content, Some(json!({"n": 1})));
         assert_eq!(r.content, vec![ContentBlock::text("{\"n\":1}")]);
         let r = CallToolResult::structured(json!([1, 2]));
-        assert_eq!(r.structured_content, None);
+        assert_eq!(r.structured_content, Some(json!([1, 2])));
         assert_eq!(r.content, vec![ContentBlock::text("[1,2]")]);
         assert_eq!(CallToolResult::error("x").is_error, Some(true));
         assert_eq!(CallToolResult::text("x").is_error, None);
