@@ -124,10 +124,7 @@ fn our_stdio_client_drives_both_examples() {
         let mut names: Vec<_> = tools.iter().map(|t| t.name.clone()).collect();
         names.sort();
         assert_eq!(names, ["add", "echo"]);
-        assert_eq!(
-            sum.structured_content.map(Value::Object),
-            Some(json!({"result": 5}))
-        );
+        assert_eq!(sum.structured_content, Some(json!({"result": 5})));
         let echoed = serde_json::to_value(&echo.content).expect("content");
         assert_eq!(echoed[0]["text"], "echo: hi", "{echoed}");
         // The example exits on its own once its stdin closes.

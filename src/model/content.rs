@@ -69,6 +69,10 @@ pub enum ContentBlock {
     ResourceLink(super::Resource),
     /// `resource`: an embedded resource.
     Resource(EmbeddedResource),
+    /// Any block, written verbatim (a kind, or a form, the typed variants do not cover).
+    /// Reading never gives it: known kinds are read into their variants, others refused.
+    #[serde(untagged)]
+    Json(Value),
 }
 
 impl ContentBlock {
@@ -81,6 +85,11 @@ impl ContentBlock {
             }
             ContentBlock::Audio(_) => ProtocolVersion::V2025_03_26,
             ContentBlock::ResourceLink(_) => ProtocolVersion::V2025_06_18,
+            ContentBlock::Json(block) => match block.get("type").and_then(Value::as_str) {
+                Some("audio") => ProtocolVersion::V2025_03_26,
+                Some("resource_link") => ProtocolVersion::V2025_06_18,
+                _ => ProtocolVersion::V2024_11_05,
+            },
         }
     }
 

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::super::tagged::tests::object_text;
 use super::super::{Annotations, CallToolResult, ContentBlock, Extra, Meta, TextContent};
@@ -15,7 +15,7 @@ use super::super::{Annotations, CallToolResult, ContentBlock, Extra, Meta, TextC
 struct DerivedCallToolResult {
     content: Vec<ContentBlock>,
     #[serde(default)]
-    structured_content: Option<Map<String, Value>>,
+    structured_content: Option<Value>,
     #[serde(default)]
     is_error: Option<bool>,
     #[serde(rename = "_meta", default)]

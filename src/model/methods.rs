@@ -6,7 +6,7 @@ use crate::jsonrpc as m;
 
 /// Who sends a method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
+pub enum MethodDirection {
     /// Client to server.
     ClientToServer,
     /// Server to client.
@@ -143,7 +143,7 @@ pub struct MethodInfo {
     /// The method name.
     pub name: &'static str,
     /// Who sends it.
-    pub direction: Direction,
+    pub direction: MethodDirection,
     /// Request or notification.
     pub kind: MethodKind,
     /// The server capability gating it when it travels to (or is emitted by) the server.
@@ -164,7 +164,7 @@ impl MethodInfo {
 }
 
 use ClientCapabilityKey as C;
-use Direction::{ClientToServer as CS, Either as EI, ServerToClient as SC};
+use MethodDirection::{ClientToServer as CS, Either as EI, ServerToClient as SC};
 use MethodKind::{Notification as N, Request as R};
 use ProtocolVersion::{
     V2024_11_05 as V1, V2025_03_26 as V2, V2025_06_18 as V3, V2025_11_25 as V4, V2026_07_28 as V5,
@@ -173,7 +173,7 @@ use ServerCapabilityKey as S;
 
 const fn info(
     name: &'static str,
-    direction: Direction,
+    direction: MethodDirection,
     kind: MethodKind,
     server_capability: Option<ServerCapabilityKey>,
     client_capability: Option<ClientCapabilityKey>,

@@ -36,7 +36,7 @@ pub use lifecycle::*;
 pub use logging::*;
 pub use methods::{
     client_capability_for, method_exists, method_info, server_capability_for, ClientCapabilityKey,
-    Direction, MethodInfo, MethodKind, ServerCapabilityKey, METHODS,
+    MethodDirection, MethodInfo, MethodKind, ServerCapabilityKey, METHODS,
 };
 pub use notifications::*;
 pub use prompts::*;
@@ -47,7 +47,7 @@ pub use tasks::*;
 pub use tools::*;
 pub use version::*;
 
-pub(crate) use text_result::read_texts_only;
+pub(crate) use text_result::{read_texts_only, write_texts_only};
 
 #[cfg(test)]
 mod tests;

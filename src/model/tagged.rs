@@ -135,6 +135,7 @@ impl Tagged for ContentBlock {
             ContentBlock::Image(b) | ContentBlock::Audio(b) => &b.extra,
             ContentBlock::ResourceLink(b) => &b.extra,
             ContentBlock::Resource(b) => &b.extra,
+            ContentBlock::Json(_) => return Ok(block),
         };
         refuse_repeated_tag(extra)?;
         Ok(block)

@@ -1,4 +1,4 @@
-//! A fast read of the common tool result: text blocks only, in the compact form servers write
+//! A fast read and write of the common tool result: text blocks only, in the compact form servers write
 //! (`{"content":[{"type":"text","text":"…"}],"isError":…}`), without serde's per-member calls.
 //!
 //! A client parses a `CallToolResult` on every `tools/call`; most are one text block. This
@@ -11,7 +11,7 @@
 //! form for unvalidated text, which refuses raw control characters as it reads.
 
 use super::{CallToolResult, ContentBlock, TextContent};
-use crate::jsonrpc::read_unvalidated_string_end;
+use crate::jsonrpc::{read_unvalidated_string_end, write_json_string};
 
 /// What every accepted text starts with.
 const OPEN: &[u8] = b"{\"content\":[";
@@ -57,6 +57,46 @@ pub(crate) fn read_texts_only(text: &[u8]) -> Option<CallToolResult> {
         is_error,
         ..CallToolResult::default()
     })
+}
+
+/// Writes `result` by hand when it is the common shape (plain text blocks, no structured
+/// content, no metadata): the text serde writes for it, without serde's per-member calls;
+/// `None` for any other.
+pub(crate) fn write_texts_only(result: &CallToolResult) -> Option<Vec<u8>> {
+    if result.structured_content.is_some() || result.meta.is_some() || !result.extra.is_empty() {
+        return None;
+    }
+    let mut len = 32;
+    for block in &result.content {
+        let ContentBlock::Text(text) = block else {
+            return None;
+        };
+        if text.annotations.is_some() || text.meta.is_some() || !text.extra.is_empty() {
+            return None;
+        }
+        // Room for the block's members and a few escapes.
+        len += text.text.len() + 40;
+    }
+    let mut out = Vec::with_capacity(len);
+    out.extend_from_slice(OPEN);
+    for (i, block) in result.content.iter().enumerate() {
+        if let ContentBlock::Text(text) = block {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(TEXT_BLOCK_OPEN);
+            write_json_string(&mut out, &text.text);
+            out.push(b'}');
+        }
+    }
+    out.push(b']');
+    match result.is_error {
+        Some(true) => out.extend_from_slice(b",\"isError\":true"),
+        Some(false) => out.extend_from_slice(b",\"isError\":false"),
+        None => {}
+    }
+    out.push(b'}');
+    Some(out)
 }
 
 #[cfg(test)]

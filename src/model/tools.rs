@@ -137,9 +137,10 @@ mcp_object! {
 pub struct CallToolResult {
     /// The unstructured result.
     pub content: Vec<ContentBlock>,
-    /// The structured result, matching `outputSchema` (2025-06-18).
+    /// The structured result, matching `outputSchema` (2025-06-18): an object up to
+    /// 2025-11-25, any JSON value in 2026-07-28.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub structured_content: Option<Map<String, Value>>,
+    pub structured_content: Option<Value>,
     /// Whether the call failed (a tool error, not a protocol error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
@@ -149,4 +150,30 @@ pub struct CallToolResult {
     /// Unknown members.
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl CallToolResult {
+    /// One text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        CallToolResult {
+            content: vec![ContentBlock::text(text)],
+            ..Default::default()
+        }
+    }
+
+    /// A tool failure with one text block (`isError: true`).
+    pub fn error(text: impl Into<String>) -> Self {
+        CallToolResult {
+            is_error: Some(true),
+            ..CallToolResult::text(text)
+        }
+    }
+
+    /// Structured output, with its JSON text as the text block (for older clients).
+    pub fn structured(value: Value) -> Self {
+        CallToolResult {
+            structured_content: Some(value.clone()),
+            ..CallToolResult::text(value.to_string())
+        }
+    }
 }

@@ -59,7 +59,7 @@ pub use snapshot::{RestoreError, SessionSnapshot, MAX_ID_PREFIX};
 
 /// Which side of the conversation a session plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     /// Sends `initialize`; calls tools, reads resources.
     Client,
     /// Answers `initialize`; serves tools, resources, prompts.
@@ -267,11 +267,6 @@ impl Session {
             in_batch: false,
             input_ended: false,
         }
-    }
-
-    /// Client or server.
-    pub fn role(&self) -> Role {
-        self.role
     }
 
     /// The lifecycle state.

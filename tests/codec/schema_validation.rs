@@ -493,7 +493,7 @@ fn results_for(method: &str, v: ProtocolVersion) -> Results {
                 "CallToolResult",
                 raw(&CallToolResult {
                     content: content_blocks(v),
-                    structured_content: (v >= V3).then(|| obj(json!({"sum": 3}))),
+                    structured_content: (v >= V3).then(|| json!({"sum": 3})),
                     is_error: Some(false),
                     meta: meta(),
                     extra: Map::new(),
@@ -977,7 +977,7 @@ fn method_directions_and_kinds_match_the_schema_unions() {
             from_client.len() + from_server.len(),
             seen + METHODS
                 .iter()
-                .filter(|i| i.exists_in(v) && i.direction == Direction::Either)
+                .filter(|i| i.exists_in(v) && i.direction == MethodDirection::Either)
                 .count(),
             "{v}"
         );

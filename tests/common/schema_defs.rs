@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use jsonschema::Validator;
-use mcp_sansio::model::Direction;
+use mcp_sansio::model::MethodDirection;
 use serde_json::{json, Value};
 
 /// The official schema directory: `MCP_SCHEMA_DIR`, or the in-repository copy `tests/schema`
@@ -69,14 +69,14 @@ pub fn direction_of(
     def: &str,
     from_client: &[String],
     from_server: &[String],
-) -> Option<Direction> {
+) -> Option<MethodDirection> {
     match (
         from_client.iter().any(|d| d == def),
         from_server.iter().any(|d| d == def),
     ) {
-        (true, true) => Some(Direction::Either),
-        (true, false) => Some(Direction::ClientToServer),
-        (false, true) => Some(Direction::ServerToClient),
+        (true, true) => Some(MethodDirection::Either),
+        (true, false) => Some(MethodDirection::ClientToServer),
+        (false, true) => Some(MethodDirection::ServerToClient),
         (false, false) => None,
     }
 }

@@ -352,7 +352,7 @@ fn sse_transport_client_speaks_to_the_sse_transport_endpoint() {
     assert_eq!(net.server.sse_transport().session_count(), 0);
     assert_eq!(
         net.events.last(),
-        Some(&ClientEvent::Closed(CloseReason::Local))
+        Some(&ClientEvent::Closed(TransportCloseReason::Local))
     );
     // A request after the close is answered at once with a transport error.
     let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":77,"method":"ping"}"#);
@@ -538,7 +538,9 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
         c.handle_response_head(now, probe.id, status, []);
         assert_eq!(
             c.poll_event(),
-            Some(ClientEvent::Closed(CloseReason::HttpStatus(status)))
+            Some(ClientEvent::Closed(TransportCloseReason::HttpStatus(
+                status
+            )))
         );
         assert_eq!(next_abort(&mut c), Some(probe.id), "the probe is abandoned");
         assert!(c.poll_action().is_none(), "nothing else is sent");
@@ -554,7 +556,7 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
     c.handle_transmit(now, ping, kind);
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(CloseReason::NotInitialize))
+        Some(ClientEvent::Closed(TransportCloseReason::NotInitialize))
     );
     assert_eq!(next_frame(&mut c).unwrap()["id"], 1);
     assert!(c.is_closed());
@@ -574,7 +576,7 @@ fn a_redirected_or_oversized_probe_answers_initialize_with_the_reason() {
     );
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(CloseReason::HttpStatus(307)))
+        Some(ClientEvent::Closed(TransportCloseReason::HttpStatus(307)))
     );
     let answer = next_frame(&mut c).unwrap();
     let message = answer["error"]["message"].as_str().unwrap();
@@ -605,7 +607,9 @@ fn a_redirected_or_oversized_probe_answers_initialize_with_the_reason() {
         );
         assert_eq!(
             c.poll_event(),
-            Some(ClientEvent::Closed(CloseReason::TooLarge { limit: 64 })),
+            Some(ClientEvent::Closed(TransportCloseReason::TooLarge {
+                limit: 64
+            })),
             "{content_type}"
         );
         let answer = next_frame(&mut c).expect("initialize answered");
@@ -632,7 +636,7 @@ fn a_probe_without_an_answer_in_time_closes_on_the_virtual_clock() {
     c.handle_timeout(now + Duration::from_secs(3));
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(CloseReason::ProbeTimeout))
+        Some(ClientEvent::Closed(TransportCloseReason::ProbeTimeout))
     );
     assert_eq!(next_abort(&mut c), Some(probe.id));
     assert_eq!(c.poll_timeout(), None);
@@ -701,7 +705,7 @@ fn no_endpoint_event_in_time_closes_on_the_virtual_clock() {
     c.handle_timeout(now + Duration::from_secs(5));
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(CloseReason::EndpointTimeout))
+        Some(ClientEvent::Closed(TransportCloseReason::EndpointTimeout))
     );
     assert_eq!(next_abort(&mut c), Some(get.id));
     assert_eq!(c.poll_timeout(), None);
@@ -760,34 +764,34 @@ fn bad_streams_and_endpoints_close_the_client() {
         u16,
         Vec<(&'static str, &'static str)>,
         &'static [u8],
-        CloseReason,
+        TransportCloseReason,
     );
     let cases: Vec<Case> = vec![
         (
             200,
             sse_head().to_vec(),
             b"event: endpoint\ndata: http://evil.example/m\n\n",
-            CloseReason::CrossOriginEndpoint,
+            TransportCloseReason::CrossOriginEndpoint,
         ),
         (
             200,
             sse_head().to_vec(),
             b"event: endpoint\ndata: https://127.0.0.1:1/m\n\n",
-            CloseReason::CrossOriginEndpoint,
+            TransportCloseReason::CrossOriginEndpoint,
         ),
         (
             200,
             sse_head().to_vec(),
             b"event: endpoint\ndata: mailto:x\n\n",
-            CloseReason::InvalidEndpoint,
+            TransportCloseReason::InvalidEndpoint,
         ),
         (
             200,
             vec![("content-type", "application/json")],
             b"",
-            CloseReason::NotEventStream,
+            TransportCloseReason::NotEventStream,
         ),
-        (401, vec![], b"", CloseReason::HttpStatus(401)),
+        (401, vec![], b"", TransportCloseReason::HttpStatus(401)),
     ];
     for (status, headers, data, reason) in cases {
         let (mut c, key) = start();
@@ -810,13 +814,13 @@ fn bad_streams_and_endpoints_close_the_client() {
     c.handle_response_end(now, key);
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(CloseReason::StreamEnded))
+        Some(ClientEvent::Closed(TransportCloseReason::StreamEnded))
     );
     let (mut c, key) = start();
     c.handle_response_failed(now, key, "refused");
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(CloseReason::RequestFailed))
+        Some(ClientEvent::Closed(TransportCloseReason::RequestFailed))
     );
 }
 
@@ -867,7 +871,7 @@ fn a_refused_post_answers_its_request_with_an_error_exactly_once() {
     );
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(CloseReason::HttpStatus(404)))
+        Some(ClientEvent::Closed(TransportCloseReason::HttpStatus(404)))
     );
     assert!(c.poll_frame().is_some());
 }
@@ -894,6 +898,6 @@ fn pending_and_inbound_frames_are_bounded() {
     c.handle_response_body(now, get.id, chunk(b"data: 1\n\ndata: 2\n\ndata: 3\n\n"));
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(CloseReason::InboundOverflow))
+        Some(ClientEvent::Closed(TransportCloseReason::InboundOverflow))
     );
 }

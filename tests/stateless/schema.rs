@@ -442,7 +442,7 @@ fn the_stateless_method_table_matches_the_schema() {
     assert!(schema.union("ServerRequest").is_empty());
     let either = STATELESS_METHODS
         .iter()
-        .filter(|i| i.direction == Direction::Either)
+        .filter(|i| i.direction == MethodDirection::Either)
         .count();
     assert_eq!(
         from_client.len() + from_server.len(),
@@ -536,10 +536,8 @@ fn typed_round_trip(def: &str, v: &Value) -> bool {
     true
 }
 
-/// Official examples the typed model cannot hold yet. 2026-07-28 lets `structuredContent` be
-/// any JSON value; `CallToolResult::structured_content` is still an object (2025-06-18 ..
-/// 2025-11-25), and widening it changes a type the app layer uses.
-const KNOWN_GAPS: &[&str] = &["CallToolResult/result-with-array-structured-content.json"];
+/// Official examples the typed model cannot hold yet (none).
+const KNOWN_GAPS: &[&str] = &[];
 
 #[test]
 fn the_official_examples_validate_and_round_trip() {

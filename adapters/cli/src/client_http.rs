@@ -91,7 +91,7 @@ fn report_wire_event(event: WireEvent, verbose: bool) {
             None => eprintln!("a message POST failed"),
         },
         WireEvent::Closed(reason)
-            if reason != mcp_sansio::http::sse_transport::CloseReason::Local =>
+            if reason != mcp_sansio::http::sse_transport::TransportCloseReason::Local =>
         {
             eprintln!("HTTP transport closed: {reason}")
         }

@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 
 use mcp_sansio::app::server::{
     completion_handler, CallToolResult, Completion, GetPromptResult, Prompt, RequestContext,
-    Resource, ResourceContents, ResourceTemplate, Server, ServerFactory, Tool, ToolContent,
+    Resource, ResourceContents, ResourceTemplate, Server, ServerFactory, Tool,
 };
 use mcp_sansio::config::Config;
 use mcp_sansio::jsonrpc::ErrorObject;
-use mcp_sansio::model::Implementation;
 use mcp_sansio::model::LoggingLevel;
+use mcp_sansio::model::{ContentBlock, Implementation};
 use mcp_sansio::runtime::BoxFuture;
 use serde_json::{json, Value};
 
@@ -107,7 +107,7 @@ fn no_input() -> Value {
 
 fn content(blocks: Vec<Value>) -> CallToolResult {
     CallToolResult {
-        content: blocks.into_iter().map(ToolContent::from).collect(),
+        content: blocks.into_iter().map(ContentBlock::Json).collect(),
         ..Default::default()
     }
 }

@@ -14,6 +14,7 @@ use super::arguments::ToolArguments;
 use super::call_params::CallParams;
 use super::context::RequestContext;
 use super::outbox::OutboxItem;
+use super::tool::result_json;
 use super::Server;
 use super::{completion_json, prompt_json};
 use super::{
@@ -203,11 +204,11 @@ impl Server {
         if let Err(errors) = checked {
             let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
             let result = CallToolResult::error(format!("invalid arguments: {}", text.join("; ")));
-            return self.reply(id, Ok(result.to_json()));
+            return self.reply(id, Ok(result_value(&result)));
         }
         let Some(handler) = tool.handler.clone() else {
             let result = CallToolResult::error(format!("tool {name} has no handler"));
-            return self.reply(id, Ok(result.to_json()));
+            return self.reply(id, Ok(result_value(&result)));
         };
         let route = self.task_route(tool, &id);
         let output_schema = tool.output_schema.clone();
@@ -224,9 +225,9 @@ impl Server {
         };
         match route {
             super::stateless::tasks::TaskRoute::Task(tasks) => {
-                self.launch_task(id, tasks, fut, move |r| checked(r).to_json())
+                self.launch_task(id, tasks, fut, move |r| result_value(&checked(r)))
             }
-            _ => self.run_raw(id, fut, move |r| checked(r).to_raw_json()),
+            _ => self.run_raw(id, fut, move |r| result_json(&checked(r))),
         }
     }
 
@@ -412,6 +413,13 @@ impl<T: ListEntry> ListEntry for std::sync::Arc<T> {
 
 /// Validates a call's arguments: on their JSON text when the schema is flat enough to
 /// answer there (no map built), else on the parsed map, which the handler then reuses.
+/// A tool result's wire form as a `Value` (members in the order serde writes them).
+fn result_value(result: &CallToolResult) -> Value {
+    // Cannot fail: every map in a result has string keys and no member has a fallible
+    // `Serialize`.
+    serde_json::to_value(result).unwrap_or_default()
+}
+
 fn check_arguments(schema: &Schema, arguments: &ToolArguments) -> Result<(), Vec<SchemaError>> {
     let text = arguments.text().map_or(&b"{}"[..], RawJson::as_bytes);
     if schema.admits_text(text) {
@@ -422,19 +430,21 @@ fn check_arguments(schema: &Schema, arguments: &ToolArguments) -> Result<(), Vec
 
 /// A tool with an outputSchema must return matching `structuredContent`; if it does not, that
 /// is a bug in the handler, reported to the model as an `isError` result rather than sent on.
-fn check_output(tool: &str, schema: Option<&Schema>, result: CallToolResult) -> CallToolResult {
+fn check_output(tool: &str, schema: Option<&Schema>, mut result: CallToolResult) -> CallToolResult {
     let Some(schema) = schema else {
         return result;
     };
-    if result.is_error {
+    if result.is_error == Some(true) {
         return result;
     }
-    let Some(structured) = &result.structured_content else {
+    let Some(structured) = result.structured_content.take() else {
         return CallToolResult::error(format!(
             "tool {tool} declares an outputSchema but returned no structuredContent"
         ));
     };
-    match schema.validate(structured) {
+    let checked = schema.validate(&structured);
+    result.structured_content = Some(structured);
+    match checked {
         Ok(()) => result,
         Err(errors) => {
             let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();

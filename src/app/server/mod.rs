@@ -42,10 +42,10 @@ mod schema;
 mod uri_template;
 
 pub use schema::{InvalidSchema, Schema, SchemaError};
-pub use uri_template::{TemplateError, UriTemplate};
+pub use uri_template::TemplateError;
 
 pub use crate::model::ResourceContents;
-pub use crate::model::{Completion, GetPromptResult};
+pub use crate::model::{CallToolResult, Completion, GetPromptResult};
 pub use arguments::ToolArguments;
 pub use builder::{BuildError, ServerBuilder, ServerFactory};
 pub use context::{PeerError, RequestContext};
@@ -56,7 +56,7 @@ pub use resource::{Resource, ResourceRead, ResourceTemplate};
 pub use stateless::listen::{DEFAULT_MAX_LISTENERS, MAX_RESOURCE_SUBSCRIPTIONS};
 pub use stateless::param_headers::check_header_annotations;
 pub use stateless::task_table::{TaskRecord, Tasks};
-pub use tool::{CallToolResult, Tool, ToolCall, ToolContent};
+pub use tool::{Tool, ToolCall};
 pub use typed::{
     input_schema_for, output_schema_for, Structured, ToolOutput, TypedPrompt, TypedTool,
 };

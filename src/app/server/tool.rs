@@ -1,17 +1,17 @@
-//! Tools: the definition (inputSchema verbatim), the call a handler sees, and its result.
+//! Tools: the definition (inputSchema verbatim), the call a handler sees, and its result's
+//! wire text.
 
 use std::sync::Arc;
 
 use bytes::Bytes;
-use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::arguments::ToolArguments;
 use super::context::RequestContext;
 use super::types::{handler_setters, icons_json, put, Handler};
 use crate::app::server::schema::{InvalidSchema, Schema};
-use crate::jsonrpc::{write_json_string, ErrorObject, RawJson};
-use crate::model::Icon;
+use crate::jsonrpc::{ErrorObject, RawJson};
+use crate::model::{write_texts_only, CallToolResult, Icon};
 use crate::tasks::TaskSupport;
 
 /// A `tools/call` invocation as the handler sees it.
@@ -25,157 +25,14 @@ pub struct ToolCall {
     pub arguments: ToolArguments,
 }
 
-/// One content block of a tool result.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ToolContent {
-    /// A text block without annotations (`{"type":"text","text":...}`), written to the wire
-    /// straight from the string.
-    Text(String),
-    /// Any block, verbatim (images, audio, resource links, embedded resources, annotated
-    /// text, …).
-    Json(Value),
-}
-
-impl ToolContent {
-    /// The block's wire form as a `Value`.
-    pub fn to_json(&self) -> Value {
-        match self {
-            ToolContent::Text(text) => json!({"type": "text", "text": text}),
-            ToolContent::Json(block) => block.clone(),
-        }
-    }
-}
-
-impl From<Value> for ToolContent {
-    fn from(block: Value) -> Self {
-        ToolContent::Json(block)
-    }
-}
-
-impl Serialize for ToolContent {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            ToolContent::Text(text) => {
-                let mut map = serializer.serialize_map(Some(2))?;
-                map.serialize_entry("type", "text")?;
-                map.serialize_entry("text", text)?;
-                map.end()
-            }
-            ToolContent::Json(block) => block.serialize(serializer),
-        }
-    }
-}
-
-/// The result of a tool call (`CallToolResult`).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct CallToolResult {
-    /// Content blocks (a text block typed, any other verbatim).
-    pub content: Vec<ToolContent>,
-    /// Structured output (checked against the tool's outputSchema when it has one).
-    pub structured_content: Option<Value>,
-    /// Whether the tool failed (the model should see it; not a protocol error).
-    pub is_error: bool,
-}
-
-impl CallToolResult {
-    /// One text block.
-    pub fn text(text: impl Into<String>) -> Self {
-        CallToolResult {
-            content: vec![ToolContent::Text(text.into())],
-            ..Default::default()
-        }
-    }
-
-    /// A tool failure with one text block.
-    pub fn error(text: impl Into<String>) -> Self {
-        CallToolResult {
-            is_error: true,
-            ..CallToolResult::text(text)
-        }
-    }
-
-    /// Structured output, with its JSON text as the text block (for older clients).
-    pub fn structured(value: Value) -> Self {
-        CallToolResult {
-            structured_content: Some(value.clone()),
-            ..CallToolResult::text(value.to_string())
-        }
-    }
-
-    /// The wire form as JSON text, written straight from the fields (the same text as
-    /// `to_json` gives, without building that `Value` first).
-    pub fn to_raw_json(&self) -> Result<RawJson, ErrorObject> {
-        if let Some(text) = self.texts_only_json() {
-            return Ok(text);
-        }
-        RawJson::from_serialize(&Wire(self)).map_err(|e| ErrorObject::internal(e.to_string()))
-    }
-
-    /// The common result, text blocks only and no structured content, written by hand (the
-    /// text serde writes for it, without serde's per-member calls); `None` for any other.
-    fn texts_only_json(&self) -> Option<RawJson> {
-        if self.structured_content.is_some() {
-            return None;
-        }
-        let mut len = 32;
-        for block in &self.content {
-            let ToolContent::Text(text) = block else {
-                return None;
-            };
-            // Room for the block's members and a few escapes.
-            len += text.len() + 40;
-        }
-        let mut out = Vec::with_capacity(len);
-        out.extend_from_slice(b"{\"content\":[");
-        for (i, block) in self.content.iter().enumerate() {
-            if let ToolContent::Text(text) = block {
-                if i > 0 {
-                    out.push(b',');
-                }
-                out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
-                write_json_string(&mut out, text);
-                out.push(b'}');
-            }
-        }
-        out.push(b']');
-        if self.is_error {
-            out.extend_from_slice(b",\"isError\":true");
-        }
-        out.push(b'}');
+/// A tool result's wire form as JSON text: the common text-only result written by hand, any
+/// other through serde (the same text either way).
+pub(crate) fn result_json(result: &CallToolResult) -> Result<RawJson, ErrorObject> {
+    if let Some(text) = write_texts_only(result) {
         // Valid JSON on one line by construction: literals around escaped strings.
-        Some(RawJson::from_validated_one_line(Bytes::from(out)))
+        return Ok(RawJson::from_validated_one_line(Bytes::from(text)));
     }
-
-    /// The wire form.
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        let content = self.content.iter().map(ToolContent::to_json).collect();
-        m.insert("content".into(), Value::Array(content));
-        put(&mut m, "structuredContent", self.structured_content.clone());
-        if self.is_error {
-            m.insert("isError".into(), Value::Bool(true));
-        }
-        Value::Object(m)
-    }
-}
-
-/// A result's wire form, members in `to_json`'s order.
-struct Wire<'a>(&'a CallToolResult);
-
-impl Serialize for Wire<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let r = self.0;
-        let len = 1 + usize::from(r.structured_content.is_some()) + usize::from(r.is_error);
-        let mut map = serializer.serialize_map(Some(len))?;
-        map.serialize_entry("content", &r.content)?;
-        if let Some(structured) = &r.structured_content {
-            map.serialize_entry("structuredContent", structured)?;
-        }
-        if r.is_error {
-            map.serialize_entry("isError", &true)?;
-        }
-        map.end()
-    }
+    RawJson::from_serialize(result).map_err(|e| ErrorObject::internal(e.to_string()))
 }
 
 /// A tool: its definition (inputSchema kept verbatim) and its handler.
@@ -303,66 +160,65 @@ impl Tool {
     }
 }
 
-impl From<crate::model::CallToolResult> for CallToolResult {
-    /// Converts the typed model result (content blocks encoded as they go on the wire).
-    fn from(r: crate::model::CallToolResult) -> Self {
-        CallToolResult {
-            content: r
-                .content
-                .iter()
-                .filter_map(|b| serde_json::to_value(b).ok())
-                .map(ToolContent::Json)
-                .collect(),
-            structured_content: r.structured_content.map(Value::Object),
-            is_error: r.is_error.unwrap_or(false),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{ContentBlock, TextContent};
+    use serde_json::json;
 
-    /// The text written straight from the fields is the text of the `Value` wire form, for
-    /// every combination of optional members.
+    /// The text written straight from the fields is serde's text, for every combination of
+    /// optional members, and a pass-through block is written verbatim.
     #[test]
-    fn raw_wire_form_is_the_value_wire_form() {
+    fn raw_wire_form_is_the_serde_wire_form() {
         let structured = CallToolResult::structured(json!({"b": [1, 2.5, "x"], "a": null}));
         let mut both = CallToolResult::error("bad \"quote\"\n");
         both.structured_content = Some(json!({"z": 1}));
         let mut mixed = CallToolResult::text("a");
-        mixed
-            .content
-            .push(json!({"type": "image", "data": "AA==", "mimeType": "image/png"}).into());
+        let image = json!({"type": "image", "data": "AA==", "mimeType": "image/png"});
+        mixed.content.push(ContentBlock::Json(image.clone()));
         // Text blocks only: written by hand, escapes and all.
         let mut texts = CallToolResult::error("tab\there, \"quoted\", back\\slash, \u{1}\u{1f}");
-        texts.content.push(ToolContent::Text(String::new()));
+        texts.content.push(ContentBlock::text(""));
         texts
             .content
-            .push(ToolContent::Text("a longer block of plain text".into()));
+            .push(ContentBlock::text("a longer block of plain text"));
+        let mut annotated = CallToolResult::text("x");
+        annotated.content[0] = ContentBlock::Text(TextContent {
+            text: "x".into(),
+            meta: json!({"k": 1}).as_object().cloned(),
+            ..Default::default()
+        });
+        let mut not_failed = CallToolResult::text("ok");
+        not_failed.is_error = Some(false);
         for result in [
             CallToolResult::default(),
             CallToolResult::text("héllo"),
             texts,
-            mixed,
+            mixed.clone(),
             CallToolResult::error("nope"),
             structured,
             both,
+            annotated,
+            not_failed,
         ] {
-            let raw = result.to_raw_json().expect("serialisable");
-            assert_eq!(raw.get(), result.to_json().to_string());
+            let raw = result_json(&result).expect("serialisable");
+            assert_eq!(raw.get(), serde_json::to_string(&result).unwrap());
         }
+        let wire: Value = serde_json::from_str(result_json(&mixed).unwrap().get()).unwrap();
+        assert_eq!(wire["content"][1], image);
+        assert_eq!(wire["content"][0], json!({"type": "text", "text": "a"}));
     }
 
-    /// A typed text block is written as the object `to_json` gives.
+    /// Structured output is the value and its text, an object or (2026-07-28) any value.
     #[test]
-    fn a_text_block_serialises_as_its_json_form() {
-        let block = ToolContent::Text("say \"hi\"\n".into());
-        let text = serde_json::to_string(&block).expect("serialisable");
-        assert_eq!(text, block.to_json().to_string());
-        assert_eq!(
-            block.to_json(),
-            json!({"type": "text", "text": "say \"hi\"\n"})
-        );
+    fn structured_results_carry_the_value_and_its_text() {
+        let r = CallToolResult::structured(json!({"n": 1}));
+        assert_eq!(r.structured_content, Some(json!({"n": 1})));
+        assert_eq!(r.content, vec![ContentBlock::text("{\"n\":1}")]);
+        let r = CallToolResult::structured(json!([1, 2]));
+        assert_eq!(r.structured_content, Some(json!([1, 2])));
+        assert_eq!(r.content, vec![ContentBlock::text("[1,2]")]);
+        assert_eq!(CallToolResult::error("x").is_error, Some(true));
+        assert_eq!(CallToolResult::text("x").is_error, None);
     }
 }

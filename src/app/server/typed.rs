@@ -19,11 +19,11 @@ use serde_json::{Map, Value};
 
 use super::context::RequestContext;
 use super::prompt::{Prompt, PromptRequest};
-use super::tool::{CallToolResult, Tool, ToolCall};
+use super::tool::{Tool, ToolCall};
 use super::types::HandlerResult;
 use crate::jsonrpc::ErrorObject;
-use crate::model::GetPromptResult;
 use crate::model::PromptArgument;
+use crate::model::{CallToolResult, GetPromptResult};
 
 /// The JSON Schema (2020-12) of what `T` deserializes from.
 pub fn input_schema_for<T: JsonSchema>() -> Value {

@@ -1,4 +1,4 @@
-//! RFC 6570 level-1 URI templates (`test://template/{id}/data`): expansion and matching.
+//! RFC 6570 level-1 URI templates (`test://template/{id}/data`): parsing and matching.
 //!
 //! Level 1 is simple string expansion: each `{name}` becomes the percent-encoded value, where
 //! everything but unreserved characters is encoded. Matching is the inverse: a variable matches a
@@ -8,13 +8,11 @@
 
 use std::fmt;
 
-use percent_encoding::{percent_decode_str, utf8_percent_encode};
-
-use crate::encoding::COMPONENT;
+use percent_encoding::percent_decode_str;
 
 /// A parsed level-1 URI template.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UriTemplate {
+pub(crate) struct UriTemplate {
     text: String,
     parts: Vec<Part>,
 }
@@ -42,7 +40,7 @@ const MAX_VARIABLES: usize = 32;
 
 impl UriTemplate {
     /// Parses a level-1 template.
-    pub fn parse(text: &str) -> Result<Self, TemplateError> {
+    pub(crate) fn parse(text: &str) -> Result<Self, TemplateError> {
         let mut parts = Vec::new();
         let mut rest = text;
         while let Some((literal, after)) = rest.split_once('{') {
@@ -84,20 +82,23 @@ impl UriTemplate {
     }
 
     /// The template text as given.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.text
     }
 
     /// The variable names, in order.
-    pub fn variables(&self) -> impl Iterator<Item = &str> {
+    #[cfg(test)]
+    pub(crate) fn variables(&self) -> impl Iterator<Item = &str> {
         self.parts.iter().filter_map(|p| match p {
             Part::Variable(v) => Some(v.as_str()),
             Part::Literal(_) => None,
         })
     }
 
-    /// Expands the template; a variable missing from `value_of` expands to nothing.
-    pub fn expand<'a>(&self, value_of: impl Fn(&str) -> Option<&'a str>) -> String {
+    /// Expands the template; a variable missing from `value_of` expands to nothing (the
+    /// inverse of `matches`, which the tests check).
+    #[cfg(test)]
+    pub(crate) fn expand<'a>(&self, value_of: impl Fn(&str) -> Option<&'a str>) -> String {
         let mut out = String::with_capacity(self.text.len());
         for part in &self.parts {
             match part {
@@ -113,7 +114,7 @@ impl UriTemplate {
     }
 
     /// Matches `uri` against the template, returning `(name, decoded value)` pairs.
-    pub fn matches(&self, uri: &str) -> Option<Vec<(String, String)>> {
+    pub(crate) fn matches(&self, uri: &str) -> Option<Vec<(String, String)>> {
         let mut captured = Vec::new();
         let mut rest = uri;
         let mut parts = self.parts.iter().peekable();
@@ -151,8 +152,12 @@ fn check_literal(s: &str) -> Result<String, TemplateError> {
     Ok(s.to_owned())
 }
 
+#[cfg(test)]
 fn percent_encode_into(out: &mut String, value: &str) {
-    out.extend(utf8_percent_encode(value, COMPONENT));
+    out.extend(percent_encoding::utf8_percent_encode(
+        value,
+        crate::encoding::COMPONENT,
+    ));
 }
 
 /// Strict decoding (RFC 3986 §2.1): every `%` starts a two-hex-digit escape and the bytes

@@ -10,7 +10,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use serde_json::json;
 
-use super::client_types::{ClientConfig, ClientEvent, CloseReason};
+use super::client_types::{ClientConfig, ClientEvent, TransportCloseReason};
 use crate::framing::{SseDecoder, SseItem};
 use crate::http::accepts;
 use crate::http::HttpMethod;
@@ -163,7 +163,7 @@ impl SseTransportClient {
     /// head is overdue (their requests end with an error frame).
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.deadline.is_some_and(|d| d <= now) {
-            self.close_with(CloseReason::EndpointTimeout);
+            self.close_with(TransportCloseReason::EndpointTimeout);
         }
         let mut overdue: Vec<ExchangeId> = self
             .posts
@@ -197,16 +197,16 @@ impl SseTransportClient {
                 .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
                 .map(|(_, v)| v);
             if !(200..300).contains(&status) {
-                self.close_with(CloseReason::HttpStatus(status));
+                self.close_with(TransportCloseReason::HttpStatus(status));
             } else if content_type.is_some_and(|ct| !accepts(ct, "text/event-stream")) {
-                self.close_with(CloseReason::NotEventStream);
+                self.close_with(TransportCloseReason::NotEventStream);
             }
         } else if let Some(post) = self.posts.remove(&id) {
             if !(200..300).contains(&status) {
                 self.post_failed(&post.frame, Some(status));
                 if status == 404 {
                     // The server no longer knows the session.
-                    self.close_with(CloseReason::HttpStatus(404));
+                    self.close_with(TransportCloseReason::HttpStatus(404));
                 }
             }
         }
@@ -226,7 +226,7 @@ impl SseTransportClient {
                 Some("endpoint") => self.endpoint(now, event.data_str()),
                 None | Some("message") if !event.data.is_empty() => {
                     if self.inbound.len() >= self.config.max_inbound_frames {
-                        self.close_with(CloseReason::InboundOverflow);
+                        self.close_with(TransportCloseReason::InboundOverflow);
                         return;
                     }
                     self.inbound.push_back(event.data);
@@ -242,7 +242,7 @@ impl SseTransportClient {
     /// Response `id` is complete.
     pub fn handle_response_end(&mut self, _now: Instant, id: ExchangeId) {
         if id == self.get_id {
-            self.close_with(CloseReason::StreamEnded);
+            self.close_with(TransportCloseReason::StreamEnded);
         } else {
             // A POST answered without a head first is over too.
             self.posts.remove(&id);
@@ -252,7 +252,7 @@ impl SseTransportClient {
     /// Request `id` failed without a (complete) response.
     pub fn handle_response_failed(&mut self, _now: Instant, id: ExchangeId, _reason: &str) {
         if id == self.get_id {
-            self.close_with(CloseReason::RequestFailed);
+            self.close_with(TransportCloseReason::RequestFailed);
         } else if let Some(post) = self.posts.remove(&id) {
             self.post_failed(&post.frame, None);
         }
@@ -260,7 +260,7 @@ impl SseTransportClient {
 
     /// Ends the transport: the adapter is asked to abandon the SSE GET.
     pub fn close(&mut self, _now: Instant) {
-        self.close_with(CloseReason::Local);
+        self.close_with(TransportCloseReason::Local);
     }
 
     fn endpoint(&mut self, now: Instant, data: &str) {
@@ -279,8 +279,10 @@ impl SseTransportClient {
                     self.post(now, frame);
                 }
             }
-            Err(UrlError::CrossOrigin) => self.close_with(CloseReason::CrossOriginEndpoint),
-            Err(UrlError::Invalid) => self.close_with(CloseReason::InvalidEndpoint),
+            Err(UrlError::CrossOrigin) => {
+                self.close_with(TransportCloseReason::CrossOriginEndpoint)
+            }
+            Err(UrlError::Invalid) => self.close_with(TransportCloseReason::InvalidEndpoint),
         }
     }
 
@@ -321,7 +323,7 @@ impl SseTransportClient {
         }
     }
 
-    fn close_with(&mut self, reason: CloseReason) {
+    fn close_with(&mut self, reason: TransportCloseReason) {
         if self.state == State::Closed {
             return;
         }

@@ -29,12 +29,12 @@ pub enum ClientEvent {
         status: Option<u16>,
     },
     /// The transport is over; no more frames will come.
-    Closed(CloseReason),
+    Closed(TransportCloseReason),
 }
 
 /// Why a transport closed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CloseReason {
+pub enum TransportCloseReason {
     /// `close()` was called.
     Local,
     /// A response had this unexpected status.
@@ -64,37 +64,43 @@ pub enum CloseReason {
     ProbeTimeout,
 }
 
-impl std::fmt::Display for CloseReason {
+impl std::fmt::Display for TransportCloseReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CloseReason::Local => f.write_str("closed locally"),
-            CloseReason::HttpStatus(status @ 300..=399) => write!(
+            TransportCloseReason::Local => f.write_str("closed locally"),
+            TransportCloseReason::HttpStatus(status @ 300..=399) => write!(
                 f,
                 "the server answered HTTP {status}, a redirect (not followed: give the final URL)"
             ),
-            CloseReason::HttpStatus(status) => write!(f, "the server answered HTTP {status}"),
-            CloseReason::NotEventStream => {
+            TransportCloseReason::HttpStatus(status) => {
+                write!(f, "the server answered HTTP {status}")
+            }
+            TransportCloseReason::NotEventStream => {
                 f.write_str("the SSE GET was not answered with text/event-stream")
             }
-            CloseReason::StreamEnded => f.write_str("the server ended the SSE stream"),
-            CloseReason::RequestFailed => f.write_str("an HTTP request failed"),
-            CloseReason::InvalidEndpoint => {
+            TransportCloseReason::StreamEnded => f.write_str("the server ended the SSE stream"),
+            TransportCloseReason::RequestFailed => f.write_str("an HTTP request failed"),
+            TransportCloseReason::InvalidEndpoint => {
                 f.write_str("the endpoint event's URI is not a valid reference")
             }
-            CloseReason::CrossOriginEndpoint => {
+            TransportCloseReason::CrossOriginEndpoint => {
                 f.write_str("the endpoint event names another origin")
             }
-            CloseReason::EndpointTimeout => f.write_str("no endpoint event came in time"),
-            CloseReason::InboundOverflow => {
+            TransportCloseReason::EndpointTimeout => f.write_str("no endpoint event came in time"),
+            TransportCloseReason::InboundOverflow => {
                 f.write_str("incoming messages piled up past the limit unread")
             }
-            CloseReason::TooLarge { limit } => write!(
+            TransportCloseReason::TooLarge { limit } => write!(
                 f,
                 "a response exceeded the {} size limit",
                 crate::session::describe_limit(*limit)
             ),
-            CloseReason::NotInitialize => f.write_str("the first message was not initialize"),
-            CloseReason::ProbeTimeout => f.write_str("the server did not answer the probe in time"),
+            TransportCloseReason::NotInitialize => {
+                f.write_str("the first message was not initialize")
+            }
+            TransportCloseReason::ProbeTimeout => {
+                f.write_str("the server did not answer the probe in time")
+            }
         }
     }
 }

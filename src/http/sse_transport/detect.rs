@@ -15,7 +15,7 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::client::{request_errors, SseTransportClient};
-use super::client_types::{ClientConfig, ClientEvent, CloseReason, TransportKind};
+use super::client_types::{ClientConfig, ClientEvent, TransportCloseReason, TransportKind};
 use crate::framing::{SseDecoder, SseItem};
 use crate::http::accepts;
 use crate::http::HttpMethod;
@@ -137,7 +137,7 @@ impl AutoClient {
                 if is_init {
                     return self.probe(now, frame);
                 }
-                self.close_with(CloseReason::NotInitialize);
+                self.close_with(TransportCloseReason::NotInitialize);
                 Some("the first message must be the initialize request")
             }
             _ if self.handed_off => Some("the Streamable HTTP client took over the session"),
@@ -241,7 +241,7 @@ impl AutoClient {
         match &mut self.phase {
             Phase::SseTransport(c) => c.handle_timeout(now),
             Phase::Probing { .. } if self.probe_deadline.is_some_and(|d| d <= now) => {
-                self.close_with(CloseReason::ProbeTimeout)
+                self.close_with(TransportCloseReason::ProbeTimeout)
             }
             _ => {}
         }
@@ -301,7 +301,7 @@ impl AutoClient {
                 self.actions.push_back(Action::Abort(PROBE));
                 self.fall_back(now, frame);
             }
-            other => self.close_with(CloseReason::HttpStatus(other)),
+            other => self.close_with(TransportCloseReason::HttpStatus(other)),
         }
     }
 
@@ -320,7 +320,7 @@ impl AutoClient {
                 } else {
                     self.json.clear();
                     let limit = self.config.max_event_size;
-                    self.close_with(CloseReason::TooLarge { limit });
+                    self.close_with(TransportCloseReason::TooLarge { limit });
                 }
             }
             _ => {}
@@ -348,7 +348,7 @@ impl AutoClient {
         match &mut self.phase {
             Phase::SseTransport(c) if id != PROBE => c.handle_response_failed(now, id, reason),
             Phase::Probing { .. } | Phase::Streamable { done: false, .. } if id == PROBE => {
-                self.close_with(CloseReason::RequestFailed)
+                self.close_with(TransportCloseReason::RequestFailed)
             }
             _ => {}
         }
@@ -358,7 +358,7 @@ impl AutoClient {
     pub fn close(&mut self, now: Instant) {
         match &mut self.phase {
             Phase::SseTransport(c) => c.close(now),
-            _ => self.close_with(CloseReason::Local),
+            _ => self.close_with(TransportCloseReason::Local),
         }
     }
 
@@ -386,7 +386,7 @@ impl AutoClient {
         let mut client = match SseTransportClient::new(&url, self.config.clone(), now, PROBE.0 + 1)
         {
             Ok(c) => c,
-            Err(_) => return self.close_with(CloseReason::InvalidEndpoint),
+            Err(_) => return self.close_with(TransportCloseReason::InvalidEndpoint),
         };
         // Both fit: the pending queue has the same bound as the client's.
         client.handle_transmit(now, init, TransmitKind::Request);
@@ -404,7 +404,7 @@ impl AutoClient {
                 Ok(_) => continue,
                 Err(_) => {
                     let limit = self.config.max_event_size;
-                    return self.close_with(CloseReason::TooLarge { limit });
+                    return self.close_with(TransportCloseReason::TooLarge { limit });
                 }
             };
             let is_message = matches!(event.event.as_deref(), None | Some("message"));
@@ -412,7 +412,7 @@ impl AutoClient {
                 continue;
             }
             if self.inbound.len() >= self.config.max_inbound_frames {
-                return self.close_with(CloseReason::InboundOverflow);
+                return self.close_with(TransportCloseReason::InboundOverflow);
             }
             self.note_version(&event.data);
             self.inbound.push_back(event.data);
@@ -441,7 +441,7 @@ impl AutoClient {
         }
     }
 
-    fn close_with(&mut self, reason: CloseReason) {
+    fn close_with(&mut self, reason: TransportCloseReason) {
         if matches!(self.phase, Phase::Closed) {
             return;
         }

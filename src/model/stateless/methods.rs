@@ -7,7 +7,7 @@
 //! the older revisions exactly.
 
 use crate::jsonrpc as m;
-use crate::model::{Direction, MethodKind};
+use crate::model::{MethodDirection, MethodKind};
 
 /// What 2026-07-28 says about one method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,7 +15,7 @@ pub struct StatelessMethod {
     /// The method name.
     pub name: &'static str,
     /// Who sends it (per the schema's unions).
-    pub direction: Direction,
+    pub direction: MethodDirection,
     /// Request or notification.
     pub kind: MethodKind,
     /// Whether its result must carry `ttlMs` and `cacheScope`.
@@ -30,7 +30,7 @@ pub struct StatelessMethod {
 const fn request(name: &'static str, cacheable: bool) -> StatelessMethod {
     StatelessMethod {
         name,
-        direction: Direction::ClientToServer,
+        direction: MethodDirection::ClientToServer,
         kind: MethodKind::Request,
         cacheable,
         may_require_input: false,
@@ -49,7 +49,7 @@ const fn with_input(method: StatelessMethod, name_param: &'static str) -> Statel
 const fn notification(name: &'static str) -> StatelessMethod {
     StatelessMethod {
         name,
-        direction: Direction::ServerToClient,
+        direction: MethodDirection::ServerToClient,
         kind: MethodKind::Notification,
         cacheable: false,
         may_require_input: false,
@@ -72,7 +72,7 @@ pub const STATELESS_METHODS: &[StatelessMethod] = &[
     notification(m::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED),
     // Clients cancel requests; servers use it only to end a listen stream.
     StatelessMethod {
-        direction: Direction::Either,
+        direction: MethodDirection::Either,
         ..notification(m::NOTIFICATIONS_CANCELLED)
     },
     notification(m::NOTIFICATIONS_PROGRESS),

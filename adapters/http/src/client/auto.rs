@@ -29,7 +29,7 @@ use std::time::Instant;
 
 use mcp_sansio::app::client::{Client, ClientBuilder, ClientEvent, ClientHandle};
 use mcp_sansio::http::sse_transport::{
-    AutoClient, ClientConfig, ClientEvent as WireEvent, CloseReason, SseTransportClient,
+    AutoClient, ClientConfig, ClientEvent as WireEvent, SseTransportClient, TransportCloseReason,
     TransportKind,
 };
 use mcp_sansio::http::{HttpClient, TransportEvent};
@@ -199,7 +199,8 @@ async fn run_auto<F: Future>(
                     seen.set(Some(*kind));
                 }
                 // The transport is gone: calls in flight fail now instead of timing out.
-                let gone = matches!(&event, WireEvent::Closed(r) if *r != CloseReason::Local);
+                let gone =
+                    matches!(&event, WireEvent::Closed(r) if *r != TransportCloseReason::Local);
                 on_wire_event(event);
                 gone
             }
