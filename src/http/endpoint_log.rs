@@ -29,7 +29,7 @@ use super::{Endpoint, SESSION_NOT_FOUND, SSE};
 const MAX_QUEUED: usize = 16 * 1024;
 
 /// The sessions whose POST streams are logged and may still write, and the entries taken
-/// from them.
+/// from them (and from the sessions whose GET stream left entries waiting).
 #[derive(Debug, Default)]
 pub(super) struct StreamLog {
     sessions: HashSet<String>,
@@ -68,20 +68,27 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
 
     /// The next entry to append to the store's log of its stream, oldest first; `None` when
     /// there is none (always, unless `instance_id` and `event_key` are both set). Sessions
-    /// whose logged streams may still write are pumped first, so what a handler sends with
-    /// no client attached reaches the log too: the driver calls this whenever it settles
-    /// (after a request, a timer or a wake-up), before it wakes the response bodies.
+    /// whose logged POST streams may still write are pumped first, so what a handler sends
+    /// with no client attached reaches the log too; GET streams are logged as their
+    /// connections pull them, and only the sessions with entries waiting are visited (not
+    /// every session holding a GET stream). The driver calls this whenever it settles (after
+    /// a request, a timer or a wake-up), before it wakes the response bodies.
     #[must_use]
     pub fn poll_stream_log(&mut self) -> Option<StreamLogEntry> {
-        if self.stream_log.queue.is_empty() && !self.stream_log.sessions.is_empty() {
+        if self.stream_log.queue.is_empty()
+            && (!self.stream_log.sessions.is_empty() || self.sessions.any_logged())
+        {
             self.collect_stream_log();
         }
         self.stream_log.queue.pop_front()
     }
 
     fn collect_stream_log(&mut self) {
-        let watched = std::mem::take(&mut self.stream_log.sessions);
-        for sid in watched {
+        let mut visit: Vec<String> = std::mem::take(&mut self.stream_log.sessions)
+            .into_iter()
+            .collect();
+        self.sessions.drain_logged(&mut visit);
+        for sid in visit {
             let Some(session) = self.sessions.get_mut(sid.as_str()) else {
                 continue;
             };
@@ -113,7 +120,9 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     /// Whether logged streams may still write (the driver keeps calling
     /// [`Endpoint::poll_stream_log`] as it settles while this holds).
     pub fn logs_streams(&self) -> bool {
-        !self.stream_log.sessions.is_empty() || !self.stream_log.queue.is_empty()
+        !self.stream_log.sessions.is_empty()
+            || !self.stream_log.queue.is_empty()
+            || self.sessions.any_logged()
     }
 
     /// A GET whose `Last-Event-ID` names a stream another instance wrote (a POST's stream or

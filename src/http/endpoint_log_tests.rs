@@ -388,3 +388,40 @@ fn a_get_stream_cut_on_one_endpoint_is_resumed_on_another_with_what_it_missed_fi
     assert!(b.endpoint.handle_session_ended(now, &sid));
     assert_eq!(b.endpoint.resume_listen(now, gone, false).status, 404);
 }
+
+/// A session holding a GET stream is not visited at every collection: once what its stream
+/// wrote is taken, the endpoint has nothing to walk while the stream stays open and silent,
+/// and a later event, pulled by the connection, is logged all the same.
+#[test]
+fn an_open_silent_get_stream_is_not_walked_at_every_collection() {
+    let now = Instant::now();
+    let mut a = rig(Some("a"), KEY, now);
+    let mut logs = Logs::new();
+    let sid = open(&mut a);
+    let listen = a.get(&sid, None);
+    assert_eq!(listen.status, 200, "{}", listen.body_text());
+    grow_on(&mut a, &sid, 1);
+    let read = a.read_stream(&listen.body);
+    assert!(!read.ended);
+    let first = store(&mut a, &mut logs);
+    assert!(first.iter().any(|e| e.stream.ends_with("-0")), "{first:?}");
+    assert!(
+        !a.endpoint.logs_streams(),
+        "nothing left to collect while the GET stream is silent"
+    );
+
+    grow_on(&mut a, &sid, 2);
+    let read = a.read_stream(&listen.body);
+    assert!(read
+        .events
+        .iter()
+        .any(|(_, d)| d.contains("tools/list_changed")));
+    let later = store(&mut a, &mut logs);
+    let gets: Vec<u8> = later
+        .iter()
+        .filter(|e| e.stream.ends_with("-0"))
+        .map(|e| e.data[0])
+        .collect();
+    assert_eq!(gets, b"E", "the pulled event is logged: {later:?}");
+    assert!(!a.endpoint.logs_streams());
+}

@@ -60,6 +60,8 @@ struct Entry<M> {
     job_candidate: bool,
     /// In `touched`: touched since the driver last asked which streams may have output.
     touched: bool,
+    /// In `logged`: stream-log entries were waiting when it was last filed.
+    logged: bool,
 }
 
 /// Sessions (or stateless exchanges) by key.
@@ -78,6 +80,9 @@ pub(super) struct SessionTable<K, M> {
     job_candidates: VecDeque<u64>,
     /// Touched since [`SessionTable::drain_touched`] last ran; at most one per entry.
     touched: Vec<u64>,
+    /// Stream-log entries waiting when last filed ([`SessionTable::drain_logged`]); at most
+    /// one per entry.
+    logged: Vec<u64>,
     next_serial: u64,
     expiry: Expiry,
 }
@@ -93,6 +98,7 @@ impl<K: Clone + Eq + Hash, M: SessionMachine> SessionTable<K, M> {
             dirty: Vec::new(),
             job_candidates: VecDeque::new(),
             touched: Vec::new(),
+            logged: Vec::new(),
             next_serial: 0,
             expiry,
         }
@@ -156,6 +162,7 @@ impl<K: Clone + Eq + Hash, M: SessionMachine> SessionTable<K, M> {
             dirty: false,
             job_candidate: false,
             touched: false,
+            logged: false,
         };
         mark(
             &mut entry,
@@ -234,6 +241,30 @@ impl<K: Clone + Eq + Hash, M: SessionMachine> SessionTable<K, M> {
         if entry.touched {
             self.touched.retain(|&s| s != entry.serial);
         }
+        if entry.logged {
+            self.logged.retain(|&s| s != entry.serial);
+        }
+    }
+
+    /// Appends to `out` the sessions whose stream-log entries were waiting when they were
+    /// last filed (by [`SessionTable::flush`], after any mutable access), once each, and
+    /// clears the marks: the endpoint collects from these instead of walking every session
+    /// with a logged GET stream.
+    pub(super) fn drain_logged(&mut self, out: &mut Vec<K>) {
+        for serial in self.logged.drain(..) {
+            let Some(id) = self.ids.get(&serial) else {
+                continue;
+            };
+            if let Some(entry) = self.entries.get_mut(id) {
+                entry.logged = false;
+                out.push(id.clone());
+            }
+        }
+    }
+
+    /// Whether a session has stream-log entries waiting (see [`SessionTable::drain_logged`]).
+    pub(super) fn any_logged(&self) -> bool {
+        !self.logged.is_empty()
     }
 
     /// Visits every session touched since the last call (a request, a timer, a body's pull,
@@ -262,6 +293,10 @@ impl<K: Clone + Eq + Hash, M: SessionMachine> SessionTable<K, M> {
                 continue;
             };
             entry.dirty = false;
+            if !entry.logged && entry.state.log_waiting() {
+                entry.logged = true;
+                self.logged.push(serial);
+            }
             if entry.unready && entry.state.machine.handshake_done() {
                 entry.unready = false;
                 self.unready.remove(&(entry.created, serial));

@@ -52,6 +52,11 @@ pub(crate) struct PendingLog {
 }
 
 impl PendingLog {
+    /// Whether entries wait to be taken.
+    pub(crate) fn has_entries(&self) -> bool {
+        !self.entries.is_empty()
+    }
+
     fn push(&mut self, key: u64, data: Vec<u8>) {
         if self.entries.len() >= MAX_PENDING {
             self.entries.pop_front();

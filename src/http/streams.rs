@@ -479,14 +479,22 @@ impl<M: SessionMachine> SessionState<M> {
         }
     }
 
-    /// Whether a logged stream may still write: a POST stream not finished, or the GET
-    /// stream while a connection is attached (what arises with none attached is held).
+    /// Whether a logged POST stream may still write (one not finished): its session is
+    /// pumped for the log at every collection, so what a handler sends with no client
+    /// attached is logged too. The GET stream's events are logged as the connection
+    /// attached to it pulls them (what arises with none attached is held), and collected
+    /// from sessions with entries waiting ([`SessionState::log_waiting`]).
     pub(crate) fn logs_open_stream(&self) -> bool {
         self.log.is_some()
-            && self.streams.iter().any(|(&key, s)| match key {
-                STANDALONE => s.conn.is_some(),
-                _ => s.mode == Mode::Sse && !s.finished,
-            })
+            && self
+                .streams
+                .iter()
+                .any(|(&key, s)| key != STANDALONE && s.mode == Mode::Sse && !s.finished)
+    }
+
+    /// Whether log entries wait to be collected.
+    pub(crate) fn log_waiting(&self) -> bool {
+        self.log.as_ref().is_some_and(PendingLog::has_entries)
     }
 
     /// Opens (or reopens) the standalone stream on `conn`: `first` (events another copy of
