@@ -14,13 +14,21 @@
 //! preface (a client speaking HTTP/2 without negotiating it) is told in HTTP/2 that the
 //! server speaks HTTP/1.1 only: an empty SETTINGS frame and a GOAWAY with `HTTP_1_1_REQUIRED`
 //! (RFC 9113 §3.4, §7), written before hyper refuses the preface and closes the connection.
+//!
+//! An accepted connection closed while the client is still sending (a 431 for a head too
+//! large, a 413 for a body too large, a `Connection: close` answer to a pipelined request)
+//! lingers before the descriptor closes: its write side is shut (the client reads the answer,
+//! then end of stream), and what the client still sends is read and dropped until it closes
+//! too, for up to `LINGER` and `LINGER_BYTES`. Closing a socket with unread bytes makes the
+//! kernel send a reset, which can destroy the answer before the client reads it. A connection
+//! with nothing unread at its close closes at once.
 
 use std::cell::RefCell;
 use std::future::Future;
 use std::io::{self, Read, Write};
-use std::net::TcpStream;
+use std::net::{Shutdown, TcpStream};
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
 use hyper::rt::ReadBufCursor;
@@ -29,6 +37,11 @@ use smol::{Async, Timer};
 
 /// Bytes read per `poll_read` at most (hyper asks again while it wants more).
 const READ_CHUNK: usize = 16 * 1024;
+
+/// How long a closing connection reads and drops what its client still sends, at most.
+const LINGER: Duration = Duration::from_secs(2);
+/// Bytes a closing connection reads and drops at most.
+const LINGER_BYTES: usize = 16 << 20;
 
 /// The start of the HTTP/2 client preface (RFC 9113 §3.4).
 const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n";
@@ -57,6 +70,20 @@ pub(crate) struct TcpIo {
     first: bool,
     /// The write timeout, and its timer while a write waits.
     stall: Option<Stall>,
+    /// How the connection's close goes (accepted connections linger, see the module docs).
+    close: Close,
+}
+
+/// The close of a connection.
+enum Close {
+    /// Closes at once (a connection this side opened).
+    Plain,
+    /// Lingers if its client is still sending when it closes.
+    Linger,
+    /// Shut for writing; reading and dropping what the client still sends.
+    Draining { timer: Timer, dropped: usize },
+    /// Done.
+    Closed,
 }
 
 /// A write timeout: armed when a write finds the socket full, disarmed by any progress.
@@ -87,6 +114,17 @@ impl Stall {
             _ => Poll::Pending,
         }
     }
+}
+
+/// Reads what `socket` holds into the thread's scratch buffer and drops it: the bytes read
+/// (0 at the end of the stream).
+fn drop_unread(socket: &TcpStream) -> io::Result<usize> {
+    SCRATCH.with_borrow_mut(|chunk| {
+        if chunk.is_empty() {
+            chunk.resize(READ_CHUNK, 0);
+        }
+        (&mut &*socket).read(chunk)
+    })
 }
 
 /// Reads at most `want` bytes from `socket` into `buf` through the thread's scratch buffer;
@@ -125,6 +163,52 @@ impl TcpIo {
                 timer: None,
                 armed: false,
             }),
+            close: Close::Linger,
+        }
+    }
+
+    /// Shuts the write side, then reads and drops what the client still sends until it
+    /// closes, `LINGER` passes or `LINGER_BYTES` are dropped; at once when nothing is unread.
+    fn poll_linger(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        loop {
+            let socket = self.stream.get_ref();
+            match &mut self.close {
+                Close::Plain | Close::Closed => return Poll::Ready(Ok(())),
+                Close::Linger => {
+                    let _ = socket.shutdown(Shutdown::Write);
+                    match drop_unread(socket) {
+                        Ok(n) if n > 0 => {
+                            self.close = Close::Draining {
+                                timer: Timer::after(LINGER),
+                                dropped: n,
+                            };
+                        }
+                        // Nothing unread (or the client gone): close now.
+                        _ => self.close = Close::Closed,
+                    }
+                }
+                Close::Draining { timer, dropped } => match drop_unread(socket) {
+                    Ok(0) => self.close = Close::Closed,
+                    Ok(n) => {
+                        *dropped += n;
+                        if *dropped >= LINGER_BYTES {
+                            self.close = Close::Closed;
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        if Pin::new(timer).poll(cx).is_ready() {
+                            self.close = Close::Closed;
+                            continue;
+                        }
+                        match self.stream.poll_readable(cx) {
+                            Poll::Ready(_) => {}
+                            Poll::Pending => return Poll::Pending,
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(_) => self.close = Close::Closed,
+                },
+            }
         }
     }
 
@@ -154,6 +238,7 @@ impl TcpIo {
             maybe_more: false,
             first: false,
             stall: None,
+            close: Close::Plain,
         }
     }
 }
@@ -222,6 +307,7 @@ impl hyper::rt::Write for TcpIo {
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_close(cx)
+        ready!(Pin::new(&mut self.stream).poll_close(cx))?;
+        self.poll_linger(cx)
     }
 }

@@ -168,6 +168,8 @@ fn at_the_cap_the_connection_idle_longest_makes_room() {
     std::thread::sleep(Duration::from_millis(50));
     let mut between = server.raw();
     open_session(server.addr, &between);
+    // Its last request ends (hyper drops the answer's body) well before the newcomer's.
+    std::thread::sleep(Duration::from_millis(100));
 
     let newcomer = server.raw();
     (&newcomer)
@@ -341,4 +343,57 @@ fn a_client_that_never_reads_has_its_stream_cut_by_the_write_timeout() {
     let (read, closed) = read_to_close(&mut client);
     assert!(closed, "the server cut the connection");
     assert!(read < BIG, "read {read} of {BIG}");
+}
+
+/// Writes all of `request` (the server must let it), then reads the answer's status.
+fn status_after_sending_all(server: &Running, request: &[u8]) -> u16 {
+    let mut client = server.raw();
+    client
+        .write_all(request)
+        .expect("the server reads what the client still sends before it closes");
+    read_head(&mut BufReader::new(&client)).status
+}
+
+/// More than the kernel buffers of a loopback connection hold (both sides).
+const PAST_BUFFERS: usize = 12 << 20;
+
+/// A client that writes its whole request before reading (as most do) gets the refusal of a
+/// head too large, 431, even though the server stops parsing long before the head ends: the
+/// connection reads and drops the rest before it closes. Closing with unread bytes would
+/// reset the connection, failing the client's write and, on a real network, destroying an
+/// answer not yet sent.
+#[test]
+fn a_head_too_large_sent_whole_gets_431() {
+    let server = Running::start(HttpServerOptions::default(), app);
+    let pad = "a".repeat(PAST_BUFFERS);
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nX-Pad: {pad}\r\nContent-Length: 2\r\n\r\n{{}}",
+        server.addr
+    );
+    assert_eq!(status_after_sending_all(&server, request.as_bytes()), 431);
+    let many: String = (0..5000).map(|i| format!("X-{i}: a\r\n")).collect();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\n{many}Content-Length: 2\r\n\r\n{{}}",
+        server.addr
+    );
+    assert_eq!(status_after_sending_all(&server, request.as_bytes()), 431);
+}
+
+/// The same for a body past `max_body` sent whole: 413, though the server never reads it.
+#[test]
+fn a_body_too_large_sent_whole_gets_413() {
+    let options = HttpServerOptions {
+        endpoint: EndpointConfig {
+            max_body: 64 * 1024,
+            ..EndpointConfig::default()
+        },
+        ..HttpServerOptions::default()
+    };
+    let server = Running::start(options, app);
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "a".repeat(PAST_BUFFERS)
+    );
+    let request = post(server.addr, None, &body);
+    assert_eq!(status_after_sending_all(&server, &request), 413);
 }
