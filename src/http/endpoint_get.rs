@@ -193,7 +193,7 @@ fn resume<M: SessionMachine>(
     });
     let replaced = stream.attach(conn);
     stream.close_requested = false;
-    stream.queue = events.into();
+    stream.queue = VecDeque::from(events).into();
     if key == STANDALONE {
         stream.mode = Mode::Sse;
     }

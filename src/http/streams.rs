@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
+use super::chunk_queue::ChunkQueue;
 use super::event_id::{EventId, EventSigner};
 use super::machine::SessionMachine;
 use super::replay::ReplayBuffer;
@@ -34,9 +35,6 @@ pub enum StreamChunk {
 pub(crate) const STANDALONE: u64 = 0;
 /// Messages held for the standalone stream while no GET is open, at most.
 const MAX_HELD: usize = 1024;
-/// Undelivered chunks queued on one stream, at most (past it the connection is detached and
-/// the client resumes from the replay buffer).
-const MAX_QUEUED: usize = 4096;
 /// Capacity of a session's encoding buffer kept between messages, at most: a message that
 /// outgrows it is handed on as the buffer itself, and the next one starts a new buffer.
 const SCRATCH_KEEP: usize = 4096;
@@ -61,7 +59,7 @@ pub(crate) struct LogicalStream {
     pub(crate) mode: Mode,
     /// The connection currently writing it, if any.
     pub(crate) conn: Option<StreamId>,
-    pub(crate) queue: VecDeque<Bytes>,
+    pub(crate) queue: ChunkQueue,
     /// Raw messages routed while `Undecided`.
     pub(crate) raw: Undecided,
     /// Requests of the POST still waiting for their response.
@@ -81,7 +79,7 @@ impl LogicalStream {
         LogicalStream {
             mode,
             conn: None,
-            queue: VecDeque::new(),
+            queue: ChunkQueue::default(),
             raw: Undecided::default(),
             open_requests,
             finished: false,
@@ -430,10 +428,11 @@ impl<M: SessionMachine> SessionState<M> {
         let mut cut = None;
         if let Some(stream) = self.streams.get_mut(&key) {
             if stream.conn.is_some() && !stream.close_requested {
-                if stream.queue.len() < MAX_QUEUED {
+                if stream.queue.has_room(event.len()) {
                     stream.queue.push_back(event);
                 } else {
-                    // The reader is too slow: cut it loose; it resumes from the replay buffer.
+                    // The reader is too slow (see `chunk_queue`): cut it loose; it resumes
+                    // from the replay buffer.
                     cut = stream.conn.take();
                     stream.queue.clear();
                 }
@@ -465,7 +464,7 @@ impl<M: SessionMachine> SessionState<M> {
                 stream.queue.push_back(priming.1);
             }
         }
-        // What was routed before the stream opened is queued whole, past `MAX_QUEUED`: it is
+        // What was routed before the stream opened is queued whole, past the queue's limits: it is
         // bounded by the POST body (a batch of any size up to `max_body` gets every answer).
         for (_, data) in raw {
             let (id, event) = self.sse_event(key, &data, None);
@@ -506,7 +505,7 @@ impl<M: SessionMachine> SessionState<M> {
             .entry(STANDALONE)
             .or_insert_with(|| LogicalStream::new(Mode::Undecided, 0));
         let replaced = stream.attach(conn);
-        stream.queue = first;
+        stream.queue = first.into();
         if let Some(old) = replaced {
             self.release(old);
         }

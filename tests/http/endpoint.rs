@@ -35,6 +35,21 @@ fn server(now: Instant, gates: Gates) -> Server {
                 }
             }
         }))
+        .tool(Tool::new("flood", json!({"type": "object"})).handler({
+            let gates = gates.clone();
+            move |_, ctx| {
+                let (tx, rx) = oneshot::<()>();
+                gates.lock().unwrap().push(tx);
+                async move {
+                    ctx.log(LoggingLevel::Info, None, json!("starting"));
+                    let _ = rx.await;
+                    for _ in 0..40 {
+                        ctx.log(LoggingLevel::Info, None, json!("x".repeat(1 << 20)));
+                    }
+                    Ok(CallToolResult::text("flooded"))
+                }
+            }
+        }))
         .tool(wait_tool(gates))
         .build(now)
 }
@@ -678,6 +693,25 @@ fn priming_event_only_for_2025_11_25() {
         events.iter().all(|(_, data)| !data.is_empty()),
         "{events:?}"
     );
+}
+
+/// A response stream whose reader falls 32 MiB behind is cut loose (the client resumes from
+/// the replay buffer) instead of queueing all a handler writes: 40 one-mebibyte logs written
+/// while nothing is read do not all wait on the stream.
+#[test]
+fn a_stream_too_far_behind_in_bytes_is_cut_loose() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.http.open("2025-11-25");
+    let resp = rig.post(Some(&sid), call(1, "flood"));
+    assert!(matches!(resp.body, Body::Stream(_)), "an SSE answer");
+    rig.release_gates();
+    let (events, ended) = rig.drain(&resp.body);
+    assert!(ended, "the stream was cut");
+    let logs = events
+        .iter()
+        .filter(|(_, data)| data.contains("xxxx"))
+        .count();
+    assert!(logs < 33, "{logs} mebibyte logs were queued");
 }
 
 #[test]

@@ -24,6 +24,10 @@ fn server(now: Instant, gates: Gates) -> Server {
     let schema = json!({"type": "object"});
     Server::builder(Implementation::new("sse-transport-test", "1"))
         .tool(Tool::new("echo", schema.clone()).sync_handler(|_, _| Ok(CallToolResult::text("hi"))))
+        .tool(
+            Tool::new("mebibyte", schema.clone())
+                .sync_handler(|_, _| Ok(CallToolResult::text("x".repeat(1 << 20)))),
+        )
         .tool(Tool::new("chatty", schema.clone()).sync_handler(|_, ctx| {
             ctx.log(LoggingLevel::Info, None, json!("working"));
             Ok(CallToolResult::text("done"))
@@ -518,6 +522,28 @@ fn a_reader_too_far_behind_ends_its_session_instead_of_growing_without_bound() {
     assert_eq!(last, 404, "the session ended once the queue was full");
     let sid = uri.split('=').nth(1).unwrap().to_string();
     assert!(rig.router.sse_transport().dropped_messages(&sid).unwrap() > 4000);
+    let (events, ended) = rig.drain(conn);
+    assert!(events.is_empty() && ended);
+    assert_eq!(rig.router.sse_transport().session_count(), 0);
+}
+
+/// The queue is bounded in bytes too: a reader that reads nothing while every answer is a
+/// mebibyte ends its session after a few dozen answers, not 4096 of them.
+#[test]
+fn a_reader_too_far_behind_in_bytes_ends_its_session() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let (conn, uri) = rig.initialized();
+    let mut accepted = 0;
+    for id in 1..=200 {
+        if rig.post_to(&uri, call(id, "mebibyte")).status != 202 {
+            break;
+        }
+        accepted += 1;
+    }
+    assert!(
+        (32..=40).contains(&accepted),
+        "ended past 32 MiB queued: {accepted} answers accepted"
+    );
     let (events, ended) = rig.drain(conn);
     assert!(events.is_empty() && ended);
     assert_eq!(rig.router.sse_transport().session_count(), 0);

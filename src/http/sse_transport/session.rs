@@ -7,12 +7,9 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use crate::framing::{write_event, write_keep_alive};
+use crate::http::chunk_queue::ChunkQueue;
 use crate::http::machine::SessionMachine;
 use crate::http::types::StreamId;
-
-/// Undelivered events queued on a session's stream, at most. Past it the reader is too slow;
-/// the HTTP+SSE transport has no resumption, so the session ends.
-pub(crate) const MAX_QUEUED: usize = 4096;
 
 /// One HTTP+SSE session: a machine and the stream its messages travel on.
 pub(crate) struct SseTransportSession<M> {
@@ -20,7 +17,7 @@ pub(crate) struct SseTransportSession<M> {
     /// The GET response carrying this session's events; `None` once it went away.
     pub(crate) conn: Option<StreamId>,
     /// Encoded SSE events waiting to be pulled.
-    pub(crate) queue: VecDeque<Bytes>,
+    pub(crate) queue: ChunkQueue,
     pub(crate) last_activity: Instant,
     /// When the GET opened it (the handshake grace runs from here).
     pub(crate) created: Instant,
@@ -41,7 +38,7 @@ impl<M: SessionMachine> SseTransportSession<M> {
         SseTransportSession {
             machine,
             conn: Some(conn),
-            queue: VecDeque::from([Bytes::from(buf)]),
+            queue: VecDeque::from([Bytes::from(buf)]).into(),
             last_activity: now,
             created: now,
             ended: false,
@@ -74,9 +71,10 @@ impl<M: SessionMachine> SseTransportSession<M> {
         while self.machine.poll_transmit(&mut buf).is_some() {
             if self.ended || self.conn.is_none() {
                 self.dropped += 1;
-            } else if self.queue.len() >= MAX_QUEUED {
-                // Too slow a reader: no way to resume an HTTP+SSE stream, so end the session
-                // rather than grow without bound or silently lose messages mid-stream.
+            } else if !self.queue.has_room(buf.len() + 24) {
+                // Too slow a reader (see `chunk_queue`): no way to resume an HTTP+SSE stream,
+                // so end the session rather than grow without bound or silently lose messages
+                // mid-stream.
                 self.dropped += 1 + self.queue.len() as u64;
                 self.queue.clear();
                 self.ended = true;
