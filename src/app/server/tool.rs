@@ -220,6 +220,21 @@ mod tests {
         assert_eq!(wire["content"][0], json!({"type": "text", "text": "a"}));
     }
 
+    /// A tool given as its wire definition lists that definition as it is, and its schemas
+    /// are compiled: one that does not compile is reported.
+    #[test]
+    fn a_tool_from_its_definition_lists_it_and_compiles_its_schemas() {
+        let text = r#"{"name":"t","title":"T","inputSchema":{"type":"object","properties":{"z":{},"a":{}}},"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}"#;
+        let def: model::Tool = serde_json::from_str(text).unwrap();
+        let tool = Tool::from_definition(def.clone());
+        assert_eq!(tool.definition(), &def);
+        assert_eq!(serde_json::to_string(tool.definition()).unwrap(), text);
+        assert!(tool.schema_error().is_none());
+        assert!(tool.output_schema.is_some());
+        let bad = model::Tool::new("b", r#"{"type": 7}"#).unwrap();
+        assert!(Tool::from_definition(bad).schema_error().is_some());
+    }
+
     /// Structured output is the value and its text, an object or (2026-07-28) any value.
     #[test]
     fn structured_results_carry_the_value_and_its_text() {
