@@ -17,10 +17,10 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use mcp_sansio::app::server::*;
 use mcp_sansio::jsonrpc::{code, ErrorObject, RawJson, RequestId};
-use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::model::{
     ClientCapabilities, ElicitationCapability, Implementation, ProtocolVersion, SamplingCapability,
 };
+use mcp_sansio::model::{LoggingLevel, ToolAnnotations};
 use mcp_sansio::runtime::{oneshot, Job, OneshotReceiver};
 use mcp_sansio::session::{ClientSetup, Event, Outcome, RequestOptions, Session, State};
 use mcp_sansio::Config;
@@ -232,7 +232,10 @@ fn echo_tool() -> Tool {
     )
     .title("Echo")
     .description("Echoes its input")
-    .annotations(json!({"readOnlyHint": true}))
+    .annotations(ToolAnnotations {
+        read_only_hint: Some(true),
+        ..Default::default()
+    })
     .sync_handler(|call, _ctx| {
         let msg = call.arguments["message"].as_str().unwrap_or_default();
         Ok(CallToolResult::text(format!("Echo: {msg}")))

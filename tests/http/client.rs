@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use mcp_sansio::app::client::{ClientError, ClientEvent};
 use mcp_sansio::http::client::TRANSPORT_ERROR;
+use mcp_sansio::http::sse_transport::TransportCloseReason;
 use mcp_sansio::http::*;
 use mcp_sansio::model::ContentBlock;
 use rig::Net;
@@ -251,7 +252,10 @@ fn close_sends_delete_and_the_server_drops_the_session() {
     assert_eq!(deletes[0].header("Mcp-Session-Id"), Some(sid.as_str()));
     assert_eq!(net.ep.session_count(), 0);
     assert!(net.transport.is_closed());
-    assert_eq!(net.transport_events.last(), Some(&TransportEvent::Closed));
+    assert_eq!(
+        net.transport_events.last(),
+        Some(&TransportEvent::Closed(TransportCloseReason::Local))
+    );
     assert!(net.open.is_empty(), "the standalone stream was aborted");
 }
 

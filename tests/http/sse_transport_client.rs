@@ -68,8 +68,8 @@ srv!(Router<Server>);
 srv!(Endpoint<Server>);
 
 /// The client transport, whichever it is: both follow the core's one client contract.
-trait Client: ClientTransport<Event = ClientEvent> {}
-impl<T: ClientTransport<Event = ClientEvent>> Client for T {}
+trait Client: ClientTransport<Event = TransportEvent> {}
+impl<T: ClientTransport<Event = TransportEvent>> Client for T {}
 
 /// The request head a server sees for `req` (HTTP+SSE requests carry their absolute URL).
 fn head_of(req: &OutgoingRequest) -> HttpRequestHead {
@@ -127,7 +127,7 @@ struct Net<S, C> {
     jobs: Vec<Job>,
     /// Every request performed, with its status.
     log: Vec<(HttpMethod, String, u16)>,
-    events: Vec<ClientEvent>,
+    events: Vec<TransportEvent>,
     session_events: Vec<Event>,
     seed: u8,
 }
@@ -328,7 +328,7 @@ fn sse_transport_client_speaks_to_the_sse_transport_endpoint() {
     let sid = "01".repeat(16);
     assert_eq!(
         net.events[0],
-        ClientEvent::Ready {
+        TransportEvent::Ready {
             post_url: format!("http://127.0.0.1:8080/messages?sessionId={sid}")
         }
     );
@@ -352,7 +352,7 @@ fn sse_transport_client_speaks_to_the_sse_transport_endpoint() {
     assert_eq!(net.server.sse_transport().session_count(), 0);
     assert_eq!(
         net.events.last(),
-        Some(&ClientEvent::Closed(TransportCloseReason::Local))
+        Some(&TransportEvent::Closed(TransportCloseReason::Local))
     );
     // A request after the close is answered at once with a transport error.
     let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":77,"method":"ping"}"#);
@@ -379,7 +379,7 @@ fn auto_detection_finds_streamable_http_on_a_streamable_only_server() {
         assert_eq!(net.initialize(), ProtocolVersion::V2025_06_18, "{mode:?}");
         assert_eq!(
             net.events,
-            vec![ClientEvent::Detected(TransportKind::StreamableHttp)]
+            vec![TransportEvent::Detected(TransportKind::StreamableHttp)]
         );
         assert_eq!(net.client.detected(), Some(TransportKind::StreamableHttp));
         assert_eq!(
@@ -436,8 +436,8 @@ fn auto_detection_falls_back_to_the_sse_transport_transport_on_a_sse_transport_o
     assert!(matches!(
         net.events.as_slice(),
         [
-            ClientEvent::Detected(TransportKind::SseTransport),
-            ClientEvent::Ready { .. }
+            TransportEvent::Detected(TransportKind::SseTransport),
+            TransportEvent::Ready { .. }
         ]
     ));
     assert_eq!(net.client.detected(), Some(TransportKind::SseTransport));
@@ -516,11 +516,11 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
         c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: msg?sid=7\n\n"));
         assert_eq!(
             c.poll_event(),
-            Some(ClientEvent::Detected(TransportKind::SseTransport))
+            Some(TransportEvent::Detected(TransportKind::SseTransport))
         );
         assert_eq!(
             c.poll_event(),
-            Some(ClientEvent::Ready {
+            Some(TransportEvent::Ready {
                 post_url: "http://localhost:9/base/msg?sid=7".into()
             })
         );
@@ -538,7 +538,7 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
         c.handle_response_head(now, probe.id, status, []);
         assert_eq!(
             c.poll_event(),
-            Some(ClientEvent::Closed(TransportCloseReason::HttpStatus(
+            Some(TransportEvent::Closed(TransportCloseReason::HttpStatus(
                 status
             )))
         );
@@ -556,7 +556,7 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
     c.handle_transmit(now, ping, kind);
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(TransportCloseReason::NotInitialize))
+        Some(TransportEvent::Closed(TransportCloseReason::NotInitialize))
     );
     assert_eq!(next_frame(&mut c).unwrap()["id"], 1);
     assert!(c.is_closed());
@@ -576,7 +576,9 @@ fn a_redirected_or_oversized_probe_answers_initialize_with_the_reason() {
     );
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(TransportCloseReason::HttpStatus(307)))
+        Some(TransportEvent::Closed(TransportCloseReason::HttpStatus(
+            307
+        )))
     );
     let answer = next_frame(&mut c).unwrap();
     let message = answer["error"]["message"].as_str().unwrap();
@@ -602,12 +604,12 @@ fn a_redirected_or_oversized_probe_answers_initialize_with_the_reason() {
         c.handle_response_body(now, probe.id, Bytes::from(body));
         assert_eq!(
             c.poll_event(),
-            Some(ClientEvent::Detected(TransportKind::StreamableHttp)),
+            Some(TransportEvent::Detected(TransportKind::StreamableHttp)),
             "{content_type}"
         );
         assert_eq!(
             c.poll_event(),
-            Some(ClientEvent::Closed(TransportCloseReason::TooLarge {
+            Some(TransportEvent::Closed(TransportCloseReason::TooLarge {
                 limit: 64
             })),
             "{content_type}"
@@ -636,7 +638,7 @@ fn a_probe_without_an_answer_in_time_closes_on_the_virtual_clock() {
     c.handle_timeout(now + Duration::from_secs(3));
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(TransportCloseReason::ProbeTimeout))
+        Some(TransportEvent::Closed(TransportCloseReason::ProbeTimeout))
     );
     assert_eq!(next_abort(&mut c), Some(probe.id));
     assert_eq!(c.poll_timeout(), None);
@@ -705,7 +707,9 @@ fn no_endpoint_event_in_time_closes_on_the_virtual_clock() {
     c.handle_timeout(now + Duration::from_secs(5));
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(TransportCloseReason::EndpointTimeout))
+        Some(TransportEvent::Closed(
+            TransportCloseReason::EndpointTimeout
+        ))
     );
     assert_eq!(next_abort(&mut c), Some(get.id));
     assert_eq!(c.poll_timeout(), None);
@@ -722,7 +726,7 @@ fn a_post_without_an_answer_in_time_ends_its_request_once() {
     let get = next_send(&mut c).unwrap();
     c.handle_response_head(now, get.id, 200, sse_head());
     c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: /m?s=1\n\n"));
-    assert!(matches!(c.poll_event(), Some(ClientEvent::Ready { .. })));
+    assert!(matches!(c.poll_event(), Some(TransportEvent::Ready { .. })));
     assert_eq!(c.poll_timeout(), None, "no POST in flight");
     let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#);
     let sent_at = now + Duration::from_secs(1);
@@ -735,7 +739,7 @@ fn a_post_without_an_answer_in_time_ends_its_request_once() {
     assert_eq!(next_abort(&mut c), Some(post.id));
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::PostFailed { status: None })
+        Some(TransportEvent::PostFailed { status: None })
     );
     let err = next_frame(&mut c).expect("the request ends");
     assert_eq!(
@@ -798,7 +802,7 @@ fn bad_streams_and_endpoints_close_the_client() {
         transmit_init(&mut c, now);
         c.handle_response_head(now, key, status, headers);
         c.handle_response_body(now, key, chunk(data));
-        assert_eq!(c.poll_event(), Some(ClientEvent::Closed(reason.clone())));
+        assert_eq!(c.poll_event(), Some(TransportEvent::Closed(reason.clone())));
         assert_eq!(next_abort(&mut c), Some(key));
         assert!(
             c.poll_action().is_none(),
@@ -814,13 +818,13 @@ fn bad_streams_and_endpoints_close_the_client() {
     c.handle_response_end(now, key);
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(TransportCloseReason::StreamEnded))
+        Some(TransportEvent::Closed(TransportCloseReason::StreamEnded))
     );
     let (mut c, key) = start();
     c.handle_response_failed(now, key, "refused");
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(TransportCloseReason::RequestFailed))
+        Some(TransportEvent::Closed(TransportCloseReason::RequestFailed))
     );
 }
 
@@ -832,7 +836,7 @@ fn a_refused_post_answers_its_request_with_an_error_exactly_once() {
     let get = next_send(&mut c).unwrap();
     c.handle_response_head(now, get.id, 200, sse_head());
     c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: /m?s=1\n\n"));
-    assert!(matches!(c.poll_event(), Some(ClientEvent::Ready { .. })));
+    assert!(matches!(c.poll_event(), Some(TransportEvent::Ready { .. })));
     let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":41,"method":"ping"}"#);
     c.handle_transmit(now, ping, kind);
     c.handle_transmit(
@@ -846,11 +850,11 @@ fn a_refused_post_answers_its_request_with_an_error_exactly_once() {
     c.handle_response_failed(now, b.id, "reset");
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::PostFailed { status: Some(500) })
+        Some(TransportEvent::PostFailed { status: Some(500) })
     );
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::PostFailed { status: None })
+        Some(TransportEvent::PostFailed { status: None })
     );
     let err = next_frame(&mut c).unwrap();
     assert_eq!(err["id"], 41);
@@ -867,11 +871,13 @@ fn a_refused_post_answers_its_request_with_an_error_exactly_once() {
     c.handle_response_head(now, p.id, 404, []);
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::PostFailed { status: Some(404) })
+        Some(TransportEvent::PostFailed { status: Some(404) })
     );
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(TransportCloseReason::HttpStatus(404)))
+        Some(TransportEvent::Closed(TransportCloseReason::HttpStatus(
+            404
+        )))
     );
     assert!(c.poll_frame().is_some());
 }
@@ -898,6 +904,8 @@ fn pending_and_inbound_frames_are_bounded() {
     c.handle_response_body(now, get.id, chunk(b"data: 1\n\ndata: 2\n\ndata: 3\n\n"));
     assert_eq!(
         c.poll_event(),
-        Some(ClientEvent::Closed(TransportCloseReason::InboundOverflow))
+        Some(TransportEvent::Closed(
+            TransportCloseReason::InboundOverflow
+        ))
     );
 }

@@ -16,6 +16,7 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use mcp_sansio::http::sse_transport::*;
+use mcp_sansio::http::TransportEvent;
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::model::{ClientCapabilities, Implementation, ProtocolVersion};
 use mcp_sansio::outgoing::{Action, ExchangeId, OutgoingRequest};
@@ -145,7 +146,7 @@ fn exchange(req: &OutgoingRequest, mut stream: TcpStream, tx: &Sender<Net>) -> s
 
 /// What one auto-detecting run saw.
 struct Run {
-    events: Vec<ClientEvent>,
+    events: Vec<TransportEvent>,
     add: Value,
 }
 
@@ -193,7 +194,7 @@ fn drive(url: &str) -> Run {
         }
         while let Some(e) = client.poll_event() {
             assert!(
-                !matches!(e, ClientEvent::Closed(_)),
+                !matches!(e, TransportEvent::Closed(_)),
                 "closed early: {e:?} after {events:?}"
             );
             events.push(e);
@@ -259,11 +260,11 @@ fn drive(url: &str) -> Run {
 fn check(run: &Run, peer_url: &str) {
     assert_eq!(
         run.events.first(),
-        Some(&ClientEvent::Detected(TransportKind::SseTransport)),
+        Some(&TransportEvent::Detected(TransportKind::SseTransport)),
         "{:?}",
         run.events
     );
-    let Some(ClientEvent::Ready { post_url }) = run.events.get(1) else {
+    let Some(TransportEvent::Ready { post_url }) = run.events.get(1) else {
         panic!("no endpoint event: {:?}", run.events)
     };
     let origin = peer_url.trim_end_matches("/sse");

@@ -348,7 +348,12 @@ impl HttpClientWorld {
                 self.lost = true;
             }
             TransportEvent::StandaloneStreamUnavailable { .. } => {}
-            TransportEvent::Closed => self.closed = true,
+            TransportEvent::Closed(_) => self.closed = true,
+            TransportEvent::Detected(_)
+            | TransportEvent::Ready { .. }
+            | TransportEvent::PostFailed { .. } => {
+                return Err(format!("the Streamable client reported {event:?}"));
+            }
         }
         Ok(())
     }

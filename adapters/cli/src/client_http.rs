@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use mcp_sansio::app::client::Client;
-use mcp_sansio::http::sse_transport::{ClientEvent as WireEvent, TransportKind};
+use mcp_sansio::http::sse_transport::TransportKind;
 use mcp_sansio::http::TransportEvent;
 use mcp_sansio::model::Implementation;
 use mcp_sansio_http::client::{connect_auto_client, HttpClientOptions};
@@ -80,17 +80,19 @@ pub(crate) fn report_transport_event(event: TransportEvent) {
 }
 
 /// Detection and HTTP+SSE transport events: failures always, the rest with `--verbose`.
-fn report_wire_event(event: WireEvent, verbose: bool) {
+fn report_wire_event(event: TransportEvent, verbose: bool) {
     match event {
-        WireEvent::Detected(kind) if verbose => {
+        TransportEvent::Detected(kind) if verbose => {
             eprintln!("detected transport: {}", transport_name(kind))
         }
-        WireEvent::Ready { post_url } if verbose => eprintln!("HTTP+SSE message URL: {post_url}"),
-        WireEvent::PostFailed { status } => match status {
+        TransportEvent::Ready { post_url } if verbose => {
+            eprintln!("HTTP+SSE message URL: {post_url}")
+        }
+        TransportEvent::PostFailed { status } => match status {
             Some(status) => eprintln!("the message endpoint answered HTTP {status}"),
             None => eprintln!("a message POST failed"),
         },
-        WireEvent::Closed(reason)
+        TransportEvent::Closed(reason)
             if reason != mcp_sansio::http::sse_transport::TransportCloseReason::Local =>
         {
             eprintln!("HTTP transport closed: {reason}")

@@ -40,7 +40,7 @@ impl Registry {
     /// server's `format` setting.
     pub(crate) fn insert_tool(&mut self, tool: Tool) {
         let tool = tool.with_formats(self.formats);
-        self.tools.insert(tool.name.clone(), Arc::new(tool));
+        self.tools.insert(tool.def.name.clone(), Arc::new(tool));
     }
 }
 
@@ -101,7 +101,7 @@ impl ServerBuilder {
     pub fn tool(mut self, tool: Tool) -> Self {
         self.registry
             .tools
-            .insert(tool.name.clone(), Arc::new(tool));
+            .insert(tool.def.name.clone(), Arc::new(tool));
         self
     }
 
@@ -116,7 +116,7 @@ impl ServerBuilder {
     pub fn resource(mut self, resource: Resource) -> Self {
         self.registry
             .resources
-            .insert(resource.uri.clone(), Arc::new(resource));
+            .insert(resource.def.uri.clone(), Arc::new(resource));
         self
     }
 
@@ -131,7 +131,7 @@ impl ServerBuilder {
     pub fn prompt(mut self, prompt: Prompt) -> Self {
         self.registry
             .prompts
-            .insert(prompt.name.clone(), Arc::new(prompt));
+            .insert(prompt.def.name.clone(), Arc::new(prompt));
         self
     }
 
@@ -368,7 +368,9 @@ impl std::fmt::Debug for ServerFactory {
     }
 }
 
-/// Why [`ServerBuilder::try_build`] refused the registrations.
+/// Why a registration was refused: by [`ServerBuilder::try_build`],
+/// [`ServerHandle::add_tool`](super::ServerHandle::add_tool) or
+/// [`ResourceTemplate::new`](super::ResourceTemplate::new).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BuildError {
     /// A tool's input schema has an invalid `x-mcp-header` annotation.
@@ -385,6 +387,13 @@ pub enum BuildError {
         /// Why.
         reason: crate::app::server::schema::InvalidSchema,
     },
+    /// A resource template is not an RFC 6570 level-1 template.
+    InvalidTemplate {
+        /// The template text.
+        template: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for BuildError {
@@ -394,6 +403,9 @@ impl std::fmt::Display for BuildError {
                 write!(f, "tool `{tool}`: {reason}")
             }
             BuildError::InvalidSchema { tool, reason } => write!(f, "tool `{tool}`: {reason}"),
+            BuildError::InvalidTemplate { template, reason } => {
+                write!(f, "invalid URI template `{template}`: {reason}")
+            }
         }
     }
 }
@@ -423,6 +435,18 @@ mod tests {
         Server::builder(Implementation::new("shared", "1"))
             .tool(echo("echo"))
             .build_factory()
+    }
+
+    /// A template beyond level 1 is refused as a registration, naming the template.
+    #[test]
+    fn a_template_that_does_not_parse_is_a_build_error() {
+        let refused = super::super::ResourceTemplate::new("test://x/{id", "x").err();
+        let Some(super::BuildError::InvalidTemplate { template, reason }) = refused else {
+            panic!("not refused: {refused:?}");
+        };
+        assert_eq!(template, "test://x/{id");
+        assert!(!reason.is_empty());
+        assert!(super::super::ResourceTemplate::new("test://x/{id}", "x").is_ok());
     }
 
     #[test]

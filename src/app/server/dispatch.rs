@@ -280,7 +280,7 @@ impl Server {
             }
         }
         let missing = prompt
-            .arguments
+            .arguments()
             .iter()
             .find(|a| a.required == Some(true) && !arguments.contains_key(&a.name));
         if let Some(a) = missing {
@@ -393,7 +393,8 @@ macro_rules! list_entry {
     ($($t:ty),*) => {$(
         impl ListEntry for $t {
             fn entry(&self) -> Value {
-                self.to_json()
+                // Cannot fail: a definition has string keys and valid JSON schemas.
+                serde_json::to_value(&self.def).unwrap_or_default()
             }
         }
     )*};

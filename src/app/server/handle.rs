@@ -37,7 +37,7 @@ impl ServerHandle {
     pub fn add_tool(&self, tool: Tool) -> Result<(), BuildError> {
         if let Some(reason) = tool.schema_error().cloned() {
             return Err(BuildError::InvalidSchema {
-                tool: tool.name,
+                tool: tool.def.name,
                 reason,
             });
         }

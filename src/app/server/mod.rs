@@ -42,7 +42,6 @@ mod schema;
 mod uri_template;
 
 pub use schema::{InvalidSchema, Schema, SchemaError};
-pub use uri_template::TemplateError;
 
 pub use crate::model::ResourceContents;
 pub use crate::model::{CallToolResult, Completion, GetPromptResult};
@@ -356,7 +355,7 @@ impl Server {
             ),
             RegistryChange::AddResource(x) => (
                 {
-                    r.resources.insert(x.uri.clone(), Arc::from(x));
+                    r.resources.insert(x.def.uri.clone(), Arc::from(x));
                     true
                 },
                 m::NOTIFICATIONS_RESOURCES_LIST_CHANGED,
@@ -376,7 +375,7 @@ impl Server {
             ),
             RegistryChange::AddPrompt(p) => (
                 {
-                    r.prompts.insert(p.name.clone(), Arc::from(p));
+                    r.prompts.insert(p.def.name.clone(), Arc::from(p));
                     true
                 },
                 m::NOTIFICATIONS_PROMPTS_LIST_CHANGED,

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::context::RequestContext;
-use super::types::{boxed, handler_setters, icons_json, put, Handler, HandlerFn, HandlerResult};
-use crate::model::{Completion, GetPromptResult, Icon, PromptArgument};
+use super::types::{boxed, handler_setters, put, Handler, HandlerFn, HandlerResult};
+use crate::model::{self, Completion, GetPromptResult, Icon, PromptArgument};
 use std::future::Future;
 
 /// A `prompts/get` as the handler sees it.
@@ -25,86 +25,74 @@ pub(crate) fn prompt_json(result: &GetPromptResult) -> Value {
     serde_json::to_value(result).unwrap_or_default()
 }
 
-/// A prompt: its definition, arguments and handler.
+/// A prompt to register: its wire definition ([`model::Prompt`]) and its handler.
 #[derive(Clone)]
 pub struct Prompt {
-    pub(crate) name: String,
-    title: Option<String>,
-    description: Option<String>,
-    pub(crate) arguments: Vec<PromptArgument>,
-    icons: Option<Vec<Icon>>,
+    pub(crate) def: model::Prompt,
     pub(crate) handler: Option<Handler<PromptRequest, GetPromptResult>>,
 }
 
 impl Prompt {
     /// A prompt called `name`.
     pub fn new(name: impl Into<String>) -> Self {
-        Prompt {
+        Prompt::from_definition(model::Prompt {
             name: name.into(),
-            title: None,
-            description: None,
-            arguments: Vec::new(),
-            icons: None,
-            handler: None,
-        }
+            ..model::Prompt::default()
+        })
+    }
+
+    /// A prompt from its wire definition (as a client lists it, or as a proxy relays it).
+    pub fn from_definition(def: model::Prompt) -> Self {
+        Prompt { def, handler: None }
     }
 
     /// The prompt's name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.def.name
+    }
+
+    /// The definition `prompts/list` shows.
+    pub fn definition(&self) -> &model::Prompt {
+        &self.def
+    }
+
+    /// The declared arguments.
+    pub(crate) fn arguments(&self) -> &[PromptArgument] {
+        self.def.arguments.as_deref().unwrap_or_default()
     }
 
     /// A human-readable title.
     pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
+        self.def.title = Some(title.into());
         self
     }
 
     /// A description.
     pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
+        self.def.description = Some(description.into());
         self
     }
 
     /// Declares an argument.
     pub fn argument(mut self, name: impl Into<String>, required: bool) -> Self {
-        self.arguments.push(PromptArgument {
-            name: name.into(),
-            required: Some(required),
-            ..PromptArgument::default()
-        });
+        self.def
+            .arguments
+            .get_or_insert_with(Vec::new)
+            .push(PromptArgument {
+                name: name.into(),
+                required: Some(required),
+                ..PromptArgument::default()
+            });
         self
     }
 
     /// Icons.
     pub fn icons(mut self, icons: Vec<Icon>) -> Self {
-        self.icons = Some(icons);
+        self.def.icons = Some(icons);
         self
     }
 
     handler_setters!(PromptRequest, GetPromptResult);
-
-    /// The `Prompt` object of `prompts/list`.
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("name".into(), Value::String(self.name.clone()));
-        put(&mut m, "title", self.title.clone().map(Value::String));
-        put(
-            &mut m,
-            "description",
-            self.description.clone().map(Value::String),
-        );
-        if !self.arguments.is_empty() {
-            // Cannot fail: a `PromptArgument` has string keys and no fallible `Serialize`.
-            let args = self
-                .arguments
-                .iter()
-                .map(|a| serde_json::to_value(a).unwrap_or_default());
-            m.insert("arguments".into(), Value::Array(args.collect()));
-        }
-        put(&mut m, "icons", icons_json(&self.icons));
-        Value::Object(m)
-    }
 }
 
 /// A `completion/complete` request as the provider sees it (the params, verbatim:
@@ -158,8 +146,12 @@ mod tests {
                 ..Default::default()
             }])
             .output_schema(json!({"type": "object"}));
-        let v = tool.to_json();
+        let v = serde_json::to_value(tool.definition()).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["name", "inputSchema", "outputSchema", "icons"]);
         assert_eq!(v["inputSchema"], schema);
+        let text = serde_json::to_string(&v).unwrap();
+        assert!(text.contains(r#""properties":{"b":{},"a":{}}"#), "{text}");
         assert_eq!(v["outputSchema"], json!({"type": "object"}));
         assert_eq!(v["icons"][0]["src"], "https://example.com/i.png");
         assert!(v.get("title").is_none() && v.get("annotations").is_none());

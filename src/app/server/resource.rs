@@ -1,11 +1,10 @@
 //! Resources and resource templates: definitions, the read a handler sees, and contents.
 
-use serde_json::{Map, Value};
-
+use super::builder::BuildError;
 use super::context::RequestContext;
-use super::types::{handler_setters, icons_json, put, Handler};
-use crate::app::server::uri_template::{TemplateError, UriTemplate};
-use crate::model::{Icon, ResourceContents};
+use super::types::{handler_setters, Handler};
+use crate::app::server::uri_template::UriTemplate;
+use crate::model::{self, Icon, ResourceContents};
 
 /// A `resources/read` as the handler sees it.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,111 +25,102 @@ impl ResourceRead {
     }
 }
 
-/// Fields shared by resources and resource templates.
-#[derive(Clone, Debug, Default)]
-struct ResourceMeta {
-    title: Option<String>,
-    description: Option<String>,
-    mime_type: Option<String>,
-    icons: Option<Vec<Icon>>,
-}
-
-impl ResourceMeta {
-    fn fill(&self, m: &mut Map<String, Value>) {
-        put(m, "title", self.title.clone().map(Value::String));
-        put(
-            m,
-            "description",
-            self.description.clone().map(Value::String),
-        );
-        put(m, "mimeType", self.mime_type.clone().map(Value::String));
-        put(m, "icons", icons_json(&self.icons));
-    }
-}
-
 /// Generates the title/description/mimeType/icons setters.
 macro_rules! meta_setters {
     () => {
         /// A human-readable title.
         pub fn title(mut self, title: impl Into<String>) -> Self {
-            self.meta.title = Some(title.into());
+            self.def.title = Some(title.into());
             self
         }
 
         /// A description.
         pub fn description(mut self, description: impl Into<String>) -> Self {
-            self.meta.description = Some(description.into());
+            self.def.description = Some(description.into());
             self
         }
 
         /// The MIME type.
         pub fn mime_type(mut self, mime: impl Into<String>) -> Self {
-            self.meta.mime_type = Some(mime.into());
+            self.def.mime_type = Some(mime.into());
             self
         }
 
         /// Icons.
         pub fn icons(mut self, icons: Vec<Icon>) -> Self {
-            self.meta.icons = Some(icons);
+            self.def.icons = Some(icons);
             self
         }
     };
 }
 
-/// A fixed resource and its read handler.
+/// A fixed resource to register: its wire definition ([`model::Resource`]) and its read
+/// handler.
 #[derive(Clone)]
 pub struct Resource {
-    pub(crate) uri: String,
-    name: String,
-    meta: ResourceMeta,
+    pub(crate) def: model::Resource,
     pub(crate) handler: Option<Handler<ResourceRead, Vec<ResourceContents>>>,
 }
 
 impl Resource {
     /// A resource at `uri` called `name`.
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Resource {
+        Resource::from_definition(model::Resource {
             uri: uri.into(),
             name: name.into(),
-            meta: ResourceMeta::default(),
-            handler: None,
-        }
+            ..model::Resource::default()
+        })
+    }
+
+    /// A resource from its wire definition (as a client lists it, or as a proxy relays it).
+    pub fn from_definition(def: model::Resource) -> Self {
+        Resource { def, handler: None }
     }
 
     /// The resource's URI.
     pub fn uri(&self) -> &str {
-        &self.uri
+        &self.def.uri
+    }
+
+    /// The definition `resources/list` shows.
+    pub fn definition(&self) -> &model::Resource {
+        &self.def
     }
 
     meta_setters!();
     handler_setters!(ResourceRead, Vec<ResourceContents>);
-
-    /// The `Resource` object of `resources/list`.
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("uri".into(), Value::String(self.uri.clone()));
-        m.insert("name".into(), Value::String(self.name.clone()));
-        self.meta.fill(&mut m);
-        Value::Object(m)
-    }
 }
 
-/// A family of resources named by an RFC 6570 level-1 template, and its read handler.
+/// A family of resources named by an RFC 6570 level-1 template, to register: its wire
+/// definition ([`model::ResourceTemplate`]), the parsed template, and its read handler.
 #[derive(Clone)]
 pub struct ResourceTemplate {
+    pub(crate) def: model::ResourceTemplate,
     pub(crate) template: UriTemplate,
-    name: String,
-    meta: ResourceMeta,
     pub(crate) handler: Option<Handler<ResourceRead, Vec<ResourceContents>>>,
 }
 
 impl ResourceTemplate {
-    /// A template such as `test://template/{id}/data`; errors when it is not level 1.
-    pub fn new(uri_template: &str, name: impl Into<String>) -> Result<Self, TemplateError> {
-        Ok(ResourceTemplate {
-            template: UriTemplate::parse(uri_template)?,
+    /// A template such as `test://template/{id}/data`; errors when it is not level 1
+    /// ([`BuildError::InvalidTemplate`]).
+    pub fn new(uri_template: &str, name: impl Into<String>) -> Result<Self, BuildError> {
+        ResourceTemplate::from_definition(model::ResourceTemplate {
+            uri_template: uri_template.to_owned(),
             name: name.into(),
-            meta: ResourceMeta::default(),
+            ..model::ResourceTemplate::default()
+        })
+    }
+
+    /// A template from its wire definition; errors when its template is not level 1.
+    pub fn from_definition(def: model::ResourceTemplate) -> Result<Self, BuildError> {
+        let template =
+            UriTemplate::parse(&def.uri_template).map_err(|e| BuildError::InvalidTemplate {
+                template: def.uri_template.clone(),
+                reason: e.0,
+            })?;
+        Ok(ResourceTemplate {
+            template,
+            def,
             handler: None,
         })
     }
@@ -140,18 +130,11 @@ impl ResourceTemplate {
         self.template.as_str()
     }
 
+    /// The definition `resources/templates/list` shows.
+    pub fn definition(&self) -> &model::ResourceTemplate {
+        &self.def
+    }
+
     meta_setters!();
     handler_setters!(ResourceRead, Vec<ResourceContents>);
-
-    /// The `ResourceTemplate` object of `resources/templates/list`.
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert(
-            "uriTemplate".into(),
-            Value::String(self.template.as_str().to_owned()),
-        );
-        m.insert("name".into(), Value::String(self.name.clone()));
-        self.meta.fill(&mut m);
-        Value::Object(m)
-    }
 }

@@ -4,14 +4,14 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::arguments::ToolArguments;
 use super::context::RequestContext;
-use super::types::{handler_setters, icons_json, put, Handler};
+use super::types::{handler_setters, Handler};
 use crate::app::server::schema::{InvalidSchema, Schema};
 use crate::jsonrpc::{ErrorObject, RawJson};
-use crate::model::{write_texts_only, CallToolResult, Icon};
+use crate::model::{self, write_texts_only, CallToolResult, Extra, Icon, ToolAnnotations};
 use crate::tasks::TaskSupport;
 
 /// A `tools/call` invocation as the handler sees it.
@@ -35,16 +35,13 @@ pub(crate) fn result_json(result: &CallToolResult) -> Result<RawJson, ErrorObjec
     RawJson::from_serialize(result).map_err(|e| ErrorObject::internal(e.to_string()))
 }
 
-/// A tool: its definition (inputSchema kept verbatim) and its handler.
+/// A tool to register: its wire definition ([`model::Tool`]), its schemas compiled for
+/// checking calls and results, and its handler.
 #[derive(Clone)]
 pub struct Tool {
-    pub(crate) name: String,
-    title: Option<String>,
-    description: Option<String>,
+    pub(crate) def: model::Tool,
     pub(crate) input_schema: Arc<Schema>,
     pub(crate) output_schema: Option<Arc<Schema>>,
-    annotations: Option<Value>,
-    icons: Option<Vec<Icon>>,
     pub(crate) handler: Option<Handler<ToolCall, CallToolResult>>,
     pub(crate) task_support: TaskSupport,
 }
@@ -55,14 +52,22 @@ impl Tool {
     /// and `ServerHandle::add_tool`; under the unchecked `build`, every call of the tool is
     /// answered with an `isError` result giving the reason.
     pub fn new(name: impl Into<String>, input_schema: Value) -> Self {
-        Tool {
+        let def = model::Tool {
             name: name.into(),
             title: None,
             description: None,
-            input_schema: Arc::new(Schema::new(input_schema)),
+            input_schema: raw(&input_schema),
             output_schema: None,
             annotations: None,
             icons: None,
+            execution: None,
+            meta: None,
+            extra: Extra::new(),
+        };
+        Tool {
+            def,
+            input_schema: Arc::new(Schema::new(input_schema)),
+            output_schema: None,
             handler: None,
             task_support: TaskSupport::Forbidden,
         }
@@ -74,6 +79,22 @@ impl Tool {
         match tool.input_schema.error() {
             Some(e) => Err(e.clone()),
             None => Ok(tool),
+        }
+    }
+
+    /// A tool from its wire definition (as a client lists it, or as a proxy relays it): the
+    /// schemas are compiled now, as by [`Tool::new`] and [`Tool::output_schema`].
+    pub fn from_definition(def: model::Tool) -> Self {
+        let compile = |text: &RawJson| {
+            let document = serde_json::from_str(text.get()).unwrap_or(Value::Null);
+            Arc::new(Schema::new(document))
+        };
+        Tool {
+            input_schema: compile(&def.input_schema),
+            output_schema: def.output_schema.as_ref().map(compile),
+            def,
+            handler: None,
+            task_support: TaskSupport::Forbidden,
         }
     }
 
@@ -95,37 +116,43 @@ impl Tool {
 
     /// The tool's name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.def.name
+    }
+
+    /// The definition `tools/list` shows.
+    pub fn definition(&self) -> &model::Tool {
+        &self.def
     }
 
     /// A human-readable title.
     pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
+        self.def.title = Some(title.into());
         self
     }
 
     /// A description for the model.
     pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
+        self.def.description = Some(description.into());
         self
     }
 
     /// A schema the result's `structuredContent` must match (compiled now; one that does not
     /// compile is refused by `ServerBuilder::try_build` and `ServerHandle::add_tool`).
     pub fn output_schema(mut self, schema: Value) -> Self {
+        self.def.output_schema = Some(raw(&schema));
         self.output_schema = Some(Arc::new(Schema::new(schema)));
         self
     }
 
-    /// Behaviour hints (`readOnlyHint`, `destructiveHint`, …), verbatim.
-    pub fn annotations(mut self, annotations: Value) -> Self {
-        self.annotations = Some(annotations);
+    /// Behaviour hints (`readOnlyHint`, `destructiveHint`, …).
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.def.annotations = Some(annotations);
         self
     }
 
     /// Icons.
     pub fn icons(mut self, icons: Vec<Icon>) -> Self {
-        self.icons = Some(icons);
+        self.def.icons = Some(icons);
         self
     }
 
@@ -137,27 +164,11 @@ impl Tool {
     }
 
     handler_setters!(ToolCall, CallToolResult);
+}
 
-    /// The `Tool` object of `tools/list`.
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("name".into(), Value::String(self.name.clone()));
-        put(&mut m, "title", self.title.clone().map(Value::String));
-        put(
-            &mut m,
-            "description",
-            self.description.clone().map(Value::String),
-        );
-        m.insert("inputSchema".into(), self.input_schema.document().clone());
-        put(
-            &mut m,
-            "outputSchema",
-            self.output_schema.as_ref().map(|s| s.document().clone()),
-        );
-        put(&mut m, "annotations", self.annotations.clone());
-        put(&mut m, "icons", icons_json(&self.icons));
-        Value::Object(m)
-    }
+/// A schema's wire text (any JSON value serialises).
+fn raw(schema: &Value) -> RawJson {
+    RawJson::from_serialize(schema).unwrap_or_else(|_| RawJson::null())
 }
 
 #[cfg(test)]
@@ -207,6 +218,21 @@ mod tests {
         let wire: Value = serde_json::from_str(result_json(&mixed).unwrap().get()).unwrap();
         assert_eq!(wire["content"][1], image);
         assert_eq!(wire["content"][0], json!({"type": "text", "text": "a"}));
+    }
+
+    /// A tool given as its wire definition lists that definition as it is, and its schemas
+    /// are compiled: one that does not compile is reported.
+    #[test]
+    fn a_tool_from_its_definition_lists_it_and_compiles_its_schemas() {
+        let text = r#"{"name":"t","title":"T","inputSchema":{"type":"object","properties":{"z":{},"a":{}}},"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}"#;
+        let def: model::Tool = serde_json::from_str(text).unwrap();
+        let tool = Tool::from_definition(def.clone());
+        assert_eq!(tool.definition(), &def);
+        assert_eq!(serde_json::to_string(tool.definition()).unwrap(), text);
+        assert!(tool.schema_error().is_none());
+        assert!(tool.output_schema.is_some());
+        let bad = model::Tool::new("b", r#"{"type": 7}"#).unwrap();
+        assert!(Tool::from_definition(bad).schema_error().is_some());
     }
 
     /// Structured output is the value and its text, an object or (2026-07-28) any value.

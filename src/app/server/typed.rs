@@ -105,8 +105,8 @@ where
         self.map(|t| t.description(description))
     }
 
-    /// Behaviour hints (`readOnlyHint`, `destructiveHint`, …), verbatim.
-    pub fn annotations(self, annotations: Value) -> Self {
+    /// Behaviour hints (`readOnlyHint`, `destructiveHint`, …).
+    pub fn annotations(self, annotations: crate::model::ToolAnnotations) -> Self {
         self.map(|t| t.annotations(annotations))
     }
 
@@ -171,7 +171,8 @@ impl Prompt {
     /// are not `Option`s are required), parsed into an `A` for the handler.
     pub fn typed<A: JsonSchema + DeserializeOwned>(name: impl Into<String>) -> TypedPrompt<A> {
         let mut prompt = Prompt::new(name);
-        prompt.arguments = prompt_arguments(&input_schema_for::<A>());
+        let arguments = prompt_arguments(&input_schema_for::<A>());
+        prompt.def.arguments = Some(arguments).filter(|a| !a.is_empty());
         TypedPrompt {
             prompt,
             types: PhantomData,

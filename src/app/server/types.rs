@@ -10,7 +10,6 @@ use serde_json::{Map, Value};
 
 use super::context::RequestContext;
 use crate::jsonrpc::ErrorObject;
-use crate::model::Icon;
 use crate::runtime::{BoxFuture, CatchPanic};
 
 /// What a handler returns: its result, or a JSON-RPC error for the caller.
@@ -121,10 +120,6 @@ pub(crate) fn put(map: &mut Map<String, Value>, key: &str, value: Option<Value>)
     if let Some(v) = value {
         map.insert(key.to_owned(), v);
     }
-}
-
-pub(crate) fn icons_json(icons: &Option<Vec<Icon>>) -> Option<Value> {
-    icons.as_ref().and_then(|i| serde_json::to_value(i).ok())
 }
 
 pub(crate) use handler_setters;

@@ -23,9 +23,9 @@ enum Part {
     Variable(String),
 }
 
-/// Why a template could not be parsed.
+/// Why a template could not be parsed (given to users as `BuildError::InvalidTemplate`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TemplateError(String);
+pub(crate) struct TemplateError(pub(crate) String);
 
 impl fmt::Display for TemplateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -40,6 +40,7 @@ pub use types::{HttpClientConfig, HttpClientStats, TransportEvent};
 
 use exchange::{Exchange, Purpose};
 
+use crate::http::sse_transport::TransportCloseReason;
 use crate::http::{HttpMethod, HttpText};
 use crate::jsonrpc::{self, ErrorObject, Incoming, Message, MissingId, RawJson, RequestId};
 use crate::outgoing::{Action, ExchangeId, InboundFrame, OutgoingRequest};
@@ -340,7 +341,8 @@ impl HttpClient {
             }
             None => {
                 self.phase = Phase::Closed;
-                self.events.push_back(TransportEvent::Closed);
+                self.events
+                    .push_back(TransportEvent::Closed(TransportCloseReason::Local));
             }
         }
     }
@@ -633,7 +635,8 @@ impl HttpClient {
             Purpose::Standalone => self.standalone_ended(now, ex),
             Purpose::Delete => {
                 self.phase = Phase::Closed;
-                self.events.push_back(TransportEvent::Closed);
+                self.events
+                    .push_back(TransportEvent::Closed(TransportCloseReason::Local));
             }
             Purpose::Message | Purpose::Initialized => {
                 if !ex.ok() {

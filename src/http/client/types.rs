@@ -3,7 +3,13 @@
 
 use std::time::Duration;
 
-/// Something the application should know about the HTTP session.
+use crate::http::sse_transport::{TransportCloseReason, TransportKind};
+
+/// Something an HTTP client transport ([`HttpClient`](super::HttpClient),
+/// [`SseTransportClient`], [`AutoClient`]) reports to the application.
+///
+/// [`SseTransportClient`]: crate::http::sse_transport::SseTransportClient
+/// [`AutoClient`]: crate::http::sse_transport::AutoClient
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TransportEvent {
     /// The server answered a request of our session with 404: the session is gone. Every
@@ -26,8 +32,24 @@ pub enum TransportEvent {
         /// The HTTP status, or `None` when the stream kept failing without one.
         status: Option<u16>,
     },
-    /// `close` finished (the DELETE was answered, or there was no session to delete).
-    Closed,
+    /// Auto-detection decided (`AutoClient` only).
+    Detected(TransportKind),
+    /// HTTP+SSE: the `endpoint` event arrived; messages are POSTed to `post_url` from now on.
+    Ready {
+        /// The resolved message URL.
+        post_url: String,
+    },
+    /// HTTP+SSE: a POSTed message was refused (`Some(status)`) or its request failed
+    /// (`None`). A request in it is answered with a JSON-RPC error frame, so it completes
+    /// exactly once.
+    PostFailed {
+        /// The HTTP status, if a response came.
+        status: Option<u16>,
+    },
+    /// The transport is over; no more frames will come. Streamable HTTP: `close` finished
+    /// (the DELETE was answered, or there was no session to delete), with
+    /// [`TransportCloseReason::Local`].
+    Closed(TransportCloseReason),
 }
 
 /// Limits and switches of the client transport.

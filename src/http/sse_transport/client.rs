@@ -10,9 +10,10 @@ use std::time::Instant;
 use bytes::Bytes;
 use serde_json::json;
 
-use super::client_types::{ClientConfig, ClientEvent, TransportCloseReason};
+use super::client_types::{ClientConfig, TransportCloseReason};
 use crate::framing::{SseDecoder, SseItem};
 use crate::http::accepts;
+use crate::http::client::TransportEvent;
 use crate::http::HttpMethod;
 use crate::http::HttpText;
 use crate::jsonrpc::{decode, Incoming, Message};
@@ -59,7 +60,7 @@ pub struct SseTransportClient {
     /// POSTs asked for whose response head has not come yet.
     posts: HashMap<ExchangeId, Post>,
     inbound: VecDeque<Bytes>,
-    events: VecDeque<ClientEvent>,
+    events: VecDeque<TransportEvent>,
 }
 
 impl SseTransportClient {
@@ -148,7 +149,7 @@ impl SseTransportClient {
 
     /// The next event for the application.
     #[must_use]
-    pub fn poll_event(&mut self) -> Option<ClientEvent> {
+    pub fn poll_event(&mut self) -> Option<TransportEvent> {
         self.events.pop_front()
     }
 
@@ -269,7 +270,7 @@ impl SseTransportClient {
         }
         match self.sse_url.resolve_same_origin(data) {
             Ok(url) => {
-                self.events.push_back(ClientEvent::Ready {
+                self.events.push_back(TransportEvent::Ready {
                     post_url: url.to_string(),
                 });
                 self.post_url = Some(url);
@@ -306,7 +307,7 @@ impl SseTransportClient {
 
     /// Reports a failed POST and answers each request it carried with an error frame.
     fn post_failed(&mut self, frame: &Bytes, status: Option<u16>) {
-        self.events.push_back(ClientEvent::PostFailed { status });
+        self.events.push_back(TransportEvent::PostFailed { status });
         let message = match status {
             Some(s) => format!("the message endpoint answered HTTP {s}"),
             None => "the message POST failed or got no answer in time".to_string(),
@@ -348,11 +349,11 @@ impl SseTransportClient {
             }
         }
         self.actions.push_back(Action::Abort(self.get_id));
-        self.events.push_back(ClientEvent::Closed(reason));
+        self.events.push_back(TransportEvent::Closed(reason));
     }
 }
 
-crate::outgoing::client_transport_by_inherent_methods!(SseTransportClient, ClientEvent);
+crate::outgoing::client_transport_by_inherent_methods!(SseTransportClient, TransportEvent);
 
 /// A JSON-RPC error frame (code [`TRANSPORT_ERROR`], `message`) for each request in `frame`
 /// (one message or a batch), so each one the transport could not deliver ends once.

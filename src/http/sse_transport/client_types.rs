@@ -12,26 +12,6 @@ pub enum TransportKind {
     SseTransport,
 }
 
-/// Something the transport reports to the application.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ClientEvent {
-    /// Auto-detection decided (`AutoClient` only).
-    Detected(TransportKind),
-    /// HTTP+SSE: the `endpoint` event arrived; messages are POSTed to `post_url` from now on.
-    Ready {
-        /// The resolved message URL.
-        post_url: String,
-    },
-    /// A POSTed message was refused (`Some(status)`) or its request failed (`None`). A
-    /// request in it is answered with a JSON-RPC error frame, so it completes exactly once.
-    PostFailed {
-        /// The HTTP status, if a response came.
-        status: Option<u16>,
-    },
-    /// The transport is over; no more frames will come.
-    Closed(TransportCloseReason),
-}
-
 /// Why a transport closed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TransportCloseReason {

@@ -1,7 +1,7 @@
 //! Transport auto-detection for clients, per the 2025-03-26 backwards-compatibility section:
 //! POST the `initialize` request to the URL (Streamable HTTP); on 400, 404 or 405, GET the
 //! same URL and wait for the HTTP+SSE `endpoint` event. The outcome is reported as
-//! [`ClientEvent::Detected`].
+//! [`TransportEvent::Detected`].
 //!
 //! On Streamable HTTP, the probe's response (the `initialize` result, JSON or SSE) comes out
 //! of `poll_frame` like any frame, and [`AutoClient::take_handoff`] gives the session id and
@@ -15,9 +15,10 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::client::{request_errors, SseTransportClient};
-use super::client_types::{ClientConfig, ClientEvent, TransportCloseReason, TransportKind};
+use super::client_types::{ClientConfig, TransportCloseReason, TransportKind};
 use crate::framing::{SseDecoder, SseItem};
 use crate::http::accepts;
+use crate::http::client::TransportEvent;
 use crate::http::HttpMethod;
 use crate::http::HttpText;
 use crate::jsonrpc::{decode, Incoming, Message};
@@ -76,7 +77,7 @@ pub struct AutoClient {
     actions: VecDeque<Action>,
     /// When the probe gives up waiting for its response head.
     probe_deadline: Option<Instant>,
-    events: VecDeque<ClientEvent>,
+    events: VecDeque<TransportEvent>,
     inbound: VecDeque<Bytes>,
     decoder: SseDecoder,
     json: Vec<u8>,
@@ -210,7 +211,7 @@ impl AutoClient {
 
     /// The next event: `Detected` once, then the HTTP+SSE client's events.
     #[must_use]
-    pub fn poll_event(&mut self) -> Option<ClientEvent> {
+    pub fn poll_event(&mut self) -> Option<TransportEvent> {
         if let Some(e) = self.events.pop_front() {
             return Some(e);
         }
@@ -218,10 +219,10 @@ impl AutoClient {
             return None;
         };
         let event = c.poll_event()?;
-        if matches!(event, ClientEvent::Ready { .. }) {
+        if matches!(event, TransportEvent::Ready { .. }) {
             // The `endpoint` event is the proof of an HTTP+SSE server.
             self.events.push_back(event);
-            return Some(ClientEvent::Detected(TransportKind::SseTransport));
+            return Some(TransportEvent::Detected(TransportKind::SseTransport));
         }
         Some(event)
     }
@@ -294,7 +295,7 @@ impl AutoClient {
                     init,
                 };
                 self.events
-                    .push_back(ClientEvent::Detected(TransportKind::StreamableHttp));
+                    .push_back(TransportEvent::Detected(TransportKind::StreamableHttp));
             }
             400 | 404 | 405 => {
                 let frame = frame.clone();
@@ -469,11 +470,11 @@ impl AutoClient {
                 }
             }
         }
-        self.events.push_back(ClientEvent::Closed(reason));
+        self.events.push_back(TransportEvent::Closed(reason));
     }
 }
 
-crate::outgoing::client_transport_by_inherent_methods!(AutoClient, ClientEvent);
+crate::outgoing::client_transport_by_inherent_methods!(AutoClient, TransportEvent);
 
 /// What a frame the client session transmitted is (requests by their `id` and `method`).
 pub(crate) fn transmit_kind(frame: &Bytes) -> TransmitKind {

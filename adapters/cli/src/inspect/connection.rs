@@ -449,7 +449,7 @@ impl Run {
         let client = client
             .on_event(move |event| events.on_event(&event))
             .on_wire_event(move |event| {
-                if let mcp_sansio::http::sse_transport::ClientEvent::Detected(kind) = event {
+                if let mcp_sansio::http::TransportEvent::Detected(kind) = event {
                     wire.set(json!({"transport": crate::client_http::transport_name(kind)}));
                 }
             });

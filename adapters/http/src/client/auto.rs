@@ -29,8 +29,7 @@ use std::time::Instant;
 
 use mcp_sansio::app::client::{Client, ClientBuilder, ClientEvent, ClientHandle};
 use mcp_sansio::http::sse_transport::{
-    AutoClient, ClientConfig, ClientEvent as WireEvent, SseTransportClient, TransportCloseReason,
-    TransportKind,
+    AutoClient, ClientConfig, SseTransportClient, TransportCloseReason, TransportKind,
 };
 use mcp_sansio::http::{HttpClient, TransportEvent};
 use smol::LocalExecutor;
@@ -76,7 +75,7 @@ pub struct McpAutoClient {
     options: HttpClientOptions,
     choice: TransportChoice,
     on_event: Sink<ClientEvent>,
-    on_wire_event: Sink<WireEvent>,
+    on_wire_event: Sink<TransportEvent>,
     on_transport_event: Sink<TransportEvent>,
 }
 
@@ -115,7 +114,7 @@ impl McpAutoClient {
 
     /// Delivers detection and HTTP+SSE transport events (`Detected`, `Ready`, `PostFailed`,
     /// `Closed`) to `sink`.
-    pub fn on_wire_event(mut self, sink: impl FnMut(WireEvent) + 'static) -> Self {
+    pub fn on_wire_event(mut self, sink: impl FnMut(TransportEvent) + 'static) -> Self {
         self.on_wire_event = Box::new(sink);
         self
     }
@@ -195,12 +194,11 @@ async fn run_auto<F: Future>(
         on_event,
         on_transport_event: Box::new(move |event| match event {
             AnyEvent::Wire(event) => {
-                if let WireEvent::Detected(kind) = &event {
+                if let TransportEvent::Detected(kind) = &event {
                     seen.set(Some(*kind));
                 }
                 // The transport is gone: calls in flight fail now instead of timing out.
-                let gone =
-                    matches!(&event, WireEvent::Closed(r) if *r != TransportCloseReason::Local);
+                let gone = matches!(&event, TransportEvent::Closed(r) if *r != TransportCloseReason::Local);
                 on_wire_event(event);
                 gone
             }

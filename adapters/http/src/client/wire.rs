@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use bytes::Bytes;
-use mcp_sansio::http::sse_transport::{AutoClient, ClientEvent as WireEvent, SseTransportClient};
+use mcp_sansio::http::sse_transport::{AutoClient, SseTransportClient};
 use mcp_sansio::http::{HttpClient, HttpClientConfig, TransportEvent};
 use mcp_sansio::outgoing::{Action, ClientTransport, ExchangeId, InboundFrame};
 use mcp_sansio::session::TransmitKind;
@@ -26,7 +26,7 @@ pub(crate) enum Transport {
 /// An event of whichever transport runs.
 pub(crate) enum AnyEvent {
     /// Of the detector or the HTTP+SSE client.
-    Wire(WireEvent),
+    Wire(TransportEvent),
     /// Of the Streamable client.
     Streamable(TransportEvent),
 }
@@ -38,7 +38,7 @@ pub(crate) struct Wire {
     config: HttpClientConfig,
     actions: VecDeque<Action>,
     frames: VecDeque<InboundFrame>,
-    events: VecDeque<WireEvent>,
+    events: VecDeque<TransportEvent>,
     /// The last `now` the loop gave (the hand-off happens while polling).
     now: Instant,
 }

@@ -6,21 +6,13 @@
 use serde_json::{Map, Value};
 
 use crate::encoding::base64_standard;
+use crate::stateless::ParamHeader;
 
 /// Header names an annotation may give at most per tool (a schema with more is refused).
 pub const MAX_HEADER_PARAMS: usize = 64;
 
 /// Longest annotated header name accepted (the part after `Mcp-Param-`).
 pub const MAX_HEADER_NAME: usize = 128;
-
-/// One annotated argument: `arguments[param]` travels as `Mcp-Param-<header>`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HeaderParam {
-    /// The argument (property) name in the tool's input schema.
-    pub param: String,
-    /// The header name suffix, as annotated.
-    pub header: String,
-}
 
 /// Why a tool's `x-mcp-header` annotations are invalid (the client must not call it).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,11 +66,11 @@ impl std::fmt::Display for InvalidHeaderAnnotation {
 
 /// The annotated arguments of a tool, from its `inputSchema`: `Ok(vec![])` when none, `Err`
 /// when an annotation is invalid (the tool is then dropped from the listing).
-pub fn header_params(input_schema: &Value) -> Result<Vec<HeaderParam>, InvalidHeaderAnnotation> {
+pub fn header_params(input_schema: &Value) -> Result<Vec<ParamHeader>, InvalidHeaderAnnotation> {
     let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else {
         return Ok(Vec::new());
     };
-    let mut found: Vec<HeaderParam> = Vec::new();
+    let mut found: Vec<ParamHeader> = Vec::new();
     for (param, schema) in properties {
         let Some(annotation) = schema.get("x-mcp-header") else {
             continue;
@@ -104,8 +96,8 @@ pub fn header_params(input_schema: &Value) -> Result<Vec<HeaderParam>, InvalidHe
         if found.iter().any(|p| p.header.eq_ignore_ascii_case(header)) {
             return Err(InvalidHeaderAnnotation::Duplicate(param.clone()));
         }
-        found.push(HeaderParam {
-            param: param.clone(),
+        found.push(ParamHeader {
+            property: param.clone(),
             header: header.to_owned(),
         });
     }
@@ -146,7 +138,7 @@ pub fn request_headers(
     version: &str,
     method: &str,
     params: &Map<String, Value>,
-    tool_params: &[HeaderParam],
+    tool_params: &[ParamHeader],
 ) -> Vec<(String, String)> {
     let mut headers = vec![
         ("MCP-Protocol-Version".to_owned(), version.to_owned()),
@@ -173,7 +165,7 @@ pub fn request_headers(
         let arguments = params.get("arguments").and_then(Value::as_object);
         for p in tool_params {
             let value = arguments
-                .and_then(|a| a.get(&p.param))
+                .and_then(|a| a.get(&p.property))
                 .and_then(header_value);
             if let Some(value) = value {
                 headers.push((format!("Mcp-Param-{}", p.header), value));

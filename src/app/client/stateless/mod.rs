@@ -24,7 +24,6 @@ pub use cache::{MAX_CACHED_RESULTS, MAX_TTL};
 pub use call::MAX_INPUT_ROUNDS;
 pub(crate) use call::{CallStep, StatelessCall};
 pub use era::{era_from_probe, Era};
-use headers::HeaderParam;
 pub use headers::{
     header_params, header_value, needs_base64, request_headers, InvalidHeaderAnnotation,
     MAX_HEADER_NAME, MAX_HEADER_PARAMS,
@@ -61,6 +60,7 @@ use crate::jsonrpc::ErrorObject;
 use crate::model::stateless::RequestMeta;
 use crate::model::{ClientCapabilities, Implementation, ProtocolVersion};
 use crate::outgoing::{ExchangeId, OutgoingRequest};
+use crate::stateless::ParamHeader;
 
 /// Tools whose header annotations are remembered at most (past it, calls to further tools
 /// carry no `Mcp-Param-*` headers).
@@ -133,7 +133,7 @@ pub struct StatelessClient {
     supported_versions: Vec<String>,
     next_id: i64,
     max_input_rounds: u32,
-    tool_headers: HashMap<String, Vec<HeaderParam>>,
+    tool_headers: HashMap<String, Vec<ParamHeader>>,
     tools_learned: bool,
     /// Tools dropped for invalid annotations (never called), bounded like `tool_headers`.
     dropped: HashSet<String>,
