@@ -6,7 +6,12 @@
 //! of their own because directions change in this revision (progress becomes server-to-client
 //! only) while the stateful table must keep describing the older revisions exactly.
 
-use crate::jsonrpc as m;
+use crate::jsonrpc::{
+    self as m, NOTIFICATIONS_PROMPTS_LIST_CHANGED as PROMPTS_CHANGED,
+    NOTIFICATIONS_RESOURCES_LIST_CHANGED as RESOURCES_CHANGED,
+    NOTIFICATIONS_RESOURCES_UPDATED as RESOURCE_UPDATED,
+    NOTIFICATIONS_TOOLS_LIST_CHANGED as TOOLS_CHANGED,
+};
 use crate::model::methods::info;
 use crate::model::{
     MethodDirection::{ClientToServer as CS, Either as EI, ServerToClient as SC},
@@ -57,22 +62,10 @@ pub const STATELESS_METHODS: &[MethodInfo] = &[
     },
     notification(m::NOTIFICATIONS_PROGRESS, None),
     notification(m::NOTIFICATIONS_MESSAGE, Some(S::Logging)),
-    notification(
-        m::NOTIFICATIONS_TOOLS_LIST_CHANGED,
-        Some(S::ToolsListChanged),
-    ),
-    notification(
-        m::NOTIFICATIONS_PROMPTS_LIST_CHANGED,
-        Some(S::PromptsListChanged),
-    ),
-    notification(
-        m::NOTIFICATIONS_RESOURCES_LIST_CHANGED,
-        Some(S::ResourcesListChanged),
-    ),
-    notification(
-        m::NOTIFICATIONS_RESOURCES_UPDATED,
-        Some(S::ResourcesSubscribe),
-    ),
+    notification(TOOLS_CHANGED, Some(S::ToolsListChanged)),
+    notification(PROMPTS_CHANGED, Some(S::PromptsListChanged)),
+    notification(RESOURCES_CHANGED, Some(S::ResourcesListChanged)),
+    notification(RESOURCE_UPDATED, Some(S::ResourcesSubscribe)),
 ];
 
 /// What 2026-07-28 says about `method`, or `None` when the revision has no such method.
