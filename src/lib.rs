@@ -109,4 +109,4 @@ pub mod trace;
 pub mod url;
 
 pub use config::Config;
-pub use trace::{Direction, Envelope, EnvelopeKind, FrameTrace, TraceSink};
+pub use trace::{Direction, EnvelopeKind, FrameTrace, TraceSink};

@@ -100,7 +100,7 @@ pub enum Action {
 /// A frame for the client session, with its decoding when the transport made one (to see
 /// which request it answers): give both to the session's `handle_decoded` so the frame is not
 /// decoded twice, or the frame alone to `handle_input` when there is none.
-pub type InboundFrame = (Bytes, Option<Incoming>);
+pub(crate) type InboundFrame = (Bytes, Option<Incoming>);
 
 /// The families of methods of every HTTP client machine, so one adapter loop drives any of
 /// them. Every input takes `now`; see the module docs for the drive loop. The machines have

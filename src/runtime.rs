@@ -19,10 +19,10 @@ use std::task::{Context, Poll, Waker};
 pub type Job = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
 /// A boxed `Send` future with an output (what adapted handlers return).
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// The hook called when something was pushed into an outbox from outside the state machine.
-pub type WakeHook = Arc<dyn Fn() + Send + Sync>;
+pub(crate) type WakeHook = Arc<dyn Fn() + Send + Sync>;
 
 /// Locks a mutex, recovering the data if a panicking thread poisoned it (the data structures
 /// guarded here stay consistent between statements, so poisoning carries no meaning).
@@ -189,18 +189,6 @@ impl<T> Outbox<T> {
     }
 }
 
-/// Why a oneshot receiver got no value: the sender was dropped without sending.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SenderDropped;
-
-impl fmt::Display for SenderDropped {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the sender was dropped before sending")
-    }
-}
-
-impl std::error::Error for SenderDropped {}
-
 struct Slot<T> {
     value: Option<T>,
     waker: Option<Waker>,
@@ -222,7 +210,7 @@ pub fn oneshot<T>() -> (OneshotSender<T>, OneshotReceiver<T>) {
     )
 }
 
-/// The sending side of [`oneshot`]; dropping it unsent resolves the receiver with [`SenderDropped`].
+/// The sending side of [`oneshot`]; dropping it unsent resolves the receiver with `None`.
 pub struct OneshotSender<T> {
     slot: Option<Arc<Mutex<Slot<T>>>>,
 }
@@ -265,7 +253,8 @@ impl<T> Drop for OneshotSender<T> {
     }
 }
 
-/// The receiving side of [`oneshot`]: a future resolving to the value.
+/// The receiving side of [`oneshot`]: a future resolving to the value, or to `None` when the
+/// sender was dropped without sending.
 pub struct OneshotReceiver<T> {
     slot: Arc<Mutex<Slot<T>>>,
 }
@@ -284,15 +273,15 @@ impl<T> OneshotReceiver<T> {
 }
 
 impl<T> Future for OneshotReceiver<T> {
-    type Output = Result<T, SenderDropped>;
+    type Output = Option<T>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut s = lock(&self.slot);
         if let Some(v) = s.value.take() {
-            return Poll::Ready(Ok(v));
+            return Poll::Ready(Some(v));
         }
         if s.sender_gone {
-            return Poll::Ready(Err(SenderDropped));
+            return Poll::Ready(None);
         }
         s.waker = Some(cx.waker().clone());
         Poll::Pending
@@ -428,17 +417,14 @@ mod tests {
         assert!(poll_once(&mut rx, &waker).is_pending());
         tx.send(7);
         assert_eq!(counter.0.load(Ordering::SeqCst), 1);
-        assert_eq!(poll_once(&mut rx, &waker), Poll::Ready(Ok(7)));
+        assert_eq!(poll_once(&mut rx, &waker), Poll::Ready(Some(7)));
     }
 
     #[test]
     fn oneshot_dropped_sender_cancels() {
         let (tx, mut rx) = oneshot::<u8>();
         drop(tx);
-        assert_eq!(
-            poll_once(&mut rx, Waker::noop()),
-            Poll::Ready(Err(SenderDropped))
-        );
+        assert_eq!(poll_once(&mut rx, Waker::noop()), Poll::Ready(None));
     }
 
     #[test]

@@ -65,10 +65,16 @@ impl EnvelopeKind {
     }
 }
 
-/// The decoded envelope of one frame: its kind, method, id and error code, without its
-/// payload.
+/// One traced frame: which way it went, when, its size, and its decoded envelope (kind, method,
+/// id and error code, without its payload).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Envelope {
+pub struct FrameTrace {
+    /// Which way it went.
+    pub dir: Direction,
+    /// When the driver read or wrote it (the driver's clock).
+    pub at: Instant,
+    /// Its size in bytes, framing (newline, SSE fields) excluded.
+    pub bytes: usize,
     /// The kind of message.
     pub kind: EnvelopeKind,
     /// The method of a request or notification.
@@ -82,31 +88,36 @@ pub struct Envelope {
     pub count: usize,
 }
 
-impl Envelope {
-    /// Decodes the envelope of `frame`. Never fails: bytes the decoder refuses are
+impl FrameTrace {
+    /// Describes `frame`, read or written at `at`. Never fails: bytes the decoder refuses are
     /// [`EnvelopeKind::Invalid`] with the code they earn.
-    pub fn decode(frame: &Bytes) -> Envelope {
+    pub fn new(dir: Direction, at: Instant, frame: &Bytes) -> FrameTrace {
+        let mut trace = FrameTrace {
+            dir,
+            at,
+            bytes: frame.len(),
+            kind: EnvelopeKind::Invalid,
+            method: None,
+            id: None,
+            error_code: None,
+            count: 1,
+        };
         match decode(frame) {
-            Ok(Incoming::Single(message)) => Envelope::of(&message),
-            Ok(Incoming::Batch(items)) => Envelope {
-                kind: EnvelopeKind::Batch,
-                method: None,
-                id: None,
-                error_code: None,
-                count: items.len(),
-            },
-            Err(e) => Envelope {
-                kind: EnvelopeKind::Invalid,
-                method: None,
-                id: e.id.as_ref().map(id_text),
-                error_code: Some(e.code()),
-                count: 1,
-            },
+            Ok(Incoming::Single(message)) => trace.describe(&message),
+            Ok(Incoming::Batch(items)) => {
+                trace.kind = EnvelopeKind::Batch;
+                trace.count = items.len();
+            }
+            Err(e) => {
+                trace.id = e.id.as_ref().map(id_text);
+                trace.error_code = Some(e.code());
+            }
         }
+        trace
     }
 
-    /// The envelope of a message already decoded.
-    pub fn of(message: &Message) -> Envelope {
+    /// Fills the envelope members from a single decoded message.
+    fn describe(&mut self, message: &Message) {
         let (kind, error_code) = match message {
             Message::Request(_) => (EnvelopeKind::Request, None),
             Message::Notification(_) => (EnvelopeKind::Notification, None),
@@ -115,13 +126,10 @@ impl Envelope {
                 Err(e) => (EnvelopeKind::Error, Some(e.code)),
             },
         };
-        Envelope {
-            kind,
-            method: message.method().map(str::to_owned),
-            id: message.id().map(id_text),
-            error_code,
-            count: 1,
-        }
+        self.kind = kind;
+        self.method = message.method().map(str::to_owned);
+        self.id = message.id().map(id_text);
+        self.error_code = error_code;
     }
 }
 
@@ -130,31 +138,6 @@ fn id_text(id: &RequestId) -> String {
     let mut buf = Vec::new();
     id.write_json(&mut buf);
     String::from_utf8(buf).unwrap_or_default()
-}
-
-/// One traced frame.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FrameTrace {
-    /// Which way it went.
-    pub dir: Direction,
-    /// When the driver read or wrote it (the driver's clock).
-    pub at: Instant,
-    /// Its size in bytes, framing (newline, SSE fields) excluded.
-    pub bytes: usize,
-    /// What it holds.
-    pub envelope: Envelope,
-}
-
-impl FrameTrace {
-    /// Describes `frame`, read or written at `at`.
-    pub fn new(dir: Direction, at: Instant, frame: &Bytes) -> FrameTrace {
-        FrameTrace {
-            dir,
-            at,
-            bytes: frame.len(),
-            envelope: Envelope::decode(frame),
-        }
-    }
 }
 
 /// Where a driver sends its traces. A driver holds an `Option` of one and builds a

@@ -34,7 +34,7 @@ macro_rules! every_type {
 /// Every model type (params, results, content, capabilities, tasks) on the same input.
 pub fn model_types(data: &[u8]) {
     every_type!(data;
-        PaginatedParams, Role, Annotations, EmptyResult,
+        Role, Annotations,
         CompletionReference, CompleteParams, CompleteResult,
         TextContent, MediaContent, EmbeddedResource, ContentBlock, ToolUseContent,
         ToolResultContent, SamplingContent,
@@ -45,10 +45,10 @@ pub fn model_types(data: &[u8]) {
         CancelledParams, ProgressParams,
         Prompt, PromptMessage, ListPromptsResult, GetPromptParams, GetPromptResult,
         Resource, ResourceTemplate, ResourceContents, ListResourcesResult,
-        ListResourceTemplatesResult, ResourceUriParams, ReadResourceResult,
+        ListResourceTemplatesResult, ReadResourceResult,
         Root, ListRootsResult,
         SamplingMessage, ModelPreferences, ToolChoice, CreateMessageParams, CreateMessageResult,
-        Task, TaskMetadata, CreateTaskResult, TaskIdParams, TaskResult, ListTasksResult,
+        Task, TaskMetadata, CreateTaskResult, TaskResult, ListTasksResult,
         Tool, ToolAnnotations, ListToolsResult, CallToolParams, CallToolResult,
     );
 }

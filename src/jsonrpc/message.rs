@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use super::{DecodeError, ErrorObject, RawJson, RequestId};
 
 /// A method name. Well-known MCP method names are interned (no allocation per message).
-pub type Method = Cow<'static, str>;
+pub(crate) type Method = Cow<'static, str>;
 
 /// A request: it has an id and expects exactly one response.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -27,11 +27,12 @@ pub use encode::{
 pub use error::{code, DecodeError, DecodeErrorKind, ErrorObject};
 pub use head::{FrameHead, HeadKind, HEAD_SCAN_LEN};
 pub use id::RequestId;
-pub use message::{intern_method, Incoming, Message, Method, Notification, Request, Response};
+pub(crate) use message::Method;
+pub use message::{intern_method, Incoming, Message, Notification, Request, Response};
 pub use methods::*;
 pub use raw::RawJson;
 pub(crate) use view::read_unvalidated_string_end;
-pub use view::{Elements, JsonView};
+pub use view::JsonView;
 pub use writer::JsonWriter;
 
 #[cfg(test)]

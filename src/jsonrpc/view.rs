@@ -104,7 +104,7 @@ impl<'a> JsonView<'a> {
 
     /// Element `index` when this is an array that long.
     pub fn element(self, index: usize) -> Option<JsonView<'a>> {
-        let mut elements = self.elements();
+        let mut elements = self.array();
         for _ in 0..index {
             let start = elements.next_start()?;
             elements.skip_value(start)?;
@@ -125,7 +125,12 @@ impl<'a> JsonView<'a> {
     }
 
     /// The elements of an array, in order (empty for anything else).
-    pub fn elements(self) -> Elements<'a> {
+    pub fn elements(self) -> impl Iterator<Item = JsonView<'a>> + Clone + 'a {
+        self.array()
+    }
+
+    /// The element cursor over an array (at the end for anything else).
+    fn array(self) -> Elements<'a> {
         let at = if self.is_array() { 1 } else { self.text.len() };
         Elements {
             text: self.text,
@@ -274,7 +279,7 @@ impl<'a> Iterator for Members<'a> {
 
 /// The elements of an array view: see [`JsonView::elements`].
 #[derive(Clone, Debug)]
-pub struct Elements<'a> {
+pub(crate) struct Elements<'a> {
     text: &'a [u8],
     at: usize,
 }

@@ -1,31 +1,17 @@
-//! Shared building blocks: `_meta`, cursors and pagination, progress tokens, roles,
-//! annotations and the empty result.
+//! Shared building blocks: `_meta`, progress tokens, roles and annotations.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
-use super::Extra;
 use crate::jsonrpc::RequestId;
 
 /// The `_meta` object of params and results: free-form, kept as is.
-pub type Meta = Map<String, Value>;
+pub(crate) type Meta = Map<String, Value>;
 
 /// The `progressToken` member of a request's `_meta`, when present and well-formed.
 pub fn progress_token(meta: Option<&Meta>) -> Option<RequestId> {
     let token = meta?.get("progressToken")?;
     serde_json::from_value(token.clone()).ok()
-}
-
-mcp_object! {
-    /// Params of a paginated list request (`tools/list`, `resources/list`, `prompts/list`,
-    /// `resources/templates/list`, `tasks/list`).
-    #[derive(Default)]
-    pub struct PaginatedParams {
-        /// Where to continue listing, from a previous `nextCursor`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub cursor: Option<String>,
-    }
-    meta: "Request metadata."
 }
 
 /// Who a message is from or for.
@@ -55,15 +41,4 @@ mcp_object! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub last_modified: Option<String>,
     }
-}
-
-/// A result with no defined members (`ping`, `logging/setLevel`, `resources/subscribe`, ...).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct EmptyResult {
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-    /// Unknown members.
-    #[serde(flatten)]
-    pub extra: Extra,
 }

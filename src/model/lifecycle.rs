@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 /// Unknown members of an object, kept in order of appearance for round trips (serde_json is
 /// built with `preserve_order`).
-pub type Extra = Map<String, Value>;
+pub(crate) type Extra = Map<String, Value>;
 
 mcp_object! {
     /// An icon for an implementation, tool, prompt or resource (2025-11-25).

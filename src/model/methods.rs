@@ -137,7 +137,8 @@ impl ClientCapabilityKey {
     }
 }
 
-/// What the table knows about one method.
+/// What a method table ([`METHODS`], or 2026-07-28's
+/// [`super::stateless::STATELESS_METHODS`]) knows about one method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MethodInfo {
     /// The method name.
@@ -154,6 +155,13 @@ pub struct MethodInfo {
     pub since: ProtocolVersion,
     /// The last revision that has it, when it was removed.
     pub until: Option<ProtocolVersion>,
+    /// 2026-07-28: whether its result must carry `ttlMs` and `cacheScope`.
+    pub cacheable: bool,
+    /// 2026-07-28: whether it may answer with an input-required result.
+    pub may_require_input: bool,
+    /// 2026-07-28: the params member the HTTP `Mcp-Name` header repeats (`tools/call`: `name`,
+    /// `resources/read`: `uri`, `prompts/get`: `name`).
+    pub name_param: Option<&'static str>,
 }
 
 impl MethodInfo {
@@ -171,7 +179,8 @@ use ProtocolVersion::{
 };
 use ServerCapabilityKey as S;
 
-const fn info(
+/// A row of a method table: the revisions from `since` on have it; no 2026-07-28 extras.
+pub(super) const fn info(
     name: &'static str,
     direction: MethodDirection,
     kind: MethodKind,
@@ -187,6 +196,9 @@ const fn info(
         client_capability,
         since,
         until: None,
+        cacheable: false,
+        may_require_input: false,
+        name_param: None,
     }
 }
 

@@ -1,6 +1,6 @@
 //! Params of the generic notifications: `notifications/cancelled` and
 //! `notifications/progress`. The `list_changed` notifications and `notifications/initialized`
-//! carry no params beyond `_meta` ([`super::EmptyResult`]).
+//! carry no params beyond `_meta`.
 
 use serde_json::Number;
 

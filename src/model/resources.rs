@@ -125,27 +125,6 @@ page_result! {
 }
 
 mcp_object! {
-    /// Params of `resources/read`, `resources/subscribe`, `resources/unsubscribe` and
-    /// `notifications/resources/updated`: a URI.
-    #[derive(Default)]
-    pub struct ResourceUriParams {
-        /// The resource's URI.
-        pub uri: String,
-    }
-    meta: "Metadata."
-}
-
-impl ResourceUriParams {
-    /// Params naming `uri`.
-    pub fn new(uri: impl Into<String>) -> Self {
-        ResourceUriParams {
-            uri: uri.into(),
-            ..Default::default()
-        }
-    }
-}
-
-mcp_object! {
     /// Result of `resources/read`.
     #[derive(Default)]
     pub struct ReadResourceResult {

@@ -86,16 +86,6 @@ mcp_object! {
     meta: "Result metadata."
 }
 
-mcp_object! {
-    /// Params of `tasks/get`, `tasks/result` and `tasks/cancel`.
-    #[derive(Default)]
-    pub struct TaskIdParams {
-        /// The task's id.
-        pub task_id: String,
-    }
-    meta: "Request metadata."
-}
-
 /// Result of `tasks/get` and `tasks/cancel`, and params of `notifications/tasks/status`: a
 /// task plus `_meta`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -48,14 +48,11 @@ fn tool() -> Value {
 
 #[test]
 fn common_types_round_trip() {
-    let p: PaginatedParams = round_trip(json!({"cursor": "c", "_meta": meta(), "x": 1}));
-    assert_eq!(p.cursor.as_deref(), Some("c"));
+    let p: GetPromptParams = round_trip(json!({"name": "n", "_meta": meta(), "x": 1}));
     assert_eq!(
         progress_token(p.meta.as_ref()),
         Some(crate::jsonrpc::RequestId::number(7))
     );
-    round_trip::<EmptyResult>(json!({"_meta": meta(), "x": 1}));
-    round_trip::<EmptyResult>(json!({}));
     round_trip::<Annotations>(json!({"audience": ["user", "assistant"], "priority": 1}));
     round_trip::<Role>(json!("assistant"));
     assert!(serde_json::from_value::<Role>(json!("system")).is_err());
@@ -137,7 +134,6 @@ fn resources_round_trip() {
         json!({"resourceTemplates": [{"uriTemplate": "file:///{p}",
         "name": "files", "title": "F", "mimeType": "text/plain", "x": 1}], "_meta": meta()}),
     );
-    round_trip::<ResourceUriParams>(json!({"uri": "file:///a", "_meta": meta(), "x": 1}));
     round_trip::<ReadResourceResult>(json!({"contents": [{"uri": "file:///a", "text": "t"},
         {"uri": "file:///b", "blob": "AA==", "mimeType": "application/octet-stream"}], "x": 1}));
 }
@@ -260,7 +256,6 @@ fn roots_and_notifications_round_trip() {
         "message": "half", "_meta": meta(), "x": 1}),
     );
     assert!(p.progress_token.is_string());
-    round_trip::<EmptyResult>(json!({"_meta": meta()}));
 }
 
 #[test]
@@ -268,7 +263,6 @@ fn tasks_round_trip() {
     let t: Task = round_trip(task());
     assert!(!t.status.is_terminal());
     round_trip::<CreateTaskResult>(json!({"task": task(), "_meta": meta(), "x": 1}));
-    round_trip::<TaskIdParams>(json!({"taskId": "t1", "_meta": meta(), "x": 1}));
     let r: TaskResult = round_trip({
         let mut v = task();
         v["_meta"] = meta();

@@ -87,25 +87,6 @@ impl fmt::Display for ProtocolVersion {
     }
 }
 
-impl std::str::FromStr for ProtocolVersion {
-    type Err = UnknownVersion;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::parse(s).ok_or_else(|| UnknownVersion(s.to_owned()))
-    }
-}
-
-/// A version string this engine does not know.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownVersion(pub String);
-
-impl fmt::Display for UnknownVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown MCP protocol version {:?}", self.0)
-    }
-}
-
-impl std::error::Error for UnknownVersion {}
-
 impl Serialize for ProtocolVersion {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())
@@ -115,7 +96,9 @@ impl Serialize for ProtocolVersion {
 impl<'de> Deserialize<'de> for ProtocolVersion {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
-        Self::parse(&s).ok_or_else(|| serde::de::Error::custom(UnknownVersion(s.into_owned())))
+        Self::parse(&s).ok_or_else(|| {
+            serde::de::Error::custom(format_args!("unknown MCP protocol version {s:?}"))
+        })
     }
 }
 

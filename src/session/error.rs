@@ -5,7 +5,8 @@ use std::fmt;
 use crate::framing::FrameError;
 use crate::jsonrpc::{ErrorObject, HeadKind};
 
-/// Why the session refused to send something. Nothing went on the wire.
+/// Why the session refused to send something (a request, a notification, progress, a
+/// cancellation or a response). Nothing went on the wire.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SendError {
     /// The session is closed.
@@ -39,13 +40,17 @@ pub enum SendError {
     TooManyPending,
     /// `max_outbound_queue` reached: drain `poll_transmit` first.
     QueueFull,
-    /// No such request (pending outbound for `cancel`, in flight inbound for progress).
+    /// No such request (pending outbound for `cancel`, in flight inbound for progress and
+    /// `respond`: already answered, or never received).
     UnknownRequest,
     /// `initialize` is never cancellable.
     NotCancellable,
     /// Params must be a JSON object or array (JSON-RPC 2.0); `progress: true` needs an object
     /// (or absent params); progress values must be finite numbers.
     InvalidParams,
+    /// `respond_serialize`: the result failed to serialise; `respond_with`: the writer was
+    /// misused or the value left unfinished. Nothing was sent; the request is still in flight.
+    InvalidResult,
 }
 
 impl fmt::Display for SendError {
@@ -66,35 +71,12 @@ impl fmt::Display for SendError {
             SendError::UnknownRequest => f.write_str("no such request"),
             SendError::NotCancellable => f.write_str("initialize cannot be cancelled"),
             SendError::InvalidParams => f.write_str("params must be a JSON object or array"),
+            SendError::InvalidResult => f.write_str("the result was not one valid JSON value"),
         }
     }
 }
 
 impl std::error::Error for SendError {}
-
-/// Why `respond`/`respond_error` was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RespondError {
-    /// No inbound request with this id is in flight (already answered, or never received).
-    UnknownRequest,
-    /// The session is closed.
-    Closed,
-    /// `respond_serialize`: the result failed to serialise; `respond_with`: the writer was
-    /// misused or the value left unfinished. Nothing was sent; the request is still in flight.
-    InvalidResult,
-}
-
-impl fmt::Display for RespondError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RespondError::UnknownRequest => f.write_str("no such in-flight request"),
-            RespondError::Closed => f.write_str("session closed"),
-            RespondError::InvalidResult => f.write_str("the result was not one valid JSON value"),
-        }
-    }
-}
-
-impl std::error::Error for RespondError {}
 
 impl FrameError {
     /// The error response the peer gets for this frame.

@@ -15,7 +15,7 @@ use super::encoded::EncodedBuf;
 use super::gating;
 use super::inflight::InFlightTable;
 use super::tombstones::Tombstones;
-use super::{Event, Payload, Queued, RespondError, Role, SendError, Session, State, TransmitKind};
+use super::{Event, Payload, Queued, Role, SendError, Session, State, TransmitKind};
 use crate::jsonrpc::{
     self as m, code, ErrorObject, JsonWriter, Message, Notification, RawJson, Request, RequestId,
     Response,
@@ -273,7 +273,7 @@ impl Session {
     }
 
     /// Answers an inbound request with a result.
-    pub fn respond(&mut self, id: &RequestId, result: RawJson) -> Result<(), RespondError> {
+    pub fn respond(&mut self, id: &RequestId, result: RawJson) -> Result<(), SendError> {
         self.finish_inbound(id, Ok(result))
     }
 
@@ -282,12 +282,12 @@ impl Session {
     /// the intermediate [`RawJson`] (its allocation and its copy into the message).
     ///
     /// If `result` fails to serialise, nothing is queued, the request stays in flight and the
-    /// error is [`RespondError::InvalidResult`].
+    /// error is [`SendError::InvalidResult`].
     pub fn respond_serialize<T: Serialize + ?Sized>(
         &mut self,
         id: &RequestId,
         result: &T,
-    ) -> Result<(), RespondError> {
+    ) -> Result<(), SendError> {
         self.respond_encoded(id, |encoded| encoded.push_result(id, result).ok())
     }
 
@@ -300,12 +300,12 @@ impl Session {
     /// The writer checks its calls as they come: if `write` misuses it (a key outside an
     /// object, a value where a key belongs, an unmatched close, a non-finite float, a second
     /// value) or leaves the value unfinished, nothing is queued, the request stays in flight
-    /// and the error is [`RespondError::InvalidResult`].
+    /// and the error is [`SendError::InvalidResult`].
     pub fn respond_with(
         &mut self,
         id: &RequestId,
         write: impl FnOnce(&mut JsonWriter<'_>),
-    ) -> Result<(), RespondError> {
+    ) -> Result<(), SendError> {
         self.respond_encoded(id, |encoded| encoded.push_result_with(id, write))
     }
 
@@ -315,9 +315,9 @@ impl Session {
         &mut self,
         id: &RequestId,
         encode: impl FnOnce(&mut EncodedBuf) -> Option<usize>,
-    ) -> Result<(), RespondError> {
+    ) -> Result<(), SendError> {
         if self.state == State::Closed {
-            return Err(RespondError::Closed);
+            return Err(SendError::Closed);
         }
         // One lookup: the entry is taken out first and put back if the result fails.
         let Some((key, in_flight)) = self.inbound.table.remove(id) else {
@@ -341,28 +341,24 @@ impl Session {
     /// otherwise.
     #[cold]
     #[inline(never)]
-    fn respond_unknown(&mut self, id: &RequestId) -> Result<(), RespondError> {
+    fn respond_unknown(&mut self, id: &RequestId) -> Result<(), SendError> {
         if self.inbound.cancelled.remove(id) {
             self.stats.responses_suppressed += 1;
             return Ok(());
         }
-        Err(RespondError::UnknownRequest)
+        Err(SendError::UnknownRequest)
     }
 
     /// A result that failed to encode: the request goes back in flight.
     #[cold]
     #[inline(never)]
-    fn keep_unanswered(&mut self, key: RequestId, in_flight: InFlight) -> Result<(), RespondError> {
+    fn keep_unanswered(&mut self, key: RequestId, in_flight: InFlight) -> Result<(), SendError> {
         self.inbound.table.insert_new(key, in_flight);
-        Err(RespondError::InvalidResult)
+        Err(SendError::InvalidResult)
     }
 
     /// Answers an inbound request with an error.
-    pub fn respond_error(
-        &mut self,
-        id: &RequestId,
-        error: ErrorObject,
-    ) -> Result<(), RespondError> {
+    pub fn respond_error(&mut self, id: &RequestId, error: ErrorObject) -> Result<(), SendError> {
         self.finish_inbound(id, Err(error))
     }
 
@@ -370,9 +366,9 @@ impl Session {
         &mut self,
         id: &RequestId,
         outcome: Result<RawJson, ErrorObject>,
-    ) -> Result<(), RespondError> {
+    ) -> Result<(), SendError> {
         if self.state == State::Closed {
-            return Err(RespondError::Closed);
+            return Err(SendError::Closed);
         }
         if self.inbound.table.remove(id).is_none() {
             return self.respond_unknown(id);

@@ -23,7 +23,7 @@
 //!
 //! `respond_serialize` and `respond_with` send the bytes `respond` would send for the same
 //! value; when the result is invalid they queue nothing and return
-//! [`RespondError::InvalidResult`], and the request stays in flight.
+//! [`SendError::InvalidResult`], and the request stays in flight.
 
 mod encoded;
 mod error;
@@ -53,7 +53,7 @@ use crate::jsonrpc::{
 use crate::model::{ClientCapabilities, Implementation, ProtocolVersion, ServerCapabilities};
 
 pub use crate::framing::FrameError;
-pub use error::{describe_limit, describe_too_long, RespondError, SendError};
+pub use error::{describe_limit, describe_too_long, SendError};
 pub use event::{CloseReason, Event, Outcome, Stats};
 pub use snapshot::{RestoreError, SessionSnapshot, MAX_ID_PREFIX};
 

@@ -8,10 +8,10 @@ use super::capabilities::{capability_name, missing_capabilities, required_capabi
 use super::{ServerProfile, StatelessError};
 use crate::jsonrpc::RawJson;
 use crate::model::stateless::{
-    stateless_method, RequestMeta, StatelessMethod, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY,
+    stateless_method, RequestMeta, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY,
 };
 use crate::model::{
-    server_capability_for, ClientCapabilities, ClientCapabilityKey, Meta, MethodKind,
+    server_capability_for, ClientCapabilities, ClientCapabilityKey, Meta, MethodInfo, MethodKind,
     ProtocolVersion,
 };
 
@@ -21,7 +21,7 @@ pub struct ValidatedRequest {
     /// The revision the request uses.
     pub version: ProtocolVersion,
     /// What the revision says about the method.
-    pub method: &'static StatelessMethod,
+    pub method: &'static MethodInfo,
     /// The client capabilities the request declared.
     pub client_capabilities: ClientCapabilities,
     /// The whole typed `_meta` (client info, log level, other keys).

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use crate::common::*;
 use bytes::Bytes;
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
-use mcp_sansio::session::{Event, RespondError, TransmitKind};
+use mcp_sansio::session::{Event, SendError, TransmitKind};
 use serde_json::json;
 
 const V: &str = "2025-06-18";
@@ -94,13 +94,13 @@ fn respond_serialize_follows_the_rules_of_respond() {
     // A value that does not serialise: refused, nothing sent, the request stays in flight.
     let bad: HashMap<(u8, u8), u8> = [((1, 2), 3)].into_iter().collect();
     let refused = s.respond_serialize(&RequestId::number(1), &bad);
-    assert_eq!(refused, Err(RespondError::InvalidResult));
+    assert_eq!(refused, Err(SendError::InvalidResult));
     assert!(drain(&mut s).is_empty());
     assert_eq!(s.inflight_inbound(), 2);
     s.respond_serialize(&RequestId::number(1), &json!({}))
         .unwrap();
     let answer = s.respond_serialize(&RequestId::number(1), &json!({}));
-    assert_eq!(answer, Err(RespondError::UnknownRequest));
+    assert_eq!(answer, Err(SendError::UnknownRequest));
     // Cancelled by the peer: the late answer is suppressed and counted.
     let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
     s.handle_input(now, Bytes::from_static(cancel.as_bytes()));
@@ -112,5 +112,5 @@ fn respond_serialize_follows_the_rules_of_respond() {
     assert_eq!(out, [json!({"jsonrpc": "2.0", "id": 1, "result": {}})]);
     s.close(now);
     let closed = s.respond_serialize(&RequestId::number(3), &json!({}));
-    assert_eq!(closed, Err(RespondError::Closed));
+    assert_eq!(closed, Err(SendError::Closed));
 }

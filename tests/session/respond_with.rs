@@ -7,7 +7,7 @@ use crate::common::*;
 use bytes::Bytes;
 use mcp_sansio::jsonrpc::{JsonWriter, RawJson, RequestId};
 use mcp_sansio::model::ProtocolVersion;
-use mcp_sansio::session::{Event, RespondError, Session};
+use mcp_sansio::session::{Event, SendError, Session};
 use serde_json::json;
 
 const V: &str = "2025-06-18";
@@ -107,7 +107,7 @@ fn a_misused_writer_queues_nothing_and_the_request_stays_answerable() {
         },
     ];
     for write in misuses {
-        assert_eq!(s.respond_with(&id, write), Err(RespondError::InvalidResult));
+        assert_eq!(s.respond_with(&id, write), Err(SendError::InvalidResult));
         assert!(transmits(&mut s).is_empty());
         assert_eq!(s.inflight_inbound(), 1);
     }
@@ -130,12 +130,12 @@ fn respond_with_follows_the_rules_of_respond() {
     };
     assert_eq!(
         s.respond_with(&RequestId::from("never-seen"), empty),
-        Err(RespondError::UnknownRequest)
+        Err(SendError::UnknownRequest)
     );
     s.respond_with(&RequestId::number(1), empty).unwrap();
     assert_eq!(
         s.respond_with(&RequestId::number(1), empty),
-        Err(RespondError::UnknownRequest)
+        Err(SendError::UnknownRequest)
     );
     // Cancelled by the peer: the late answer is suppressed (the writer is not even run).
     let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
@@ -147,5 +147,5 @@ fn respond_with_follows_the_rules_of_respond() {
     assert_eq!(out, [json!({"jsonrpc": "2.0", "id": 1, "result": {}})]);
     s.close(now);
     let closed = s.respond_with(&RequestId::number(3), empty);
-    assert_eq!(closed, Err(RespondError::Closed));
+    assert_eq!(closed, Err(SendError::Closed));
 }

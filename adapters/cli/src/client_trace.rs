@@ -270,20 +270,19 @@ fn round(t_ms: f64) -> f64 {
 /// `   12.3 ms → stdio    145 B  request tools/list id=2  {"jsonrpc":…}`
 fn human_line(t_ms: f64, transport: &str, trace: &FrameTrace, raw: &[u8], full: bool) -> String {
     let arrow = arrow(trace.dir);
-    let envelope = &trace.envelope;
-    let mut what = envelope.kind.as_str().to_owned();
-    if let Some(method) = &envelope.method {
+    let mut what = trace.kind.as_str().to_owned();
+    if let Some(method) = &trace.method {
         what.push(' ');
         what.push_str(method);
     }
-    if let Some(id) = &envelope.id {
+    if let Some(id) = &trace.id {
         what.push_str(&format!(" id={id}"));
     }
-    if let Some(code) = envelope.error_code {
+    if let Some(code) = trace.error_code {
         what.push_str(&format!(" code={code}"));
     }
-    if envelope.kind == EnvelopeKind::Batch {
-        what.push_str(&format!(" of {}", envelope.count));
+    if trace.kind == EnvelopeKind::Batch {
+        what.push_str(&format!(" of {}", trace.count));
     }
     let text = String::from_utf8_lossy(raw);
     let shown = if full {

@@ -19,7 +19,7 @@ use mcp_sansio::config::Config;
 use mcp_sansio::jsonrpc::ErrorObject;
 use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::model::{ContentBlock, Implementation};
-use mcp_sansio::runtime::BoxFuture;
+use mcp_sansio::runtime::Job;
 use serde_json::{json, Value};
 
 #[path = "fixture_extras.rs"]
@@ -33,7 +33,7 @@ mod stateless;
 mod tasks;
 
 /// A timer of the caller's runtime: a future that resolves after the given duration.
-pub(crate) type Sleep = Arc<dyn Fn(Duration) -> BoxFuture<()> + Send + Sync>;
+pub(crate) type Sleep = Arc<dyn Fn(Duration) -> Job + Send + Sync>;
 
 /// The 1x1 PNG of the fixture, base64.
 pub(crate) const PNG: &str =

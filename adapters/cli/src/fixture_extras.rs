@@ -10,7 +10,7 @@ use std::time::Duration;
 use mcp_sansio::app::server::{
     CallToolResult, GetPromptResult, Prompt, Resource, ResourceContents, ServerHandle, Tool,
 };
-use mcp_sansio::runtime::BoxFuture;
+use mcp_sansio::runtime::Job;
 use serde_json::json;
 
 use super::Sleep;
@@ -25,7 +25,7 @@ const WATCHED_URI: &str = "test://watched-resource";
 /// The extras of one session, as a future to spawn next to it when the session starts (its
 /// first poll is time zero). It ends by itself once the session has closed; dropping it earlier
 /// stops it too.
-pub(crate) fn extras(handle: ServerHandle, sleep: Sleep) -> BoxFuture<()> {
+pub(crate) fn extras(handle: ServerHandle, sleep: Sleep) -> Job {
     Box::pin(async move {
         sleep(LATE_ADDITIONS_AFTER).await;
         if handle.is_closed() {

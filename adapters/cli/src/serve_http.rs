@@ -14,7 +14,7 @@ use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use mcp_sansio::runtime::BoxFuture;
+use mcp_sansio::runtime::Job;
 
 use mcp_sansio::config::Config;
 use mcp_sansio_http::server::{HttpServer, HttpServerOptions};
@@ -68,7 +68,7 @@ pub(crate) fn serve_http(
     });
     // The factory runs inside the endpoint (it must be Send); it hands each session's extras
     // to a task on the serving executor. One entry per session, drained at once.
-    let (extras_tx, extras_rx) = smol::channel::unbounded::<BoxFuture<()>>();
+    let (extras_tx, extras_rx) = smol::channel::unbounded::<Job>();
     limits.apply(&mut options)?;
     options.trace = trace.http(true)?;
     store.apply(&mut options)?;

@@ -368,7 +368,7 @@ impl HttpServer {
     ) -> std::io::Result<RunReport> {
         let (kick_tx, kick_rx) = channel::bounded::<()>(1);
         let hook_tx = kick_tx.clone();
-        let wake: mcp_sansio::runtime::WakeHook = Arc::new(move || {
+        let wake: Arc<dyn Fn() + Send + Sync> = Arc::new(move || {
             let _ = hook_tx.try_send(());
         });
         let sharing = self.options.store.clone().map(|store| {

@@ -204,7 +204,7 @@ impl OtelSink {
     }
 
     fn request(&mut self, trace: &FrameTrace, message: &Value) {
-        let Some(method) = trace.envelope.method.as_deref() else {
+        let Some(method) = trace.method.as_deref() else {
             return;
         };
         let params = &message["params"];
@@ -257,7 +257,7 @@ impl OtelSink {
         if let Some(protocol) = self.transport.protocol() {
             labels.push(KeyValue::new("network.protocol.name", protocol));
         }
-        if let Some(id) = &trace.envelope.id {
+        if let Some(id) = &trace.id {
             span.record("jsonrpc.request.id", id.trim_matches('"'));
         }
         if let Some(tool) = tool {
@@ -280,7 +280,7 @@ impl OtelSink {
             span.record("mcp.protocol.version", version.as_str());
             labels.push(KeyValue::new("mcp.protocol.version", version.clone()));
         }
-        let Some(id) = trace.envelope.id.clone() else {
+        let Some(id) = trace.id.clone() else {
             // A notification: nothing answers it, its span ends at once.
             return;
         };
@@ -297,7 +297,7 @@ impl OtelSink {
     }
 
     fn response(&mut self, trace: &FrameTrace, message: &Value) {
-        let Some(id) = trace.envelope.id.clone() else {
+        let Some(id) = trace.id.clone() else {
             return;
         };
         // A response goes the other way from its request.
@@ -309,7 +309,7 @@ impl OtelSink {
         if let Some(version) = result["protocolVersion"].as_str() {
             self.protocol_version = Some(version.to_owned());
         }
-        let error = match (trace.envelope.error_code, &message["error"]) {
+        let error = match (trace.error_code, &message["error"]) {
             (Some(code), error) => Some((code.to_string(), error["message"].as_str())),
             (None, _) if open.tool_call && result["isError"] == Value::Bool(true) => {
                 Some(("tool_error".to_owned(), None))
@@ -318,7 +318,7 @@ impl OtelSink {
         };
         if let Some((kind, message)) = &error {
             open.span.record("error.type", kind.as_str());
-            if trace.envelope.error_code.is_some() {
+            if trace.error_code.is_some() {
                 open.span.record("rpc.response.status_code", kind.as_str());
             }
             open.span.record("otel.status_code", "ERROR");
@@ -326,7 +326,7 @@ impl OtelSink {
                 open.span.record("otel.status_description", *message);
             }
             open.labels.push(KeyValue::new("error.type", kind.clone()));
-            if trace.envelope.error_code.is_some() {
+            if trace.error_code.is_some() {
                 open.labels
                     .push(KeyValue::new("rpc.response.status_code", kind.clone()));
             }
@@ -345,7 +345,7 @@ impl OtelSink {
 impl TraceSink for OtelSink {
     fn frame(&mut self, trace: &FrameTrace, raw: &[u8]) {
         self.seen(trace.at);
-        let kind = trace.envelope.kind;
+        let kind = trace.kind;
         if !matches!(
             kind,
             EnvelopeKind::Request

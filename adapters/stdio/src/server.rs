@@ -82,7 +82,7 @@ impl ServerDriven {
 /// A wake hook that queues at most one command at a time; the command drains the server's
 /// outbox with the loop's fresh `now` (`Server::handle_wake`), and the loop then drains the
 /// transmits.
-fn wake_hook(remote: Remote<ServerDriven>) -> mcp_sansio::runtime::WakeHook {
+fn wake_hook(remote: Remote<ServerDriven>) -> Arc<dyn Fn() + Send + Sync> {
     let queued = Arc::new(AtomicBool::new(false));
     Arc::new(move || {
         if queued.swap(true, Ordering::AcqRel) {

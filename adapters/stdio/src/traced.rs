@@ -141,7 +141,7 @@ mod tests {
                 (raw.as_slice(), trace.bytes, trace.at),
                 (&line[..], line.len(), now)
             );
-            assert_eq!(trace.envelope.method.as_deref(), Some("ping"));
+            assert_eq!(trace.method.as_deref(), Some("ping"));
         }
     }
 }

@@ -157,10 +157,13 @@ struct Frames(std::rc::Rc<std::cell::RefCell<Vec<Seen>>>);
 
 impl mcp_sansio::trace::TraceSink for Frames {
     fn frame(&mut self, trace: &mcp_sansio::trace::FrameTrace, raw: &[u8]) {
-        let e = &trace.envelope;
-        let what = e.method.clone().or(e.id.clone()).unwrap_or_default();
+        let what = trace
+            .method
+            .clone()
+            .or(trace.id.clone())
+            .unwrap_or_default();
         self.0.borrow_mut().push((
-            format!("{} {}", trace.dir.as_str(), e.kind.as_str()),
+            format!("{} {}", trace.dir.as_str(), trace.kind.as_str()),
             what,
             trace.bytes,
             raw.len(),

@@ -236,7 +236,7 @@ impl RequestContext {
                 Asked::Awaiting => std::future::pending().await,
                 Asked::Sent(rx) => rx.await.unwrap_or(Err(PeerError::Closed)),
                 // A task's input: answered by `tasks/update` (gone when the task is).
-                Asked::Parked(Some(rx)) => rx.await.map_err(|_| PeerError::Closed),
+                Asked::Parked(Some(rx)) => rx.await.ok_or(PeerError::Closed),
                 Asked::Parked(None) => Err(PeerError::Refused("task input refused".to_owned())),
                 Asked::Refused => Err(PeerError::Refused(
                     "not an embeddable input request".to_owned(),

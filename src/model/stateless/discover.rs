@@ -7,7 +7,8 @@ use crate::model::{Implementation, ServerCapabilities};
 
 mcp_object! {
     /// The result members of `server/discover` (without `resultType` and the cache hints, which
-    /// [`StatelessResult`] adds: see [`DiscoverResponse`]). `serverInfo` lives in `_meta`.
+    /// [`StatelessResult`] adds: the full result is `StatelessResult<DiscoverResult>`).
+    /// `serverInfo` lives in `_meta`.
     #[derive(Default)]
     pub struct DiscoverResult {
         /// Every protocol version the server accepts, preferred first.
@@ -29,7 +30,7 @@ impl DiscoverResult {
 }
 
 /// The full `server/discover` result: `resultType`, `ttlMs`, `cacheScope` and the members.
-pub type DiscoverResponse = StatelessResult<DiscoverResult>;
+pub(crate) type DiscoverResponse = StatelessResult<DiscoverResult>;
 
 impl DiscoverResponse {
     /// The cache hints, or [`CacheHints::NO_STORE`] when a (non-conforming) server sent none.

@@ -126,11 +126,11 @@ impl InputRequest {
 }
 
 /// `inputRequests`: embedded requests by a key the server chooses.
-pub type InputRequests = BTreeMap<String, InputRequest>;
+pub(crate) type InputRequests = BTreeMap<String, InputRequest>;
 
 /// `inputResponses`: the client's answers (an `ElicitResult`, `CreateMessageResult` or
 /// `ListRootsResult`) under the keys of the matching `inputRequests`, verbatim.
-pub type InputResponses = BTreeMap<String, Value>;
+pub(crate) type InputResponses = BTreeMap<String, Value>;
 
 /// The answer to `key` in `responses`, typed (`ElicitResult`, `CreateMessageResult`,
 /// `ListRootsResult`); `None` when the client sent none.

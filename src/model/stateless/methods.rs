@@ -2,89 +2,74 @@
 //! revision has (all server-to-client but `notifications/cancelled`, which goes both ways),
 //! and what each needs (cache hints, input-required, `Mcp-Name`).
 //!
-//! Kept apart from [`crate::model::METHODS`] because directions change in this revision
-//! (progress becomes server-to-client only) while the stateful table must keep describing
-//! the older revisions exactly.
+//! Rows of the same [`crate::model::MethodInfo`] type as [`crate::model::METHODS`], in a table
+//! of their own because directions change in this revision (progress becomes server-to-client
+//! only) while the stateful table must keep describing the older revisions exactly.
 
-use crate::jsonrpc as m;
-use crate::model::{MethodDirection, MethodKind};
+use crate::jsonrpc::{
+    self as m, NOTIFICATIONS_PROMPTS_LIST_CHANGED as PROMPTS_CHANGED,
+    NOTIFICATIONS_RESOURCES_LIST_CHANGED as RESOURCES_CHANGED,
+    NOTIFICATIONS_RESOURCES_UPDATED as RESOURCE_UPDATED,
+    NOTIFICATIONS_TOOLS_LIST_CHANGED as TOOLS_CHANGED,
+};
+use crate::model::methods::info;
+use crate::model::{
+    MethodDirection::{ClientToServer as CS, Either as EI, ServerToClient as SC},
+    MethodInfo,
+    MethodKind::{Notification as N, Request as R},
+    ProtocolVersion::V2026_07_28 as V5,
+    ServerCapabilityKey as S,
+};
 
-/// What 2026-07-28 says about one method.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StatelessMethod {
-    /// The method name.
-    pub name: &'static str,
-    /// Who sends it (per the schema's unions).
-    pub direction: MethodDirection,
-    /// Request or notification.
-    pub kind: MethodKind,
-    /// Whether its result must carry `ttlMs` and `cacheScope`.
-    pub cacheable: bool,
-    /// Whether it may answer with an input-required result.
-    pub may_require_input: bool,
-    /// The params member the HTTP `Mcp-Name` header repeats (`tools/call`: `name`,
-    /// `resources/read`: `uri`, `prompts/get`: `name`).
-    pub name_param: Option<&'static str>,
-}
-
-const fn request(name: &'static str, cacheable: bool) -> StatelessMethod {
-    StatelessMethod {
-        name,
-        direction: MethodDirection::ClientToServer,
-        kind: MethodKind::Request,
+const fn request(name: &'static str, gate: Option<S>, cacheable: bool) -> MethodInfo {
+    MethodInfo {
         cacheable,
-        may_require_input: false,
-        name_param: None,
+        ..info(name, CS, R, gate, None, V5)
     }
 }
 
-const fn with_input(method: StatelessMethod, name_param: &'static str) -> StatelessMethod {
-    StatelessMethod {
+const fn with_input(method: MethodInfo, name_param: &'static str) -> MethodInfo {
+    MethodInfo {
         may_require_input: true,
         name_param: Some(name_param),
         ..method
     }
 }
 
-const fn notification(name: &'static str) -> StatelessMethod {
-    StatelessMethod {
-        name,
-        direction: MethodDirection::ServerToClient,
-        kind: MethodKind::Notification,
-        cacheable: false,
-        may_require_input: false,
-        name_param: None,
-    }
+const fn notification(name: &'static str, gate: Option<S>) -> MethodInfo {
+    info(name, SC, N, gate, None, V5)
 }
 
-/// Every method of 2026-07-28.
-pub const STATELESS_METHODS: &[StatelessMethod] = &[
-    request(m::SERVER_DISCOVER, true),
-    request(m::SUBSCRIPTIONS_LISTEN, false),
-    request(m::TOOLS_LIST, true),
-    with_input(request(m::TOOLS_CALL, false), "name"),
-    request(m::PROMPTS_LIST, true),
-    with_input(request(m::PROMPTS_GET, false), "name"),
-    request(m::RESOURCES_LIST, true),
-    request(m::RESOURCES_TEMPLATES_LIST, true),
-    with_input(request(m::RESOURCES_READ, true), "uri"),
-    request(m::COMPLETION_COMPLETE, false),
-    notification(m::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED),
+/// Every method of 2026-07-28, with its directions per the schema's unions. The server
+/// capability gates are the ones [`crate::model::server_capability_for`] gives for this
+/// revision.
+pub const STATELESS_METHODS: &[MethodInfo] = &[
+    request(m::SERVER_DISCOVER, None, true),
+    request(m::SUBSCRIPTIONS_LISTEN, None, false),
+    request(m::TOOLS_LIST, Some(S::Tools), true),
+    with_input(request(m::TOOLS_CALL, Some(S::Tools), false), "name"),
+    request(m::PROMPTS_LIST, Some(S::Prompts), true),
+    with_input(request(m::PROMPTS_GET, Some(S::Prompts), false), "name"),
+    request(m::RESOURCES_LIST, Some(S::Resources), true),
+    request(m::RESOURCES_TEMPLATES_LIST, Some(S::Resources), true),
+    with_input(request(m::RESOURCES_READ, Some(S::Resources), true), "uri"),
+    request(m::COMPLETION_COMPLETE, Some(S::Completions), false),
+    notification(m::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED, None),
     // Clients cancel requests; servers use it only to end a listen stream.
-    StatelessMethod {
-        direction: MethodDirection::Either,
-        ..notification(m::NOTIFICATIONS_CANCELLED)
+    MethodInfo {
+        direction: EI,
+        ..notification(m::NOTIFICATIONS_CANCELLED, None)
     },
-    notification(m::NOTIFICATIONS_PROGRESS),
-    notification(m::NOTIFICATIONS_MESSAGE),
-    notification(m::NOTIFICATIONS_TOOLS_LIST_CHANGED),
-    notification(m::NOTIFICATIONS_PROMPTS_LIST_CHANGED),
-    notification(m::NOTIFICATIONS_RESOURCES_LIST_CHANGED),
-    notification(m::NOTIFICATIONS_RESOURCES_UPDATED),
+    notification(m::NOTIFICATIONS_PROGRESS, None),
+    notification(m::NOTIFICATIONS_MESSAGE, Some(S::Logging)),
+    notification(TOOLS_CHANGED, Some(S::ToolsListChanged)),
+    notification(PROMPTS_CHANGED, Some(S::PromptsListChanged)),
+    notification(RESOURCES_CHANGED, Some(S::ResourcesListChanged)),
+    notification(RESOURCE_UPDATED, Some(S::ResourcesSubscribe)),
 ];
 
 /// What 2026-07-28 says about `method`, or `None` when the revision has no such method.
-pub fn stateless_method(method: &str) -> Option<&'static StatelessMethod> {
+pub fn stateless_method(method: &str) -> Option<&'static MethodInfo> {
     STATELESS_METHODS.iter().find(|i| i.name == method)
 }
 
@@ -99,4 +84,23 @@ pub fn is_subscription_notification(method: &str) -> bool {
             | m::NOTIFICATIONS_RESOURCES_LIST_CHANGED
             | m::NOTIFICATIONS_RESOURCES_UPDATED
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::server_capability_for;
+
+    #[test]
+    fn gates_are_the_method_tables_ones() {
+        for info in STATELESS_METHODS {
+            assert!(info.exists_in(V5), "{}", info.name);
+            assert_eq!(
+                info.server_capability,
+                server_capability_for(info.name, V5),
+                "{}",
+                info.name
+            );
+        }
+    }
 }

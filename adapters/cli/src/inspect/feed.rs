@@ -124,15 +124,14 @@ pub(crate) struct FeedSink {
 
 impl TraceSink for FeedSink {
     fn frame(&mut self, trace: &FrameTrace, raw: &[u8]) {
-        let envelope = &trace.envelope;
         let message = serde_json::from_slice::<Value>(raw)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(raw).into_owned()));
         let mut record = dir_record(trace.dir, self.transport);
         record.insert("bytes".into(), trace.bytes.into());
-        record.insert("kind".into(), envelope.kind.as_str().into());
-        record.insert("method".into(), json!(envelope.method.as_deref()));
-        record.insert("id".into(), json!(envelope.id.as_deref()));
-        record.insert("error_code".into(), json!(envelope.error_code));
+        record.insert("kind".into(), trace.kind.as_str().into());
+        record.insert("method".into(), json!(trace.method.as_deref()));
+        record.insert("id".into(), json!(trace.id.as_deref()));
+        record.insert("error_code".into(), json!(trace.error_code));
         record.insert("message".into(), message);
         self.feed.push(trace.at, record);
     }

@@ -10,7 +10,8 @@ use std::time::Instant;
 use bytes::Bytes;
 use mcp_sansio::http::sse_transport::{AutoClient, SseTransportClient};
 use mcp_sansio::http::{HttpClient, HttpClientConfig, TransportEvent};
-use mcp_sansio::outgoing::{Action, ClientTransport, ExchangeId, InboundFrame};
+use mcp_sansio::jsonrpc::Incoming;
+use mcp_sansio::outgoing::{Action, ClientTransport, ExchangeId};
 use mcp_sansio::session::TransmitKind;
 
 /// Set on the exchange ids of the Streamable client, so they never meet the detector's keys.
@@ -37,7 +38,7 @@ pub(crate) struct Wire {
     transport: Transport,
     config: HttpClientConfig,
     actions: VecDeque<Action>,
-    frames: VecDeque<InboundFrame>,
+    frames: VecDeque<(Bytes, Option<Incoming>)>,
     events: VecDeque<TransportEvent>,
     /// The last `now` the loop gave (the hand-off happens while polling).
     now: Instant,
@@ -176,7 +177,7 @@ impl ClientTransport for Wire {
         }
     }
 
-    fn poll_frame(&mut self) -> Option<InboundFrame> {
+    fn poll_frame(&mut self) -> Option<(Bytes, Option<Incoming>)> {
         if let Some(frame) = self.frames.pop_front() {
             return Some(frame);
         }

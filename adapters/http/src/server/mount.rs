@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use mcp_sansio::app::server::Server;
 use mcp_sansio::http::sse_transport::{Router, RouterPaths};
-use mcp_sansio::runtime::WakeHook;
 
 use super::HttpServerOptions;
 
@@ -38,7 +37,7 @@ pub(crate) type Factory = Box<dyn FnMut(Instant) -> Server + Send>;
 pub(crate) fn router(
     options: &HttpServerOptions,
     factory: Factory,
-    wake: WakeHook,
+    wake: Arc<dyn Fn() + Send + Sync>,
 ) -> Router<Server> {
     // Both endpoints hold a clone of the session factory; the application's is one closure.
     let shared = Arc::new(Mutex::new(factory));

@@ -35,8 +35,7 @@ use crate::jsonrpc::{
     self as m, decode, ErrorObject, Incoming, Message, RawJson, Request, RequestId,
 };
 use crate::model::stateless::{
-    unsupported_version_error, CacheHints, InputResponseFields, StatelessMethod,
-    PROTOCOL_VERSION_KEY,
+    unsupported_version_error, CacheHints, InputResponseFields, PROTOCOL_VERSION_KEY,
 };
 use crate::model::LoggingLevel;
 use crate::session::{State, TransmitKind};
@@ -80,7 +79,7 @@ pub(crate) struct Stateless {
 
 /// One stateless request being served.
 pub(crate) struct Exchange {
-    pub(crate) method: &'static StatelessMethod,
+    pub(crate) method: &'static crate::model::MethodInfo,
     /// What a minted `requestState` is bound to.
     pub(crate) binding: String,
     pub(crate) progress_token: Option<Value>,
