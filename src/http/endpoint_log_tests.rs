@@ -287,15 +287,22 @@ fn origin(id: &str) -> &str {
     id.split('-').next().unwrap_or_default()
 }
 
-#[test]
-fn a_get_stream_cut_on_one_endpoint_is_resumed_on_another_with_what_it_missed_first() {
-    let now = Instant::now();
-    let (mut a, mut b) = (rig(Some("a"), KEY, now), rig(Some("b"), KEY, now));
-    let mut logs = Logs::new();
+/// Endpoints A and B sharing a key, and a session opened on A with its GET stream open
+/// there: (A, B, the session id, its snapshot, the GET's response).
+fn listening_on_a(now: Instant) -> (HttpRig, HttpRig, String, Vec<u8>, crate::http::HttpResponse) {
+    let (mut a, b) = (rig(Some("a"), KEY, now), rig(Some("b"), KEY, now));
     let sid = open(&mut a);
     let snapshot = latest_snapshot(&mut a);
     let listen = a.get(&sid, None);
     assert_eq!(listen.status, 200, "{}", listen.body_text());
+    (a, b, sid, snapshot, listen)
+}
+
+#[test]
+fn a_get_stream_cut_on_one_endpoint_is_resumed_on_another_with_what_it_missed_first() {
+    let now = Instant::now();
+    let (mut a, mut b, sid, snapshot, listen) = listening_on_a(now);
+    let mut logs = Logs::new();
     for id in 1..=3 {
         grow_on(&mut a, &sid, id);
     }
@@ -443,11 +450,8 @@ fn relay(from: &mut HttpRig, to: &mut HttpRig, now: Instant) -> usize {
 #[test]
 fn a_get_stream_resumed_on_another_endpoint_gets_what_arises_on_the_first_once() {
     let now = Instant::now();
-    let (mut a, mut b) = (rig(Some("a"), KEY, now), rig(Some("b"), KEY, now));
+    let (mut a, mut b, sid, snapshot, listen) = listening_on_a(now);
     let mut logs = Logs::new();
-    let sid = open(&mut a);
-    let snapshot = latest_snapshot(&mut a);
-    let listen = a.get(&sid, None);
     grow_on(&mut a, &sid, 1);
     let read = a.read_stream(&listen.body);
     let seen = read.events.last().expect("a change").0.clone();

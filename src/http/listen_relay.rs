@@ -189,13 +189,7 @@ mod tests {
         let message = ListenRelay::message("b", "sid", Bytes::from_static(b"{\"x\":\n1}"));
         assert!(message.is_message());
         assert_eq!(ListenRelay::parse("b", &message.payload()), Some(message));
-        for bad in [
-            &b""[..],
-            b"X",
-            b"Msid\na.1\nnotanumber\nb",
-            b"Msid\na.1\n3\n",
-            b"Rsid",
-        ] {
+        for bad in [&b""[..], b"Msid\na.1\nx\nb", b"Rsid"] {
             assert_eq!(ListenRelay::parse("a", bad), None, "{bad:?}");
         }
     }

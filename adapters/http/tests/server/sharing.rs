@@ -178,18 +178,22 @@ fn get(conn: &mut Conn, sid: &str, last_event_id: Option<&str>) {
     assert_eq!(head.status, 200, "{head:?}");
 }
 
-#[test]
-fn a_get_stream_cut_on_one_server_is_resumed_on_the_other_with_what_it_missed() {
-    let store = SessionStore::memory();
-    let options = || sharing(&store);
-    let (mut a, mut b) = (
-        Running::start(options(), growing_app),
-        Running::start(options(), growing_app),
-    );
-    let (mut on_a, mut on_b) = (a.connect(), b.connect());
+/// Two servers of `growing_app` sharing `store`, a connection to each, a session opened on
+/// the first and its GET stream open there: (A, B, to A, to B, the session id, the GET).
+fn listening_on_a(store: &SessionStore) -> (Running, Running, Conn, Conn, String, Conn) {
+    let start = || Running::start(sharing(store), growing_app);
+    let (a, b) = (start(), start());
+    let (mut on_a, on_b) = (a.connect(), b.connect());
     let sid = on_a.open_session();
     let mut listen = a.connect();
     get(&mut listen, &sid, None);
+    (a, b, on_a, on_b, sid, listen)
+}
+
+#[test]
+fn a_get_stream_cut_on_one_server_is_resumed_on_the_other_with_what_it_missed() {
+    let store = SessionStore::memory();
+    let (mut a, mut b, mut on_a, mut on_b, sid, mut listen) = listening_on_a(&store);
     grow(&mut on_a, &sid, 1);
     grow(&mut on_a, &sid, 2);
     let mut text = String::new();
@@ -239,15 +243,7 @@ fn read_events(conn: &mut Conn, text: &mut String, count: usize) -> Vec<(String,
 #[test]
 fn a_get_stream_resumed_on_the_other_server_gets_what_arises_on_the_first_once() {
     let store = SessionStore::memory();
-    let options = || sharing(&store);
-    let (mut a, mut b) = (
-        Running::start(options(), growing_app),
-        Running::start(options(), growing_app),
-    );
-    let (mut on_a, mut on_b) = (a.connect(), b.connect());
-    let sid = on_a.open_session();
-    let mut listen = a.connect();
-    get(&mut listen, &sid, None);
+    let (mut a, mut b, mut on_a, mut on_b, sid, mut listen) = listening_on_a(&store);
     grow(&mut on_a, &sid, 1);
     let seen = read_events(&mut listen, &mut String::new(), 1)[0].0.clone();
 
