@@ -127,9 +127,10 @@ impl ListenRelay {
                 ))
             }
             b'R' => {
-                let split = rest.iter().position(|&b| b == b'\n')?;
-                let session = std::str::from_utf8(&rest[..split]).ok()?;
-                let data = Bytes::copy_from_slice(&rest[split + 1..]);
+                let mut parts = rest.splitn(2, |&b| b == b'\n');
+                let (session, data) = (parts.next()?, parts.next()?);
+                let session = std::str::from_utf8(session).ok()?;
+                let data = Bytes::copy_from_slice(data);
                 Some(Self::message(instance, session, data))
             }
             _ => None,
