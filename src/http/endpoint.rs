@@ -31,6 +31,8 @@ mod log;
 #[cfg(test)]
 #[path = "endpoint_log_tests.rs"]
 mod log_tests;
+#[path = "endpoint_relay.rs"]
+mod relay;
 #[path = "endpoint_share.rs"]
 mod share;
 #[cfg(test)]
@@ -103,6 +105,8 @@ pub struct Endpoint<M> {
     listen_out: std::collections::VecDeque<ListenChange>,
     /// Sessions ended since the driver last asked (only with `report_ended_sessions`).
     ended: std::collections::VecDeque<String>,
+    /// GET streams moved between instances: what to tell them (see the relay module).
+    relays: relay::Relays,
 }
 
 impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
@@ -134,6 +138,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             stream_log: log::StreamLog::default(),
             listen_out: std::collections::VecDeque::new(),
             ended: std::collections::VecDeque::new(),
+            relays: relay::Relays::default(),
         }
     }
 

@@ -202,6 +202,7 @@ fn resume<M: SessionMachine>(
         session.release(old);
     }
     if key == STANDALONE {
+        session.take_listener_back();
         session.flush_held();
     }
 }

@@ -182,6 +182,9 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         session.last_activity = now;
         session.pump();
         let resp = self.open_listen(&sid, resume.take_missed());
+        if resp.status == 200 {
+            self.listen_moved_here(&resume);
+        }
         self.flush();
         resp
     }

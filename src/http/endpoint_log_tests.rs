@@ -287,15 +287,22 @@ fn origin(id: &str) -> &str {
     id.split('-').next().unwrap_or_default()
 }
 
-#[test]
-fn a_get_stream_cut_on_one_endpoint_is_resumed_on_another_with_what_it_missed_first() {
-    let now = Instant::now();
-    let (mut a, mut b) = (rig(Some("a"), KEY, now), rig(Some("b"), KEY, now));
-    let mut logs = Logs::new();
+/// Endpoints A and B sharing a key, and a session opened on A with its GET stream open
+/// there: (A, B, the session id, its snapshot, the GET's response).
+fn listening_on_a(now: Instant) -> (HttpRig, HttpRig, String, Vec<u8>, crate::http::HttpResponse) {
+    let (mut a, b) = (rig(Some("a"), KEY, now), rig(Some("b"), KEY, now));
     let sid = open(&mut a);
     let snapshot = latest_snapshot(&mut a);
     let listen = a.get(&sid, None);
     assert_eq!(listen.status, 200, "{}", listen.body_text());
+    (a, b, sid, snapshot, listen)
+}
+
+#[test]
+fn a_get_stream_cut_on_one_endpoint_is_resumed_on_another_with_what_it_missed_first() {
+    let now = Instant::now();
+    let (mut a, mut b, sid, snapshot, listen) = listening_on_a(now);
+    let mut logs = Logs::new();
     for id in 1..=3 {
         grow_on(&mut a, &sid, id);
     }
@@ -424,4 +431,67 @@ fn an_open_silent_get_stream_is_not_walked_at_every_collection() {
         .collect();
     assert_eq!(gets, b"E", "the pulled event is logged: {later:?}");
     assert!(!a.endpoint.logs_streams());
+}
+
+/// Hands every relay `from` has to `to` (the bus); returns how many there were.
+fn relay(from: &mut HttpRig, to: &mut HttpRig, now: Instant) -> usize {
+    let mut count = 0;
+    while let Some(relay) = from.endpoint.poll_listen_relay() {
+        assert!(to.endpoint.handle_listen_relay(now, &relay.payload()));
+        count += 1;
+    }
+    count
+}
+
+/// A GET stream resumed on B keeps getting what arises on A: B tells A, A ends its GET
+/// stream and relays to B what it wrote there after the last event B read (an event still
+/// written on A's cut connection) and what arises later; B writes each once, in order, with
+/// its own ids. When B is gone, A holds its messages again for the next GET stream.
+#[test]
+fn a_get_stream_resumed_on_another_endpoint_gets_what_arises_on_the_first_once() {
+    let now = Instant::now();
+    let (mut a, mut b, sid, snapshot, listen) = listening_on_a(now);
+    let mut logs = Logs::new();
+    grow_on(&mut a, &sid, 1);
+    let read = a.read_stream(&listen.body);
+    let seen = read.events.last().expect("a change").0.clone();
+    store(&mut a, &mut logs);
+    assert_eq!(a.endpoint.poll_listen_relay(), None, "nothing moved yet");
+
+    // The client's connection to A is cut, unnoticed there; it resumes on B.
+    assert_eq!(b.endpoint.handle_restore(now, &sid, &snapshot), Ok(true));
+    let mut resume = b
+        .endpoint
+        .resume_elsewhere(now, &get_head(&sid, &seen))
+        .expect("A's GET stream");
+    serve(&mut resume, &logs);
+    let resumed = b.endpoint.resume_listen(now, resume, false);
+    assert_eq!(resumed.status, 200, "{}", resumed.body_text());
+    // A writes one more change on its stream before it hears of the move, then one after.
+    grow_on(&mut a, &sid, 2);
+    store(&mut a, &mut logs);
+    assert_eq!(relay(&mut b, &mut a, now), 1, "B tells A");
+    assert!(a.read_stream(&listen.body).ended, "A's GET stream ended");
+    grow_on(&mut a, &sid, 3);
+    assert_eq!(relay(&mut a, &mut b, now), 2, "both changes go to B");
+    let on_b = b.read_stream(&resumed.body);
+    let changes: Vec<&(String, String)> =
+        on_b.events.iter().filter(|(_, d)| !d.is_empty()).collect();
+    assert_eq!(changes.len(), 2, "each once: {on_b:?}");
+    assert!(changes
+        .iter()
+        .all(|(id, d)| { d.contains("tools/list_changed") && origin(id) != origin(&seen) }));
+    assert!(changes[0].0 < changes[1].0 || changes[0].0.len() < changes[1].0.len());
+
+    // B is gone: the relay comes back, and A holds it (and what follows) for a GET there.
+    grow_on(&mut a, &sid, 4);
+    let lost = a.endpoint.poll_listen_relay().expect("a relay");
+    assert!(lost.is_message());
+    a.endpoint.handle_listen_relay_lost(lost);
+    grow_on(&mut a, &sid, 5);
+    assert_eq!(a.endpoint.poll_listen_relay(), None);
+    let again = a.get(&sid, None);
+    let held = a.read_stream(&again.body);
+    let held: Vec<_> = held.events.iter().filter(|(_, d)| !d.is_empty()).collect();
+    assert_eq!(held.len(), 2, "{held:?}");
 }

@@ -121,8 +121,13 @@ pub struct RemoteResume {
     session: String,
     stream: String,
     instance: String,
+    /// The copy of the session that wrote the stream (`<instance>.<n>`).
+    origin: String,
     /// Events up to this sequence number were seen by the client.
     after: u64,
+    /// The highest sequence number of the stream known here (the client's, or read from the
+    /// log).
+    seen: u64,
     /// The requests the stream answers, and those answered so far.
     open: Vec<RequestId>,
     answered: Vec<RequestId>,
@@ -141,7 +146,9 @@ impl RemoteResume {
             session: session.to_owned(),
             stream: stream_name(signed.origin, signed.id.stream),
             instance: signed.instance().to_owned(),
+            origin: signed.origin.to_owned(),
             after: signed.id.seq,
+            seen: signed.id.seq,
             open: Vec::new(),
             answered: Vec::new(),
             ended: false,
@@ -167,6 +174,11 @@ impl RemoteResume {
     /// The events after the client's id, read from the GET stream's log.
     pub(crate) fn take_missed(&mut self) -> VecDeque<Bytes> {
         self.listen.take().unwrap_or_default()
+    }
+
+    /// The copy of the session that wrote the stream, and the last event of it known here.
+    pub(crate) fn seen(&self) -> (&str, u64) {
+        (&self.origin, self.seen)
     }
 
     /// The session id.
@@ -217,6 +229,7 @@ impl RemoteResume {
                 let (seq, event) = rest.split_at(8);
                 let seq = u64::from_be_bytes(seq.try_into().ok()?);
                 self.reached |= seq <= self.after;
+                self.seen = self.seen.max(seq);
                 let event = (seq > self.after).then(|| Bytes::copy_from_slice(event))?;
                 let Some(missed) = &mut self.listen else {
                     return Some(event);

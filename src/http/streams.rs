@@ -9,6 +9,7 @@ use bytes::Bytes;
 
 use super::chunk_queue::ChunkQueue;
 use super::event_id::{EventId, EventSigner};
+use super::listen_relay::Relay;
 use super::machine::SessionMachine;
 use super::replay::ReplayBuffer;
 use super::stream_log::PendingLog;
@@ -164,6 +165,9 @@ pub(crate) struct SessionState<M> {
     pub(crate) signer: Option<EventSigner>,
     /// What the POST streams wrote, for the shared store (sharing with an event key).
     pub(crate) log: Option<PendingLog>,
+    /// Another instance holds the client's GET stream (it resumed this one's there): the
+    /// messages for that stream go to it.
+    pub(crate) relay: Option<Relay>,
 }
 
 /// Connections let go of since the driver last asked (see `Endpoint::touched_streams`):
@@ -208,6 +212,7 @@ impl<M: SessionMachine> SessionState<M> {
             released: Released::default(),
             signer: None,
             log: None,
+            relay: None,
         }
     }
 
@@ -352,13 +357,19 @@ impl<M: SessionMachine> SessionState<M> {
         }
     }
 
-    fn emit_standalone(&mut self, data: Bytes) {
+    /// Puts one message for the GET stream on it (attached here), on the relay to the
+    /// instance that holds it, or holds it (or drops it past the bounds).
+    pub(crate) fn emit_standalone(&mut self, data: Bytes) {
         let attached = self
             .streams
             .get(&STANDALONE)
             .is_some_and(|s| s.conn.is_some());
         if attached {
             self.emit(STANDALONE, TransmitKind::Notification, data);
+        } else if let Some(relay) = &mut self.relay {
+            if !relay.push(data) {
+                self.dropped += 1;
+            }
         } else if self.held.len() < MAX_HELD {
             self.held.push_back(data);
         } else {
@@ -500,6 +511,7 @@ impl<M: SessionMachine> SessionState<M> {
     /// the session wrote on its GET stream, already encoded), then the priming event, then
     /// the held messages.
     pub(crate) fn open_standalone(&mut self, conn: StreamId, first: VecDeque<Bytes>) {
+        self.take_listener_back();
         let stream = self
             .streams
             .entry(STANDALONE)
@@ -511,6 +523,36 @@ impl<M: SessionMachine> SessionState<M> {
         }
         self.start_sse(STANDALONE);
         self.flush_held();
+    }
+
+    /// The GET stream opens here again: what waited to be relayed to another instance is
+    /// held for it instead (sent next, before what arises).
+    pub(crate) fn take_listener_back(&mut self) {
+        if let Some(relay) = self.relay.take() {
+            self.held.extend(relay.out);
+        }
+    }
+
+    /// Instance `to` holds the client's GET stream from now on: the one here ends, and what
+    /// it wrote after `trailing` began (events the client did not get through the other
+    /// instance), then the held messages, then what arises, are relayed to `to`. Returns the
+    /// connection that was attached to the GET stream here, if any.
+    pub(crate) fn move_listener(&mut self, to: String, trailing: Vec<Bytes>) -> Option<StreamId> {
+        let conn = self.streams.remove(&STANDALONE).and_then(|s| s.conn);
+        if let Some(conn) = conn {
+            self.release(conn);
+        }
+        let mut relay = Relay::new(to);
+        let messages = trailing
+            .iter()
+            .filter_map(|e| super::listen_relay::event_data(e));
+        for data in messages.chain(std::mem::take(&mut self.held)) {
+            if !relay.push(data) {
+                self.dropped += 1;
+            }
+        }
+        self.relay = Some(relay);
+        conn
     }
 
     pub(crate) fn flush_held(&mut self) {

@@ -432,6 +432,7 @@ impl HttpServer {
             shared.with(|core| {
                 core.stream_log = Some(sharing.log_sender());
                 core.listen_changes = Some(sharing.listen_sender());
+                core.listen_relays = Some(sharing.relay_sender());
             });
         }
         let route = Rc::new(Route {

@@ -6,7 +6,8 @@
 //! session expires on all, while one whose client listens does not; a response stream cut
 //! off on one instance is resumed on another, which replays what the first wrote and follows
 //! what it still writes; a GET stream cut off on one instance is resumed on another, which
-//! sends what the first wrote after the client's id, then its own; a forged `Last-Event-ID`
+//! sends what the first wrote after the client's id, then its own, and what still arises on
+//! the first, relayed through the bus; a forged `Last-Event-ID`
 //! gets 400; the open request of a killed
 //! instance ends with an error when resumed elsewhere; with the store gone, requests get 503;
 //! an instance started before its store answers 503 until the store comes up, then serves,
@@ -936,4 +937,33 @@ fn a_get_stream_cut_on_one_instance_is_resumed_on_another_with_what_it_missed() 
         assert!(!event.0.starts_with(origin), "B's own: {again}");
     }
     assert!(!again.contains(&seen), "{again}");
+}
+
+#[test]
+fn a_get_stream_resumed_on_another_instance_gets_what_arises_on_the_first() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let [a, b, c] = &instances[..] else {
+        unreachable!()
+    };
+    let sid = open_with(a, c, &initialize_with_priming());
+    // A's GET stream opens with its priming event; the client loses it at once, before the
+    // session's late additions (2 s after its start on A), and resumes on B.
+    let mut listen = open_request(&a.url, "GET", Some(&sid), "");
+    let mut text = String::new();
+    read_until(&mut listen, &mut text, "\n\n");
+    let seen = first_event_id(&text);
+    drop(listen);
+    let mut resumed = open_resume(&b.url, &sid, &seen);
+    // A's three list changes reach the client through B (relayed, or read from A's log when
+    // A made them before the client came back), and B's copy of the session, restored by
+    // this GET, makes its own three: each change twice, and nothing more.
+    let changed = ["tools", "resources", "prompts"].map(|n| format!("{n}/list_changed"));
+    let mut again = String::new();
+    for change in &changed {
+        read_until_count(&mut resumed, &mut again, change, 2);
+    }
+    assert!(again.starts_with("HTTP/1.1 200"), "{again}");
+    assert_eq!(sse_events(&again).len(), 6, "{again}");
 }

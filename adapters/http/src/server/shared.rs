@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use mcp_sansio::app::server::Server;
 use mcp_sansio::http::sse_transport::Router;
-use mcp_sansio::http::{StreamId, StreamLogEntry};
+use mcp_sansio::http::{ListenRelay, StreamId, StreamLogEntry};
 use mcp_sansio::runtime::Job;
 use mcp_sansio::stateless::ListenChange;
 use smol::channel::Sender;
@@ -58,6 +58,9 @@ pub(crate) struct Core {
     /// Where `settle` puts the changes 2026-07-28 exchanges made (with a store): the bus
     /// publisher's queue, for the listen streams of other instances.
     pub(crate) listen_changes: Option<Sender<ListenChange>>,
+    /// Where `settle` puts the messages for GET streams that moved to another instance
+    /// (with a store): the bus publisher's queue.
+    pub(crate) listen_relays: Option<Sender<ListenRelay>>,
 }
 
 /// Cloned into every task.
@@ -88,6 +91,7 @@ impl Shared {
                 armed: None,
                 stream_log: None,
                 listen_changes: None,
+                listen_relays: None,
             })),
             executor: Rc::downgrade(executor),
             kick,
@@ -139,6 +143,7 @@ impl Shared {
             let mut core = self.core.borrow_mut();
             core.hand_out_stream_log();
             core.hand_out_listen_changes();
+            core.hand_out_listen_relays();
             let wakers = core.ready_bodies();
             let armed = core.armed;
             let earlier = core
@@ -205,6 +210,18 @@ impl Core {
         let endpoint = self.endpoint.streamable();
         while let Some(change) = endpoint.poll_listen_change() {
             let _ = out.try_send(change);
+        }
+    }
+
+    /// Moves the relays of GET streams that moved between instances to the bus publisher's
+    /// queue (none without a store). A relay the full queue refuses is dropped.
+    fn hand_out_listen_relays(&mut self) {
+        let Some(out) = &self.listen_relays else {
+            return;
+        };
+        let endpoint = self.endpoint.streamable();
+        while let Some(relay) = endpoint.poll_listen_relay() {
+            let _ = out.try_send(relay);
         }
     }
 

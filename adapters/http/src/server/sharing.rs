@@ -51,7 +51,8 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use mcp_sansio::app::server::{TaskRecord, Tasks};
 use mcp_sansio::http::{
-    EventKey, HttpRequestHead, HttpResponse, SessionChange, StreamLogEntry, TaskRequest,
+    EventKey, HttpRequestHead, HttpResponse, ListenRelay, SessionChange, StreamLogEntry,
+    TaskRequest,
 };
 use mcp_sansio::stateless::ListenChange;
 use mcp_sansio_store::{RecordKey, StoreError, StreamKey, Version, Versioned};
@@ -75,6 +76,9 @@ const LISTEN_CHANNEL: &str = "listen";
 
 /// Listen changes waiting for the publisher at most (past it they are dropped).
 const MAX_LISTEN_QUEUE: usize = 1024;
+
+/// GET-stream relays waiting for the publisher at most (past it they are dropped).
+const MAX_RELAY_QUEUE: usize = 16 * 1024;
 
 /// The record holding the key event ids are signed with (a name no session id takes).
 const EVENT_KEY_RECORD: &str = "event-key";
@@ -127,6 +131,9 @@ pub(crate) struct Sharing {
     /// The listen changes the endpoint handed out, for the publisher.
     listen_tx: Sender<ListenChange>,
     listen_rx: Receiver<ListenChange>,
+    /// The relays of GET streams that moved between instances, for the publisher.
+    relay_tx: Sender<ListenRelay>,
+    relay_rx: Receiver<ListenRelay>,
     /// The servers' task table, shared through the store (see the module docs).
     tasks: Option<Tasks>,
     /// Set when a task changed (capacity 1: coalesced), for the task writer.
@@ -151,6 +158,7 @@ impl Sharing {
     ) -> Self {
         let (log_tx, log_rx) = channel::bounded(MAX_LOG_QUEUE);
         let (listen_tx, listen_rx) = channel::bounded(MAX_LISTEN_QUEUE);
+        let (relay_tx, relay_rx) = channel::bounded(MAX_RELAY_QUEUE);
         let (kick_tx, task_kick) = channel::bounded(1);
         if let Some(tasks) = &tasks {
             tasks.share(std::sync::Arc::new(move || {
@@ -168,6 +176,8 @@ impl Sharing {
             log_rx,
             listen_tx,
             listen_rx,
+            relay_tx,
+            relay_rx,
             tasks,
             task_kick,
             task_writes: Mutex::new(()),
@@ -177,10 +187,11 @@ impl Sharing {
     }
 
     /// The bus channels this instance follows while it runs.
-    fn channels(&self) -> [String; 6] {
+    fn channels(&self) -> [String; 7] {
         [
             ENDED_CHANNEL.to_owned(),
             reply_channel(&self.instance),
+            relay_channel(&self.instance),
             CANCEL_CHANNEL.to_owned(),
             task_channel(&self.instance),
             answer_channel(&self.instance),
@@ -226,6 +237,28 @@ impl Sharing {
             };
             let payload = [self.instance.as_bytes(), &json].join(&b'\n');
             let _ = self.store.publish(LISTEN_CHANNEL, &payload).await;
+        }
+    }
+
+    /// Where the GET-stream relays go (see `Core::listen_relays`).
+    pub(crate) fn relay_sender(&self) -> Sender<ListenRelay> {
+        self.relay_tx.clone()
+    }
+
+    /// Publishes the GET-stream relays, in order, each on the channel of the instance it
+    /// names, until the queue closes; a message no instance received (that instance is gone)
+    /// goes back to the endpoint, which holds it for the session's next GET stream here. A
+    /// failed publish is dropped.
+    async fn publish_relays(&self, shared: &Shared) {
+        while let Ok(relay) = self.relay_rx.recv().await {
+            let channel = relay_channel(relay.instance());
+            let published = self.store.publish(&channel, &relay.payload()).await;
+            if matches!(published, Ok(0)) && relay.is_message() {
+                shared.with(|core| {
+                    let endpoint = core.endpoint.streamable();
+                    endpoint.handle_listen_relay_lost(relay);
+                });
+            }
         }
     }
 
@@ -645,6 +678,12 @@ impl Sharing {
                 endpoint.handle_forwarded(Instant::now(), sid, body)
             });
         });
+        let relays = self.follow(relay_channel(&self.instance), |payload| {
+            shared.with(|core| {
+                let endpoint = core.endpoint.streamable();
+                endpoint.handle_listen_relay(Instant::now(), payload)
+            });
+        });
         let cancels = self.follow(CANCEL_CHANNEL.to_owned(), |payload| {
             let mut parts = payload.splitn(3, |&b| b == b'\n');
             let (Some(from), Some(sid), Some(frame)) = (parts.next(), parts.next(), parts.next())
@@ -695,6 +734,10 @@ impl Sharing {
             smol::future::or(replies, cancels),
         );
         let listening = smol::future::or(listening, self.append_log());
+        let listening = smol::future::or(
+            listening,
+            smol::future::or(relays, self.publish_relays(&shared)),
+        );
         let listening = smol::future::or(
             listening,
             smol::future::or(changes, self.publish_listen_changes()),
@@ -822,6 +865,12 @@ fn task_channel(instance: &str) -> String {
 /// The record of the shared secret `name` (see [`SessionStore::shared_secret`]).
 pub(crate) fn secret_record(name: &str) -> String {
     format!("{SECRET_PREFIX}{name}")
+}
+
+/// The bus channel of the GET-stream relays for instance `instance` (see
+/// `mcp_sansio::http::ListenRelay`).
+fn relay_channel(instance: &str) -> String {
+    format!("listeners.{instance}")
 }
 
 /// The bus channel of the replies instance `instance` owns (an instance listens there while

@@ -1,7 +1,8 @@
 //! Two servers of one process sharing one in-memory `SessionStore`: a session opened on one
 //! is served by the other, and a DELETE on either ends it on both; a GET stream cut on one
 //! is resumed on the other with what it missed first; an application's announcement on one
-//! reaches the 2026-07-28 listen streams of both, once each.
+//! reaches the 2026-07-28 listen streams of both, once each. What arises on the first for a
+//! GET stream resumed on the other reaches it there, once.
 
 use mcp_sansio::app::server::{CallToolResult, GetPromptResult, Prompt, Server, Tool};
 use mcp_sansio::model::Implementation;
@@ -177,18 +178,22 @@ fn get(conn: &mut Conn, sid: &str, last_event_id: Option<&str>) {
     assert_eq!(head.status, 200, "{head:?}");
 }
 
-#[test]
-fn a_get_stream_cut_on_one_server_is_resumed_on_the_other_with_what_it_missed() {
-    let store = SessionStore::memory();
-    let options = || sharing(&store);
-    let (mut a, mut b) = (
-        Running::start(options(), growing_app),
-        Running::start(options(), growing_app),
-    );
-    let (mut on_a, mut on_b) = (a.connect(), b.connect());
+/// Two servers of `growing_app` sharing `store`, a connection to each, a session opened on
+/// the first and its GET stream open there: (A, B, to A, to B, the session id, the GET).
+fn listening_on_a(store: &SessionStore) -> (Running, Running, Conn, Conn, String, Conn) {
+    let start = || Running::start(sharing(store), growing_app);
+    let (a, b) = (start(), start());
+    let (mut on_a, on_b) = (a.connect(), b.connect());
     let sid = on_a.open_session();
     let mut listen = a.connect();
     get(&mut listen, &sid, None);
+    (a, b, on_a, on_b, sid, listen)
+}
+
+#[test]
+fn a_get_stream_cut_on_one_server_is_resumed_on_the_other_with_what_it_missed() {
+    let store = SessionStore::memory();
+    let (mut a, mut b, mut on_a, mut on_b, sid, mut listen) = listening_on_a(&store);
     grow(&mut on_a, &sid, 1);
     grow(&mut on_a, &sid, 2);
     let mut text = String::new();
@@ -223,6 +228,55 @@ fn a_get_stream_cut_on_one_server_is_resumed_on_the_other_with_what_it_missed() 
     );
     assert!(on_b_events[1].1.contains("tools/list_changed"), "{again}");
     drop(resumed);
+    a.shutdown();
+    b.shutdown();
+}
+
+/// Reads `conn`'s stream until `text` holds `count` events.
+fn read_events(conn: &mut Conn, text: &mut String, count: usize) -> Vec<(String, String)> {
+    while sse_events(text).len() < count {
+        text.push_str(&conn.chunk().expect("the GET stream goes on"));
+    }
+    sse_events(text)
+}
+
+#[test]
+fn a_get_stream_resumed_on_the_other_server_gets_what_arises_on_the_first_once() {
+    let store = SessionStore::memory();
+    let (mut a, mut b, mut on_a, mut on_b, sid, mut listen) = listening_on_a(&store);
+    grow(&mut on_a, &sid, 1);
+    let seen = read_events(&mut listen, &mut String::new(), 1)[0].0.clone();
+
+    // The client's connection to A is cut (A has not noticed: it stays open there); it
+    // resumes on B. What A's handlers send for the GET stream from then on reaches B.
+    let mut resumed = b.connect();
+    get(&mut resumed, &sid, Some(&seen));
+    grow(&mut on_a, &sid, 2);
+    grow(&mut on_a, &sid, 3);
+    let mut text = String::new();
+    let relayed = read_events(&mut resumed, &mut text, 2);
+    let origin = |id: &str| id.split('-').next().unwrap_or_default().to_owned();
+    assert!(
+        relayed
+            .iter()
+            .all(|(id, d)| d.contains("tools/list_changed") && origin(id) != origin(&seen)),
+        "{text}"
+    );
+    // Then B's own change: nothing came twice.
+    grow(&mut on_b, &sid, 4);
+    let all = read_events(&mut resumed, &mut text, 3);
+    assert_eq!(all.len(), 3, "{text}");
+    assert!(all[2].1.contains("tools/list_changed"), "{text}");
+    // A ended its GET stream when it heard of the move.
+    let mut ended = false;
+    for _ in 0..16 {
+        if listen.chunk().is_none() {
+            ended = true;
+            break;
+        }
+    }
+    assert!(ended, "A's GET stream ends");
+    drop((resumed, listen));
     a.shutdown();
     b.shutdown();
 }
