@@ -19,7 +19,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use bench_rmcp::cpu_time::process_cpu_time;
-use bench_rmcp::paired::{batches_for, interleave, timed, PairedRatios, Slice};
+#[cfg(feature = "http")]
+use bench_rmcp::paired::Slice;
+use bench_rmcp::paired::{batches_for, interleave, timed, PairedRatios};
 use bench_rmcp::{echo_params, is_echo_view, rmcp_side, OursPair};
 use tokio::runtime::Builder;
 
