@@ -31,6 +31,7 @@ pub use headers::{accepts, accepts_all, accepts_json_and_sse, is_json_content_ty
 pub use listen_relay::ListenRelay;
 pub use machine::{ExchangeMachine, SessionMachine};
 pub use peer::{MaxSessionsPerPeer, Peer, PeerLimit};
+pub use reply::service_unavailable;
 pub use stream_log::{RemoteResume, StreamLogEntry};
 pub use streams::StreamChunk;
 pub use types::{Body, HttpRequestHead, HttpResponse, StreamId};

@@ -118,6 +118,16 @@ pub(crate) fn too_large(body: &[u8], limit: usize) -> HttpResponse {
     rpc_error_with_id(413, id.as_ref(), &error)
 }
 
+/// `503 Service Unavailable` for the request whose body is `body`, when the driver cannot
+/// serve it now (its shared store did not answer, too many requests wait for other
+/// instances): the JSON-RPC error -32000 `Service Unavailable: {reason}`, with the request's
+/// id when `body` shows one (`null` for a batch, a notification or a body without an id).
+pub fn service_unavailable(body: &[u8], reason: &str) -> HttpResponse {
+    let id = crate::jsonrpc::FrameHead::scan(body).id;
+    let error = crate::jsonrpc::ErrorObject::new(-32000, format!("Service Unavailable: {reason}"));
+    rpc_error_with_id(503, id.as_ref(), &error)
+}
+
 /// 400 for a body that is not a valid message: the JSON-RPC error carries the id the decoder
 /// recovered (a request cut short or with a bad byte still shows it), `null` otherwise.
 pub(crate) fn undecodable(error: &crate::jsonrpc::DecodeError) -> HttpResponse {
@@ -135,4 +145,43 @@ pub(crate) fn rpc_error_with_id(
     let mut resp = HttpResponse::status(status).with_header("Content-Type", JSON);
     resp.body = Body::Full(Bytes::from(buf));
     resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(resp: &HttpResponse) -> serde_json::Value {
+        match &resp.body {
+            Body::Full(bytes) => serde_json::from_slice(bytes).expect("a JSON body"),
+            _ => panic!("not a whole body"),
+        }
+    }
+
+    #[test]
+    fn service_unavailable_answers_the_request_by_its_id() {
+        let resp = service_unavailable(br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#, "down");
+        assert_eq!(resp.status, 503);
+        let reply = json(&resp);
+        assert_eq!(reply["id"], 7);
+        assert_eq!(reply["error"]["code"], -32000);
+        assert_eq!(reply["error"]["message"], "Service Unavailable: down");
+        let text_id = br#"{"method":"tools/call","id":"a-1","jsonrpc":"2.0","params":{}}"#;
+        assert_eq!(json(&service_unavailable(text_id, "down"))["id"], "a-1");
+    }
+
+    #[test]
+    fn service_unavailable_without_a_request_id_says_null() {
+        let bodies: [&[u8]; 4] = [
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            b"not json",
+            b"",
+        ];
+        for body in bodies {
+            let resp = service_unavailable(body, "down");
+            assert_eq!(resp.status, 503);
+            assert_eq!(json(&resp)["id"], serde_json::Value::Null);
+        }
+    }
 }

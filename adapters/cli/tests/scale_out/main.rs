@@ -472,13 +472,16 @@ fn requests_of_a_session_get_503_while_the_store_is_gone() {
         assert_eq!(reply.status, 200, "{}", reply.body);
     }
     drop(redis);
-    let reply = post(&instances[2].url, Some(&sid), &ping(1));
+    let reply = post(&instances[2].url, Some(&sid), &ping(7));
     assert_eq!(reply.status, 503, "{}", reply.body);
     assert!(reply.body.contains("session store"), "{}", reply.body);
+    // The refusal answers the request: its JSON-RPC error carries the request's id.
+    assert_eq!(message(&reply)["id"], 7, "{}", reply.body);
     // A new session cannot be stored either: refused, with no session id handed out.
     let init = post(&instances[0].url, None, INITIALIZE);
     assert_eq!(init.status, 503, "{}", init.body);
     assert_eq!(init.session, None);
+    assert_eq!(message(&init)["id"], 1, "{}", init.body);
 }
 
 /// Posts `initialize` to `url` until it is answered 200 (the instance reached its store):
@@ -491,6 +494,7 @@ fn initialize_once_served(url: &str) -> String {
             return init.session.expect("a session id");
         }
         assert_eq!(init.status, 503, "{}", init.body);
+        assert_eq!(message(&init)["id"], 1, "{}", init.body);
         std::thread::sleep(Duration::from_millis(50));
     }
     panic!("{url} never served initialize once its store was up");

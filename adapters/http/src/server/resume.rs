@@ -41,7 +41,7 @@ pub(crate) async fn serve(
     let key = StreamKey::new(resume.session(), resume.stream());
     let first = match store.replay(&key, None, PAGE).await {
         Ok(first) => first,
-        Err(_) => return Err(unavailable()),
+        Err(_) => return Err(unavailable(&[])),
     };
     if first.first().is_some_and(|e| e.id > EventId(1)) {
         return Err(resume.trimmed());
@@ -74,7 +74,7 @@ pub(crate) async fn serve_listen(
     for _ in 0..=RemoteResume::MAX_MISSED / PAGE {
         let page = match sharing.store().replay(&key, after, PAGE).await {
             Ok(page) => page,
-            Err(_) => return unavailable(),
+            Err(_) => return unavailable(&[]),
         };
         if after.is_none() {
             trimmed = page.first().is_some_and(|e| e.id > EventId(1));

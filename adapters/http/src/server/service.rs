@@ -212,12 +212,14 @@ async fn handle_request(
             None => {}
         }
     }
+    // With a store, the body stays at hand to name the request in a refusal after it.
+    let kept = route.sharing.as_ref().map(|_| body.clone());
     let parked = Parked { head, body, random };
     let mut resp = staging::handle(&shared, &route.staging, parked).await;
-    if let Some(sharing) = &route.sharing {
+    if let (Some(sharing), Some(body)) = (&route.sharing, kept) {
         // A streamed answer is already attached to its stream: it goes out as it is.
         let whole = !matches!(resp.body, Body::Stream(_));
-        if let (Err(refusal), true) = (Box::pin(sharing.after(&shared)).await, whole) {
+        if let (Err(refusal), true) = (Box::pin(sharing.after(&shared, &body)).await, whole) {
             resp = refusal;
         }
     }

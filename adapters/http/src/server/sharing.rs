@@ -318,7 +318,7 @@ impl Sharing {
             Ok(record) => record,
             // An id the store cannot name is not a session: the endpoint answers it.
             Err(StoreError::InvalidKey(_)) => None,
-            Err(_) => return Err(unavailable()),
+            Err(_) => return Err(unavailable(body)),
         };
         let Some(record) = record else {
             // Ended elsewhere (a DELETE, or expiry): the endpoint answers 404.
@@ -330,7 +330,7 @@ impl Sharing {
             match self.store.touch(&key, self.ttl).await {
                 Ok(true) => self.touched(sid),
                 Ok(false) => self.forget(shared, sid),
-                Err(_) => return Err(unavailable()),
+                Err(_) => return Err(unavailable(body)),
             }
         }
         self.forward(shared, head, sid, body).await?;
@@ -360,7 +360,7 @@ impl Sharing {
         match self.store.claim(claim.token.as_bytes(), claim.ttl).await {
             Ok(true) => Ok(()),
             Ok(false) => Err(claim.refusal()),
-            Err(_) => Err(unavailable()),
+            Err(_) => Err(unavailable(body)),
         }
     }
 
@@ -388,7 +388,7 @@ impl Sharing {
         let record = match self.store.load(&task_key(&request)).await {
             Ok(Some(record)) => record,
             Ok(None) | Err(StoreError::InvalidKey(_)) => return Ok(()),
-            Err(_) => return Err(unavailable()),
+            Err(_) => return Err(unavailable(body)),
         };
         let Some((owner, detailed)) = split_task_record(&record.bytes) else {
             return Ok(());
@@ -513,7 +513,7 @@ impl Sharing {
         match self.store.publish(&reply_channel(&owner), &payload).await {
             Ok(0) => Ok(()),
             Ok(_) => Err(HttpResponse::status(202)),
-            Err(_) => Err(unavailable()),
+            Err(_) => Err(unavailable(body)),
         }
     }
 
@@ -554,7 +554,7 @@ impl Sharing {
     }
 
     /// After the endpoint answered: writes every task and session change it handed out.
-    pub(crate) async fn after(&self, shared: &Shared) -> Result<(), HttpResponse> {
+    pub(crate) async fn after(&self, shared: &Shared, body: &[u8]) -> Result<(), HttpResponse> {
         if let Some(tasks) = &self.tasks {
             // A task this request created or changed is stored before its answer leaves.
             self.flush_tasks(tasks).await;
@@ -571,7 +571,7 @@ impl Sharing {
             failed |= self.write(shared, change).await.is_err();
         }
         if failed {
-            return Err(unavailable());
+            return Err(unavailable(body));
         }
         Ok(())
     }

@@ -19,6 +19,7 @@ use hyper::header::{HeaderValue, CONTENT_TYPE, RETRY_AFTER};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
+use mcp_sansio::http::Body;
 use mcp_sansio_store::StoreError;
 use smol::channel::Receiver;
 use smol::{Async, LocalExecutor, Timer};
@@ -149,16 +150,15 @@ async fn refuse_connection(
     let service = service_fn(move |req: Request<Incoming>| async move {
         // The body is read (bounded) so that closing does not reset the answer away.
         let body = Limited::new(req.into_body(), max_body).collect();
-        smol::future::or(
-            async {
-                let _ = body.await;
-            },
+        let read = smol::future::or(
+            async { body.await.ok().map(|whole| whole.to_bytes()) },
             async {
                 Timer::after(BODY_WAIT).await;
+                None
             },
         )
         .await;
-        Ok::<_, Infallible>(unavailable(secs))
+        Ok::<_, Infallible>(unavailable(&read.unwrap_or_default(), secs))
     });
     let _ = http1::Builder::new()
         .timer(ConnTimer::default())
@@ -168,10 +168,15 @@ async fn refuse_connection(
         .await;
 }
 
-/// `503` with `Retry-After: secs` and the JSON-RPC error a failing store gets.
-fn unavailable(secs: u64) -> Response<Full<Bytes>> {
-    let body = Bytes::from_static(super::refusal::UNAVAILABLE_BODY.as_bytes());
-    let mut resp = Response::new(Full::new(body));
+/// `503` with `Retry-After: secs` and the JSON-RPC error a failing store gets, for the
+/// request whose body is `body`.
+fn unavailable(body: &[u8], secs: u64) -> Response<Full<Bytes>> {
+    let refusal = super::refusal::unavailable(body);
+    let json = match refusal.body {
+        Body::Full(bytes) => bytes,
+        _ => Bytes::new(),
+    };
+    let mut resp = Response::new(Full::new(json));
     *resp.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
     let headers = resp.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));

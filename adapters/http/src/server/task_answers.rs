@@ -17,7 +17,9 @@ use mcp_sansio_store::StoreError;
 use smol::channel::{self, Receiver, Sender};
 use smol::Timer;
 
-use super::refusal::{service_unavailable, unavailable};
+use mcp_sansio::http::service_unavailable;
+
+use super::refusal::unavailable;
 
 /// Forwarded task requests waiting for their answer at most; past it the client gets 503.
 const MAX_WAITING: usize = 1024;
@@ -84,7 +86,7 @@ impl TaskAnswers {
         Fut: Future<Output = Result<usize, StoreError>>,
     {
         let Some(waiting) = self.wait() else {
-            return service_unavailable(BUSY_BODY);
+            return service_unavailable(body, BUSY);
         };
         match publish(waiting.payload(from, body)).await {
             Ok(0) => request.gone(),
@@ -92,7 +94,7 @@ impl TaskAnswers {
                 Some(answer) => request.relayed(answer),
                 None => request.unanswered(),
             },
-            Err(_) => unavailable(),
+            Err(_) => unavailable(body),
         }
     }
 
@@ -181,8 +183,8 @@ pub(crate) fn answer_channel(instance: &str) -> String {
     format!("task-answers.{instance}")
 }
 
-/// The JSON-RPC error of a `503` when too many forwarded task requests wait already.
-const BUSY_BODY: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service Unavailable: too many task requests wait for other server instances"}}"#;
+/// Why a request is refused when too many forwarded task requests wait already.
+const BUSY: &str = "too many task requests wait for other server instances";
 
 /// `payload` split at its first newline.
 fn split_once(payload: &[u8]) -> Option<(&[u8], &[u8])> {
@@ -245,6 +247,7 @@ mod tests {
         let resp = smol::block_on(answers.forward("here", &request, &body, publish));
         assert_eq!(resp.status, 503);
         assert_eq!(json(&resp)["error"]["code"], -32000);
+        assert_eq!(json(&resp)["id"], 7, "the refusal names the request");
         assert!(!sent.get(), "nothing is forwarded at the cap");
 
         // A wait that ends frees its place: the next request is forwarded and relayed.
@@ -291,5 +294,6 @@ mod tests {
         let failing = |_| async { Err(StoreError::Backend("down".to_owned())) };
         let resp = smol::block_on(answers.forward("here", &request, &body, failing));
         assert_eq!(resp.status, 503);
+        assert_eq!(json(&resp)["id"], 7, "the refusal names the request");
     }
 }
