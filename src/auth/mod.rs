@@ -1,6 +1,6 @@
-//! OAuth 2.1 authorization for MCP clients as sans-IO pieces: parsers and builders for every
-//! message of the flow, and [`AuthFlow`], a state machine that emits HTTP-shaped requests to
-//! perform and takes their responses. The core never sends them: the application (or an
+//! OAuth 2.1 authorization for MCP clients as sans-IO pieces: parsers for the messages of the
+//! flow, and [`AuthFlow`], a state machine that builds the HTTP-shaped requests to perform
+//! and takes their responses. The core never sends them: the application (or an
 //! adapter) does, and passes in the current time and random bytes.
 //!
 //! Covers the MCP authorization spec of 2025-03-26 (metadata at the server root, default
@@ -24,6 +24,8 @@ mod jwt;
 mod metadata;
 mod pkce;
 mod request;
+#[cfg(test)]
+mod request_tests;
 mod resource;
 mod resource_challenge;
 mod resource_guard;
@@ -39,14 +41,11 @@ pub use flow::AuthFlow;
 pub use flow_types::{AuthConfig, AuthEvent, Registration};
 pub use jwt::{client_assertion, JwtSigningKey, ASSERTION_LIFETIME, CLIENT_ASSERTION_TYPE};
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
-pub use pkce::Pkce;
 pub use request::{
-    application_type, authorization_url, parse_redirect, parse_token_response,
-    registration_request, select_scope, token_request, token_request_with_assertion,
-    AuthorizationParams, ClientAuthMethod, ClientCredentials, Grant, RegistrationParams,
+    application_type, parse_redirect, parse_token_response, select_scope, ClientAuthMethod,
+    ClientCredentials,
 };
 pub use resource::{ProtectedResource, MAX_SCOPE_RULES};
-pub use resource_challenge::BearerError;
 pub use resource_guard::{TokenInfo, TokenValidation, MAX_SCOPED_MESSAGES};
 pub use secret::Secret;
 

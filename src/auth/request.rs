@@ -70,7 +70,7 @@ pub struct ClientCredentials {
 
 /// The grant of a token request.
 #[derive(Debug, Clone)]
-pub enum Grant<'a> {
+pub(crate) enum Grant<'a> {
     /// Exchange an authorization code (with its PKCE verifier and redirect URI).
     AuthorizationCode {
         /// The code from the redirect.
@@ -125,7 +125,7 @@ pub fn select_scope(
 
 /// Parameters of an authorization request.
 #[derive(Debug, Clone)]
-pub struct AuthorizationParams<'a> {
+pub(crate) struct AuthorizationParams<'a> {
     /// The client identifier.
     pub client_id: &'a str,
     /// Where the authorization server redirects the user agent.
@@ -142,7 +142,7 @@ pub struct AuthorizationParams<'a> {
 
 /// The authorization URL (response_type=code with PKCE S256, state, scope and resource).
 #[must_use]
-pub fn authorization_url(endpoint: &str, p: &AuthorizationParams<'_>) -> String {
+pub(crate) fn authorization_url(endpoint: &str, p: &AuthorizationParams<'_>) -> String {
     let mut pairs = vec![
         ("response_type", "code"),
         ("client_id", p.client_id),
@@ -160,7 +160,7 @@ pub fn authorization_url(endpoint: &str, p: &AuthorizationParams<'_>) -> String 
 
 /// The token request for `grant` with the client's authentication and the RFC 8707 resource.
 #[must_use]
-pub fn token_request(
+pub(crate) fn token_request(
     endpoint: &str,
     grant: &Grant<'_>,
     client: &ClientCredentials,
@@ -175,7 +175,7 @@ pub fn token_request(
 /// [`token_request`] for a client that authenticates with a signed `assertion`
 /// ([`ClientAuthMethod::PrivateKeyJwt`], see [`client_assertion`](super::jwt::client_assertion)).
 #[must_use]
-pub fn token_request_with_assertion(
+pub(crate) fn token_request_with_assertion(
     endpoint: &str,
     grant: &Grant<'_>,
     client: &ClientCredentials,
@@ -281,7 +281,7 @@ pub fn token_request_with_assertion(
 
 /// Fields of an RFC 7591 registration request.
 #[derive(Debug, Clone)]
-pub struct RegistrationParams<'a> {
+pub(crate) struct RegistrationParams<'a> {
     /// The client's display name.
     pub client_name: &'a str,
     /// The redirect URI to register.
@@ -294,7 +294,7 @@ pub struct RegistrationParams<'a> {
 
 /// The RFC 7591 dynamic client registration request.
 #[must_use]
-pub fn registration_request(endpoint: &str, p: &RegistrationParams<'_>) -> OutgoingRequest {
+pub(crate) fn registration_request(endpoint: &str, p: &RegistrationParams<'_>) -> OutgoingRequest {
     let mut doc = serde_json::json!({
         "client_name": p.client_name,
         "redirect_uris": [p.redirect_uri],

@@ -11,7 +11,7 @@ use super::resource::ProtectedResource;
 
 /// The RFC 6750 §3.1 error codes a resource server sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BearerError {
+pub(crate) enum BearerError {
     /// Malformed request (400).
     InvalidRequest,
     /// Token expired, revoked, malformed or for another resource (401).
@@ -23,7 +23,7 @@ pub enum BearerError {
 impl BearerError {
     /// The code as sent in `error="..."`.
     #[must_use]
-    pub fn code(self) -> &'static str {
+    pub(crate) fn code(self) -> &'static str {
         match self {
             Self::InvalidRequest => "invalid_request",
             Self::InvalidToken => "invalid_token",
@@ -60,7 +60,7 @@ impl ProtectedResource {
     /// The `WWW-Authenticate` value: `Bearer` with realm (if set), error and description (if
     /// any), the scope (if not empty) and `resource_metadata`.
     #[must_use]
-    pub fn challenge(&self, error: Option<(BearerError, &str)>, scope: &[String]) -> String {
+    pub(crate) fn challenge(&self, error: Option<(BearerError, &str)>, scope: &[String]) -> String {
         let mut out = String::from("Bearer ");
         if let Some(realm) = &self.realm {
             push_param(&mut out, "realm", realm);
@@ -85,7 +85,12 @@ impl ProtectedResource {
 
     /// The refusal for `error` (400, 401 or 403 by its code), explained by `description`.
     #[must_use]
-    pub fn refusal(&self, error: BearerError, description: &str, scope: &[String]) -> HttpResponse {
+    pub(crate) fn refusal(
+        &self,
+        error: BearerError,
+        description: &str,
+        scope: &[String],
+    ) -> HttpResponse {
         let body = serde_json::json!({"error": error.code(), "error_description": description});
         HttpResponse {
             status: error.status(),

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcp_sansio::app::client::stateless::*;
-use mcp_sansio::app::client::Client;
+use mcp_sansio::app::client::{Client, ClientError};
 use mcp_sansio::app::server::*;
 use mcp_sansio::http::*;
 use mcp_sansio::model::TaskStatus;
@@ -213,7 +213,7 @@ fn request(
     m: &mut StatelessMachine,
     method: &str,
     params: Value,
-) -> Result<Value, StatelessClientError> {
+) -> Result<Value, ClientError> {
     let now = world.borrow().now;
     let id = m.start_call(now, method, Some(params));
     match settle(world, m, id, &mut Vec::new()) {
@@ -227,7 +227,7 @@ fn call_tool(
     world: &Rc<RefCell<World>>,
     m: &mut StatelessMachine,
     tool: &str,
-) -> Result<ToolCallOutcome, StatelessClientError> {
+) -> Result<ToolCallOutcome, ClientError> {
     request(world, m, "tools/call", json!({ "name": tool })).and_then(ToolCallOutcome::from_result)
 }
 
@@ -400,7 +400,7 @@ fn without_the_extension_calls_answer_plain_results() {
             matches!(outcome, ToolCallOutcome::Complete(_)),
             "{outcome:?}"
         );
-        let Err(StatelessClientError::Rpc(e)) = call_tool(&world, &mut c, "must") else {
+        let Err(ClientError::Rpc(e)) = call_tool(&world, &mut c, "must") else {
             panic!("a required-task tool ran without the extension");
         };
         assert_eq!(e.code, -32021);

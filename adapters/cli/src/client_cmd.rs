@@ -317,17 +317,10 @@ pub(crate) fn list_field(method: &str) -> &'static str {
     }
 }
 
-/// A one-line account of a failed call: JSON-RPC errors show their code and message.
+/// A one-line account of a failed call: JSON-RPC errors show their code, message and data
+/// (the error's own text).
 pub(crate) fn describe(method: &str, error: &ClientError) -> String {
     match error {
-        ClientError::Rpc(e) => {
-            let data = e
-                .data
-                .as_ref()
-                .map(|d| format!(" (data: {})", d.get()))
-                .unwrap_or_default();
-            format!("{method}: JSON-RPC error {}: {}{data}", e.code, e.message)
-        }
         ClientError::TimedOut => format!("{method}: no answer within --timeout"),
         other => format!("{method}: {other}"),
     }

@@ -9,9 +9,10 @@ use std::ffi::OsString;
 use std::time::Duration;
 
 use mcp_sansio::app::client::stateless::{
-    era_from_probe, Era, StatelessClient, StatelessClientError, TaskHandle, TaskOutcome,
+    era_from_probe, Era, StatelessClient, TaskHandle, TaskOutcome,
 };
 use mcp_sansio::app::client::Client;
+use mcp_sansio::app::client::ClientError;
 use mcp_sansio::jsonrpc;
 use mcp_sansio::model::Implementation;
 use mcp_sansio_http::client::{block_on_stateless_http, HttpClientOptions, StatelessHttp};
@@ -199,14 +200,10 @@ pub(crate) trait Calls {
     fn set_timeout(&mut self, timeout: Duration);
 
     /// Runs `method` with `params` to its final result.
-    async fn request(
-        &mut self,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<Value, StatelessClientError>;
+    async fn request(&mut self, method: &str, params: Option<Value>) -> Result<Value, ClientError>;
 
     /// Follows `task` to its end.
-    async fn wait_task(&mut self, task: TaskHandle) -> Result<TaskOutcome, StatelessClientError>;
+    async fn wait_task(&mut self, task: TaskHandle) -> Result<TaskOutcome, ClientError>;
 
     /// Prints `transport: <kind>` on stderr (HTTP only, as `client URL --verbose` does).
     fn report_transport(&self) {}
@@ -221,15 +218,11 @@ impl Calls for StatelessStdio {
         StatelessStdio::set_timeout(self, timeout);
     }
 
-    async fn request(
-        &mut self,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<Value, StatelessClientError> {
+    async fn request(&mut self, method: &str, params: Option<Value>) -> Result<Value, ClientError> {
         StatelessStdio::request(self, method, params).await
     }
 
-    async fn wait_task(&mut self, task: TaskHandle) -> Result<TaskOutcome, StatelessClientError> {
+    async fn wait_task(&mut self, task: TaskHandle) -> Result<TaskOutcome, ClientError> {
         StatelessStdio::wait_task(self, task).await
     }
 }
@@ -243,15 +236,11 @@ impl Calls for StatelessHttp {
         StatelessHttp::set_timeout(self, timeout);
     }
 
-    async fn request(
-        &mut self,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<Value, StatelessClientError> {
+    async fn request(&mut self, method: &str, params: Option<Value>) -> Result<Value, ClientError> {
         StatelessHttp::request(self, method, params).await
     }
 
-    async fn wait_task(&mut self, task: TaskHandle) -> Result<TaskOutcome, StatelessClientError> {
+    async fn wait_task(&mut self, task: TaskHandle) -> Result<TaskOutcome, ClientError> {
         StatelessHttp::wait_task(self, task).await
     }
 
@@ -269,7 +258,7 @@ async fn perform<T: Calls>(
     planned: &PlannedRequest,
     paginate: bool,
 ) -> Result<Answer, String> {
-    let describe = |method: &str, e: StatelessClientError| format!("{method}: {e}");
+    let describe = |method: &str, e: ClientError| format!("{method}: {e}");
     let json = match planned.method {
         jsonrpc::PING => {
             wire.request("server/discover", None)

@@ -5,8 +5,9 @@
 
 use std::time::Duration;
 
-use mcp_sansio::app::client::stateless::{StatelessClient, StatelessClientError};
+use mcp_sansio::app::client::stateless::StatelessClient;
 use mcp_sansio::app::client::Client;
+use mcp_sansio::app::client::ClientError;
 use mcp_sansio::model::Implementation;
 use mcp_sansio_http::client::{block_on_stateless_http, HttpClientOptions, StatelessHttp};
 use serde_json::{json, Map, Value};
@@ -63,7 +64,7 @@ async fn steps(
     scenario: &str,
     context: Option<&str>,
 ) -> Result<(), String> {
-    let fail = |step: &str, e: StatelessClientError| format!("{step}: {e}");
+    let fail = |step: &str, e: ClientError| format!("{step}: {e}");
     match scenario {
         "request-metadata" => {
             wire.request("server/discover", None)
@@ -151,7 +152,7 @@ async fn call(wire: &mut StatelessHttp, name: &str, arguments: Value) -> Result<
 
 /// Every request kind that carries `Mcp-Method`, and the three that carry `Mcp-Name`.
 async fn standard_headers(wire: &mut StatelessHttp) -> Result<(), String> {
-    let fail = |step: &str, e: StatelessClientError| format!("{step}: {e}");
+    let fail = |step: &str, e: ClientError| format!("{step}: {e}");
     let tools = wire
         .list_all_tools()
         .await

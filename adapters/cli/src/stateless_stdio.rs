@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcp_sansio::app::client::stateless::{
-    CallId, StatelessClient, StatelessClientError, StatelessEvent, StatelessMachine, TaskHandle,
-    TaskOutcome, Wire,
+    CallId, StatelessClient, StatelessEvent, StatelessMachine, TaskHandle, TaskOutcome, Wire,
 };
+use mcp_sansio::app::client::ClientError;
 use mcp_sansio::outgoing::Action;
 use mcp_sansio::trace::{Direction, FrameTrace, TraceSink};
 use mcp_sansio_stdio::{connect_child, ChildProcess, ShutdownTimeouts};
@@ -88,7 +88,7 @@ impl StatelessStdio {
         &mut self,
         method: &str,
         params: Option<Value>,
-    ) -> Result<Value, StatelessClientError> {
+    ) -> Result<Value, ClientError> {
         let call = self.machine.start_call(Instant::now(), method, params);
         // Bounded: a plain call ends with one Done.
         loop {
@@ -99,10 +99,7 @@ impl StatelessStdio {
     }
 
     /// Follows `task` to its end.
-    pub(crate) async fn wait_task(
-        &mut self,
-        task: TaskHandle,
-    ) -> Result<TaskOutcome, StatelessClientError> {
+    pub(crate) async fn wait_task(&mut self, task: TaskHandle) -> Result<TaskOutcome, ClientError> {
         let call = self.machine.start_task_wait(Instant::now(), task);
         // Bounded: the machine ends every task wait.
         loop {
@@ -166,7 +163,7 @@ impl StatelessStdio {
         self.machine.cancel(Instant::now(), call);
         StatelessEvent::Done {
             call,
-            result: Err(StatelessClientError::Transport(why)),
+            result: Err(ClientError::Transport(why)),
         }
     }
 

@@ -10,12 +10,13 @@ use crate::model::{LoggingMessageParams, ProtocolVersion};
 use crate::runtime::{CancelToken, Cancelled};
 use crate::session::{CloseReason, SendError};
 
-/// Why a typed call failed.
+/// Why a client call failed, whatever the revision: a session's typed call, or a 2026-07-28
+/// stateless call of [`stateless`](super::stateless).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientError {
     /// The server answered with a JSON-RPC error.
     Rpc(ErrorObject),
-    /// No answer before the call's deadline; `notifications/cancelled` was sent.
+    /// No answer within the call's timeout (on a session, `notifications/cancelled` was sent).
     TimedOut,
     /// The caller cancelled the call (token or drop); `notifications/cancelled` was sent.
     Cancelled,
@@ -24,10 +25,25 @@ pub enum ClientError {
     /// The session refused to send the request (not initialized, capability not declared,
     /// too many pending requests, …). Nothing went on the wire.
     NotSent(SendError),
-    /// The server's result did not match the method's result type.
+    /// The server's reply could not be read, or its result did not match the method's result
+    /// type.
     InvalidResult(String),
     /// The `Client` state machine was dropped while the call was pending.
     ClientGone,
+    /// An HTTP status without a JSON-RPC response (404, 405, 5xx ...).
+    Http {
+        /// The status code.
+        status: u16,
+    },
+    /// The server kept asking for inputs past the round limit.
+    TooManyRounds(u32),
+    /// An input request could not be answered (no handler, or the handler failed).
+    Input(String),
+    /// The transport failed (connection, closed pipe) or the stateless client closed.
+    Transport(String),
+    /// A limit of the stateless client was reached (reply body size, calls in flight, unread
+    /// events).
+    Limit(String),
 }
 
 impl ClientError {
@@ -53,16 +69,32 @@ impl ClientError {
 impl fmt::Display for ClientError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ClientError::Rpc(e) => write!(f, "the server answered with an error: {e}"),
-            ClientError::TimedOut => f.write_str("the request timed out"),
+            ClientError::Rpc(e) => {
+                let data = e
+                    .data
+                    .as_ref()
+                    .map(|d| format!(" (data: {})", d.get()))
+                    .unwrap_or_default();
+                write!(f, "JSON-RPC error {}: {}{data}", e.code, e.message)
+            }
+            ClientError::TimedOut => f.write_str("no answer within the timeout"),
             ClientError::Cancelled => f.write_str("the request was cancelled"),
             ClientError::Closed(None) => f.write_str("the session closed"),
             ClientError::Closed(Some(reason)) => {
                 write!(f, "the session closed: {}", describe_close(reason))
             }
             ClientError::NotSent(e) => write!(f, "the request was not sent: {e}"),
-            ClientError::InvalidResult(e) => write!(f, "the server's result is invalid: {e}"),
+            ClientError::InvalidResult(e) => write!(f, "unreadable reply: {e}"),
             ClientError::ClientGone => f.write_str("the client state machine was dropped"),
+            ClientError::Http { status } => {
+                write!(f, "HTTP {status} without a JSON-RPC answer")
+            }
+            ClientError::TooManyRounds(n) => write!(f, "the server asked for input {n} times"),
+            ClientError::Input(why) => {
+                write!(f, "cannot answer the server's input request: {why}")
+            }
+            ClientError::Transport(why) => f.write_str(why),
+            ClientError::Limit(why) => write!(f, "client limit reached: {why}"),
         }
     }
 }

@@ -184,6 +184,13 @@ fn from_client_error(op: &Op, error: &ClientError) -> CallError {
             CallError::new(ErrorKind::InvalidResult, format!("{label}: {e}"))
         }
         ClientError::Cancelled => CallError::new(ErrorKind::Closed, format!("{label}: cancelled")),
+        ClientError::Http { .. } => {
+            CallError::new(ErrorKind::HttpStatus, format!("{label}: {error}"))
+        }
+        ClientError::Transport(_) => CallError::new(ErrorKind::Reset, format!("{label}: {error}")),
+        ClientError::TooManyRounds(_) | ClientError::Input(_) | ClientError::Limit(_) => {
+            CallError::new(ErrorKind::Closed, format!("{label}: {error}"))
+        }
     }
 }
 

@@ -7,10 +7,9 @@
 
 use std::time::Duration;
 
-use mcp_sansio::app::client::stateless::{
-    CallId, ListenEvent, ListenFilter, StatelessClient, StatelessClientError,
-};
+use mcp_sansio::app::client::stateless::{CallId, ListenEvent, ListenFilter, StatelessClient};
 use mcp_sansio::app::client::Client;
+use mcp_sansio::app::client::ClientError;
 use mcp_sansio::app::server::{CallToolResult, Resource, ResourceContents, Server, Tool};
 use mcp_sansio::model::Implementation;
 use mcp_sansio::stateless::ListenChange as Announced;
@@ -102,7 +101,7 @@ fn two_listen_streams_get_only_their_own_changes_over_http() {
             wire.request("tools/call", Some(call)).await?;
             let event = next(&mut wire, tools, EVENT_WAIT).await;
             assert_eq!(event, Some(ListenEvent::ToolsListChanged));
-            Ok::<_, StatelessClientError>(())
+            Ok::<_, ClientError>(())
         },
     )
     .expect("client runtime");
@@ -175,7 +174,7 @@ fn an_announcement_from_outside_any_exchange_reaches_the_listen_streams_over_htt
                 next(&mut wire, tools, Duration::from_millis(300)).await,
                 None
             );
-            Ok::<_, StatelessClientError>(())
+            Ok::<_, ClientError>(())
         },
     )
     .expect("client runtime");

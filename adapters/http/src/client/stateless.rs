@@ -15,9 +15,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_sansio::app::client::stateless::{
-    CallId, ListenEvent, ListenFilter, StatelessClient, StatelessClientError, StatelessEvent,
-    StatelessMachine, TaskHandle, TaskOutcome, Wire, MAX_QUEUED_EVENTS,
+    CallId, ListenEvent, ListenFilter, StatelessClient, StatelessEvent, StatelessMachine,
+    TaskHandle, TaskOutcome, Wire, MAX_QUEUED_EVENTS,
 };
+use mcp_sansio::app::client::ClientError;
 use mcp_sansio::outgoing::Action;
 use serde_json::Value;
 use smol::{LocalExecutor, Timer};
@@ -101,7 +102,7 @@ impl StatelessHttp {
         &mut self,
         method: &str,
         params: Option<Value>,
-    ) -> Result<Value, StatelessClientError> {
+    ) -> Result<Value, ClientError> {
         let call = self.machine.start_call(Instant::now(), method, params);
         self.result(call).await
     }
@@ -111,7 +112,7 @@ impl StatelessHttp {
         &mut self,
         method: &str,
         params: Option<Value>,
-    ) -> Result<Value, StatelessClientError> {
+    ) -> Result<Value, ClientError> {
         let call = self
             .machine
             .start_cached_call(Instant::now(), method, params);
@@ -119,7 +120,7 @@ impl StatelessHttp {
     }
 
     /// Lists every tool (following `nextCursor`), learning their header annotations.
-    pub async fn list_all_tools(&mut self) -> Result<Vec<Value>, StatelessClientError> {
+    pub async fn list_all_tools(&mut self) -> Result<Vec<Value>, ClientError> {
         let call = self.machine.start_list_tools(Instant::now());
         let mut listing = self.result(call).await?;
         match listing.get_mut("tools").map(Value::take) {
@@ -129,10 +130,7 @@ impl StatelessHttp {
     }
 
     /// Follows `task` to its end.
-    pub async fn wait_task(
-        &mut self,
-        task: TaskHandle,
-    ) -> Result<TaskOutcome, StatelessClientError> {
+    pub async fn wait_task(&mut self, task: TaskHandle) -> Result<TaskOutcome, ClientError> {
         let call = self.machine.start_task_wait(Instant::now(), task);
         // Bounded: the machine ends every task wait (poll and round caps, timeouts).
         loop {
@@ -153,14 +151,11 @@ impl StatelessHttp {
     /// The next event of listen stream `call`; waits as long as the server keeps the stream
     /// open (bound it with a timer). After [`ListenEvent::Closed`] or an error the stream
     /// is over.
-    pub async fn next_listen_event(
-        &mut self,
-        call: CallId,
-    ) -> Result<ListenEvent, StatelessClientError> {
+    pub async fn next_listen_event(&mut self, call: CallId) -> Result<ListenEvent, ClientError> {
         match self.next_of(call).await {
             StatelessEvent::Listen { event, .. } => Ok(event),
             StatelessEvent::Done { result, .. } => result.map(ListenEvent::Closed),
-            other => Err(StatelessClientError::Malformed(format!(
+            other => Err(ClientError::InvalidResult(format!(
                 "not a listen event: {other:?}"
             ))),
         }
@@ -174,7 +169,7 @@ impl StatelessHttp {
     }
 
     /// The final result of a plain call.
-    async fn result(&mut self, call: CallId) -> Result<Value, StatelessClientError> {
+    async fn result(&mut self, call: CallId) -> Result<Value, ClientError> {
         // Bounded: a plain call ends with one Done.
         loop {
             if let StatelessEvent::Done { result, .. } = self.next_of(call).await {
@@ -257,7 +252,7 @@ impl StatelessHttp {
             let why = format!("{MAX_QUEUED_EVENTS} listen events unread");
             self.stash.push_back(StatelessEvent::Done {
                 call,
-                result: Err(StatelessClientError::Limit(why)),
+                result: Err(ClientError::Limit(why)),
             });
             return;
         }

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::reply::{Reply, ReplyError};
-use super::{StatelessClient, StatelessClientError};
+use super::{ClientError, StatelessClient};
 use crate::jsonrpc::code;
 use crate::model::stateless::{InputRequests, InputResponses, UnsupportedVersionData};
 use crate::model::ProtocolVersion;
@@ -26,7 +26,7 @@ pub(crate) enum CallStep {
     /// The final result (`resultType`, `ttlMs`, `cacheScope` kept as data).
     Done(Value),
     /// The call failed.
-    Failed(StatelessClientError),
+    Failed(ClientError),
 }
 
 /// One logical request across its attempts.
@@ -95,7 +95,7 @@ impl StatelessCall {
             }) => {
                 self.rounds += 1;
                 if self.rounds > client.max_input_rounds {
-                    return CallStep::Failed(StatelessClientError::TooManyRounds(self.rounds - 1));
+                    return CallStep::Failed(ClientError::TooManyRounds(self.rounds - 1));
                 }
                 self.pending_state = request_state;
                 CallStep::Inputs(requests)
@@ -107,16 +107,14 @@ impl StatelessCall {
                         client.version = version;
                         CallStep::Send
                     }
-                    None => CallStep::Failed(StatelessClientError::Rpc(error)),
+                    None => CallStep::Failed(ClientError::Rpc(error)),
                 }
             }
-            Ok(Reply::Error(error)) => CallStep::Failed(StatelessClientError::Rpc(error)),
-            Err(ReplyError::NoResponse) => CallStep::Failed(StatelessClientError::Malformed(
+            Ok(Reply::Error(error)) => CallStep::Failed(ClientError::Rpc(error)),
+            Err(ReplyError::NoResponse) => CallStep::Failed(ClientError::InvalidResult(
                 "the reply held no response to the request".into(),
             )),
-            Err(ReplyError::Malformed(why)) => {
-                CallStep::Failed(StatelessClientError::Malformed(why))
-            }
+            Err(ReplyError::Malformed(why)) => CallStep::Failed(ClientError::InvalidResult(why)),
         }
     }
 

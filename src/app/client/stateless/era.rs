@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::StatelessClientError;
+use super::ClientError;
 use crate::model::ProtocolVersion;
 
 /// Which era a server speaks, as the probe found it.
@@ -19,7 +19,7 @@ pub enum Era {
 }
 
 /// The verdict of a probe: its outcome (the discover result, or why it failed).
-pub fn era_from_probe(outcome: &Result<Value, StatelessClientError>, version: &str) -> Era {
+pub fn era_from_probe(outcome: &Result<Value, ClientError>, version: &str) -> Era {
     match outcome {
         Ok(result) => {
             // Only a discover result that lists the version we spoke counts: a stateful server

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::StatelessClientError;
+use super::ClientError;
 use crate::app::client::builder::{ClientHandlerFn, Handlers};
 use crate::app::client::HandlerContext;
 use crate::jsonrpc::RequestId;
@@ -20,9 +20,9 @@ pub(super) const MAX_INPUTS_PER_ROUND: usize = 64;
 pub(super) async fn answer(
     handlers: &Handlers,
     requests: &InputRequests,
-) -> Result<InputResponses, StatelessClientError> {
+) -> Result<InputResponses, ClientError> {
     if requests.len() > MAX_INPUTS_PER_ROUND {
-        return Err(StatelessClientError::Input(format!(
+        return Err(ClientError::Input(format!(
             "{} input requests in one round (limit {MAX_INPUTS_PER_ROUND})",
             requests.len()
         )));
@@ -39,9 +39,8 @@ async fn answer_one(
     handlers: &Handlers,
     key: &str,
     request: &InputRequest,
-) -> Result<Value, StatelessClientError> {
-    let fail =
-        |why: String| StatelessClientError::Input(format!("`{key}` ({}): {why}", request.method));
+) -> Result<Value, ClientError> {
+    let fail = |why: String| ClientError::Input(format!("`{key}` ({}): {why}", request.method));
     // Embedded requests have no JSON-RPC id of their own: the handler sees the input key.
     let context = HandlerContext {
         id: RequestId::string(key),
@@ -87,8 +86,8 @@ async fn run_handler<P, R: Serialize>(
     params: Option<Result<P, serde_json::Error>>,
     what: &str,
     context: HandlerContext,
-    fail: impl Fn(String) -> StatelessClientError,
-) -> Result<Value, StatelessClientError> {
+    fail: impl Fn(String) -> ClientError,
+) -> Result<Value, ClientError> {
     let handler = handler.ok_or_else(|| fail(format!("no {what} handler")))?;
     let params = params
         .and_then(Result::ok)
@@ -119,7 +118,7 @@ mod tests {
         }
     }
 
-    fn roots_round(handlers: &Handlers) -> Result<InputResponses, StatelessClientError> {
+    fn roots_round(handlers: &Handlers) -> Result<InputResponses, ClientError> {
         let requests = InputRequests::from([("r".to_owned(), InputRequest::list_roots())]);
         ready(answer(handlers, &requests))
     }

@@ -23,7 +23,7 @@ fn cached(
     now: Instant,
     method: &str,
     params: Option<Value>,
-) -> Result<Value, StatelessClientError> {
+) -> Result<Value, ClientError> {
     let id = m.start_cached_call(now, method, params);
     settle(m, script, now, id)
 }

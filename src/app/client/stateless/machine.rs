@@ -10,8 +10,8 @@
 //! stream that closes normally (its last event is `Listen` with [`ListenEvent::Closed`]) and
 //! a call the application cancelled (no event). Limits: [`DEFAULT_REQUEST_TIMEOUT`] per
 //! attempt, [`MAX_REPLY_BODY`] per reply, [`MAX_CALLS_IN_FLIGHT`], [`MAX_QUEUED_EVENTS`];
-//! at each the call fails with [`StatelessClientError::Timeout`] or
-//! [`StatelessClientError::Limit`].
+//! at each the call fails with [`ClientError::TimedOut`] or
+//! [`ClientError::Limit`].
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -21,8 +21,8 @@ use serde_json::Value;
 
 use super::ops::{task_get, Op, TaskPhase};
 use super::{
-    reply_from_http_body, reply_from_message, ListenEvent, ListenFilter, ListenReader, ReplyError,
-    StatelessClient, StatelessClientError, TaskHandle, TaskOutcome,
+    reply_from_http_body, reply_from_message, ClientError, ListenEvent, ListenFilter, ListenReader,
+    ReplyError, StatelessClient, TaskHandle, TaskOutcome,
 };
 use crate::model::stateless::InputResponses;
 use crate::model::TaskStatus;
@@ -65,7 +65,7 @@ pub enum StatelessEvent {
         /// The call.
         call: CallId,
         /// Its final result (`start_list_tools`: `{"tools": [...]}`, every page's tools).
-        result: Result<Value, StatelessClientError>,
+        result: Result<Value, ClientError>,
     },
     /// An event of a listen stream (cached results it made stale are already dropped).
     Listen {
@@ -88,7 +88,7 @@ pub enum StatelessEvent {
         /// The task's id.
         task_id: String,
         /// How the task ended, or why following it failed.
-        outcome: Result<TaskOutcome, StatelessClientError>,
+        outcome: Result<TaskOutcome, ClientError>,
     },
 }
 
@@ -122,7 +122,7 @@ struct Entry {
 }
 
 /// Answers of the input handlers, by call.
-type Answer = (CallId, Result<InputResponses, StatelessClientError>);
+type Answer = (CallId, Result<InputResponses, ClientError>);
 
 /// The 2026-07-28 client as a poll machine (see the module docs).
 pub struct StatelessMachine {
@@ -282,10 +282,7 @@ impl StatelessMachine {
         self.closed = true;
         let ids: Vec<CallId> = self.calls.keys().copied().collect();
         for id in ids {
-            self.fail(
-                id,
-                StatelessClientError::Transport("the client closed".into()),
-            );
+            self.fail(id, ClientError::Transport("the client closed".into()));
         }
     }
 
@@ -318,7 +315,7 @@ impl StatelessMachine {
             let lower = content_type.as_deref().unwrap_or("").to_ascii_lowercase();
             let sse = lower.contains("text/event-stream") && (200..300).contains(&status);
             if !(sse || lower.contains("json")) {
-                return self.fail(call, StatelessClientError::Http { status });
+                return self.fail(call, ClientError::Http { status });
             }
             let rpc_id = entry.attempt.as_ref().map_or(0, |a| a.rpc_id);
             *reader = Some(ListenReader::new(rpc_id, content_type.as_deref()));
@@ -365,7 +362,7 @@ impl StatelessMachine {
         };
         if attempt.body.len().saturating_add(chunk.len()) > MAX_REPLY_BODY {
             let why = format!("a reply body over {MAX_REPLY_BODY} bytes");
-            return self.fail(call, StatelessClientError::Limit(why));
+            return self.fail(call, ClientError::Limit(why));
         }
         attempt.body.extend_from_slice(&chunk);
     }
@@ -393,7 +390,7 @@ impl StatelessMachine {
         );
         let outcome = match reply {
             // A status without a JSON-RPC answer (404/405 pages, 5xx) is the transport's word.
-            Err(_) if !(200..300).contains(&attempt.status) => Err(StatelessClientError::Http {
+            Err(_) if !(200..300).contains(&attempt.status) => Err(ClientError::Http {
                 status: attempt.status,
             }),
             other => Ok(other),
@@ -406,7 +403,7 @@ impl StatelessMachine {
         self.take_answers(now);
         // Removed first: the failed exchange needs no abort.
         if let Some(call) = self.by_exchange.remove(&id) {
-            self.fail(call, StatelessClientError::Transport(reason.to_owned()));
+            self.fail(call, ClientError::Transport(reason.to_owned()));
         }
     }
 
@@ -420,7 +417,7 @@ impl StatelessMachine {
             let waiting: Vec<CallId> = self.by_rpc.values().copied().collect();
             for call in waiting {
                 let why = format!("a line over {MAX_REPLY_BODY} bytes");
-                self.fail(call, StatelessClientError::Limit(why));
+                self.fail(call, ClientError::Limit(why));
             }
             return;
         }
@@ -469,8 +466,7 @@ impl StatelessMachine {
             entry.deadline = None;
             if entry.attempt.is_some() {
                 self.unanswered = true;
-                let timeout = self.request_timeout;
-                self.fail(call, StatelessClientError::Timeout(timeout));
+                self.fail(call, ClientError::TimedOut);
             } else if let Op::Task { task, phase } = &mut entry.op {
                 *phase = TaskPhase::Get(task_get(task.id()));
                 self.send(now, call);

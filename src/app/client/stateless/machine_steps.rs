@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 
 use super::super::ops::{task_update, CacheKey, Op, TaskPhase};
 use super::super::{
-    inputs, listen_cancel_notification, listen_event_from_message, CallStep, ListenEvent, Reply,
-    ReplyError, StatelessCall, StatelessClientError, TaskOutcome, TaskStep, MAX_TOOL_PAGES,
+    inputs, listen_cancel_notification, listen_event_from_message, CallStep, ClientError,
+    ListenEvent, Reply, ReplyError, StatelessCall, TaskOutcome, TaskStep, MAX_TOOL_PAGES,
 };
 use super::{
     Attempt, CallId, Entry, StatelessEvent, StatelessMachine, Wire, MAX_CALLS_IN_FLIGHT,
@@ -81,9 +81,9 @@ impl StatelessMachine {
         self.take_answers(now);
         let id = self.new_call_id();
         let refusal = if self.closed {
-            Some(StatelessClientError::Transport("the client closed".into()))
+            Some(ClientError::Transport("the client closed".into()))
         } else if self.calls.len() >= MAX_CALLS_IN_FLIGHT {
-            Some(StatelessClientError::Limit(format!(
+            Some(ClientError::Limit(format!(
                 "{MAX_CALLS_IN_FLIGHT} calls in flight"
             )))
         } else {
@@ -180,7 +180,7 @@ impl StatelessMachine {
         &mut self,
         now: Instant,
         call: CallId,
-        outcome: Result<Result<Reply, ReplyError>, StatelessClientError>,
+        outcome: Result<Result<Reply, ReplyError>, ClientError>,
     ) {
         let reply = match outcome {
             Ok(reply) => reply,
@@ -204,7 +204,7 @@ impl StatelessMachine {
             CallStep::Send => self.send(now, call),
             CallStep::Inputs(_) if updating => self.fail(
                 call,
-                StatelessClientError::Malformed("tasks/update answered with input_required".into()),
+                ClientError::InvalidResult("tasks/update answered with input_required".into()),
             ),
             CallStep::Inputs(requests) => self.answer(call, requests),
             CallStep::Done(result) => self.done(now, call, result),
@@ -317,7 +317,7 @@ impl StatelessMachine {
             Some(next) if !next.is_null() && *pages >= MAX_TOOL_PAGES => {
                 let why =
                     format!("tools/list kept returning nextCursor past {MAX_TOOL_PAGES} pages");
-                self.fail(id, StatelessClientError::Malformed(why));
+                self.fail(id, ClientError::InvalidResult(why));
             }
             Some(next) if !next.is_null() => {
                 *call = self
@@ -446,11 +446,11 @@ impl StatelessMachine {
             return;
         }
         let why = format!("{MAX_QUEUED_EVENTS} events queued unread");
-        self.fail(call, StatelessClientError::Limit(why));
+        self.fail(call, ClientError::Limit(why));
     }
 
     /// Ends `call` with `error`, stopping its attempt.
-    pub(super) fn fail(&mut self, call: CallId, error: StatelessClientError) {
+    pub(super) fn fail(&mut self, call: CallId, error: ClientError) {
         let Some(entry) = self.calls.remove(&call) else {
             return;
         };
@@ -467,7 +467,7 @@ impl StatelessMachine {
     }
 
     /// Ends `call` (not a task wait) with `result`.
-    pub(super) fn finish(&mut self, call: CallId, result: Result<Value, StatelessClientError>) {
+    pub(super) fn finish(&mut self, call: CallId, result: Result<Value, ClientError>) {
         if let Some(entry) = self.calls.remove(&call) {
             self.drop_stdio_quietly(entry.attempt);
         }
@@ -475,11 +475,7 @@ impl StatelessMachine {
     }
 
     /// Ends task wait `call` with `outcome`.
-    pub(super) fn finish_task(
-        &mut self,
-        call: CallId,
-        outcome: Result<TaskOutcome, StatelessClientError>,
-    ) {
+    pub(super) fn finish_task(&mut self, call: CallId, outcome: Result<TaskOutcome, ClientError>) {
         let task_id = match self.calls.remove(&call) {
             Some(entry) => {
                 self.drop_stdio_quietly(entry.attempt);
@@ -495,12 +491,7 @@ impl StatelessMachine {
     }
 
     /// The final event of a call that is no longer registered.
-    pub(super) fn push_final(
-        &mut self,
-        call: CallId,
-        op: &Op,
-        result: Result<Value, StatelessClientError>,
-    ) {
+    pub(super) fn push_final(&mut self, call: CallId, op: &Op, result: Result<Value, ClientError>) {
         let event = match (op.is_task(), result) {
             (true, Err(error)) => StatelessEvent::TaskDone {
                 call,

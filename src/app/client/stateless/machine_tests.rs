@@ -41,7 +41,7 @@ fn answer(m: &mut StatelessMachine, now: Instant, request: &OutgoingRequest, res
     m.handle_response_end(now, request.id);
 }
 
-fn done(m: &mut StatelessMachine) -> (CallId, Result<Value, StatelessClientError>) {
+fn done(m: &mut StatelessMachine) -> (CallId, Result<Value, ClientError>) {
     match m.poll_event() {
         Some(StatelessEvent::Done { call, result }) => (call, result),
         other => panic!("expected Done, got {other:?}"),
@@ -61,9 +61,7 @@ fn an_unanswered_attempt_times_out_and_is_aborted() {
     assert_eq!(m.poll_action(), Some(Action::Abort(request.id)));
     let (call, result) = done(&mut m);
     assert_eq!(call, id);
-    assert!(
-        matches!(result, Err(StatelessClientError::Timeout(t)) if t == DEFAULT_REQUEST_TIMEOUT)
-    );
+    assert!(matches!(result, Err(ClientError::TimedOut)));
     assert_eq!(m.poll_timeout(), None);
     assert!(m.had_unanswered());
     // A late answer is passed over.
@@ -91,7 +89,7 @@ fn a_reply_body_over_the_limit_fails_the_call() {
     assert_eq!(m.poll_action(), Some(Action::Abort(request.id)));
     let (call, result) = done(&mut m);
     assert_eq!(call, id);
-    let Err(StatelessClientError::Limit(why)) = result else {
+    let Err(ClientError::Limit(why)) = result else {
         panic!("{result:?}");
     };
     assert!(why.contains(&MAX_REPLY_BODY.to_string()), "{why}");
@@ -252,7 +250,7 @@ fn calls_past_the_limit_fail_at_once() {
     let over = m.start_call(t0, "prompts/list", None);
     let (call, result) = done(&mut m);
     assert_eq!(call, over);
-    assert!(matches!(result, Err(StatelessClientError::Limit(_))));
+    assert!(matches!(result, Err(ClientError::Limit(_))));
     assert_eq!(m.calls_in_flight(), MAX_CALLS_IN_FLIGHT);
 }
 
@@ -301,7 +299,7 @@ fn stdio_lines_answer_by_id_and_feed_listen_streams() {
     }
     assert!(matches!(
         last,
-        Some(StatelessEvent::Done { call, result: Err(StatelessClientError::Limit(_)) }) if call == listen
+        Some(StatelessEvent::Done { call, result: Err(ClientError::Limit(_)) }) if call == listen
     ));
     assert_eq!(m.calls_in_flight(), 0);
 }
@@ -346,10 +344,7 @@ fn an_http_listen_stream_reads_its_body_and_ends_with_its_response() {
     m.handle_response_head(t0, open.id, 404, [("Content-Type", "text/html")]);
     let (call, result) = done(&mut m);
     assert_eq!(call, listen);
-    assert!(matches!(
-        result,
-        Err(StatelessClientError::Http { status: 404 })
-    ));
+    assert!(matches!(result, Err(ClientError::Http { status: 404 })));
 }
 
 #[test]
@@ -362,7 +357,7 @@ fn close_fails_every_call_and_later_starts() {
     assert_eq!(m.poll_action(), Some(Action::Abort(request.id)));
     let (call, result) = done(&mut m);
     assert_eq!(call, a);
-    assert!(matches!(result, Err(StatelessClientError::Transport(_))));
+    assert!(matches!(result, Err(ClientError::Transport(_))));
     let b = m.start_call(t0, "prompts/list", None);
     assert_eq!(done(&mut m).0, b);
     assert!(m.is_closed());

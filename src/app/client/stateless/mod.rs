@@ -46,17 +46,14 @@ pub use tasks::{
 };
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
-use std::time::Duration;
 
 use bytes::Bytes;
 
 use serde_json::{json, Map, Value};
 
 use super::builder::Handlers;
-use super::ClientBuilder;
+use super::{ClientBuilder, ClientError};
 use crate::http::{HttpMethod, HttpText};
-use crate::jsonrpc::ErrorObject;
 use crate::model::stateless::RequestMeta;
 use crate::model::{ClientCapabilities, Implementation, ProtocolVersion};
 use crate::outgoing::{ExchangeId, OutgoingRequest};
@@ -68,60 +65,6 @@ pub const MAX_KNOWN_TOOLS: usize = 10_000;
 
 /// Pages of `tools/list` followed at most when learning tool annotations.
 pub const MAX_TOOL_PAGES: usize = 1_000;
-
-/// Why a 2026-07-28 call failed.
-#[derive(Clone, Debug)]
-pub enum StatelessClientError {
-    /// The server answered a JSON-RPC error.
-    Rpc(ErrorObject),
-    /// An HTTP status without a JSON-RPC response (404, 405, 5xx ...).
-    Http {
-        /// The status code.
-        status: u16,
-    },
-    /// The reply could not be read.
-    Malformed(String),
-    /// The server kept asking for inputs past the round limit.
-    TooManyRounds(u32),
-    /// An input request could not be answered (no handler, or the handler failed).
-    Input(String),
-    /// The transport failed (connection, closed pipe) or the client closed.
-    Transport(String),
-    /// No answer came within the per-request timeout.
-    Timeout(Duration),
-    /// A limit of the client was reached (reply body size, calls in flight, unread events).
-    Limit(String),
-}
-
-impl fmt::Display for StatelessClientError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StatelessClientError::Rpc(e) => {
-                let data = e
-                    .data
-                    .as_ref()
-                    .map(|d| format!(" (data: {})", d.get()))
-                    .unwrap_or_default();
-                write!(f, "JSON-RPC error {}: {}{data}", e.code, e.message)
-            }
-            StatelessClientError::Http { status } => {
-                write!(f, "HTTP {status} without a JSON-RPC answer")
-            }
-            StatelessClientError::Malformed(why) => write!(f, "unreadable reply: {why}"),
-            StatelessClientError::TooManyRounds(n) => {
-                write!(f, "the server asked for input {n} times")
-            }
-            StatelessClientError::Input(why) => {
-                write!(f, "cannot answer the server's input request: {why}")
-            }
-            StatelessClientError::Transport(why) => write!(f, "{why}"),
-            StatelessClientError::Timeout(after) => write!(f, "no answer within {after:?}"),
-            StatelessClientError::Limit(why) => write!(f, "client limit reached: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for StatelessClientError {}
 
 /// A stateless 2026-07-28 client: who it is, what it can do, which version it speaks, and
 /// what it learned of the server's tools (their `Mcp-Param-*` headers).
@@ -291,9 +234,9 @@ impl StatelessClient {
     }
 
     /// Why `tool` must not be called (its annotations were invalid in the last listing).
-    pub(super) fn refuses_tool(&self, tool: &str) -> Option<StatelessClientError> {
+    pub(super) fn refuses_tool(&self, tool: &str) -> Option<ClientError> {
         self.dropped.contains(tool).then(|| {
-            StatelessClientError::Input(format!(
+            ClientError::Input(format!(
                 "the tool `{tool}` has invalid x-mcp-header annotations"
             ))
         })

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use super::{StatelessClient, StatelessClientError};
+use super::{ClientError, StatelessClient};
 use crate::jsonrpc::ErrorObject;
 use crate::model::stateless::InputRequests;
 use crate::model::TaskStatus;
@@ -130,8 +130,8 @@ impl TaskHandle {
         &mut self,
         now: Instant,
         detailed: &Value,
-    ) -> Result<TaskStep, StatelessClientError> {
-        let bad = |why: &str| StatelessClientError::Malformed(format!("tasks/get: {why}"));
+    ) -> Result<TaskStep, ClientError> {
+        let bad = |why: &str| ClientError::InvalidResult(format!("tasks/get: {why}"));
         if detailed.get("taskId").and_then(Value::as_str) != Some(self.id.as_str()) {
             return Err(bad("the answer names another task"));
         }
@@ -179,18 +179,18 @@ impl TaskHandle {
         &mut self,
         now: Instant,
         max_rounds: u32,
-    ) -> Result<TaskStep, StatelessClientError> {
+    ) -> Result<TaskStep, ClientError> {
         self.input_rounds = self.input_rounds.saturating_add(1);
         if self.input_rounds > max_rounds {
-            return Err(StatelessClientError::TooManyRounds(max_rounds));
+            return Err(ClientError::TooManyRounds(max_rounds));
         }
         self.status = TaskStatus::Working;
         self.poll_again(now)
     }
 
-    fn poll_again(&self, now: Instant) -> Result<TaskStep, StatelessClientError> {
+    fn poll_again(&self, now: Instant) -> Result<TaskStep, ClientError> {
         if self.polls >= MAX_TASK_POLLS {
-            return Err(StatelessClientError::Malformed(format!(
+            return Err(ClientError::InvalidResult(format!(
                 "task {} still {} after {} polls",
                 self.id,
                 self.status.as_str(),
@@ -243,14 +243,12 @@ impl StatelessClient {
 impl ToolCallOutcome {
     /// Reads the result of a `tools/call`: a task handle for a `CreateTaskResult`, else the
     /// result itself; a `CreateTaskResult` without a string `taskId` is malformed.
-    pub fn from_result(result: Value) -> Result<ToolCallOutcome, StatelessClientError> {
+    pub fn from_result(result: Value) -> Result<ToolCallOutcome, ClientError> {
         match TaskHandle::from_create_result(&result) {
             Some(task) => Ok(ToolCallOutcome::Task(task)),
-            None if result.get("resultType").and_then(Value::as_str) == Some("task") => {
-                Err(StatelessClientError::Malformed(
-                    "a CreateTaskResult without a string taskId".into(),
-                ))
-            }
+            None if result.get("resultType").and_then(Value::as_str) == Some("task") => Err(
+                ClientError::InvalidResult("a CreateTaskResult without a string taskId".into()),
+            ),
             None => Ok(ToolCallOutcome::Complete(result)),
         }
     }
@@ -300,7 +298,7 @@ mod tests {
         let other = json!({"taskId": "t2", "status": "completed", "result": {}});
         assert!(matches!(
             task.handle_status(now, &other),
-            Err(StatelessClientError::Malformed(_))
+            Err(ClientError::InvalidResult(_))
         ));
         let bare = json!({"taskId": "t1", "status": "completed"});
         assert!(task.handle_status(now, &bare).is_err());
@@ -317,7 +315,7 @@ mod tests {
         }
         assert!(matches!(
             task.handle_updated(now, 3),
-            Err(StatelessClientError::TooManyRounds(3))
+            Err(ClientError::TooManyRounds(3))
         ));
         task.polls = MAX_TASK_POLLS - 1;
         let working = json!({"taskId": "t1", "status": "working"});

@@ -55,7 +55,7 @@ pub(super) fn settle(
     script: &mut Script,
     now: Instant,
     id: CallId,
-) -> Result<Value, StatelessClientError> {
+) -> Result<Value, ClientError> {
     for _ in 0..1000 {
         script.serve(m, now);
         while let Some(event) = m.poll_event() {
@@ -75,7 +75,7 @@ pub(super) fn request(
     script: &mut Script,
     method: &str,
     params: Option<Value>,
-) -> Result<Value, StatelessClientError> {
+) -> Result<Value, ClientError> {
     let now = Instant::now();
     let id = m.start_call(now, method, params);
     settle(m, script, now, id)
@@ -166,7 +166,7 @@ fn unsupported_version_retries_once_with_a_listed_version() {
     let mut t = Script::new(vec![refusal.clone(), refusal]);
     let err = request(&mut c, &mut t, "server/discover", None).unwrap_err();
     assert!(
-        matches!(err, StatelessClientError::Rpc(ref e) if e.code == -32022),
+        matches!(err, ClientError::Rpc(ref e) if e.code == -32022),
         "{err}"
     );
     // A list without a stateless version we speak is final at once.
@@ -185,10 +185,7 @@ fn input_rounds_are_capped() {
         {"method": "elicitation/create", "params": {"message": "m", "requestedSchema": {"type": "object", "properties": {}}}}}}});
     let mut t = Script::new(vec![ask; 10]);
     let err = request(&mut c, &mut t, "prompts/get", Some(json!({"name": "p"}))).unwrap_err();
-    assert!(
-        matches!(err, StatelessClientError::TooManyRounds(3)),
-        "{err}"
-    );
+    assert!(matches!(err, ClientError::TooManyRounds(3)), "{err}");
     assert_eq!(t.sent.len(), 4);
 }
 
@@ -204,7 +201,7 @@ fn an_input_without_a_handler_fails_the_call() {
         Some(json!({"uri": "a:b"})),
     )
     .unwrap_err();
-    assert!(matches!(err, StatelessClientError::Input(_)), "{err}");
+    assert!(matches!(err, ClientError::Input(_)), "{err}");
 }
 
 #[test]
@@ -261,7 +258,7 @@ fn tools_with_invalid_annotations_are_dropped_and_never_called() {
     assert_eq!(listing["tools"].as_array().unwrap().len(), 1);
     let mut t = Script::new(vec![]);
     let err = request(&mut c, &mut t, "tools/call", Some(json!({"name": "dup"}))).unwrap_err();
-    assert!(matches!(err, StatelessClientError::Input(_)));
+    assert!(matches!(err, ClientError::Input(_)));
     assert!(t.sent.is_empty(), "a dropped tool is never called");
 }
 
@@ -295,7 +292,7 @@ fn the_probe_verdict_follows_the_outcome() {
         era_from_probe(&anything, "2026-07-28"),
         Era::Stateful(_)
     ));
-    let err = Err(StatelessClientError::Http { status: 404 });
+    let err = Err(ClientError::Http { status: 404 });
     assert!(matches!(
         era_from_probe(&err, "2026-07-28"),
         Era::Stateful(_)
