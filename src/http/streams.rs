@@ -364,11 +364,7 @@ impl<M: SessionMachine> SessionState<M> {
     /// Puts one message for the GET stream on it (attached here), on the relay to the
     /// instance that holds it, or holds it (or drops it past the bounds).
     pub(crate) fn emit_standalone(&mut self, data: Bytes) {
-        let attached = self
-            .streams
-            .get(&STANDALONE)
-            .is_some_and(|s| s.conn.is_some());
-        if attached {
+        if self.standalone_attached() {
             self.emit(STANDALONE, TransmitKind::Notification, data);
         } else if let Some(relay) = &mut self.relay {
             self.standalone_seq += 1;
@@ -383,16 +379,19 @@ impl<M: SessionMachine> SessionState<M> {
         }
     }
 
+    /// Whether a connection is attached to the GET stream here.
+    fn standalone_attached(&self) -> bool {
+        self.streams
+            .get(&STANDALONE)
+            .is_some_and(|s| s.conn.is_some())
+    }
+
     /// A message relayed from here that no instance received (`seq`: its place): held in
     /// that place, with what still waited to be relayed, for the session's next GET stream
     /// (the session relays no more). Written at once when a GET stream is open here.
     pub(crate) fn hold_lost(&mut self, seq: u64, data: Bytes) {
         self.take_listener_back();
-        let attached = self
-            .streams
-            .get(&STANDALONE)
-            .is_some_and(|s| s.conn.is_some());
-        if attached {
+        if self.standalone_attached() {
             self.emit(STANDALONE, TransmitKind::Notification, data);
         } else if self.held.len() < MAX_HELD {
             let at = self.held.partition_point(|(held, _)| *held < seq);
