@@ -568,7 +568,7 @@ fn relays_that_come_back_are_held_in_their_first_order() {
     assert_eq!(on_b.status, 200);
     assert_eq!(relay(&mut b, &mut a, now), 1, "B tells A");
     // Messages for the GET stream reach A (from a third instance) and go on to B.
-    let mut feed = |a: &mut HttpRig, n: u64| {
+    let feed = |a: &mut HttpRig, n: u64| {
         let message = ListenRelay::message("a", &sid, numbered(n), 0);
         assert!(a.endpoint.handle_listen_relay(now, &message.payload()));
     };
