@@ -94,7 +94,11 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             None => None,
         };
         let Some(cursor) = cursor else {
-            return self.open_listen(sid, VecDeque::new());
+            let resp = self.open_listen(sid, VecDeque::new());
+            if fields.last_event_id.is_none() && resp.status == 200 {
+                self.listen_opened_here(sid);
+            }
+            return resp;
         };
         if cursor.stream >= session.next_stream {
             return error(400, "Bad Request: unknown Last-Event-ID");

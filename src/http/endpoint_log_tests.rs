@@ -12,7 +12,8 @@ use serde_json::{json, Value};
 use crate::app::server::{CallToolResult, Server, Tool};
 use crate::framing::{SseDecoder, SseItem};
 use crate::http::{
-    Body, EndpointConfig, EventKey, HttpMethod, HttpRequestHead, RemoteResume, StreamLogEntry,
+    Body, EndpointConfig, EventKey, HttpMethod, HttpRequestHead, ListenRelay, RemoteResume,
+    StreamLogEntry,
 };
 use crate::model::Implementation;
 use crate::testing::HttpRig;
@@ -295,6 +296,12 @@ fn listening_on_a(now: Instant) -> (HttpRig, HttpRig, String, Vec<u8>, crate::ht
     let snapshot = latest_snapshot(&mut a);
     let listen = a.get(&sid, None);
     assert_eq!(listen.status, 200, "{}", listen.body_text());
+    let opened = a
+        .endpoint
+        .poll_listen_relay()
+        .expect("A tells every instance");
+    assert!(opened.to_every_instance(), "{opened:?}");
+    assert_eq!(a.endpoint.poll_listen_relay(), None);
     (a, b, sid, snapshot, listen)
 }
 
@@ -494,4 +501,101 @@ fn a_get_stream_resumed_on_another_endpoint_gets_what_arises_on_the_first_once()
     let held = a.read_stream(&again.body);
     let held: Vec<_> = held.events.iter().filter(|(_, d)| !d.is_empty()).collect();
     assert_eq!(held.len(), 2, "{held:?}");
+}
+
+/// A GET without `Last-Event-ID` on B, for a session whose messages wait on A (its GET
+/// stream there was cut before they arose), takes them over as a resume does: B tells every
+/// instance, and A relays what it held, then what arises, to B's stream.
+#[test]
+fn a_plain_get_on_another_endpoint_takes_over_the_messages_held_on_the_first() {
+    let now = Instant::now();
+    let (mut a, mut b, sid, snapshot, listen) = listening_on_a(now);
+    let Body::Stream(conn) = listen.body else {
+        panic!("a stream")
+    };
+    a.endpoint.stream_closed(conn);
+    grow_on(&mut a, &sid, 1);
+    grow_on(&mut a, &sid, 2);
+    assert_eq!(a.endpoint.poll_listen_relay(), None, "held on A");
+
+    assert_eq!(b.endpoint.handle_restore(now, &sid, &snapshot), Ok(true));
+    let on_b = b.get(&sid, None);
+    assert_eq!(on_b.status, 200, "{}", on_b.body_text());
+    let opened = b
+        .endpoint
+        .poll_listen_relay()
+        .expect("B tells every instance");
+    assert!(opened.to_every_instance());
+    assert_eq!(b.endpoint.poll_listen_relay(), None);
+    assert!(a.endpoint.handle_listen_relay(now, &opened.payload()));
+    // B hears its own notice too, and ignores it.
+    assert!(b.endpoint.handle_listen_relay(now, &opened.payload()));
+    assert_eq!(b.endpoint.poll_listen_relay(), None);
+    assert_eq!(relay(&mut a, &mut b, now), 2, "A's held changes go to B");
+    grow_on(&mut a, &sid, 3);
+    assert_eq!(relay(&mut a, &mut b, now), 1, "and what arises later");
+    let read = b.read_stream(&on_b.body);
+    let changes: Vec<&(String, String)> =
+        read.events.iter().filter(|(_, d)| !d.is_empty()).collect();
+    assert_eq!(changes.len(), 3, "each once: {read:?}");
+    assert!(changes
+        .iter()
+        .all(|(_, d)| d.contains("tools/list_changed")));
+    assert!(!read.ended);
+}
+
+/// A message for the GET stream, numbered.
+fn numbered(n: u64) -> Bytes {
+    Bytes::from(
+        json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": n}})
+        .to_string(),
+    )
+}
+
+/// Relays that come back from a dead instance, in any order and with messages arising
+/// between them, are held on A in the order the messages first had.
+#[test]
+fn relays_that_come_back_are_held_in_their_first_order() {
+    let now = Instant::now();
+    let (mut a, mut b, sid, snapshot, listen) = listening_on_a(now);
+    let Body::Stream(conn) = listen.body else {
+        panic!("a stream")
+    };
+    a.endpoint.stream_closed(conn);
+    assert_eq!(b.endpoint.handle_restore(now, &sid, &snapshot), Ok(true));
+    let on_b = b.get(&sid, None);
+    assert_eq!(on_b.status, 200);
+    assert_eq!(relay(&mut b, &mut a, now), 1, "B tells A");
+    // Messages for the GET stream reach A (from a third instance) and go on to B.
+    let feed = |a: &mut HttpRig, n: u64| {
+        let message = ListenRelay::message("a", &sid, numbered(n), 0);
+        assert!(a.endpoint.handle_listen_relay(now, &message.payload()));
+    };
+    for n in 1..=3 {
+        feed(&mut a, n);
+    }
+    let sent: Vec<ListenRelay> = std::iter::from_fn(|| a.endpoint.poll_listen_relay()).collect();
+    assert_eq!(sent.len(), 3);
+    feed(&mut a, 4); // still waiting to be relayed
+                     // B is gone: the relays come back, the last first, with a message arising meanwhile.
+    let mut sent = sent.into_iter();
+    let (first, second, third) = (sent.next(), sent.next(), sent.next());
+    a.endpoint.handle_listen_relay_lost(third.expect("a relay"));
+    feed(&mut a, 5);
+    a.endpoint.handle_listen_relay_lost(first.expect("a relay"));
+    a.endpoint
+        .handle_listen_relay_lost(second.expect("a relay"));
+    assert_eq!(a.endpoint.stats().listen_relays_lost, 3);
+    assert_eq!(a.endpoint.poll_listen_relay(), None, "A relays no more");
+
+    let again = a.get(&sid, None);
+    let read = a.read_stream(&again.body);
+    let order: Vec<Value> = read
+        .events
+        .iter()
+        .filter(|(_, d)| !d.is_empty())
+        .map(|(_, d)| serde_json::from_str::<Value>(d).expect("json")["params"]["data"].clone())
+        .collect();
+    assert_eq!(order, [1, 2, 3, 4, 5].map(Value::from).to_vec(), "{read:?}");
 }

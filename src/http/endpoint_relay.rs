@@ -3,12 +3,16 @@
 //! stream was resumed here; that instance takes it with [`Endpoint::handle_listen_relay`],
 //! ends its GET stream and hands out, with [`Endpoint::poll_listen_relay`], every message for
 //! that stream to the instance now holding it, which takes each with
-//! [`Endpoint::handle_listen_relay`] and writes it on its own GET stream.
+//! [`Endpoint::handle_listen_relay`] and writes it on its own GET stream. A GET without
+//! `Last-Event-ID` queues an "opened" notice for every instance instead: each one holding
+//! the session ends its GET stream and hands its messages over the same way.
 //!
 //! The driver's part: whenever it settles, drain `poll_listen_relay` and publish each
-//! payload, in order, on the bus channel of the instance it names; a message no instance
-//! received (the holder is gone) goes back with [`Endpoint::handle_listen_relay_lost`]. And
-//! hand every payload published to this instance to `handle_listen_relay`.
+//! payload, in order, on the bus channel of the instance it names (of every instance for
+//! [`ListenRelay::to_every_instance`]); a message no instance received (the holder is gone),
+//! or one the driver could not queue, goes back with [`Endpoint::handle_listen_relay_lost`]
+//! (held here in its place among the session's messages). And hand every payload published
+//! to this instance, or to every instance, to `handle_listen_relay`.
 
 use std::collections::{HashSet, VecDeque};
 use std::time::Instant;
@@ -64,8 +68,8 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
                 continue;
             };
             let out = std::mem::take(&mut relay.out);
-            for data in out {
-                let relay = ListenRelay::message(&relay.to, &sid, data);
+            for (seq, data) in out {
+                let relay = ListenRelay::message(&relay.to, &sid, data, seq);
                 self.relays.push(relay);
             }
         }
@@ -83,9 +87,21 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         self.relays.push(moved);
     }
 
+    /// Notes that a GET without `Last-Event-ID` opened session `sid`'s GET stream here: every
+    /// instance is told, and one holding messages for it (or a GET stream of it) hands them
+    /// over (sharing only).
+    pub(super) fn listen_opened_here(&mut self, sid: &str) {
+        let Some(me) = self.config.instance_id.as_deref() else {
+            return;
+        };
+        let opened = ListenRelay::opened(sid, me);
+        self.relays.push(opened);
+    }
+
     /// A relay another instance published to this one (`payload`): a GET stream of a
     /// session held here moved to another instance (it ends here, and what it wrote after
-    /// the last event the other read, the held messages and what arises go there), or a
+    /// the last event the other read, the held messages and what arises go there), a GET
+    /// stream of it opened on another instance (the same, with no events to add), or a
     /// message for the GET stream of a session held here (written on it, with this
     /// instance's event id; relayed on when the stream moved again; held when none is open).
     /// Returns whether the payload named a session held here.
@@ -128,7 +144,14 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
                 }
                 self.relays.sessions.insert(sid);
             }
-            Kind::Moved { .. } => {}
+            Kind::Opened { to } if *to != me => {
+                if let Some(conn) = session.move_listener(to.clone(), Vec::new()) {
+                    self.keep_alives.forget(conn);
+                    self.conns.remove(&conn);
+                }
+                self.relays.sessions.insert(sid);
+            }
+            Kind::Moved { .. } | Kind::Opened { .. } => {}
             Kind::Message(data) => {
                 session.last_activity = now;
                 session.emit_standalone(data.clone());
@@ -141,20 +164,22 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         true
     }
 
-    /// A message relay ([`ListenRelay::is_message`]) no instance received: the instance it
-    /// was for is gone. The message is held here for the session's next GET stream, and the
-    /// session's later messages too (it relays no more).
+    /// A relay the driver could not hand over: a message relay
+    /// ([`ListenRelay::is_message`]) no instance received (the instance it was for is gone)
+    /// or that the driver's queue refused. The message is held here for the session's next
+    /// GET stream, in its place among the session's messages (before what still waited to
+    /// be relayed and what arose since, after the messages that came back before it), and
+    /// the session's later messages too (it relays no more). Counted
+    /// (`EndpointStats::listen_relays_lost`), notices included.
     pub fn handle_listen_relay_lost(&mut self, relay: ListenRelay) {
+        self.stats.listen_relays_lost += 1;
         let Kind::Message(data) = relay.kind else {
             return;
         };
         let Some(session) = self.sessions.get_mut(relay.session.as_str()) else {
             return;
         };
-        // Older than what still waits to be relayed: held first.
-        let waiting = session.relay.take().map(|r| r.out).unwrap_or_default();
-        session.emit_standalone(data);
-        session.held.extend(waiting);
+        session.hold_lost(relay.seq, data);
         self.flush();
     }
 }

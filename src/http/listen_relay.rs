@@ -3,12 +3,18 @@
 //! with the last event of A's stream B read from the log), and A ends its GET stream there
 //! and hands every message for that stream to B from then on (the events it wrote after the
 //! ones B read, the messages it held, then what arises): B writes them on its own GET stream,
-//! with its own event ids, each once and in order. The payloads are encoded and read here, so
-//! both sides agree on them:
+//! with its own event ids, each once and in order. A GET without `Last-Event-ID` on B tells
+//! every instance ("opened": B does not know which one holds messages for the session), and
+//! each one holding the session does the same, with no events to add. The payloads are
+//! encoded and read here, so both sides agree on them:
 //!
 //! - `M`, then the session id, the origin of the resumed stream (`<instance>.<n>`), the last
 //!   sequence number read and the new holder's instance name, separated by newlines;
+//! - `O`, then the session id, a newline, and the new holder's instance name;
 //! - `R`, then the session id, a newline, and one JSON-RPC message.
+//!
+//! Each message relayed carries its place among the session's messages for the GET stream
+//! (not published): one that comes back (no instance received it) is held in that place.
 
 use std::collections::VecDeque;
 
@@ -27,6 +33,9 @@ pub struct ListenRelay {
     instance: String,
     pub(crate) session: String,
     pub(crate) kind: Kind,
+    /// The message's place among the session's messages for the GET stream (0 for the
+    /// notices and for what another instance published).
+    pub(crate) seq: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,6 +47,9 @@ pub(crate) enum Kind {
         after: u64,
         to: String,
     },
+    /// A GET stream of the session opened on instance `to` (no `Last-Event-ID`): told to
+    /// every instance.
+    Opened { to: String },
     /// One message for the session's GET stream.
     Message(Bytes),
 }
@@ -52,20 +64,39 @@ impl ListenRelay {
                 after,
                 to: to.to_owned(),
             },
+            seq: 0,
         }
     }
 
-    pub(crate) fn message(instance: &str, session: &str, data: Bytes) -> Self {
+    /// A notice for every instance: the session's GET stream opened on instance `to`.
+    pub(crate) fn opened(session: &str, to: &str) -> Self {
+        ListenRelay {
+            instance: String::new(),
+            session: session.to_owned(),
+            kind: Kind::Opened { to: to.to_owned() },
+            seq: 0,
+        }
+    }
+
+    pub(crate) fn message(instance: &str, session: &str, data: Bytes, seq: u64) -> Self {
         ListenRelay {
             instance: instance.to_owned(),
             session: session.to_owned(),
             kind: Kind::Message(data),
+            seq,
         }
     }
 
-    /// The instance to publish to (its bus name).
+    /// The instance to publish to (its bus name); empty for a notice to every instance
+    /// ([`ListenRelay::to_every_instance`]).
     pub fn instance(&self) -> &str {
         &self.instance
+    }
+
+    /// Whether this is a notice for every instance (published on the channel all of them
+    /// follow, rather than on one instance's).
+    pub fn to_every_instance(&self) -> bool {
+        matches!(self.kind, Kind::Opened { .. })
     }
 
     /// The session id.
@@ -94,6 +125,12 @@ impl ListenRelay {
                     out.push(b'\n');
                 }
                 out.pop();
+            }
+            Kind::Opened { to } => {
+                out.push(b'O');
+                out.extend_from_slice(self.session.as_bytes());
+                out.push(b'\n');
+                out.extend_from_slice(to.as_bytes());
             }
             Kind::Message(data) => {
                 out.push(b'R');
@@ -126,24 +163,35 @@ impl ListenRelay {
                     to,
                 ))
             }
+            b'O' => {
+                let text = std::str::from_utf8(rest).ok()?;
+                let (session, to) = text.split_once('\n')?;
+                if to.is_empty() || to.contains('\n') {
+                    return None;
+                }
+                let mut opened = Self::opened(session, to);
+                opened.instance = instance.to_owned();
+                Some(opened)
+            }
             b'R' => {
                 let mut parts = rest.splitn(2, |&b| b == b'\n');
                 let (session, data) = (parts.next()?, parts.next()?);
                 let session = std::str::from_utf8(session).ok()?;
                 let data = Bytes::copy_from_slice(data);
-                Some(Self::message(instance, session, data))
+                Some(Self::message(instance, session, data, 0))
             }
             _ => None,
         }
     }
 }
 
-/// A session whose GET stream another instance holds: the messages for it, for the driver.
+/// A session whose GET stream another instance holds: the messages for it (each with its
+/// place among the session's messages for the GET stream), for the driver.
 #[derive(Debug)]
 pub(crate) struct Relay {
     /// The instance holding the GET stream.
     pub(crate) to: String,
-    pub(crate) out: VecDeque<Bytes>,
+    pub(crate) out: VecDeque<(u64, Bytes)>,
 }
 
 impl Relay {
@@ -155,11 +203,11 @@ impl Relay {
     }
 
     /// Queues one message; `false` when it was dropped at the bound.
-    pub(crate) fn push(&mut self, data: Bytes) -> bool {
+    pub(crate) fn push(&mut self, seq: u64, data: Bytes) -> bool {
         if self.out.len() >= MAX_RELAYED {
             return false;
         }
-        self.out.push_back(data);
+        self.out.push_back((seq, data));
         true
     }
 }
@@ -187,10 +235,22 @@ mod tests {
     fn payloads_round_trip() {
         let moved = ListenRelay::moved("a", "sid", "a.3", 42, "b");
         assert_eq!(ListenRelay::parse("a", &moved.payload()), Some(moved));
-        let message = ListenRelay::message("b", "sid", Bytes::from_static(b"{\"x\":\n1}"));
+        let message = ListenRelay::message("b", "sid", Bytes::from_static(b"{\"x\":\n1}"), 0);
         assert!(message.is_message());
         assert_eq!(ListenRelay::parse("b", &message.payload()), Some(message));
-        for bad in [&b""[..], b"Msid\na.1\nx\nb", b"Rsid"] {
+        let opened = ListenRelay::opened("sid", "b");
+        assert!(opened.to_every_instance() && !opened.is_message());
+        let read = ListenRelay::parse("a", &opened.payload()).expect("an opened notice");
+        assert_eq!((read.session(), read.instance()), ("sid", "a"));
+        assert_eq!(read.kind, opened.kind);
+        for bad in [
+            &b""[..],
+            b"Msid\na.1\nx\nb",
+            b"Rsid",
+            b"Osid",
+            b"Osid\n",
+            b"Os\nb\nc",
+        ] {
             assert_eq!(ListenRelay::parse("a", bad), None, "{bad:?}");
         }
     }

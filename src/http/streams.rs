@@ -146,8 +146,11 @@ pub(crate) struct SessionState<M> {
     pub(crate) next_stream: u64,
     next_seq: u64,
     pub(crate) replay: ReplayBuffer,
-    /// Standalone messages waiting for a GET stream.
-    pub(crate) held: VecDeque<Bytes>,
+    /// Standalone messages waiting for a GET stream, each with its place among the
+    /// session's messages for the GET stream (in that order).
+    pub(crate) held: VecDeque<(u64, Bytes)>,
+    /// The place the next message for the GET stream takes when it is held or relayed.
+    standalone_seq: u64,
     pub(crate) last_activity: Instant,
     /// Messages that had no stream to go on (dropped and counted).
     pub(crate) dropped: u64,
@@ -205,6 +208,7 @@ impl<M: SessionMachine> SessionState<M> {
             next_seq: 1,
             replay: ReplayBuffer::new(replay_budget),
             held: VecDeque::new(),
+            standalone_seq: 0,
             last_activity: now,
             dropped: 0,
             retry_ms,
@@ -360,18 +364,38 @@ impl<M: SessionMachine> SessionState<M> {
     /// Puts one message for the GET stream on it (attached here), on the relay to the
     /// instance that holds it, or holds it (or drops it past the bounds).
     pub(crate) fn emit_standalone(&mut self, data: Bytes) {
-        let attached = self
-            .streams
-            .get(&STANDALONE)
-            .is_some_and(|s| s.conn.is_some());
-        if attached {
+        if self.standalone_attached() {
             self.emit(STANDALONE, TransmitKind::Notification, data);
         } else if let Some(relay) = &mut self.relay {
-            if !relay.push(data) {
+            self.standalone_seq += 1;
+            if !relay.push(self.standalone_seq, data) {
                 self.dropped += 1;
             }
         } else if self.held.len() < MAX_HELD {
-            self.held.push_back(data);
+            self.standalone_seq += 1;
+            self.held.push_back((self.standalone_seq, data));
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Whether a connection is attached to the GET stream here.
+    fn standalone_attached(&self) -> bool {
+        self.streams
+            .get(&STANDALONE)
+            .is_some_and(|s| s.conn.is_some())
+    }
+
+    /// A message relayed from here that no instance received (`seq`: its place): held in
+    /// that place, with what still waited to be relayed, for the session's next GET stream
+    /// (the session relays no more). Written at once when a GET stream is open here.
+    pub(crate) fn hold_lost(&mut self, seq: u64, data: Bytes) {
+        self.take_listener_back();
+        if self.standalone_attached() {
+            self.emit(STANDALONE, TransmitKind::Notification, data);
+        } else if self.held.len() < MAX_HELD {
+            let at = self.held.partition_point(|(held, _)| *held < seq);
+            self.held.insert(at, (seq, data));
         } else {
             self.dropped += 1;
         }
@@ -546,8 +570,11 @@ impl<M: SessionMachine> SessionState<M> {
         let messages = trailing
             .iter()
             .filter_map(|e| super::listen_relay::event_data(e));
-        for data in messages.chain(std::mem::take(&mut self.held)) {
-            if !relay.push(data) {
+        let held = std::mem::take(&mut self.held).into_iter().map(|(_, d)| d);
+        // Numbered anew, in the order they are relayed.
+        for data in messages.chain(held) {
+            self.standalone_seq += 1;
+            if !relay.push(self.standalone_seq, data) {
                 self.dropped += 1;
             }
         }
@@ -556,7 +583,7 @@ impl<M: SessionMachine> SessionState<M> {
     }
 
     pub(crate) fn flush_held(&mut self) {
-        while let Some(data) = self.held.pop_front() {
+        while let Some((_, data)) = self.held.pop_front() {
             self.emit(STANDALONE, TransmitKind::Notification, data);
         }
     }
@@ -614,7 +641,7 @@ mod tests {
         let machine = Scripted(messages.iter().cloned().collect());
         let mut state = SessionState::new(machine, Instant::now(), 0, 0);
         state.pump();
-        let held: Vec<Vec<u8>> = state.held.iter().map(|b| b.to_vec()).collect();
+        let held: Vec<Vec<u8>> = state.held.iter().map(|(_, b)| b.to_vec()).collect();
         assert_eq!(held, messages);
         // Drained: the buffer keeps its small floor for the next answer.
         assert_eq!(state.scratch.capacity(), SCRATCH_IDLE);

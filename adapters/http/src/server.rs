@@ -274,6 +274,10 @@ pub struct RunReport {
     pub idle_reclaimed: u64,
     /// Connections still open when the drain timeout expired (dropped).
     pub abandoned_connections: u64,
+    /// With a store: messages for GET streams moved to another instance that the bus
+    /// publisher's full queue refused; each was held here for the session's next GET stream
+    /// instead, in its place among the session's messages.
+    pub relays_refused: u64,
 }
 
 impl HttpServer {
@@ -579,6 +583,7 @@ impl HttpServer {
             traced::ended_sessions(trace, &shared);
             trace.ended(None);
         }
+        report.relays_refused = shared.with(|core| core.relays_refused);
         Ok(report)
     }
 }

@@ -971,3 +971,25 @@ fn a_get_stream_resumed_on_another_instance_gets_what_arises_on_the_first() {
     assert!(again.starts_with("HTTP/1.1 200"), "{again}");
     assert_eq!(sse_events(&again).len(), 6, "{again}");
 }
+
+#[test]
+fn a_plain_get_on_another_instance_gets_what_waits_on_the_first() {
+    let Some((_redis, instances)) = cluster(&[]) else {
+        return;
+    };
+    let [a, b, _] = &instances[..] else {
+        unreachable!()
+    };
+    // Only A holds the session; its late additions (2 s after its start) find no GET stream
+    // there and wait. A GET without Last-Event-ID on B gets them (relayed from A), and B's
+    // copy of the session, restored by this GET, makes its own three: each change twice.
+    let sid = open_with(a, a, INITIALIZE);
+    let mut listen = open_request(&b.url, "GET", Some(&sid), "");
+    let changed = ["tools", "resources", "prompts"].map(|n| format!("{n}/list_changed"));
+    let mut text = String::new();
+    for change in &changed {
+        read_until_count(&mut listen, &mut text, change, 2);
+    }
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert_eq!(sse_events(&text).len(), 6, "{text}");
+}

@@ -26,10 +26,10 @@ use std::time::Instant;
 
 use mcp_sansio::app::server::Server;
 use mcp_sansio::http::sse_transport::Router;
-use mcp_sansio::http::{ListenRelay, StreamId, StreamLogEntry};
+use mcp_sansio::http::{Endpoint, ListenRelay, StreamId, StreamLogEntry};
 use mcp_sansio::runtime::Job;
 use mcp_sansio::stateless::ListenChange;
-use smol::channel::Sender;
+use smol::channel::{Sender, TrySendError};
 use smol::LocalExecutor;
 
 /// The mutable part, behind one `RefCell` (never borrowed across an `.await`).
@@ -61,6 +61,9 @@ pub(crate) struct Core {
     /// Where `settle` puts the messages for GET streams that moved to another instance
     /// (with a store): the bus publisher's queue.
     pub(crate) listen_relays: Option<Sender<ListenRelay>>,
+    /// Relays that queue refused (full), handed back to the endpoint (see
+    /// `RunReport::relays_refused`).
+    pub(crate) relays_refused: u64,
 }
 
 /// Cloned into every task.
@@ -92,6 +95,7 @@ impl Shared {
                 stream_log: None,
                 listen_changes: None,
                 listen_relays: None,
+                relays_refused: 0,
             })),
             executor: Rc::downgrade(executor),
             kick,
@@ -214,15 +218,14 @@ impl Core {
     }
 
     /// Moves the relays of GET streams that moved between instances to the bus publisher's
-    /// queue (none without a store). A relay the full queue refuses is dropped.
+    /// queue (none without a store). A relay the full queue refuses goes back to the
+    /// endpoint, as one no instance received does: a message is held for the session's next
+    /// GET stream here, in its place (and the session relays no more). Counted.
     fn hand_out_listen_relays(&mut self) {
         let Some(out) = &self.listen_relays else {
             return;
         };
-        let endpoint = self.endpoint.streamable();
-        while let Some(relay) = endpoint.poll_listen_relay() {
-            let _ = out.try_send(relay);
-        }
+        self.relays_refused += hand_out_relays(self.endpoint.streamable(), out);
     }
 
     /// The wakers of the waiting bodies that may have bytes or an end to pull now, taken out
@@ -284,5 +287,100 @@ impl Core {
     pub(crate) fn forget(&mut self, id: StreamId) {
         self.wakers.remove(&id);
         self.untracked.remove(&id);
+    }
+}
+
+/// Moves `endpoint`'s GET-stream relays to `out`; each one `out` refuses (full) goes back to
+/// the endpoint (`handle_listen_relay_lost`). Returns how many went back.
+fn hand_out_relays(endpoint: &mut Endpoint<Server>, out: &Sender<ListenRelay>) -> u64 {
+    let mut refused = 0;
+    while let Some(relay) = endpoint.poll_listen_relay() {
+        if let Err(TrySendError::Full(relay)) = out.try_send(relay) {
+            refused += 1;
+            endpoint.handle_listen_relay_lost(relay);
+        }
+    }
+    refused
+}
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+    use mcp_sansio::http::{Body, EndpointConfig, HttpMethod, HttpRequestHead, StreamChunk};
+    use mcp_sansio::model::Implementation;
+
+    use super::*;
+
+    /// A request of `method` to `/mcp` with the headers a client sends.
+    fn head(method: HttpMethod, sid: Option<&str>) -> HttpRequestHead {
+        let head = HttpRequestHead::new(method, "/mcp")
+            .header("Host", "localhost:3000")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json");
+        match sid {
+            Some(sid) => head.header("Mcp-Session-Id", sid),
+            None => head,
+        }
+    }
+
+    /// The data of the events on stream `body` now.
+    fn stream_data(endpoint: &mut Endpoint<Server>, body: &Body) -> String {
+        let Body::Stream(id) = body else {
+            panic!("not a stream: {body:?}")
+        };
+        let mut bytes = Vec::new();
+        while let Some(chunk) = endpoint.poll_stream(*id, &mut bytes) {
+            if chunk == StreamChunk::End || bytes.len() > 1 << 20 {
+                break;
+            }
+        }
+        String::from_utf8(bytes).expect("text")
+    }
+
+    /// At the publisher's queue limit a relay is not dropped: it goes back to the endpoint,
+    /// which holds it (and what follows) for the session's next GET stream here, in order,
+    /// and it is counted.
+    #[test]
+    fn a_relay_the_full_queue_refuses_is_held_for_the_next_get_stream() {
+        let now = Instant::now();
+        let config = EndpointConfig {
+            instance_id: Some("a".to_owned()),
+            ..EndpointConfig::default()
+        };
+        let mut endpoint = Endpoint::new(config, |now: Instant| {
+            Server::builder(Implementation::new("relay-queue-test", "1")).build(now)
+        });
+        let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let resp =
+            endpoint.handle_request(now, &head(HttpMethod::Post, None), init.into(), [1; 16]);
+        let sid = resp.get("mcp-session-id").expect("a session id").to_owned();
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let post = head(HttpMethod::Post, Some(&sid));
+        let resp = endpoint.handle_request(now, &post, initialized.into(), [2; 16]);
+        assert_eq!(resp.status, 202);
+        // The session's GET stream opened on instance b: a holds no stream, and relays.
+        let opened = format!("O{sid}\nb");
+        assert!(endpoint.handle_listen_relay(now, opened.as_bytes()));
+        for n in 1..=3 {
+            let message = format!(
+                r#"R{sid}
+{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":{n}}}}}"#
+            );
+            assert!(endpoint.handle_listen_relay(now, message.as_bytes()));
+        }
+        // A queue with room for one: the first goes, the other two come back.
+        let (out, queued) = smol::channel::bounded(1);
+        assert_eq!(hand_out_relays(&mut endpoint, &out), 2);
+        assert_eq!(endpoint.stats().listen_relays_lost, 2);
+        assert_eq!(queued.len(), 1);
+        assert_eq!(hand_out_relays(&mut endpoint, &out), 0, "relays no more");
+
+        let get = head(HttpMethod::Get, Some(&sid));
+        let resp = endpoint.handle_request(now, &get, Bytes::new(), [3; 16]);
+        assert_eq!(resp.status, 200);
+        let text = stream_data(&mut endpoint, &resp.body);
+        let (two, three) = (text.find(r#""data":2"#), text.find(r#""data":3"#));
+        assert!(two.is_some() && two < three, "{text}");
+        assert!(!text.contains(r#""data":1"#), "{text}");
     }
 }

@@ -77,8 +77,13 @@ const LISTEN_CHANNEL: &str = "listen";
 /// Listen changes waiting for the publisher at most (past it they are dropped).
 const MAX_LISTEN_QUEUE: usize = 1024;
 
-/// GET-stream relays waiting for the publisher at most (past it they are dropped).
+/// GET-stream relays waiting for the publisher at most (past it they go back to the
+/// endpoint, which holds them, see `Core::hand_out_listen_relays`).
 const MAX_RELAY_QUEUE: usize = 16 * 1024;
+
+/// The bus channel of the GET streams opened without `Last-Event-ID` (every instance
+/// follows it; see `mcp_sansio::http::ListenRelay::to_every_instance`).
+const OPENED_CHANNEL: &str = "listeners";
 
 /// The record holding the key event ids are signed with (a name no session id takes).
 const EVENT_KEY_RECORD: &str = "event-key";
@@ -187,11 +192,12 @@ impl Sharing {
     }
 
     /// The bus channels this instance follows while it runs.
-    fn channels(&self) -> [String; 7] {
+    fn channels(&self) -> [String; 8] {
         [
             ENDED_CHANNEL.to_owned(),
             reply_channel(&self.instance),
             relay_channel(&self.instance),
+            OPENED_CHANNEL.to_owned(),
             CANCEL_CHANNEL.to_owned(),
             task_channel(&self.instance),
             answer_channel(&self.instance),
@@ -251,7 +257,11 @@ impl Sharing {
     /// failed publish is dropped.
     async fn publish_relays(&self, shared: &Shared) {
         while let Ok(relay) = self.relay_rx.recv().await {
-            let channel = relay_channel(relay.instance());
+            let channel = if relay.to_every_instance() {
+                OPENED_CHANNEL.to_owned()
+            } else {
+                relay_channel(relay.instance())
+            };
             let published = self.store.publish(&channel, &relay.payload()).await;
             if matches!(published, Ok(0)) && relay.is_message() {
                 shared.with(|core| {
@@ -684,6 +694,12 @@ impl Sharing {
                 endpoint.handle_listen_relay(Instant::now(), payload)
             });
         });
+        let opened = self.follow(OPENED_CHANNEL.to_owned(), |payload| {
+            shared.with(|core| {
+                let endpoint = core.endpoint.streamable();
+                endpoint.handle_listen_relay(Instant::now(), payload)
+            });
+        });
         let cancels = self.follow(CANCEL_CHANNEL.to_owned(), |payload| {
             let mut parts = payload.splitn(3, |&b| b == b'\n');
             let (Some(from), Some(sid), Some(frame)) = (parts.next(), parts.next(), parts.next())
@@ -736,7 +752,10 @@ impl Sharing {
         let listening = smol::future::or(listening, self.append_log());
         let listening = smol::future::or(
             listening,
-            smol::future::or(relays, self.publish_relays(&shared)),
+            smol::future::or(
+                smol::future::or(relays, opened),
+                self.publish_relays(&shared),
+            ),
         );
         let listening = smol::future::or(
             listening,

@@ -280,3 +280,32 @@ fn a_get_stream_resumed_on_the_other_server_gets_what_arises_on_the_first_once()
     a.shutdown();
     b.shutdown();
 }
+
+/// A GET without `Last-Event-ID` on B takes over what waits on A for the session (no GET
+/// stream open there): B tells every server, and A relays what it held, then what arises.
+#[test]
+fn a_plain_get_on_the_other_server_gets_what_was_held_on_the_first() {
+    let store = SessionStore::memory();
+    let start = || Running::start(sharing(&store), growing_app);
+    let (mut a, mut b) = (start(), start());
+    let mut on_a = a.connect();
+    let sid = on_a.open_session();
+    grow(&mut on_a, &sid, 1);
+    grow(&mut on_a, &sid, 2);
+
+    let mut listen = b.connect();
+    get(&mut listen, &sid, None);
+    let mut text = String::new();
+    let held = read_events(&mut listen, &mut text, 2);
+    assert!(
+        held.iter().all(|(_, d)| d.contains("tools/list_changed")),
+        "{text}"
+    );
+    grow(&mut on_a, &sid, 3);
+    let all = read_events(&mut listen, &mut text, 3);
+    assert_eq!(all.len(), 3, "each once: {text}");
+    assert!(all[2].1.contains("tools/list_changed"), "{text}");
+    drop(listen);
+    a.shutdown();
+    b.shutdown();
+}
