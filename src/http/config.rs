@@ -37,6 +37,11 @@ pub struct EndpointConfig {
     /// Stateless exchanges (sessionless POSTs, 2026-07-28 requests) whose answer is still
     /// streaming, held at most; one more gets 503. Not counted in `max_sessions`. Default 4096.
     pub max_exchanges: usize,
+    /// Bytes of POST bodies whose requests are still being answered, summed over every
+    /// session and exchange; a body with requests past it gets 503 with a JSON-RPC error
+    /// carrying its id (with nothing held, any body within `max_body` is taken). Responses
+    /// and notifications are never refused by it. Default 256 MiB.
+    pub max_body_bytes_in_flight: usize,
     /// Replay buffer size per session, in bytes of encoded events. Default 1 MiB.
     pub replay_budget: usize,
     /// Whether GET opens a standalone stream (off: 405). Default on.
@@ -101,6 +106,7 @@ impl Default for EndpointConfig {
             idle_timeout: Duration::from_secs(30 * 60),
             handshake_grace: Duration::from_secs(10),
             max_exchanges: 4096,
+            max_body_bytes_in_flight: 256 << 20,
             replay_budget: 1 << 20,
             allow_get: true,
             allow_delete: true,
@@ -134,6 +140,8 @@ pub struct EndpointStats {
     pub handshakes_evicted: u64,
     /// Stateless exchanges refused because `max_exchanges` were in flight.
     pub exchanges_refused: u64,
+    /// POST bodies refused (503) because `max_body_bytes_in_flight` were held.
+    pub bodies_refused: u64,
     /// Sessions refused (429) by the `peer_limit`.
     pub peers_refused: u64,
     /// Sessions restored from a snapshot (`Endpoint::handle_restore`).

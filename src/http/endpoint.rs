@@ -8,6 +8,7 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::admission::{self, KnownFields};
+use super::body_budget::BodyBudget;
 use super::config::{EndpointConfig, EndpointStats, ResponseMode};
 use super::headers::accepts_json_and_sse;
 use super::machine::{ExchangeMachine, SessionMachine};
@@ -107,11 +108,14 @@ pub struct Endpoint<M> {
     ended: std::collections::VecDeque<String>,
     /// GET streams moved between instances: what to tell them (see the relay module).
     relays: relay::Relays,
+    /// Bytes of bodies whose requests are still being answered.
+    pub(super) bodies: BodyBudget,
 }
 
 impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     /// An endpoint whose sessions are built by `factory(now)`.
     pub fn new(config: EndpointConfig, factory: impl FnMut(Instant) -> M + Send + 'static) -> Self {
+        let config_max_bodies = config.max_body_bytes_in_flight;
         Endpoint {
             sessions: SessionTable::new(Expiry {
                 idle: Some(config.idle_timeout),
@@ -139,6 +143,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             listen_out: std::collections::VecDeque::new(),
             ended: std::collections::VecDeque::new(),
             relays: relay::Relays::default(),
+            bodies: BodyBudget::new(config_max_bodies),
         }
     }
 
@@ -150,6 +155,12 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     /// Stateless exchanges in flight now (their answers still streaming).
     pub fn exchange_count(&self) -> usize {
         self.exchanges.len()
+    }
+
+    /// Bytes of POST bodies whose requests are still being answered (bounded by
+    /// `max_body_bytes_in_flight`).
+    pub fn body_bytes_in_flight(&self) -> usize {
+        self.bodies.held()
     }
 
     /// Counters.
@@ -290,6 +301,10 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
                 "Invalid Request: batches are only allowed in 2025-03-26",
             );
         }
+        if requests().next().is_some() && !self.bodies.admits(body.len()) {
+            self.stats.bodies_refused += 1;
+            return BODIES_IN_FLIGHT.answer(id);
+        }
         let key = session.next_stream;
         let Some(request_count) = session.claim_request_ids(key, requests()) else {
             return Refusal::new(400, -32600, "Invalid Request: request id already in flight")
@@ -304,9 +319,11 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             return HttpResponse::status(202);
         }
         session.next_stream += 1;
-        session
-            .streams
-            .insert(key, LogicalStream::new(Mode::Undecided, request_count));
+        let charge = self.bodies.charge(body.len());
+        session.streams.insert(
+            key,
+            LogicalStream::new(Mode::Undecided, request_count).charged(charge),
+        );
         session.machine.handle_decoded(now, body, incoming);
         session.pump();
         cancelled
@@ -776,6 +793,11 @@ fn required_session_id<'a>(fields: &KnownFields<'a>) -> Result<&'a str, Refusal>
 
 /// The 404 for a session id the endpoint does not hold.
 const SESSION_NOT_FOUND: Refusal = Refusal::new(404, -32001, "Session not found");
+pub(super) const BODIES_IN_FLIGHT: Refusal = Refusal::new(
+    503,
+    -32000,
+    "Service Unavailable: too many request bytes in flight",
+);
 
 /// Whether POST stream `key` of `session` answers in JSON (else SSE), now that the machine
 /// ran: a batch has several responses, so it always streams.

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use super::{Endpoint, Owner, SESSION_NOT_FOUND, SSE};
+use super::{Endpoint, Owner, BODIES_IN_FLIGHT, SESSION_NOT_FOUND, SSE};
 use crate::http::accepts;
 use crate::http::admission::KnownFields;
 use crate::http::machine::{ExchangeMachine, SessionMachine};
@@ -33,6 +33,10 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             Ok(v) => v,
             Err(refusal) => return refusal.answer(id),
         };
+        if !requests.is_empty() && !self.bodies.admits(body.len()) {
+            self.stats.bodies_refused += 1;
+            return BODIES_IN_FLIGHT.answer(id);
+        }
         let xid = match self.claim_exchange() {
             Ok(xid) => xid,
             Err(refusal) => return refusal.answer(id),
@@ -51,9 +55,11 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             state.machine.handle_input(now, body);
             return HttpResponse::status(202);
         }
-        state
-            .streams
-            .insert(1, LogicalStream::new(Mode::Undecided, requests.len()));
+        let charge = self.bodies.charge(body.len());
+        state.streams.insert(
+            1,
+            LogicalStream::new(Mode::Undecided, requests.len()).charged(charge),
+        );
         for id in requests {
             state.request_streams.insert(id, 1);
         }

@@ -10,7 +10,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
-use super::{Endpoint, SSE};
+use super::{Endpoint, BODIES_IN_FLIGHT, SSE};
 use crate::encoding::base64_standard_decode;
 use crate::http::admission::KnownFields;
 use crate::http::machine::{ExchangeMachine, SessionMachine};
@@ -104,15 +104,20 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         if let Err(e) = check_param_headers(head, &request.method, &params, &machine) {
             return rpc_error_with_id(400, Some(&request.id), &e);
         }
+        if !self.bodies.admits(body.len()) {
+            self.stats.bodies_refused += 1;
+            return BODIES_IN_FLIGHT.answer(Some(&request.id));
+        }
         let xid = match self.claim_exchange() {
             Ok(xid) => xid,
             Err(refusal) => return refusal.answer(Some(&request.id)),
         };
         let id = request.id;
         let mut state = SessionState::new(machine, now, 0, self.config.retry_ms);
+        let charge = self.bodies.charge(body.len());
         state
             .streams
-            .insert(1, LogicalStream::new(Mode::Undecided, 1));
+            .insert(1, LogicalStream::new(Mode::Undecided, 1).charged(charge));
         state.request_streams.insert(id.clone(), 1);
         state.machine.handle_exchange(now, body);
         state.pump();

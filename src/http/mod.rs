@@ -4,6 +4,7 @@
 //! [`Endpoint::poll_stream`]. See docs/http.md.
 
 mod admission;
+mod body_budget;
 mod chunk_queue;
 pub mod client;
 mod config;

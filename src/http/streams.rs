@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
+use super::body_budget::BodyCharge;
 use super::chunk_queue::ChunkQueue;
 use super::event_id::{EventId, EventSigner};
 use super::listen_relay::Relay;
@@ -73,6 +74,9 @@ pub(crate) struct LogicalStream {
     /// When its connection last took bytes (as the endpoint's clock knew it), for SSE
     /// keep-alive comments; set when a connection is attached and its keep-alive tracked.
     pub(crate) last_written: Option<Instant>,
+    /// The POST body's share of the endpoint's bytes in flight, given back once every
+    /// request is answered (or with the stream).
+    charge: Option<BodyCharge>,
 }
 
 impl LogicalStream {
@@ -86,7 +90,14 @@ impl LogicalStream {
             finished: false,
             close_requested: false,
             last_written: None,
+            charge: None,
         }
+    }
+
+    /// The stream with `charge` held until its requests are answered.
+    pub(crate) fn charged(mut self, charge: BodyCharge) -> Self {
+        self.charge = Some(charge);
+        self
     }
 
     /// Attaches `conn`; returns the other connection it replaces, whose body must be polled
@@ -351,6 +362,7 @@ impl<M: SessionMachine> SessionState<M> {
         stream.open_requests = stream.open_requests.saturating_sub(1);
         if stream.open_requests == 0 {
             stream.finished = true;
+            stream.charge = None;
             if let (Some(log), Mode::Sse) = (&mut self.log, stream.mode) {
                 log.ended(key);
             }

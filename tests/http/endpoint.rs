@@ -339,6 +339,63 @@ fn sessionless_exchanges_have_their_own_limit() {
 }
 
 #[test]
+fn bodies_past_the_bytes_in_flight_get_503_until_their_requests_are_answered() {
+    let mut rig = Rig::new(EndpointConfig {
+        max_body_bytes_in_flight: 100,
+        ..Default::default()
+    });
+    let sid = rig.http.open("2025-11-25");
+    // Nothing held: a body larger than the bound still starts.
+    let mut big = call(1, "wait");
+    big["params"]["arguments"] = json!({"pad": "x".repeat(200)});
+    let held = rig.post(Some(&sid), big);
+    assert_eq!(held.status, 200);
+    assert!(rig.http.endpoint.body_bytes_in_flight() > 200);
+    let refused = rig.post(Some(&sid), call(2, "echo"));
+    assert_eq!(refusal(&refused), (503, json!(-32000), json!(2)));
+    assert_eq!(rig.http.endpoint.stats().bodies_refused, 1);
+    // Notifications and responses are never refused by it.
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"});
+    assert_eq!(rig.post(Some(&sid), note).status, 202);
+    rig.release_gates();
+    let (_, ended) = rig.drain(&held.body);
+    assert!(ended);
+    assert_eq!(rig.http.endpoint.body_bytes_in_flight(), 0);
+    assert_eq!(rig.post(Some(&sid), call(3, "echo")).status, 200);
+    assert_eq!(rig.http.endpoint.body_bytes_in_flight(), 0);
+}
+
+#[test]
+fn a_deleted_session_gives_back_the_bodies_it_held() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let sid = rig.http.open("2025-11-25");
+    assert_eq!(rig.post(Some(&sid), call(1, "wait")).status, 200);
+    assert!(rig.http.endpoint.body_bytes_in_flight() > 0);
+    let head =
+        HttpRequestHead::new(HttpMethod::Delete, "/mcp").header("Mcp-Session-Id", sid.as_str());
+    assert_eq!(rig.send(&head, Value::Null).status, 200);
+    assert_eq!(rig.http.endpoint.body_bytes_in_flight(), 0);
+}
+
+#[test]
+fn a_sessionless_body_is_given_back_when_its_exchange_ends() {
+    let mut rig = Rig::new(EndpointConfig {
+        sessionless: true,
+        max_body_bytes_in_flight: 1,
+        ..Default::default()
+    });
+    let held = rig.post(None, call(1, "wait"));
+    assert!(matches!(held.body, Body::Stream(_)));
+    let refused = rig.post(None, call(2, "echo"));
+    assert_eq!(refusal(&refused), (503, json!(-32000), json!(2)));
+    rig.release_gates();
+    let (_, ended) = rig.drain(&held.body);
+    assert!(ended);
+    assert_eq!(rig.http.endpoint.body_bytes_in_flight(), 0);
+    assert_eq!(rig.post(None, call(3, "echo")).status, 200);
+}
+
+#[test]
 fn accept_without_both_types_is_406() {
     let mut rig = Rig::new(EndpointConfig::default());
     let head = HttpRequestHead::new(HttpMethod::Post, "/mcp")
