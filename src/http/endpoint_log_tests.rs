@@ -440,11 +440,13 @@ fn an_open_silent_get_stream_is_not_walked_at_every_collection() {
     assert!(!a.endpoint.logs_streams());
 }
 
-/// Hands every relay `from` has to `to` (the bus); returns how many there were.
+/// Hands every relay `from` has to `to` (the bus), and tells `from` each message was
+/// received; returns how many there were.
 fn relay(from: &mut HttpRig, to: &mut HttpRig, now: Instant) -> usize {
     let mut count = 0;
     while let Some(relay) = from.endpoint.poll_listen_relay() {
         assert!(to.endpoint.handle_listen_relay(now, &relay.payload()));
+        from.endpoint.handle_listen_relay_received(&relay);
         count += 1;
     }
     count
@@ -553,49 +555,92 @@ fn numbered(n: u64) -> Bytes {
     )
 }
 
-/// Relays that come back from a dead instance, in any order and with messages arising
-/// between them, are held on A in the order the messages first had.
-#[test]
-fn relays_that_come_back_are_held_in_their_first_order() {
-    let now = Instant::now();
+/// A message for session `sid`'s GET stream reaching `a` from a third instance.
+fn feed(a: &mut HttpRig, sid: &str, n: u64, now: Instant) {
+    let message = ListenRelay::message("a", sid, numbered(n), 0);
+    assert!(a.endpoint.handle_listen_relay(now, &message.payload()));
+}
+
+/// A's GET stream is cut, the client opens one on B, and three messages that reach A go
+/// out to B: A (relaying), B, the session id and the three relays A handed out.
+fn relaying_from_a(now: Instant) -> (HttpRig, HttpRig, String, [ListenRelay; 3]) {
     let (mut a, mut b, sid, snapshot, listen) = listening_on_a(now);
     let Body::Stream(conn) = listen.body else {
         panic!("a stream")
     };
     a.endpoint.stream_closed(conn);
     assert_eq!(b.endpoint.handle_restore(now, &sid, &snapshot), Ok(true));
-    let on_b = b.get(&sid, None);
-    assert_eq!(on_b.status, 200);
+    assert_eq!(b.get(&sid, None).status, 200);
     assert_eq!(relay(&mut b, &mut a, now), 1, "B tells A");
-    // Messages for the GET stream reach A (from a third instance) and go on to B.
-    let feed = |a: &mut HttpRig, n: u64| {
-        let message = ListenRelay::message("a", &sid, numbered(n), 0);
-        assert!(a.endpoint.handle_listen_relay(now, &message.payload()));
-    };
     for n in 1..=3 {
-        feed(&mut a, n);
+        feed(&mut a, &sid, n, now);
     }
     let sent: Vec<ListenRelay> = std::iter::from_fn(|| a.endpoint.poll_listen_relay()).collect();
-    assert_eq!(sent.len(), 3);
-    feed(&mut a, 4); // still waiting to be relayed
-                     // B is gone: the relays come back, the last first, with a message arising meanwhile.
-    let mut sent = sent.into_iter();
-    let (first, second, third) = (sent.next(), sent.next(), sent.next());
-    a.endpoint.handle_listen_relay_lost(third.expect("a relay"));
-    feed(&mut a, 5);
-    a.endpoint.handle_listen_relay_lost(first.expect("a relay"));
-    a.endpoint
-        .handle_listen_relay_lost(second.expect("a relay"));
+    let sent = <[ListenRelay; 3]>::try_from(sent).expect("three relays out to B");
+    (a, b, sid, sent)
+}
+
+/// The data of the messages on GET stream `body` of `rig` now, in the order written.
+fn numbers_on(rig: &mut HttpRig, body: &Body) -> Vec<Value> {
+    let read = rig.read_stream(body);
+    read.events
+        .iter()
+        .filter(|(_, d)| !d.is_empty())
+        .map(|(_, d)| serde_json::from_str::<Value>(d).expect("json")["params"]["data"].clone())
+        .collect()
+}
+
+/// Relays that come back from a dead instance, in any order and with messages arising
+/// between them, are held on A in the order the messages first had.
+#[test]
+fn relays_that_come_back_are_held_in_their_first_order() {
+    let now = Instant::now();
+    let (mut a, _b, sid, [first, second, third]) = relaying_from_a(now);
+    feed(&mut a, &sid, 4, now); // still waiting to be relayed
+                                // B is gone: the relays come back, the last first, with a message arising meanwhile.
+    a.endpoint.handle_listen_relay_lost(third);
+    feed(&mut a, &sid, 5, now);
+    a.endpoint.handle_listen_relay_lost(first);
+    a.endpoint.handle_listen_relay_lost(second);
     assert_eq!(a.endpoint.stats().listen_relays_lost, 3);
     assert_eq!(a.endpoint.poll_listen_relay(), None, "A relays no more");
 
     let again = a.get(&sid, None);
-    let read = a.read_stream(&again.body);
-    let order: Vec<Value> = read
-        .events
-        .iter()
-        .filter(|(_, d)| !d.is_empty())
-        .map(|(_, d)| serde_json::from_str::<Value>(d).expect("json")["params"]["data"].clone())
-        .collect();
-    assert_eq!(order, [1, 2, 3, 4, 5].map(Value::from).to_vec(), "{read:?}");
+    let order = numbers_on(&mut a, &again.body);
+    assert_eq!(order, [1, 2, 3, 4, 5].map(Value::from).to_vec());
+}
+
+/// The client's GET stream comes back to A while messages A relayed to B are still out:
+/// what arises on A meanwhile waits behind them, so the stream writes the session's
+/// messages in their order. A message B received is not written on A; one that comes back
+/// (B is gone) is written in its place, before the newer ones, never dropped.
+#[test]
+fn a_get_stream_back_on_the_first_endpoint_writes_relays_that_come_back_in_order() {
+    let now = Instant::now();
+    let (mut a, _b, sid, [first, second, third]) = relaying_from_a(now);
+
+    // The client comes back to A; a message arises there while the three are still out.
+    let back = a.get(&sid, None);
+    assert_eq!(back.status, 200);
+    feed(&mut a, &sid, 4, now);
+    assert_eq!(
+        numbers_on(&mut a, &back.body),
+        Vec::<Value>::new(),
+        "4 waits"
+    );
+    a.endpoint.handle_listen_relay_received(&first);
+    a.endpoint.handle_listen_relay_lost(third);
+    assert_eq!(
+        numbers_on(&mut a, &back.body),
+        Vec::<Value>::new(),
+        "2 is out"
+    );
+    a.endpoint.handle_listen_relay_lost(second);
+    assert_eq!(
+        numbers_on(&mut a, &back.body),
+        [2, 3, 4].map(Value::from).to_vec(),
+        "1 went to B; 2 and 3 came back, in their places before 4"
+    );
+    feed(&mut a, &sid, 5, now);
+    assert_eq!(numbers_on(&mut a, &back.body), [Value::from(5)].to_vec());
 }

@@ -9,10 +9,20 @@
 //!
 //! The driver's part: whenever it settles, drain `poll_listen_relay` and publish each
 //! payload, in order, on the bus channel of the instance it names (of every instance for
-//! [`ListenRelay::to_every_instance`]); a message no instance received (the holder is gone),
-//! or one the driver could not queue, goes back with [`Endpoint::handle_listen_relay_lost`]
-//! (held here in its place among the session's messages). And hand every payload published
-//! to this instance, or to every instance, to `handle_listen_relay`.
+//! [`ListenRelay::to_every_instance`]). Report on each message ([`ListenRelay::is_message`]):
+//! one another instance received with [`Endpoint::handle_listen_relay_received`]; one no
+//! instance received (the holder is gone), or that the driver could not queue or publish,
+//! goes back with [`Endpoint::handle_listen_relay_lost`] (held here in its place among the
+//! session's messages). A notice the driver could not queue is sent again later (it is not
+//! the core's to hold). And hand every payload published to this instance, or to every
+//! instance, to `handle_listen_relay`.
+//!
+//! The order a client sees on its GET stream: each instance writes the session's messages
+//! in the order they arose there. When the client's GET stream comes back to an instance
+//! while messages it relayed are still out, what arises there waits behind them: each one
+//! that comes back is written in its place before it, each one received elsewhere is not
+//! written here. A message another instance relays here is written after what this one
+//! wrote already.
 
 use std::collections::{HashSet, VecDeque};
 use std::time::Instant;
@@ -36,11 +46,15 @@ pub(super) struct Relays {
 }
 
 impl Relays {
-    fn push(&mut self, relay: ListenRelay) {
-        if self.queue.len() >= MAX_QUEUED {
-            self.queue.pop_front();
-        }
+    /// Queues `relay`; returns the oldest one, dropped at the bound.
+    fn push(&mut self, relay: ListenRelay) -> Option<ListenRelay> {
+        let dropped = if self.queue.len() >= MAX_QUEUED {
+            self.queue.pop_front()
+        } else {
+            None
+        };
         self.queue.push_back(relay);
+        dropped
     }
 }
 
@@ -57,6 +71,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
 
     fn collect_relays(&mut self) {
         let visit: Vec<String> = self.relays.sessions.iter().cloned().collect();
+        let mut dropped = Vec::new();
         for sid in visit {
             let Some(session) = self.sessions.get_mut(sid.as_str()) else {
                 self.relays.sessions.remove(&sid);
@@ -68,12 +83,24 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
                 continue;
             };
             let out = std::mem::take(&mut relay.out);
+            session.relays_out += out.len();
             for (seq, data) in out {
                 let relay = ListenRelay::message(&relay.to, &sid, data, seq);
-                self.relays.push(relay);
+                dropped.extend(self.relays.push(relay));
             }
         }
+        for relay in dropped {
+            self.handle_listen_relay_lost(relay);
+        }
         self.flush();
+    }
+
+    /// Queues `relay` for the driver; a message dropped from the full queue is held here, as
+    /// one the driver could not queue.
+    fn queue_relay(&mut self, relay: ListenRelay) {
+        if let Some(dropped) = self.relays.push(relay) {
+            self.handle_listen_relay_lost(dropped);
+        }
     }
 
     /// Notes that the client's GET stream of the session `resume` names, written by another
@@ -84,7 +111,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         };
         let (origin, after) = resume.seen();
         let moved = ListenRelay::moved(resume.instance(), resume.session(), origin, after, me);
-        self.relays.push(moved);
+        self.queue_relay(moved);
     }
 
     /// Notes that a GET without `Last-Event-ID` opened session `sid`'s GET stream here: every
@@ -95,7 +122,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             return;
         };
         let opened = ListenRelay::opened(sid, me);
-        self.relays.push(opened);
+        self.queue_relay(opened);
     }
 
     /// A relay another instance published to this one (`payload`): a GET stream of a
@@ -164,13 +191,28 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         true
     }
 
+    /// A message relay ([`ListenRelay::is_message`]) another instance received: a GET stream
+    /// of the session open here again writes what waited behind it (see the module docs).
+    pub fn handle_listen_relay_received(&mut self, relay: &ListenRelay) {
+        if !relay.is_message() {
+            return;
+        }
+        let Some(session) = self.sessions.get_mut(relay.session.as_str()) else {
+            return;
+        };
+        session.relay_received();
+        self.flush();
+    }
+
     /// A relay the driver could not hand over: a message relay
     /// ([`ListenRelay::is_message`]) no instance received (the instance it was for is gone)
-    /// or that the driver's queue refused. The message is held here for the session's next
-    /// GET stream, in its place among the session's messages (before what still waited to
-    /// be relayed and what arose since, after the messages that came back before it), and
-    /// the session's later messages too (it relays no more). Counted
-    /// (`EndpointStats::listen_relays_lost`), notices included.
+    /// or that the driver could not queue or publish. The message is held here for the
+    /// session's next GET stream, in its place among the session's messages (before what
+    /// still waited to be relayed and what arose since, after the messages that came back
+    /// before it), and the session's later messages too (it relays no more); a GET stream
+    /// open here writes it in that place (see the module docs). Counted
+    /// (`EndpointStats::listen_relays_lost`), notices included (a driver should rather send
+    /// a notice again).
     pub fn handle_listen_relay_lost(&mut self, relay: ListenRelay) {
         self.stats.listen_relays_lost += 1;
         let Kind::Message(data) = relay.kind else {

@@ -182,6 +182,11 @@ pub(crate) struct SessionState<M> {
     /// Another instance holds the client's GET stream (it resumed this one's there): the
     /// messages for that stream go to it.
     pub(crate) relay: Option<Relay>,
+    /// Messages relayed from here that the driver has handed out and not reported on yet
+    /// (received by another instance, or come back): while any is out, a GET stream open
+    /// here holds what arises after it, so the stream writes the session's messages in their
+    /// order (see [`SessionState::hold_lost`]).
+    pub(crate) relays_out: usize,
 }
 
 /// Connections let go of since the driver last asked (see `Endpoint::touched_streams`):
@@ -228,6 +233,7 @@ impl<M: SessionMachine> SessionState<M> {
             signer: None,
             log: None,
             relay: None,
+            relays_out: 0,
         }
     }
 
@@ -373,10 +379,11 @@ impl<M: SessionMachine> SessionState<M> {
         }
     }
 
-    /// Puts one message for the GET stream on it (attached here), on the relay to the
-    /// instance that holds it, or holds it (or drops it past the bounds).
+    /// Puts one message for the GET stream on it (attached here, and no older message
+    /// relayed from here is still out), on the relay to the instance that holds it, or holds
+    /// it (or drops it past the bounds).
     pub(crate) fn emit_standalone(&mut self, data: Bytes) {
-        if self.standalone_attached() {
+        if self.relays_out == 0 && self.standalone_attached() {
             self.emit(STANDALONE, TransmitKind::Notification, data);
         } else if let Some(relay) = &mut self.relay {
             self.standalone_seq += 1;
@@ -400,16 +407,29 @@ impl<M: SessionMachine> SessionState<M> {
 
     /// A message relayed from here that no instance received (`seq`: its place): held in
     /// that place, with what still waited to be relayed, for the session's next GET stream
-    /// (the session relays no more). Written at once when a GET stream is open here.
+    /// (the session relays no more). A GET stream open here writes the held messages, in
+    /// their places, once no other message relayed from here is out (the ones that arose
+    /// meanwhile waited behind them).
     pub(crate) fn hold_lost(&mut self, seq: u64, data: Bytes) {
+        self.relays_out = self.relays_out.saturating_sub(1);
         self.take_listener_back();
-        if self.standalone_attached() {
-            self.emit(STANDALONE, TransmitKind::Notification, data);
-        } else if self.held.len() < MAX_HELD {
+        if self.held.len() < MAX_HELD {
             let at = self.held.partition_point(|(held, _)| *held < seq);
             self.held.insert(at, (seq, data));
         } else {
             self.dropped += 1;
+        }
+        if self.standalone_attached() {
+            self.flush_held();
+        }
+    }
+
+    /// A message relayed from here reached another instance: a GET stream open here writes
+    /// what it held behind it once no other one is out.
+    pub(crate) fn relay_received(&mut self) {
+        self.relays_out = self.relays_out.saturating_sub(1);
+        if self.standalone_attached() {
+            self.flush_held();
         }
     }
 
@@ -594,7 +614,12 @@ impl<M: SessionMachine> SessionState<M> {
         conn
     }
 
+    /// Writes the held messages on the GET stream (attached here), unless a message relayed
+    /// from here is still out: they wait behind it.
     pub(crate) fn flush_held(&mut self) {
+        if self.relays_out > 0 {
+            return;
+        }
         while let Some((_, data)) = self.held.pop_front() {
             self.emit(STANDALONE, TransmitKind::Notification, data);
         }

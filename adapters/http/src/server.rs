@@ -274,9 +274,11 @@ pub struct RunReport {
     pub idle_reclaimed: u64,
     /// Connections still open when the drain timeout expired (dropped).
     pub abandoned_connections: u64,
-    /// With a store: messages for GET streams moved to another instance that the bus
-    /// publisher's full queue refused; each was held here for the session's next GET stream
-    /// instead, in its place among the session's messages.
+    /// With a store: relays of GET streams moved between instances that the bus
+    /// publisher's full queue refused. A message was held here for the session's next GET
+    /// stream instead, in its place among the session's messages; a notice (a GET stream
+    /// moved or opened here) was kept and sent again once the queue had room (at most 1,024
+    /// wait; past it one is lost, `EndpointStats::listen_relays_lost`). Each counted once.
     pub relays_refused: u64,
 }
 

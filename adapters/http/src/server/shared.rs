@@ -19,7 +19,7 @@
 //! and no hop through the executor. Only a job that waits is spawned.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::rc::{Rc, Weak};
 use std::task::{Context, Waker};
 use std::time::Instant;
@@ -61,10 +61,17 @@ pub(crate) struct Core {
     /// Where `settle` puts the messages for GET streams that moved to another instance
     /// (with a store): the bus publisher's queue.
     pub(crate) listen_relays: Option<Sender<ListenRelay>>,
-    /// Relays that queue refused (full), handed back to the endpoint (see
-    /// `RunReport::relays_refused`).
+    /// Relays that queue refused (full): messages handed back to the endpoint, notices
+    /// kept in `notices_waiting` (see `RunReport::relays_refused`).
     pub(crate) relays_refused: u64,
+    /// Notices (a GET stream moved or opened here) that queue refused, sent again, first,
+    /// when it has room (at most [`MAX_NOTICES_WAITING`]).
+    pub(crate) notices_waiting: VecDeque<ListenRelay>,
 }
+
+/// Refused notices kept to be sent again at most; past it one is handed back to the endpoint
+/// (which counts it lost).
+const MAX_NOTICES_WAITING: usize = 1024;
 
 /// Cloned into every task.
 #[derive(Clone)]
@@ -96,6 +103,7 @@ impl Shared {
                 listen_changes: None,
                 listen_relays: None,
                 relays_refused: 0,
+                notices_waiting: VecDeque::new(),
             })),
             executor: Rc::downgrade(executor),
             kick,
@@ -218,14 +226,16 @@ impl Core {
     }
 
     /// Moves the relays of GET streams that moved between instances to the bus publisher's
-    /// queue (none without a store). A relay the full queue refuses goes back to the
-    /// endpoint, as one no instance received does: a message is held for the session's next
-    /// GET stream here, in its place (and the session relays no more). Counted.
+    /// queue (none without a store): first the notices waiting, then the endpoint's. A
+    /// message the full queue refuses goes back to the endpoint, as one no instance received
+    /// does: it is held for the session's next GET stream here, in its place (and the
+    /// session relays no more). A notice it refuses waits to be sent again. Counted.
     fn hand_out_listen_relays(&mut self) {
         let Some(out) = &self.listen_relays else {
             return;
         };
-        self.relays_refused += hand_out_relays(self.endpoint.streamable(), out);
+        let endpoint = self.endpoint.streamable();
+        self.relays_refused += hand_out_relays(endpoint, out, &mut self.notices_waiting);
     }
 
     /// The wakers of the waiting bodies that may have bytes or an end to pull now, taken out
@@ -290,14 +300,30 @@ impl Core {
     }
 }
 
-/// Moves `endpoint`'s GET-stream relays to `out`; each one `out` refuses (full) goes back to
-/// the endpoint (`handle_listen_relay_lost`). Returns how many went back.
-fn hand_out_relays(endpoint: &mut Endpoint<Server>, out: &Sender<ListenRelay>) -> u64 {
+/// Moves the notices `waiting`, then `endpoint`'s GET-stream relays, to `out`. A message
+/// `out` refuses (full) goes back to the endpoint (`handle_listen_relay_lost`); a notice it
+/// refuses joins `waiting` (past its bound, it goes back too), to be sent again first.
+/// Returns how many `out` refused that were not refused before.
+fn hand_out_relays(
+    endpoint: &mut Endpoint<Server>,
+    out: &Sender<ListenRelay>,
+    waiting: &mut VecDeque<ListenRelay>,
+) -> u64 {
+    while let Some(notice) = waiting.pop_front() {
+        if let Err(TrySendError::Full(notice)) = out.try_send(notice) {
+            waiting.push_front(notice);
+            break;
+        }
+    }
     let mut refused = 0;
     while let Some(relay) = endpoint.poll_listen_relay() {
         if let Err(TrySendError::Full(relay)) = out.try_send(relay) {
             refused += 1;
-            endpoint.handle_listen_relay_lost(relay);
+            if relay.is_message() || waiting.len() >= MAX_NOTICES_WAITING {
+                endpoint.handle_listen_relay_lost(relay);
+            } else {
+                waiting.push_back(relay);
+            }
         }
     }
     refused
@@ -337,12 +363,8 @@ mod tests {
         String::from_utf8(bytes).expect("text")
     }
 
-    /// At the publisher's queue limit a relay is not dropped: it goes back to the endpoint,
-    /// which holds it (and what follows) for the session's next GET stream here, in order,
-    /// and it is counted.
-    #[test]
-    fn a_relay_the_full_queue_refuses_is_held_for_the_next_get_stream() {
-        let now = Instant::now();
+    /// An endpoint of instance `a` with one session, initialized.
+    fn endpoint_with_a_session(now: Instant) -> (Endpoint<Server>, String) {
         let config = EndpointConfig {
             instance_id: Some("a".to_owned()),
             ..EndpointConfig::default()
@@ -350,14 +372,30 @@ mod tests {
         let mut endpoint = Endpoint::new(config, |now: Instant| {
             Server::builder(Implementation::new("relay-queue-test", "1")).build(now)
         });
+        let sid = open_session(&mut endpoint, now, 1);
+        (endpoint, sid)
+    }
+
+    /// A session on `endpoint`, initialized (`seed`: the random bytes of its requests).
+    fn open_session(endpoint: &mut Endpoint<Server>, now: Instant, seed: u8) -> String {
         let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
         let resp =
-            endpoint.handle_request(now, &head(HttpMethod::Post, None), init.into(), [1; 16]);
+            endpoint.handle_request(now, &head(HttpMethod::Post, None), init.into(), [seed; 16]);
         let sid = resp.get("mcp-session-id").expect("a session id").to_owned();
         let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         let post = head(HttpMethod::Post, Some(&sid));
-        let resp = endpoint.handle_request(now, &post, initialized.into(), [2; 16]);
+        let resp = endpoint.handle_request(now, &post, initialized.into(), [seed + 1; 16]);
         assert_eq!(resp.status, 202);
+        sid
+    }
+
+    /// At the publisher's queue limit a relay is not dropped: it goes back to the endpoint,
+    /// which holds it (and what follows) for the session's next GET stream here, in order,
+    /// and it is counted.
+    #[test]
+    fn a_relay_the_full_queue_refuses_is_held_for_the_next_get_stream() {
+        let now = Instant::now();
+        let (mut endpoint, sid) = endpoint_with_a_session(now);
         // The session's GET stream opened on instance b: a holds no stream, and relays.
         let opened = format!("O{sid}\nb");
         assert!(endpoint.handle_listen_relay(now, opened.as_bytes()));
@@ -370,10 +408,15 @@ mod tests {
         }
         // A queue with room for one: the first goes, the other two come back.
         let (out, queued) = smol::channel::bounded(1);
-        assert_eq!(hand_out_relays(&mut endpoint, &out), 2);
+        let mut waiting = VecDeque::new();
+        assert_eq!(hand_out_relays(&mut endpoint, &out, &mut waiting), 2);
         assert_eq!(endpoint.stats().listen_relays_lost, 2);
         assert_eq!(queued.len(), 1);
-        assert_eq!(hand_out_relays(&mut endpoint, &out), 0, "relays no more");
+        let relays_no_more = hand_out_relays(&mut endpoint, &out, &mut waiting);
+        assert_eq!(relays_no_more, 0);
+        // The publisher takes the first; instance b receives it.
+        let first = queued.try_recv().expect("the first relay");
+        endpoint.handle_listen_relay_received(&first);
 
         let get = head(HttpMethod::Get, Some(&sid));
         let resp = endpoint.handle_request(now, &get, Bytes::new(), [3; 16]);
@@ -382,5 +425,38 @@ mod tests {
         let (two, three) = (text.find(r#""data":2"#), text.find(r#""data":3"#));
         assert!(two.is_some() && two < three, "{text}");
         assert!(!text.contains(r#""data":1"#), "{text}");
+    }
+
+    /// A notice (here: the session's GET stream opened on this instance, for every instance)
+    /// the full queue refuses is counted and kept, and sent once the queue has room again,
+    /// before later relays; it is not lost.
+    #[test]
+    fn a_notice_the_full_queue_refuses_is_sent_once_it_has_room() {
+        let now = Instant::now();
+        let (mut endpoint, sid) = endpoint_with_a_session(now);
+        let other_sid = open_session(&mut endpoint, now, 3);
+        for (session, seed) in [(&sid, 5), (&other_sid, 6)] {
+            let get = head(HttpMethod::Get, Some(session));
+            let resp = endpoint.handle_request(now, &get, Bytes::new(), [seed; 16]);
+            assert_eq!(resp.status, 200);
+        }
+
+        let (out, queued) = smol::channel::bounded(1);
+        let mut waiting = VecDeque::new();
+        assert_eq!(
+            hand_out_relays(&mut endpoint, &out, &mut waiting),
+            1,
+            "counted"
+        );
+        assert_eq!(endpoint.stats().listen_relays_lost, 0, "not lost");
+        let notice = |relay: ListenRelay| (relay.to_every_instance(), relay.session().to_owned());
+        let first = queued.try_recv().expect("the first notice");
+        assert_eq!(notice(first), (true, sid));
+        assert!(queued.try_recv().is_err());
+        // The queue has room again: the second notice goes, and is not counted twice.
+        assert_eq!(hand_out_relays(&mut endpoint, &out, &mut waiting), 0);
+        let second = queued.try_recv().expect("the second notice, sent again");
+        assert_eq!(notice(second), (true, other_sid));
+        assert!(waiting.is_empty());
     }
 }

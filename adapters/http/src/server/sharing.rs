@@ -77,8 +77,9 @@ const LISTEN_CHANNEL: &str = "listen";
 /// Listen changes waiting for the publisher at most (past it they are dropped).
 const MAX_LISTEN_QUEUE: usize = 1024;
 
-/// GET-stream relays waiting for the publisher at most (past it they go back to the
-/// endpoint, which holds them, see `Core::hand_out_listen_relays`).
+/// GET-stream relays waiting for the publisher at most (past it messages go back to the
+/// endpoint, which holds them, and notices wait to be sent again, see
+/// `Core::hand_out_listen_relays`).
 const MAX_RELAY_QUEUE: usize = 16 * 1024;
 
 /// The bus channel of the GET streams opened without `Last-Event-ID` (every instance
@@ -252,23 +253,32 @@ impl Sharing {
     }
 
     /// Publishes the GET-stream relays, in order, each on the channel of the instance it
-    /// names, until the queue closes; a message no instance received (that instance is gone)
-    /// goes back to the endpoint, which holds it for the session's next GET stream here. A
-    /// failed publish is dropped.
+    /// names, until the queue closes, and tells the endpoint how each message went: received,
+    /// or not (no instance received it, that instance is gone, or the publish failed: it goes
+    /// back to the endpoint, which holds it for the session's next GET stream here). A failed
+    /// notice is dropped. Each relay taken makes room in the queue: notices it refused before
+    /// are handed to it again.
     async fn publish_relays(&self, shared: &Shared) {
         while let Ok(relay) = self.relay_rx.recv().await {
+            if shared.try_with(|core| !core.notices_waiting.is_empty()) == Some(true) {
+                shared.settle();
+            }
             let channel = if relay.to_every_instance() {
                 OPENED_CHANNEL.to_owned()
             } else {
                 relay_channel(relay.instance())
             };
             let published = self.store.publish(&channel, &relay.payload()).await;
-            if matches!(published, Ok(0)) && relay.is_message() {
-                shared.with(|core| {
-                    let endpoint = core.endpoint.streamable();
-                    endpoint.handle_listen_relay_lost(relay);
-                });
+            if !relay.is_message() {
+                continue;
             }
+            shared.with(|core| {
+                let endpoint = core.endpoint.streamable();
+                match published {
+                    Ok(0) | Err(_) => endpoint.handle_listen_relay_lost(relay),
+                    Ok(_) => endpoint.handle_listen_relay_received(&relay),
+                }
+            });
         }
     }
 
