@@ -146,9 +146,8 @@ fn an_http_sse_session_gets_its_errors_on_its_stream() {
     let open = Arc::new(AtomicBool::new(false));
     let gate = open.clone();
     let now = Instant::now();
-    let mut ep = SseTransportEndpoint::new(SseTransportConfig::default(), move |now| {
-        server(&gate, now)
-    });
+    let mut ep =
+        SseTransportEndpoint::new(SseTransportConfig::default(), move |now| server(&gate, now));
     let get = HttpRequestHead::new(HttpMethod::Get, "/sse").header("Host", "localhost:3000");
     let stream = ep.handle_request(now, &get, Default::default(), [7; 16]);
     assert_eq!(stream.status, 200);

@@ -14,12 +14,10 @@ use bytes::Bytes;
 use super::session::SseTransportSession;
 use crate::http::accepts;
 use crate::http::admission::{self, KnownFields};
-use crate::http::endpoint::messages;
 use crate::http::config::{EndpointConfig, EndpointStats};
+use crate::http::endpoint::messages;
 use crate::http::machine::SessionMachine;
-use crate::http::reply::{
-    cancelled_id, error, rpc_error, too_large, undecodable, SHUTTING_DOWN,
-};
+use crate::http::reply::{cancelled_id, error, rpc_error, too_large, undecodable, SHUTTING_DOWN};
 use crate::http::streams::StreamChunk;
 use crate::http::types::{Body, HttpRequestHead, HttpResponse, StreamId};
 use crate::http::HttpMethod;
@@ -392,4 +390,3 @@ pub(crate) fn query_param<'a>(path: &'a str, name: &str) -> Option<&'a str> {
         .map(|(_, v)| v)
         .filter(|v| !v.is_empty())
 }
-
