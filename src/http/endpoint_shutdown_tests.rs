@@ -153,7 +153,7 @@ fn an_http_sse_session_gets_its_errors_on_its_stream() {
     assert_eq!(stream.status, 200);
     let sid = "07".repeat(16);
     let post = |ep: &mut SseTransportEndpoint<Server>, body: Value| {
-        let head = HttpRequestHead::new(HttpMethod::Post, &format!("/messages?sessionId={sid}"))
+        let head = HttpRequestHead::new(HttpMethod::Post, format!("/messages?sessionId={sid}"))
             .header("Host", "localhost:3000")
             .header("Content-Type", "application/json");
         ep.handle_request(now, &head, body.to_string().into(), [0; 16])
