@@ -42,6 +42,11 @@ mod share_tests;
 pub use share::{RestoreRefused, SessionChange};
 pub use state_claim::StateClaim;
 pub use task_route::TaskRequest;
+#[path = "endpoint_shutdown.rs"]
+mod shutdown;
+#[cfg(test)]
+#[path = "endpoint_shutdown_tests.rs"]
+mod shutdown_tests;
 #[path = "endpoint_state_claim.rs"]
 mod state_claim;
 #[path = "endpoint_stateless.rs"]
@@ -110,6 +115,8 @@ pub struct Endpoint<M> {
     relays: relay::Relays,
     /// Bytes of bodies whose requests are still being answered.
     pub(super) bodies: BodyBudget,
+    /// The server is shutting down (see the shutdown module).
+    shutting_down: bool,
 }
 
 impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
@@ -144,6 +151,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             ended: std::collections::VecDeque::new(),
             relays: relay::Relays::default(),
             bodies: BodyBudget::new(config_max_bodies),
+            shutting_down: false,
         }
     }
 
@@ -205,6 +213,9 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         let fields = KnownFields::of(head);
         if let Err(resp) = admission::check_fields(&self.config, &fields) {
             return resp;
+        }
+        if self.shutting_down {
+            return shutdown::REFUSED.answer(None);
         }
         if Self::is_stateless(&fields) {
             return self.handle_stateless(now, head, body);
@@ -405,7 +416,10 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     /// the next input or wake-up).
     #[must_use]
     pub fn poll_stream(&mut self, conn: StreamId, buf: &mut Vec<u8>) -> Option<StreamChunk> {
-        let chunk = self.pull_stream(conn, buf);
+        let chunk = match self.pull_stream(conn, buf) {
+            None => self.end_at_shutdown(conn),
+            chunk => chunk,
+        };
         self.flush();
         chunk
     }
@@ -427,7 +441,8 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         let Some(stream) = session.streams.get(key) else {
             return false;
         };
-        stream.conn == Some(conn)
+        !self.shutting_down
+            && stream.conn == Some(conn)
             && stream.queue.is_empty()
             && !stream.finished
             && !stream.close_requested
@@ -868,7 +883,7 @@ fn finished_json<M: SessionMachine>(
 }
 
 /// The well-formed messages of a POST body, in order (a batch's malformed items left out).
-fn messages(incoming: &Incoming) -> impl Iterator<Item = &Message> {
+pub(crate) fn messages(incoming: &Incoming) -> impl Iterator<Item = &Message> {
     let (single, batch) = match incoming {
         Incoming::Single(m) => (Some(m), &[][..]),
         Incoming::Batch(items) => (None, &items[..]),

@@ -50,6 +50,10 @@ pub(crate) fn cancelled_id(message: &Message) -> Option<RequestId> {
     }
 }
 
+/// The message of the `-32603` error a request still being handled gets when the server
+/// shuts down.
+pub(crate) const SHUTTING_DOWN: &str = "Internal error: the server is shutting down";
+
 pub(crate) fn method_not_allowed() -> HttpResponse {
     error(405, "Method Not Allowed").with_header("Allow", "GET, POST, DELETE")
 }

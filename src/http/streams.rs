@@ -16,7 +16,7 @@ use super::replay::ReplayBuffer;
 use super::stream_log::PendingLog;
 use super::types::StreamId;
 use crate::framing::write_event;
-use crate::jsonrpc::RequestId;
+use crate::jsonrpc::{encode_error, ErrorObject, MissingId, RequestId};
 use crate::model::ProtocolVersion;
 use crate::session::idhash::IdMap;
 use crate::session::TransmitKind;
@@ -377,6 +377,30 @@ impl<M: SessionMachine> SessionState<M> {
                 self.streams.remove(&key);
             }
         }
+    }
+
+    /// Answers every request still waiting for its response on a stream here with `error`
+    /// (carrying its id), after what the stream already has: the server is shutting down and
+    /// no other process can answer it. The ids count as answered, so a handler finishing later
+    /// has its response dropped; each stream answered in full ends once drained. Returns how
+    /// many requests were answered.
+    pub(crate) fn answer_open_requests(&mut self, error: &ErrorObject) -> usize {
+        let mut open: Vec<(u64, RequestId)> = self
+            .request_streams
+            .iter()
+            .filter(|(_, key)| self.streams.contains_key(*key))
+            .map(|(id, &key)| (key, id.clone()))
+            .collect();
+        open.sort();
+        for (key, id) in &open {
+            self.request_streams.remove(id);
+            let mut message = Vec::new();
+            encode_error(&mut message, Some(id), error, MissingId::Null);
+            self.emit(*key, TransmitKind::Response, Bytes::from(message));
+            self.log_answered(*key, Some(id));
+            self.response_sent(*key);
+        }
+        open.len()
     }
 
     /// Puts one message for the GET stream on it (attached here, and no older message

@@ -565,7 +565,12 @@ impl HttpServer {
         }
         drop(self.listener);
         drop(live_tx);
-        shared.with(|core| core.closing = true);
+        shared.with(|core| {
+            core.closing = true;
+            // The core answers the requests still being handled and ends every stream; the
+            // bodies are pulled as usual until they end.
+            core.endpoint.begin_shutdown(clock::now());
+        });
         let drained = smol::future::or(
             async {
                 let _ = live_rx.recv().await;

@@ -222,6 +222,13 @@ impl<M: SessionMachine + ExchangeMachine> Router<M> {
         }
     }
 
+    /// The server is shutting down: both endpoints answer the requests still being handled
+    /// with `-32603` and end their streams (see [`Endpoint::begin_shutdown`] and
+    /// [`SseTransportEndpoint::begin_shutdown`]). Returns how many requests were answered.
+    pub fn begin_shutdown(&mut self, now: Instant) -> usize {
+        self.streamable.begin_shutdown(now) + self.sse_transport.begin_shutdown(now)
+    }
+
     /// Fires timers and expires idle sessions of both endpoints.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.streamable.handle_timeout(now);

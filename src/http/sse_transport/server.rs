@@ -15,12 +15,13 @@ use super::session::SseTransportSession;
 use crate::http::accepts;
 use crate::http::admission::{self, KnownFields};
 use crate::http::config::{EndpointConfig, EndpointStats};
+use crate::http::endpoint::messages;
 use crate::http::machine::SessionMachine;
-use crate::http::reply::{error, rpc_error, too_large, undecodable};
+use crate::http::reply::{cancelled_id, error, rpc_error, too_large, undecodable, SHUTTING_DOWN};
 use crate::http::streams::StreamChunk;
 use crate::http::types::{Body, HttpRequestHead, HttpResponse, StreamId};
 use crate::http::HttpMethod;
-use crate::jsonrpc::{decode, Incoming, Message};
+use crate::jsonrpc::{decode, ErrorObject, Incoming, Message};
 use crate::runtime::Job;
 
 /// Stream ids of the HTTP+SSE endpoint have this bit set, so they never collide with the
@@ -68,6 +69,8 @@ pub struct SseTransportEndpoint<M> {
     /// The latest time seen, for closing a machine from `poll_stream` (which takes none).
     now: Option<Instant>,
     stats: EndpointStats,
+    /// The server is shutting down: requests get 503.
+    shutting_down: bool,
 }
 
 impl<M: SessionMachine> SseTransportEndpoint<M> {
@@ -84,6 +87,7 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
             next_conn: 0,
             now: None,
             stats: EndpointStats::default(),
+            shutting_down: false,
         }
     }
 
@@ -126,6 +130,9 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
         let fields = KnownFields::of(head);
         if let Err(resp) = admission::check_fields(&self.config.endpoint, &fields) {
             return resp;
+        }
+        if self.shutting_down {
+            return error(503, "Service Unavailable: the server is shutting down");
         }
         match head.method {
             HttpMethod::Get => self.handle_get(now, head, random),
@@ -214,6 +221,16 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
             return refusal.answer(id);
         }
         session.last_activity = now;
+        for message in messages(&incoming) {
+            match message {
+                Message::Request(r) => session.request_opened(&r.id),
+                other => {
+                    if let Some(id) = cancelled_id(other) {
+                        session.request_cancelled(&id);
+                    }
+                }
+            }
+        }
         session.machine.handle_decoded(now, body, incoming);
         session.pump();
         HttpResponse::status(202)
@@ -261,6 +278,24 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
             }
             None => false,
         }
+    }
+
+    /// The server is shutting down (call once; later calls change nothing): on every
+    /// session's stream, after what it already has, each request not answered yet gets a
+    /// `-32603` error with its id (the answers of this transport travel on its one stream),
+    /// then the stream ends; a handler finishing later has its answer dropped. Requests
+    /// arriving from now on get 503. Returns how many requests were answered.
+    pub fn begin_shutdown(&mut self, now: Instant) -> usize {
+        self.now = Some(now);
+        if self.shutting_down {
+            return 0;
+        }
+        self.shutting_down = true;
+        let error = ErrorObject::internal(SHUTTING_DOWN);
+        self.sessions
+            .values_mut()
+            .map(|s| s.shut_down(&error))
+            .sum()
     }
 
     /// Fires machine timers and expires idle sessions (no request and no open stream for

@@ -10,6 +10,14 @@ use crate::framing::{write_event, write_keep_alive};
 use crate::http::chunk_queue::ChunkQueue;
 use crate::http::machine::SessionMachine;
 use crate::http::types::StreamId;
+use crate::jsonrpc::{encode_error, ErrorObject, MissingId, RequestId};
+use crate::session::idhash::IdMap;
+use crate::session::TransmitKind;
+
+/// Requests of one session whose answers are awaited, at most: the session machine answers
+/// far fewer at once (`max_inflight_inbound`); one past it is not tracked, and gets no
+/// answer at shutdown.
+const MAX_OPEN: usize = 4096;
 
 /// One HTTP+SSE session: a machine and the stream its messages travel on.
 pub(crate) struct SseTransportSession<M> {
@@ -28,6 +36,8 @@ pub(crate) struct SseTransportSession<M> {
     pub(crate) dropped: u64,
     /// When the next keep-alive comment is due (`None`: keep-alives are off).
     pub(crate) next_keep_alive: Option<Instant>,
+    /// The client's requests not answered yet (answered `-32603` at shutdown).
+    open: IdMap<RequestId, ()>,
 }
 
 impl<M: SessionMachine> SseTransportSession<M> {
@@ -44,6 +54,7 @@ impl<M: SessionMachine> SseTransportSession<M> {
             ended: false,
             dropped: 0,
             next_keep_alive: None,
+            open: IdMap::default(),
         }
     }
 
@@ -68,7 +79,10 @@ impl<M: SessionMachine> SseTransportSession<M> {
     /// Moves everything the machine has to send onto the stream, as `message` events.
     pub(crate) fn pump(&mut self) {
         let mut buf = Vec::new();
-        while self.machine.poll_transmit(&mut buf).is_some() {
+        while let Some(transmit) = self.machine.poll_transmit(&mut buf) {
+            if let (TransmitKind::Response, Some(id)) = (transmit.kind, &transmit.related) {
+                self.open.remove(id);
+            }
             if self.ended || self.conn.is_none() {
                 self.dropped += 1;
             } else if !self.queue.has_room(buf.len() + 24) {
@@ -85,5 +99,45 @@ impl<M: SessionMachine> SseTransportSession<M> {
             }
             buf.clear();
         }
+    }
+
+    /// The client sent request `id`: its answer is awaited (up to [`MAX_OPEN`] of them).
+    pub(crate) fn request_opened(&mut self, id: &RequestId) {
+        if self.open.len() < MAX_OPEN {
+            self.open.insert(id.clone(), ());
+        }
+    }
+
+    /// The client cancelled request `id`: no answer is awaited.
+    pub(crate) fn request_cancelled(&mut self, id: &RequestId) {
+        self.open.remove(id);
+    }
+
+    /// The server is shutting down: what the machine already sent, then one `error` (with
+    /// its id) per request not answered yet, go on the stream, which then ends; what the
+    /// machine sends later is dropped (one answer per request). Returns how many requests
+    /// were answered.
+    pub(crate) fn shut_down(&mut self, error: &ErrorObject) -> usize {
+        self.pump();
+        let mut open: Vec<RequestId> = self.open.drain().map(|(id, ())| id).collect();
+        open.sort();
+        let answered = if self.ended || self.conn.is_none() {
+            0
+        } else {
+            open.len()
+        };
+        if answered > 0 {
+            let mut message = Vec::new();
+            for id in &open {
+                message.clear();
+                encode_error(&mut message, Some(id), error, MissingId::Null);
+                let mut event = Vec::with_capacity(message.len() + 24);
+                write_event(&mut event, None, Some("message"), &message, None);
+                // Past the queue's limit: bounded by `MAX_OPEN`, and the last it carries.
+                self.queue.push_back(Bytes::from(event));
+            }
+        }
+        self.ended = true;
+        answered
     }
 }

@@ -62,12 +62,6 @@ impl StreamBody {
         let mut buf = Vec::new();
         let mut ended = false;
         let parked = self.shared.try_with(|core| {
-            if core.closing {
-                // Shutting down: the client resumes elsewhere or later; not a cancellation.
-                core.endpoint.stream_closed(id);
-                ended = true;
-                return false;
-            }
             while buf.len() < MAX_FRAME {
                 match core.endpoint.poll_stream(id, &mut buf) {
                     Some(StreamChunk::Data { .. }) => {}

@@ -47,7 +47,8 @@ pub(crate) struct Core {
     pub(crate) check_every: bool,
     /// The touched sessions' streams, reused between settles.
     touched: Vec<StreamId>,
-    /// Shutting down: bodies end at their next poll.
+    /// Shutting down (the endpoint was told): every body is woken to pull what is left and
+    /// end.
     pub(crate) closing: bool,
     /// The deadline the driver's timer is armed for (`None`: not armed). `settle` kicks the
     /// driver only when the endpoint's next deadline is earlier than this.
@@ -264,7 +265,7 @@ impl Core {
             return ready;
         }
         if *closing {
-            // Shutting down: every body ends at its next poll.
+            // Shutting down: every body pulls what is left and ends.
             ready.extend(wakers.drain().map(|(_, waker)| waker));
         } else if every {
             wakers.retain(|&id, waker| {

@@ -1,7 +1,8 @@
 //! Streamable HTTP through the server adapter:
 //! keep-alive reuse, SSE streaming, the adapter's own answers (404 path, 401 bearer), a few
 //! endpoint status codes end to end (406, 415, 413, 400, 404 session), a dropped SSE
-//! connection resumed on a new one, and graceful shutdown ending an open SSE stream.
+//! connection resumed on a new one, and graceful shutdown ending an open SSE stream and
+//! answering a request still being handled.
 
 use std::io::{BufReader, Read, Write};
 use std::net::TcpStream;
@@ -30,6 +31,11 @@ fn app(now: std::time::Instant) -> Server {
                 )
                 .unwrap();
             Ok(CallToolResult::text("grew"))
+        }))
+        .tool(Tool::new("never", schema.clone()).handler(|_, _| async {
+            // Still being handled at shutdown.
+            std::future::pending::<()>().await;
+            Ok(CallToolResult::text("never"))
         }))
         .tool(Tool::new("gated_log", schema).handler(|_, ctx| {
             let (tx, rx) = oneshot::<()>();
@@ -416,6 +422,31 @@ fn shutdown_ends_open_streams_and_returns() {
         TcpStream::connect(server.addr).is_err(),
         "no longer accepting"
     );
+}
+
+#[test]
+fn shutdown_answers_a_request_in_flight_with_an_error_carrying_its_id() {
+    let mut server = Running::start(HttpServerOptions::default(), app);
+    let mut conn = server.connect();
+    let sid = conn.open_session_at("2025-06-18");
+    let headers = [
+        ("Accept", BOTH),
+        ("Content-Type", "application/json"),
+        ("Mcp-Session-Id", sid.as_str()),
+    ];
+    conn.send("POST", "/mcp", &headers, &call(41, "never").to_string());
+    let head = conn.head();
+    assert_eq!(head.status, 200);
+    assert_eq!(head.header("content-type"), Some("text/event-stream"));
+    let report = server.shutdown();
+    assert_eq!(report.abandoned_connections, 0, "{report:?}");
+    let answer = conn.message();
+    assert_eq!(answer["id"], 41, "{answer}");
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    let text = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(text.contains("shutting down"), "{text}");
+    // One answer, then the stream ends.
+    assert_eq!(conn.event(), None);
 }
 
 #[test]
