@@ -215,7 +215,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             return resp;
         }
         if self.shutting_down {
-            return shutdown::REFUSED.answer(None);
+            return super::reply::service_unavailable(&body, "the server is shutting down");
         }
         if Self::is_stateless(&fields) {
             return self.handle_stateless(now, head, body);

@@ -10,17 +10,10 @@ use std::time::Instant;
 
 use super::{Endpoint, Owner};
 use crate::http::machine::{ExchangeMachine, SessionMachine};
-use crate::http::reply::{Refusal, SHUTTING_DOWN};
+use crate::http::reply::SHUTTING_DOWN;
 use crate::http::streams::StreamChunk;
 use crate::http::types::StreamId;
 use crate::jsonrpc::ErrorObject;
-
-/// The refusal of a request that arrives once the server is shutting down.
-pub(super) const REFUSED: Refusal = Refusal::new(
-    503,
-    -32000,
-    "Service Unavailable: the server is shutting down",
-);
 
 impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     /// The server is shutting down (call once; later calls change nothing). Every request

@@ -90,6 +90,11 @@ fn open_requests_get_one_error_each_and_their_stream_ends() {
 
     let refused = rig.post(Some(&sid), &call(3));
     assert_eq!(refused.status, 503);
+    let Body::Full(body) = &refused.body else {
+        panic!("a JSON-RPC error body");
+    };
+    let error: Value = serde_json::from_slice(body).unwrap();
+    assert_eq!(error["id"], json!(3), "{error}");
 }
 
 #[test]
