@@ -90,15 +90,10 @@ pub trait SessionMachine {
         let _ = snapshot;
         Err(RestoreError::Unsupported)
     }
-    /// Goes on with the session `snapshot` describes, numbering its own requests under
-    /// `id_prefix`; `Err` with the reason when it cannot (and by default).
-    fn restore(
-        &mut self,
-        now: Instant,
-        snapshot: &[u8],
-        id_prefix: &str,
-    ) -> Result<(), RestoreError> {
-        let _ = (now, snapshot, id_prefix);
+    /// Goes on with the session the snapshot `bytes` describe, numbering its own requests
+    /// under `prefix`; `Err` with the reason when it cannot (and by default).
+    fn restore(&mut self, now: Instant, bytes: &[u8], prefix: &str) -> Result<(), RestoreError> {
+        let _ = (now, bytes, prefix);
         Err(RestoreError::Unsupported)
     }
 }

@@ -58,13 +58,8 @@ impl SessionMachine for Server {
     fn take_snapshot_due(&mut self) -> bool {
         Server::take_snapshot_due(self)
     }
-    fn restore(
-        &mut self,
-        now: Instant,
-        snapshot: &[u8],
-        id_prefix: &str,
-    ) -> Result<(), RestoreError> {
-        Server::restore(self, now, snapshot, id_prefix)
+    fn restore(&mut self, now: Instant, bytes: &[u8], prefix: &str) -> Result<(), RestoreError> {
+        Server::restore(self, now, bytes, prefix)
     }
     fn refresh(&mut self, snapshot: &[u8]) -> Result<(), RestoreError> {
         Server::refresh(self, snapshot)
