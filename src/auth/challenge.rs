@@ -13,17 +13,17 @@ pub const MAX_CHALLENGE_PARAMS: usize = 64;
 
 /// One challenge: an auth scheme and its parameters (names lowercased).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Challenge {
+pub(crate) struct Challenge {
     /// The auth scheme as sent (compare case-insensitively).
-    pub scheme: String,
+    pub(crate) scheme: String,
     /// `(name, value)` pairs, names lowercased, quoted values unescaped.
-    pub params: Vec<(String, String)>,
+    pub(crate) params: Vec<(String, String)>,
 }
 
 impl Challenge {
     /// The value of parameter `name` (case-insensitive), if present.
     #[must_use]
-    pub fn param(&self, name: &str) -> Option<&str> {
+    pub(crate) fn param(&self, name: &str) -> Option<&str> {
         self.params
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
@@ -32,7 +32,7 @@ impl Challenge {
 
     /// Whether this is a Bearer challenge.
     #[must_use]
-    pub fn is_bearer(&self) -> bool {
+    pub(crate) fn is_bearer(&self) -> bool {
         self.scheme.eq_ignore_ascii_case("bearer")
     }
 }
@@ -133,7 +133,7 @@ impl Cursor<'_> {
 
 /// Parses one `WWW-Authenticate` value into its challenges. Malformed parts are skipped.
 #[must_use]
-pub fn parse_challenges(value: &str) -> Vec<Challenge> {
+pub(crate) fn parse_challenges(value: &str) -> Vec<Challenge> {
     let bytes = value.as_bytes();
     let bytes = bytes.get(..MAX_HEADER_LEN).unwrap_or(bytes);
     let mut cur = Cursor { bytes, pos: 0 };

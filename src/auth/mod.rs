@@ -15,6 +15,8 @@
 
 mod bearer;
 mod challenge;
+#[cfg(test)]
+mod challenge_tests;
 mod cross_app;
 mod discovery;
 mod flow;
@@ -32,7 +34,7 @@ mod resource_guard;
 mod secret;
 
 pub use bearer::presented_bearer;
-pub use challenge::{parse_challenges, BearerChallenge, MAX_CHALLENGE_PARAMS};
+pub use challenge::{BearerChallenge, MAX_CHALLENGE_PARAMS};
 pub use cross_app::CrossAppAccess;
 pub use discovery::{
     authorization_server_metadata_urls, legacy_metadata_url, protected_resource_metadata_urls,

@@ -73,6 +73,7 @@ fn config(c: &mut Cursor<'_>) -> HttpClientConfig {
         standalone_wait: Duration::from_millis(500),
         reinitialize: b & 64 == 0,
         max_reinitializations: 2,
+        ..HttpClientConfig::default()
     }
 }
 

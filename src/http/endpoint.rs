@@ -39,7 +39,7 @@ mod share;
 #[cfg(test)]
 #[path = "endpoint_share_tests.rs"]
 mod share_tests;
-pub use share::{RestoreRefused, SessionChange};
+pub use share::SessionChange;
 pub use state_claim::StateClaim;
 pub use task_route::TaskRequest;
 #[path = "endpoint_shutdown.rs"]

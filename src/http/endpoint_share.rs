@@ -19,7 +19,7 @@ use super::super::streams::SessionState;
 use super::super::types::{HttpRequestHead, HttpResponse};
 use super::super::HttpMethod;
 use super::Endpoint;
-use crate::session::MAX_ID_PREFIX;
+use crate::session::{RestoreError, MAX_ID_PREFIX};
 
 /// Session changes queued at most; past it the oldest is dropped and counted
 /// (`EndpointStats::session_changes_dropped`).
@@ -47,17 +47,6 @@ pub enum SessionChange {
         /// The session id.
         id: String,
     },
-}
-
-/// Why [`Endpoint::handle_restore`] did not take a snapshot.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RestoreRefused {
-    /// No instance id is configured: sessions are not shared.
-    NotShared,
-    /// The session table is full of initialized sessions.
-    Full,
-    /// The session id or the snapshot is not acceptable (the machine's reason).
-    Invalid(String),
 }
 
 /// A change noted, its snapshot taken when the driver asks.
@@ -133,16 +122,13 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         now: Instant,
         id: &str,
         snapshot: &[u8],
-    ) -> Result<bool, RestoreRefused> {
+    ) -> Result<bool, RestoreError> {
         self.clock = Some(now);
         if self.config.instance_id.is_none() {
-            return Err(RestoreRefused::NotShared);
+            return Err(RestoreError::NotShared);
         }
         if let Some(session) = self.sessions.get_mut(id) {
-            session
-                .machine
-                .refresh(snapshot)
-                .map_err(RestoreRefused::Invalid)?;
+            session.machine.refresh(snapshot)?;
             self.flush();
             return Ok(false);
         }
@@ -150,14 +136,12 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             && id.len() <= MAX_SESSION_ID
             && id.bytes().all(|b| b.is_ascii_graphic());
         if !id_ok {
-            return Err(RestoreRefused::Invalid("session id".to_owned()));
+            return Err(RestoreError::InvalidSessionId);
         }
-        self.make_room(now).map_err(|_| RestoreRefused::Full)?;
+        self.make_room(now).map_err(|_| RestoreError::Full)?;
         let prefix = self.next_id_prefix().unwrap_or_default();
         let mut machine = (self.factory)(now);
-        machine
-            .restore(now, snapshot, &prefix)
-            .map_err(RestoreRefused::Invalid)?;
+        machine.restore(now, snapshot, &prefix)?;
         let mut state = SessionState::new(
             machine,
             now,

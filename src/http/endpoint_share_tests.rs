@@ -7,10 +7,11 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::share::MAX_SESSION_CHANGES;
-use super::{RestoreRefused, SessionChange};
+use super::SessionChange;
 use crate::app::server::Server;
 use crate::http::{EndpointConfig, HttpMethod, HttpRequestHead};
 use crate::model::Implementation;
+use crate::session::RestoreError;
 use crate::testing::HttpRig;
 
 fn rig(instance: Option<&str>, now: Instant) -> HttpRig {
@@ -74,7 +75,7 @@ fn an_unshared_endpoint_hands_out_nothing() {
     assert_eq!(a.endpoint.session_to_restore(&head), None);
     assert_eq!(
         a.endpoint.handle_restore(a.now, "x", b"{}"),
-        Err(RestoreRefused::NotShared)
+        Err(RestoreError::NotShared)
     );
     assert!(a.endpoint.holds_session(&sid));
 }
@@ -140,11 +141,11 @@ fn restores_that_cannot_be_taken_are_refused() {
     let mut b = rig(Some("b"), now);
     assert!(matches!(
         b.endpoint.handle_restore(now, "s1", b"garbage"),
-        Err(RestoreRefused::Invalid(_))
+        Err(RestoreError::Malformed(_))
     ));
     assert!(matches!(
         b.endpoint.handle_restore(now, "bad id", &kept[&sid]),
-        Err(RestoreRefused::Invalid(_))
+        Err(RestoreError::InvalidSessionId)
     ));
     // Two initialized sessions fill B (max 2): a third restore is refused.
     let snapshot = kept[&sid].clone();
@@ -152,7 +153,7 @@ fn restores_that_cannot_be_taken_are_refused() {
     assert_eq!(b.endpoint.handle_restore(now, "s2", &snapshot), Ok(true));
     assert_eq!(
         b.endpoint.handle_restore(now, "s3", &snapshot),
-        Err(RestoreRefused::Full)
+        Err(RestoreError::Full)
     );
 }
 

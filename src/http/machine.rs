@@ -21,7 +21,7 @@ use bytes::Bytes;
 use crate::jsonrpc::{Incoming, RequestId};
 use crate::model::ProtocolVersion;
 use crate::runtime::Job;
-use crate::session::Transmit;
+use crate::session::{RestoreError, Transmit};
 use crate::stateless::{ListenChange, ParamHeader};
 
 /// One MCP conversation of a stateful revision, server side, as the endpoint needs it.
@@ -86,15 +86,15 @@ pub trait SessionMachine {
     }
     /// Brings the session held here up to `snapshot`, a later state written by another
     /// process; `Err` with the reason when it cannot (and by default).
-    fn refresh(&mut self, snapshot: &[u8]) -> Result<(), String> {
+    fn refresh(&mut self, snapshot: &[u8]) -> Result<(), RestoreError> {
         let _ = snapshot;
-        Err("this machine cannot refresh sessions".to_owned())
+        Err(RestoreError::Unsupported)
     }
-    /// Goes on with the session `snapshot` describes, numbering its own requests under
-    /// `id_prefix`; `Err` with the reason when it cannot (and by default).
-    fn restore(&mut self, now: Instant, snapshot: &[u8], id_prefix: &str) -> Result<(), String> {
-        let _ = (now, snapshot, id_prefix);
-        Err("this machine cannot restore sessions".to_owned())
+    /// Goes on with the session the snapshot `bytes` describe, numbering its own requests
+    /// under `prefix`; `Err` with the reason when it cannot (and by default).
+    fn restore(&mut self, now: Instant, bytes: &[u8], prefix: &str) -> Result<(), RestoreError> {
+        let _ = (now, bytes, prefix);
+        Err(RestoreError::Unsupported)
     }
 }
 

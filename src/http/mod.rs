@@ -26,7 +26,7 @@ pub use crate::http_shape::{HttpMethod, HttpText};
 pub use crate::outgoing::{Action, ExchangeId, OutgoingRequest};
 pub use client::{HttpClient, HttpClientConfig, TransportEvent};
 pub use config::{EndpointConfig, EndpointStats, ResponseMode};
-pub use endpoint::{Endpoint, RestoreRefused, SessionChange, StateClaim, TaskRequest};
+pub use endpoint::{Endpoint, SessionChange, StateClaim, TaskRequest};
 pub use event_id::{EventId, EventKey};
 pub use headers::{accepts, accepts_all, accepts_json_and_sse, is_json_content_type, HostPolicy};
 pub use listen_relay::ListenRelay;

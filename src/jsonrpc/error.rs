@@ -99,7 +99,7 @@ impl std::error::Error for ErrorObject {}
 
 /// Why a frame could not be decoded into a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DecodeErrorKind {
+pub(crate) enum DecodeErrorKind {
     /// Not valid JSON (or not UTF-8): answer -32700.
     Parse,
     /// Valid JSON but not a valid JSON-RPC request or notification: answer -32600.
@@ -112,8 +112,8 @@ pub enum DecodeErrorKind {
 /// A frame that is not a valid JSON-RPC message, with whatever could be recovered from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecodeError {
-    /// What went wrong.
-    pub kind: DecodeErrorKind,
+    /// What went wrong; read it through [`DecodeError::code`] and [`DecodeError::wants_reply`].
+    pub(crate) kind: DecodeErrorKind,
     /// The request id, when the input was readable far enough to find a valid one.
     pub id: Option<RequestId>,
     /// A short, human-readable reason.

@@ -24,7 +24,8 @@ pub use encode::{
     encode_batch, encode_error, encode_notification, encode_request, encode_result,
     write_json_string, write_result_prefix, MissingId,
 };
-pub use error::{code, DecodeError, DecodeErrorKind, ErrorObject};
+pub(crate) use error::DecodeErrorKind;
+pub use error::{code, DecodeError, ErrorObject};
 pub use head::{FrameHead, HeadKind, HEAD_SCAN_LEN};
 pub use id::RequestId;
 pub(crate) use message::Method;

@@ -43,7 +43,8 @@ pub struct SessionSnapshot {
     pub next_request: u64,
 }
 
-/// Why a snapshot cannot be restored.
+/// Why a session snapshot was not restored: by a session, a server, or an HTTP endpoint
+/// ([`crate::http::Endpoint::handle_restore`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RestoreError {
     /// The snapshot names a version this configuration does not support.
@@ -53,6 +54,14 @@ pub enum RestoreError {
     InvalidPrefix,
     /// The bytes are not a snapshot.
     Malformed(String),
+    /// The machine cannot restore sessions (the [`crate::http::SessionMachine`] default).
+    Unsupported,
+    /// The endpoint has no instance id configured: sessions are not shared.
+    NotShared,
+    /// The endpoint's session table is full of initialized sessions.
+    Full,
+    /// The session id is empty, too long or not visible ASCII.
+    InvalidSessionId,
 }
 
 impl std::fmt::Display for RestoreError {
@@ -61,6 +70,10 @@ impl std::fmt::Display for RestoreError {
             RestoreError::UnsupportedVersion(v) => write!(f, "unsupported protocol version {v}"),
             RestoreError::InvalidPrefix => f.write_str("invalid request-id prefix"),
             RestoreError::Malformed(e) => write!(f, "malformed snapshot: {e}"),
+            RestoreError::Unsupported => f.write_str("this machine cannot restore sessions"),
+            RestoreError::NotShared => f.write_str("sessions are not shared"),
+            RestoreError::Full => f.write_str("the session table is full"),
+            RestoreError::InvalidSessionId => f.write_str("invalid session id"),
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::model::ClientCapabilities;
 
 /// A refused stateless request.
 #[derive(Clone, Debug, PartialEq)]
-pub enum StatelessError {
+pub(crate) enum StatelessError {
     /// Params or `_meta` malformed, or a required `_meta` field missing (-32602, HTTP 400).
     InvalidParams(String),
     /// The requested protocol version is not one the server serves statelessly (-32022,
@@ -23,7 +23,9 @@ pub enum StatelessError {
     /// The method does not exist in the revision, or the server did not declare the
     /// capability behind it (-32601, HTTP 404).
     MethodNotFound(String),
-    /// The request needs client capabilities it did not declare (-32021, HTTP 400).
+    /// The request needs client capabilities it did not declare (-32021, HTTP 400). Only
+    /// [`super::ValidatedRequest::require`] refuses with it.
+    #[cfg_attr(not(any(test, feature = "fuzzing")), allow(dead_code))]
     MissingClientCapability {
         /// The missing capabilities, as a capabilities object (boxed: it is large and rare).
         required: Box<ClientCapabilities>,
@@ -34,7 +36,8 @@ pub enum StatelessError {
 
 impl StatelessError {
     /// The JSON-RPC error code.
-    pub fn code(&self) -> i64 {
+    #[cfg_attr(not(any(test, feature = "fuzzing")), allow(dead_code))]
+    pub(crate) fn code(&self) -> i64 {
         match self {
             StatelessError::InvalidParams(_) => code::INVALID_PARAMS,
             StatelessError::UnsupportedVersion { .. } => code::UNSUPPORTED_PROTOCOL_VERSION,
@@ -47,7 +50,7 @@ impl StatelessError {
 
     /// The HTTP status the Streamable HTTP transport answers with (400, or 404 for an
     /// unknown method).
-    pub fn http_status(&self) -> u16 {
+    pub(crate) fn http_status(&self) -> u16 {
         match self {
             StatelessError::MethodNotFound(_) => 404,
             _ => 400,
@@ -55,7 +58,7 @@ impl StatelessError {
     }
 
     /// The error object of the JSON-RPC error response.
-    pub fn to_error_object(&self) -> ErrorObject {
+    pub(crate) fn to_error_object(&self) -> ErrorObject {
         match self {
             StatelessError::InvalidParams(why) => ErrorObject::invalid_params(why.clone()),
             StatelessError::UnsupportedVersion {

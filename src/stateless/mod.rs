@@ -16,14 +16,16 @@ mod validate;
 
 pub use capabilities::{capability_name, missing_capabilities, required_capabilities_object};
 pub use discover::{discover_response, ServerProfile, MAX_SUPPORTED_VERSIONS};
-pub use error::StatelessError;
+pub(crate) use error::StatelessError;
 pub use listen_change::ListenChange;
 pub use param_header::{param_headers, ParamHeader};
 pub use replay::ReplayGuard;
 pub use request_state::{
     request_binding, single_use_name, RequestStateKey, StateError, MAX_REQUEST_STATE,
 };
-pub use validate::{validate_meta, validate_request, ValidatedRequest};
+pub(crate) use validate::{validate_meta, validate_request};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod validate_props;

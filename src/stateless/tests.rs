@@ -130,6 +130,32 @@ fn unknown_removed_and_ungated_methods_are_not_found() {
 }
 
 #[test]
+fn the_stateless_validator_refuses_session_era_messages() {
+    let profile = ServerProfile::new(
+        Implementation::new("s", "1"),
+        serde_json::from_value(json!({"logging": {}})).unwrap(),
+    )
+    .dual_era();
+    // An `initialize` has no `_meta` protocol fields: a dual-era server must route it to a
+    // session before validating; here it is refused like any malformed stateless request.
+    let params = RawJson::from_text(
+        r#"{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}"#,
+    )
+    .unwrap();
+    let e = validate_request(&profile, m::INITIALIZE, Some(&params)).unwrap_err();
+    assert_eq!(e.code(), code::INVALID_PARAMS);
+    // With stateless `_meta`, the removed methods are unknown.
+    let meta = RawJson::from_text(
+        r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"level":"info"}"#,
+    )
+    .unwrap();
+    for method in [m::INITIALIZE, m::PING, m::LOGGING_SET_LEVEL] {
+        let e = validate_request(&profile, method, Some(&meta)).unwrap_err();
+        assert_eq!(e.code(), code::METHOD_NOT_FOUND, "{method}");
+    }
+}
+
+#[test]
 fn the_version_is_checked_before_the_method() {
     let mut meta = good_meta();
     meta["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");

@@ -17,20 +17,23 @@ use crate::model::{
 
 /// A request that passed the stateless checks, with its protocol fields typed.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ValidatedRequest {
+pub(crate) struct ValidatedRequest {
     /// The revision the request uses.
-    pub version: ProtocolVersion,
+    pub(crate) version: ProtocolVersion,
     /// What the revision says about the method.
-    pub method: &'static MethodInfo,
+    pub(crate) method: &'static MethodInfo,
     /// The client capabilities the request declared.
-    pub client_capabilities: ClientCapabilities,
+    pub(crate) client_capabilities: ClientCapabilities,
     /// The whole typed `_meta` (client info, log level, other keys).
-    pub meta: RequestMeta,
+    pub(crate) meta: RequestMeta,
 }
 
 impl ValidatedRequest {
-    /// Refuses with -32021 unless the request declared every capability in `required`.
-    pub fn require(&self, required: &[ClientCapabilityKey]) -> Result<(), StatelessError> {
+    /// Refuses with -32021 unless the request declared every capability in `required`. The
+    /// server refuses a missing client capability when a handler asks for one (with
+    /// `missing_capability_error`); this form serves the validator's tests and fuzz target.
+    #[cfg_attr(not(any(test, feature = "fuzzing")), allow(dead_code))]
+    pub(crate) fn require(&self, required: &[ClientCapabilityKey]) -> Result<(), StatelessError> {
         let missing = missing_capabilities(&self.client_capabilities, required);
         if missing.is_empty() {
             return Ok(());
@@ -51,7 +54,7 @@ struct ParamsMeta {
 }
 
 /// Checks one decoded request (`method`, raw `params`) against `profile`.
-pub fn validate_request(
+pub(crate) fn validate_request(
     profile: &ServerProfile,
     method: &str,
     params: Option<&RawJson>,
@@ -76,7 +79,7 @@ pub fn validate_request(
 
 /// Steps 1 and 2 of [`validate_request`] alone (the `_meta` fields, then the version), for
 /// methods outside the core table (extensions such as `tasks/*`).
-pub fn validate_meta(
+pub(crate) fn validate_meta(
     profile: &ServerProfile,
     params: Option<&RawJson>,
 ) -> Result<(ProtocolVersion, RequestMeta), StatelessError> {

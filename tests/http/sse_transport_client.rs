@@ -320,9 +320,13 @@ fn sse_transport_only() -> Router<Server> {
 #[test]
 fn sse_transport_client_speaks_to_the_sse_transport_endpoint() {
     let now = Instant::now();
-    let client =
-        SseTransportClient::new("http://127.0.0.1:8080/sse", ClientConfig::default(), now, 1)
-            .unwrap();
+    let client = SseTransportClient::new(
+        "http://127.0.0.1:8080/sse",
+        HttpClientConfig::default(),
+        now,
+        1,
+    )
+    .unwrap();
     let mut net = Net::new(now, router(), client, ProtocolVersion::V2024_11_05);
     assert_eq!(net.initialize(), ProtocolVersion::V2024_11_05);
     let sid = "01".repeat(16);
@@ -374,7 +378,8 @@ fn auto_detection_finds_streamable_http_on_a_streamable_only_server() {
             ..Default::default()
         };
         let server = Endpoint::new(config, app_server);
-        let client = AutoClient::new("http://127.0.0.1:8080/mcp", ClientConfig::default()).unwrap();
+        let client =
+            AutoClient::new("http://127.0.0.1:8080/mcp", HttpClientConfig::default()).unwrap();
         let mut net = Net::new(now, server, client, ProtocolVersion::V2025_06_18);
         assert_eq!(net.initialize(), ProtocolVersion::V2025_06_18, "{mode:?}");
         assert_eq!(
@@ -415,7 +420,7 @@ fn auto_detection_finds_streamable_http_on_a_streamable_only_server() {
 #[test]
 fn auto_detection_falls_back_to_the_sse_transport_transport_on_a_sse_transport_only_server() {
     let now = Instant::now();
-    let client = AutoClient::new("http://127.0.0.1:8080/sse", ClientConfig::default()).unwrap();
+    let client = AutoClient::new("http://127.0.0.1:8080/sse", HttpClientConfig::default()).unwrap();
     let mut net = Net::new(
         now,
         sse_transport_only(),
@@ -450,12 +455,12 @@ fn auto_detection_falls_back_to_the_sse_transport_transport_on_a_sse_transport_o
 #[test]
 fn one_router_is_found_as_streamable_on_its_mcp_path_and_sse_transport_on_its_sse_path() {
     let now = Instant::now();
-    let client = AutoClient::new("http://127.0.0.1:8080/mcp", ClientConfig::default()).unwrap();
+    let client = AutoClient::new("http://127.0.0.1:8080/mcp", HttpClientConfig::default()).unwrap();
     let mut net = Net::new(now, router(), client, ProtocolVersion::V2025_11_25);
     net.initialize();
     assert_eq!(net.client.detected(), Some(TransportKind::StreamableHttp));
 
-    let client = AutoClient::new("http://127.0.0.1:8080/sse", ClientConfig::default()).unwrap();
+    let client = AutoClient::new("http://127.0.0.1:8080/sse", HttpClientConfig::default()).unwrap();
     let mut net = Net::new(now, router(), client, ProtocolVersion::V2025_11_25);
     assert_eq!(net.initialize(), ProtocolVersion::V2025_11_25);
     assert_eq!(net.client.detected(), Some(TransportKind::SseTransport));
@@ -488,7 +493,7 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
     let now = Instant::now();
     for status in [400, 404, 405] {
         let mut c =
-            AutoClient::new("http://localhost:9/base/mcp", ClientConfig::default()).unwrap();
+            AutoClient::new("http://localhost:9/base/mcp", HttpClientConfig::default()).unwrap();
         transmit_init(&mut c, now);
         let probe = next_send(&mut c).unwrap();
         assert_eq!(probe.method, HttpMethod::Post);
@@ -532,7 +537,7 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
         assert_eq!(post.url_str(), Some("http://localhost:9/base/msg?sid=7"));
     }
     for status in [401, 403, 500] {
-        let mut c = AutoClient::new("http://localhost:9/mcp", ClientConfig::default()).unwrap();
+        let mut c = AutoClient::new("http://localhost:9/mcp", HttpClientConfig::default()).unwrap();
         transmit_init(&mut c, now);
         let probe = next_send(&mut c).unwrap();
         c.handle_response_head(now, probe.id, status, []);
@@ -551,7 +556,7 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
         assert_eq!(next_frame(&mut c), None, "answered once");
     }
     // The first frame must be `initialize`: anything else closes, and a request is answered.
-    let mut c = AutoClient::new("http://localhost:9/mcp", ClientConfig::default()).unwrap();
+    let mut c = AutoClient::new("http://localhost:9/mcp", HttpClientConfig::default()).unwrap();
     let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
     c.handle_transmit(now, ping, kind);
     assert_eq!(
@@ -565,7 +570,7 @@ fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
 #[test]
 fn a_redirected_or_oversized_probe_answers_initialize_with_the_reason() {
     let now = Instant::now();
-    let mut c = AutoClient::new("http://localhost:9/mcp", ClientConfig::default()).unwrap();
+    let mut c = AutoClient::new("http://localhost:9/mcp", HttpClientConfig::default()).unwrap();
     transmit_init(&mut c, now);
     let probe = next_send(&mut c).unwrap();
     c.handle_response_head(
@@ -584,7 +589,7 @@ fn a_redirected_or_oversized_probe_answers_initialize_with_the_reason() {
     let message = answer["error"]["message"].as_str().unwrap();
     assert!(message.contains("HTTP 307, a redirect"), "{message}");
 
-    let config = ClientConfig {
+    let config = HttpClientConfig {
         max_event_size: 64,
         ..Default::default()
     };
@@ -624,7 +629,7 @@ fn a_redirected_or_oversized_probe_answers_initialize_with_the_reason() {
 #[test]
 fn a_probe_without_an_answer_in_time_closes_on_the_virtual_clock() {
     let now = Instant::now();
-    let config = ClientConfig {
+    let config = HttpClientConfig {
         post_timeout: Duration::from_secs(3),
         ..Default::default()
     };
@@ -647,8 +652,13 @@ fn a_probe_without_an_answer_in_time_closes_on_the_virtual_clock() {
 #[test]
 fn frames_wait_for_the_endpoint_event_and_go_out_in_order() {
     let now = Instant::now();
-    let mut c =
-        SseTransportClient::new("http://127.0.0.1:1/sse", ClientConfig::default(), now, 1).unwrap();
+    let mut c = SseTransportClient::new(
+        "http://127.0.0.1:1/sse",
+        HttpClientConfig::default(),
+        now,
+        1,
+    )
+    .unwrap();
     let get = next_send(&mut c).unwrap();
     for i in 0..3 {
         let frame = Bytes::from(format!("{{\"n\":{i}}}"));
@@ -694,7 +704,7 @@ fn frames_wait_for_the_endpoint_event_and_go_out_in_order() {
 #[test]
 fn no_endpoint_event_in_time_closes_on_the_virtual_clock() {
     let now = Instant::now();
-    let config = ClientConfig {
+    let config = HttpClientConfig {
         endpoint_timeout: Duration::from_secs(5),
         ..Default::default()
     };
@@ -718,7 +728,7 @@ fn no_endpoint_event_in_time_closes_on_the_virtual_clock() {
 #[test]
 fn a_post_without_an_answer_in_time_ends_its_request_once() {
     let now = Instant::now();
-    let config = ClientConfig {
+    let config = HttpClientConfig {
         post_timeout: Duration::from_secs(2),
         ..Default::default()
     };
@@ -758,9 +768,13 @@ fn a_post_without_an_answer_in_time_ends_its_request_once() {
 fn bad_streams_and_endpoints_close_the_client() {
     let now = Instant::now();
     let start = || {
-        let mut c =
-            SseTransportClient::new("http://127.0.0.1:1/sse", ClientConfig::default(), now, 1)
-                .unwrap();
+        let mut c = SseTransportClient::new(
+            "http://127.0.0.1:1/sse",
+            HttpClientConfig::default(),
+            now,
+            1,
+        )
+        .unwrap();
         let key = next_send(&mut c).unwrap().id;
         (c, key)
     };
@@ -831,8 +845,13 @@ fn bad_streams_and_endpoints_close_the_client() {
 #[test]
 fn a_refused_post_answers_its_request_with_an_error_exactly_once() {
     let now = Instant::now();
-    let mut c =
-        SseTransportClient::new("http://127.0.0.1:1/sse", ClientConfig::default(), now, 1).unwrap();
+    let mut c = SseTransportClient::new(
+        "http://127.0.0.1:1/sse",
+        HttpClientConfig::default(),
+        now,
+        1,
+    )
+    .unwrap();
     let get = next_send(&mut c).unwrap();
     c.handle_response_head(now, get.id, 200, sse_head());
     c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: /m?s=1\n\n"));
@@ -885,7 +904,7 @@ fn a_refused_post_answers_its_request_with_an_error_exactly_once() {
 #[test]
 fn pending_and_inbound_frames_are_bounded() {
     let now = Instant::now();
-    let config = ClientConfig {
+    let config = HttpClientConfig {
         max_pending_frames: 2,
         max_inbound_frames: 2,
         ..Default::default()

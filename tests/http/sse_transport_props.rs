@@ -125,7 +125,7 @@ proptest! {
         prefix in prop_oneof![Just(b"event: endpoint\ndata: /m?s=1\n\n".to_vec()), Just(Vec::new())],
     ) {
         let start = Instant::now();
-        let config = ClientConfig { max_pending_frames: 8, max_inbound_frames: 8, max_event_size: 64, ..Default::default() };
+        let config = HttpClientConfig { max_pending_frames: 8, max_inbound_frames: 8, max_event_size: 64, ..Default::default() };
         let mut sse_transport = SseTransportClient::new("http://127.0.0.1:1/sse", config.clone(), start, 1).unwrap();
         let mut auto = AutoClient::new("http://127.0.0.1:1/mcp", config).unwrap();
         let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#;

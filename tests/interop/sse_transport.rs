@@ -16,7 +16,7 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use mcp_sansio::http::sse_transport::*;
-use mcp_sansio::http::TransportEvent;
+use mcp_sansio::http::{HttpClientConfig, TransportEvent};
 use mcp_sansio::jsonrpc::{RawJson, RequestId};
 use mcp_sansio::model::{ClientCapabilities, Implementation, ProtocolVersion};
 use mcp_sansio::outgoing::{Action, ExchangeId, OutgoingRequest};
@@ -159,7 +159,7 @@ fn drive(url: &str) -> Run {
         protocol_version: ProtocolVersion::V2024_11_05,
     };
     let mut session = Session::client(Config::default(), setup, start);
-    let mut client = AutoClient::new(url, ClientConfig::default()).unwrap();
+    let mut client = AutoClient::new(url, HttpClientConfig::default()).unwrap();
     let (tx, rx): (Sender<Net>, Receiver<Net>) = channel();
     let mut sockets: HashMap<ExchangeId, TcpStream> = HashMap::new();
     let mut events = Vec::new();

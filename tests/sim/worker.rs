@@ -13,7 +13,7 @@ use mcp_sansio::model::{
     Implementation, ListChangedCapability, ProtocolVersion, ServerCapabilities,
 };
 use mcp_sansio::runtime::Job;
-use mcp_sansio::session::{Event, ServerSetup, Session, SessionSnapshot, Transmit};
+use mcp_sansio::session::{Event, RestoreError, ServerSetup, Session, SessionSnapshot, Transmit};
 use mcp_sansio::stateless::{ListenChange, ParamHeader};
 use mcp_sansio::Config;
 use serde_json::{json, Value};
@@ -213,21 +213,25 @@ impl SessionMachine for Worker {
         let _ = self.session.number_requests_under(id_prefix);
     }
 
-    fn refresh(&mut self, snapshot: &[u8]) -> Result<(), String> {
+    fn refresh(&mut self, snapshot: &[u8]) -> Result<(), RestoreError> {
         let snapshot: SessionSnapshot =
-            serde_json::from_slice(snapshot).map_err(|e| e.to_string())?;
+            serde_json::from_slice(snapshot).map_err(|e| RestoreError::Malformed(e.to_string()))?;
         self.session.refresh(&snapshot);
         self.saved_ready = self.session.snapshot().map(|s| s.ready);
         Ok(())
     }
 
-    fn restore(&mut self, now: Instant, snapshot: &[u8], id_prefix: &str) -> Result<(), String> {
+    fn restore(
+        &mut self,
+        now: Instant,
+        snapshot: &[u8],
+        id_prefix: &str,
+    ) -> Result<(), RestoreError> {
         let snapshot: SessionSnapshot =
-            serde_json::from_slice(snapshot).map_err(|e| e.to_string())?;
+            serde_json::from_slice(snapshot).map_err(|e| RestoreError::Malformed(e.to_string()))?;
         self.saved_ready = Some(snapshot.ready);
         let config = self.session.config().clone();
-        self.session =
-            Session::restore(config, snapshot, id_prefix, now).map_err(|e| e.to_string())?;
+        self.session = Session::restore(config, snapshot, id_prefix, now)?;
         Ok(())
     }
 }

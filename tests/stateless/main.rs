@@ -9,7 +9,6 @@ mod http;
 mod json_tree;
 mod listen;
 mod no_mixing;
-mod props;
 mod replay;
 mod request_state;
 mod schema;

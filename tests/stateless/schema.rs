@@ -1,5 +1,6 @@
 //! The 2026-07-28 model against the official 2026-07-28 schema: typed examples built with the
-//! `model::stateless` types and the stateless validator validate (and broken ones do not), the
+//! `model::stateless` types and the server's refusals of malformed requests validate (and broken
+//! ones do not), the
 //! revision's method table matches the schema's unions, and the specification's own example
 //! messages decode into the typed structs and encode back unchanged.
 //!
@@ -10,11 +11,14 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::Instant;
 
+use mcp_sansio::app::server::Server;
 use mcp_sansio::jsonrpc::{self as m, MissingId, RawJson, RequestId};
 use mcp_sansio::model::stateless::*;
 use mcp_sansio::model::*;
-use mcp_sansio::stateless::{discover_response, validate_request, ServerProfile};
+use mcp_sansio::stateless::{discover_response, ServerProfile};
+use mcp_sansio::testing::ServerRig;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -375,23 +379,17 @@ fn the_new_errors_validate() {
         "HeaderMismatchError",
         &error(&header_mismatch_error("Mcp-Name", "a", "b")),
     );
-    // Errors from the validator itself.
-    let caps: ServerCapabilities = serde_json::from_value(json!({"tools": {}})).unwrap();
-    let profile = ServerProfile::new(Implementation::new("s", "1"), caps);
-    let params = raw(&json!({"_meta": {
-        "io.modelcontextprotocol/protocolVersion": "1900-01-01",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    }}));
-    let e = validate_request(&profile, m::TOOLS_LIST, Some(&params)).unwrap_err();
-    schema.valid(
-        "UnsupportedProtocolVersionError",
-        &error(&e.to_error_object()),
-    );
-    let e = validate_request(&profile, m::TOOLS_LIST, None).unwrap_err();
-    schema.valid(
-        "InvalidParamsError",
-        &serde_json::to_value(e.to_error_object()).unwrap(),
-    );
+    // Errors of the server's own request checks, as sent.
+    let server = Server::builder(Implementation::new("s", "1")).build(Instant::now());
+    let mut rig = ServerRig::from_server(server, Instant::now());
+    let meta =
+        |version: &str| json!({"_meta": {"io.modelcontextprotocol/protocolVersion": version}});
+    let mut old = meta("1900-01-01");
+    old["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({});
+    let reply = rig.call(&request(m::TOOLS_LIST, &old));
+    schema.valid("UnsupportedProtocolVersionError", &reply);
+    let reply = rig.call(&request(m::TOOLS_LIST, &meta("2026-07-28")));
+    schema.valid("InvalidParamsError", &reply["error"]);
 }
 
 /// The schema definition of a method's message.

@@ -1,14 +1,11 @@
 //! Adding 2026-07-28 changes nothing in the session era: `initialize` never negotiates it
-//! (even when a config lists it), the stateful session still answers `ping`, and a stateless
-//! validator refuses the session-era methods a dual-era server must route elsewhere.
+//! (even when a config lists it), and the stateful session still answers `ping`.
 
 use std::time::Instant;
 
 use crate::common::*;
-use mcp_sansio::jsonrpc::{self as m, code, RawJson};
-use mcp_sansio::model::{Implementation, ProtocolVersion as V};
+use mcp_sansio::model::ProtocolVersion as V;
 use mcp_sansio::session::Session;
-use mcp_sansio::stateless::{validate_request, ServerProfile};
 use mcp_sansio::Config;
 use serde_json::json;
 
@@ -39,30 +36,4 @@ fn the_stateful_session_still_has_the_methods_2026_07_28_removed() {
     let (mut s, now) = server_after_initialize("2025-11-25", "{}", true);
     let out = feed(&mut s, now, r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#);
     assert_eq!(out[0]["result"], json!({}));
-}
-
-#[test]
-fn the_stateless_validator_refuses_session_era_messages() {
-    let profile = ServerProfile::new(
-        Implementation::new("s", "1"),
-        server_caps(r#"{"logging":{}}"#),
-    )
-    .dual_era();
-    // An `initialize` has no `_meta` protocol fields: a dual-era server must route it to a
-    // session before validating; here it is refused like any malformed stateless request.
-    let params = RawJson::from_text(
-        r#"{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}"#,
-    )
-    .unwrap();
-    let e = validate_request(&profile, m::INITIALIZE, Some(&params)).unwrap_err();
-    assert_eq!(e.code(), code::INVALID_PARAMS);
-    // With stateless `_meta`, the removed methods are unknown.
-    let meta = RawJson::from_text(
-        r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"level":"info"}"#,
-    )
-    .unwrap();
-    for method in [m::INITIALIZE, m::PING, m::LOGGING_SET_LEVEL] {
-        let e = validate_request(&profile, method, Some(&meta)).unwrap_err();
-        assert_eq!(e.code(), code::METHOD_NOT_FOUND, "{method}");
-    }
 }

@@ -222,13 +222,13 @@ fn request(
     }
 }
 
-/// Calls tool `tool`: its result, or the task the server made of it.
+/// Calls tool `tool`: its result (a `CreateTaskResult` when the server made it a task).
 fn call_tool(
     world: &Rc<RefCell<World>>,
     m: &mut StatelessMachine,
     tool: &str,
-) -> Result<ToolCallOutcome, ClientError> {
-    request(world, m, "tools/call", json!({ "name": tool })).and_then(ToolCallOutcome::from_result)
+) -> Result<Value, ClientError> {
+    request(world, m, "tools/call", json!({ "name": tool }))
 }
 
 /// Follows `task` to its end: the statuses read and the outcome.
@@ -270,7 +270,8 @@ fn client(tasks: bool, answered: &Arc<AtomicUsize>) -> StatelessMachine {
 fn call_and_wait(world: &Rc<RefCell<World>>, tool: &str) -> (Vec<TaskStatus>, TaskOutcome) {
     let answered = Arc::new(AtomicUsize::new(0));
     let mut c = client(true, &answered);
-    let ToolCallOutcome::Task(task) = call_tool(world, &mut c, tool).unwrap() else {
+    let Some(task) = TaskHandle::from_create_result(&call_tool(world, &mut c, tool).unwrap())
+    else {
         panic!("{tool} did not become a task");
     };
     assert_eq!(task.status(), TaskStatus::Working);
@@ -360,7 +361,8 @@ fn cancel_makes_the_task_cancelled_and_drops_its_job() {
         let world = World::new(http, true, 0);
         let answered = Arc::new(AtomicUsize::new(0));
         let mut c = client(true, &answered);
-        let ToolCallOutcome::Task(task) = call_tool(&world, &mut c, "forever").unwrap() else {
+        let created = call_tool(&world, &mut c, "forever").unwrap();
+        let Some(task) = TaskHandle::from_create_result(&created) else {
             panic!("no task");
         };
         assert!(!world.borrow().dropped.load(Ordering::SeqCst));
@@ -384,9 +386,11 @@ fn without_the_extension_calls_answer_plain_results() {
         let answered = Arc::new(AtomicUsize::new(0));
         let mut c = client(true, &answered);
         assert!(c.client().tasks_enabled());
-        let ToolCallOutcome::Complete(result) = call_tool(&world, &mut c, "work").unwrap() else {
-            panic!("a server without tasks made a task");
-        };
+        let result = call_tool(&world, &mut c, "work").unwrap();
+        assert!(
+            TaskHandle::from_create_result(&result).is_none(),
+            "a server without tasks made a task"
+        );
         assert_eq!(result["content"][0]["text"], "done");
 
         // The server has tasks, the client does not declare them: synchronous too, and a
@@ -397,7 +401,7 @@ fn without_the_extension_calls_answer_plain_results() {
         assert!(!c.client().tasks_enabled());
         let outcome = call_tool(&world, &mut c, "work").unwrap();
         assert!(
-            matches!(outcome, ToolCallOutcome::Complete(_)),
+            TaskHandle::from_create_result(&outcome).is_none(),
             "{outcome:?}"
         );
         let Err(ClientError::Rpc(e)) = call_tool(&world, &mut c, "must") else {

@@ -11,7 +11,7 @@ use crate::http::{ExchangeMachine, SessionMachine};
 use crate::jsonrpc::{Incoming, RequestId};
 use crate::model::ProtocolVersion;
 use crate::runtime::Job;
-use crate::session::{State, Transmit};
+use crate::session::{RestoreError, State, Transmit};
 use crate::stateless::{ListenChange, ParamHeader};
 
 impl SessionMachine for Server {
@@ -58,11 +58,11 @@ impl SessionMachine for Server {
     fn take_snapshot_due(&mut self) -> bool {
         Server::take_snapshot_due(self)
     }
-    fn restore(&mut self, now: Instant, snapshot: &[u8], id_prefix: &str) -> Result<(), String> {
-        Server::restore(self, now, snapshot, id_prefix).map_err(|e| e.to_string())
+    fn restore(&mut self, now: Instant, bytes: &[u8], prefix: &str) -> Result<(), RestoreError> {
+        Server::restore(self, now, bytes, prefix)
     }
-    fn refresh(&mut self, snapshot: &[u8]) -> Result<(), String> {
-        Server::refresh(self, snapshot).map_err(|e| e.to_string())
+    fn refresh(&mut self, snapshot: &[u8]) -> Result<(), RestoreError> {
+        Server::refresh(self, snapshot)
     }
     fn number_requests_under(&mut self, id_prefix: &str) {
         let _ = self.session.number_requests_under(id_prefix);

@@ -52,12 +52,20 @@ pub enum TransportEvent {
     Closed(TransportCloseReason),
 }
 
-/// Limits and switches of the client transport.
+/// Limits and switches of the HTTP client transports: Streamable HTTP
+/// ([`HttpClient`](super::HttpClient)), HTTP+SSE ([`SseTransportClient`]) and the detector
+/// ([`AutoClient`]), which hands over to either. Each field says which transport reads it.
+///
+/// [`SseTransportClient`]: crate::http::sse_transport::SseTransportClient
+/// [`AutoClient`]: crate::http::sse_transport::AutoClient
 #[derive(Clone, Debug)]
 pub struct HttpClientConfig {
-    /// A JSON response body larger than this fails its request. Default 16 MiB.
+    /// Streamable HTTP: a JSON response body larger than this fails its request. Default
+    /// 16 MiB.
     pub max_body: usize,
-    /// One SSE event (a line or its data) larger than this is dropped. Default 16 MiB.
+    /// Streamable HTTP: one SSE event (a line or its data) larger than this is dropped.
+    /// HTTP+SSE and the detector: the largest SSE event (and probe JSON body) accepted; a
+    /// larger one closes the transport. Default 16 MiB.
     pub max_event_size: usize,
     /// Exchanges in flight at most (a stream waiting to reconnect counts); a request past it
     /// fails at once. Default 1024.
@@ -80,6 +88,18 @@ pub struct HttpClientConfig {
     pub reinitialize: bool,
     /// Re-initializations at most over the transport's life. Default 3.
     pub max_reinitializations: u32,
+    /// HTTP+SSE: how long to wait for the `endpoint` event after the GET. Default 10 s.
+    pub endpoint_timeout: Duration,
+    /// HTTP+SSE and the detector: how long a POST (and the detection probe) waits for its
+    /// response head; past it the exchange is aborted and its requests end with an error.
+    /// Default 30 s.
+    pub post_timeout: Duration,
+    /// HTTP+SSE and the detector: frames waiting to be POSTed or in flight, at most. Default
+    /// 1024.
+    pub max_pending_frames: usize,
+    /// HTTP+SSE and the detector: received frames waiting for `poll_frame`, at most. Default
+    /// 4096.
+    pub max_inbound_frames: usize,
 }
 
 impl Default for HttpClientConfig {
@@ -96,6 +116,10 @@ impl Default for HttpClientConfig {
             standalone_wait: Duration::from_secs(1),
             reinitialize: true,
             max_reinitializations: 3,
+            endpoint_timeout: Duration::from_secs(10),
+            post_timeout: Duration::from_secs(30),
+            max_pending_frames: 1024,
+            max_inbound_frames: 4096,
         }
     }
 }

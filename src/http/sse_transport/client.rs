@@ -10,9 +10,10 @@ use std::time::Instant;
 use bytes::Bytes;
 use serde_json::json;
 
-use super::client_types::{ClientConfig, TransportCloseReason};
+use super::client_types::TransportCloseReason;
 use crate::framing::{SseDecoder, SseItem};
 use crate::http::accepts;
+use crate::http::client::HttpClientConfig;
 use crate::http::client::TransportEvent;
 use crate::http::HttpMethod;
 use crate::http::HttpText;
@@ -45,7 +46,7 @@ enum State {
 /// One HTTP+SSE client connection: the SSE stream and the POSTs of one session.
 #[derive(Debug)]
 pub struct SseTransportClient {
-    config: ClientConfig,
+    config: HttpClientConfig,
     sse_url: HttpUrl,
     post_url: Option<HttpUrl>,
     state: State,
@@ -68,7 +69,7 @@ impl SseTransportClient {
     /// at once. Its exchange ids count from `first_id` (so a caller can keep its own below).
     pub fn new(
         sse_url: &str,
-        config: ClientConfig,
+        config: HttpClientConfig,
         now: Instant,
         first_id: u64,
     ) -> Result<SseTransportClient, UrlError> {

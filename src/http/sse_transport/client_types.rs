@@ -1,7 +1,6 @@
-//! The values the client-side transports report to their application: the events, their
-//! limits (their requests are [`crate::outgoing::OutgoingRequest`]s).
-
-use std::time::Duration;
+//! The values the client-side transports report to their application (their limits are
+//! [`crate::http::client::HttpClientConfig`], their requests
+//! [`crate::outgoing::OutgoingRequest`]s).
 
 /// Which HTTP transport a server speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,34 +80,6 @@ impl std::fmt::Display for TransportCloseReason {
             TransportCloseReason::ProbeTimeout => {
                 f.write_str("the server did not answer the probe in time")
             }
-        }
-    }
-}
-
-/// Limits of the client-side transports.
-#[derive(Clone, Debug)]
-pub struct ClientConfig {
-    /// How long to wait for the `endpoint` event after the GET. Default 10 s.
-    pub endpoint_timeout: Duration,
-    /// How long a POST (and the detection probe) waits for its response head; past it the
-    /// exchange is aborted and its requests end with an error. Default 30 s.
-    pub post_timeout: Duration,
-    /// The largest SSE event (and JSON body) accepted, in bytes. Default 16 MiB.
-    pub max_event_size: usize,
-    /// Frames waiting to be POSTed or in flight, at most. Default 1024.
-    pub max_pending_frames: usize,
-    /// Received frames waiting for `poll_frame`, at most. Default 4096.
-    pub max_inbound_frames: usize,
-}
-
-impl Default for ClientConfig {
-    fn default() -> Self {
-        ClientConfig {
-            endpoint_timeout: Duration::from_secs(10),
-            post_timeout: Duration::from_secs(30),
-            max_event_size: crate::config::DEFAULT_MAX_FRAME_LEN,
-            max_pending_frames: 1024,
-            max_inbound_frames: 4096,
         }
     }
 }

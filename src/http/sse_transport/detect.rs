@@ -15,9 +15,10 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::client::{request_errors, SseTransportClient};
-use super::client_types::{ClientConfig, TransportCloseReason, TransportKind};
+use super::client_types::{TransportCloseReason, TransportKind};
 use crate::framing::{SseDecoder, SseItem};
 use crate::http::accepts;
+use crate::http::client::HttpClientConfig;
 use crate::http::client::TransportEvent;
 use crate::http::HttpMethod;
 use crate::http::HttpText;
@@ -67,7 +68,7 @@ enum Phase {
 #[derive(Debug)]
 pub struct AutoClient {
     url: HttpUrl,
-    config: ClientConfig,
+    config: HttpClientConfig,
     phase: Phase,
     session_id: Option<String>,
     /// The negotiated version, read from the probe's `initialize` result.
@@ -87,7 +88,7 @@ pub struct AutoClient {
 impl AutoClient {
     /// A detector for the server at `url` (absolute `http(s)`). Nothing is sent before the
     /// first frame, which must be the `initialize` request.
-    pub fn new(url: &str, config: ClientConfig) -> Result<AutoClient, UrlError> {
+    pub fn new(url: &str, config: HttpClientConfig) -> Result<AutoClient, UrlError> {
         Ok(AutoClient {
             url: HttpUrl::parse(url)?,
             decoder: SseDecoder::new(config.max_event_size),

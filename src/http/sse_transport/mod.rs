@@ -10,7 +10,7 @@ mod server;
 mod session;
 
 pub use client::SseTransportClient;
-pub use client_types::{ClientConfig, TransportCloseReason, TransportKind};
+pub use client_types::{TransportCloseReason, TransportKind};
 pub(crate) use detect::transmit_kind;
 pub use detect::AutoClient;
 pub(crate) use detect::StreamableHandoff;

@@ -29,7 +29,7 @@ use std::time::Instant;
 
 use mcp_sansio::app::client::{Client, ClientBuilder, ClientEvent, ClientHandle};
 use mcp_sansio::http::sse_transport::{
-    AutoClient, ClientConfig, SseTransportClient, TransportCloseReason, TransportKind,
+    AutoClient, SseTransportClient, TransportCloseReason, TransportKind,
 };
 use mcp_sansio::http::{HttpClient, TransportEvent};
 use smol::LocalExecutor;
@@ -145,21 +145,16 @@ fn initial_transport(
     url: &str,
     options: &HttpClientOptions,
 ) -> io::Result<Transport> {
-    let sse_transport = ClientConfig {
-        max_event_size: options.transport.max_event_size,
-        ..ClientConfig::default()
-    };
+    let config = options.transport.clone();
     let bad = |e| io::Error::new(io::ErrorKind::InvalidInput, format!("bad URL {url}: {e:?}"));
     Ok(match choice {
         TransportChoice::Auto => {
-            Transport::Auto(Box::new(AutoClient::new(url, sse_transport).map_err(bad)?))
+            Transport::Auto(Box::new(AutoClient::new(url, config).map_err(bad)?))
         }
         TransportChoice::Sse => Transport::Sse(Box::new(
-            SseTransportClient::new(url, sse_transport, Instant::now(), 0).map_err(bad)?,
+            SseTransportClient::new(url, config, Instant::now(), 0).map_err(bad)?,
         )),
-        TransportChoice::Streamable => {
-            Transport::Streamable(Box::new(HttpClient::new(options.transport.clone())))
-        }
+        TransportChoice::Streamable => Transport::Streamable(Box::new(HttpClient::new(config))),
     })
 }
 

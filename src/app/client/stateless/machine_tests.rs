@@ -12,7 +12,7 @@ use bytes::Bytes;
 use serde_json::{json, Value};
 
 use super::*;
-use crate::app::client::stateless::ToolCallOutcome;
+use crate::app::client::stateless::TaskHandle;
 use crate::app::client::Client;
 use crate::model::{ElicitAction, ElicitResult, Implementation};
 use crate::outgoing::{Action, OutgoingRequest};
@@ -158,9 +158,7 @@ fn task_polls_follow_the_server_interval_from_now() {
     let mut m = machine(Wire::Http, t0);
     let created = json!({"resultType": "task", "taskId": "t1", "status": "working",
         "pollIntervalMs": 250});
-    let ToolCallOutcome::Task(task) = ToolCallOutcome::from_result(created).unwrap() else {
-        panic!("not a task");
-    };
+    let task = TaskHandle::from_create_result(&created).expect("a task");
     let id = m.start_task_wait(t0, task);
     assert!(
         m.poll_action().is_none(),

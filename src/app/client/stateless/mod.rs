@@ -41,8 +41,7 @@ pub use reply::MAX_SSE_EVENT;
 pub(crate) use reply::{reply_from_http_body, reply_from_message, Reply, ReplyError};
 pub(crate) use tasks::TaskStep;
 pub use tasks::{
-    TaskHandle, TaskOutcome, ToolCallOutcome, DEFAULT_POLL_INTERVAL, MAX_POLL_INTERVAL,
-    MAX_TASK_POLLS,
+    TaskHandle, TaskOutcome, DEFAULT_POLL_INTERVAL, MAX_POLL_INTERVAL, MAX_TASK_POLLS,
 };
 
 use std::collections::{HashMap, HashSet};

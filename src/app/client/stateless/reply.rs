@@ -16,7 +16,7 @@ pub const MAX_SSE_EVENT: usize = 4 * 1024 * 1024;
 pub(crate) enum Reply {
     /// A final result (`resultType` `complete` or absent), as sent (with `resultType`,
     /// `ttlMs`, `cacheScope` and `_meta`, kept as data); also a tasks-extension
-    /// `CreateTaskResult` (`resultType` `task`), which `ToolCallOutcome::from_result` reads as a
+    /// `CreateTaskResult` (`resultType` `task`), which `TaskHandle::from_create_result` reads as a
     /// task handle.
     Complete(Value),
     /// `resultType: "input_required"`: the server needs these inputs, then a retry.

@@ -30,16 +30,6 @@ pub const MAX_POLL_INTERVAL: Duration = Duration::from_secs(60);
 /// forever must not keep the client forever).
 pub const MAX_TASK_POLLS: u32 = 100_000;
 
-/// What a task-aware `tools/call` came back as.
-#[derive(Clone, Debug)]
-pub enum ToolCallOutcome {
-    /// A synchronous result (also what a server without the extension answers).
-    Complete(Value),
-    /// The server made the call a task: follow it with
-    /// [`super::StatelessMachine::start_task_wait`].
-    Task(TaskHandle),
-}
-
 /// How a task ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TaskOutcome {
@@ -220,7 +210,7 @@ fn poll_interval(task: &Value) -> Option<Duration> {
 
 impl StatelessClient {
     /// Declares the tasks extension in every request's client capabilities: task-supporting
-    /// tools may then answer with a task ([`ToolCallOutcome::from_result`]).
+    /// tools may then answer with a task ([`TaskHandle::from_create_result`]).
     pub fn enable_tasks(&mut self) {
         self.capabilities
             .extensions
@@ -237,20 +227,6 @@ impl StatelessClient {
     /// Whether requests declare the tasks extension.
     pub fn tasks_enabled(&self) -> bool {
         crate::tasks::client_declares_tasks(&self.capabilities)
-    }
-}
-
-impl ToolCallOutcome {
-    /// Reads the result of a `tools/call`: a task handle for a `CreateTaskResult`, else the
-    /// result itself; a `CreateTaskResult` without a string `taskId` is malformed.
-    pub fn from_result(result: Value) -> Result<ToolCallOutcome, ClientError> {
-        match TaskHandle::from_create_result(&result) {
-            Some(task) => Ok(ToolCallOutcome::Task(task)),
-            None if result.get("resultType").and_then(Value::as_str) == Some("task") => Err(
-                ClientError::InvalidResult("a CreateTaskResult without a string taskId".into()),
-            ),
-            None => Ok(ToolCallOutcome::Complete(result)),
-        }
     }
 }
 

@@ -2,14 +2,13 @@
 //! is one of the four codes with the HTTP status the revision gives it, and a request it
 //! accepts really carries both required `_meta` fields and a served version.
 
-use mcp_sansio::jsonrpc::{self as m, code, RawJson};
-use mcp_sansio::model::stateless::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
-use mcp_sansio::model::{Implementation, ProtocolVersion, ServerCapabilities};
-use mcp_sansio::stateless::{validate_request, ServerProfile};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
-use crate::json_tree::{json_tree, named};
+use super::{validate_request, ServerProfile};
+use crate::jsonrpc::{self as m, code, RawJson};
+use crate::model::stateless::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
+use crate::model::{Implementation, ProtocolVersion, ServerCapabilities};
 
 fn profile() -> ServerProfile {
     let caps: ServerCapabilities =
@@ -26,7 +25,21 @@ fn json_value() -> impl Strategy<Value = Value> {
         prop::sample::select(vec!["2026-07-28", "2025-11-25", "", "info", "loud", "x"])
             .prop_map(Value::from),
     ];
-    json_tree(leaf.boxed(), named(keys()), 3, 24, 4)
+    let key = prop::sample::select(keys());
+    leaf.prop_recursive(3, 24, 4, move |inner| {
+        let member = (key.clone(), inner.clone());
+        prop_oneof![
+            prop::collection::vec(inner, 0..4).prop_map(Value::Array),
+            prop::collection::vec(member, 0..4).prop_map(|members| {
+                Value::Object(
+                    members
+                        .into_iter()
+                        .map(|(k, v)| (k.to_owned(), v))
+                        .collect(),
+                )
+            }),
+        ]
+    })
 }
 
 /// The object keys of [`json_value`]'s trees.
