@@ -331,7 +331,7 @@ impl Session {
         match jsonrpc::decode(&frame) {
             Ok(Incoming::Single(message)) => self.handle_message(now, message),
             Ok(Incoming::Batch(items)) => self.handle_batch(now, items),
-            Err(e) => self.handle_invalid(e),
+            Err(e) => self.handle_invalid(now, e, &frame),
         }
     }
 
@@ -427,7 +427,7 @@ impl Session {
                     self.refuse_repeated_id(&request.id);
                 }
                 Ok(message) => self.handle_message(now, message),
-                Err(e) => self.handle_invalid(e),
+                Err(e) => self.handle_invalid(now, e, &[]),
             }
         }
         self.in_batch = false;
@@ -449,6 +449,10 @@ impl Session {
         for item in items {
             let id = match item {
                 Ok(Message::Request(request)) => Some(request.id),
+                Ok(Message::Response(response)) => {
+                    self.fail_batched_response(response);
+                    None
+                }
                 Err(e) if e.wants_reply() => e.id,
                 _ => None,
             };
@@ -485,13 +489,38 @@ impl Session {
 
     #[cold]
     #[inline(never)]
-    fn handle_invalid(&mut self, e: jsonrpc::DecodeError) {
+    fn handle_invalid(&mut self, now: Instant, e: jsonrpc::DecodeError, frame: &[u8]) {
+        if let Some(id) = invalid_response_id(&e, frame) {
+            self.stats.invalid_responses_dropped += 1;
+            return self.fail_invalid_response(now, id, &e);
+        }
         if e.wants_reply() {
             self.stats.invalid_frames += 1;
             self.reply_error(e.id.clone(), e.to_error_object());
         } else {
             self.stats.invalid_responses_dropped += 1;
         }
+    }
+
+    /// A response whose first bytes name a pending request but which cannot be read (not
+    /// UTF-8, not JSON, not a valid response): that request fails at once, naming the reason.
+    #[cold]
+    #[inline(never)]
+    fn fail_invalid_response(&mut self, now: Instant, id: RequestId, e: &jsonrpc::DecodeError) {
+        let text = format!("the response could not be read: {}", e.detail);
+        self.fail_pending_with(now, id, ErrorObject::internal(text));
+    }
+
+    /// A response inside a batch where this revision has no batches: the request it answers
+    /// fails at once (its answer is not taken), so it does not wait for its deadline.
+    #[cold]
+    #[inline(never)]
+    fn fail_batched_response(&mut self, response: jsonrpc::Response) {
+        let Some(id) = response.id else {
+            return;
+        };
+        let text = "the response came in a batch, which this protocol version does not allow";
+        self.fail_pending_with(self.last_heard, id, ErrorObject::internal(text));
     }
 
     /// Writes the next message into `buf` (appended; compact JSON without a raw `\n` or `\r`
@@ -646,5 +675,21 @@ pub(crate) const QUEUE_FLOOR: usize = 4;
 pub(crate) fn release_spare<T>(queue: &mut VecDeque<T>, floor: usize) {
     if queue.is_empty() && queue.capacity() > floor {
         queue.shrink_to(floor);
+    }
+}
+
+/// The id of the pending request an unreadable frame answers: an invalid response's own id,
+/// or, for a frame that does not parse, the id its first bytes show when they show a
+/// response. `None` for anything else (a request, a frame whose id cannot be read).
+fn invalid_response_id(e: &jsonrpc::DecodeError, frame: &[u8]) -> Option<RequestId> {
+    match e.kind {
+        jsonrpc::DecodeErrorKind::InvalidResponse => e.id.clone(),
+        jsonrpc::DecodeErrorKind::Parse if !frame.is_empty() => {
+            let head = FrameHead::scan(frame);
+            (head.kind == HeadKind::Response)
+                .then_some(head.id)
+                .flatten()
+        }
+        _ => None,
     }
 }

@@ -562,8 +562,11 @@ impl HttpClient {
             // decoding along (`poll_frame`) instead of decoding the frame again.
             let awaits = ex.purpose.awaited().is_some();
             let decoded = awaits.then(|| jsonrpc::decode(&frame).ok()).flatten();
-            if let Some(incoming) = &decoded {
-                ex.note_answer(incoming);
+            match &decoded {
+                Some(incoming) => ex.note_answer(incoming),
+                // An unreadable answer still answers: the machine fails the request, naming why.
+                None if awaits => ex.note_unreadable_answer(&frame),
+                None => {}
             }
             if matches!(ex.purpose, Purpose::Request { init: true, .. }) {
                 self.note_version(&frame);
@@ -667,6 +670,7 @@ impl HttpClient {
             (Some(f), _) => format!("the HTTP request failed: {f}"),
             (None, Some(202)) => "the server answered the request with 202 and no response".into(),
             (None, _) if ex.oversized => self.oversized_reason(&ex),
+            (None, _) if ex.unreadable_type.is_some() => unreadable_type_reason(&ex),
             (None, _) => {
                 "the response stream ended before the response (no event id to resume from)".into()
             }
@@ -819,6 +823,20 @@ fn http_error_reason(status: u16, body: Option<&str>) -> String {
 }
 
 crate::outgoing::client_transport_by_inherent_methods!(HttpClient, TransportEvent);
+
+/// Why a request failed whose response was of a type that cannot carry JSON-RPC.
+#[cold]
+#[inline(never)]
+fn unreadable_type_reason(ex: &Exchange) -> String {
+    match ex.unreadable_type.as_deref() {
+        None | Some("") => "the response has no Content-Type (expected application/json or \
+                            text/event-stream)"
+            .into(),
+        Some(t) => format!(
+            "the response has Content-Type {t:?}, neither application/json nor text/event-stream"
+        ),
+    }
+}
 
 #[cfg(test)]
 mod tests;

@@ -566,3 +566,49 @@ fn the_kept_handshake_frames_are_copies_of_their_text() {
     assert_eq!(kept, &note);
     assert!(!std::ptr::eq(kept.as_ptr(), note.as_ptr()));
 }
+
+/// A 200 whose type cannot carry JSON-RPC (an HTML page, no type at all) fails the request
+/// with an error quoting the type, not as a stream that ended early.
+#[test]
+fn a_response_of_another_type_fails_the_request_naming_it() {
+    let now = Instant::now();
+    let mut t = ready(now, HttpClientConfig::default());
+    let req = call(&mut t, now, 6);
+    t.handle_response_head(
+        now,
+        req.id,
+        200,
+        [("content-type", "text/html; charset=utf-8")],
+    );
+    t.handle_response_body(now, req.id, Bytes::from_static(b"<html>hi</html>"));
+    t.handle_response_end(now, req.id);
+    let out = frames(&mut t);
+    assert_eq!(out.len(), 1);
+    assert!(out[0].contains(r#""id":6"#), "{}", out[0]);
+    assert!(
+        out[0].contains(r#"Content-Type \"text/html; charset=utf-8\", neither"#),
+        "{}",
+        out[0]
+    );
+    let req = call(&mut t, now, 7);
+    t.handle_response_head(now, req.id, 200, []);
+    t.handle_response_end(now, req.id);
+    let out = frames(&mut t);
+    assert!(out[0].contains("has no Content-Type"), "{}", out[0]);
+}
+
+/// A JSON body that does not decode but whose first bytes answer the request is handed to
+/// the machine (which fails the request naming why) and counts as the answer: no second
+/// error for a stream that ended early.
+#[test]
+fn an_unreadable_answer_is_handed_on_once() {
+    let now = Instant::now();
+    let mut t = ready(now, HttpClientConfig::default());
+    let req = call(&mut t, now, 8);
+    t.handle_response_head(now, req.id, 200, [("content-type", "application/json")]);
+    let body = b"{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"x\":\"\xff\"}}";
+    t.handle_response_body(now, req.id, Bytes::from_static(body));
+    t.handle_response_end(now, req.id);
+    let out: Vec<Bytes> = std::iter::from_fn(|| t.poll_frame().map(|(f, _)| f)).collect();
+    assert_eq!(out, vec![Bytes::from_static(body)]);
+}
