@@ -255,3 +255,33 @@ fn responses_in_a_batch_without_batches_fail_their_requests_at_once() {
     }
     assert_eq!(client.pending_outbound(), 0);
 }
+
+/// A peer that writes garbage without reading gets an id-less error for the first lines only,
+/// the last of them saying so; the rest are counted. A readable frame starts the count again.
+#[test]
+fn unreadable_frames_in_a_row_are_answered_up_to_the_limit() {
+    let mut pair = connected(V::V2025_06_18);
+    let now = pair.now();
+    let client = &mut pair.client;
+    let max = mcp_sansio::session::MAX_UNREADABLE_ANSWERED;
+    let mut out = Vec::new();
+    for n in 0..1000u32 {
+        let garbage = [b'\xff', b'{', (n % 251) as u8, b'\x80'];
+        out.extend(feed_bytes(client, now, &garbage));
+    }
+    assert_eq!(out.len(), max as usize);
+    assert!(out.iter().all(|e| e["id"].is_null()), "{out:?}");
+    let last = out.last().unwrap()["error"]["message"].as_str().unwrap();
+    assert!(last.contains("the next ones are not answered"), "{last}");
+    assert_eq!(client.stats().invalid_frames, 1000);
+    assert_eq!(
+        client.stats().invalid_frames_unanswered,
+        1000 - u64::from(max)
+    );
+    let _ = feed(
+        client,
+        now,
+        r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}"#,
+    );
+    assert_eq!(feed_bytes(client, now, b"\xff").len(), 1);
+}

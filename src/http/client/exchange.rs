@@ -6,7 +6,7 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use crate::framing::{SseDecoder, SseItem};
-use crate::jsonrpc::{Incoming, Message, RequestId};
+use crate::jsonrpc::{DecodeError, Incoming, Message, RequestId};
 
 /// Error bodies kept at most (to quote the server's error message).
 const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -243,16 +243,21 @@ impl Exchange {
         self.answered = answers(incoming, awaited);
     }
 
-    /// Notes a frame that does not decode but whose first bytes show the response to the
-    /// awaited request.
-    pub(super) fn note_unreadable_answer(&mut self, frame: &[u8]) {
-        let head = crate::jsonrpc::FrameHead::scan(frame);
-        if head.kind == crate::jsonrpc::HeadKind::Response
-            && head.id.is_some()
-            && head.id.as_ref() == self.purpose.awaited()
-        {
-            self.answered = true;
+    /// Takes a frame that does not decode (`error`) as the answer when its first bytes show the
+    /// response to the awaited request and nothing answered it yet: the request's id, which the
+    /// transport then ends with an error naming why. `None` leaves the frame as it is.
+    pub(super) fn take_unreadable_answer(
+        &mut self,
+        error: &DecodeError,
+        frame: &[u8],
+    ) -> Option<RequestId> {
+        if self.answered {
+            return None;
         }
+        let awaited = self.purpose.awaited()?;
+        let id = error.response_id(frame).filter(|id| id == awaited)?;
+        self.answered = true;
+        Some(id)
     }
 }
 

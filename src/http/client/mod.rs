@@ -23,7 +23,10 @@
 //! `retry` (bounded attempts, doubling delay), the standalone GET stream (405/400 tolerated), a
 //! new session after a 404 (every request in flight ends once, with a transport error), and
 //! DELETE on close. A request the transport cannot complete ends with a JSON-RPC error response
-//! it synthesizes (code [`TRANSPORT_ERROR`]), so the machine sees exactly one outcome.
+//! it synthesizes (code [`TRANSPORT_ERROR`]), so the machine sees exactly one outcome. A
+//! response that cannot be read (not UTF-8, JSON cut short, an invalid response) whose first
+//! bytes name the awaited request is such a case: the request ends at once with
+//! `the response could not be read: ...` and the machine never sees the frame.
 
 mod adopt;
 mod exchange;
@@ -48,7 +51,8 @@ use crate::session::idhash::IdBuildHasher;
 use crate::session::TransmitKind;
 
 /// The JSON-RPC error code of the error responses the transport synthesizes for requests it
-/// could not complete (HTTP error status, stream lost without a way to resume, session expired).
+/// could not complete (HTTP error status, stream lost without a way to resume, session expired,
+/// a response that could not be read).
 /// Their `data` holds `{"httpStatus": N}` when a status was received.
 pub const TRANSPORT_ERROR: i64 = -32000;
 
@@ -560,14 +564,26 @@ impl HttpClient {
             }
             // Decoded once here, to see whether it answers the exchange; the machine takes the
             // decoding along (`poll_frame`) instead of decoding the frame again.
-            let awaits = ex.purpose.awaited().is_some();
-            let decoded = awaits.then(|| jsonrpc::decode(&frame).ok()).flatten();
-            match &decoded {
-                Some(incoming) => ex.note_answer(incoming),
-                // An unreadable answer still answers: the machine fails the request, naming why.
-                None if awaits => ex.note_unreadable_answer(&frame),
-                None => {}
-            }
+            let decoded = if ex.purpose.awaited().is_some() {
+                match jsonrpc::decode(&frame) {
+                    Ok(incoming) => {
+                        ex.note_answer(&incoming);
+                        Some(incoming)
+                    }
+                    Err(e) => {
+                        // An unreadable answer ends its request here, once, naming why; the
+                        // machine never sees the frame, so it never sees two endings.
+                        if let Some(request) = ex.take_unreadable_answer(&e, &frame) {
+                            let status = ex.status;
+                            self.fail_request(&request, &e.unreadable_response_reason(), status);
+                            continue;
+                        }
+                        None
+                    }
+                }
+            } else {
+                None
+            };
             if matches!(ex.purpose, Purpose::Request { init: true, .. }) {
                 self.note_version(&frame);
             }
