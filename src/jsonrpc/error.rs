@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::{RawJson, RequestId};
+use super::{FrameHead, HeadKind, RawJson, RequestId};
 
 /// Error codes used by JSON-RPC 2.0 and MCP.
 pub mod code {
@@ -163,6 +163,29 @@ impl DecodeError {
     /// Malformed responses are never answered: answering a response could start a loop.
     pub fn wants_reply(&self) -> bool {
         self.kind != DecodeErrorKind::InvalidResponse
+    }
+
+    /// The id of the request an unreadable `frame` (the bytes this error came from) answers:
+    /// an invalid response's own id, or, for a frame that does not parse, the id its first
+    /// bytes show when they show a response. `None` for anything else (a request, a frame
+    /// whose id cannot be read, an item of a batch, given as an empty `frame`).
+    pub(crate) fn response_id(&self, frame: &[u8]) -> Option<RequestId> {
+        match self.kind {
+            DecodeErrorKind::InvalidResponse => self.id.clone(),
+            DecodeErrorKind::Parse if !frame.is_empty() => {
+                let head = FrameHead::scan(frame);
+                (head.kind == HeadKind::Response)
+                    .then_some(head.id)
+                    .flatten()
+            }
+            _ => None,
+        }
+    }
+
+    /// Why a response that names a pending request failed it: it could not be read.
+    #[cold]
+    pub(crate) fn unreadable_response_reason(&self) -> String {
+        format!("the response could not be read: {}", self.detail)
     }
 
     /// The error object to send back.

@@ -124,8 +124,12 @@ pub struct Stats {
     pub id_less_errors_dropped: u64,
     /// Malformed responses (never answered, to avoid loops).
     pub invalid_responses_dropped: u64,
-    /// Frames that were not valid JSON-RPC and got an error response.
+    /// Frames that were not valid JSON-RPC (answered with an error, but for those counted in
+    /// `invalid_frames_unanswered`).
     pub invalid_frames: u64,
+    /// Frames whose id could not be read, past
+    /// [`MAX_UNREADABLE_ANSWERED`](super::MAX_UNREADABLE_ANSWERED) in a row: not answered.
+    pub invalid_frames_unanswered: u64,
     /// Frames longer than `max_frame_len`.
     pub oversized_frames: u64,
     /// Batches refused because the negotiated version does not allow them.

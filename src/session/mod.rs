@@ -221,6 +221,9 @@ pub struct Session {
     in_batch: bool,
     /// The peer's input ended ([`Session::handle_input_end`]): no new request goes out.
     input_ended: bool,
+    /// Frames in a row whose id could not be read (reset by a readable frame): only the first
+    /// [`MAX_UNREADABLE_ANSWERED`] are answered.
+    unreadable_in_a_row: u32,
 }
 
 impl Session {
@@ -266,6 +269,7 @@ impl Session {
             last_heard: now,
             in_batch: false,
             input_ended: false,
+            unreadable_in_a_row: 0,
         }
     }
 
@@ -329,9 +333,8 @@ impl Session {
             return self.handle_oversized(now, &frame);
         }
         match jsonrpc::decode(&frame) {
-            Ok(Incoming::Single(message)) => self.handle_message(now, message),
-            Ok(Incoming::Batch(items)) => self.handle_batch(now, items),
-            Err(e) => self.handle_invalid(e),
+            Ok(incoming) => self.handle_incoming(now, incoming),
+            Err(e) => self.handle_invalid(now, e, &frame),
         }
     }
 
@@ -380,6 +383,12 @@ impl Session {
             return self.handle_input(now, frame.clone());
         }
         self.last_heard = now;
+        self.handle_incoming(now, incoming);
+    }
+
+    /// A frame that decoded: one message or a batch.
+    fn handle_incoming(&mut self, now: Instant, incoming: Incoming) {
+        self.unreadable_in_a_row = 0;
         match incoming {
             Incoming::Single(message) => self.handle_message(now, message),
             Incoming::Batch(items) => self.handle_batch(now, items),
@@ -395,8 +404,7 @@ impl Session {
         if matches!(error, FrameError::TooLong { .. }) {
             return self.handle_too_long(now, error, true);
         }
-        self.stats.invalid_frames += 1;
-        self.reply_error(None, error.to_error_object());
+        self.reply_unreadable(error.to_error_object());
     }
 
     /// Fires every deadline due at `now`: request timeouts and keep-alive pings.
@@ -427,7 +435,7 @@ impl Session {
                     self.refuse_repeated_id(&request.id);
                 }
                 Ok(message) => self.handle_message(now, message),
-                Err(e) => self.handle_invalid(e),
+                Err(e) => self.handle_invalid(now, e, &[]),
             }
         }
         self.in_batch = false;
@@ -449,6 +457,10 @@ impl Session {
         for item in items {
             let id = match item {
                 Ok(Message::Request(request)) => Some(request.id),
+                Ok(Message::Response(response)) => {
+                    self.fail_batched_response(response);
+                    None
+                }
                 Err(e) if e.wants_reply() => e.id,
                 _ => None,
             };
@@ -485,13 +497,62 @@ impl Session {
 
     #[cold]
     #[inline(never)]
-    fn handle_invalid(&mut self, e: jsonrpc::DecodeError) {
-        if e.wants_reply() {
+    fn handle_invalid(&mut self, now: Instant, e: jsonrpc::DecodeError, frame: &[u8]) {
+        if let Some(id) = e.response_id(frame) {
+            self.stats.invalid_responses_dropped += 1;
+            return self.fail_invalid_response(now, id, &e);
+        }
+        if e.wants_reply() && e.id.is_none() && !self.in_batch {
+            self.reply_unreadable(e.to_error_object());
+        } else if e.wants_reply() {
             self.stats.invalid_frames += 1;
             self.reply_error(e.id.clone(), e.to_error_object());
         } else {
             self.stats.invalid_responses_dropped += 1;
         }
+    }
+
+    /// Answers a frame whose id cannot be read with an id-less error, the first
+    /// [`MAX_UNREADABLE_ANSWERED`] in a row only: such an error fails no request, and a peer
+    /// that writes garbage without reading would otherwise fill the pipe back to it with one
+    /// error per line. The last one answered says that what follows is not.
+    #[cold]
+    #[inline(never)]
+    fn reply_unreadable(&mut self, mut error: ErrorObject) {
+        self.stats.invalid_frames += 1;
+        self.unreadable_in_a_row = self.unreadable_in_a_row.saturating_add(1);
+        match self.unreadable_in_a_row.cmp(&MAX_UNREADABLE_ANSWERED) {
+            std::cmp::Ordering::Less => self.reply_error(None, error),
+            std::cmp::Ordering::Equal => {
+                error.message.push_str(&format!(
+                    " ({MAX_UNREADABLE_ANSWERED} unreadable frames in a row: the next ones are \
+                     not answered until a readable one arrives)"
+                ));
+                self.reply_error(None, error);
+            }
+            std::cmp::Ordering::Greater => self.stats.invalid_frames_unanswered += 1,
+        }
+    }
+
+    /// A response whose first bytes name a pending request but which cannot be read (not
+    /// UTF-8, not JSON, not a valid response): that request fails at once, naming the reason.
+    #[cold]
+    #[inline(never)]
+    fn fail_invalid_response(&mut self, now: Instant, id: RequestId, e: &jsonrpc::DecodeError) {
+        let text = e.unreadable_response_reason();
+        self.fail_pending_with(now, id, ErrorObject::internal(text));
+    }
+
+    /// A response inside a batch where this revision has no batches: the request it answers
+    /// fails at once (its answer is not taken), so it does not wait for its deadline.
+    #[cold]
+    #[inline(never)]
+    fn fail_batched_response(&mut self, response: jsonrpc::Response) {
+        let Some(id) = response.id else {
+            return;
+        };
+        let text = "the response came in a batch, which this protocol version does not allow";
+        self.fail_pending_with(self.last_heard, id, ErrorObject::internal(text));
     }
 
     /// Writes the next message into `buf` (appended; compact JSON without a raw `\n` or `\r`
@@ -640,6 +701,10 @@ impl Session {
 /// in [`Session::release_spare_capacity`]: the first allocation a queue of small entries
 /// makes, so one request at a time never regrows it.
 pub(crate) const QUEUE_FLOOR: usize = 4;
+
+/// Frames in a row whose id cannot be read that still get an id-less error; the ones after
+/// are counted ([`Stats::invalid_frames_unanswered`]) and not answered.
+pub const MAX_UNREADABLE_ANSWERED: u32 = 16;
 
 /// Shrinks a drained queue's storage to room for `floor` entries (0 frees it; see
 /// [`Session::release_spare_capacity`]).

@@ -379,6 +379,14 @@ impl Session {
         self.finish_pending(now, id, pending.purpose, outcome);
     }
 
+    /// Ends pending request `id` with `error` (an answer this side made up: the peer's could
+    /// not be taken). An id not pending is left alone: it is reported when nothing answers.
+    pub(crate) fn fail_pending_with(&mut self, now: Instant, id: RequestId, error: ErrorObject) {
+        if let Some(pending) = self.outbound.remove(&id) {
+            self.finish_pending(now, id, pending.purpose, Outcome::Error(error));
+        }
+    }
+
     /// Ends every request whose deadline passed.
     pub(crate) fn expire_requests(&mut self, now: Instant) {
         while let Some(id) = self.outbound.pop_due(now) {

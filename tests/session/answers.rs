@@ -204,3 +204,84 @@ fn response_starting(id: &RequestId, rest: &[u8]) -> Vec<u8> {
     frame.extend_from_slice(rest);
     frame
 }
+
+#[test]
+fn an_unreadable_response_fails_the_request_its_first_bytes_name_at_once() {
+    let mut pair = connected(V::V2025_06_18);
+    let now = pair.now();
+    let client = &mut pair.client;
+    let [first, second] = send_tools_lists(client, now);
+    // A byte that is not UTF-8, then a body cut short.
+    for (id, tail) in [
+        (&second, &b",\"result\":{\"x\":\"\xff\"}}"[..]),
+        (&first, &b",\"result\":{\"tools\":["[..]),
+    ] {
+        client.handle_input(now, Bytes::from(response_starting(id, tail)));
+        match client.poll_event() {
+            Some(Event::Completed {
+                id: done,
+                outcome: Outcome::Error(e),
+            }) => {
+                assert_eq!(&done, id);
+                assert!(
+                    e.message.starts_with("the response could not be read: "),
+                    "{}",
+                    e.message
+                );
+            }
+            other => panic!("expected request {id} to fail, got {other:?}"),
+        }
+    }
+    assert_eq!(client.pending_outbound(), 0);
+    assert!(drain(client).is_empty(), "a response is never answered");
+}
+
+#[test]
+fn responses_in_a_batch_without_batches_fail_their_requests_at_once() {
+    let mut pair = connected(V::V2025_06_18);
+    let now = pair.now();
+    let client = &mut pair.client;
+    let [first, second] = send_tools_lists(client, now);
+    let batch = format!(
+        r#"[{{"jsonrpc":"2.0","id":{first},"result":{{"tools":[]}}}},{{"jsonrpc":"2.0","id":{second},"result":{{"tools":[]}}}}]"#
+    );
+    let _ = feed(client, now, &batch);
+    for id in [&first, &second] {
+        assert!(matches!(
+            client.poll_event(),
+            Some(Event::Completed { id: done, outcome: Outcome::Error(e) })
+                if &done == id && e.message.contains("came in a batch")
+        ));
+    }
+    assert_eq!(client.pending_outbound(), 0);
+}
+
+/// A peer that writes garbage without reading gets an id-less error for the first lines only,
+/// the last of them saying so; the rest are counted. A readable frame starts the count again.
+#[test]
+fn unreadable_frames_in_a_row_are_answered_up_to_the_limit() {
+    let mut pair = connected(V::V2025_06_18);
+    let now = pair.now();
+    let client = &mut pair.client;
+    let max = mcp_sansio::session::MAX_UNREADABLE_ANSWERED;
+    let mut out = Vec::new();
+    for n in 0..1000u32 {
+        let garbage = [b'\xff', b'{', (n % 251) as u8, b'\x80'];
+        out.extend(feed_bytes(client, now, &garbage));
+    }
+    assert_eq!(out.len(), max as usize);
+    assert!(out.iter().all(|e| e["id"].is_null()), "{out:?}");
+    let last = out.last().unwrap()["error"]["message"].as_str().unwrap();
+    assert!(last.contains("the next ones are not answered"), "{last}");
+    assert_eq!(client.stats().invalid_frames, 1000);
+    assert_eq!(
+        client.stats().invalid_frames_unanswered,
+        1000 - u64::from(max)
+    );
+    let _ = feed(
+        client,
+        now,
+        r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}"#,
+    );
+    assert_eq!(feed_bytes(client, now, b"\xff").len(), 1);
+}

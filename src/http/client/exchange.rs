@@ -6,7 +6,7 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use crate::framing::{SseDecoder, SseItem};
-use crate::jsonrpc::{Incoming, Message, RequestId};
+use crate::jsonrpc::{DecodeError, Incoming, Message, RequestId};
 
 /// Error bodies kept at most (to quote the server's error message).
 const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -78,7 +78,14 @@ pub(super) struct Exchange {
     pub(super) attempts: u32,
     /// The body was over a limit.
     pub(super) oversized: bool,
+    /// A 2xx response (other than 202) of a type that cannot carry JSON-RPC: its
+    /// `Content-Type` (cut at [`MAX_TYPE_QUOTED`] bytes; empty when absent), quoted when the
+    /// request fails.
+    pub(super) unreadable_type: Option<String>,
 }
+
+/// The longest `Content-Type` quoted in an error.
+const MAX_TYPE_QUOTED: usize = 64;
 
 impl Exchange {
     pub(super) fn new(purpose: Purpose, with_session: bool) -> Exchange {
@@ -93,6 +100,7 @@ impl Exchange {
             retry: None,
             attempts: 0,
             oversized: false,
+            unreadable_type: None,
         }
     }
 
@@ -113,6 +121,9 @@ impl Exchange {
         } else if media.eq_ignore_ascii_case("application/json") || json_suffix {
             BodyState::Json(Vec::new())
         } else {
+            if status != 202 {
+                self.unreadable_type = Some(quoted_type(content_type));
+            }
             BodyState::Ignore
         };
     }
@@ -231,6 +242,33 @@ impl Exchange {
         };
         self.answered = answers(incoming, awaited);
     }
+
+    /// Takes a frame that does not decode (`error`) as the answer when its first bytes show the
+    /// response to the awaited request and nothing answered it yet: the request's id, which the
+    /// transport then ends with an error naming why. `None` leaves the frame as it is.
+    pub(super) fn take_unreadable_answer(
+        &mut self,
+        error: &DecodeError,
+        frame: &[u8],
+    ) -> Option<RequestId> {
+        if self.answered {
+            return None;
+        }
+        let awaited = self.purpose.awaited()?;
+        let id = error.response_id(frame).filter(|id| id == awaited)?;
+        self.answered = true;
+        Some(id)
+    }
+}
+
+/// The start of `content_type` to quote: at most [`MAX_TYPE_QUOTED`] bytes, cut on a
+/// character boundary.
+fn quoted_type(content_type: &str) -> String {
+    let mut end = content_type.len().min(MAX_TYPE_QUOTED);
+    while !content_type.is_char_boundary(end) {
+        end -= 1;
+    }
+    content_type.get(..end).unwrap_or_default().to_owned()
 }
 
 /// Whether `incoming` holds the response (result or error) to request `id`.

@@ -23,7 +23,10 @@
 //! `retry` (bounded attempts, doubling delay), the standalone GET stream (405/400 tolerated), a
 //! new session after a 404 (every request in flight ends once, with a transport error), and
 //! DELETE on close. A request the transport cannot complete ends with a JSON-RPC error response
-//! it synthesizes (code [`TRANSPORT_ERROR`]), so the machine sees exactly one outcome.
+//! it synthesizes (code [`TRANSPORT_ERROR`]), so the machine sees exactly one outcome. A
+//! response that cannot be read (not UTF-8, JSON cut short, an invalid response) whose first
+//! bytes name the awaited request is such a case: the request ends at once with
+//! `the response could not be read: ...` and the machine never sees the frame.
 
 mod adopt;
 mod exchange;
@@ -48,7 +51,8 @@ use crate::session::idhash::IdBuildHasher;
 use crate::session::TransmitKind;
 
 /// The JSON-RPC error code of the error responses the transport synthesizes for requests it
-/// could not complete (HTTP error status, stream lost without a way to resume, session expired).
+/// could not complete (HTTP error status, stream lost without a way to resume, session expired,
+/// a response that could not be read).
 /// Their `data` holds `{"httpStatus": N}` when a status was received.
 pub const TRANSPORT_ERROR: i64 = -32000;
 
@@ -560,11 +564,26 @@ impl HttpClient {
             }
             // Decoded once here, to see whether it answers the exchange; the machine takes the
             // decoding along (`poll_frame`) instead of decoding the frame again.
-            let awaits = ex.purpose.awaited().is_some();
-            let decoded = awaits.then(|| jsonrpc::decode(&frame).ok()).flatten();
-            if let Some(incoming) = &decoded {
-                ex.note_answer(incoming);
-            }
+            let decoded = if ex.purpose.awaited().is_some() {
+                match jsonrpc::decode(&frame) {
+                    Ok(incoming) => {
+                        ex.note_answer(&incoming);
+                        Some(incoming)
+                    }
+                    Err(e) => {
+                        // An unreadable answer ends its request here, once, naming why; the
+                        // machine never sees the frame, so it never sees two endings.
+                        if let Some(request) = ex.take_unreadable_answer(&e, &frame) {
+                            let status = ex.status;
+                            self.fail_request(&request, &e.unreadable_response_reason(), status);
+                            continue;
+                        }
+                        None
+                    }
+                }
+            } else {
+                None
+            };
             if matches!(ex.purpose, Purpose::Request { init: true, .. }) {
                 self.note_version(&frame);
             }
@@ -667,6 +686,7 @@ impl HttpClient {
             (Some(f), _) => format!("the HTTP request failed: {f}"),
             (None, Some(202)) => "the server answered the request with 202 and no response".into(),
             (None, _) if ex.oversized => self.oversized_reason(&ex),
+            (None, _) if ex.unreadable_type.is_some() => unreadable_type_reason(&ex),
             (None, _) => {
                 "the response stream ended before the response (no event id to resume from)".into()
             }
@@ -819,6 +839,20 @@ fn http_error_reason(status: u16, body: Option<&str>) -> String {
 }
 
 crate::outgoing::client_transport_by_inherent_methods!(HttpClient, TransportEvent);
+
+/// Why a request failed whose response was of a type that cannot carry JSON-RPC.
+#[cold]
+#[inline(never)]
+fn unreadable_type_reason(ex: &Exchange) -> String {
+    match ex.unreadable_type.as_deref() {
+        None | Some("") => "the response has no Content-Type (expected application/json or \
+                            text/event-stream)"
+            .into(),
+        Some(t) => format!(
+            "the response has Content-Type {t:?}, neither application/json nor text/event-stream"
+        ),
+    }
+}
 
 #[cfg(test)]
 mod tests;

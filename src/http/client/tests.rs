@@ -566,3 +566,86 @@ fn the_kept_handshake_frames_are_copies_of_their_text() {
     assert_eq!(kept, &note);
     assert!(!std::ptr::eq(kept.as_ptr(), note.as_ptr()));
 }
+
+/// A 200 whose type cannot carry JSON-RPC (an HTML page, no type at all) fails the request
+/// with an error quoting the type, not as a stream that ended early.
+#[test]
+fn a_response_of_another_type_fails_the_request_naming_it() {
+    let now = Instant::now();
+    let mut t = ready(now, HttpClientConfig::default());
+    let req = call(&mut t, now, 6);
+    t.handle_response_head(
+        now,
+        req.id,
+        200,
+        [("content-type", "text/html; charset=utf-8")],
+    );
+    t.handle_response_body(now, req.id, Bytes::from_static(b"<html>hi</html>"));
+    t.handle_response_end(now, req.id);
+    let out = frames(&mut t);
+    assert_eq!(out.len(), 1);
+    assert!(out[0].contains(r#""id":6"#), "{}", out[0]);
+    assert!(
+        out[0].contains(r#"Content-Type \"text/html; charset=utf-8\", neither"#),
+        "{}",
+        out[0]
+    );
+    let req = call(&mut t, now, 7);
+    t.handle_response_head(now, req.id, 200, []);
+    t.handle_response_end(now, req.id);
+    let out = frames(&mut t);
+    assert!(out[0].contains("has no Content-Type"), "{}", out[0]);
+}
+
+/// A JSON body that does not decode but whose first bytes answer the request ends the request
+/// once, with an error naming why; the machine never sees the unreadable frame, so it does not
+/// end the request a second time.
+#[test]
+fn an_unreadable_answer_ends_its_request_once() {
+    let now = Instant::now();
+    let mut t = ready(now, HttpClientConfig::default());
+    let req = call(&mut t, now, 8);
+    t.handle_response_head(now, req.id, 200, [("content-type", "application/json")]);
+    let body = b"{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"x\":\"\xff\"}}";
+    t.handle_response_body(now, req.id, Bytes::from_static(body));
+    t.handle_response_end(now, req.id);
+    let out = frames(&mut t);
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert!(out[0].contains(r#""id":8"#), "{}", out[0]);
+    assert!(out[0].contains(r#""code":-32000"#), "{}", out[0]);
+    assert!(
+        out[0].contains("the response could not be read: "),
+        "{}",
+        out[0]
+    );
+}
+
+/// On an SSE stream the first unreadable answer ends the request at once; a second one for the
+/// same request, and one naming another request, pass on as they came (the machine judges
+/// them), and the end of the stream adds nothing.
+#[test]
+fn an_unreadable_event_ends_its_request_at_once() {
+    let now = Instant::now();
+    let mut t = ready(now, HttpClientConfig::default());
+    let req = call(&mut t, now, 9);
+    t.handle_response_head(now, req.id, 200, [("content-type", "text/event-stream")]);
+    let cut = r#"data: {"jsonrpc":"2.0","id":9,"result":{"content":[{"#;
+    t.handle_response_body(now, req.id, Bytes::from(format!("{cut}\n\n")));
+    let out = frames(&mut t);
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert!(out[0].contains(r#""id":9"#), "{}", out[0]);
+    assert!(
+        out[0].contains("the response could not be read: "),
+        "{}",
+        out[0]
+    );
+    let other = r#"{"jsonrpc":"2.0","id":5,"result":"#;
+    let again = format!("{cut}\n\ndata: {other}\n\n");
+    t.handle_response_body(now, req.id, Bytes::from(again));
+    t.handle_response_end(now, req.id);
+    let out = frames(&mut t);
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert_eq!(format!("data: {}", out[0]), cut);
+    assert_eq!(out[1], other);
+    assert_eq!(t.stats().requests_failed, 1);
+}
