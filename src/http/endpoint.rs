@@ -251,7 +251,12 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         }
         let incoming = match decode(&body) {
             Ok(incoming) => incoming,
-            Err(e) => return undecodable(&e),
+            Err(e) => {
+                if e.response_id(&body).is_some() {
+                    self.hand_unreadable_answer(now, fields.session_id, body);
+                }
+                return undecodable(&e);
+            }
         };
         // The ids of the requests in the body, walked where needed rather than collected:
         // almost every POST carries one message, and a `Vec` of it would be an allocation.
@@ -758,6 +763,21 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
                 )
             }
         }
+    }
+
+    /// A POSTed answer that cannot be read (an invalid response, or JSON cut short) but whose
+    /// first bytes name a request the session sent: the session fails that request at once
+    /// (`the response could not be read: ...`) instead of letting it wait for its deadline.
+    /// The POST itself gets 400.
+    #[cold]
+    #[inline(never)]
+    fn hand_unreadable_answer(&mut self, now: Instant, sid: Option<&str>, body: Bytes) {
+        let Some(session) = sid.and_then(|sid| self.sessions.get_mut(sid)) else {
+            return;
+        };
+        session.last_activity = now;
+        session.machine.handle_input(now, body);
+        session.pump();
     }
 
     /// A serial for a new stateless exchange, or 503 when `max_exchanges` are in flight.

@@ -50,6 +50,15 @@ fn server(now: Instant, gates: Gates) -> Server {
                 }
             }
         }))
+        .tool(
+            Tool::new("sample", json!({"type": "object"})).handler(|_, ctx| async move {
+                let asked = json!({"messages": [], "maxTokens": 10});
+                Ok(match ctx.sample(asked).await {
+                    Ok(_) => CallToolResult::text("sampled"),
+                    Err(e) => CallToolResult::error(format!("sampling failed: {e}")),
+                })
+            }),
+        )
         .tool(wait_tool(gates))
         .build(now)
 }
@@ -393,6 +402,40 @@ fn a_sessionless_body_is_given_back_when_its_exchange_ends() {
     assert!(ended);
     assert_eq!(rig.http.endpoint.body_bytes_in_flight(), 0);
     assert_eq!(rig.post(None, call(3, "echo")).status, 200);
+}
+
+#[test]
+fn an_unreadable_answer_to_a_server_request_fails_it_at_once() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {"sampling": {}},
+        "clientInfo": {"name": "c", "version": "1"}}});
+    let opened = rig.post(None, init);
+    let sid = opened.get("mcp-session-id").unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(rig.post(Some(&sid), initialized).status, 202);
+    let call = rig.post(Some(&sid), call(5, "sample"));
+    rig.http.run_jobs();
+    let asked = rig.http.read_stream(&call.body).messages();
+    let request = asked
+        .iter()
+        .find(|m| m["method"] == "sampling/createMessage")
+        .unwrap_or_else(|| panic!("no sampling request: {asked:?}"));
+    // Both result and error: not a response, but its id names the pending request.
+    let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {},
+        "error": {"code": 1, "message": "x"}});
+    let refused = rig.post(Some(&sid), answer);
+    assert_eq!(refused.status, 400);
+    rig.http.run_jobs();
+    let read = rig.http.read_stream(&call.body);
+    let result = read
+        .messages()
+        .into_iter()
+        .find(|m| m["id"] == 5)
+        .expect("the call is answered without waiting for the request's deadline");
+    let text = result["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("could not be read"), "{text}");
+    assert_eq!(result["result"]["isError"], json!(true));
 }
 
 #[test]

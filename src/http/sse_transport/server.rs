@@ -211,7 +211,16 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
         }
         let incoming = match decode(&body) {
             Ok(incoming) => incoming,
-            Err(e) => return undecodable(&e),
+            Err(e) => {
+                // An answer that cannot be read but names a request the session sent: the
+                // session fails that request at once instead of at its deadline.
+                if e.response_id(&body).is_some() {
+                    session.last_activity = now;
+                    session.machine.handle_input(now, body);
+                    session.pump();
+                }
+                return undecodable(&e);
+            }
         };
         if let Err(refusal) = admission::header_version(&self.config.endpoint, &fields) {
             let id = match &incoming {
