@@ -153,7 +153,8 @@ pub struct EndpointStats {
     /// (`Endpoint::poll_stream_log`): a resume elsewhere may miss those events.
     pub stream_log_dropped: u64,
     /// Relays of GET streams moved between instances that the driver handed back
-    /// (`Endpoint::handle_listen_relay_lost`: no instance received them, or its queue was
-    /// full); the messages among them are held here for the session's next GET stream.
+    /// (`Endpoint::handle_listen_relay_lost`: no instance received them, the driver could
+    /// not queue them, or their publish to the bus failed); the messages among them are held
+    /// here for the session's next GET stream.
     pub listen_relays_lost: u64,
 }
