@@ -25,6 +25,8 @@ pub(crate) struct KnownFields<'a> {
     /// The declared body length (`Content-Length`; the HTTP parser refuses a conflicting
     /// second one, so it is not recorded in `repeated`).
     pub(crate) content_length: Option<&'a str>,
+    /// The first `Content-Encoding` field naming a coding other than `identity`.
+    pub(crate) content_encoding: Option<&'a str>,
     /// The first field that must appear once and came again (its name as received).
     pub(crate) repeated: Option<&'a str>,
 }
@@ -37,6 +39,12 @@ impl<'a> KnownFields<'a> {
             let name = name.as_str();
             if name.len() == 14 && same_name(name, "content-length") {
                 known.content_length = known.content_length.or(Some(value.as_str()));
+                continue;
+            }
+            if name.len() == 16 && same_name(name, "content-encoding") {
+                if known.content_encoding.is_none() && !is_identity(value.as_str()) {
+                    known.content_encoding = Some(value.as_str());
+                }
                 continue;
             }
             // The length picks the candidates without reading the name.
@@ -90,9 +98,9 @@ pub(crate) fn check_fields(
     Ok(())
 }
 
-/// 415 unless the body is declared `application/json`; 413 past `max_body`, or when its
-/// declared `Content-Length` is past it (the adapter then need not read more than the first
-/// bytes, which carry the request's id).
+/// 415 unless the body is declared `application/json` with no content coding; 413 past
+/// `max_body`, or when its declared `Content-Length` is past it (the adapter then need not
+/// read more than the first bytes, which carry the request's id).
 pub(crate) fn check_json_body(
     config: &EndpointConfig,
     fields: &KnownFields<'_>,
@@ -104,10 +112,49 @@ pub(crate) fn check_json_body(
             "Unsupported Media Type: Content-Type must be application/json",
         ));
     }
+    check_content_coding(fields.content_encoding)?;
     if body_len > config.max_body || declared_too_large(config, fields.content_length) {
         return Err(error(413, "Payload Too Large"));
     }
     Ok(())
+}
+
+/// Whether a `Content-Encoding` value names no coding but `identity` (the body is as sent).
+fn is_identity(value: &str) -> bool {
+    value
+        .split(',')
+        .map(str::trim)
+        .all(|coding| coding.is_empty() || coding.eq_ignore_ascii_case("identity"))
+}
+
+/// The longest `Content-Encoding` value a refusal quotes.
+const QUOTED_CODING: usize = 64;
+
+/// 415 with `Accept-Encoding: identity` when the body is sent in a content coding (`gzip`,
+/// `br`, ...): the server reads bodies as sent, and would otherwise take compressed bytes for
+/// JSON. `coding` is the first `Content-Encoding` value naming one (see [`KnownFields`]).
+pub(crate) fn check_content_coding(coding: Option<&str>) -> Result<(), HttpResponse> {
+    let Some(coding) = coding else {
+        return Ok(());
+    };
+    let quoted: String = coding
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(QUOTED_CODING)
+        .collect();
+    let message = format!(
+        "Unsupported Media Type: Content-Encoding {quoted:?} is not supported (identity only)"
+    );
+    Err(error(415, &message).with_header("Accept-Encoding", "identity"))
+}
+
+/// The first `Content-Encoding` field of `head` naming a coding other than `identity`.
+pub(crate) fn content_coding(head: &HttpRequestHead) -> Option<&str> {
+    head.headers
+        .iter()
+        .filter(|(name, _)| same_name(name.as_str(), "content-encoding"))
+        .map(|(_, value)| value.as_str())
+        .find(|value| !is_identity(value))
 }
 
 /// Whether a `Content-Length` value declares a body past `max_body`.
@@ -207,6 +254,33 @@ mod tests {
         let near = post(&[("hosts", "a"), ("acceptx", "b"), ("accept-x", "c")]);
         let f = KnownFields::of(&near);
         assert_eq!((f.host, f.accept, f.repeated), (None, None, None));
+    }
+
+    #[test]
+    fn a_content_coding_other_than_identity_is_found_in_any_field_and_refused() {
+        let config = EndpointConfig::default();
+        let json = ("Content-Type", "application/json");
+        for ok in [
+            vec![json],
+            vec![json, ("Content-Encoding", "identity")],
+            vec![json, ("content-encoding", " Identity ,")],
+        ] {
+            assert!(check_json_body(&config, &post(&ok), 2).is_ok(), "{ok:?}");
+        }
+        let second = post(&[
+            json,
+            ("Content-Encoding", "identity"),
+            ("Content-Encoding", "gzip"),
+        ]);
+        assert_eq!(KnownFields::of(&second).content_encoding, Some("gzip"));
+        assert_eq!(content_coding(&second), Some("gzip"));
+        let refused = check_json_body(&config, &second, 2).unwrap_err();
+        assert_eq!(refused.status, 415);
+        assert_eq!(refused.get("Accept-Encoding"), Some("identity"));
+        let hostile = format!("br\u{1b}[31m{}", "x".repeat(1000));
+        let refused = check_content_coding(Some(&hostile)).unwrap_err();
+        let text = refused.body_text();
+        assert!(text.len() < 300 && !text.contains("1b"), "{text}");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::{Endpoint, BODIES_IN_FLIGHT, SSE};
 use crate::encoding::base64_standard_decode;
-use crate::http::admission::KnownFields;
+use crate::http::admission::{check_content_coding, content_coding, KnownFields};
 use crate::http::machine::{ExchangeMachine, SessionMachine};
 use crate::http::reply::{error, rpc_error_with_id, too_large, undecodable};
 use crate::http::streams::{LogicalStream, Mode, SessionState};
@@ -63,6 +63,9 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
                 415,
                 "Unsupported Media Type: Content-Type must be application/json",
             );
+        }
+        if let Err(refusal) = check_content_coding(content_coding(head)) {
+            return refusal;
         }
         if body.len() > self.config.max_body
             || crate::http::admission::declared_too_large(&self.config, head.get("content-length"))

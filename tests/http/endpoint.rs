@@ -458,6 +458,35 @@ fn non_json_content_type_is_415() {
 }
 
 #[test]
+fn a_body_in_a_content_coding_is_415_on_both_revisions() {
+    let mut rig = Rig::new(EndpointConfig::default());
+    for coding in ["gzip", "identity, br", "x-custom"] {
+        let head = rig.post_head(None).header("Content-Encoding", coding);
+        let resp = rig.send(&head, init("2025-11-25"));
+        assert_eq!(resp.status, 415, "{coding}");
+        assert_eq!(resp.get("accept-encoding"), Some("identity"));
+        assert!(
+            resp.body_text().contains("Content-Encoding"),
+            "{}",
+            resp.body_text()
+        );
+        let mut list = json!({"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{
+            "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":{}}}});
+        let head = HttpRig::stateless_head(&list, None).header("Content-Encoding", coding);
+        let resp = rig.http.request(&head, list.to_string());
+        assert_eq!(resp.status, 415, "2026-07-28, {coding}");
+        list["id"] = json!(8);
+        let served = rig.http.post_stateless(&list);
+        assert_eq!(served.status, 200, "{}", served.body_text());
+    }
+    assert_eq!(rig.http.endpoint.session_count(), 0);
+    // `identity` is the body as sent.
+    let head = rig.post_head(None).header("Content-Encoding", "identity");
+    assert_eq!(rig.send(&head, init("2025-11-25")).status, 200);
+}
+
+#[test]
 fn body_over_the_limit_is_413() {
     let mut rig = Rig::new(EndpointConfig {
         max_body: 64,

@@ -290,6 +290,12 @@ fn post_status_codes() {
     let head = HttpRequestHead::new(HttpMethod::Post, uri.as_str());
     assert_eq!(rig.send(&head, Bytes::from_static(b"{}")).status, 415);
 
+    // 415: a content coding.
+    let head = HttpRequestHead::new(HttpMethod::Post, uri.as_str())
+        .header("Content-Type", "application/json")
+        .header("Content-Encoding", "gzip");
+    assert_eq!(rig.send(&head, Bytes::from_static(b"{}")).status, 415);
+
     // 413: past max_body.
     let big = json!({"jsonrpc":"2.0","method":"x","params":{"pad":"a".repeat(600)}});
     assert_eq!(rig.post_to(&uri, big).status, 413);

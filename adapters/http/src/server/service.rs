@@ -238,16 +238,25 @@ fn host_field_ok(req: &Parts) -> bool {
 }
 
 /// Method, path (with the query: the HTTP+SSE POST names its session there) and headers as the
-/// endpoint takes them: the header text copied once into a buffer the fields share.
+/// endpoint takes them: the header text copied once into a buffer the fields share. A target
+/// in absolute form (`POST http://host/mcp`) names the host itself: its authority stands in
+/// for the `Host` field (RFC 9112, section 3.2.2), so the endpoint's DNS-rebinding check reads
+/// the host the request is really for.
 fn request_head(req: &Parts) -> HttpRequestHead {
     let target = req
         .uri
         .path_and_query()
         .map_or_else(|| req.uri.path(), |p| p.as_str());
+    let authority = req.uri.authority().map(|a| a.as_str().as_bytes());
+    let missing_host = authority.filter(|_| !req.headers.contains_key(HOST));
     HttpRequestHead::new(HttpMethod::parse(req.method.as_str()), target).with_fields(|| {
         req.headers
             .iter()
-            .map(|(name, value)| (name.as_str(), value.as_bytes()))
+            .map(move |(name, value)| match authority {
+                Some(authority) if name == HOST => (name.as_str(), authority),
+                _ => (name.as_str(), value.as_bytes()),
+            })
+            .chain(missing_host.map(|authority| ("host", authority)))
     })
 }
 

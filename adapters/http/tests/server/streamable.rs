@@ -356,6 +356,37 @@ fn an_http_1_1_request_needs_exactly_one_host_field() {
     server.shutdown();
 }
 
+/// A target in absolute form names the host the request is for: the DNS-rebinding check reads
+/// it, not the `Host` field (RFC 9112, section 3.2.2).
+#[test]
+fn an_absolute_form_target_is_checked_by_its_own_host() {
+    let mut server = Running::start(HttpServerOptions::default(), app);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}})
+    .to_string();
+    let status = |version: &str, target: &str, host: &str| {
+        let mut stream = server.raw();
+        let request = format!(
+            "POST {target} {version}\r\n{host}Accept: {BOTH}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{init}",
+            init.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        read_head(&mut BufReader::new(stream)).status
+    };
+    let local = "Host: localhost\r\n";
+    let evil = "http://evil.example/mcp";
+    assert_eq!(status("HTTP/1.1", evil, local), 403, "the target's host");
+    assert_eq!(status("HTTP/1.0", evil, ""), 403, "no Host field at all");
+    assert_eq!(
+        status("HTTP/1.1", "http://localhost/mcp", "Host: evil.example\r\n"),
+        200
+    );
+    assert_eq!(status("HTTP/1.1", "/mcp", local), 200);
+    server.shutdown();
+}
+
 #[test]
 fn a_bearer_hook_guards_the_endpoint() {
     let options = HttpServerOptions {
