@@ -48,6 +48,18 @@ pub(crate) enum TaskError {
     Collision,
 }
 
+impl std::fmt::Display for TaskError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TaskError::Unknown => "no task has this id (never created, or expired)",
+            TaskError::Full => {
+                "the server holds as many tasks as it may; retry once some have ended or expired"
+            }
+            TaskError::Collision => "the random task id drawn is taken",
+        })
+    }
+}
+
 /// One task.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Task {

@@ -267,7 +267,10 @@ fn the_table_is_bounded() {
     };
     let mut rig = Rig::new(limits);
     assert_eq!(rig.tool("forever", true)["result"]["resultType"], "task");
-    assert_eq!(rig.tool("forever", true)["error"]["code"], -32603);
+    let refused = rig.tool("forever", true);
+    assert_eq!(refused["error"]["code"], -32603);
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("as many tasks as it may"), "{message}");
 }
 
 fn arbitrary_json() -> impl proptest::strategy::Strategy<Value = Value> {

@@ -74,7 +74,7 @@ impl Server {
         let (task_id, created, cancel) = match tasks.create(now_ms) {
             Ok(created) => created,
             Err(e) => {
-                let e = ErrorObject::internal(format!("no task could be created: {e:?}"));
+                let e = ErrorObject::internal(format!("no task could be created: {e}"));
                 return self.reply(id, Err(e));
             }
         };
