@@ -233,7 +233,7 @@ fn check_headers(
     method: &str,
     params: &Map<String, Value>,
 ) -> Result<(), ErrorObject> {
-    let header_version = head.get("mcp-protocol-version").unwrap_or("").trim();
+    let header_version = mirrored(head, "MCP-Protocol-Version")?.unwrap_or("");
     let body_version = params
         .get("_meta")
         .and_then(|m| m.get(PROTOCOL_VERSION_KEY))
@@ -247,7 +247,7 @@ fn check_headers(
             ));
         }
     }
-    let header_method = head.get("mcp-method").map(str::trim);
+    let header_method = mirrored(head, "Mcp-Method")?;
     if header_method != Some(method) {
         return Err(header_mismatch_error(
             "Mcp-Method",
@@ -260,7 +260,7 @@ fn check_headers(
         .or_else(|| crate::tasks::is_task_method(method).then_some("taskId"));
     if let Some(param) = name_param {
         let body_name = params.get(param).and_then(Value::as_str).unwrap_or("");
-        let header = head.get("mcp-name").map(|v| decode_sentinel(v.trim()));
+        let header = mirrored(head, "Mcp-Name")?.map(decode_sentinel);
         if header.as_deref() != Some(body_name) {
             let shown = header.unwrap_or_default();
             return Err(header_mismatch_error("Mcp-Name", &shown, body_name));
@@ -296,7 +296,7 @@ fn check_param_headers<M: ExchangeMachine>(
             // Objects and arrays cannot be annotated; nothing to compare.
             Some(_) => continue,
         };
-        let got = head.get(&name).map(|v| decode_sentinel(v.trim()));
+        let got = mirrored(head, &name)?.map(decode_sentinel);
         if got != expected {
             return Err(header_mismatch_error(
                 &name,
@@ -306,6 +306,25 @@ fn check_param_headers<M: ExchangeMachine>(
         }
     }
     Ok(())
+}
+
+/// The value of mirrored header `name` (trimmed), `None` when absent; -32020 when it came more
+/// than once: two values have no one meaning, and a proxy in front may have routed by the
+/// other one.
+fn mirrored<'a>(head: &'a HttpRequestHead, name: &str) -> Result<Option<&'a str>, ErrorObject> {
+    let mut values = head
+        .headers
+        .iter()
+        .filter(|(n, _)| n.len() == name.len() && n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str().trim());
+    let first = values.next();
+    if values.next().is_some() {
+        return Err(ErrorObject::new(
+            m::code::HEADER_MISMATCH,
+            format!("Header mismatch: the {name} header appears more than once"),
+        ));
+    }
+    Ok(first)
 }
 
 /// A header value in the `=?base64?…?=` sentinel form, decoded; any other value verbatim (an

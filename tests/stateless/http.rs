@@ -171,6 +171,23 @@ fn mirrored_headers_must_match_the_body() {
         assert_eq!(m["error"]["code"], -32020);
         assert_eq!(m["id"], 1);
     }
+    // A mirrored header given twice, even with the same value, has no one meaning.
+    for (name, value) in [("mcp-method", "tools/call"), ("MCP-NAME", "echo")] {
+        let head = Rig::head(HttpMethod::Post, Some(V), Some("tools/call"))
+            .header("Mcp-Name", "echo")
+            .header(name, value);
+        let resp = rig.send(&head, &body);
+        assert_eq!(resp.status, 400, "{name}");
+        let m = &rig.messages(&resp)[0];
+        assert_eq!(m["error"]["code"], -32020, "{m}");
+        assert!(
+            m["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("more than once"),
+            "{m}"
+        );
+    }
     // Whitespace around values and a base64 sentinel are accepted.
     let head = Rig::head(HttpMethod::Post, Some(" 2026-07-28 "), Some(" tools/call "))
         .header("Mcp-Name", "=?base64?ZWNobw==?=");
