@@ -1,20 +1,31 @@
-//! `serve --http` flags for the server's limits: the connection cap and every timeout (see
-//! `HttpServerOptions`). A flag left out keeps the default; a timeout of 0 turns it off.
+//! `serve --http` flags for the server's limits: the connection and session caps and every
+//! timeout (see `HttpServerOptions`). A flag left out keeps the default; a timeout of 0 turns
+//! it off.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
+use mcp_sansio::http::MaxSessionsPerPeer;
 use mcp_sansio_http::server::HttpServerOptions;
 
 use crate::Failure;
 
 /// The connection cap and timeouts of `serve --http` (seconds may have a fraction).
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub(crate) struct ServeLimitArgs {
     /// Open connections at most; at the cap new ones wait in the listen backlog until one
     /// closes (default 10000).
     #[arg(long, value_name = "N", requires = "http")]
     pub(crate) max_connections: Option<usize>,
+    /// Streamable HTTP sessions held at most (default 10000); past it a new one evicts one
+    /// whose handshake is not done, else gets 503.
+    #[arg(long, value_name = "N", requires = "http")]
+    pub(crate) max_sessions: Option<usize>,
+    /// Streamable HTTP sessions one peer may hold: per bearer token subject, else per client
+    /// address; one more gets 429 with `Retry-After` (default: no per-peer limit).
+    #[arg(long, value_name = "N", requires = "http")]
+    pub(crate) max_sessions_per_peer: Option<usize>,
     /// A request head must arrive within this (default 30; 0: off).
     #[arg(long, value_name = "SECS", requires = "http")]
     pub(crate) header_timeout: Option<f64>,
@@ -59,6 +70,20 @@ impl ServeLimitArgs {
                 ));
             }
             options.max_connections = n;
+        }
+        for (flag, n) in [
+            ("max-sessions", self.max_sessions),
+            ("max-sessions-per-peer", self.max_sessions_per_peer),
+        ] {
+            if n == Some(0) {
+                return Err(Failure::Usage(format!("--{flag} must be at least 1")));
+            }
+        }
+        if let Some(n) = self.max_sessions {
+            options.endpoint.max_sessions = n;
+        }
+        if let Some(n) = self.max_sessions_per_peer {
+            options.endpoint.peer_limit = Some(Arc::new(MaxSessionsPerPeer::new(n)));
         }
         let timeouts = [
             (
@@ -118,6 +143,8 @@ mod tests {
         let mut options = HttpServerOptions::default();
         let args = ServeLimitArgs {
             max_connections: Some(5),
+            max_sessions: Some(7),
+            max_sessions_per_peer: Some(2),
             header_timeout: Some(0.0),
             body_timeout: Some(2.5),
             body_min_rate: Some(0),
@@ -130,6 +157,15 @@ mod tests {
         assert!(args.apply(&mut options).is_ok());
         let defaults = HttpServerOptions::default();
         assert_eq!(options.max_connections, 5);
+        assert_eq!(options.endpoint.max_sessions, 7);
+        let limit = options
+            .endpoint
+            .peer_limit
+            .as_ref()
+            .expect("a per-peer limit");
+        assert!(limit.admit("ip:127.0.0.1", 1).is_ok());
+        assert!(limit.admit("ip:127.0.0.1", 2).is_err(), "the third session");
+        assert!(defaults.endpoint.peer_limit.is_none());
         assert_eq!(options.header_read_timeout, None);
         assert_eq!(options.body_timeout, Some(Duration::from_millis(2500)));
         assert_eq!(options.body_min_rate, None);
@@ -142,8 +178,15 @@ mod tests {
             ..args
         };
         assert!(negative.apply(&mut HttpServerOptions::default()).is_err());
+        let zero = ServeLimitArgs {
+            max_sessions_per_peer: Some(0),
+            ..ServeLimitArgs::default()
+        };
+        assert!(zero.apply(&mut HttpServerOptions::default()).is_err());
         let rate = ServeLimitArgs {
             max_connections: None,
+            max_sessions: None,
+            max_sessions_per_peer: None,
             header_timeout: None,
             body_timeout: None,
             body_min_rate: Some(10),
