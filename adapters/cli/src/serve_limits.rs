@@ -18,6 +18,10 @@ pub(crate) struct ServeLimitArgs {
     /// closes (default 10000).
     #[arg(long, value_name = "N", requires = "http")]
     pub(crate) max_connections: Option<usize>,
+    /// Open connections one client address may hold; one more gets 429 and is closed
+    /// (default: no per-address cap).
+    #[arg(long, value_name = "N", requires = "http")]
+    pub(crate) max_connections_per_peer: Option<usize>,
     /// Streamable HTTP sessions held at most (default 10000); past it a new one evicts one
     /// whose handshake is not done, else gets 503.
     #[arg(long, value_name = "N", requires = "http")]
@@ -72,12 +76,16 @@ impl ServeLimitArgs {
             options.max_connections = n;
         }
         for (flag, n) in [
+            ("max-connections-per-peer", self.max_connections_per_peer),
             ("max-sessions", self.max_sessions),
             ("max-sessions-per-peer", self.max_sessions_per_peer),
         ] {
             if n == Some(0) {
                 return Err(Failure::Usage(format!("--{flag} must be at least 1")));
             }
+        }
+        if self.max_connections_per_peer.is_some() {
+            options.max_connections_per_peer = self.max_connections_per_peer;
         }
         if let Some(n) = self.max_sessions {
             options.endpoint.max_sessions = n;
@@ -143,6 +151,7 @@ mod tests {
         let mut options = HttpServerOptions::default();
         let args = ServeLimitArgs {
             max_connections: Some(5),
+            max_connections_per_peer: Some(3),
             max_sessions: Some(7),
             max_sessions_per_peer: Some(2),
             header_timeout: Some(0.0),
@@ -157,6 +166,8 @@ mod tests {
         assert!(args.apply(&mut options).is_ok());
         let defaults = HttpServerOptions::default();
         assert_eq!(options.max_connections, 5);
+        assert_eq!(options.max_connections_per_peer, Some(3));
+        assert_eq!(defaults.max_connections_per_peer, None);
         assert_eq!(options.endpoint.max_sessions, 7);
         let limit = options
             .endpoint
@@ -185,6 +196,7 @@ mod tests {
         assert!(zero.apply(&mut HttpServerOptions::default()).is_err());
         let rate = ServeLimitArgs {
             max_connections: None,
+            max_connections_per_peer: None,
             max_sessions: None,
             max_sessions_per_peer: None,
             header_timeout: None,

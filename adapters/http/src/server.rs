@@ -46,6 +46,7 @@ mod clock;
 mod idle;
 mod io;
 mod mount;
+mod peers;
 mod refusal;
 mod resume;
 mod roster;
@@ -82,6 +83,7 @@ use idle::{Busy, IdleWatch, TrackedBody};
 use io::ConnTimer;
 pub use mcp_sansio_store::StoreError;
 pub use mount::SseTransportMount;
+use peers::{PeerConnections, PeerPlace};
 use roster::{Place, Roster};
 use service::{BodyLimits, Route};
 use shared::Shared;
@@ -117,6 +119,12 @@ pub struct HttpServerOptions {
     /// connection holds a file descriptor, so the process's descriptor limit must allow this
     /// many plus a few. Default 10,000.
     pub max_connections: usize,
+    /// Open connections one client address may hold at most; one more is answered
+    /// `429 Too Many Requests` (with `Retry-After: 1`) and closed before any request is read,
+    /// so one address cannot take every slot of `max_connections` (with streams open, which
+    /// are never idle and so never reclaimed). Clients behind one proxy or NAT share an
+    /// address: size it for them. Default `None`: no per-address cap.
+    pub max_connections_per_peer: Option<usize>,
     /// The listen backlog asked of the kernel (connections waiting to be accepted, capped by
     /// the system, e.g. `net.core.somaxconn` on Linux). Default 1024.
     pub listen_backlog: u32,
@@ -184,6 +192,7 @@ impl Default for HttpServerOptions {
             auth: None,
             trace: None,
             max_connections: 10_000,
+            max_connections_per_peer: None,
             listen_backlog: 1024,
             header_read_timeout: Some(Duration::from_secs(30)),
             body_timeout: Some(Duration::from_secs(60)),
@@ -272,6 +281,9 @@ pub struct RunReport {
     /// Idle connections asked to close at the cap to make room for one waiting (see
     /// [`HttpServerOptions::max_connections`]).
     pub idle_reclaimed: u64,
+    /// Connections answered 429 and closed because their address held
+    /// [`HttpServerOptions::max_connections_per_peer`] already.
+    pub peer_connections_refused: u64,
     /// Connections still open when the drain timeout expired (dropped).
     pub abandoned_connections: u64,
     /// With a store: relays of GET streams moved between instances that the bus
@@ -483,6 +495,7 @@ impl HttpServer {
         // `live_tx` itself is one sender: the open connections are the others.
         let at_cap = || live_tx.sender_count() > max;
         let roster = Roster::default();
+        let peers = PeerConnections::default();
         'serve: loop {
             if at_cap() {
                 // At the cap: accept nothing until a slot frees; the kernel's backlog holds
@@ -542,6 +555,17 @@ impl HttpServer {
                     continue;
                 }
             };
+            let peer_place = match self.options.max_connections_per_peer {
+                None => None,
+                Some(max) => match peers.join(peer, max.max(1)) {
+                    Ok(place) => Some(place),
+                    Err(open) => {
+                        report.peer_connections_refused += 1;
+                        executor.spawn(peers::refuse(stream, open)).detach();
+                        continue;
+                    }
+                },
+            };
             report.connections += 1;
             let _ = stream.get_ref().set_nodelay(true);
             if let Some(idle) = self.options.tcp_keepalive {
@@ -559,6 +583,7 @@ impl HttpServer {
                     _live: live_tx.clone(),
                     freed: freed_tx.clone(),
                     place: roster.join(Busy::new(clock::now())),
+                    _peer: peer_place,
                 },
             );
             executor.spawn(conn).detach();
@@ -740,6 +765,8 @@ struct Slot {
     freed: Sender<()>,
     /// Its place on the roster, with its requests in flight.
     place: Place,
+    /// Its count under its address, with a per-address cap.
+    _peer: Option<PeerPlace>,
 }
 
 impl Drop for Slot {

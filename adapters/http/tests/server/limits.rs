@@ -147,6 +147,58 @@ fn at_the_cap_a_new_connection_waits_and_is_served_once_another_closes() {
     assert_eq!(report.idle_reclaimed, 0, "{report:?}");
 }
 
+/// With `max_connections_per_peer`, one address holding its share (GET streams open, never
+/// idle) gets 429 for one more connection, before any request is read, while the server has
+/// room; once one of its connections closes, a new one is served again.
+#[test]
+fn past_the_per_address_cap_a_connection_gets_429_and_is_closed() {
+    let mut server = Running::start(
+        HttpServerOptions {
+            max_connections_per_peer: Some(2),
+            ..HttpServerOptions::default()
+        },
+        app,
+    );
+    let held: Vec<TcpStream> = (0..2)
+        .map(|_| {
+            let stream = server.raw();
+            let sid = open_session(server.addr, &stream);
+            open_get(server.addr, &stream, &sid);
+            stream
+        })
+        .collect();
+    let mut refused = server.raw();
+    refused
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut answer = String::new();
+    let _ = refused.read_to_string(&mut answer);
+    assert!(
+        answer.starts_with("HTTP/1.1 429 Too Many Requests\r\n"),
+        "{answer:?}"
+    );
+    assert!(answer.contains("Retry-After: 1"), "{answer:?}");
+    assert!(
+        answer.contains("2 connections from this address"),
+        "{answer:?}"
+    );
+    drop(held);
+    // The closed connections give their places back (the server notices as it polls them).
+    let started = Instant::now();
+    let reply = loop {
+        let stream = server.raw();
+        (&stream).write_all(&post(server.addr, None, INIT)).unwrap();
+        let reply = read_response(&mut BufReader::new(&stream));
+        if reply.status != 429 || started.elapsed() > Duration::from_secs(10) {
+            break reply;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let report = server.shutdown();
+    assert!(report.peer_connections_refused >= 1, "{report:?}");
+}
+
 /// At the cap, a connection waiting in the backlog makes room: the open connection idle
 /// longest (here one that never sent a byte, then one between two requests) is closed and the
 /// waiting one served, while a busy one (its GET stream open) is left alone. Idle connections
