@@ -138,31 +138,25 @@ fn token_request_client_auth_methods() {
 
     client.auth_method = ClientAuthMethod::None;
     let refresh = Secret::new("r1");
-    let none = token_request(
-        "https://as.test/token",
-        &Grant::RefreshToken(&refresh),
-        &client,
-        None,
-    );
-    assert_eq!(
-        field(&none.body, "grant_type").as_deref(),
-        Some("refresh_token")
-    );
-    assert_eq!(field(&none.body, "refresh_token").as_deref(), Some("r1"));
-    assert_eq!(field(&none.body, "client_id").as_deref(), Some("id:1"));
-    assert_eq!(field(&none.body, "client_secret"), None);
+    let none = token_body(&Grant::RefreshToken(&refresh), &client);
+    assert_eq!(field(&none, "grant_type").as_deref(), Some("refresh_token"));
+    assert_eq!(field(&none, "refresh_token").as_deref(), Some("r1"));
+    assert_eq!(field(&none, "client_id").as_deref(), Some("id:1"));
+    assert_eq!(field(&none, "client_secret"), None);
 
-    let cc = token_request(
-        "https://as.test/token",
-        &Grant::ClientCredentials { scope: Some("a b") },
-        &client,
-        None,
-    );
+    let cc = token_body(&Grant::ClientCredentials { scope: Some("a b") }, &client);
     assert_eq!(
-        field(&cc.body, "grant_type").as_deref(),
+        field(&cc, "grant_type").as_deref(),
         Some("client_credentials")
     );
-    assert_eq!(field(&cc.body, "scope").as_deref(), Some("a b"));
+    assert_eq!(field(&cc, "scope").as_deref(), Some("a b"));
+}
+
+/// The form body of a token request for `grant` without a resource.
+fn token_body(grant: &Grant, client: &ClientCredentials) -> Vec<u8> {
+    token_request("https://as.test/token", grant, client, None)
+        .body
+        .to_vec()
 }
 
 #[test]

@@ -2,9 +2,17 @@
 
 use super::*;
 
-fn items(input: &[u8]) -> Vec<Result<SseItem, FrameError>> {
+/// A default decoder fed `chunks` in order, one `push` each.
+fn pushed(chunks: &[&[u8]]) -> SseDecoder {
     let mut d = SseDecoder::default();
-    d.push(input);
+    for chunk in chunks {
+        d.push(chunk);
+    }
+    d
+}
+
+fn items(input: &[u8]) -> Vec<Result<SseItem, FrameError>> {
+    let mut d = pushed(&[input]);
     std::iter::from_fn(|| d.poll_item()).collect()
 }
 
@@ -30,11 +38,7 @@ fn all_three_line_ends() {
 
 #[test]
 fn cr_at_chunk_end_then_lf_is_one_line_end() {
-    let mut d = SseDecoder::default();
-    d.push(b"data: a\r");
-    d.push(b"\ndata: b\r");
-    d.push(b"\n\r");
-    d.push(b"\n");
+    let mut d = pushed(&[b"data: a\r", b"\ndata: b\r", b"\n\r", b"\n"]);
     assert_eq!(d.poll_item(), Some(ev("", None, "a\nb")));
     assert_eq!(d.poll_item(), None);
 }
@@ -106,10 +110,7 @@ fn empty_data_without_id_dispatches_nothing() {
 
 #[test]
 fn leading_bom_is_dropped_once_even_split() {
-    let mut d = SseDecoder::default();
-    d.push(b"\xEF");
-    d.push(b"\xBB");
-    d.push(b"\xBFdata: a\n\n\xEF\xBB\xBFdata: b\n\n");
+    let mut d = pushed(&[b"\xEF", b"\xBB", b"\xBFdata: a\n\n\xEF\xBB\xBFdata: b\n\n"]);
     assert_eq!(d.poll_item(), Some(ev("", None, "a")));
     // A second BOM is not at the stream start: it is part of the field name, so ignored.
     assert_eq!(d.poll_item(), None);
@@ -119,9 +120,7 @@ fn leading_bom_is_dropped_once_even_split() {
 fn partial_bom_prefix_is_replayed_as_input() {
     // "\xEF" followed by something else is not a BOM: the byte belongs to the field name.
     assert_eq!(items(b"\xEFdata: a\n\n"), vec![]);
-    let mut d = SseDecoder::default();
-    d.push(b"\xEF\xBB");
-    d.push(b"X\ndata: a\n\n");
+    let mut d = pushed(&[b"\xEF\xBB", b"X\ndata: a\n\n"]);
     assert_eq!(d.poll_item(), Some(ev("", None, "a")));
 }
 

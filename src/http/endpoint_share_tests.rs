@@ -9,7 +9,7 @@ use serde_json::json;
 use super::share::MAX_SESSION_CHANGES;
 use super::SessionChange;
 use crate::app::server::Server;
-use crate::http::{EndpointConfig, HttpMethod, HttpRequestHead};
+use crate::http::{EndpointConfig, HttpMethod, HttpRequestHead, HttpResponse};
 use crate::model::Implementation;
 use crate::session::RestoreError;
 use crate::testing::HttpRig;
@@ -56,6 +56,39 @@ fn store(rig: &mut HttpRig, store: &mut HashMap<String, Vec<u8>>) -> Vec<Session
     seen
 }
 
+/// Endpoint A with one session opened on it and stored: the rig, the session id, the store and
+/// the changes stored.
+fn opened_on_a(
+    now: Instant,
+) -> (
+    HttpRig,
+    String,
+    HashMap<String, Vec<u8>>,
+    Vec<SessionChange>,
+) {
+    let mut kept = HashMap::new();
+    let mut a = rig(Some("a"), now);
+    let sid = a.open("2025-06-18");
+    let changes = store(&mut a, &mut kept);
+    (a, sid, kept, changes)
+}
+
+/// Stores A's changes into `kept`, then takes session `sid` up on B.
+fn hand_to(b: &mut HttpRig, a: &mut HttpRig, sid: &str, kept: &mut HashMap<String, Vec<u8>>) {
+    store(a, kept);
+    assert_eq!(b.endpoint.handle_restore(b.now, sid, &kept[sid]), Ok(true));
+}
+
+/// Posts a `tools/call` of `name` with id 7 on `sid` and runs the jobs; returns the call and
+/// its streamed answer.
+fn call_tool(rig: &mut HttpRig, sid: &str, name: &str) -> (serde_json::Value, HttpResponse) {
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": name, "arguments": {}}});
+    let stream = rig.post(Some(sid), &call);
+    rig.run_jobs();
+    (call, stream)
+}
+
 fn ping(id: u64) -> serde_json::Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "ping"})
 }
@@ -83,10 +116,7 @@ fn an_unshared_endpoint_hands_out_nothing() {
 #[test]
 fn a_session_created_on_one_endpoint_is_served_by_another() {
     let now = Instant::now();
-    let mut kept = HashMap::new();
-    let mut a = rig(Some("a"), now);
-    let sid = a.open("2025-06-18");
-    let changes = store(&mut a, &mut kept);
+    let (mut a, sid, mut kept, changes) = opened_on_a(now);
     assert!(
         matches!(
             &changes[..],
@@ -134,10 +164,7 @@ fn a_session_created_on_one_endpoint_is_served_by_another() {
 #[test]
 fn restores_that_cannot_be_taken_are_refused() {
     let now = Instant::now();
-    let mut kept = HashMap::new();
-    let mut a = rig(Some("a"), now);
-    let sid = a.open("2025-06-18");
-    store(&mut a, &mut kept);
+    let (_, sid, kept, _) = opened_on_a(now);
     let mut b = rig(Some("b"), now);
     assert!(matches!(
         b.endpoint.handle_restore(now, "s1", b"garbage"),
@@ -226,13 +253,9 @@ fn a_reply_posted_to_another_endpoint_is_routed_to_the_one_that_asked() {
         .to_owned();
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(a.post(Some(&sid), &initialized).status, 202);
-    store(&mut a, &mut kept);
-    assert_eq!(b.endpoint.handle_restore(now, &sid, &kept[&sid]), Ok(true));
+    hand_to(&mut b, &mut a, &sid, &mut kept);
 
-    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-        "params": {"name": "ask", "arguments": {}}});
-    let stream = a.post(Some(&sid), &call);
-    a.run_jobs();
+    let (call, stream) = call_tool(&mut a, &sid, "ask");
     let asked = a.read_stream(&stream.body).messages();
     let request = asked
         .iter()
@@ -278,12 +301,8 @@ fn a_cancellation_posted_to_another_endpoint_reaches_the_one_serving_the_request
     let (mut a, mut b) = (rig_with("a", &wait, now), rig_with("b", &wait, now));
     let mut kept = HashMap::new();
     let sid = a.open("2025-06-18");
-    store(&mut a, &mut kept);
-    assert_eq!(b.endpoint.handle_restore(now, &sid, &kept[&sid]), Ok(true));
-    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-        "params": {"name": "wait", "arguments": {}}});
-    let stream = a.post(Some(&sid), &call);
-    a.run_jobs();
+    hand_to(&mut b, &mut a, &sid, &mut kept);
+    let (_, stream) = call_tool(&mut a, &sid, "wait");
     assert!(!a.read_stream(&stream.body).ended, "the tool waits");
 
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",

@@ -59,25 +59,35 @@ impl From<DerivedSampling> for SamplingContent {
 /// Both readers on `text`, through the text reader and through `Value`: equal values, or
 /// both refuse.
 fn assert_same(text: &str) {
-    let new = serde_json::from_str::<ContentBlock>(text);
-    let old = serde_json::from_str::<DerivedBlock>(text).map(ContentBlock::from);
-    assert_eq!(
-        new.as_ref().ok(),
-        old.as_ref().ok(),
-        "{text}: {new:?} vs {old:?}"
-    );
-    let new = serde_json::from_str::<SamplingContent>(text);
-    let old = serde_json::from_str::<DerivedSampling>(text).map(SamplingContent::from);
-    assert_eq!(
-        new.as_ref().ok(),
-        old.as_ref().ok(),
-        "{text}: {new:?} vs {old:?}"
-    );
+    let _ = read_alike::<ContentBlock, DerivedBlock>(text);
+    let _ = read_alike::<SamplingContent, DerivedSampling>(text);
     if let Ok(value) = serde_json::from_str::<Value>(text) {
         let new = serde_json::from_value::<ContentBlock>(value.clone());
         let old = serde_json::from_value::<DerivedBlock>(value).map(ContentBlock::from);
         assert_eq!(new.as_ref().ok(), old.as_ref().ok(), "{text} (Value)");
     }
+}
+
+/// The hand-written reader `New` and the derived reader `Old` on `text`: checks that they give
+/// equal values, or both refuse, and returns both readings.
+pub(in crate::model) fn read_alike<New, Old>(
+    text: &str,
+) -> (
+    Result<New, serde_json::Error>,
+    Result<New, serde_json::Error>,
+)
+where
+    New: serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+    Old: serde::de::DeserializeOwned + Into<New>,
+{
+    let new = serde_json::from_str::<New>(text);
+    let old = serde_json::from_str::<Old>(text).map(Into::into);
+    assert_eq!(
+        new.as_ref().ok(),
+        old.as_ref().ok(),
+        "{text}: {new:?} vs {old:?}"
+    );
+    (new, old)
 }
 
 /// Member values the generator draws from: every field of every variant, right or wrong

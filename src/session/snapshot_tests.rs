@@ -15,6 +15,13 @@ fn connected() -> SessionPair {
     pair
 }
 
+/// Sends a `ping` from `session`; returns its id.
+fn ping(session: &mut Session, now: Instant) -> RequestId {
+    session
+        .send_request(now, "ping", None, RequestOptions::default())
+        .expect("sent")
+}
+
 #[test]
 fn a_snapshot_holds_what_the_handshake_settled() {
     let pair = connected();
@@ -50,10 +57,7 @@ fn a_snapshot_holds_what_the_handshake_settled() {
 fn a_restored_session_serves_requests_and_numbers_its_own_under_the_prefix() {
     let mut pair = connected();
     let now = pair.now();
-    let first = pair
-        .server
-        .send_request(now, "ping", None, RequestOptions::default())
-        .expect("sent");
+    let first = ping(&mut pair.server, now);
     assert_eq!(first, RequestId::string("s-0"));
     pair.drive();
     let snap = pair.server.snapshot().expect("snapshot");
@@ -69,19 +73,13 @@ fn a_restored_session_serves_requests_and_numbers_its_own_under_the_prefix() {
         Some("pair-client")
     );
     // The client's requests are served at once (no second handshake).
-    let id = pair
-        .client
-        .send_request(now, "ping", None, RequestOptions::default())
-        .expect("sent");
+    let id = ping(&mut pair.client, now);
     pair.drive();
     assert!(
         matches!(pair.client_events.pop_front(), Some(Event::Completed { id: done, outcome: Outcome::Result(_) }) if done == id)
     );
     // Ours carry the prefix and go on from the snapshot's number.
-    let ours = pair
-        .server
-        .send_request(now, "ping", None, RequestOptions::default())
-        .expect("sent");
+    let ours = ping(&mut pair.server, now);
     assert_eq!(ours, RequestId::string("s-b7.1-1"));
     pair.drive();
     let done = pair

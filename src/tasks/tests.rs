@@ -102,11 +102,10 @@ fn cancel_is_idempotent_and_unknown_ids_are_refused() {
 
 #[test]
 fn ttl_never_expires_early_and_expires_on_time() {
-    let limits = TaskLimits {
+    let (mut s, id) = store(TaskLimits {
         ttl_ms: 1000,
         ..Default::default()
-    };
-    let (mut s, id) = store(limits);
+    });
     let create = s.get(&id, T0).unwrap().create_result_json();
     assert_eq!(create["ttlMs"], 1000);
     assert_eq!(create["resultType"], "task");
@@ -138,11 +137,10 @@ fn ttl_is_clamped_and_the_table_is_bounded() {
 
 #[test]
 fn inputs_per_task_are_bounded() {
-    let limits = TaskLimits {
+    let (mut s, id) = store(TaskLimits {
         max_inputs: 1,
         ..Default::default()
-    };
-    let (mut s, id) = store(limits);
+    });
     assert!(s.request_input(&id, "a".into(), json!({})));
     assert!(!s.request_input(&id, "b".into(), json!({})));
 }

@@ -8,16 +8,22 @@
 //! - [`HttpRig`]: a Streamable HTTP [`Endpoint`](crate::http::Endpoint) of app servers fed
 //!   HTTP-shaped requests, with the SSE bodies read back as events.
 //! - [`Jobs`]: handler jobs polled with a no-op waker, so the test decides when they run.
+//! - [`settle`]: the bounded step-until-still loop, for rigs a test writes itself.
+//! - [`echo_server`]: a server with one `echo` tool, for tests about the transport around it.
 //!
 //! The rigs panic on what a test should never see (an unparsable frame from the engine, a rig
 //! that does not settle): they are for tests, not for serving peers.
 
+mod apps;
 mod http_rig;
 mod jobs;
 mod server_rig;
 mod session_pair;
+mod settle;
 
+pub use apps::echo_server;
 pub use http_rig::{HttpRig, StreamRead};
 pub use jobs::Jobs;
 pub use server_rig::ServerRig;
 pub use session_pair::{Direction, Fault, FaultHook, PairLimits, SessionPair};
+pub use settle::settle;

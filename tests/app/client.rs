@@ -534,10 +534,7 @@ fn cancelling_the_token_sends_cancelled_and_stops_the_handler() {
 fn dropping_a_pending_call_cancels_it() {
     let (mut h, c) = connected(full_client(Instant::now()), 100);
     let mut call = Box::pin(c.call_tool("slow", json!({})));
-    assert!(call
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-        .is_pending());
+    assert!(poll_now(&mut call).is_pending());
     h.run();
     assert_eq!(h.cancellations_sent(), 0);
     drop(call);
@@ -689,20 +686,7 @@ fn a_roots_handler_refusal_or_panic_reaches_the_server() {
     let panicking = Client::builder(Implementation::new("c", "1"))
         .roots_handler_sync(|_| panic!("a bug in the roots handler"))
         .build(Instant::now());
-    let (mut h, c) = connected(panicking, 100);
-    let (r, listed) = h.block_on(async move {
-        (
-            c.call_tool("roots", json!({})).await.unwrap(),
-            c.list_tools(None).await,
-        )
-    });
-    assert_eq!(r.is_error, Some(true));
-    let text = text_of(&r);
-    assert!(
-        text.contains("panicked") && !text.contains("a bug"),
-        "{text}"
-    );
-    assert!(listed.is_ok(), "the client goes on: {listed:?}");
+    assert_handler_panic_is_contained(panicking, "roots");
 }
 
 #[test]
@@ -779,21 +763,33 @@ fn a_panicking_handler_answers_the_server_with_an_internal_error() {
     let client = Client::builder(Implementation::new("c", "1"))
         .sampling_sync(|_, _| panic!("a bug in the sampling handler"))
         .build(Instant::now());
+    assert_handler_panic_is_contained(client, "sample");
+}
+
+/// Calls the fixture's `tool`, which asks `client` something its handler panics on: the tool
+/// reports the error the client answered, without the panic's message, and the client goes
+/// on serving.
+fn assert_handler_panic_is_contained(client: Client, tool: &str) {
     let (mut h, c) = connected(client, 100);
-    let (sampled, listed) = h.block_on(async move {
+    let tool = tool.to_owned();
+    let (answered, listed) = h.block_on(async move {
         (
-            c.call_tool("sample", json!({})).await.unwrap(),
+            c.call_tool(&tool, json!({})).await.unwrap(),
             c.list_tools(None).await,
         )
     });
-    // The fixture's `sample` tool reports the error the client answered.
-    assert_eq!(sampled.is_error, Some(true));
-    let text = text_of(&sampled);
+    assert_eq!(answered.is_error, Some(true));
+    let text = text_of(&answered);
     assert!(
         text.contains("panicked") && !text.contains("a bug"),
         "{text}"
     );
     assert!(listed.is_ok(), "the client goes on: {listed:?}");
+}
+
+/// Polls `fut` once with a waker that does nothing.
+fn poll_now<F: Future + Unpin>(fut: &mut F) -> Poll<F::Output> {
+    Pin::new(fut).poll(&mut Context::from_waker(Waker::noop()))
 }
 
 #[test]
@@ -802,10 +798,7 @@ fn version_mismatch_closes_with_a_clear_event() {
     let mut client = Client::builder(Implementation::new("c", "1")).build(now);
     let handle = client.handle();
     let mut init = Box::pin(async move { handle.initialize().await });
-    assert!(init
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-        .is_pending());
+    assert!(poll_now(&mut init).is_pending());
     let mut buf = Vec::new();
     assert!(client.poll_transmit(&mut buf).is_some());
     let request: Value = serde_json::from_slice(&buf).unwrap();
@@ -814,7 +807,7 @@ fn version_mismatch_closes_with_a_clear_event() {
         "protocolVersion": "1999-01-01", "capabilities": {},
         "serverInfo": {"name": "old", "version": "0"}}});
     client.handle_input(now, Bytes::from(response.to_string()));
-    let Poll::Ready(result) = init.as_mut().poll(&mut Context::from_waker(Waker::noop())) else {
+    let Poll::Ready(result) = poll_now(&mut init) else {
         panic!("initialize still pending");
     };
     let err = result.unwrap_err();
@@ -829,14 +822,9 @@ fn version_mismatch_closes_with_a_clear_event() {
     // Later calls fail at once without touching the wire.
     let handle = client.handle();
     let mut ping = Box::pin(async move { handle.ping().await });
-    assert!(ping
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-        .is_pending());
+    assert!(poll_now(&mut ping).is_pending());
     assert!(client.poll_transmit(&mut buf).is_none());
-    let Poll::Ready(Err(ClientError::NotSent(_))) =
-        ping.as_mut().poll(&mut Context::from_waker(Waker::noop()))
-    else {
+    let Poll::Ready(Err(ClientError::NotSent(_))) = poll_now(&mut ping) else {
         panic!("ping was not refused");
     };
 }

@@ -23,16 +23,18 @@ fn text_of(result: &mcp_sansio::model::CallToolResult) -> String {
     }
 }
 
-fn ready(net: &mut Net) {
+/// A client and an endpoint of `config`, initialized on 2025-11-25.
+fn ready(config: EndpointConfig) -> Net {
+    let mut net = Net::new(config);
     let h = net.client.handle();
     let init = net.run(h.initialize()).expect("initialize");
     assert_eq!(init.protocol_version.as_str(), "2025-11-25");
+    net
 }
 
 #[test]
 fn a_full_round_trip_sends_the_right_headers() {
-    let mut net = Net::new(EndpointConfig::default());
-    ready(&mut net);
+    let mut net = ready(EndpointConfig::default());
     let h = net.client.handle();
     let tools = net.run(h.list_all_tools()).unwrap();
     assert_eq!(tools.len(), 4);
@@ -80,8 +82,7 @@ fn a_full_round_trip_sends_the_right_headers() {
 
 #[test]
 fn an_sse_response_delivers_the_log_before_the_result() {
-    let mut net = Net::new(EndpointConfig::default());
-    ready(&mut net);
+    let mut net = ready(EndpointConfig::default());
     let h = net.client.handle();
     let result = net.run(h.call_tool("chatty", json!({}))).unwrap();
     assert_eq!(text_of(&result), "done");
@@ -98,8 +99,7 @@ fn an_sse_response_delivers_the_log_before_the_result() {
 
 #[test]
 fn a_server_request_on_the_post_stream_is_answered_by_a_new_post() {
-    let mut net = Net::new(EndpointConfig::default());
-    ready(&mut net);
+    let mut net = ready(EndpointConfig::default());
     let h = net.client.handle();
     let result = net.run(h.call_tool("ask", json!({}))).unwrap();
     let text = text_of(&result);
@@ -115,8 +115,7 @@ fn a_server_request_on_the_post_stream_is_answered_by_a_new_post() {
 /// Calls `wait`, lets it log, breaks its stream with `cut`, finishes the handler, and checks
 /// the result arrives once by a GET resumption after the server's `retry`.
 fn resume_after(cut: impl FnOnce(&mut Net, ExchangeId)) {
-    let mut net = Net::new(EndpointConfig::default());
-    ready(&mut net);
+    let mut net = ready(EndpointConfig::default());
     let h = net.client.handle();
     let mut call = Box::pin(h.call_tool("wait", json!({})));
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
@@ -174,8 +173,7 @@ fn a_server_closed_stream_is_resumed_with_last_event_id() {
 
 #[test]
 fn a_404_ends_pending_calls_once_and_reinitializes() {
-    let mut net = Net::new(EndpointConfig::default());
-    ready(&mut net);
+    let mut net = ready(EndpointConfig::default());
     let old = net.transport.session_id().unwrap().to_owned();
     // The server forgets the session (as after a restart or expiry).
     let head =
@@ -218,12 +216,10 @@ fn a_404_ends_pending_calls_once_and_reinitializes() {
 
 #[test]
 fn a_405_on_get_is_tolerated() {
-    let config = EndpointConfig {
+    let mut net = ready(EndpointConfig {
         allow_get: false,
         ..EndpointConfig::default()
-    };
-    let mut net = Net::new(config);
-    ready(&mut net);
+    });
     assert!(net
         .transport_events
         .contains(&TransportEvent::StandaloneStreamUnavailable { status: Some(405) }));
@@ -239,8 +235,7 @@ fn a_405_on_get_is_tolerated() {
 
 #[test]
 fn close_sends_delete_and_the_server_drops_the_session() {
-    let mut net = Net::new(EndpointConfig::default());
-    ready(&mut net);
+    let mut net = ready(EndpointConfig::default());
     let sid = net.transport.session_id().unwrap().to_owned();
     assert_eq!(net.ep.session_count(), 1);
     let now = net.now;
@@ -261,12 +256,10 @@ fn close_sends_delete_and_the_server_drops_the_session() {
 
 #[test]
 fn sessionless_json_servers_work_without_session_or_get() {
-    let config = EndpointConfig {
+    let mut net = ready(EndpointConfig {
         sessionless: true,
         ..EndpointConfig::default()
-    };
-    let mut net = Net::new(config);
-    ready(&mut net);
+    });
     assert_eq!(net.transport.session_id(), None);
     let h = net.client.handle();
     assert!(net.run(h.call_tool("echo", json!({}))).is_ok());

@@ -14,7 +14,8 @@ use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::model::LoggingLevel;
-use mcp_sansio::runtime::{oneshot, Job, OneshotSender};
+use mcp_sansio::runtime::{oneshot, OneshotSender};
+use mcp_sansio::testing::Jobs;
 use serde_json::json;
 
 pub type Gates = Arc<Mutex<Vec<OneshotSender<()>>>>;
@@ -64,7 +65,7 @@ pub struct Net {
     pub transport: HttpClient,
     pub ep: Endpoint<Server>,
     pub gates: Gates,
-    jobs: Vec<Job>,
+    jobs: Jobs,
     /// Exchanges whose response is streamed: (exchange, endpoint stream).
     pub open: Vec<(ExchangeId, StreamId)>,
     /// Every request the transport asked for, in order, with the time it was sent.
@@ -94,7 +95,7 @@ impl Net {
             transport: HttpClient::new(transport),
             ep: Endpoint::new(config, move |now| server(now, g.clone())),
             gates,
-            jobs: Vec::new(),
+            jobs: Jobs::new(),
             open: Vec::new(),
             sent: Vec::new(),
             client_events: Vec::new(),
@@ -106,12 +107,7 @@ impl Net {
 
     /// Moves everything that can move at the current time (bounded).
     pub fn step(&mut self) {
-        for _ in 0..10_000 {
-            if !self.step_once() {
-                return;
-            }
-        }
-        panic!("the network did not settle");
+        mcp_sansio::testing::settle(10_000, "the network", || self.step_once());
     }
 
     fn step_once(&mut self) -> bool {
@@ -142,11 +138,7 @@ impl Net {
         while let Some(job) = self.ep.poll_job() {
             self.jobs.push(job);
         }
-        let mut cx = Context::from_waker(Waker::noop());
-        let before = self.jobs.len();
-        self.jobs
-            .retain_mut(|job| job.as_mut().poll(&mut cx) == Poll::Pending);
-        moved |= self.jobs.len() != before;
+        moved |= self.jobs.run() > 0;
         self.client.handle_wake(self.now);
         while let Some(event) = self.client.poll_event() {
             self.client_events.push(event);

@@ -79,6 +79,19 @@ impl Rig {
         Rig { http, gates }
     }
 
+    /// A rig with the default configuration and one session open at `version`: the rig and
+    /// the session id.
+    fn opened(version: &str) -> (Rig, String) {
+        Rig::opened_with(EndpointConfig::default(), version)
+    }
+
+    /// A rig with `config` and one session open at `version`.
+    fn opened_with(config: EndpointConfig, version: &str) -> (Rig, String) {
+        let mut rig = Rig::new(config);
+        let sid = rig.http.open(version);
+        (rig, sid)
+    }
+
     /// A rig whose table holds at most `max_sessions` sessions.
     fn capped(max_sessions: usize) -> Rig {
         Rig::new(EndpointConfig {
@@ -103,6 +116,35 @@ impl Rig {
         self.http.post(sid, &body)
     }
 
+    /// Adds a tool through session `sid`'s server handle: a change the session announces.
+    fn add_tool(&mut self, sid: &str) {
+        let tool = Tool::new("new", json!({"type":"object"}))
+            .sync_handler(|_, _| Ok(CallToolResult::text("x")));
+        let machine = self.http.endpoint.machine_mut(sid).unwrap();
+        machine.handle().add_tool(tool).unwrap();
+    }
+
+    /// Opens the gates and checks that the held stream `held` ends.
+    fn finish(&mut self, held: &HttpResponse) {
+        self.release_gates();
+        let (_, ended) = self.drain(&held.body);
+        assert!(ended, "the held stream ends once its call finishes");
+    }
+
+    /// Calls `tool` on session `sid` and checks that the answer is an SSE stream: the answer
+    /// and what the stream has now (its events and whether it ended).
+    fn sse_call(
+        &mut self,
+        sid: &str,
+        id: i64,
+        tool: &str,
+    ) -> (HttpResponse, Vec<(String, String)>, bool) {
+        let resp = self.post(Some(sid), call(id, tool));
+        assert_eq!(resp.get("content-type"), Some("text/event-stream"));
+        let (events, ended) = self.drain(&resp.body);
+        (resp, events, ended)
+    }
+
     fn release_gates(&mut self) {
         for tx in self.gates.lock().unwrap().drain(..) {
             tx.send(());
@@ -115,6 +157,13 @@ impl Rig {
         let read = self.http.read_stream(body);
         (read.events, read.ended)
     }
+}
+
+/// The default configuration with `change` made.
+fn config_with(change: impl FnOnce(&mut EndpointConfig)) -> EndpointConfig {
+    let mut config = EndpointConfig::default();
+    change(&mut config);
+    config
 }
 
 fn init(version: &str) -> Value {
@@ -156,8 +205,7 @@ fn missing_session_id_is_400_and_unknown_is_404() {
 
 #[test]
 fn delete_terminates_the_session_then_404() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened("2025-11-25");
     let del =
         HttpRequestHead::new(HttpMethod::Delete, "/mcp").header("Mcp-Session-Id", sid.as_str());
     assert_eq!(rig.send(&del, Value::Null).status, 200);
@@ -167,12 +215,10 @@ fn delete_terminates_the_session_then_404() {
 
 #[test]
 fn idle_sessions_expire_on_the_timer() {
-    let config = EndpointConfig {
-        idle_timeout: Duration::from_secs(60),
-        ..Default::default()
-    };
-    let mut rig = Rig::new(config);
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened_with(
+        config_with(|c| c.idle_timeout = Duration::from_secs(60)),
+        "2025-11-25",
+    );
     let deadline = rig.http.endpoint.poll_timeout().expect("idle deadline");
     assert_eq!(deadline, rig.http.now + Duration::from_secs(60));
     rig.http
@@ -340,20 +386,17 @@ fn sessionless_exchanges_have_their_own_limit() {
     assert_eq!(refusal(&refused), (503, json!(-32000), json!(2)));
     assert_eq!(rig.http.endpoint.stats().exchanges_refused, 1);
     assert_eq!(rig.http.endpoint.stats().sessions_refused, 0);
-    rig.release_gates();
-    let (_, ended) = rig.drain(&held.body);
-    assert!(ended);
+    rig.finish(&held);
     assert_eq!(rig.http.endpoint.exchange_count(), 0);
     assert_eq!(rig.post(None, call(3, "echo")).status, 200);
 }
 
 #[test]
 fn bodies_past_the_bytes_in_flight_get_503_until_their_requests_are_answered() {
-    let mut rig = Rig::new(EndpointConfig {
-        max_body_bytes_in_flight: 100,
-        ..Default::default()
-    });
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened_with(
+        config_with(|c| c.max_body_bytes_in_flight = 100),
+        "2025-11-25",
+    );
     // Nothing held: a body larger than the bound still starts.
     let mut big = call(1, "wait");
     big["params"]["arguments"] = json!({"pad": "x".repeat(200)});
@@ -366,9 +409,7 @@ fn bodies_past_the_bytes_in_flight_get_503_until_their_requests_are_answered() {
     // Notifications and responses are never refused by it.
     let note = json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"});
     assert_eq!(rig.post(Some(&sid), note).status, 202);
-    rig.release_gates();
-    let (_, ended) = rig.drain(&held.body);
-    assert!(ended);
+    rig.finish(&held);
     assert_eq!(rig.http.endpoint.body_bytes_in_flight(), 0);
     assert_eq!(rig.post(Some(&sid), call(3, "echo")).status, 200);
     assert_eq!(rig.http.endpoint.body_bytes_in_flight(), 0);
@@ -376,8 +417,7 @@ fn bodies_past_the_bytes_in_flight_get_503_until_their_requests_are_answered() {
 
 #[test]
 fn a_deleted_session_gives_back_the_bodies_it_held() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened("2025-11-25");
     assert_eq!(rig.post(Some(&sid), call(1, "wait")).status, 200);
     assert!(rig.http.endpoint.body_bytes_in_flight() > 0);
     let head =
@@ -397,9 +437,7 @@ fn a_sessionless_body_is_given_back_when_its_exchange_ends() {
     assert!(matches!(held.body, Body::Stream(_)));
     let refused = rig.post(None, call(2, "echo"));
     assert_eq!(refusal(&refused), (503, json!(-32000), json!(2)));
-    rig.release_gates();
-    let (_, ended) = rig.drain(&held.body);
-    assert!(ended);
+    rig.finish(&held);
     assert_eq!(rig.http.endpoint.body_bytes_in_flight(), 0);
     assert_eq!(rig.post(None, call(3, "echo")).status, 200);
 }
@@ -504,8 +542,7 @@ fn body_over_the_limit_is_413() {
 
 #[test]
 fn a_batch_of_five_thousand_pings_is_answered_in_full_and_one_with_a_repeated_id_ends() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-03-26");
+    let (mut rig, sid) = Rig::opened("2025-03-26");
     let pings: Vec<Value> = (0..5000)
         .map(|n| json!({"jsonrpc": "2.0", "id": n, "method": "ping"}))
         .collect();
@@ -535,8 +572,7 @@ fn a_batch_of_five_thousand_pings_is_answered_in_full_and_one_with_a_repeated_id
 
 #[test]
 fn notifications_and_responses_get_202() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened("2025-11-25");
     let n = json!({"jsonrpc":"2.0","method":"notifications/roots/list_changed"});
     let resp = rig.post(Some(&sid), n);
     assert_eq!((resp.status, &resp.body), (202, &Body::Empty));
@@ -546,15 +582,12 @@ fn notifications_and_responses_get_202() {
 
 #[test]
 fn immediate_result_is_json_and_log_first_is_sse() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-06-18");
+    let (mut rig, sid) = Rig::opened("2025-06-18");
     let resp = rig.post(Some(&sid), call(1, "echo"));
     assert_eq!(resp.get("content-type"), Some("application/json"));
     assert_eq!(json_body(&resp)["result"]["content"][0]["text"], "hi");
 
-    let resp = rig.post(Some(&sid), call(2, "chatty"));
-    assert_eq!(resp.get("content-type"), Some("text/event-stream"));
-    let (events, ended) = rig.drain(&resp.body);
+    let (_, events, ended) = rig.sse_call(&sid, 2, "chatty");
     assert!(ended, "the stream closes after the response");
     assert_eq!(events.len(), 2, "{events:?}");
     assert!(events[0].1.contains("notifications/message"));
@@ -563,14 +596,11 @@ fn immediate_result_is_json_and_log_first_is_sse() {
 
 #[test]
 fn always_sse_mode_streams_even_an_immediate_result() {
-    let mut rig = Rig::new(EndpointConfig {
-        response_mode: ResponseMode::AlwaysSse,
-        ..Default::default()
-    });
-    let sid = rig.http.open("2025-06-18");
-    let resp = rig.post(Some(&sid), call(1, "echo"));
-    assert_eq!(resp.get("content-type"), Some("text/event-stream"));
-    let (events, ended) = rig.drain(&resp.body);
+    let (mut rig, sid) = Rig::opened_with(
+        config_with(|c| c.response_mode = ResponseMode::AlwaysSse),
+        "2025-06-18",
+    );
+    let (_, events, ended) = rig.sse_call(&sid, 1, "echo");
     assert!(ended);
     assert_eq!(events.len(), 1);
 }
@@ -580,11 +610,10 @@ fn always_sse_mode_streams_even_an_immediate_result() {
 /// call still running answers on a JSON stream whose body is the result once it comes.
 #[test]
 fn always_json_mode_answers_json_even_after_a_notification() {
-    let mut rig = Rig::new(EndpointConfig {
-        response_mode: ResponseMode::AlwaysJson,
-        ..Default::default()
-    });
-    let sid = rig.http.open("2025-06-18");
+    let (mut rig, sid) = Rig::opened_with(
+        config_with(|c| c.response_mode = ResponseMode::AlwaysJson),
+        "2025-06-18",
+    );
     let resp = rig.post(Some(&sid), call(1, "chatty"));
     assert_eq!(resp.get("content-type"), Some("application/json"));
     assert_eq!(json_body(&resp)["result"]["content"][0]["text"], "done");
@@ -615,21 +644,11 @@ fn always_json_mode_answers_json_even_after_a_notification() {
 
 #[test]
 fn get_stream_receives_a_server_initiated_notification() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-06-18");
+    let (mut rig, sid) = Rig::opened("2025-06-18");
     let get = rig.http.get(&sid, None);
     assert_eq!(get.status, 200);
     assert_eq!(get.get("content-type"), Some("text/event-stream"));
-    rig.http
-        .endpoint
-        .machine_mut(&sid)
-        .unwrap()
-        .handle()
-        .add_tool(
-            Tool::new("new", json!({"type":"object"}))
-                .sync_handler(|_, _| Ok(CallToolResult::text("x"))),
-        )
-        .unwrap();
+    rig.add_tool(&sid);
     let (events, ended) = rig.drain(&get.body);
     assert!(!ended);
     assert_eq!(events.len(), 1, "no priming before 2025-11-25: {events:?}");
@@ -660,8 +679,7 @@ fn get_stream_receives_a_server_initiated_notification() {
 /// handle's change, a handler's result), when it is replaced and when its session ends.
 #[test]
 fn a_stream_is_quiet_until_its_session_has_something_for_it() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened("2025-11-25");
     let get = rig.http.get(&sid, None);
     let Body::Stream(get_id) = get.body else {
         panic!("GET is a stream")
@@ -699,16 +717,7 @@ fn a_stream_is_quiet_until_its_session_has_something_for_it() {
         "an ended stream is unknown: not quiet"
     );
     // A change made through the server's handle is for the GET stream.
-    rig.http
-        .endpoint
-        .machine_mut(&sid)
-        .unwrap()
-        .handle()
-        .add_tool(
-            Tool::new("new", json!({"type":"object"}))
-                .sync_handler(|_, _| Ok(CallToolResult::text("x"))),
-        )
-        .unwrap();
+    rig.add_tool(&sid);
     assert!(!rig.http.endpoint.stream_quiet(get_id));
     let (events, _) = rig.drain(&get.body);
     assert!(events[0].1.contains("notifications/tools/list_changed"));
@@ -783,11 +792,7 @@ fn touched_streams_list_what_an_input_can_have_changed() {
 
 #[test]
 fn get_is_405_when_configured_off() {
-    let mut rig = Rig::new(EndpointConfig {
-        allow_get: false,
-        ..Default::default()
-    });
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened_with(config_with(|c| c.allow_get = false), "2025-11-25");
     let resp = rig.http.get(&sid, None);
     assert_eq!(resp.status, 405);
     assert_eq!(resp.get("allow"), Some("GET, POST, DELETE"));
@@ -829,8 +834,7 @@ fn priming_event_only_for_2025_11_25() {
 /// while nothing is read do not all wait on the stream.
 #[test]
 fn a_stream_too_far_behind_in_bytes_is_cut_loose() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened("2025-11-25");
     let resp = rig.post(Some(&sid), call(1, "flood"));
     assert!(matches!(resp.body, Body::Stream(_)), "an SSE answer");
     rig.release_gates();
@@ -845,12 +849,9 @@ fn a_stream_too_far_behind_in_bytes_is_cut_loose() {
 
 #[test]
 fn resumption_replays_exactly_the_missed_suffix_of_that_stream() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened("2025-11-25");
     // Stream A: a slow call; the client reads the priming event and the first log, then drops.
-    let a = rig.post(Some(&sid), call(1, "wait"));
-    assert_eq!(a.get("content-type"), Some("text/event-stream"));
-    let (seen, _) = rig.drain(&a.body);
+    let (a, seen, _) = rig.sse_call(&sid, 1, "wait");
     assert_eq!(seen.len(), 2, "{seen:?}");
     let Body::Stream(a_conn) = a.body else {
         panic!()
@@ -878,8 +879,7 @@ fn resumption_replays_exactly_the_missed_suffix_of_that_stream() {
 
 #[test]
 fn server_may_close_a_2025_11_25_post_stream_early_and_the_client_resumes() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened("2025-11-25");
     let a = rig.post(Some(&sid), call(1, "wait"));
     let Body::Stream(conn) = a.body else { panic!() };
     let (seen, _) = rig.drain(&a.body);
@@ -905,11 +905,8 @@ fn server_may_close_a_2025_11_25_post_stream_early_and_the_client_resumes() {
 
 #[test]
 fn a_handler_closes_its_2025_11_25_stream_after_priming_and_the_result_comes_on_resume() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-11-25");
-    let a = rig.post(Some(&sid), call(1, "closer"));
-    assert_eq!(a.get("content-type"), Some("text/event-stream"));
-    let (seen, ended) = rig.drain(&a.body);
+    let (mut rig, sid) = Rig::opened("2025-11-25");
+    let (_, seen, ended) = rig.sse_call(&sid, 1, "closer");
     assert!(ended, "the handler asked for the close: the body ends");
     assert_eq!(seen.len(), 1, "only the priming event: {seen:?}");
     assert_eq!(seen[0].1, "", "priming data is empty");
@@ -935,11 +932,7 @@ fn a_handler_closes_its_2025_11_25_stream_after_priming_and_the_result_comes_on_
 
 #[test]
 fn replay_past_the_budget_is_an_explicit_error() {
-    let mut rig = Rig::new(EndpointConfig {
-        replay_budget: 300,
-        ..Default::default()
-    });
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened_with(config_with(|c| c.replay_budget = 300), "2025-11-25");
     let a = rig.post(Some(&sid), call(1, "chatty"));
     let (first, _) = rig.drain(&a.body);
     for i in 2..6 {
@@ -981,8 +974,7 @@ fn bad_host_or_origin_is_403_and_loopback_with_ports_passes() {
 
 #[test]
 fn protocol_version_header_is_validated_and_2025_03_26_accepted() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened("2025-11-25");
     let head = rig
         .post_head(Some(&sid))
         .header("MCP-Protocol-Version", "1999-01-01");
@@ -995,8 +987,7 @@ fn protocol_version_header_is_validated_and_2025_03_26_accepted() {
 
 #[test]
 fn an_unknown_session_is_404_before_its_version_header_is_looked_at() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened("2025-11-25");
     let bad_version = |head: HttpRequestHead| head.header("MCP-Protocol-Version", "1999-01-01");
     let head = bad_version(rig.post_head(Some("not-a-session")));
     let resp = rig.send(&head, call(1, "echo"));
@@ -1071,8 +1062,7 @@ fn batches_only_in_a_2025_03_26_session() {
 
 #[test]
 fn every_request_of_a_batch_answers_on_the_batch_stream_which_ends_after_the_last() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-03-26");
+    let (mut rig, sid) = Rig::opened("2025-03-26");
     let batch = json!([call(1, "wait"), call(2, "echo"), call(3, "echo")]);
     let resp = rig.post(Some(&sid), batch);
     assert_eq!(resp.status, 200);
@@ -1095,8 +1085,7 @@ fn every_request_of_a_batch_answers_on_the_batch_stream_which_ends_after_the_las
 
 #[test]
 fn a_request_id_in_flight_is_refused_and_a_refused_batch_leaves_none_of_its_ids_filed() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-03-26");
+    let (mut rig, sid) = Rig::opened("2025-03-26");
     let first = rig.post(Some(&sid), call(1, "wait"));
     assert_eq!(first.status, 200);
     let resp = rig.post(Some(&sid), call(1, "echo"));
@@ -1156,8 +1145,7 @@ fn sessionless_mode_answers_json_without_sessions() {
 
 #[test]
 fn unparsable_or_invalid_bodies_are_400_with_a_json_rpc_error() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened("2025-11-25");
     let head = rig.post_head(Some(&sid));
     let resp = rig.http.endpoint.handle_request(
         rig.http.now,
@@ -1197,8 +1185,7 @@ fn unparsable_or_invalid_bodies_are_400_with_a_json_rpc_error() {
 
 #[test]
 fn a_cancelled_request_ends_its_stream() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened("2025-11-25");
     let a = rig.post(Some(&sid), call(1, "wait"));
     let (_, ended) = rig.drain(&a.body);
     assert!(!ended);
@@ -1212,8 +1199,7 @@ fn a_cancelled_request_ends_its_stream() {
 
 #[test]
 fn concurrent_posts_each_get_only_their_own_response() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened("2025-11-25");
     let get = rig.http.get(&sid, None);
     let posts: Vec<HttpResponse> = (1..=3)
         .map(|i| rig.post(Some(&sid), call(i, "wait")))
@@ -1242,8 +1228,7 @@ fn concurrent_posts_each_get_only_their_own_response() {
 #[test]
 #[ignore]
 fn measure_post_echo_throughput() {
-    let mut rig = Rig::new(EndpointConfig::default());
-    let sid = rig.http.open("2025-11-25");
+    let (mut rig, sid) = Rig::opened("2025-11-25");
     let head = rig.post_head(Some(&sid));
     let bodies: Vec<Bytes> = (0..20_000)
         .map(|i| Bytes::from(call(i + 10, "echo").to_string()))
@@ -1301,16 +1286,7 @@ fn a_silent_sse_stream_gets_a_keep_alive_comment_after_the_interval() {
     rig.http.now = start + Duration::from_secs(3);
     rig.http.endpoint.handle_timeout(rig.http.now);
     assert_eq!(pull_raw(&mut rig.http.endpoint, conn), (Vec::new(), false));
-    rig.http
-        .endpoint
-        .machine_mut(&sid)
-        .unwrap()
-        .handle()
-        .add_tool(
-            Tool::new("new", json!({"type":"object"}))
-                .sync_handler(|_, _| Ok(CallToolResult::text("x"))),
-        )
-        .unwrap();
+    rig.add_tool(&sid);
     let (events, _) = rig.drain(&get.body);
     assert_eq!(events.len(), 1, "{events:?}");
     // 6 s in: 5 s after opening, but only 3 s after the write: still nothing.

@@ -8,3 +8,4 @@ mod props;
 mod sse_transport;
 mod sse_transport_client;
 mod sse_transport_props;
+mod support;

@@ -18,6 +18,8 @@ use mcp_sansio::model::LoggingLevel;
 use mcp_sansio::runtime::{oneshot, Job, OneshotSender};
 use serde_json::{json, Value};
 
+use crate::support::read_now;
+
 type Gates = Arc<Mutex<Vec<OneshotSender<()>>>>;
 
 fn server(now: Instant, gates: Gates) -> Server {
@@ -135,14 +137,7 @@ impl Rig {
 
     /// Everything stream `conn` has now, and whether it ended.
     fn drain(&mut self, conn: StreamId) -> (Vec<Ev>, bool) {
-        let mut bytes = Vec::new();
-        let mut ended = false;
-        while let Some(chunk) = self.router.poll_stream(conn, &mut bytes) {
-            if chunk == StreamChunk::End {
-                ended = true;
-                break;
-            }
-        }
+        let (bytes, ended) = read_now(|buf| self.router.poll_stream(conn, buf));
         (parse_events(&bytes), ended)
     }
 
@@ -259,11 +254,10 @@ fn a_handler_still_running_answers_on_the_stream_when_it_finishes() {
 
 #[test]
 fn post_status_codes() {
-    let config = EndpointConfig {
+    let mut rig = Rig::new(EndpointConfig {
         max_body: 512,
         ..Default::default()
-    };
-    let mut rig = Rig::new(config);
+    });
     let (_conn, uri) = rig.initialized();
 
     // 400: no session id (or an empty one); 404: unknown session.
@@ -317,31 +311,21 @@ fn post_status_codes() {
     );
 
     // 400: an MCP-Protocol-Version we do not speak; a supported one passes.
-    let head = HttpRequestHead::new(HttpMethod::Post, uri.as_str())
-        .header("Content-Type", "application/json")
-        .header("MCP-Protocol-Version", "1999-01-01");
-    assert_eq!(
-        rig.send(&head, Bytes::from(call(1, "echo").to_string()))
-            .status,
-        400
-    );
-    let head = HttpRequestHead::new(HttpMethod::Post, uri.as_str())
-        .header("Content-Type", "application/json")
-        .header("MCP-Protocol-Version", "2024-11-05");
-    assert_eq!(
-        rig.send(&head, Bytes::from(call(1, "echo").to_string()))
-            .status,
-        202
-    );
+    for (version, status) in [("1999-01-01", 400), ("2024-11-05", 202)] {
+        let head = HttpRequestHead::new(HttpMethod::Post, uri.as_str())
+            .header("Content-Type", "application/json")
+            .header("MCP-Protocol-Version", version);
+        let body = Bytes::from(call(1, "echo").to_string());
+        assert_eq!(rig.send(&head, body).status, status, "{version}");
+    }
 }
 
 #[test]
 fn host_origin_accept_method_and_capacity_rules() {
-    let config = EndpointConfig {
+    let mut rig = Rig::new(EndpointConfig {
         max_sessions: 1,
         ..Default::default()
-    };
-    let mut rig = Rig::new(config);
+    });
     let evil = HttpRequestHead::new(HttpMethod::Get, "/sse").header("Host", "evil.example");
     assert_eq!(rig.send(&evil, Bytes::new()).status, 403);
     let null_origin = HttpRequestHead::new(HttpMethod::Get, "/sse").header("Origin", "null");
@@ -477,11 +461,10 @@ fn closing_the_stream_ends_the_session() {
 
 #[test]
 fn an_open_stream_keeps_the_session_alive_past_the_idle_timeout() {
-    let config = EndpointConfig {
+    let mut rig = Rig::new(EndpointConfig {
         idle_timeout: Duration::from_secs(60),
         ..Default::default()
-    };
-    let mut rig = Rig::new(config);
+    });
     let (conn, uri) = rig.initialized();
     assert_eq!(
         rig.router.poll_timeout(),
@@ -666,12 +649,11 @@ fn a_server_request_goes_out_on_the_stream_and_its_answer_comes_back_by_post() {
 
 #[test]
 fn a_session_without_a_handshake_ends_after_the_grace_and_makes_room_when_full() {
-    let config = EndpointConfig {
+    let mut rig = Rig::new(EndpointConfig {
         max_sessions: 2,
         handshake_grace: Duration::from_secs(10),
         ..Default::default()
-    };
-    let mut rig = Rig::new(config);
+    });
     let start = rig.now;
     let (ready_conn, ready_uri) = rig.initialized();
     let (oldest, _) = rig.open();

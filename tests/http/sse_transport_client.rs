@@ -2,11 +2,10 @@
 //! the core server endpoints, with a real client `Session` on top and a virtual clock; plus
 //! scripted responses for the paths no well-behaved server takes.
 
-use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::app::server::{CallToolResult, Server, Tool};
+use mcp_sansio::app::server::Server;
 use mcp_sansio::http::sse_transport::*;
 use mcp_sansio::http::*;
 use mcp_sansio::jsonrpc::RawJson;
@@ -14,16 +13,14 @@ use mcp_sansio::model::{ClientCapabilities, Implementation, ProtocolVersion};
 use mcp_sansio::outgoing::{Action, ClientTransport, ExchangeId, OutgoingRequest};
 use mcp_sansio::runtime::Job;
 use mcp_sansio::session::{ClientSetup, Event, Outcome, RequestOptions, Session, TransmitKind};
+use mcp_sansio::testing::{echo_server, Jobs};
 use mcp_sansio::Config;
 use serde_json::{json, Value};
 
+use crate::support::read_now;
+
 fn app_server(now: Instant) -> Server {
-    Server::builder(Implementation::new("sse-transport-client-test", "1"))
-        .tool(
-            Tool::new("echo", json!({"type": "object"}))
-                .sync_handler(|_, _| Ok(CallToolResult::text("hi"))),
-        )
-        .build(now)
+    echo_server(Implementation::new("sse-transport-client-test", "1"), now)
 }
 
 /// The server side, whichever endpoint it is.
@@ -124,7 +121,7 @@ struct Net<S, C> {
     session: Session,
     /// Open response bodies: the client's key → the server's stream.
     streams: Vec<(ExchangeId, StreamId)>,
-    jobs: Vec<Job>,
+    jobs: Jobs,
     /// Every request performed, with its status.
     log: Vec<(HttpMethod, String, u16)>,
     events: Vec<TransportEvent>,
@@ -149,7 +146,7 @@ impl<S: Srv, C: Client> Net<S, C> {
             client,
             session: session(now, version),
             streams: Vec::new(),
-            jobs: Vec::new(),
+            jobs: Jobs::new(),
             log: Vec::new(),
             events: Vec::new(),
             session_events: Vec::new(),
@@ -159,12 +156,7 @@ impl<S: Srv, C: Client> Net<S, C> {
 
     /// Moves everything until nothing moves (bounded).
     fn settle(&mut self) {
-        for _ in 0..1000 {
-            if !self.step() {
-                return;
-            }
-        }
-        panic!("the network never settled");
+        mcp_sansio::testing::settle(1000, "the network", || self.step());
     }
 
     fn step(&mut self) -> bool {
@@ -191,14 +183,7 @@ impl<S: Srv, C: Client> Net<S, C> {
             }
         }
         for (key, id) in self.streams.clone() {
-            let mut bytes = Vec::new();
-            let mut ended = false;
-            while let Some(chunk) = self.server.poll(id, &mut bytes) {
-                if chunk == StreamChunk::End {
-                    ended = true;
-                    break;
-                }
-            }
+            let (bytes, ended) = read_now(|buf| self.server.poll(id, buf));
             // Byte by byte: the client must cope with any split.
             for b in &bytes {
                 let chunk = Bytes::copy_from_slice(std::slice::from_ref(b));
@@ -226,11 +211,8 @@ impl<S: Srv, C: Client> Net<S, C> {
         while let Some(job) = self.server.job() {
             self.jobs.push(job);
         }
-        let mut cx = Context::from_waker(Waker::noop());
-        let before = self.jobs.len();
-        self.jobs
-            .retain_mut(|job| job.as_mut().poll(&mut cx) == Poll::Pending);
-        moved || self.jobs.len() != before
+        let finished = self.jobs.run();
+        moved || finished > 0
     }
 
     fn perform(&mut self, req: OutgoingRequest) {

@@ -6,61 +6,48 @@
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::app::server::{CallToolResult, Server, Tool};
+use mcp_sansio::app::server::Server;
 use mcp_sansio::http::sse_transport::*;
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
 use mcp_sansio::outgoing::ExchangeId;
 use mcp_sansio::session::TransmitKind;
+use mcp_sansio::testing::echo_server;
 use proptest::prelude::*;
-use serde_json::json;
+
+use crate::support::{body, known_or, read_bounded, take_answer};
 
 fn app(now: Instant) -> Server {
-    Server::builder(Implementation::new("p", "1"))
-        .tool(
-            Tool::new("echo", json!({"type":"object"}))
-                .sync_handler(|_, _| Ok(CallToolResult::text("e"))),
-        )
-        .build(now)
+    echo_server(Implementation::new("p", "1"), now)
 }
 
 fn path() -> impl Strategy<Value = String> {
-    prop_oneof![
-        Just("/sse".to_string()),
-        Just("/messages".to_string()),
-        Just("/messages?sessionId=".to_string()),
-        Just("KNOWN".to_string()),
-        Just("/mcp".to_string()),
+    known_or(
+        &["/sse", "/messages", "/messages?sessionId=", "KNOWN", "/mcp"],
         "/[a-z?=&#%]{0,16}",
-    ]
-}
-
-fn body() -> impl Strategy<Value = Vec<u8>> {
-    prop_oneof![
-        Just(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#.to_vec()),
-        Just(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec()),
-        Just(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#.to_vec()),
-        Just(br#"[{"jsonrpc":"2.0","id":2,"method":"ping"}]"#.to_vec()),
-        proptest::collection::vec(any::<u8>(), 0..64),
-    ]
+    )
 }
 
 fn header() -> impl Strategy<Value = (String, String)> {
-    let name = prop_oneof![
-        Just("Accept".to_string()),
-        Just("Content-Type".to_string()),
-        Just("MCP-Protocol-Version".to_string()),
-        Just("Host".to_string()),
-        Just("Origin".to_string()),
+    let name = known_or(
+        &[
+            "Accept",
+            "Content-Type",
+            "MCP-Protocol-Version",
+            "Host",
+            "Origin",
+        ],
         "[a-zA-Z-]{1,12}",
-    ];
-    let value = prop_oneof![
-        Just("text/event-stream".to_string()),
-        Just("application/json".to_string()),
-        Just("2024-11-05".to_string()),
-        Just("localhost:1".to_string()),
+    );
+    let value = known_or(
+        &[
+            "text/event-stream",
+            "application/json",
+            "2024-11-05",
+            "localhost:1",
+        ],
         ".{0,24}",
-    ];
+    );
     (name, value)
 }
 
@@ -68,7 +55,7 @@ proptest! {
     #[test]
     fn arbitrary_requests_never_panic(
         steps in proptest::collection::vec(
-            (0u8..4, path(), proptest::collection::vec(header(), 0..4), body(), any::<u8>(), 0u64..100_000, any::<bool>()),
+            (0u8..4, path(), proptest::collection::vec(header(), 0..4), body("2024-11-05"), any::<u8>(), 0u64..100_000, any::<bool>()),
             1..24,
         ),
     ) {
@@ -91,18 +78,10 @@ proptest! {
             let headers = headers.into_iter().map(|(n, v)| (n.into(), v.into())).collect();
             let head = HttpRequestHead { method, path, headers, peer: Peer::default() };
             let resp = router.handle_request(now, &head, Bytes::from(body), [seed; 16]);
-            prop_assert!([200, 202, 400, 403, 404, 405, 406, 409, 413, 415, 503].contains(&resp.status), "{}", resp.status);
-            if let Body::Stream(id) = resp.body {
-                open.push(id);
-            }
+            take_answer(resp, &mut open)?;
             router.handle_timeout(now);
             for &id in &open {
-                let mut buf = Vec::new();
-                let mut n = 0;
-                while let Some(StreamChunk::Data { .. }) = router.poll_stream(id, &mut buf) {
-                    n += 1;
-                    prop_assert!(n < 10_000, "a stream must not produce without bound");
-                }
+                let buf = read_bounded(|buf| router.poll_stream(id, buf))?;
                 let text = String::from_utf8_lossy(&buf);
                 if let Some(rest) = text.strip_prefix("event: endpoint\ndata: ") {
                     known = rest.lines().next().map(str::to_string);

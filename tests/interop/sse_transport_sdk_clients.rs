@@ -18,22 +18,21 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_sansio::app::server::{CallToolResult, Server, Tool};
+use mcp_sansio::app::server::Server;
 use mcp_sansio::http::sse_transport::{Router, RouterPaths};
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
+use mcp_sansio::testing::echo_server;
 use serde_json::{json, Value};
 
 use crate::harness::{finish, peers_ready};
 use crate::SERIAL;
 
 fn app(now: Instant) -> Server {
-    Server::builder(Implementation::new("mcp-sansio-sse-transport", "0.1.0"))
-        .tool(
-            Tool::new("echo", json!({"type": "object"}))
-                .sync_handler(|_, _| Ok(CallToolResult::text("hi"))),
-        )
-        .build(now)
+    echo_server(
+        Implementation::new("mcp-sansio-sse-transport", "0.1.0"),
+        now,
+    )
 }
 
 struct Shared {

@@ -205,6 +205,20 @@ fn pending(http: &mut HttpRig, resp: &HttpResponse) -> (Vec<Value>, bool) {
     (read.messages(), read.ended)
 }
 
+/// The one message pending on `resp` is `tools/list_changed` for subscription 1.
+fn assert_tools_changed(http: &mut HttpRig, resp: &HttpResponse) {
+    let (msgs, _) = pending(http, resp);
+    assert_eq!(msgs.len(), 1, "{msgs:?}");
+    assert_eq!(msgs[0]["method"], "notifications/tools/list_changed");
+    assert_eq!(msgs[0]["params"]["_meta"][SUB], 1);
+}
+
+/// Nothing is pending on `resp`, and its stream is open.
+fn assert_quiet(http: &mut HttpRig, resp: &HttpResponse) {
+    let (msgs, ended) = pending(http, resp);
+    assert!(msgs.is_empty() && !ended, "{msgs:?}");
+}
+
 #[test]
 fn over_http_a_change_in_one_exchange_reaches_the_listen_streams_of_others() {
     let mut http = http(EndpointConfig::default());
@@ -224,12 +238,8 @@ fn over_http_a_change_in_one_exchange_reaches_the_listen_streams_of_others() {
 
     let resp = http.post_stateless(&call(5, "add_tool", json!({})));
     assert_eq!(resp.status, 200, "the trigger is answered on its own");
-    let (tool_msgs, _) = pending(&mut http, &tools);
-    assert_eq!(tool_msgs.len(), 1, "{tool_msgs:?}");
-    assert_eq!(tool_msgs[0]["method"], "notifications/tools/list_changed");
-    assert_eq!(tool_msgs[0]["params"]["_meta"][SUB], 1);
-    let (prompt_msgs, ended) = pending(&mut http, &prompts);
-    assert!(prompt_msgs.is_empty() && !ended, "{prompt_msgs:?}");
+    assert_tools_changed(&mut http, &tools);
+    assert_quiet(&mut http, &prompts);
 
     // The client closing a listen stream ends it: its machine goes away.
     let Body::Stream(id) = tools.body else {
@@ -286,12 +296,8 @@ fn over_http_an_announcement_from_outside_any_exchange_reaches_the_streams_that_
             .announce_listen_change(&ListenChange::ToolsListChanged),
         2
     );
-    let (tool_msgs, _) = pending(&mut http, &tools);
-    assert_eq!(tool_msgs.len(), 1, "{tool_msgs:?}");
-    assert_eq!(tool_msgs[0]["method"], "notifications/tools/list_changed");
-    assert_eq!(tool_msgs[0]["params"]["_meta"][SUB], 1);
-    let (resource_msgs, ended) = pending(&mut http, &resources);
-    assert!(resource_msgs.is_empty() && !ended, "{resource_msgs:?}");
+    assert_tools_changed(&mut http, &tools);
+    assert_quiet(&mut http, &resources);
 
     let touched = ListenChange::ResourceUpdated {
         uri: "test://a".into(),

@@ -241,11 +241,10 @@ fn inputs_inside_a_task_park_it_until_tasks_update() {
 
 #[test]
 fn tasks_live_their_ttl_and_no_longer() {
-    let limits = TaskLimits {
+    let mut rig = Rig::new(TaskLimits {
         ttl_ms: 1000,
         ..Default::default()
-    };
-    let mut rig = Rig::new(limits);
+    });
     let id = rig.tool("forever", true)["result"]["taskId"].clone();
     rig.advance(999);
     assert_eq!(rig.get(&id)["status"], "working");
@@ -261,11 +260,10 @@ fn tasks_live_their_ttl_and_no_longer() {
 
 #[test]
 fn the_table_is_bounded() {
-    let limits = TaskLimits {
+    let mut rig = Rig::new(TaskLimits {
         max_tasks: 1,
         ..Default::default()
-    };
-    let mut rig = Rig::new(limits);
+    });
     assert_eq!(rig.tool("forever", true)["result"]["resultType"], "task");
     let refused = rig.tool("forever", true);
     assert_eq!(refused["error"]["code"], -32603);

@@ -279,6 +279,22 @@ fn call_and_wait(world: &Rc<RefCell<World>>, tool: &str) -> (Vec<TaskStatus>, Ta
     wait_task(world, &mut c, task)
 }
 
+/// The result of a task that completed; any other outcome fails the test.
+fn completed(outcome: TaskOutcome) -> Value {
+    let TaskOutcome::Completed(result) = outcome else {
+        panic!("{outcome:?}");
+    };
+    result
+}
+
+/// Calls `tool` in a fresh world with one working answer and waits for it to complete: the
+/// world and the task's result.
+fn completed_call(http: bool, tool: &str) -> (Rc<RefCell<World>>, Value) {
+    let world = World::new(http, true, 1);
+    let (_, outcome) = call_and_wait(&world, tool);
+    (world, completed(outcome))
+}
+
 fn both(test: impl Fn(bool)) {
     test(false);
     test(true);
@@ -290,9 +306,7 @@ fn create_poll_completed_at_the_server_interval() {
         let world = World::new(http, true, 2);
         let start = world.borrow().now;
         let (statuses, outcome) = call_and_wait(&world, "work");
-        let TaskOutcome::Completed(result) = outcome else {
-            panic!("{outcome:?}");
-        };
+        let result = completed(outcome);
         assert_eq!(result["content"][0]["text"], "done");
         assert_eq!(statuses.last(), Some(&TaskStatus::Completed));
         let w = world.borrow();
@@ -311,11 +325,7 @@ fn create_poll_completed_at_the_server_interval() {
 #[test]
 fn a_tool_error_is_a_completed_task_with_is_error() {
     both(|http| {
-        let world = World::new(http, true, 1);
-        let (_, outcome) = call_and_wait(&world, "fails");
-        let TaskOutcome::Completed(result) = outcome else {
-            panic!("{outcome:?}");
-        };
+        let (_, result) = completed_call(http, "fails");
         assert_eq!(result["isError"], true);
         assert_eq!(result["content"][0]["text"], "tool failed");
     });
@@ -338,11 +348,7 @@ fn a_handler_error_is_a_failed_task_with_the_error() {
 #[test]
 fn input_required_is_answered_by_tasks_update_with_the_registered_handler() {
     both(|http| {
-        let world = World::new(http, true, 1);
-        let (_, outcome) = call_and_wait(&world, "inputs");
-        let TaskOutcome::Completed(result) = outcome else {
-            panic!("{outcome:?}");
-        };
+        let (world, result) = completed_call(http, "inputs");
         // The handler answered `a` with 10, then `b` with 11, each through tasks/update.
         assert_eq!(result["content"][0]["text"], "10 11");
         let updates = world

@@ -72,6 +72,13 @@ impl Rig {
         self.http.run_jobs();
     }
 
+    /// Hands `message`, forwarded from another instance, to the task table: its answer.
+    fn forwarded(&self, message: &Value) -> Option<Value> {
+        let bytes = bytes::Bytes::from(message.to_string());
+        let answer = self.tasks.handle_forwarded(&bytes, WALL_MS)?;
+        Some(serde_json::from_slice(&answer).unwrap())
+    }
+
     /// POSTs `method` with the tasks extension declared; `name` is the `Mcp-Name` header.
     fn post(&mut self, method: &str, mut params: Value, name: &str) -> (u16, Value) {
         params["_meta"] = json!({
@@ -179,11 +186,7 @@ fn shared_tasks_hand_out_their_records_and_serve_requests_forwarded_to_them() {
     // a task request; a task this table does not hold gets its error.
     let cancel =
         json!({"jsonrpc": "2.0", "id": 5, "method": "tasks/cancel", "params": {"taskId": id}});
-    let answer = rig
-        .tasks
-        .handle_forwarded(&bytes::Bytes::from(cancel.to_string()), WALL_MS)
-        .expect("the cancellation's answer");
-    let answer: Value = serde_json::from_slice(&answer).unwrap();
+    let answer = rig.forwarded(&cancel).expect("the cancellation's answer");
     assert_eq!(
         (answer["id"].clone(), answer["result"]["resultType"].clone()),
         (json!(5), json!("complete"))
@@ -215,11 +218,7 @@ fn shared_tasks_hand_out_their_records_and_serve_requests_forwarded_to_them() {
     );
     let stranger = json!({"jsonrpc": "2.0", "id": 6, "method": "tasks/cancel",
         "params": {"taskId": "ffff"}});
-    let refused = rig
-        .tasks
-        .handle_forwarded(&bytes::Bytes::from(stranger.to_string()), WALL_MS)
-        .expect("the refusal");
-    let refused: Value = serde_json::from_slice(&refused).unwrap();
+    let refused = rig.forwarded(&stranger).expect("the refusal");
     assert_eq!(
         (refused["id"].clone(), refused["error"]["code"].clone()),
         (json!(6), json!(-32602))

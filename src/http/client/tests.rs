@@ -7,6 +7,9 @@ use bytes::Bytes;
 use super::*;
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#;
+const PING: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+const UNREADABLE: &str = "the response could not be read: ";
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
 fn sends(t: &mut HttpClient) -> Vec<OutgoingRequest> {
     let mut out = Vec::new();
@@ -26,30 +29,58 @@ fn frames(t: &mut HttpClient) -> Vec<String> {
     out
 }
 
-/// A transport whose handshake is done with session `s1` at 2025-11-25.
-fn ready(now: Instant, config: HttpClientConfig) -> HttpClient {
+/// The default configuration with `change` made.
+fn config_with(change: impl FnOnce(&mut HttpClientConfig)) -> HttpClientConfig {
+    let mut config = HttpClientConfig::default();
+    change(&mut config);
+    config
+}
+
+/// The one frame the transport delivers now.
+fn one_frame(t: &mut HttpClient) -> String {
+    let mut out = frames(t);
+    assert_eq!(out.len(), 1, "{out:?}");
+    out.remove(0)
+}
+
+/// Asserts that `frame` holds each of `parts`.
+fn assert_holds(frame: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(frame.contains(part), "{part} in {frame}");
+    }
+}
+
+/// Hands the text `frame` to the transport as `kind`.
+fn transmit(t: &mut HttpClient, now: Instant, frame: &'static str, kind: TransmitKind) {
+    t.handle_transmit(now, Bytes::from_static(frame.as_bytes()), kind);
+}
+
+/// A transport that sent `initialize` and got the head of a JSON answer naming session
+/// `session`: the transport and the `initialize` request.
+fn initializing(
+    now: Instant,
+    config: HttpClientConfig,
+    session: &str,
+) -> (HttpClient, OutgoingRequest) {
     let mut t = HttpClient::new(config);
-    t.handle_transmit(
-        now,
-        Bytes::from_static(INIT.as_bytes()),
-        TransmitKind::Request,
-    );
+    transmit(&mut t, now, INIT, TransmitKind::Request);
     let init = sends(&mut t).remove(0);
     let head = [
         ("content-type", "application/json"),
-        ("mcp-session-id", "s1"),
+        ("mcp-session-id", session),
     ];
     t.handle_response_head(now, init.id, 200, head);
+    (t, init)
+}
+
+/// A transport whose handshake is done with session `s1` at 2025-11-25.
+fn ready(now: Instant, config: HttpClientConfig) -> HttpClient {
+    let (mut t, init) = initializing(now, config, "s1");
     let result = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25"}}"#;
     t.handle_response_body(now, init.id, Bytes::copy_from_slice(result.as_bytes()));
     t.handle_response_end(now, init.id);
     assert_eq!(frames(&mut t), vec![result.to_owned()]);
-    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    t.handle_transmit(
-        now,
-        Bytes::from_static(note.as_bytes()),
-        TransmitKind::Notification,
-    );
+    transmit(&mut t, now, INITIALIZED, TransmitKind::Notification);
     let post = sends(&mut t).remove(0);
     t.handle_response_head(now, post.id, 202, []);
     t.handle_response_end(now, post.id);
@@ -66,6 +97,28 @@ fn call(t: &mut HttpClient, now: Instant, id: u32) -> OutgoingRequest {
     sends(t).remove(0)
 }
 
+/// A call of `id` answered with `status`, no headers and no body: the frames delivered.
+fn answered_empty(t: &mut HttpClient, now: Instant, id: u32, status: u16) -> Vec<String> {
+    let req = call(t, now, id);
+    t.handle_response_head(now, req.id, status, []);
+    t.handle_response_end(now, req.id);
+    frames(t)
+}
+
+/// A transport ready at `now` with `config` and a call of `id` whose answer has a 200 head of
+/// `content_type`: the transport and the call.
+fn answering(
+    now: Instant,
+    config: HttpClientConfig,
+    id: u32,
+    content_type: &str,
+) -> (HttpClient, OutgoingRequest) {
+    let mut t = ready(now, config);
+    let req = call(&mut t, now, id);
+    t.handle_response_head(now, req.id, 200, [("content-type", content_type)]);
+    (t, req)
+}
+
 #[test]
 fn an_http_error_ends_the_request_with_the_servers_message() {
     let now = Instant::now();
@@ -80,42 +133,28 @@ fn an_http_error_ends_the_request_with_the_servers_message() {
         ),
     );
     t.handle_response_end(now, req.id);
-    let out = frames(&mut t);
-    assert_eq!(out.len(), 1);
-    assert!(
-        out[0].contains(r#""id":7"#) && out[0].contains("HTTP 500: boom"),
-        "{}",
-        out[0]
+    let out = one_frame(&mut t);
+    assert_holds(
+        &out,
+        &[r#""id":7"#, "HTTP 500: boom", r#""httpStatus":500"#],
     );
-    assert!(out[0].contains(r#""httpStatus":500"#));
 }
 
 #[test]
 fn a_202_to_a_request_ends_it_with_an_error() {
     let now = Instant::now();
     let mut t = ready(now, HttpClientConfig::default());
-    let req = call(&mut t, now, 3);
-    t.handle_response_head(now, req.id, 202, []);
-    t.handle_response_end(now, req.id);
-    let out = frames(&mut t);
-    assert!(out[0].contains("202"), "{}", out[0]);
+    let out = answered_empty(&mut t, now, 3, 202);
+    assert_holds(&out[0], &["202"]);
 }
 
 #[test]
 fn resumption_backs_off_and_gives_up_after_the_bounded_attempts() {
     let now = Instant::now();
-    let config = HttpClientConfig {
-        max_resume_attempts: 3,
-        ..HttpClientConfig::default()
-    };
-    let mut t = ready(now, config);
-    let req = call(&mut t, now, 5);
-    t.handle_response_head(now, req.id, 200, [("content-type", "text/event-stream")]);
-    t.handle_response_body(
-        now,
-        req.id,
-        Bytes::copy_from_slice(b"id: e1\nretry: 200\ndata:\n\n"),
-    );
+    let config = config_with(|c| c.max_resume_attempts = 3);
+    let (mut t, req) = answering(now, config, 5, "text/event-stream");
+    let primed = b"id: e1\nretry: 200\ndata:\n\n";
+    t.handle_response_body(now, req.id, Bytes::copy_from_slice(primed));
     t.handle_response_end(now, req.id);
     assert!(frames(&mut t).is_empty());
     // 200 ms (the server's retry), then 200, 400 after attempts that brought nothing.
@@ -131,13 +170,7 @@ fn resumption_backs_off_and_gives_up_after_the_bounded_attempts() {
         t.handle_response_failed(at, get.id, "refused");
     }
     assert_eq!(t.poll_timeout(), None);
-    let out = frames(&mut t);
-    assert_eq!(out.len(), 1);
-    assert!(
-        out[0].contains(r#""id":5"#) && out[0].contains("gave up"),
-        "{}",
-        out[0]
-    );
+    assert_holds(&one_frame(&mut t), &[r#""id":5"#, "gave up"]);
 }
 
 /// Found by the simulator (tests/sim/http_client.rs, seed 21 with `max_exchanges` 6): a
@@ -146,10 +179,7 @@ fn resumption_backs_off_and_gives_up_after_the_bounded_attempts() {
 #[test]
 fn a_stream_waiting_to_reconnect_counts_against_max_exchanges() {
     let now = Instant::now();
-    let config = HttpClientConfig {
-        max_exchanges: 3,
-        ..HttpClientConfig::default()
-    };
+    let config = config_with(|c| c.max_exchanges = 3);
     // The standalone GET is one exchange; two calls fill the limit.
     let mut t = ready(now, config);
     let first = call(&mut t, now, 1);
@@ -165,19 +195,9 @@ fn a_stream_waiting_to_reconnect_counts_against_max_exchanges() {
     assert_eq!(t.exchanges_in_flight(), 2);
     // The third call finds the limit reached: the reconnection of the first holds a place.
     let frame = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}"#;
-    t.handle_transmit(
-        now,
-        Bytes::from_static(frame.as_bytes()),
-        TransmitKind::Request,
-    );
+    transmit(&mut t, now, frame, TransmitKind::Request);
     assert!(sends(&mut t).is_empty(), "the third call was sent");
-    let out = frames(&mut t);
-    assert_eq!(out.len(), 1);
-    assert!(
-        out[0].contains(r#""id":3"#) && out[0].contains("too many"),
-        "{}",
-        out[0]
-    );
+    assert_holds(&one_frame(&mut t), &[r#""id":3"#, "too many"]);
     let due = t.poll_timeout().expect("the reconnection is scheduled");
     t.handle_timeout(due);
     let get = sends(&mut t).remove(0);
@@ -188,42 +208,20 @@ fn a_stream_waiting_to_reconnect_counts_against_max_exchanges() {
 #[test]
 fn a_stream_without_event_ids_cannot_resume_and_fails_once() {
     let now = Instant::now();
-    let mut t = ready(now, HttpClientConfig::default());
-    let req = call(&mut t, now, 9);
-    t.handle_response_head(now, req.id, 200, [("content-type", "text/event-stream")]);
-    t.handle_response_body(
-        now,
-        req.id,
-        Bytes::copy_from_slice(
-            b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n",
-        ),
-    );
+    let (mut t, req) = answering(now, HttpClientConfig::default(), 9, "text/event-stream");
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#;
+    t.handle_response_body(now, req.id, Bytes::from(format!("data: {note}\n\n")));
     t.handle_response_failed(now, req.id, "reset");
     let out = frames(&mut t);
     assert_eq!(out.len(), 2);
-    assert!(out[1].contains(r#""id":9"#) && out[1].contains("reset"));
+    assert_holds(&out[1], &[r#""id":9"#, "reset"]);
     assert_eq!(t.poll_timeout(), None);
 }
 
 #[test]
 fn a_400_on_the_standalone_get_is_tolerated_without_retries() {
     let now = Instant::now();
-    let mut t = HttpClient::new(HttpClientConfig::default());
-    t.handle_transmit(
-        now,
-        Bytes::from_static(INIT.as_bytes()),
-        TransmitKind::Request,
-    );
-    let init = sends(&mut t).remove(0);
-    t.handle_response_head(
-        now,
-        init.id,
-        200,
-        [
-            ("content-type", "application/json"),
-            ("mcp-session-id", "s"),
-        ],
-    );
+    let (mut t, init) = initializing(now, HttpClientConfig::default(), "s");
     t.handle_response_body(
         now,
         init.id,
@@ -233,17 +231,8 @@ fn a_400_on_the_standalone_get_is_tolerated_without_retries() {
     );
     t.handle_response_end(now, init.id);
     // Held behind the handshake: a ping sent before `initialized` went out.
-    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    t.handle_transmit(
-        now,
-        Bytes::from_static(note.as_bytes()),
-        TransmitKind::Notification,
-    );
-    t.handle_transmit(
-        now,
-        Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
-        TransmitKind::Request,
-    );
+    transmit(&mut t, now, INITIALIZED, TransmitKind::Notification);
+    transmit(&mut t, now, PING, TransmitKind::Request);
     let posts = sends(&mut t);
     assert_eq!(
         posts.len(),
@@ -276,37 +265,13 @@ fn a_400_on_the_standalone_get_is_tolerated_without_retries() {
 #[test]
 fn a_standalone_get_without_a_head_holds_messages_only_for_standalone_wait() {
     let now = Instant::now();
-    let mut t = HttpClient::new(HttpClientConfig::default());
-    t.handle_transmit(
-        now,
-        Bytes::from_static(INIT.as_bytes()),
-        TransmitKind::Request,
-    );
-    let init = sends(&mut t).remove(0);
-    t.handle_response_head(
-        now,
-        init.id,
-        200,
-        [
-            ("content-type", "application/json"),
-            ("mcp-session-id", "s"),
-        ],
-    );
+    let (mut t, init) = initializing(now, HttpClientConfig::default(), "s");
     t.handle_response_end(now, init.id);
-    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    t.handle_transmit(
-        now,
-        Bytes::from_static(note.as_bytes()),
-        TransmitKind::Notification,
-    );
+    transmit(&mut t, now, INITIALIZED, TransmitKind::Notification);
     let post = sends(&mut t).remove(0);
     t.handle_response_head(now, post.id, 202, []);
     assert_eq!(sends(&mut t).len(), 1, "the GET");
-    t.handle_transmit(
-        now,
-        Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
-        TransmitKind::Request,
-    );
+    transmit(&mut t, now, PING, TransmitKind::Request);
     assert!(sends(&mut t).is_empty());
     let at = now + Duration::from_secs(1);
     assert_eq!(t.poll_timeout(), Some(at));
@@ -317,53 +282,35 @@ fn a_standalone_get_without_a_head_holds_messages_only_for_standalone_wait() {
 #[test]
 fn an_oversized_json_body_fails_the_request() {
     let now = Instant::now();
-    let config = HttpClientConfig {
-        max_body: 70,
-        ..HttpClientConfig::default()
-    };
-    let mut t = ready(now, config);
-    let req = call(&mut t, now, 4);
-    t.handle_response_head(now, req.id, 200, [("content-type", "application/json")]);
+    let config = config_with(|c| c.max_body = 70);
+    let (mut t, req) = answering(now, config, 4, "application/json");
     t.handle_response_body(now, req.id, Bytes::copy_from_slice(&[b' '; 71]));
     // Failed at once, before the body ends, and the exchange is let go of.
-    let out = frames(&mut t);
-    assert_eq!(out.len(), 1);
-    assert!(out[0].contains("the 70 bytes size limit"), "{}", out[0]);
-    assert!(out[0].contains(r#""id":4"#), "{}", out[0]);
+    assert_holds(
+        &one_frame(&mut t),
+        &["the 70 bytes size limit", r#""id":4"#],
+    );
     assert_eq!(t.poll_action(), Some(Action::Abort(req.id)));
     t.handle_response_end(now, req.id);
-    assert!(frames(&mut t).is_empty());
     assert_eq!(t.stats().oversized, 1);
+    assert!(frames(&mut t).is_empty());
 }
 
 #[test]
 fn an_oversized_sse_event_fails_the_request_at_once() {
     let now = Instant::now();
-    let config = HttpClientConfig {
-        max_event_size: 80,
-        ..HttpClientConfig::default()
-    };
-    let mut t = ready(now, config);
-    let req = call(&mut t, now, 5);
-    t.handle_response_head(now, req.id, 200, [("content-type", "text/event-stream")]);
+    let config = config_with(|c| c.max_event_size = 80);
+    let (mut t, req) = answering(now, config, 5, "text/event-stream");
     // A notification that fits is delivered; the stream stays open.
     let note = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}\n\n";
     t.handle_response_body(now, req.id, Bytes::from(note));
-    let out = frames(&mut t);
-    assert_eq!(out.len(), 1);
-    assert!(out[0].contains("notifications/x"), "{}", out[0]);
+    assert_holds(&one_frame(&mut t), &["notifications/x"]);
     assert_eq!(t.poll_action(), None);
     // An event past the limit, still unterminated: the request ends now, naming the limit.
     let big = format!("data: {}", "x".repeat(100));
     t.handle_response_body(now, req.id, Bytes::from(big));
-    let out = frames(&mut t);
-    assert_eq!(out.len(), 1);
-    assert!(
-        out[0].contains("an event of the response stream exceeds the 80 bytes size limit"),
-        "{}",
-        out[0]
-    );
-    assert!(out[0].contains(r#""id":5"#), "{}", out[0]);
+    let limit = "an event of the response stream exceeds the 80 bytes size limit";
+    assert_holds(&one_frame(&mut t), &[limit, r#""id":5"#]);
     assert_eq!(t.poll_action(), Some(Action::Abort(req.id)));
     assert_eq!(t.stats().oversized, 1);
     // What the server still sends on the aborted exchange is ignored.
@@ -378,19 +325,14 @@ fn an_oversized_sse_event_fails_the_request_at_once() {
 #[test]
 fn a_json_body_without_the_response_ends_the_request_with_an_error() {
     let now = Instant::now();
-    let mut t = ready(now, HttpClientConfig::default());
-    let post = call(&mut t, now, 7);
-    t.handle_response_head(now, post.id, 200, [("content-type", "application/json")]);
+    let (mut t, post) = answering(now, HttpClientConfig::default(), 7, "application/json");
     let note = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#;
     t.handle_response_body(now, post.id, Bytes::copy_from_slice(note.as_bytes()));
     t.handle_response_end(now, post.id);
     let out = frames(&mut t);
     assert_eq!(out.len(), 2, "{out:?}");
     assert_eq!(out[0], note);
-    assert!(
-        out[1].contains(r#""id":7"#) && out[1].contains("-32000"),
-        "{out:?}"
-    );
+    assert_holds(&out[1], &[r#""id":7"#, "-32000"]);
 }
 
 /// The head of a transmitted request read off the encoder's shape agrees with the full decode,
@@ -572,29 +514,14 @@ fn the_kept_handshake_frames_are_copies_of_their_text() {
 #[test]
 fn a_response_of_another_type_fails_the_request_naming_it() {
     let now = Instant::now();
-    let mut t = ready(now, HttpClientConfig::default());
-    let req = call(&mut t, now, 6);
-    t.handle_response_head(
-        now,
-        req.id,
-        200,
-        [("content-type", "text/html; charset=utf-8")],
-    );
+    let html = "text/html; charset=utf-8";
+    let (mut t, req) = answering(now, HttpClientConfig::default(), 6, html);
     t.handle_response_body(now, req.id, Bytes::from_static(b"<html>hi</html>"));
     t.handle_response_end(now, req.id);
-    let out = frames(&mut t);
-    assert_eq!(out.len(), 1);
-    assert!(out[0].contains(r#""id":6"#), "{}", out[0]);
-    assert!(
-        out[0].contains(r#"Content-Type \"text/html; charset=utf-8\", neither"#),
-        "{}",
-        out[0]
-    );
-    let req = call(&mut t, now, 7);
-    t.handle_response_head(now, req.id, 200, []);
-    t.handle_response_end(now, req.id);
-    let out = frames(&mut t);
-    assert!(out[0].contains("has no Content-Type"), "{}", out[0]);
+    let named = r#"Content-Type \"text/html; charset=utf-8\", neither"#;
+    assert_holds(&one_frame(&mut t), &[r#""id":6"#, named]);
+    let out = answered_empty(&mut t, now, 7, 200);
+    assert_holds(&out[0], &["has no Content-Type"]);
 }
 
 /// A JSON body that does not decode but whose first bytes answer the request ends the request
@@ -603,21 +530,12 @@ fn a_response_of_another_type_fails_the_request_naming_it() {
 #[test]
 fn an_unreadable_answer_ends_its_request_once() {
     let now = Instant::now();
-    let mut t = ready(now, HttpClientConfig::default());
-    let req = call(&mut t, now, 8);
-    t.handle_response_head(now, req.id, 200, [("content-type", "application/json")]);
+    let (mut t, req) = answering(now, HttpClientConfig::default(), 8, "application/json");
     let body = b"{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"x\":\"\xff\"}}";
     t.handle_response_body(now, req.id, Bytes::from_static(body));
     t.handle_response_end(now, req.id);
-    let out = frames(&mut t);
-    assert_eq!(out.len(), 1, "{out:?}");
-    assert!(out[0].contains(r#""id":8"#), "{}", out[0]);
-    assert!(out[0].contains(r#""code":-32000"#), "{}", out[0]);
-    assert!(
-        out[0].contains("the response could not be read: "),
-        "{}",
-        out[0]
-    );
+    let out = one_frame(&mut t);
+    assert_holds(&out, &[r#""id":8"#, r#""code":-32000"#, UNREADABLE]);
 }
 
 /// On an SSE stream the first unreadable answer ends the request at once; a second one for the
@@ -626,19 +544,10 @@ fn an_unreadable_answer_ends_its_request_once() {
 #[test]
 fn an_unreadable_event_ends_its_request_at_once() {
     let now = Instant::now();
-    let mut t = ready(now, HttpClientConfig::default());
-    let req = call(&mut t, now, 9);
-    t.handle_response_head(now, req.id, 200, [("content-type", "text/event-stream")]);
+    let (mut t, req) = answering(now, HttpClientConfig::default(), 9, "text/event-stream");
     let cut = r#"data: {"jsonrpc":"2.0","id":9,"result":{"content":[{"#;
     t.handle_response_body(now, req.id, Bytes::from(format!("{cut}\n\n")));
-    let out = frames(&mut t);
-    assert_eq!(out.len(), 1, "{out:?}");
-    assert!(out[0].contains(r#""id":9"#), "{}", out[0]);
-    assert!(
-        out[0].contains("the response could not be read: "),
-        "{}",
-        out[0]
-    );
+    assert_holds(&one_frame(&mut t), &[r#""id":9"#, UNREADABLE]);
     let other = r#"{"jsonrpc":"2.0","id":5,"result":"#;
     let again = format!("{cut}\n\ndata: {other}\n\n");
     t.handle_response_body(now, req.id, Bytes::from(again));

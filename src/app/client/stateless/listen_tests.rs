@@ -122,31 +122,20 @@ fn results_are_reused_until_their_ttl() {
     let mut client = client();
     let mut script = Script::new(vec![list(1000, "a"), list(1000, "b")]);
     let t0 = Instant::now();
-    let first = cached(&mut client, &mut script, t0, "tools/list", None).unwrap();
-    assert_eq!(first["tools"][0]["name"], "a");
-    let again = cached(
-        &mut client,
-        &mut script,
-        t0 + Duration::from_millis(999),
-        "tools/list",
-        None,
-    )
-    .unwrap();
-    assert_eq!(again["tools"][0]["name"], "a");
+    // The first tool's name in a cached `tools/list` at `at`.
+    let first_tool = |client: &mut StatelessMachine, script: &mut Script, at: Instant| {
+        cached(client, script, at, "tools/list", None).unwrap()["tools"][0]["name"].clone()
+    };
+    assert_eq!(first_tool(&mut client, &mut script, t0), "a");
+    let almost = t0 + Duration::from_millis(999);
+    assert_eq!(first_tool(&mut client, &mut script, almost), "a");
     assert_eq!(
         script.sent.len(),
         1,
         "a fresh cached result needs no request"
     );
-    let later = cached(
-        &mut client,
-        &mut script,
-        t0 + Duration::from_millis(1000),
-        "tools/list",
-        None,
-    )
-    .unwrap();
-    assert_eq!(later["tools"][0]["name"], "b");
+    let at_ttl = t0 + Duration::from_millis(1000);
+    assert_eq!(first_tool(&mut client, &mut script, at_ttl), "b");
     assert_eq!(script.sent.len(), 2, "at ttlMs the result is stale");
 }
 

@@ -29,6 +29,19 @@ fn sent(m: &mut StatelessMachine) -> OutgoingRequest {
     }
 }
 
+/// A machine at `now` with one call of `method` started and its request taken.
+fn started(
+    wire: Wire,
+    now: Instant,
+    method: &str,
+    params: Option<Value>,
+) -> (StatelessMachine, CallId, OutgoingRequest) {
+    let mut m = machine(wire, now);
+    let id = m.start_call(now, method, params);
+    let request = sent(&mut m);
+    (m, id, request)
+}
+
 fn body(request: &OutgoingRequest) -> Value {
     serde_json::from_slice(&request.body).unwrap()
 }
@@ -51,9 +64,7 @@ fn done(m: &mut StatelessMachine) -> (CallId, Result<Value, ClientError>) {
 #[test]
 fn an_unanswered_attempt_times_out_and_is_aborted() {
     let t0 = Instant::now();
-    let mut m = machine(Wire::Http, t0);
-    let id = m.start_call(t0, "prompts/list", None);
-    let request = sent(&mut m);
+    let (mut m, id, request) = started(Wire::Http, t0, "prompts/list", None);
     assert_eq!(m.poll_timeout(), Some(t0 + DEFAULT_REQUEST_TIMEOUT));
     m.handle_timeout(t0 + DEFAULT_REQUEST_TIMEOUT - Duration::from_millis(1));
     assert!(m.poll_event().is_none(), "not due yet");
@@ -76,9 +87,12 @@ fn an_unanswered_attempt_times_out_and_is_aborted() {
 #[test]
 fn a_reply_body_over_the_limit_fails_the_call() {
     let t0 = Instant::now();
-    let mut m = machine(Wire::Http, t0);
-    let id = m.start_call(t0, "resources/read", Some(json!({"uri": "a:b"})));
-    let request = sent(&mut m);
+    let (mut m, id, request) = started(
+        Wire::Http,
+        t0,
+        "resources/read",
+        Some(json!({"uri": "a:b"})),
+    );
     m.handle_response_head(t0, request.id, 200, [("content-type", "application/json")]);
     let chunk = Bytes::from(vec![b' '; 1024 * 1024]);
     for _ in 0..16 {
@@ -214,9 +228,7 @@ fn task_polls_follow_the_server_interval_from_now() {
 #[test]
 fn cancel_aborts_on_http_and_sends_cancelled_on_stdio() {
     let t0 = Instant::now();
-    let mut m = machine(Wire::Http, t0);
-    let id = m.start_call(t0, "tools/list", None);
-    let request = sent(&mut m);
+    let (mut m, id, request) = started(Wire::Http, t0, "tools/list", None);
     m.cancel(t0, id);
     assert_eq!(m.poll_action(), Some(Action::Abort(request.id)));
     assert!(
@@ -348,9 +360,7 @@ fn an_http_listen_stream_reads_its_body_and_ends_with_its_response() {
 #[test]
 fn close_fails_every_call_and_later_starts() {
     let t0 = Instant::now();
-    let mut m = machine(Wire::Http, t0);
-    let a = m.start_call(t0, "prompts/list", None);
-    let request = sent(&mut m);
+    let (mut m, a, request) = started(Wire::Http, t0, "prompts/list", None);
     m.close(t0);
     assert_eq!(m.poll_action(), Some(Action::Abort(request.id)));
     let (call, result) = done(&mut m);
