@@ -1,6 +1,7 @@
-//! `mcp-sansio client` against a hostile Streamable HTTP server on loopback (a few threads of
-//! hand-written HTTP/1.1 here): an SSE event past `--max-frame` on the standalone GET stream is
-//! dropped with a warning naming the limit, and the call still completes.
+//! `mcp-sansio client` against hostile servers on loopback (a few threads of hand-written
+//! HTTP/1.1 here): an SSE event past `--max-frame` on the Streamable standalone GET stream is
+//! dropped with a warning naming the limit, and the call still completes; one on the HTTP+SSE
+//! stream closes the transport, and the call fails at once saying why.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -9,7 +10,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 /// Set once the GET stream's event is written.
-type Flag = Arc<(Mutex<bool>, Condvar)>;
+type Flag = (Mutex<bool>, Condvar);
 
 /// One request: method, and body.
 fn read_request(reader: &mut BufReader<TcpStream>) -> Option<(String, Vec<u8>)> {
@@ -24,10 +25,11 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Option<(String, Vec<u8>)> 
         if header.is_empty() {
             break;
         }
-        if let Some((name, value)) = header.split_once(':') {
-            if name.eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse().ok()?;
-            }
+        let content_length = header
+            .split_once(':')
+            .filter(|(name, _)| name.eq_ignore_ascii_case("content-length"));
+        if let Some((_, value)) = content_length {
+            length = value.trim().parse().ok()?;
         }
     }
     let mut body = vec![0; length];
@@ -98,43 +100,48 @@ fn serve(stream: TcpStream, big: usize, event_out: &Flag) {
     }
 }
 
-#[test]
-fn an_oversized_event_on_the_get_stream_is_dropped_with_a_warning_naming_the_limit() {
+/// Serves every connection (a bounded number) on a loopback port with `serve`, sharing
+/// `shared`, and runs `mcp-sansio client URL --transport KIND --max-frame 4096 ping` against
+/// it: its exit code and stderr.
+fn ping_against<S: Default + Send + Sync + 'static>(
+    kind: &str,
+    path: &str,
+    serve: fn(TcpStream, usize, &S),
+) -> (Option<i32>, String) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().unwrap().port();
-    let event_out: Flag = Arc::default();
+    let shared: Arc<S> = Arc::default();
     std::thread::spawn(move || {
         // Bounded: the client opens a handful of connections.
         for stream in listener.incoming().take(16).flatten() {
-            let event_out = event_out.clone();
-            std::thread::spawn(move || serve(stream, 10_000, &event_out));
+            let shared = shared.clone();
+            std::thread::spawn(move || serve(stream, 10_000, &shared));
         }
     });
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let url = format!("http://127.0.0.1:{port}{path}");
     let out = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
-        .args([
-            "client",
-            &url,
-            "--era",
-            "stateful",
-            "--transport",
-            "streamable",
-        ])
+        .args(["client", &url, "--era", "stateful", "--transport", kind])
         .args(["--max-frame", "4096", "--timeout", "30", "ping"])
         .output()
         .expect("run mcp-sansio client");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), stderr)
+}
+
+#[test]
+fn an_oversized_event_on_the_get_stream_is_dropped_with_a_warning_naming_the_limit() {
+    let (code, stderr) = ping_against("streamable", "/mcp", serve);
     assert!(
         stderr.contains(
             "warning: dropped 1 event(s) of the standalone GET stream over the 4 KiB size limit"
         ),
         "{stderr}"
     );
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(code, Some(0), "{stderr}");
 }
 
 /// Events for the HTTP+SSE stream, from the POSTs.
-type Outbox = Arc<(Mutex<Vec<String>>, Condvar)>;
+type Outbox = (Mutex<Vec<String>>, Condvar);
 
 /// Serves one connection of an HTTP+SSE server whose answer to `ping` is an event of `big`
 /// bytes.
@@ -182,25 +189,10 @@ fn serve_sse(stream: TcpStream, big: usize, outbox: &Outbox) {
 
 #[test]
 fn an_oversized_event_closes_the_sse_transport_and_the_call_says_why() {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().unwrap().port();
-    let outbox: Outbox = Arc::default();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().take(16).flatten() {
-            let outbox = outbox.clone();
-            std::thread::spawn(move || serve_sse(stream, 10_000, &outbox));
-        }
-    });
-    let url = format!("http://127.0.0.1:{port}/sse");
-    let out = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
-        .args(["client", &url, "--era", "stateful", "--transport", "sse"])
-        .args(["--max-frame", "4096", "--timeout", "30", "ping"])
-        .output()
-        .expect("run mcp-sansio client");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let (code, stderr) = ping_against("sse", "/sse", serve_sse);
+    assert_eq!(code, Some(1), "{stderr}");
     // The call fails at once, and its error says what closed the transport.
-    let error = stderr.lines().last().unwrap_or_default();
+    let error = stderr.lines().next_back().unwrap_or_default();
     assert!(error.starts_with("error: ping: "), "{stderr}");
     assert!(
         error.ends_with("(the HTTP transport closed: a response exceeded the 4 KiB size limit)"),
