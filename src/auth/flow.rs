@@ -15,7 +15,10 @@ use super::cross_app::{parse_exchange_response, TOKEN_TYPE_ID_JAG, TOKEN_TYPE_ID
 use super::discovery::{
     authorization_server_metadata_urls, legacy_metadata_url, protected_resource_metadata_urls,
 };
-use super::flow_rules::{choose_auth_method, token_error, union_scopes, with_offline_access};
+use super::flow_rules::{
+    choose_auth_method, status_text, token_error, union_scopes, unreadable_challenge,
+    with_offline_access,
+};
 use super::flow_types::{AuthConfig, AuthEvent, Registration, Token};
 use super::jwt::client_assertion;
 use super::metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
@@ -71,6 +74,9 @@ pub struct AuthFlow {
     next_id: u64,
     events: VecDeque<AuthEvent>,
     challenge_scope: Option<String>,
+    /// The last 401's `WWW-Authenticate`, quoted, when no Bearer challenge could be read from
+    /// it: named in the error should discovery without it fail.
+    unreadable_challenge: Option<String>,
     scope: Option<String>,
     resource_metadata: Option<ProtectedResourceMetadata>,
     server_metadata: Option<AuthorizationServerMetadata>,
@@ -101,6 +107,7 @@ impl AuthFlow {
             next_id: 0,
             events: VecDeque::new(),
             challenge_scope: None,
+            unreadable_challenge: None,
             scope: None,
             resource_metadata: None,
             server_metadata: None,
@@ -142,6 +149,7 @@ impl AuthFlow {
         }
         self.entropy = *entropy;
         let challenge = BearerChallenge::find(response.header_values("www-authenticate"));
+        self.unreadable_challenge = unreadable_challenge(response, challenge.as_ref());
         match response.status {
             401 => {
                 let refresh = self.token.as_ref().and_then(|t| t.refresh.clone());
@@ -243,10 +251,9 @@ impl AuthFlow {
                 }
                 Err(e) => self.fail(AuthError::RegistrationFailed(e.to_string())),
             },
-            Phase::Register { .. } => self.fail(AuthError::RegistrationFailed(format!(
-                "status {}",
-                response.status
-            ))),
+            Phase::Register { .. } => {
+                self.fail(AuthError::RegistrationFailed(status_text(&response)))
+            }
             Phase::IdpExchange if ok => match parse_exchange_response(&response.body) {
                 Ok(grant) => self.present_grant(&grant),
                 Err(e) => self.fail(e),
@@ -389,6 +396,15 @@ impl AuthFlow {
     fn fail(&mut self, error: AuthError) {
         self.phase = Phase::Failed;
         self.outgoing = None;
+        // Discovery went on without the challenge it could not read: say so, or the error
+        // (often a registration refused by a default endpoint) would hide the cause.
+        let error = match self.unreadable_challenge.take() {
+            Some(header) => AuthError::UnreadableChallenge {
+                header,
+                then: Box::new(error),
+            },
+            None => error,
+        };
         self.events.push_back(AuthEvent::Failed(error));
     }
 
@@ -740,6 +756,7 @@ impl AuthFlow {
     }
 
     fn on_token(&mut self, now: Instant, response: TokenResponse) {
+        self.unreadable_challenge = None;
         let old_refresh = self.pending_refresh.take();
         self.token = Some(Token {
             access: response.access_token,

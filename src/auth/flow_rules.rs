@@ -1,6 +1,8 @@
 //! Small decisions of the flow: which client authentication method to register, when to add
-//! `offline_access`, how step-up merges scopes, and how a token error reads.
+//! `offline_access`, how step-up merges scopes, how a token error or a refused status reads
+//! (a redirect quotes its `Location`), and when a 401's challenge could not be read.
 
+use super::challenge::BearerChallenge;
 use super::metadata::AuthorizationServerMetadata;
 use super::request::ClientAuthMethod;
 use crate::outgoing::ReceivedResponse;
@@ -58,7 +60,37 @@ pub(super) fn token_error(response: &ReceivedResponse) -> String {
         .ok()
         .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_owned));
     match code {
-        Some(code) => format!("status {}: {code}", response.status),
-        None => format!("status {}", response.status),
+        Some(code) => format!("{}: {code}", status_text(response)),
+        None => status_text(response),
     }
+}
+
+/// `status N`; for a redirect, which the flow never follows, with its `Location` quoted
+/// (bounded, control characters escaped).
+pub(super) fn status_text(response: &ReceivedResponse) -> String {
+    let status = response.status;
+    let location = response.header_values("location").next();
+    match location.filter(|_| (300..400).contains(&status)) {
+        Some(location) => format!(
+            "status {status}, a redirect to {} (not followed)",
+            crate::http::quote_peer_text(location)
+        ),
+        None => format!("status {status}"),
+    }
+}
+
+/// A 401's `WWW-Authenticate` values (joined, quoted) when they are present but held no
+/// Bearer challenge `found` could be read from; `None` when one was read, or there was none.
+pub(super) fn unreadable_challenge(
+    response: &ReceivedResponse,
+    found: Option<&BearerChallenge>,
+) -> Option<String> {
+    if response.status != 401 || found.is_some() {
+        return None;
+    }
+    let values: Vec<&str> = response.header_values("www-authenticate").collect();
+    if values.iter().all(|v| v.trim().is_empty()) {
+        return None;
+    }
+    Some(crate::http::quote_peer_text(&values.join(", ")))
 }

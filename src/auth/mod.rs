@@ -77,6 +77,15 @@ pub enum AuthError {
     BadTokenResponse(String),
     /// More authorization attempts than allowed (step-up loops).
     RetryLimit(u32),
+    /// A 401's `WWW-Authenticate` held no Bearer challenge that could be read, and the
+    /// discovery that went on without it failed.
+    UnreadableChallenge {
+        /// The header's values (joined with `, `), quoted: at most 200 characters, control
+        /// characters escaped ([`crate::http::quote_peer_text`]).
+        header: String,
+        /// How discovery without it failed.
+        then: Box<AuthError>,
+    },
     /// The call does not fit the flow's current state.
     UnexpectedInput(&'static str),
     /// A signing key could not be read, or `private_key_jwt` is configured without one.
@@ -104,6 +113,11 @@ impl std::fmt::Display for AuthError {
             Self::StateMismatch => f.write_str("redirect state does not match"),
             Self::BadTokenResponse(m) => write!(f, "token request failed: {m}"),
             Self::RetryLimit(n) => write!(f, "gave up after {n} authorization attempts"),
+            Self::UnreadableChallenge { header, then } => write!(
+                f,
+                "the server's WWW-Authenticate header could not be read as a Bearer challenge \
+                 ({header}); discovery without it failed: {then}"
+            ),
             Self::UnexpectedInput(m) => write!(f, "unexpected input: {m}"),
             Self::BadKey(m) => write!(f, "signing key: {m}"),
             Self::IssuerMismatch { expected, got } => match got {

@@ -426,6 +426,12 @@ pub fn parse_redirect(location: &str) -> Result<(Secret, Option<String>), AuthEr
     }
     let code = query_param(location, "code")
         .filter(|c| !c.is_empty())
-        .ok_or_else(|| AuthError::AuthorizationDenied("redirect carries no code".into()))?;
+        .ok_or_else(|| {
+            // Often a login page the user agent was sent to instead: name where.
+            AuthError::AuthorizationDenied(format!(
+                "the redirect to {} carries no code",
+                crate::http::quote_peer_text(location)
+            ))
+        })?;
     Ok((Secret::new(code), query_param(location, "state")))
 }

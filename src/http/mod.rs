@@ -14,6 +14,7 @@ mod headers;
 mod listen_relay;
 mod machine;
 mod peer;
+mod quote;
 mod replay;
 mod reply;
 mod session_table;
@@ -32,6 +33,7 @@ pub use headers::{accepts, accepts_all, accepts_json_and_sse, is_json_content_ty
 pub use listen_relay::ListenRelay;
 pub use machine::{ExchangeMachine, SessionMachine};
 pub use peer::{MaxSessionsPerPeer, Peer, PeerLimit};
+pub use quote::{quote_peer_text, MAX_QUOTED_CHARS};
 pub use reply::service_unavailable;
 pub use stream_log::{RemoteResume, StreamLogEntry};
 pub use streams::StreamChunk;

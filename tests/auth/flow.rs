@@ -744,3 +744,99 @@ fn a_401_rediscovers_and_a_moved_resource_registers_with_the_new_server() {
     // The old server's refresh token went nowhere: the new one got an authorization code.
     assert!(!moved.contains(&format!("{AS}/token")), "{moved:?}");
 }
+
+#[test]
+fn a_401_whose_challenge_cannot_be_read_is_quoted_when_discovery_without_it_fails() {
+    // No metadata anywhere: discovery falls back to the default endpoints, whose registration
+    // is refused. The error names the header it could not read first, quoted and escaped.
+    let mut world = World::new();
+    world.docs.clear();
+    let header = format!("\u{1b}[2J{{{{ ~~ {}", "x".repeat(400));
+    let (_, events) = run(
+        &mut world,
+        AuthConfig::new(SERVER, REDIRECT),
+        unauthorized(Some(&header)),
+    );
+    let Some(AuthError::UnreadableChallenge {
+        header: quoted,
+        then,
+    }) = failure(&events)
+    else {
+        panic!("{events:?}")
+    };
+    assert!(quoted.starts_with(r#""\u{1b}[2J{{ ~~ xxx"#), "{quoted}");
+    assert!(
+        quoted.ends_with(&format!("... ({} bytes)", header.len())),
+        "{quoted}"
+    );
+    assert!(
+        matches!(**then, AuthError::RegistrationFailed(_)),
+        "{then:?}"
+    );
+    let message = failure(&events).unwrap().to_string();
+    assert!(
+        message.starts_with("the server's WWW-Authenticate header could not be read"),
+        "{message}"
+    );
+    assert!(
+        message.contains("client registration failed: status 404"),
+        "{message}"
+    );
+    assert!(!message.contains('\u{1b}'), "{message}");
+
+    // The same header in front of a server whose metadata is found: nothing to report.
+    let mut world = World::new();
+    let (_, events) = run(
+        &mut world,
+        AuthConfig::new(SERVER, REDIRECT),
+        unauthorized(Some(&header)),
+    );
+    assert!(authorized(&events), "{events:?}");
+
+    // A readable Bearer challenge is not named when discovery fails.
+    let mut world = World::new();
+    world.docs.clear();
+    let (_, events) = run(
+        &mut world,
+        AuthConfig::new(SERVER, REDIRECT),
+        unauthorized(Some(r#"Bearer scope="a""#)),
+    );
+    assert!(
+        matches!(failure(&events), Some(AuthError::RegistrationFailed(_))),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn a_redirected_registration_quotes_the_location() {
+    let mut world = World::new();
+    let now = Instant::now();
+    let mut flow = AuthFlow::new(AuthConfig::new(SERVER, REDIRECT));
+    flow.handle_challenge(now, &unauthorized(None), &[3; 48])
+        .expect("challenge");
+    for _ in 0..10 {
+        let Some(req) = flow.poll_request() else {
+            break;
+        };
+        let resp = if req.url_str().is_some_and(|u| u.ends_with("/register")) {
+            ReceivedResponse {
+                status: 302,
+                headers: vec![(
+                    "Location".to_owned(),
+                    "https://login.example/\r\nX: y".to_owned(),
+                )],
+                body: Vec::new(),
+            }
+        } else {
+            world.answer(&req)
+        };
+        flow.handle_response(now, resp).expect("ok");
+    }
+    let Some(AuthEvent::Failed(error)) = flow.poll_event() else {
+        panic!("failed")
+    };
+    assert_eq!(
+        error.to_string(),
+        r#"client registration failed: status 302, a redirect to "https://login.example/\r\nX: y" (not followed)"#
+    );
+}

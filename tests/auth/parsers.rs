@@ -164,6 +164,13 @@ fn redirect_location_gives_code_and_state() {
         Some(AuthError::AuthorizationDenied("access_denied".into()))
     );
     assert!(parse_redirect("http://127.0.0.1/cb?state=x").is_err());
+    // A redirect elsewhere (a login page) names where, quoted and escaped.
+    assert_eq!(
+        parse_redirect("https://login.example/\u{1b}[2J?next=1").err(),
+        Some(AuthError::AuthorizationDenied(
+            r#"the redirect to "https://login.example/\u{1b}[2J?next=1" carries no code"#.into()
+        ))
+    );
 }
 
 #[test]

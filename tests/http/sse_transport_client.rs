@@ -563,13 +563,21 @@ fn a_redirected_or_oversized_probe_answers_initialize_with_the_reason() {
     );
     assert_eq!(
         c.poll_event(),
-        Some(TransportEvent::Closed(TransportCloseReason::HttpStatus(
-            307
-        )))
+        Some(TransportEvent::Closed(TransportCloseReason::Redirect {
+            status: 307,
+            location: Some(r#""http://localhost:9/other""#.into())
+        }))
+    );
+    assert_eq!(
+        TransportCloseReason::InvalidEndpoint.to_string(),
+        "the endpoint event's URI is not a valid http(s) reference"
     );
     let answer = next_frame(&mut c).unwrap();
     let message = answer["error"]["message"].as_str().unwrap();
-    assert!(message.contains("HTTP 307, a redirect"), "{message}");
+    assert!(
+        message.contains(r#"HTTP 307, a redirect to "http://localhost:9/other""#),
+        "{message}"
+    );
 
     let config = HttpClientConfig {
         max_event_size: 64,
@@ -787,11 +795,26 @@ fn bad_streams_and_endpoints_close_the_client() {
         ),
         (
             200,
+            sse_head().to_vec(),
+            b"event: endpoint\ndata: ftp://127.0.0.1:1/m\n\n",
+            TransportCloseReason::InvalidEndpoint,
+        ),
+        (
+            200,
             vec![("content-type", "application/json")],
             b"",
             TransportCloseReason::NotEventStream,
         ),
         (401, vec![], b"", TransportCloseReason::HttpStatus(401)),
+        (
+            302,
+            vec![("location", "http://127.0.0.1:1/login\u{1b}[2J")],
+            b"",
+            TransportCloseReason::Redirect {
+                status: 302,
+                location: Some(r#""http://127.0.0.1:1/login\u{1b}[2J""#.into()),
+            },
+        ),
     ];
     for (status, headers, data, reason) in cases {
         let (mut c, key) = start();
@@ -805,8 +828,13 @@ fn bad_streams_and_endpoints_close_the_client() {
             "{reason:?}: nothing is ever POSTed"
         );
         assert!(c.is_closed());
-        // The held `initialize` ends with an error instead of waiting forever.
-        assert_eq!(next_frame(&mut c).expect("answered")["id"], 0, "{reason:?}");
+        // The held `initialize` ends with an error instead of waiting forever, saying why.
+        let answer = next_frame(&mut c).expect("answered");
+        assert_eq!(answer["id"], 0, "{reason:?}");
+        assert_eq!(
+            answer["error"]["message"],
+            format!("the HTTP+SSE transport closed: {reason}"),
+        );
     }
     // The stream ending closes too (no resumption in this transport).
     let (mut c, key) = start();
@@ -908,5 +936,91 @@ fn pending_and_inbound_frames_are_bounded() {
         Some(TransportEvent::Closed(
             TransportCloseReason::InboundOverflow
         ))
+    );
+}
+
+#[test]
+fn an_oversized_event_closes_the_sse_transport_naming_the_limit() {
+    let now = Instant::now();
+    let config = HttpClientConfig {
+        max_event_size: 64,
+        ..Default::default()
+    };
+    let mut c = SseTransportClient::new("http://127.0.0.1:1/sse", config, now, 1).unwrap();
+    let get = next_send(&mut c).unwrap();
+    c.handle_response_head(now, get.id, 200, sse_head());
+    c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: /m?s=1\n\n"));
+    assert!(matches!(c.poll_event(), Some(TransportEvent::Ready { .. })));
+    // An event past the limit (it could be the answer a request waits for) closes at once,
+    // before it ends.
+    let big = format!("event: message\ndata: {}", "x".repeat(100));
+    c.handle_response_body(now, get.id, Bytes::from(big));
+    let event = c.poll_event();
+    assert_eq!(
+        event,
+        Some(TransportEvent::Closed(TransportCloseReason::TooLarge {
+            limit: 64
+        }))
+    );
+    assert_eq!(
+        TransportCloseReason::TooLarge { limit: 64 }.to_string(),
+        "a response exceeded the 64 bytes size limit"
+    );
+    assert_eq!(next_abort(&mut c), Some(get.id));
+    assert!(c.is_closed());
+
+    // An `endpoint` event past the limit too, instead of waiting for the endpoint timeout.
+    let config = HttpClientConfig {
+        max_event_size: 64,
+        ..Default::default()
+    };
+    let mut c = SseTransportClient::new("http://127.0.0.1:1/sse", config, now, 1).unwrap();
+    let get = next_send(&mut c).unwrap();
+    c.handle_response_head(now, get.id, 200, sse_head());
+    let big = format!("event: endpoint\ndata: /m?{}", "y".repeat(100));
+    c.handle_response_body(now, get.id, Bytes::from(big));
+    assert_eq!(
+        c.poll_event(),
+        Some(TransportEvent::Closed(TransportCloseReason::TooLarge {
+            limit: 64
+        }))
+    );
+}
+
+#[test]
+fn a_redirected_post_ends_its_request_quoting_the_location() {
+    let now = Instant::now();
+    let mut c = SseTransportClient::new(
+        "http://127.0.0.1:1/sse",
+        HttpClientConfig::default(),
+        now,
+        1,
+    )
+    .unwrap();
+    let get = next_send(&mut c).unwrap();
+    c.handle_response_head(now, get.id, 200, sse_head());
+    c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: /m?s=1\n\n"));
+    assert!(matches!(c.poll_event(), Some(TransportEvent::Ready { .. })));
+    let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+    c.handle_transmit(now, ping, kind);
+    let post = next_send(&mut c).unwrap();
+    let location = format!("http://127.0.0.1:1/else\r\n{}", "z".repeat(300));
+    c.handle_response_head(now, post.id, 307, [("Location", location.as_str())]);
+    assert_eq!(
+        c.poll_event(),
+        Some(TransportEvent::PostFailed { status: Some(307) })
+    );
+    let err = next_frame(&mut c).expect("the request ends");
+    assert_eq!(err["id"], 3);
+    let message = err["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            r#"the message endpoint answered HTTP 307, a redirect to "http://127.0.0.1:1/else\r\nzzz"#
+        ),
+        "{message}"
+    );
+    assert!(
+        message.ends_with(&format!("... ({} bytes) (not followed)", location.len())),
+        "{message}"
     );
 }

@@ -351,7 +351,8 @@ impl HttpClientWorld {
             TransportEvent::Closed(_) => self.closed = true,
             TransportEvent::Detected(_)
             | TransportEvent::Ready { .. }
-            | TransportEvent::PostFailed { .. } => {
+            | TransportEvent::PostFailed { .. }
+            | TransportEvent::EventTooLarge { .. } => {
                 return Err(format!("the Streamable client reported {event:?}"));
             }
         }

@@ -75,6 +75,20 @@ pub(crate) fn report_transport_event(event: TransportEvent) {
             eprintln!("the server dropped the session (404); re-initializing")
         }
         TransportEvent::SessionLost { reason } => eprintln!("HTTP session lost: {reason}"),
+        TransportEvent::EventTooLarge {
+            limit,
+            standalone,
+            dropped,
+        } => eprintln!(
+            "warning: dropped {dropped} event(s) of the {} over the {} size limit \
+             (--max-frame); what they carried is lost",
+            if standalone {
+                "standalone GET stream"
+            } else {
+                "response stream of a POST"
+            },
+            mcp_sansio::session::describe_limit(limit)
+        ),
         _ => {}
     }
 }

@@ -223,7 +223,7 @@ async fn run_http<F: Future>(
         // The Streamable transport ends the app client itself (every request fails once).
         on_transport_event: Box::new(move |event| {
             on_transport_event(event);
-            false
+            None
         }),
     };
     let (output, end) = drive(

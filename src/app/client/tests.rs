@@ -33,3 +33,15 @@ fn errors_describe_themselves() {
     let closed = ClientError::Closed(Some(CloseReason::InitializeTimedOut));
     assert!(closed.to_string().contains("initialize"), "{closed}");
 }
+
+#[test]
+fn a_failed_initialize_does_not_blame_the_server() {
+    // The error of a transport that closed under the handshake reads as a failure, not as the
+    // server's refusal.
+    let error = ErrorObject::new(-32000, "the HTTP+SSE transport closed");
+    let text = describe_close(&crate::session::CloseReason::InitializeFailed(error));
+    assert_eq!(
+        text,
+        "initialize failed: JSON-RPC error -32000: the HTTP+SSE transport closed"
+    );
+}

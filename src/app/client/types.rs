@@ -108,7 +108,9 @@ pub fn describe_close(reason: &CloseReason) -> String {
         CloseReason::UnsupportedVersion { server_version } => {
             format!("the server chose protocol version {server_version:?}, which this client does not support")
         }
-        CloseReason::InitializeFailed(e) => format!("the server refused initialize: {e}"),
+        // The error may come from the server or from the transport under it (-32000 when an
+        // HTTP transport closed or a POST failed), so it does not say who refused.
+        CloseReason::InitializeFailed(e) => format!("initialize failed: {e}"),
         CloseReason::InitializeTimedOut => {
             "the server did not answer initialize in time".to_owned()
         }

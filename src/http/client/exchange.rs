@@ -78,10 +78,14 @@ pub(super) struct Exchange {
     pub(super) attempts: u32,
     /// The body was over a limit.
     pub(super) oversized: bool,
+    /// SSE events over `max_event_size` dropped since the transport last looked.
+    pub(super) dropped_events: u64,
     /// A 2xx response (other than 202) of a type that cannot carry JSON-RPC: its
     /// `Content-Type` (cut at [`MAX_TYPE_QUOTED`] bytes; empty when absent), quoted when the
     /// request fails.
     pub(super) unreadable_type: Option<String>,
+    /// A 3xx response's `Location`, quoted (bounded, escaped) for the error it causes.
+    pub(super) location: Option<String>,
 }
 
 /// The longest `Content-Type` quoted in an error.
@@ -100,7 +104,9 @@ impl Exchange {
             retry: None,
             attempts: 0,
             oversized: false,
+            dropped_events: 0,
             unreadable_type: None,
+            location: None,
         }
     }
 
@@ -226,7 +232,10 @@ impl Exchange {
                     self.last_event_id = (!id.is_empty()).then_some(id);
                 }
                 Ok(SseItem::Retry(ms)) => self.retry = Some(Duration::from_millis(ms)),
-                Err(_) => self.oversized = true,
+                Err(_) => {
+                    self.oversized = true;
+                    self.dropped_events += 1;
+                }
             }
         }
     }

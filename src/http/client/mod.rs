@@ -201,11 +201,14 @@ impl HttpClient {
         };
         let mut content_type = "";
         let mut session = None;
+        let redirect = (300..400).contains(&status);
         for (name, value) in headers {
             if name.eq_ignore_ascii_case("content-type") {
                 content_type = value;
             } else if name.eq_ignore_ascii_case("mcp-session-id") {
                 session = Some(value);
+            } else if redirect && name.eq_ignore_ascii_case("location") {
+                ex.location = Some(crate::http::quote_peer_text(value));
             }
         }
         ex.start_body(status, content_type, self.config.max_event_size);
@@ -254,23 +257,41 @@ impl HttpClient {
         };
         let mut frames = std::mem::take(&mut self.completed);
         push(ex, self.config.max_body, &mut frames);
+        let dropped = std::mem::take(&mut ex.dropped_events);
+        let standalone = ex.purpose == Purpose::Standalone;
         self.deliver(id, frames);
-        self.fail_if_oversized(id);
+        if !self.fail_if_oversized(id) && dropped > 0 {
+            self.events_dropped(dropped, standalone);
+        }
+    }
+
+    /// SSE events past `max_event_size` were dropped from a stream whose request they could
+    /// not fail (the standalone stream, or a POST's stream that awaits no response or already
+    /// has it): counted, and reported with the limit, since what they carried is lost.
+    #[cold]
+    fn events_dropped(&mut self, dropped: u64, standalone: bool) {
+        self.stats.oversized += dropped;
+        self.events.push_back(TransportEvent::EventTooLarge {
+            limit: self.config.max_event_size,
+            standalone,
+            dropped,
+        });
     }
 
     /// A request whose response outgrew its size limit (a JSON body past `max_body`, an SSE
     /// event past `max_event_size`) fails at once with an error naming the limit, and its exchange is aborted:
     /// the rest of the body is not waited for.
-    fn fail_if_oversized(&mut self, id: ExchangeId) {
+    /// Whether it failed one.
+    fn fail_if_oversized(&mut self, id: ExchangeId) -> bool {
         let Some(ex) = self.exchanges.get(&id) else {
-            return;
+            return false;
         };
         let Some(request) = ex
             .purpose
             .awaited()
             .filter(|_| ex.oversized && !ex.answered)
         else {
-            return;
+            return false;
         };
         let (request, status) = (request.clone(), ex.status);
         let reason = self.oversized_reason(ex);
@@ -281,6 +302,7 @@ impl HttpClient {
             self.release_barrier();
         }
         self.fail_request(&request, &reason, status);
+        true
     }
 
     /// Why a request whose response outgrew its limit failed, naming the limit.
@@ -624,7 +646,8 @@ impl HttpClient {
         };
         let mut frames = std::mem::take(&mut self.completed);
         ex.end_body(&mut frames);
-        if ex.oversized {
+        // (Dropped SSE events were counted as they were dropped.)
+        if ex.oversized && !ex.is_sse() {
             self.stats.oversized += 1;
         }
         self.deliver(id, frames);
@@ -674,7 +697,14 @@ impl HttpClient {
         failure: Option<&str>,
     ) {
         if let Some(status) = ex.status.filter(|s| !(200..300).contains(s)) {
-            let reason = http_error_reason(status, ex.error_text());
+            let reason = match ex
+                .location
+                .as_deref()
+                .filter(|_| (300..400).contains(&status))
+            {
+                Some(location) => redirect_reason(status, location),
+                None => http_error_reason(status, ex.error_text()),
+            };
             return self.fail_request(&request, &reason, Some(status));
         }
         let resumable = ex.last_event_id.is_some() && (ex.is_sse() || ex.status.is_none());
@@ -836,6 +866,13 @@ fn http_error_reason(status: u16, body: Option<&str>) -> String {
         Some(m) if !m.is_empty() => format!("HTTP {status}: {m}"),
         _ => format!("HTTP {status}"),
     }
+}
+
+/// Why a request answered with a redirect failed: the transport follows none, so the
+/// message quotes the `Location` (bounded, escaped) for the user to give instead.
+#[cold]
+fn redirect_reason(status: u16, location: &str) -> String {
+    format!("HTTP {status}, a redirect to {location} (not followed: give the final URL)")
 }
 
 crate::outgoing::client_transport_by_inherent_methods!(HttpClient, TransportEvent);

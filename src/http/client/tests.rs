@@ -558,3 +558,87 @@ fn an_unreadable_event_ends_its_request_at_once() {
     assert_eq!(out[1], other);
     assert_eq!(t.stats().requests_failed, 1);
 }
+
+/// [`ready`] with SSE events of at most `max_event_size` bytes.
+fn ready_with_events_of(now: Instant, max_event_size: usize) -> HttpClient {
+    let config = HttpClientConfig {
+        max_event_size,
+        ..HttpClientConfig::default()
+    };
+    ready(now, config)
+}
+
+#[test]
+fn an_oversized_event_on_the_standalone_stream_is_reported_with_the_limit() {
+    let now = Instant::now();
+    let mut t = ready_with_events_of(now, 80);
+    let get = t
+        .exchanges
+        .iter()
+        .find(|(_, e)| e.purpose == Purpose::Standalone)
+        .map(|(id, _)| *id)
+        .expect("the standalone stream");
+    let big = format!("data: {}\n\n", "x".repeat(100));
+    t.handle_response_body(now, get, Bytes::from(big));
+    assert_eq!(
+        t.poll_event(),
+        Some(TransportEvent::EventTooLarge {
+            limit: 80,
+            standalone: true,
+            dropped: 1
+        })
+    );
+    assert_eq!(t.stats().oversized, 1);
+    // The stream goes on: the next event that fits is delivered.
+    let note = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}\n\n";
+    t.handle_response_body(now, get, Bytes::from(note));
+    assert_eq!(frames(&mut t).len(), 1);
+    assert_eq!(t.poll_event(), None);
+    assert_eq!(t.poll_action(), None);
+}
+
+#[test]
+fn an_oversized_event_after_the_response_on_a_post_stream_is_reported() {
+    let now = Instant::now();
+    let mut t = ready_with_events_of(now, 80);
+    let req = call(&mut t, now, 6);
+    t.handle_response_head(now, req.id, 200, [("content-type", "text/event-stream")]);
+    let answer = "data: {\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{}}\n\n";
+    let big = format!("data: {}\n\n", "x".repeat(100));
+    t.handle_response_body(now, req.id, Bytes::from(format!("{answer}{big}{big}")));
+    assert_eq!(frames(&mut t).len(), 1, "the answer");
+    assert_eq!(
+        t.poll_event(),
+        Some(TransportEvent::EventTooLarge {
+            limit: 80,
+            standalone: false,
+            dropped: 2
+        })
+    );
+    assert_eq!(t.stats().oversized, 2);
+    assert_eq!(t.stats().requests_failed, 0);
+    t.handle_response_end(now, req.id);
+    assert_eq!(t.stats().oversized, 2, "counted once");
+}
+
+#[test]
+fn a_redirect_fails_the_request_quoting_its_location() {
+    let now = Instant::now();
+    let mut t = ready(now, HttpClientConfig::default());
+    let req = call(&mut t, now, 8);
+    let location = format!("http://elsewhere.example/\u{1b}[2J{}", "a".repeat(300));
+    t.handle_response_head(now, req.id, 307, [("location", location.as_str())]);
+    t.handle_response_end(now, req.id);
+    let out = frames(&mut t);
+    assert_eq!(out.len(), 1);
+    let v: serde_json::Value = serde_json::from_str(&out[0]).unwrap();
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(r#"HTTP 307, a redirect to "http://elsewhere.example/\u{1b}[2Jaaa"#),
+        "{message}"
+    );
+    let cut = format!("... ({} bytes) (not followed", location.len());
+    assert!(message.contains(&cut), "{message}");
+    assert!(!message.contains('\u{1b}'), "{message}");
+    assert_eq!(v["error"]["data"]["httpStatus"], 307);
+}

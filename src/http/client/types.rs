@@ -32,6 +32,18 @@ pub enum TransportEvent {
         /// The HTTP status, or `None` when the stream kept failing without one.
         status: Option<u16>,
     },
+    /// SSE events longer than [`HttpClientConfig::max_event_size`] were dropped from a
+    /// stream, unread: the standalone GET stream, or a POST's stream that awaits no response
+    /// or already has it (an oversized event before the awaited response fails that request
+    /// instead). What they carried (a request, a notification) is lost; the stream goes on.
+    EventTooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+        /// Whether the stream is the standalone GET stream (else a POST's response stream).
+        standalone: bool,
+        /// How many events were dropped (from one body chunk).
+        dropped: u64,
+    },
     /// Auto-detection decided (`AutoClient` only).
     Detected(TransportKind),
     /// HTTP+SSE: the `endpoint` event arrived; messages are POSTed to `post_url` from now on.
@@ -137,7 +149,7 @@ pub struct HttpClientStats {
     pub sessions_expired: u64,
     /// Notifications and responses that could not be sent (dropped).
     pub messages_dropped: u64,
-    /// SSE events over `max_event_size`, and JSON bodies over `max_body`.
+    /// SSE events over `max_event_size` (each one), and JSON bodies over `max_body`.
     pub oversized: u64,
     /// `Mcp-Session-Id` values that were not visible ASCII (ignored).
     pub invalid_session_ids: u64,

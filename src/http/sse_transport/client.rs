@@ -11,7 +11,7 @@ use bytes::Bytes;
 use serde_json::json;
 
 use super::client_types::TransportCloseReason;
-use crate::framing::{SseDecoder, SseItem};
+use crate::framing::{SseDecoder, SseEvent, SseItem};
 use crate::http::accepts;
 use crate::http::client::HttpClientConfig;
 use crate::http::client::TransportEvent;
@@ -177,7 +177,7 @@ impl SseTransportClient {
         for id in overdue {
             if let Some(post) = self.posts.remove(&id) {
                 self.actions.push_back(Action::Abort(id));
-                self.post_failed(&post.frame, None);
+                self.post_failed(&post.frame, None, None);
             }
         }
     }
@@ -190,22 +190,29 @@ impl SseTransportClient {
         status: u16,
         headers: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) {
+        let mut content_type = None;
+        let mut location = None;
+        for (name, value) in headers {
+            if name.eq_ignore_ascii_case("content-type") {
+                content_type.get_or_insert(value);
+            } else if name.eq_ignore_ascii_case("location") {
+                location.get_or_insert(value);
+            }
+        }
         if id == self.get_id {
             if self.state == State::Closed {
                 return;
             }
-            let content_type = headers
-                .into_iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
-                .map(|(_, v)| v);
             if !(200..300).contains(&status) {
-                self.close_with(TransportCloseReason::HttpStatus(status));
+                let location = location.map(|l| ("location", l));
+                self.close_with(TransportCloseReason::for_status(status, location));
             } else if content_type.is_some_and(|ct| !accepts(ct, "text/event-stream")) {
                 self.close_with(TransportCloseReason::NotEventStream);
             }
         } else if let Some(post) = self.posts.remove(&id) {
             if !(200..300).contains(&status) {
-                self.post_failed(&post.frame, Some(status));
+                let location = location.filter(|_| (300..400).contains(&status));
+                self.post_failed(&post.frame, Some(status), location);
                 if status == 404 {
                     // The server no longer knows the session.
                     self.close_with(TransportCloseReason::HttpStatus(404));
@@ -220,9 +227,12 @@ impl SseTransportClient {
             return;
         }
         self.decoder.push(&chunk);
-        while let Some(item) = self.decoder.poll_item() {
-            let Ok(SseItem::Event(event)) = item else {
-                continue;
+        while let Some(item) = next_event(&mut self.decoder, self.config.max_event_size) {
+            // An event past `max_event_size` may be a response: dropping it would leave its
+            // request waiting for nothing, so the transport closes, naming the limit.
+            let event = match item {
+                Ok(event) => event,
+                Err(too_large) => return self.close_with(too_large),
             };
             match event.event.as_deref() {
                 Some("endpoint") => self.endpoint(now, event.data_str()),
@@ -256,7 +266,7 @@ impl SseTransportClient {
         if id == self.get_id {
             self.close_with(TransportCloseReason::RequestFailed);
         } else if let Some(post) = self.posts.remove(&id) {
-            self.post_failed(&post.frame, None);
+            self.post_failed(&post.frame, None, None);
         }
     }
 
@@ -306,12 +316,17 @@ impl SseTransportClient {
         self.posts.insert(id, Post { frame, deadline });
     }
 
-    /// Reports a failed POST and answers each request it carried with an error frame.
-    fn post_failed(&mut self, frame: &Bytes, status: Option<u16>) {
+    /// Reports a failed POST and answers each request it carried with an error frame (quoting
+    /// the `Location` of a redirect, which is not followed).
+    fn post_failed(&mut self, frame: &Bytes, status: Option<u16>, location: Option<&str>) {
         self.events.push_back(TransportEvent::PostFailed { status });
-        let message = match status {
-            Some(s) => format!("the message endpoint answered HTTP {s}"),
-            None => "the message POST failed or got no answer in time".to_string(),
+        let message = match (status, location) {
+            (Some(s), Some(location)) => format!(
+                "the message endpoint answered HTTP {s}, a redirect to {} (not followed)",
+                crate::http::quote_peer_text(location)
+            ),
+            (Some(s), None) => format!("the message endpoint answered HTTP {s}"),
+            (None, _) => "the message POST failed or got no answer in time".to_string(),
         };
         self.answer_with_error(frame, &message);
     }
@@ -331,8 +346,10 @@ impl SseTransportClient {
         }
         self.state = State::Closed;
         self.deadline = None;
+        // The requests that end here say why (`closed locally` after `close`).
+        let why = format!("the HTTP+SSE transport closed: {reason}");
         for frame in std::mem::take(&mut self.held) {
-            self.answer_with_error(&frame, "the HTTP+SSE transport closed");
+            self.answer_with_error(&frame, &why);
         }
         // Requests not handed to the adapter yet are not sent at all.
         let unsent: Vec<ExchangeId> = self
@@ -346,7 +363,7 @@ impl SseTransportClient {
         self.actions.retain(|a| matches!(a, Action::Abort(_)));
         for id in unsent {
             if let Some(post) = self.posts.remove(&id) {
-                self.answer_with_error(&post.frame, "the HTTP+SSE transport closed");
+                self.answer_with_error(&post.frame, &why);
             }
         }
         self.actions.push_back(Action::Abort(self.get_id));
@@ -355,6 +372,21 @@ impl SseTransportClient {
 }
 
 crate::outgoing::client_transport_by_inherent_methods!(SseTransportClient, TransportEvent);
+
+/// The next dispatched event of `decoder` (ids and `retry` alone are passed over), or the
+/// close reason of an event past `limit`.
+pub(super) fn next_event(
+    decoder: &mut SseDecoder,
+    limit: usize,
+) -> Option<Result<SseEvent, TransportCloseReason>> {
+    loop {
+        match decoder.poll_item()? {
+            Ok(SseItem::Event(event)) => return Some(Ok(event)),
+            Ok(_) => {}
+            Err(_) => return Some(Err(TransportCloseReason::TooLarge { limit })),
+        }
+    }
+}
 
 /// A JSON-RPC error frame (code [`TRANSPORT_ERROR`], `message`) for each request in `frame`
 /// (one message or a batch), so each one the transport could not deliver ends once.

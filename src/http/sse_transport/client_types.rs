@@ -18,13 +18,21 @@ pub enum TransportCloseReason {
     Local,
     /// A response had this unexpected status.
     HttpStatus(u16),
+    /// A response was a redirect (3xx), which the transports do not follow.
+    Redirect {
+        /// The HTTP status.
+        status: u16,
+        /// Its `Location`, quoted ([`crate::http::quote_peer_text`]: at most 200 characters,
+        /// control characters escaped); `None` when absent.
+        location: Option<String>,
+    },
     /// The SSE GET was answered with something other than `text/event-stream`.
     NotEventStream,
     /// The SSE stream ended (the HTTP+SSE transport cannot resume it).
     StreamEnded,
     /// The adapter reported a failed request (connection refused, reset, ...).
     RequestFailed,
-    /// The `endpoint` event's URI is not a valid reference.
+    /// The `endpoint` event's URI is not a valid reference, or not `http(s)`.
     InvalidEndpoint,
     /// The `endpoint` event names another origin.
     CrossOriginEndpoint,
@@ -47,9 +55,21 @@ impl std::fmt::Display for TransportCloseReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TransportCloseReason::Local => f.write_str("closed locally"),
-            TransportCloseReason::HttpStatus(status @ 300..=399) => write!(
+            TransportCloseReason::HttpStatus(status @ 300..=399)
+            | TransportCloseReason::Redirect {
+                status,
+                location: None,
+            } => write!(
                 f,
-                "the server answered HTTP {status}, a redirect (not followed: give the final URL)"
+                "the server answered HTTP {status}, a redirect without a Location (not followed)"
+            ),
+            TransportCloseReason::Redirect {
+                status,
+                location: Some(location),
+            } => write!(
+                f,
+                "the server answered HTTP {status}, a redirect to {location} (not followed: give \
+                 the final URL)"
             ),
             TransportCloseReason::HttpStatus(status) => {
                 write!(f, "the server answered HTTP {status}")
@@ -60,7 +80,7 @@ impl std::fmt::Display for TransportCloseReason {
             TransportCloseReason::StreamEnded => f.write_str("the server ended the SSE stream"),
             TransportCloseReason::RequestFailed => f.write_str("an HTTP request failed"),
             TransportCloseReason::InvalidEndpoint => {
-                f.write_str("the endpoint event's URI is not a valid reference")
+                f.write_str("the endpoint event's URI is not a valid http(s) reference")
             }
             TransportCloseReason::CrossOriginEndpoint => {
                 f.write_str("the endpoint event names another origin")
@@ -81,5 +101,23 @@ impl std::fmt::Display for TransportCloseReason {
                 f.write_str("the server did not answer the probe in time")
             }
         }
+    }
+}
+
+impl TransportCloseReason {
+    /// The reason a response with a non-2xx `status` gives: [`Self::Redirect`] with the
+    /// quoted `Location` among `headers` for a 3xx, else [`Self::HttpStatus`].
+    pub(crate) fn for_status<'a>(
+        status: u16,
+        headers: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Self {
+        if !(300..400).contains(&status) {
+            return Self::HttpStatus(status);
+        }
+        let location = headers
+            .into_iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case("location"))
+            .map(|(_, value)| crate::http::quote_peer_text(value));
+        Self::Redirect { status, location }
     }
 }

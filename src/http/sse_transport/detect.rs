@@ -14,9 +14,9 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use super::client::{request_errors, SseTransportClient};
+use super::client::{next_event, request_errors, SseTransportClient};
 use super::client_types::{TransportCloseReason, TransportKind};
-use crate::framing::{SseDecoder, SseItem};
+use crate::framing::SseDecoder;
 use crate::http::accepts;
 use crate::http::client::HttpClientConfig;
 use crate::http::client::TransportEvent;
@@ -278,11 +278,14 @@ impl AutoClient {
         self.probe_deadline = None;
         let mut session_id = None;
         let mut content_type = None;
+        let mut location = None;
         for (name, value) in headers {
             if name.eq_ignore_ascii_case("mcp-session-id") {
                 session_id.get_or_insert(value);
             } else if name.eq_ignore_ascii_case("content-type") {
                 content_type.get_or_insert(value);
+            } else if name.eq_ignore_ascii_case("location") {
+                location.get_or_insert(value);
             }
         }
         match status {
@@ -303,7 +306,10 @@ impl AutoClient {
                 self.actions.push_back(Action::Abort(PROBE));
                 self.fall_back(now, frame);
             }
-            other => self.close_with(TransportCloseReason::HttpStatus(other)),
+            other => {
+                let location = location.map(|l| ("location", l));
+                self.close_with(TransportCloseReason::for_status(other, location));
+            }
         }
     }
 
@@ -400,14 +406,10 @@ impl AutoClient {
     }
 
     fn drain_sse(&mut self) {
-        while let Some(item) = self.decoder.poll_item() {
+        while let Some(item) = next_event(&mut self.decoder, self.config.max_event_size) {
             let event = match item {
-                Ok(SseItem::Event(event)) => event,
-                Ok(_) => continue,
-                Err(_) => {
-                    let limit = self.config.max_event_size;
-                    return self.close_with(TransportCloseReason::TooLarge { limit });
-                }
+                Ok(event) => event,
+                Err(too_large) => return self.close_with(too_large),
             };
             let is_message = matches!(event.event.as_deref(), None | Some("message"));
             if !is_message || event.data.is_empty() {

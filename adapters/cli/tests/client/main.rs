@@ -12,6 +12,7 @@ mod peers;
 mod stateless_cli;
 
 mod era;
+mod hostile;
 mod http;
 mod http_interop;
 mod inputs;

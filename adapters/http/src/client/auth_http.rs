@@ -59,6 +59,13 @@ pub(crate) async fn no_browser_redirect(url: &str, timeout: Duration) -> Result<
     location.ok_or_else(|| "the authorization redirect has no Location".to_owned())
 }
 
+/// A header value as text: bytes outside visible ASCII are kept (replaced when not UTF-8)
+/// rather than the whole value dropped, so a malformed `WWW-Authenticate` or `Location` can
+/// still be quoted in the error it causes.
+pub(crate) fn header_text(value: &hyper::header::HeaderValue) -> String {
+    String::from_utf8_lossy(value.as_bytes()).into_owned()
+}
+
 /// The request's absolute URL (the OAuth flow always gives one).
 fn url_of(request: &OutgoingRequest) -> &str {
     request.url_str().unwrap_or_default()
@@ -103,7 +110,7 @@ async fn perform(request: &OutgoingRequest) -> Result<ReceivedResponse, String> 
         let headers = parts
             .headers
             .iter()
-            .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+            .map(|(n, v)| (n.as_str().to_owned(), header_text(v)))
             .collect();
         Ok(ReceivedResponse {
             status: parts.status.as_u16(),

@@ -19,7 +19,7 @@ use mcp_sansio::auth::{AuthConfig, AuthEvent, AuthFlow, BearerChallenge};
 use mcp_sansio::outgoing::ReceivedResponse;
 use smol::lock::Mutex;
 
-use super::auth_http::{fetch, no_browser_redirect};
+use super::auth_http::{fetch, header_text, no_browser_redirect};
 use super::exchange::Target;
 use super::pool::{Pool, Sender};
 
@@ -275,7 +275,7 @@ async fn read_challenge(response: hyper::Response<Incoming>) -> Result<ReceivedR
         headers: parts
             .headers
             .iter()
-            .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+            .map(|(n, v)| (n.as_str().to_owned(), header_text(v)))
             .collect(),
         body: body.to_vec(),
     })

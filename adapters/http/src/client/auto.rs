@@ -61,7 +61,9 @@ pub struct AutoRunReport {
     pub transport: Option<TransportKind>,
     /// TCP connections opened.
     pub connections_opened: u64,
-    /// Why the last failed HTTP request failed (no connection, broken body), if one did.
+    /// Why the last failed HTTP request failed (no connection, broken body), or why the
+    /// HTTP+SSE transport closed under the client (`the HTTP transport closed: ...`), if one
+    /// did.
     pub last_failure: Option<String>,
 }
 
@@ -192,14 +194,20 @@ async fn run_auto<F: Future>(
                 if let TransportEvent::Detected(kind) = &event {
                     seen.set(Some(*kind));
                 }
-                // The transport is gone: calls in flight fail now instead of timing out.
-                let gone = matches!(&event, TransportEvent::Closed(r) if *r != TransportCloseReason::Local);
+                // The transport is gone: calls in flight fail now instead of timing out, and
+                // the run's report says why.
+                let gone = match &event {
+                    TransportEvent::Closed(r) if *r != TransportCloseReason::Local => {
+                        Some(format!("the HTTP transport closed: {r}"))
+                    }
+                    _ => None,
+                };
                 on_wire_event(event);
                 gone
             }
             AnyEvent::Streamable(event) => {
                 on_transport_event(event);
-                false
+                None
             }
         }),
     };

@@ -24,11 +24,12 @@ use super::pool::Pool;
 use super::wake::{next_wake, Wake};
 use super::HttpClientOptions;
 
-/// Where the loop's events go. `on_transport_event` answers whether the transport is gone
-/// for good (the app client is then closed, so calls in flight fail at once).
+/// Where the loop's events go. `on_transport_event` answers why, when the transport is gone
+/// for good (the app client is then closed, so calls in flight fail at once, and the reason
+/// becomes the run's `last_failure`).
 pub(crate) struct Sinks<E> {
     pub(crate) on_event: Box<dyn FnMut(ClientEvent)>,
-    pub(crate) on_transport_event: Box<dyn FnMut(E) -> bool>,
+    pub(crate) on_transport_event: Box<dyn FnMut(E) -> Option<String>>,
 }
 
 /// What is left when the loop ends, for the report.
@@ -83,8 +84,9 @@ impl<T: ClientTransport> Loop<T> {
                 }
             }
             while let Some(event) = self.transport.poll_event() {
-                if (self.sinks.on_transport_event)(event) {
+                if let Some(why) = (self.sinks.on_transport_event)(event) {
                     moved = true;
+                    self.last_failure = Some(why);
                     self.client.close(now);
                 }
             }
