@@ -203,7 +203,7 @@ fn an_idle_session_costs_a_bounded_few_kib_and_no_copy_of_the_definitions() {
     // 100 MiB in the core).
     assert!(per < 6 * 1024, "{per} bytes per idle session");
     // An open listen stream is an exchange with a server of its own: as small as a session
-    // (`max_listen_streams`, 1,024 by default, then holds a few MiB in the core).
+    // (64 of them, the default `max_listen_streams`, hold well under 1 MiB in the core).
     assert!(listen < 8 * 1024, "{listen} bytes per listen stream");
     // Notifications the HTTP side has no reader for are not kept.
     assert!(

@@ -64,7 +64,9 @@ pub struct EndpointConfig {
     /// address) holding the most, with its closing listen result, so no peer can keep the
     /// others out; 0 turns listen streams off (503). Each open stream holds about 6 KiB in
     /// the endpoint (a server machine of its own) plus its connection in the adapter (about
-    /// 20 KiB in all under `serve --http`). Default 1,024.
+    /// 20 KiB in all under `serve --http`), plus what its queue holds: every change another
+    /// exchange makes reaches every stream that asked for it, so n streams whose exchanges
+    /// each make a change queue n² notifications until their readers take them. Default 64.
     pub max_listen_streams: usize,
     /// An SSE response stream (a POST's, the standalone GET stream, a resumed one) that wrote
     /// nothing for this long gets a comment line (`: keep-alive`), so proxies and clients do
@@ -120,7 +122,7 @@ impl Default for EndpointConfig {
             retry_ms: 1000,
             hosts: HostPolicy::default(),
             supported_versions: ProtocolVersion::STATEFUL.to_vec(),
-            max_listen_streams: 1024,
+            max_listen_streams: 64,
             sse_keep_alive: Some(Duration::from_secs(15)),
             peer_limit: None,
             instance_id: None,

@@ -195,6 +195,14 @@ fn limits_and_malformed_filters_are_refused() {
     );
 }
 
+/// The default config with at most `max` listen streams.
+fn capped(max: usize) -> EndpointConfig {
+    EndpointConfig {
+        max_listen_streams: max,
+        ..EndpointConfig::default()
+    }
+}
+
 fn http(config: EndpointConfig) -> HttpRig {
     HttpRig::new(config, |now| builder().build(now), Instant::now())
 }
@@ -257,10 +265,7 @@ fn listen_from(http: &mut HttpRig, peer: [u8; 4], id: i64) -> HttpResponse {
 
 #[test]
 fn over_http_one_peer_cannot_take_every_listen_slot() {
-    let config = EndpointConfig {
-        max_listen_streams: 4,
-        ..EndpointConfig::default()
-    };
+    let config = capped(4);
     let mut http = http(config);
     let (greedy, other) = ([10, 0, 0, 1], [10, 0, 0, 2]);
     let mut held: Vec<HttpResponse> = (1..=4)
@@ -309,19 +314,13 @@ fn over_http_one_peer_cannot_take_every_listen_slot() {
 
 #[test]
 fn over_http_listen_streams_can_be_turned_off_and_a_refused_listen_holds_nothing() {
-    let config = EndpointConfig {
-        max_listen_streams: 0,
-        ..EndpointConfig::default()
-    };
+    let config = capped(0);
     let mut http = http(config);
     let refused = http.post_stateless(&listen(1, json!({"toolsListChanged": true})));
     assert_eq!(refused.status, 503);
     let body: Value = serde_json::from_str(refused.body_text()).unwrap();
     assert_eq!(body["id"], 1);
-    let config = EndpointConfig {
-        max_listen_streams: 1,
-        ..EndpointConfig::default()
-    };
+    let config = capped(1);
     let mut http = self::http(config);
     let first = http.post_stateless(&listen(2, json!({"toolsListChanged": true})));
     assert_eq!(first.status, 200);
