@@ -2,7 +2,8 @@
 //! session after `initialize` + `notifications/initialized`, counted by a global allocator
 //! wrapper. The figure sizes `max_sessions` (10,000 by default). The sessions come from one
 //! `ServerFactory` whose definitions (tools with JSON Schemas) weigh more than a session, so
-//! a session that copied them would show here.
+//! a session that copied them would show here. The same for an open 2026-07-28 listen
+//! stream (an exchange with its own server), which sizes `max_listen_streams`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
@@ -127,6 +128,58 @@ fn bytes_per_idle_session(n: u32, notes: usize) -> isize {
     per
 }
 
+/// Heap bytes per open 2026-07-28 listen stream, over `n` streams whose acknowledgement was
+/// read (each is one exchange with its own `Server` until the client goes away).
+fn bytes_per_listen_stream(n: usize) -> isize {
+    let now = Instant::now();
+    let mut ep = Endpoint::new(
+        EndpointConfig {
+            max_listen_streams: n,
+            ..Default::default()
+        },
+        {
+            let factory = factory();
+            move |now| factory.server(now)
+        },
+    );
+    let head = HttpRequestHead::new(HttpMethod::Post, "/mcp")
+        .header("Host", "localhost:3000")
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "subscriptions/listen");
+    let listen = |i: usize| {
+        json!({"jsonrpc":"2.0","id":i,"method":"subscriptions/listen","params":{
+            "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+                     "io.modelcontextprotocol/clientCapabilities":{}},
+            "notifications":{"toolsListChanged":true}}})
+        .to_string()
+    };
+    let before = LIVE.load(Ordering::Relaxed);
+    let mut streams = Vec::with_capacity(n);
+    for i in 0..n {
+        let resp = ep.handle_request(now, &head, Bytes::from(listen(i)), [0; 16]);
+        assert_eq!(resp.status, 200, "{}", resp.body_text());
+        let Body::Stream(id) = resp.body else {
+            panic!("a listen stream is an SSE stream")
+        };
+        let mut buf = Vec::new();
+        while let Some(StreamChunk::Data { .. }) = ep.poll_stream(id, &mut buf) {}
+        assert!(
+            String::from_utf8_lossy(&buf).contains("acknowledged"),
+            "the acknowledgement first"
+        );
+        streams.push(id);
+    }
+    assert_eq!(ep.exchange_count(), n);
+    let per = (LIVE.load(Ordering::Relaxed)
+        - before
+        - isize::try_from(n * std::mem::size_of::<StreamId>()).unwrap())
+        / isize::try_from(n).unwrap();
+    drop(ep);
+    per
+}
+
 /// One test, as the counter is global: tests running side by side would count each other.
 #[test]
 fn an_idle_session_costs_a_bounded_few_kib_and_no_copy_of_the_definitions() {
@@ -137,6 +190,8 @@ fn an_idle_session_costs_a_bounded_few_kib_and_no_copy_of_the_definitions() {
         "idle session: {per} heap bytes; after 100 client notifications: {after_notes}; \
          definitions: {definitions} heap bytes"
     );
+    let listen = bytes_per_listen_stream(500);
+    println!("listen stream: {listen} heap bytes");
     assert!(per > 0);
     // The definitions are shared: a session holding its own copy would cost more than them.
     assert!(
@@ -147,6 +202,9 @@ fn an_idle_session_costs_a_bounded_few_kib_and_no_copy_of_the_definitions() {
     // encoding buffers keep (10,000 idle sessions, the default cap, then hold well under
     // 100 MiB in the core).
     assert!(per < 6 * 1024, "{per} bytes per idle session");
+    // An open listen stream is an exchange with a server of its own: as small as a session
+    // (64 of them, the default `max_listen_streams`, hold well under 1 MiB in the core).
+    assert!(listen < 8 * 1024, "{listen} bytes per listen stream");
     // Notifications the HTTP side has no reader for are not kept.
     assert!(
         after_notes < per + 512,

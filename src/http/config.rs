@@ -59,7 +59,14 @@ pub struct EndpointConfig {
     /// Versions the `MCP-Protocol-Version` header may name.
     pub supported_versions: Vec<ProtocolVersion>,
     /// 2026-07-28 `subscriptions/listen` streams open at most (each holds one exchange, also
-    /// counted in `max_exchanges`); one more gets 503. Default 64.
+    /// counted in `max_exchanges`). A new one at the cap ends the oldest stream of the peer
+    /// (`HttpRequestHead::peer`, keyed as `peer_limit` keys it, else by bearer subject or
+    /// address) holding the most, with its closing listen result, so no peer can keep the
+    /// others out; 0 turns listen streams off (503). Each open stream holds about 6 KiB in
+    /// the endpoint (a server machine of its own) plus its connection in the adapter (about
+    /// 20 KiB in all under `serve --http`), plus what its queue holds: every change another
+    /// exchange makes reaches every stream that asked for it, so n streams whose exchanges
+    /// each make a change queue n² notifications until their readers take them. Default 64.
     pub max_listen_streams: usize,
     /// An SSE response stream (a POST's, the standalone GET stream, a resumed one) that wrote
     /// nothing for this long gets a comment line (`: keep-alive`), so proxies and clients do
@@ -132,7 +139,7 @@ pub struct EndpointStats {
     /// Sessions dropped for idleness.
     pub sessions_expired: u64,
     /// Sessions refused because the table was full of initialized sessions (and 2026-07-28
-    /// listen streams refused past `max_listen_streams`).
+    /// listen streams refused with `max_listen_streams` at 0).
     pub sessions_refused: u64,
     /// Sessions dropped because their handshake was not done within `handshake_grace`.
     pub handshakes_expired: u64,
@@ -157,4 +164,7 @@ pub struct EndpointStats {
     /// not queue them, or their publish to the bus failed); the messages among them are held
     /// here for the session's next GET stream.
     pub listen_relays_lost: u64,
+    /// 2026-07-28 listen streams ended (with their closing result) to make room for a new
+    /// one at `max_listen_streams`.
+    pub listen_streams_evicted: u64,
 }

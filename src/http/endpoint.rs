@@ -11,6 +11,7 @@ use super::admission::{self, KnownFields};
 use super::body_budget::BodyBudget;
 use super::config::{EndpointConfig, EndpointStats, ResponseMode};
 use super::headers::accepts_json_and_sse;
+use super::listen_slots::ListenSlots;
 use super::machine::{ExchangeMachine, SessionMachine};
 use super::peer::{retry_after_secs, Peer, PeerCounts};
 use super::reply::{
@@ -85,8 +86,8 @@ pub struct Endpoint<M> {
     conns: IdMap<StreamId, (Owner, u64)>,
     next_conn: u64,
     next_exchange: u64,
-    /// The 2026-07-28 exchanges holding a `subscriptions/listen` stream.
-    listeners: Vec<u64>,
+    /// The 2026-07-28 exchanges holding a `subscriptions/listen` stream, with their peers.
+    listeners: ListenSlots,
     /// Jobs that outlive their stateless exchange (a task's handler keeps running after the
     /// `CreateTaskResult` answered the request), for the driver.
     pub(super) detached_jobs: std::collections::VecDeque<Job>,
@@ -137,7 +138,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             conns: IdMap::default(),
             next_conn: 0,
             next_exchange: 0,
-            listeners: Vec::new(),
+            listeners: ListenSlots::default(),
             detached_jobs: std::collections::VecDeque::new(),
             released: Released::default(),
             peers: PeerCounts::default(),

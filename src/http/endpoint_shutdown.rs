@@ -40,7 +40,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         }
         let listeners = std::mem::take(&mut self.listeners);
         for xid in self.exchanges.ids_where(|s| !s.request_streams.is_empty()) {
-            if listeners.contains(&xid) {
+            if listeners.contains(xid) {
                 // A listen stream is never answered: it just ends.
                 continue;
             }

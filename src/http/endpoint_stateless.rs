@@ -91,17 +91,13 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             Err(e) => return rpc_error_with_id(400, Some(&request.id), &e),
         };
         let listen = request.method == m::SUBSCRIPTIONS_LISTEN;
-        if listen {
-            self.listeners
-                .retain(|xid| self.exchanges.contains_key(xid));
-            if self.listeners.len() >= self.config.max_listen_streams {
-                self.stats.sessions_refused += 1;
-                return rpc_error_with_id(
-                    503,
-                    Some(&request.id),
-                    &ErrorObject::new(-32000, "Service Unavailable: too many listen streams open"),
-                );
-            }
+        if listen && self.config.max_listen_streams == 0 {
+            self.stats.sessions_refused += 1;
+            return rpc_error_with_id(
+                503,
+                Some(&request.id),
+                &ErrorObject::new(-32000, "Service Unavailable: listen streams are off"),
+            );
         }
         let machine = (self.factory)(now);
         if let Err(e) = check_param_headers(head, &request.method, &params, &machine) {
@@ -143,7 +139,7 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         } else if resp.get("content-type") == Some(SSE) {
             resp = resp.with_header("X-Accel-Buffering", "no");
             if listen {
-                self.listeners.push(xid);
+                self.admit_listener(xid, head);
             }
         }
         resp
@@ -156,10 +152,10 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     /// subscription id. Returns how many listen streams were offered the event.
     pub fn announce_listen_change(&mut self, event: &ListenChange) -> usize {
         self.listeners
-            .retain(|xid| self.exchanges.contains_key(xid));
+            .retain(|xid| self.exchanges.contains_key(&xid));
         let mut offered = 0;
-        for xid in &self.listeners {
-            if let Some(listener) = self.exchanges.get_mut(xid) {
+        for xid in self.listeners.xids() {
+            if let Some(listener) = self.exchanges.get_mut(&xid) {
                 listener.machine.handle_listen_change(event);
                 listener.pump();
                 offered += 1;
@@ -201,15 +197,42 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
             }
         }
         self.listeners
-            .retain(|xid| self.exchanges.contains_key(xid));
-        for xid in self.listeners.iter().filter(|&&xid| xid != from) {
-            if let Some(listener) = self.exchanges.get_mut(xid) {
+            .retain(|xid| self.exchanges.contains_key(&xid));
+        for xid in self.listeners.xids().filter(|&xid| xid != from) {
+            if let Some(listener) = self.exchanges.get_mut(&xid) {
                 for event in &events {
                     listener.machine.handle_listen_change(event);
                 }
                 listener.pump();
             }
         }
+    }
+}
+
+impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
+    /// Exchange `xid` opened a listen stream for the peer of `head`. At `max_listen_streams`
+    /// the oldest stream of the peer holding the most ends first, with its closing listen
+    /// result (a client reopens on it), so no peer can take every slot from the others.
+    fn admit_listener(&mut self, xid: u64, head: &HttpRequestHead) {
+        let key = match &self.config.peer_limit {
+            Some(limit) => limit.key(&head.peer),
+            None => head.peer.default_key(),
+        };
+        self.listeners
+            .retain(|xid| self.exchanges.contains_key(&xid));
+        while self.listeners.len() >= self.config.max_listen_streams {
+            let Some(victim) = self.listeners.victim(key.as_deref()) else {
+                break;
+            };
+            self.listeners.remove(victim);
+            if let Some(evicted) = self.exchanges.get_mut(&victim) {
+                evicted.machine.end_listen_streams();
+                evicted.pump();
+                self.stats.listen_streams_evicted += 1;
+            }
+        }
+        self.listeners.push(xid, key);
+        self.exchanges.flush();
     }
 }
 

@@ -114,6 +114,9 @@ pub trait ExchangeMachine {
     fn poll_listen_change(&mut self) -> Option<ListenChange>;
     /// A change another machine made: deliver it on this machine's listen streams.
     fn handle_listen_change(&mut self, event: &ListenChange);
+    /// Ends this machine's listen streams gracefully, each with its closing result (the
+    /// endpoint needs the room for another peer's stream). Default: nothing to end.
+    fn end_listen_streams(&mut self) {}
     /// The `Mcp-Param-*` headers a `tools/call` of tool `name` must carry (from its
     /// `x-mcp-header` annotations).
     fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader>;

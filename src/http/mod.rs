@@ -12,6 +12,7 @@ mod endpoint;
 mod event_id;
 mod headers;
 mod listen_relay;
+mod listen_slots;
 mod machine;
 mod peer;
 mod quote;

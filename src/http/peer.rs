@@ -17,6 +17,18 @@ pub struct Peer {
     pub subject: Option<String>,
 }
 
+impl Peer {
+    /// The key a peer is known by when no [`PeerLimit`] names one: its bearer subject, or
+    /// its address for a request without one; `None` with neither.
+    pub(crate) fn default_key(&self) -> Option<String> {
+        match (&self.subject, self.addr) {
+            (Some(subject), _) => Some(format!("sub:{subject}")),
+            (None, Some(addr)) => Some(format!("ip:{addr}")),
+            (None, None) => None,
+        }
+    }
+}
+
 /// Decides, per peer, whether one more session may open. The endpoint counts the live
 /// sessions under each key and asks before creating one; the sessions of a key are counted
 /// until they end (DELETE, expiry, eviction).
@@ -51,11 +63,7 @@ impl MaxSessionsPerPeer {
 
 impl PeerLimit for MaxSessionsPerPeer {
     fn key(&self, peer: &Peer) -> Option<String> {
-        match (&peer.subject, peer.addr) {
-            (Some(subject), _) => Some(format!("sub:{subject}")),
-            (None, Some(addr)) => Some(format!("ip:{addr}")),
-            (None, None) => None,
-        }
+        peer.default_key()
     }
 
     fn admit(&self, _key: &str, live: usize) -> Result<(), Duration> {

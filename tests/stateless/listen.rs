@@ -195,6 +195,14 @@ fn limits_and_malformed_filters_are_refused() {
     );
 }
 
+/// The default config with at most `max` listen streams.
+fn capped(max: usize) -> EndpointConfig {
+    EndpointConfig {
+        max_listen_streams: max,
+        ..EndpointConfig::default()
+    }
+}
+
 fn http(config: EndpointConfig) -> HttpRig {
     HttpRig::new(config, |now| builder().build(now), Instant::now())
 }
@@ -255,26 +263,83 @@ fn over_http_a_change_in_one_exchange_reaches_the_listen_streams_of_others() {
     assert_eq!(http.endpoint.exchange_count(), before - 1);
 }
 
+/// A 2026-07-28 listen POST from `peer`, its jobs then run.
+fn listen_from(http: &mut HttpRig, peer: [u8; 4], id: i64) -> HttpResponse {
+    let body = listen(id, json!({"toolsListChanged": true}));
+    let mut head = HttpRig::stateless_head(&body, None);
+    head.peer.addr = Some(std::net::IpAddr::from(peer));
+    let resp = http.request(&head, body.to_string());
+    http.run_jobs();
+    resp
+}
+
 #[test]
-fn over_http_listen_streams_are_bounded() {
-    let config = EndpointConfig {
-        max_listen_streams: 1,
-        ..EndpointConfig::default()
-    };
+fn over_http_one_peer_cannot_take_every_listen_slot() {
+    let config = capped(4);
     let mut http = http(config);
-    let first = http.post_stateless(&listen(1, json!({"toolsListChanged": true})));
+    let (greedy, other) = ([10, 0, 0, 1], [10, 0, 0, 2]);
+    let mut held: Vec<HttpResponse> = (1..=4)
+        .map(|id| listen_from(&mut http, greedy, id))
+        .collect();
+    for resp in &held {
+        assert_eq!(resp.status, 200);
+        let (ack, ended) = pending(&mut http, resp);
+        assert!(ack.len() == 1 && !ended, "{ack:?}");
+    }
+    // Another peer is served at the cap: the greedy peer's oldest stream ends for it, with
+    // the closing listen result, so a well-behaved client reopens.
+    let served = listen_from(&mut http, other, 5);
+    assert_eq!(served.status, 200, "{}", served.body_text());
+    let (ack, _) = pending(&mut http, &served);
+    assert_eq!(ack[0]["method"], "notifications/subscriptions/acknowledged");
+    let (closing, ended) = pending(&mut http, &held[0]);
+    assert!(ended, "the evicted stream ends");
+    assert_eq!(closing.len(), 1, "{closing:?}");
+    assert_eq!(closing[0]["id"], 1);
+    assert_eq!(closing[0]["result"]["resultType"], "complete");
+    assert_eq!(closing[0]["result"]["_meta"][SUB], 1);
+    // The greedy peer asking again ends one of its own, never the other peer's.
+    let again = listen_from(&mut http, greedy, 6);
+    assert_eq!(again.status, 200);
+    pending(&mut http, &again);
+    let (closing, ended) = pending(&mut http, &held[1]);
+    assert!(ended && closing[0]["id"] == 2, "{closing:?}");
+    let (nothing, ended) = pending(&mut http, &served);
+    assert!(nothing.is_empty() && !ended, "{nothing:?}");
+    for resp in &held[2..] {
+        let (nothing, ended) = pending(&mut http, resp);
+        assert!(nothing.is_empty() && !ended, "{nothing:?}");
+    }
+    assert_eq!(http.endpoint.stats().listen_streams_evicted, 2);
+    // Changes still reach every open stream, the new ones included.
+    held.push(again);
+    http.endpoint
+        .announce_listen_change(&ListenChange::ToolsListChanged);
+    for resp in held[2..].iter().chain([&served]) {
+        let (change, _) = pending(&mut http, resp);
+        assert_eq!(change.len(), 1, "{change:?}");
+        assert_eq!(change[0]["method"], "notifications/tools/list_changed");
+    }
+}
+
+#[test]
+fn over_http_listen_streams_can_be_turned_off_and_a_refused_listen_holds_nothing() {
+    let config = capped(0);
+    let mut http = http(config);
+    let refused = http.post_stateless(&listen(1, json!({"toolsListChanged": true})));
+    assert_eq!(refused.status, 503);
+    let body: Value = serde_json::from_str(refused.body_text()).unwrap();
+    assert_eq!(body["id"], 1);
+    let config = capped(1);
+    let mut http = self::http(config);
+    let first = http.post_stateless(&listen(2, json!({"toolsListChanged": true})));
     assert_eq!(first.status, 200);
-    let second = http.post_stateless(&listen(2, json!({"toolsListChanged": true})));
-    assert_eq!(second.status, 503);
-    // A refused listen (bad filter) holds nothing.
-    let Body::Stream(id) = first.body else {
-        unreachable!()
-    };
-    http.endpoint.stream_closed(id);
+    // A refused listen (bad filter) ends nothing.
     let bad = http.post_stateless(&listen(3, json!({"toolsListChanged": 1})));
     assert_eq!(bad.status, 400);
-    let third = http.post_stateless(&listen(4, json!({"toolsListChanged": true})));
-    assert_eq!(third.status, 200);
+    let (ack, ended) = pending(&mut http, &first);
+    assert!(ack.len() == 1 && !ended, "{ack:?}");
+    assert_eq!(http.endpoint.stats().listen_streams_evicted, 0);
 }
 
 #[test]

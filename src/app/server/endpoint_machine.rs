@@ -88,6 +88,9 @@ impl ExchangeMachine for Server {
     fn handle_listen_change(&mut self, event: &ListenChange) {
         Server::handle_listen_change(self, event)
     }
+    fn end_listen_streams(&mut self) {
+        Server::end_listen_streams(self)
+    }
     fn tool_param_headers(&self, name: &str) -> Vec<ParamHeader> {
         Server::tool_param_headers(self, name)
     }

@@ -3,7 +3,8 @@
 //! longest is closed for it; a slow body gets 408 while
 //! another client is served; a body declared past the limit gets 413 unread; an idle keep-alive connection is closed while one with a request
 //! in flight is not; a silent GET stream gets keep-alive comments; a client that stops reading
-//! has its stream cut by the write timeout.
+//! has its stream cut by the write timeout; one client address holding every 2026-07-28
+//! listen slot has its oldest stream ended (with the closing result) for another address.
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -448,4 +449,41 @@ fn a_body_too_large_sent_whole_gets_413() {
     );
     let request = post(server.addr, None, &body);
     assert_eq!(status_after_sending_all(&server, &request), 413);
+}
+
+/// At `max_listen_streams`, a listen stream from another client address is served: the
+/// oldest stream of the address holding them all ends with its closing listen result.
+#[test]
+fn one_address_holding_every_listen_slot_cannot_keep_another_out() {
+    use super::sharing::{listed_app, listen, read_until};
+    use std::net::Ipv4Addr;
+
+    let options = HttpServerOptions {
+        endpoint: EndpointConfig {
+            max_listen_streams: 3,
+            ..EndpointConfig::default()
+        },
+        ..HttpServerOptions::default()
+    };
+    let mut server = Running::start(options, listed_app);
+    let greedy = Ipv4Addr::new(127, 0, 0, 1);
+    let mut held: Vec<_> = (1..=3).map(|_| server.connect_from(greedy)).collect();
+    for (id, conn) in (1..).zip(held.iter_mut()) {
+        listen(conn, id);
+    }
+    let mut other = server.connect_from(Ipv4Addr::new(127, 0, 0, 2));
+    listen(&mut other, 4);
+    let mut text = String::new();
+    read_until(&mut held[0], &mut text, "\"resultType\"");
+    assert!(text.contains("\"id\":1"), "{text}");
+    let mut rest = String::new();
+    while let Some(chunk) = held[0].chunk() {
+        rest.push_str(&chunk);
+    }
+    assert!(
+        !rest.contains("data:"),
+        "the stream ends after its result: {rest}"
+    );
+    drop((held, other));
+    server.shutdown();
 }

@@ -63,7 +63,22 @@ impl Running {
 
     /// A connection with a reader for responses and SSE events.
     pub fn connect(&self) -> Conn {
-        let stream = self.raw();
+        self.conn(self.raw())
+    }
+
+    /// [`Running::connect`] from loopback address `from` (any of 127.0.0.0/8), so the server
+    /// sees another client address.
+    pub fn connect_from(&self, from: std::net::Ipv4Addr) -> Conn {
+        let socket =
+            socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+        socket.bind(&SocketAddr::from((from, 0)).into()).unwrap();
+        socket.connect(&self.addr.into()).unwrap();
+        let stream = TcpStream::from(socket);
+        stream.set_read_timeout(Some(READ_LIMIT)).unwrap();
+        self.conn(stream)
+    }
+
+    fn conn(&self, stream: TcpStream) -> Conn {
         Conn {
             reader: BufReader::new(stream.try_clone().unwrap()),
             stream,

@@ -49,7 +49,7 @@ fn two_servers_on_one_memory_store_serve_the_same_session() {
 }
 
 /// A server with a tool and a prompt, so a listen stream may ask for either list's changes.
-fn listed_app(now: std::time::Instant) -> Server {
+pub(super) fn listed_app(now: std::time::Instant) -> Server {
     Server::builder(Implementation::new("sharing-test", "1"))
         .tool(
             Tool::new("echo", json!({"type": "object"}))
@@ -64,7 +64,7 @@ fn listed_app(now: std::time::Instant) -> Server {
 
 /// Opens a 2026-07-28 listen stream for tool and prompt list changes on `conn`; returns
 /// once it is acknowledged.
-fn listen(conn: &mut Conn, id: u64) -> String {
+pub(super) fn listen(conn: &mut Conn, id: u64) -> String {
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
         "notifications": {"toolsListChanged": true, "promptsListChanged": true},
         "_meta": {
@@ -88,7 +88,7 @@ fn listen(conn: &mut Conn, id: u64) -> String {
 
 /// Reads `conn`'s stream until its text contains `wanted` (each read bounded by the rig's
 /// read limit).
-fn read_until(conn: &mut Conn, text: &mut String, wanted: &str) {
+pub(super) fn read_until(conn: &mut Conn, text: &mut String, wanted: &str) {
     while !text.contains(wanted) {
         let chunk = conn.chunk();
         assert!(chunk.is_some(), "ended without {wanted}: {text}");
