@@ -15,17 +15,16 @@
 //! Servers: [`Server`] built by a [`ServerBuilder`] (or made per HTTP session by a
 //! [`ServerFactory`]), with [`Tool`]s, [`Resource`]s, [`ResourceTemplate`]s and [`Prompt`]s
 //! whose handlers get a [`ToolCall`], [`ResourceRead`] or [`PromptRequest`] and a
-//! [`RequestContext`], and answer a [`HandlerResult`] of [`CallToolResult`],
-//! [`ResourceContents`] or [`GetPromptResult`] (an [`ErrorObject`] for a protocol error).
+//! [`RequestContext`], and answer a `Result` of [`CallToolResult`], [`ResourceContents`] or
+//! [`GetPromptResult`] (an [`ErrorObject`] for a protocol error).
 //! Clients: [`Client`] built by a [`ClientBuilder`], its [`ClientHandle`] and the
 //! [`ClientEvent`]s it reports. Both: [`Implementation`] (who you are), [`Config`] (limits and
 //! timeouts). Everything else stays in its module.
 
 pub use crate::app::client::{Client, ClientBuilder, ClientEvent, ClientHandle};
 pub use crate::app::server::{
-    CallToolResult, HandlerResult, Prompt, PromptRequest, RequestContext, Resource,
-    ResourceContents, ResourceRead, ResourceTemplate, Server, ServerBuilder, ServerFactory, Tool,
-    ToolCall,
+    CallToolResult, Prompt, PromptRequest, RequestContext, Resource, ResourceContents,
+    ResourceRead, ResourceTemplate, Server, ServerBuilder, ServerFactory, Tool, ToolCall,
 };
 pub use crate::config::Config;
 pub use crate::jsonrpc::ErrorObject;

@@ -349,7 +349,12 @@ impl CancelToken {
     }
 
     /// A future that resolves once the token is cancelled.
-    pub fn cancelled(&self) -> Cancelled {
+    pub fn cancelled(&self) -> impl Future<Output = ()> + Send + Unpin + 'static {
+        self.wait()
+    }
+
+    /// [`CancelToken::cancelled`] as its named type, for a field.
+    pub(crate) fn wait(&self) -> Cancelled {
         Cancelled {
             token: self.clone(),
         }
@@ -358,7 +363,7 @@ impl CancelToken {
 
 /// The future returned by [`CancelToken::cancelled`].
 #[derive(Debug)]
-pub struct Cancelled {
+pub(crate) struct Cancelled {
     token: CancelToken,
 }
 

@@ -16,7 +16,7 @@ use super::http_server_ops::{self as shared, Wire};
 use super::ops::{self, Cursor};
 use crate::app::server::Server;
 use crate::framing::{SseDecoder, SseItem};
-use crate::http::sse_transport::{Route, Router, RouterPaths};
+use crate::http::sse_transport::{Router, RouterPaths, SSE_TRANSPORT_STREAM_BIT};
 use crate::http::{Body, EndpointConfig, HttpMethod, HttpRequestHead, HttpResponse};
 
 /// What the checks keep of one response body: `Some` for an HTTP+SSE stream, its decoder and
@@ -97,7 +97,10 @@ fn open_sse(c: &mut Cursor<'_>, w: &mut World) {
     let resp = request(w, &head, Bytes::new());
     if let Body::Stream(conn) = resp.body {
         assert_eq!(resp.status, 200);
-        assert_eq!(Router::<Server>::stream_route(conn), Route::SseTransport);
+        assert!(
+            !w.wire.server.stream_tracked(conn),
+            "a GET /sse stream is HTTP+SSE's"
+        );
     }
 }
 
@@ -145,23 +148,21 @@ fn other_request(c: &mut Cursor<'_>, w: &mut World) {
         .header("Accept", c.pick(ACCEPTS))
         .header("Content-Type", "application/json");
     let body = ops::frame(c);
-    let route = w.wire.server.route(&path);
+    let served = w.wire.server.serves(&path);
     let resp = request(w, &head, body);
     let bare = path.split(['?', '#']).next().unwrap_or("");
-    match route {
-        None => assert_eq!(resp.status, 404, "unknown path {path:?}"),
-        Some(Route::SseTransport) => {
-            let wanted = if bare == "/sse" {
-                HttpMethod::Get
-            } else {
-                HttpMethod::Post
-            };
-            if method != wanted {
-                assert_eq!(resp.status, 405);
-                assert!(resp.get("allow").is_some(), "405 without Allow");
-            }
+    if !served {
+        assert_eq!(resp.status, 404, "unknown path {path:?}");
+    } else if bare == "/sse" || bare == "/messages" {
+        let wanted = if bare == "/sse" {
+            HttpMethod::Get
+        } else {
+            HttpMethod::Post
+        };
+        if method != wanted {
+            assert_eq!(resp.status, 405);
+            assert!(resp.get("allow").is_some(), "405 without Allow");
         }
-        Some(Route::Streamable) => {}
     }
 }
 
@@ -179,7 +180,7 @@ fn close(c: &mut Cursor<'_>, w: &mut World) {
 /// Sends one request; an HTTP+SSE stream is pulled with the HTTP+SSE checks.
 fn request(w: &mut World, head: &HttpRequestHead, body: Bytes) -> HttpResponse {
     w.wire.request(head, body, |resp, conn| {
-        let sse_transport = Router::<Server>::stream_route(conn) == Route::SseTransport;
+        let sse_transport = conn.0 & SSE_TRANSPORT_STREAM_BIT != 0;
         let sse = resp.get("content-type") == Some("text/event-stream");
         (sse_transport && sse).then(|| (SseDecoder::new(1 << 22), None))
     })

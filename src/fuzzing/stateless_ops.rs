@@ -1,11 +1,11 @@
-//! Fuzz body for the 2026-07-28 stateless request validation (`stateless::validate_request`
-//! and `ValidatedRequest::require`): a method from a vocabulary (or raw bytes) and params that
+//! Fuzz body for the 2026-07-28 stateless request validation (`stateless::validate_request`,
+//! then the client capability check a server makes): a method from a vocabulary (or raw bytes) and params that
 //! are either raw fuzz bytes or a `_meta` built from choices (version, client capabilities,
 //! client info, log level, junk keys), against a stateless-only or dual-era profile with some
 //! server capabilities. Invariants: no panic; the same input gives the same answer; an
 //! accepted request names a version the profile serves statelessly (the one its `_meta` says)
-//! and a request method of the revision, and `require` refuses exactly the capabilities
-//! `missing_capabilities` reports (-32021, HTTP 400); a refusal carries its reason's code and
+//! and a request method of the revision; `missing_capabilities` reports exactly the required
+//! capabilities the request did not declare, and their -32021 error names each of them; a refusal carries its reason's code and
 //! status (404 only for an unknown method), its error object serializes, and -32022 lists
 //! exactly the profile's versions; the `server/discover` result of the profile serializes.
 
@@ -15,7 +15,8 @@ use super::ops::Cursor;
 use crate::jsonrpc::{code, RawJson};
 use crate::model::{ClientCapabilityKey, Implementation, MethodKind, ServerCapabilities};
 use crate::stateless::{
-    discover_response, missing_capabilities, validate_request, ServerProfile, StatelessError,
+    capability_name, discover_response, missing_capabilities, missing_capabilities_error,
+    required_capabilities_object, validate_request, ServerProfile, StatelessError,
 };
 
 const METHODS: &[&str] = &[
@@ -103,16 +104,26 @@ pub fn stateless_validate(data: &[u8]) {
                 "accepted under another version than the one _meta names"
             );
             let missing = missing_capabilities(&request.client_capabilities, &required);
-            match request.require(&required) {
-                Ok(()) => assert!(
-                    missing.is_empty(),
-                    "require passed with {missing:?} missing"
-                ),
-                Err(e) => {
-                    assert!(!missing.is_empty(), "require refused with nothing missing");
-                    assert_eq!(e.code(), code::MISSING_REQUIRED_CLIENT_CAPABILITY);
-                    check_refusal(&profile, &e);
+            for key in &required {
+                assert_eq!(
+                    missing.contains(key),
+                    !key.is_declared(&request.client_capabilities),
+                    "{key:?} misreported"
+                );
+            }
+            if !missing.is_empty() {
+                let error = missing_capabilities_error(&missing);
+                assert_eq!(error.code, code::MISSING_REQUIRED_CLIENT_CAPABILITY);
+                for &key in &missing {
+                    assert!(
+                        error.message.contains(capability_name(key)),
+                        "{key:?} unnamed"
+                    );
                 }
+                let data = serde_json::to_value(&error.data).expect("the error serializes");
+                let named = serde_json::to_value(required_capabilities_object(&missing))
+                    .expect("capabilities serialize");
+                assert_eq!(data["requiredCapabilities"], named);
             }
         }
         Err(e) => check_refusal(&profile, &e),
@@ -191,13 +202,9 @@ fn check_refusal(profile: &ServerProfile, e: &StatelessError) {
             (code::UNSUPPORTED_PROTOCOL_VERSION, 400)
         }
         StatelessError::MethodNotFound(_) => (code::METHOD_NOT_FOUND, 404),
-        StatelessError::MissingClientCapability { .. } => {
-            (code::MISSING_REQUIRED_CLIENT_CAPABILITY, 400)
-        }
     };
-    assert_eq!((e.code(), e.http_status()), expected);
     let object = e.to_error_object();
-    assert_eq!(object.code, e.code());
+    assert_eq!((object.code, e.http_status()), expected);
     assert!(!object.message.is_empty(), "an error without a message");
     serde_json::to_string(&object).expect("the error object serializes");
 }

@@ -70,7 +70,8 @@ pub struct EndpointConfig {
     pub max_listen_streams: usize,
     /// An SSE response stream (a POST's, the standalone GET stream, a resumed one) that wrote
     /// nothing for this long gets a comment line (`: keep-alive`), so proxies and clients do
-    /// not time it out; it carries no event id and is not replayed. `None`: no comments.
+    /// not time it out; it carries no event id and is not replayed. The HTTP+SSE transport's
+    /// streams (`http::sse_transport`) get one (`:`) this often. `None`: no comments.
     /// Default 15 s.
     pub sse_keep_alive: Option<Duration>,
     /// Per-peer admission of new sessions (keyed by the request's [`Peer`]); `None`: no

@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::app::server::{CallToolResult, Server, Tool};
-use crate::http::sse_transport::{SseTransportConfig, SseTransportEndpoint};
+use crate::http::sse_transport::SseTransportEndpoint;
 use crate::http::{Body, EndpointConfig, HttpMethod, HttpRequestHead, StreamChunk};
 use crate::model::Implementation;
 use crate::testing::HttpRig;
@@ -151,8 +151,9 @@ fn an_http_sse_session_gets_its_errors_on_its_stream() {
     let open = Arc::new(AtomicBool::new(false));
     let gate = open.clone();
     let now = Instant::now();
-    let mut ep =
-        SseTransportEndpoint::new(SseTransportConfig::default(), move |now| server(&gate, now));
+    let mut ep = SseTransportEndpoint::new(EndpointConfig::default(), "/messages", move |now| {
+        server(&gate, now)
+    });
     let get = HttpRequestHead::new(HttpMethod::Get, "/sse").header("Host", "localhost:3000");
     let stream = ep.handle_request(now, &get, Default::default(), [7; 16]);
     assert_eq!(stream.status, 200);

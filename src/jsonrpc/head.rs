@@ -5,7 +5,7 @@
 //! The scan is tolerant and bounded: it reads at most [`HEAD_SCAN_LEN`] bytes of one JSON
 //! object, walks its top-level members (skipping nested values and strings), and stops at the
 //! end of the prefix, at the first byte that breaks the grammar, or once it knows the id and the
-//! kind. It never fails: what it could not read is `None`/[`HeadKind::Unknown`].
+//! kind. It never fails: what it could not read is `None`/`HeadKind::Unknown`.
 
 use super::RequestId;
 
@@ -14,7 +14,7 @@ pub const HEAD_SCAN_LEN: usize = 8 * 1024;
 
 /// What kind of message the prefix shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum HeadKind {
+pub(crate) enum HeadKind {
     /// A `"method"` member at the top level (a request, or a notification without an id).
     Request,
     /// A `"result"` or `"error"` member at the top level.
@@ -30,7 +30,7 @@ pub struct FrameHead {
     /// The top-level `"id"`, when it was read whole within the prefix (`null` reads as `None`).
     pub id: Option<RequestId>,
     /// Request or response, when a deciding member was seen.
-    pub kind: HeadKind,
+    pub(crate) kind: HeadKind,
 }
 
 impl FrameHead {

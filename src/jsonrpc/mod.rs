@@ -26,7 +26,8 @@ pub use encode::{
 };
 pub(crate) use error::DecodeErrorKind;
 pub use error::{code, DecodeError, ErrorObject};
-pub use head::{FrameHead, HeadKind, HEAD_SCAN_LEN};
+pub(crate) use head::HeadKind;
+pub use head::{FrameHead, HEAD_SCAN_LEN};
 pub use id::RequestId;
 pub(crate) use message::Method;
 pub use message::{intern_method, Incoming, Message, Notification, Request, Response};

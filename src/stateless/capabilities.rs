@@ -3,6 +3,8 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::jsonrpc::ErrorObject;
+use crate::model::stateless::missing_capability_error;
 use crate::model::{ClientCapabilities, ClientCapabilityKey};
 
 /// The dotted name of a client capability (`"elicitation.url"`), for messages.
@@ -32,6 +34,14 @@ pub fn missing_capabilities(
         }
     }
     missing
+}
+
+/// The -32021 error (HTTP 400) for a request lacking the client capabilities `missing` (as
+/// [`missing_capabilities`] reports them): the message names them and
+/// `data.requiredCapabilities` holds them as a capabilities object.
+pub(crate) fn missing_capabilities_error(missing: &[ClientCapabilityKey]) -> ErrorObject {
+    let names: Vec<&str> = missing.iter().map(|&k| capability_name(k)).collect();
+    missing_capability_error(required_capabilities_object(missing), &names.join(", "))
 }
 
 /// `keys` as a client capabilities object (`[Elicitation]` → `{"elicitation": {}}`), the

@@ -3,9 +3,8 @@
 
 use std::fmt;
 
-use crate::jsonrpc::{code, ErrorObject};
-use crate::model::stateless::{missing_capability_error, unsupported_version_error};
-use crate::model::ClientCapabilities;
+use crate::jsonrpc::ErrorObject;
+use crate::model::stateless::unsupported_version_error;
 
 /// A refused stateless request.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,31 +22,9 @@ pub(crate) enum StatelessError {
     /// The method does not exist in the revision, or the server did not declare the
     /// capability behind it (-32601, HTTP 404).
     MethodNotFound(String),
-    /// The request needs client capabilities it did not declare (-32021, HTTP 400). Only
-    /// [`super::ValidatedRequest::require`] refuses with it.
-    #[cfg_attr(not(any(test, feature = "fuzzing")), allow(dead_code))]
-    MissingClientCapability {
-        /// The missing capabilities, as a capabilities object (boxed: it is large and rare).
-        required: Box<ClientCapabilities>,
-        /// Their names, for the message (e.g. `"elicitation"`).
-        names: String,
-    },
 }
 
 impl StatelessError {
-    /// The JSON-RPC error code.
-    #[cfg_attr(not(any(test, feature = "fuzzing")), allow(dead_code))]
-    pub(crate) fn code(&self) -> i64 {
-        match self {
-            StatelessError::InvalidParams(_) => code::INVALID_PARAMS,
-            StatelessError::UnsupportedVersion { .. } => code::UNSUPPORTED_PROTOCOL_VERSION,
-            StatelessError::MethodNotFound(_) => code::METHOD_NOT_FOUND,
-            StatelessError::MissingClientCapability { .. } => {
-                code::MISSING_REQUIRED_CLIENT_CAPABILITY
-            }
-        }
-    }
-
     /// The HTTP status the Streamable HTTP transport answers with (400, or 404 for an
     /// unknown method).
     pub(crate) fn http_status(&self) -> u16 {
@@ -66,9 +43,6 @@ impl StatelessError {
                 supported,
             } => unsupported_version_error(supported, requested),
             StatelessError::MethodNotFound(method) => ErrorObject::method_not_found(method),
-            StatelessError::MissingClientCapability { required, names } => {
-                missing_capability_error((**required).clone(), names)
-            }
         }
     }
 }

@@ -14,6 +14,7 @@ mod replay;
 mod request_state;
 mod validate;
 
+pub(crate) use capabilities::missing_capabilities_error;
 pub use capabilities::{capability_name, missing_capabilities, required_capabilities_object};
 pub use discover::{discover_response, ServerProfile, MAX_SUPPORTED_VERSIONS};
 pub(crate) use error::StatelessError;

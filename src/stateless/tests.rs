@@ -72,7 +72,7 @@ fn missing_required_fields_are_invalid_params() {
     ];
     for p in cases {
         let e = validate_request(&profile(), m::TOOLS_LIST, p.as_ref()).unwrap_err();
-        assert_eq!(e.code(), code::INVALID_PARAMS, "{p:?}: {e}");
+        assert_eq!(e.to_error_object().code, code::INVALID_PARAMS, "{p:?}: {e}");
         assert_eq!(e.http_status(), 400);
         assert!(matches!(e, StatelessError::InvalidParams(_)));
     }
@@ -116,7 +116,7 @@ fn unknown_removed_and_ungated_methods_are_not_found() {
         m::COMPLETION_COMPLETE,
     ] {
         let e = validate_request(&profile(), method, Some(&params(good_meta()))).unwrap_err();
-        assert_eq!(e.code(), code::METHOD_NOT_FOUND, "{method}");
+        assert_eq!(e.to_error_object().code, code::METHOD_NOT_FOUND, "{method}");
         assert_eq!(e.http_status(), 404);
     }
     for method in [
@@ -143,7 +143,7 @@ fn the_stateless_validator_refuses_session_era_messages() {
     )
     .unwrap();
     let e = validate_request(&profile, m::INITIALIZE, Some(&params)).unwrap_err();
-    assert_eq!(e.code(), code::INVALID_PARAMS);
+    assert_eq!(e.to_error_object().code, code::INVALID_PARAMS);
     // With stateless `_meta`, the removed methods are unknown.
     let meta = RawJson::from_text(
         r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"level":"info"}"#,
@@ -151,7 +151,7 @@ fn the_stateless_validator_refuses_session_era_messages() {
     .unwrap();
     for method in [m::INITIALIZE, m::PING, m::LOGGING_SET_LEVEL] {
         let e = validate_request(&profile, method, Some(&meta)).unwrap_err();
-        assert_eq!(e.code(), code::METHOD_NOT_FOUND, "{method}");
+        assert_eq!(e.to_error_object().code, code::METHOD_NOT_FOUND, "{method}");
     }
 }
 
@@ -160,16 +160,15 @@ fn the_version_is_checked_before_the_method() {
     let mut meta = good_meta();
     meta["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");
     let e = validate_request(&profile(), "nope/nope", Some(&params(meta))).unwrap_err();
-    assert_eq!(e.code(), code::UNSUPPORTED_PROTOCOL_VERSION);
+    assert_eq!(e.to_error_object().code, code::UNSUPPORTED_PROTOCOL_VERSION);
 }
 
 #[test]
 fn missing_client_capabilities_match_the_spec_example() {
     let ok = validate_request(&profile(), m::TOOLS_CALL, Some(&params(good_meta()))).unwrap();
-    let e = ok.require(&[C::Elicitation]).unwrap_err();
-    assert_eq!(e.http_status(), 400);
+    let missing = missing_capabilities(&ok.client_capabilities, &[C::Elicitation]);
     assert_eq!(
-        error_json(&e),
+        serde_json::to_value(missing_capabilities_error(&missing)).unwrap(),
         json!({
             "code": -32021,
             "message": "Server requires the elicitation capability for this request",
@@ -180,12 +179,12 @@ fn missing_client_capabilities_match_the_spec_example() {
     let mut meta = good_meta();
     meta["io.modelcontextprotocol/clientCapabilities"] = json!({"sampling": {}, "elicitation": {}});
     let ok = validate_request(&profile(), m::TOOLS_CALL, Some(&params(meta))).unwrap();
-    assert!(ok.require(&[C::Sampling, C::Elicitation]).is_ok());
-    let e = ok
-        .require(&[C::Sampling, C::ElicitationUrl, C::Roots])
-        .unwrap_err();
+    let declared = &ok.client_capabilities;
+    assert!(missing_capabilities(declared, &[C::Sampling, C::Elicitation]).is_empty());
+    let missing = missing_capabilities(declared, &[C::Sampling, C::ElicitationUrl, C::Roots]);
+    assert_eq!(missing, [C::ElicitationUrl, C::Roots]);
     assert_eq!(
-        error_json(&e)["data"],
+        serde_json::to_value(missing_capabilities_error(&missing)).unwrap()["data"],
         json!({"requiredCapabilities": {"elicitation": {"url": {}}, "roots": {}}})
     );
 }

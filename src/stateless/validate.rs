@@ -1,18 +1,16 @@
 //! The per-request checks of 2026-07-28, in the order a server applies them: params and
-//! `_meta` shape (-32602), protocol version (-32022), method and server capability (-32601);
-//! then, once a handler knows what it needs, client capabilities (-32021).
+//! `_meta` shape (-32602), protocol version (-32022), method and server capability (-32601).
+//! Client capabilities (-32021) are checked later, once a handler asks for one.
 
 use serde::Deserialize;
 
-use super::capabilities::{capability_name, missing_capabilities, required_capabilities_object};
 use super::{ServerProfile, StatelessError};
 use crate::jsonrpc::RawJson;
 use crate::model::stateless::{
     stateless_method, RequestMeta, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY,
 };
 use crate::model::{
-    server_capability_for, ClientCapabilities, ClientCapabilityKey, Meta, MethodInfo, MethodKind,
-    ProtocolVersion,
+    server_capability_for, ClientCapabilities, Meta, MethodInfo, MethodKind, ProtocolVersion,
 };
 
 /// A request that passed the stateless checks, with its protocol fields typed.
@@ -26,24 +24,6 @@ pub(crate) struct ValidatedRequest {
     pub(crate) client_capabilities: ClientCapabilities,
     /// The whole typed `_meta` (client info, log level, other keys).
     pub(crate) meta: RequestMeta,
-}
-
-impl ValidatedRequest {
-    /// Refuses with -32021 unless the request declared every capability in `required`. The
-    /// server refuses a missing client capability when a handler asks for one (with
-    /// `missing_capability_error`); this form serves the validator's tests and fuzz target.
-    #[cfg_attr(not(any(test, feature = "fuzzing")), allow(dead_code))]
-    pub(crate) fn require(&self, required: &[ClientCapabilityKey]) -> Result<(), StatelessError> {
-        let missing = missing_capabilities(&self.client_capabilities, required);
-        if missing.is_empty() {
-            return Ok(());
-        }
-        let names: Vec<&str> = missing.iter().map(|&k| capability_name(k)).collect();
-        Err(StatelessError::MissingClientCapability {
-            required: Box::new(required_capabilities_object(&missing)),
-            names: names.join(", "),
-        })
-    }
 }
 
 /// Only `_meta` of the params; the method's own members are the handler's business.

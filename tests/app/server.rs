@@ -1519,13 +1519,15 @@ fn typed_prompts_declare_and_parse_their_arguments() {
 #[test]
 fn a_panicking_handler_answers_its_request_with_an_internal_error_and_the_server_goes_on() {
     let sync_panic = Tool::new("sync_panic", json!({"type": "object"}))
-        .sync_handler(|_, _| -> HandlerResult<CallToolResult> { panic!("a bug in a tool") });
+        .sync_handler(|_, _| -> Result<CallToolResult, ErrorObject> { panic!("a bug in a tool") });
     let late_panic = Tool::new("late_panic", json!({"type": "object"})).handler(|_, _| async {
         mcp_sansio::runtime::yield_now().await;
         panic!("a bug after a wait")
     });
-    let prompt = Prompt::new("bad_prompt")
-        .sync_handler(|_, _| -> HandlerResult<GetPromptResult> { panic!("a bug in a prompt") });
+    let prompt =
+        Prompt::new("bad_prompt").sync_handler(|_, _| -> Result<GetPromptResult, ErrorObject> {
+            panic!("a bug in a prompt")
+        });
     let builder = full_server()
         .tool(sync_panic)
         .tool(late_panic)

@@ -10,7 +10,7 @@ use bytes::Bytes;
 use mcp_sansio::app::server::{CallToolResult, Server, Tool};
 use mcp_sansio::framing::{SseDecoder, SseItem};
 use mcp_sansio::http::sse_transport::{
-    Route, Router, RouterPaths, SseTransportConfig, SseTransportEndpoint, SSE_TRANSPORT_STREAM_BIT,
+    Router, RouterPaths, SseTransportEndpoint, SSE_TRANSPORT_STREAM_BIT,
 };
 use mcp_sansio::http::*;
 use mcp_sansio::model::Implementation;
@@ -358,11 +358,9 @@ fn host_origin_accept_method_and_capacity_rules() {
     assert_eq!(rig.send(&delete, Bytes::new()).status, 405);
     let other = HttpRequestHead::new(HttpMethod::Get, "/elsewhere");
     assert_eq!(rig.send(&other, Bytes::new()).status, 404);
-    assert_eq!(
-        rig.router.route("/messages?sessionId=1"),
-        Some(Route::SseTransport)
-    );
-    assert_eq!(rig.router.route("/mcp"), Some(Route::Streamable));
+    assert!(rig.router.serves("/messages?sessionId=1"));
+    assert!(rig.router.serves("/mcp"));
+    assert!(!rig.router.serves("/elsewhere"));
 }
 
 #[test]
@@ -420,14 +418,9 @@ fn a_message_never_appears_on_two_streams_with_both_transports_mounted() {
         Body::Stream(id) => id,
         other => panic!("{other:?}"),
     };
-    assert_eq!(
-        Router::<Server>::stream_route(standalone),
-        Route::Streamable
-    );
-    assert_eq!(
-        Router::<Server>::stream_route(sse_transport_conn),
-        Route::SseTransport
-    );
+    // Streamable streams are tracked by `touched_streams`, the HTTP+SSE ones are not.
+    assert!(rig.router.stream_tracked(standalone));
+    assert!(!rig.router.stream_tracked(sse_transport_conn));
 
     // Interleave calls with the same ids on both transports.
     let streamable_resp = rig.send(&post(Some(&sid)), Bytes::from(call(1, "echo").to_string()));
@@ -597,13 +590,12 @@ fn idle_streams_get_keep_alive_comments_on_the_timer() {
     assert_eq!(messages(&rig.drain(conn).0).len(), 1);
 
     // Off: no deadline at all for an attached stream of an initialized session.
-    let sse_transport = SseTransportEndpoint::new(
-        SseTransportConfig {
-            keep_alive: None,
-            ..Default::default()
-        },
-        |now| server(now, Gates::default()),
-    );
+    let off = EndpointConfig {
+        sse_keep_alive: None,
+        ..EndpointConfig::default()
+    };
+    let sse_transport =
+        SseTransportEndpoint::new(off, "/messages", |now| server(now, Gates::default()));
     let streamable = Endpoint::new(EndpointConfig::default(), |now| {
         server(now, Gates::default())
     });
@@ -618,6 +610,35 @@ fn idle_streams_get_keep_alive_comments_on_the_timer() {
         "the HTTP+SSE config names the POST path"
     );
     assert_eq!(rig.router.poll_timeout(), None);
+}
+
+#[test]
+fn the_endpoint_config_keep_alive_reaches_the_sse_transport_streams() {
+    let mut rig = Rig::new(EndpointConfig {
+        sse_keep_alive: Some(Duration::from_secs(4)),
+        ..EndpointConfig::default()
+    });
+    let (conn, _uri) = rig.initialized();
+    let due = rig.now + Duration::from_secs(4);
+    assert_eq!(rig.router.poll_timeout(), Some(due));
+    rig.router.handle_timeout(due);
+    let mut buf = Vec::new();
+    assert_eq!(
+        rig.router.poll_stream(conn, &mut buf),
+        Some(StreamChunk::Data { len: 3 })
+    );
+    assert_eq!(buf, b":\n\n");
+
+    let mut rig = Rig::new(EndpointConfig {
+        sse_keep_alive: None,
+        ..EndpointConfig::default()
+    });
+    let _ = rig.initialized();
+    assert_eq!(
+        rig.router.poll_timeout(),
+        None,
+        "off: no keep-alive deadline"
+    );
 }
 
 #[test]

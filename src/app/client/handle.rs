@@ -24,7 +24,7 @@ use crate::model::{
     ListToolsResult, LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, Root,
     Tool,
 };
-use crate::runtime::{oneshot, Cancelled, OneshotReceiver, Outbox};
+use crate::runtime::{oneshot, CancelToken, Cancelled, OneshotReceiver, Outbox};
 
 /// Pages followed at most by the `list_all_*` helpers (a server that keeps handing out
 /// cursors must not make them loop forever).
@@ -295,7 +295,7 @@ impl ClientHandle {
     ) -> PendingCall {
         let key = self.next_key.fetch_add(1, Ordering::Relaxed);
         let (reply, rx) = oneshot();
-        let cancel = options.cancel.as_ref().map(|t| t.cancelled());
+        let cancel = options.cancel.as_ref().map(CancelToken::wait);
         self.outbox.push_required(ClientItem::Request {
             key,
             method,

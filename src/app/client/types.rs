@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::jsonrpc::{code, ErrorObject, RequestId};
 use crate::model::{LoggingMessageParams, ProtocolVersion};
-use crate::runtime::{CancelToken, Cancelled};
+use crate::runtime::CancelToken;
 use crate::session::{CloseReason, SendError};
 
 /// Why a client call failed, whatever the revision: a session's typed call, or a 2026-07-28
@@ -237,7 +237,7 @@ impl HandlerContext {
     }
 
     /// Resolves when the server cancels the request (or the session closes).
-    pub fn cancelled(&self) -> Cancelled {
+    pub fn cancelled(&self) -> impl std::future::Future<Output = ()> + Send + Unpin + 'static {
         self.cancel.cancelled()
     }
 }

@@ -13,7 +13,7 @@ use super::stateless::mrtr::InputState;
 use crate::jsonrpc::{self as m, ErrorObject, RawJson, RequestId};
 use crate::model::stateless::{InputKind, InputRequest};
 use crate::model::{ClientCapabilities, LoggingLevel};
-use crate::runtime::{oneshot, CancelToken, Cancelled, Outbox};
+use crate::runtime::{oneshot, CancelToken, Outbox};
 
 /// Why a server→client request made by a handler failed.
 #[derive(Clone, Debug, PartialEq)]
@@ -165,7 +165,7 @@ impl RequestContext {
     }
 
     /// A future that resolves when the client cancels this request.
-    pub fn cancelled(&self) -> Cancelled {
+    pub fn cancelled(&self) -> impl Future<Output = ()> + Send + Unpin + 'static {
         self.cancel.cancelled()
     }
 

@@ -17,9 +17,7 @@ use super::outbox::OutboxItem;
 use super::tool::result_json;
 use super::Server;
 use super::{completion_json, prompt_json};
-use super::{
-    CallToolResult, CompleteRequest, HandlerResult, PromptRequest, ResourceRead, ToolCall,
-};
+use super::{CallToolResult, CompleteRequest, PromptRequest, ResourceRead, ToolCall};
 use crate::app::server::cursor::paginate;
 use crate::app::server::schema::{Schema, SchemaError};
 use crate::jsonrpc::{self as m, code, ErrorObject, RawJson, RequestId};
@@ -116,7 +114,7 @@ impl Server {
     pub(super) fn run<T: Send + 'static>(
         &mut self,
         id: RequestId,
-        fut: impl Future<Output = HandlerResult<T>> + Send + Unpin + 'static,
+        fut: impl Future<Output = Result<T, ErrorObject>> + Send + Unpin + 'static,
         encode: impl FnOnce(T) -> Value + Send + 'static,
     ) {
         self.run_raw(id, fut, move |t| raw_json(&encode(t)));
@@ -130,7 +128,7 @@ impl Server {
     pub(super) fn run_raw<T: Send + 'static>(
         &mut self,
         id: RequestId,
-        fut: impl Future<Output = HandlerResult<T>> + Send + Unpin + 'static,
+        fut: impl Future<Output = Result<T, ErrorObject>> + Send + Unpin + 'static,
         encode: impl FnOnce(T) -> Result<RawJson, ErrorObject> + Send + 'static,
     ) {
         let mut fut = super::stateless::mrtr::Watch::new(fut, self.input_state(&id));

@@ -59,7 +59,6 @@ pub use tool::{Tool, ToolCall};
 pub use typed::{
     input_schema_for, output_schema_for, Structured, ToolOutput, TypedPrompt, TypedTool,
 };
-pub use types::HandlerResult;
 
 use builder::Registry;
 use outbox::{OutboxItem, RegistryChange, Shared};

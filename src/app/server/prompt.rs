@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::context::RequestContext;
-use super::types::{boxed, handler_setters, put, Handler, HandlerFn, HandlerResult};
+use super::types::{boxed, handler_setters, put, Handler, HandlerFn};
+use crate::jsonrpc::ErrorObject;
 use crate::model::{self, Completion, GetPromptResult, Icon, PromptArgument};
 use std::future::Future;
 
@@ -127,7 +128,7 @@ pub(crate) type CompletionFn = HandlerFn<CompleteRequest, Completion>;
 pub fn completion_handler<F, Fut>(f: F) -> CompletionFn
 where
     F: Fn(CompleteRequest, RequestContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = HandlerResult<Completion>> + Send + 'static,
+    Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
 {
     boxed(f)
 }

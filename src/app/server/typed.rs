@@ -20,7 +20,6 @@ use serde_json::{Map, Value};
 use super::context::RequestContext;
 use super::prompt::{Prompt, PromptRequest};
 use super::tool::{Tool, ToolCall};
-use super::types::HandlerResult;
 use crate::jsonrpc::ErrorObject;
 use crate::model::PromptArgument;
 use crate::model::{CallToolResult, GetPromptResult};
@@ -56,12 +55,12 @@ pub trait ToolOutput {
     /// What the handler returns.
     type Answer;
     /// The call's result.
-    fn into_result(answer: Self::Answer) -> HandlerResult<CallToolResult>;
+    fn into_result(answer: Self::Answer) -> Result<CallToolResult, ErrorObject>;
 }
 
 impl ToolOutput for CallToolResult {
     type Answer = CallToolResult;
-    fn into_result(answer: CallToolResult) -> HandlerResult<CallToolResult> {
+    fn into_result(answer: CallToolResult) -> Result<CallToolResult, ErrorObject> {
         Ok(answer)
     }
 }
@@ -72,7 +71,7 @@ pub struct Structured<P>(PhantomData<fn() -> P>);
 
 impl<P: Serialize> ToolOutput for Structured<P> {
     type Answer = P;
-    fn into_result(answer: P) -> HandlerResult<CallToolResult> {
+    fn into_result(answer: P) -> Result<CallToolResult, ErrorObject> {
         serde_json::to_value(&answer)
             .map(CallToolResult::structured)
             .map_err(|e| ErrorObject::internal(format!("unserialisable tool output: {e}")))
@@ -129,7 +128,7 @@ where
     /// Sets a sync handler taking the parsed arguments; gives the tool.
     pub fn sync_handler<F>(self, f: F) -> Tool
     where
-        F: Fn(A, &RequestContext) -> HandlerResult<O::Answer> + Send + Sync + 'static,
+        F: Fn(A, &RequestContext) -> Result<O::Answer, ErrorObject> + Send + Sync + 'static,
     {
         self.tool.sync_handler(move |call: ToolCall, ctx| {
             O::into_result(f(call.arguments.parse::<A>()?, ctx)?)
@@ -140,7 +139,7 @@ where
     pub fn handler<F, Fut>(self, f: F) -> Tool
     where
         F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = HandlerResult<O::Answer>> + Send + 'static,
+        Fut: Future<Output = Result<O::Answer, ErrorObject>> + Send + 'static,
     {
         let f = Arc::new(f);
         self.tool.handler(move |call: ToolCall, ctx| {
@@ -205,7 +204,7 @@ fn prompt_arguments(schema: &Value) -> Vec<PromptArgument> {
 }
 
 /// The prompt's string arguments parsed into an `A`; a mismatch is `-32602`.
-fn parse_prompt_arguments<A: DeserializeOwned>(request: &PromptRequest) -> HandlerResult<A> {
+fn parse_prompt_arguments<A: DeserializeOwned>(request: &PromptRequest) -> Result<A, ErrorObject> {
     let map: Map<String, Value> = request
         .arguments
         .iter()
@@ -231,7 +230,7 @@ impl<A: DeserializeOwned + Send + 'static> TypedPrompt<A> {
     /// Sets a sync handler taking the parsed arguments; gives the prompt.
     pub fn sync_handler<F>(self, f: F) -> Prompt
     where
-        F: Fn(A, &RequestContext) -> HandlerResult<GetPromptResult> + Send + Sync + 'static,
+        F: Fn(A, &RequestContext) -> Result<GetPromptResult, ErrorObject> + Send + Sync + 'static,
     {
         self.prompt
             .sync_handler(move |request, ctx| f(parse_prompt_arguments(&request)?, ctx))
@@ -241,7 +240,7 @@ impl<A: DeserializeOwned + Send + 'static> TypedPrompt<A> {
     pub fn handler<F, Fut>(self, f: F) -> Prompt
     where
         F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = HandlerResult<GetPromptResult>> + Send + 'static,
+        Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + Send + 'static,
     {
         let f = Arc::new(f);
         self.prompt.handler(move |request, ctx| {

@@ -12,24 +12,21 @@ use super::context::RequestContext;
 use crate::jsonrpc::ErrorObject;
 use crate::runtime::{BoxFuture, CatchPanic};
 
-/// What a handler returns: its result, or a JSON-RPC error for the caller.
-pub type HandlerResult<T> = Result<T, ErrorObject>;
-
 /// A type-erased async handler taking `I` and answering `O`.
 pub(crate) type HandlerFn<I, O> =
-    Arc<dyn Fn(I, RequestContext) -> BoxFuture<HandlerResult<O>> + Send + Sync + 'static>;
+    Arc<dyn Fn(I, RequestContext) -> BoxFuture<Result<O, ErrorObject>> + Send + Sync + 'static>;
 
 pub(crate) fn boxed<I, O, F, Fut>(f: F) -> HandlerFn<I, O>
 where
     F: Fn(I, RequestContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = HandlerResult<O>> + Send + 'static,
+    Fut: Future<Output = Result<O, ErrorObject>> + Send + 'static,
 {
     Arc::new(move |i, ctx| Box::pin(f(i, ctx)))
 }
 
 /// A type-erased sync handler: it answers in the call.
 type SyncHandlerFn<I, O> =
-    Arc<dyn Fn(I, &RequestContext) -> HandlerResult<O> + Send + Sync + 'static>;
+    Arc<dyn Fn(I, &RequestContext) -> Result<O, ErrorObject> + Send + Sync + 'static>;
 
 /// A registered handler. A sync one is kept as it is, not wrapped in a future: calling it
 /// boxes nothing (a `tools/call` of a sync tool is the common request).
@@ -63,18 +60,18 @@ impl<I, O> Handler<I, O> {
 /// A started handler, as the future of its outcome.
 pub(crate) enum HandlerCall<O> {
     /// A sync handler's outcome (taken by the first poll).
-    Done(Option<HandlerResult<O>>),
+    Done(Option<Result<O, ErrorObject>>),
     /// An async handler's future.
-    Running(crate::runtime::BoxFuture<HandlerResult<O>>),
+    Running(crate::runtime::BoxFuture<Result<O, ErrorObject>>),
 }
 
 // Nothing in it is pinned in place: the outcome is moved out, the future is boxed.
 impl<O> Unpin for HandlerCall<O> {}
 
 impl<O> Future for HandlerCall<O> {
-    type Output = HandlerResult<O>;
+    type Output = Result<O, ErrorObject>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<HandlerResult<O>> {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<O, ErrorObject>> {
         match self.get_mut() {
             // Polled again after its outcome was taken: never ready again (no panic).
             HandlerCall::Done(outcome) => outcome.take().map_or(Poll::Pending, Poll::Ready),
@@ -90,7 +87,7 @@ macro_rules! handler_setters {
         pub fn handler<F, Fut>(mut self, f: F) -> Self
         where
             F: Fn($input, RequestContext) -> Fut + Send + Sync + 'static,
-            Fut: ::std::future::Future<Output = $crate::app::server::HandlerResult<$output>>
+            Fut: ::std::future::Future<Output = Result<$output, $crate::jsonrpc::ErrorObject>>
                 + Send
                 + 'static,
         {
@@ -103,7 +100,7 @@ macro_rules! handler_setters {
         /// Sets a sync handler (it finishes inside the server's inline first poll).
         pub fn sync_handler<F>(mut self, f: F) -> Self
         where
-            F: Fn($input, &RequestContext) -> $crate::app::server::HandlerResult<$output>
+            F: Fn($input, &RequestContext) -> Result<$output, $crate::jsonrpc::ErrorObject>
                 + Send
                 + Sync
                 + 'static,
@@ -142,7 +139,7 @@ mod tests {
         )
     }
 
-    fn poll<O>(call: &mut CatchPanic<HandlerCall<O>>) -> Poll<HandlerResult<O>> {
+    fn poll<O>(call: &mut CatchPanic<HandlerCall<O>>) -> Poll<Result<O, ErrorObject>> {
         Pin::new(call).poll(&mut Context::from_waker(Waker::noop()))
     }
 

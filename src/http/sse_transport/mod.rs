@@ -14,7 +14,5 @@ pub use client_types::{TransportCloseReason, TransportKind};
 pub(crate) use detect::transmit_kind;
 pub use detect::AutoClient;
 pub(crate) use detect::StreamableHandoff;
-pub use router::{Route, Router, RouterPaths};
-pub use server::{
-    SseTransportConfig, SseTransportEndpoint, SESSION_PARAM, SSE_TRANSPORT_STREAM_BIT,
-};
+pub use router::{Router, RouterPaths};
+pub use server::{SseTransportEndpoint, SESSION_PARAM, SSE_TRANSPORT_STREAM_BIT};

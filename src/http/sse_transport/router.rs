@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use super::server::{SseTransportConfig, SseTransportEndpoint, SSE_TRANSPORT_STREAM_BIT};
+use super::server::{SseTransportEndpoint, SSE_TRANSPORT_STREAM_BIT};
 use crate::http::config::EndpointConfig;
 use crate::http::endpoint::Endpoint;
 use crate::http::machine::{ExchangeMachine, SessionMachine};
@@ -39,7 +39,7 @@ impl Default for RouterPaths {
 
 /// Which endpoint a request or stream belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Route {
+pub(crate) enum Route {
     /// The Streamable HTTP endpoint.
     Streamable,
     /// The HTTP+SSE endpoint.
@@ -63,27 +63,25 @@ impl<M: SessionMachine + ExchangeMachine> Router<M> {
     where
         F: FnMut(Instant) -> M + Clone + Send + 'static,
     {
-        let sse_transport = SseTransportConfig {
-            endpoint: config.clone(),
-            messages_path: paths.messages.clone(),
-            ..SseTransportConfig::default()
-        };
+        let sse_transport =
+            SseTransportEndpoint::new(config.clone(), paths.messages.clone(), factory.clone());
         Router {
-            streamable: Endpoint::new(config, factory.clone()),
-            sse_transport: SseTransportEndpoint::new(sse_transport, factory),
+            streamable: Endpoint::new(config, factory),
+            sse_transport,
             paths,
             sse_transport_enabled: true,
         }
     }
 
     /// Both endpoints as built by the caller (e.g. with their own keep-alive or limits). The
-    /// message path is the HTTP+SSE endpoint's `messages_path`, whatever `paths.messages` says.
+    /// message path is the HTTP+SSE endpoint's [`SseTransportEndpoint::messages_path`],
+    /// whatever `paths.messages` says.
     pub fn from_parts(
         streamable: Endpoint<M>,
         sse_transport: SseTransportEndpoint<M>,
         mut paths: RouterPaths,
     ) -> Self {
-        paths.messages = sse_transport.config().messages_path.clone();
+        paths.messages = sse_transport.messages_path().to_owned();
         Router {
             streamable,
             sse_transport,
@@ -118,8 +116,14 @@ impl<M: SessionMachine + ExchangeMachine> Router<M> {
         &mut self.sse_transport
     }
 
+    /// Whether `path` (query string allowed) is one the router serves: the Streamable
+    /// endpoint's, or one of the HTTP+SSE pair when [`Router::sse_transport_enabled`].
+    pub fn serves(&self, path: &str) -> bool {
+        self.route(path).is_some()
+    }
+
     /// Which endpoint serves `path` (query string allowed), if any.
-    pub fn route(&self, path: &str) -> Option<Route> {
+    pub(crate) fn route(&self, path: &str) -> Option<Route> {
         let path = path.split(['?', '#']).next().unwrap_or("");
         if path == self.paths.streamable {
             Some(Route::Streamable)
@@ -165,7 +169,7 @@ impl<M: SessionMachine + ExchangeMachine> Router<M> {
     }
 
     /// Which endpoint produced stream `conn`.
-    pub fn stream_route(conn: StreamId) -> Route {
+    pub(crate) fn stream_route(conn: StreamId) -> Route {
         if conn.0 & SSE_TRANSPORT_STREAM_BIT != 0 {
             Route::SseTransport
         } else {

@@ -7,7 +7,7 @@
 //! such session to make room.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
 
@@ -31,36 +31,11 @@ pub const SSE_TRANSPORT_STREAM_BIT: u64 = 1 << 62;
 /// The query parameter naming the session in the POST URI (the TypeScript SDK's name).
 pub const SESSION_PARAM: &str = "sessionId";
 
-/// Configuration of the HTTP+SSE endpoint: the Streamable endpoint's limits and policy, plus
-/// the path the `endpoint` event names.
-#[derive(Clone, Debug)]
-pub struct SseTransportConfig {
-    /// Host/Origin policy, `max_body`, `max_sessions`, `idle_timeout` and the versions an
-    /// `MCP-Protocol-Version` header may name, shared with the Streamable endpoint.
-    /// (`allow_get`, `allow_delete`, `sessionless`, `response_mode`, `replay_budget` and
-    /// `retry_ms` do not apply: the HTTP+SSE transport has one stream and no resumption.)
-    pub endpoint: EndpointConfig,
-    /// The path POSTs go to; the `endpoint` event is `<messages_path>?sessionId=<id>`.
-    /// Default `/messages`.
-    pub messages_path: String,
-    /// A keep-alive comment (`:`) goes on every open stream this often, so proxies and
-    /// clients with read timeouts keep idle sessions open (`None`: never). Default 15 s.
-    pub keep_alive: Option<Duration>,
-}
-
-impl Default for SseTransportConfig {
-    fn default() -> Self {
-        SseTransportConfig {
-            endpoint: EndpointConfig::default(),
-            messages_path: "/messages".into(),
-            keep_alive: Some(Duration::from_secs(15)),
-        }
-    }
-}
-
 /// The HTTP+SSE server endpoint, generic over the per-session machine `M`.
 pub struct SseTransportEndpoint<M> {
-    config: SseTransportConfig,
+    config: EndpointConfig,
+    /// The path POSTs go to; the `endpoint` event is `<messages_path>?sessionId=<id>`.
+    messages_path: String,
     factory: Box<dyn FnMut(Instant) -> M + Send>,
     sessions: HashMap<String, SseTransportSession<M>>,
     /// Attached GET response → its session.
@@ -74,13 +49,21 @@ pub struct SseTransportEndpoint<M> {
 }
 
 impl<M: SessionMachine> SseTransportEndpoint<M> {
-    /// An endpoint whose sessions are built by `factory(now)`.
+    /// An endpoint whose sessions are built by `factory(now)`, taking POSTs at
+    /// `messages_path` (the `endpoint` event names `<messages_path>?sessionId=<id>`).
+    ///
+    /// From `config` it applies the Host/Origin policy, `max_body`, `max_sessions`,
+    /// `idle_timeout`, `handshake_grace`, the versions an `MCP-Protocol-Version` header may
+    /// name, and `sse_keep_alive` (a `:` comment on every open stream that often). The rest
+    /// does not apply: the HTTP+SSE transport has one stream per session and no resumption.
     pub fn new(
-        config: SseTransportConfig,
+        config: EndpointConfig,
+        messages_path: impl Into<String>,
         factory: impl FnMut(Instant) -> M + Send + 'static,
     ) -> Self {
         SseTransportEndpoint {
             config,
+            messages_path: messages_path.into(),
             factory: Box::new(factory),
             sessions: HashMap::new(),
             conns: HashMap::new(),
@@ -92,8 +75,13 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
     }
 
     /// The configuration.
-    pub fn config(&self) -> &SseTransportConfig {
+    pub fn config(&self) -> &EndpointConfig {
         &self.config
+    }
+
+    /// The path POSTs go to.
+    pub fn messages_path(&self) -> &str {
+        &self.messages_path
     }
 
     /// Sessions held now.
@@ -128,7 +116,7 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
     ) -> HttpResponse {
         self.now = Some(now);
         let fields = KnownFields::of(head);
-        if let Err(resp) = admission::check_fields(&self.config.endpoint, &fields) {
+        if let Err(resp) = admission::check_fields(&self.config, &fields) {
             return resp;
         }
         if self.shutting_down {
@@ -154,7 +142,7 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
         {
             return error(406, "Not Acceptable: Accept must allow text/event-stream");
         }
-        if self.sessions.len() >= self.config.endpoint.max_sessions {
+        if self.sessions.len() >= self.config.max_sessions {
             let victim = self
                 .sessions
                 .iter()
@@ -175,10 +163,10 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
         }
         self.next_conn += 1;
         let conn = StreamId(SSE_TRANSPORT_STREAM_BIT | self.next_conn);
-        let uri = format!("{}?{SESSION_PARAM}={sid}", self.config.messages_path);
+        let uri = format!("{}?{SESSION_PARAM}={sid}", self.messages_path);
         let machine = (self.factory)(now);
         let mut session = SseTransportSession::new(machine, now, conn, &uri);
-        session.next_keep_alive = self.config.keep_alive.and_then(|d| now.checked_add(d));
+        session.next_keep_alive = self.config.sse_keep_alive.and_then(|d| now.checked_add(d));
         self.sessions.insert(sid.clone(), session);
         self.conns.insert(conn, sid);
         let mut resp = HttpResponse::status(200)
@@ -203,9 +191,9 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
             return rpc_error(404, -32001, "Session not found");
         }
         let fields = KnownFields::of(head);
-        if let Err(resp) = admission::check_json_body(&self.config.endpoint, &fields, body.len()) {
+        if let Err(resp) = admission::check_json_body(&self.config, &fields, body.len()) {
             if resp.status == 413 {
-                return too_large(&body, self.config.endpoint.max_body);
+                return too_large(&body, self.config.max_body);
             }
             return resp;
         }
@@ -222,7 +210,7 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
                 return undecodable(&e);
             }
         };
-        if let Err(refusal) = admission::header_version(&self.config.endpoint, &fields) {
+        if let Err(refusal) = admission::header_version(&self.config, &fields) {
             let id = match &incoming {
                 Incoming::Single(Message::Request(r)) => Some(&r.id),
                 _ => None,
@@ -312,8 +300,8 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
     /// sessions whose handshake was not done within `handshake_grace` (their stream ends).
     pub fn handle_timeout(&mut self, now: Instant) {
         self.now = Some(now);
-        let idle = self.config.endpoint.idle_timeout;
-        let grace = self.config.endpoint.handshake_grace;
+        let idle = self.config.idle_timeout;
+        let grace = self.config.handshake_grace;
         let mut expired = Vec::new();
         for (sid, s) in self.sessions.iter_mut() {
             if s.machine.poll_timeout().is_some_and(|t| t <= now) {
@@ -322,7 +310,7 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
             }
             if s.next_keep_alive.is_some_and(|t| t <= now) {
                 s.keep_alive();
-                s.next_keep_alive = self.config.keep_alive.and_then(|d| now.checked_add(d));
+                s.next_keep_alive = self.config.sse_keep_alive.and_then(|d| now.checked_add(d));
             }
             if s.handshake_deadline(grace).is_some_and(|t| t <= now) {
                 self.stats.handshakes_expired += 1;
@@ -348,8 +336,8 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
     /// expiry, or a handshake grace running out.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let idle = self.config.endpoint.idle_timeout;
-        let grace = self.config.endpoint.handshake_grace;
+        let idle = self.config.idle_timeout;
+        let grace = self.config.handshake_grace;
         self.sessions
             .values()
             .flat_map(|s| {

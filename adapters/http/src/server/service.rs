@@ -131,7 +131,7 @@ async fn handle_request(
         }
     }
     // The core router says which paths exist (Streamable, and the HTTP+SSE pair if mounted).
-    let known = shared.try_with(|core| core.endpoint.route(parts.uri.path()).is_some());
+    let known = shared.try_with(|core| core.endpoint.serves(parts.uri.path()));
     if known != Some(true) {
         return Ok(plain(StatusCode::NOT_FOUND, "Not Found"));
     }

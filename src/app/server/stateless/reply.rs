@@ -10,10 +10,10 @@ use super::Exchange;
 use crate::app::server::outbox::OutboxItem;
 use crate::app::server::Server;
 use crate::jsonrpc::{self as m, code, ErrorObject, RawJson, RequestId};
-use crate::model::stateless::{missing_capability_error, InputRequiredResult, SERVER_INFO_KEY};
+use crate::model::stateless::{InputRequiredResult, SERVER_INFO_KEY};
 use crate::model::LoggingLevel;
 use crate::session::{Transmit, TransmitKind};
-use crate::stateless::{capability_name, required_capabilities_object};
+use crate::stateless::missing_capabilities_error;
 
 impl Server {
     /// Takes the outbox items that belong to stateless exchanges; hands back the others.
@@ -157,9 +157,7 @@ impl Server {
         answers: &Map<String, Value>,
     ) {
         if !round.missing.is_empty() {
-            let names: Vec<&str> = round.missing.iter().map(|&k| capability_name(k)).collect();
-            let required = required_capabilities_object(&round.missing);
-            let error = missing_capability_error(required, &names.join(", "));
+            let error = missing_capabilities_error(&round.missing);
             return self.stateless.push_error(id, &error, Some(400));
         }
         let now_ms = self.stateless.unix_ms(self.last_now);

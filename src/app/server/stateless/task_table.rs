@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::app::server::HandlerResult;
 use crate::jsonrpc::{decode, encode_error, encode_result, Incoming, Message, MissingId};
 use crate::jsonrpc::{ErrorObject, RawJson};
 use crate::runtime::{lock, oneshot, CancelToken, OneshotReceiver, OneshotSender, WakeHook};
@@ -187,7 +186,7 @@ impl Tasks {
     }
 
     /// The job of `id` ended.
-    pub(super) fn finish(&self, id: &str, outcome: HandlerResult<Value>) {
+    pub(super) fn finish(&self, id: &str, outcome: Result<Value, ErrorObject>) {
         let mut hub = lock(&self.hub);
         hub.runs.remove(id);
         match outcome {
@@ -205,7 +204,7 @@ impl Tasks {
         method: &str,
         params: Option<&RawJson>,
         now_ms: u64,
-    ) -> HandlerResult<Value> {
+    ) -> Result<Value, ErrorObject> {
         let p = parse_task_params(method, params)?;
         let mut hub = lock(&self.hub);
         hub.expire(now_ms);

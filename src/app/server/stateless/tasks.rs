@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 
 use super::mrtr::Watch;
 use super::task_table::Tasks;
-use crate::app::server::{HandlerResult, Server, Tool};
+use crate::app::server::{Server, Tool};
 use crate::jsonrpc::{ErrorObject, RawJson, RequestId};
 use crate::model::ClientCapabilities;
 use crate::stateless::validate_meta;
@@ -60,7 +60,7 @@ impl Server {
         &mut self,
         id: RequestId,
         tasks: Tasks,
-        fut: impl Future<Output = HandlerResult<T>> + Send + Unpin + 'static,
+        fut: impl Future<Output = Result<T, ErrorObject>> + Send + Unpin + 'static,
         encode: impl FnOnce(T) -> Value + Send + 'static,
     ) {
         let input = self.input_state(&id);
