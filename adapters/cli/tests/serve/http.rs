@@ -6,6 +6,8 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::http_fixture::HttpFixture;
+
 #[test]
 fn serve_http_prints_its_url_and_exits_0_on_sigterm() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
@@ -61,29 +63,15 @@ fn initialize(addr: &str) -> String {
 
 #[test]
 fn max_sessions_per_peer_refuses_one_more_with_429() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-sansio"))
-        .args([
-            "serve",
-            "--http",
-            "127.0.0.1:0",
-            "--max-sessions-per-peer",
-            "2",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn serve --http");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let first = lines.next().and_then(Result::ok).unwrap_or_default();
-    let addr = first
-        .strip_prefix("listening on http://")
+    let server = HttpFixture::start_with(&["--max-sessions-per-peer", "2"], &[]);
+    let addr = server
+        .url
+        .strip_prefix("http://")
         .and_then(|rest| rest.strip_suffix("/mcp"))
         .unwrap_or_default()
         .to_owned();
     let responses: Vec<String> = (0..3).map(|_| initialize(&addr)).collect();
-    let _ = child.kill();
-    let _ = child.wait();
+    server.terminate();
     assert!(responses[0].starts_with("HTTP/1.1 200"), "{}", responses[0]);
     assert!(responses[1].starts_with("HTTP/1.1 200"), "{}", responses[1]);
     let third = responses[2].to_ascii_lowercase();

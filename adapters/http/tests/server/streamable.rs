@@ -331,23 +331,27 @@ fn status_codes_come_through_the_sockets() {
     server.shutdown();
 }
 
-#[test]
-fn an_http_1_1_request_needs_exactly_one_host_field() {
-    let mut server = Running::start(HttpServerOptions::default(), app);
+/// The status of an `initialize` sent as `POST {target} {version}` with the header lines
+/// `host` (each ending in CRLF), on a fresh connection.
+fn initialize_status(server: &Running, version: &str, target: &str, host: &str) -> u16 {
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "t", "version": "0"}}})
     .to_string();
-    let status = |version: &str, hosts: &str| {
-        let mut stream = server.raw();
-        let request = format!(
-            "POST /mcp {version}\r\n{hosts}Accept: {BOTH}\r\nContent-Type: application/json\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n{init}",
-            init.len()
-        );
-        stream.write_all(request.as_bytes()).unwrap();
-        read_head(&mut BufReader::new(stream)).status
-    };
+    let mut stream = server.raw();
+    let request = format!(
+        "POST {target} {version}\r\n{host}Accept: {BOTH}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{init}",
+        init.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    read_head(&mut BufReader::new(stream)).status
+}
+
+#[test]
+fn an_http_1_1_request_needs_exactly_one_host_field() {
+    let mut server = Running::start(HttpServerOptions::default(), app);
+    let status = |version: &str, hosts: &str| initialize_status(&server, version, "/mcp", hosts);
     assert_eq!(status("HTTP/1.1", ""), 400, "no Host");
     let two = "Host: localhost\r\nHost: evil.example\r\n";
     assert_eq!(status("HTTP/1.1", two), 400, "two Host fields");
@@ -361,28 +365,14 @@ fn an_http_1_1_request_needs_exactly_one_host_field() {
 #[test]
 fn an_absolute_form_target_is_checked_by_its_own_host() {
     let mut server = Running::start(HttpServerOptions::default(), app);
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "t", "version": "0"}}})
-    .to_string();
-    let status = |version: &str, target: &str, host: &str| {
-        let mut stream = server.raw();
-        let request = format!(
-            "POST {target} {version}\r\n{host}Accept: {BOTH}\r\n\
-             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{init}",
-            init.len()
-        );
-        stream.write_all(request.as_bytes()).unwrap();
-        read_head(&mut BufReader::new(stream)).status
-    };
+    let status =
+        |version: &str, target: &str, host: &str| initialize_status(&server, version, target, host);
     let local = "Host: localhost\r\n";
     let evil = "http://evil.example/mcp";
     assert_eq!(status("HTTP/1.1", evil, local), 403, "the target's host");
     assert_eq!(status("HTTP/1.0", evil, ""), 403, "no Host field at all");
-    assert_eq!(
-        status("HTTP/1.1", "http://localhost/mcp", "Host: evil.example\r\n"),
-        200
-    );
+    let other_host = "Host: evil.example\r\n";
+    assert_eq!(status("HTTP/1.1", "http://localhost/mcp", other_host), 200);
     assert_eq!(status("HTTP/1.1", "/mcp", local), 200);
     server.shutdown();
 }
