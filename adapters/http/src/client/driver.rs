@@ -86,7 +86,11 @@ impl<T: ClientTransport> Loop<T> {
             while let Some(event) = self.transport.poll_event() {
                 if let Some(why) = (self.sinks.on_transport_event)(event) {
                     moved = true;
-                    self.last_failure = Some(why);
+                    // A request that failed under it (no connection, say) is the detail.
+                    self.last_failure = Some(match self.last_failure.take() {
+                        Some(under) => format!("{why}: {under}"),
+                        None => why,
+                    });
                     self.client.close(now);
                 }
             }
