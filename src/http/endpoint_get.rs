@@ -109,6 +109,13 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
         if cursor.stream >= session.next_stream {
             return error(400, "Bad Request: unknown Last-Event-ID");
         }
+        if cursor.stream == STANDALONE && session.held_dropped {
+            return error(
+                409,
+                "Conflict: messages for the GET stream were dropped while it was away; \
+                 open it again without Last-Event-ID",
+            );
+        }
         let Ok(events) = session.replay.replay_after(cursor) else {
             return error(
                 409,

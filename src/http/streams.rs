@@ -162,6 +162,10 @@ pub(crate) struct SessionState<M> {
     pub(crate) held: VecDeque<(u64, Bytes)>,
     /// The place the next message for the GET stream takes when it is held or relayed.
     standalone_seq: u64,
+    /// A message for the GET stream was dropped because [`MAX_HELD`] were already held: a
+    /// resume of that stream could not be complete, so it is refused until a GET without
+    /// `Last-Event-ID` opens the stream afresh.
+    pub(crate) held_dropped: bool,
     pub(crate) last_activity: Instant,
     /// Messages that had no stream to go on (dropped and counted).
     pub(crate) dropped: u64,
@@ -225,6 +229,7 @@ impl<M: SessionMachine> SessionState<M> {
             replay: ReplayBuffer::new(replay_budget),
             held: VecDeque::new(),
             standalone_seq: 0,
+            held_dropped: false,
             last_activity: now,
             dropped: 0,
             retry_ms,
@@ -419,6 +424,7 @@ impl<M: SessionMachine> SessionState<M> {
             self.held.push_back((self.standalone_seq, data));
         } else {
             self.dropped += 1;
+            self.held_dropped = true;
         }
     }
 
@@ -442,6 +448,7 @@ impl<M: SessionMachine> SessionState<M> {
             self.held.insert(at, (seq, data));
         } else {
             self.dropped += 1;
+            self.held_dropped = true;
         }
         if self.standalone_attached() {
             self.flush_held();
@@ -552,7 +559,7 @@ impl<M: SessionMachine> SessionState<M> {
             let priming = self.sse_event(key, &[], Some(self.retry_ms));
             // Empty data: never worth replaying.
             if let Some(stream) = self.streams.get_mut(&key) {
-                stream.queue.push_back(priming.1);
+                stream.queue.push_whole(priming.1);
             }
         }
         // What was routed before the stream opened is queued whole, past the queue's limits: it is
@@ -561,7 +568,7 @@ impl<M: SessionMachine> SessionState<M> {
             let (id, event) = self.sse_event(key, &data, None);
             self.record(key, id, &event);
             if let Some(stream) = self.streams.get_mut(&key) {
-                stream.queue.push_back(event);
+                stream.queue.push_whole(event);
             }
         }
         if let (Some(log), true) = (&mut self.log, finished && key != STANDALONE) {
@@ -601,6 +608,7 @@ impl<M: SessionMachine> SessionState<M> {
         if let Some(old) = replaced {
             self.release(old);
         }
+        self.held_dropped = false;
         self.start_sse(STANDALONE);
         self.flush_held();
     }

@@ -847,6 +847,94 @@ fn a_stream_too_far_behind_in_bytes_is_cut_loose() {
     assert!(logs < 33, "{logs} mebibyte logs were queued");
 }
 
+/// `n` changes of session `sid`'s tool list, each announced on its GET stream: routed there
+/// by a notification of the client's every 1,000 changes (the server's outbox holds 4,096
+/// between two inputs), without the GET stream's reader taking anything.
+fn toggle_tools(rig: &mut Rig, sid: &str, n: usize) {
+    let routed = json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"});
+    for i in 0..n {
+        if i % 2 == 0 {
+            rig.add_tool(sid);
+        } else {
+            let machine = rig.http.endpoint.machine_mut(sid).unwrap();
+            machine.handle().remove_tool("new");
+        }
+        if i % 1_000 == 999 || i + 1 == n {
+            assert_eq!(rig.post(Some(sid), routed.clone()).status, 202);
+        }
+    }
+}
+
+/// A GET stream whose reader fell 4,096 events behind is cut loose; its resume replays all
+/// it missed (more than one queue's worth) and what arose meanwhile, instead of being cut
+/// again by the first live event before its reader could take the replay.
+#[test]
+fn a_get_stream_cut_loose_resumes_with_everything_it_missed() {
+    let (mut rig, sid) = Rig::opened("2025-06-18");
+    let get = rig.http.get(&sid, None);
+    toggle_tools(&mut rig, &sid, 1);
+    let (seen, _) = rig.drain(&get.body);
+    assert_eq!(seen.len(), 1);
+    toggle_tools(&mut rig, &sid, 4_200);
+    let (events, ended) = rig.drain(&get.body);
+    assert!(ended && events.is_empty(), "cut loose: {}", events.len());
+    let resumed = rig.http.get(&sid, Some(&seen[0].0));
+    assert_eq!(resumed.status, 200);
+    let (replayed, ended) = rig.drain(&resumed.body);
+    assert!(!ended, "the resumed stream stays open");
+    assert_eq!(replayed.len(), 4_200, "every change after the id, once");
+    assert!(replayed
+        .iter()
+        .all(|(_, data)| data.contains("notifications/tools/list_changed")));
+    toggle_tools(&mut rig, &sid, 1);
+    assert_eq!(rig.drain(&resumed.body).0.len(), 1, "and it goes on live");
+}
+
+/// While no GET stream is open, at most 1,024 messages wait for it; once one more was
+/// dropped a resume could not be complete: it is refused (409), and a GET without
+/// `Last-Event-ID` opens the stream afresh with the messages held.
+#[test]
+fn a_resume_after_held_messages_were_dropped_is_refused() {
+    let (mut rig, sid) = Rig::opened("2025-06-18");
+    let get = rig.http.get(&sid, None);
+    toggle_tools(&mut rig, &sid, 1);
+    let (seen, _) = rig.drain(&get.body);
+    let Body::Stream(conn) = get.body else {
+        panic!()
+    };
+    rig.http.endpoint.stream_closed(conn);
+    toggle_tools(&mut rig, &sid, 1_024);
+    let resumed = rig.http.get(&sid, Some(&seen[0].0));
+    assert_eq!(resumed.status, 200, "1,024 held: nothing lost");
+    assert_eq!(rig.drain(&resumed.body).0.len(), 1_024);
+    let Body::Stream(conn) = resumed.body else {
+        panic!()
+    };
+    rig.http.endpoint.stream_closed(conn);
+    toggle_tools(&mut rig, &sid, 1_025);
+    let refused = rig.http.get(&sid, Some(&seen[0].0));
+    assert_eq!(refused.status, 409);
+    assert!(
+        refused.body_text().contains("dropped"),
+        "{}",
+        refused.body_text()
+    );
+    let fresh = rig.http.get(&sid, None);
+    assert_eq!(fresh.status, 200);
+    let (held, _) = rig.drain(&fresh.body);
+    assert_eq!(held.len(), 1_024);
+    let Body::Stream(conn) = fresh.body else {
+        panic!()
+    };
+    rig.http.endpoint.stream_closed(conn);
+    let last = held.last().unwrap().0.clone();
+    assert_eq!(
+        rig.http.get(&sid, Some(&last)).status,
+        200,
+        "resumable again"
+    );
+}
+
 #[test]
 fn resumption_replays_exactly_the_missed_suffix_of_that_stream() {
     let (mut rig, sid) = Rig::opened("2025-11-25");
