@@ -15,7 +15,9 @@ mod elicitation;
 mod flatten;
 mod lifecycle;
 mod logging;
-pub mod methods;
+// Public items only for the `testing` re-export (the schema tests check the table).
+#[cfg_attr(not(feature = "testing"), allow(unreachable_pub))]
+pub(crate) mod methods;
 mod notifications;
 mod prompts;
 mod resources;
@@ -34,9 +36,9 @@ pub use content::*;
 pub use elicitation::*;
 pub use lifecycle::*;
 pub use logging::*;
-pub use methods::{
-    client_capability_for, method_exists, method_info, server_capability_for, ClientCapabilityKey,
-    MethodDirection, MethodInfo, MethodKind, ServerCapabilityKey, METHODS,
+pub use methods::{client_capability_for, method_exists, ClientCapabilityKey};
+pub(crate) use methods::{
+    server_capability_for, MethodDirection, MethodInfo, MethodKind, ServerCapabilityKey,
 };
 pub use notifications::*;
 pub use prompts::*;
