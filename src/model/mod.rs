@@ -2,8 +2,9 @@
 //!
 //! Each area has its own file. Every type keeps unknown members (`extra`) and `_meta`, so a
 //! decode/encode round trip loses nothing; JSON Schemas (`inputSchema`, `outputSchema`,
-//! `requestedSchema`) are kept verbatim as raw JSON. [`methods`] maps every method to its
-//! direction, kind, gating capability and revisions.
+//! `requestedSchema`) are kept verbatim as raw JSON. An internal method table maps every
+//! method to its direction, kind, gating capability and revisions; [`method_exists`] and
+//! [`client_capability_for`] answer from it.
 
 #[macro_use]
 mod object;
