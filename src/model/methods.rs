@@ -138,7 +138,7 @@ impl ClientCapabilityKey {
 }
 
 /// What a method table ([`METHODS`], or 2026-07-28's
-/// [`super::stateless::STATELESS_METHODS`]) knows about one method.
+/// [`super::stateless::methods::STATELESS_METHODS`]) knows about one method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MethodInfo {
     /// The method name.
@@ -204,7 +204,8 @@ pub(super) const fn info(
 
 /// Every method of every revision. Those 2026-07-28 removed (or embedded in input-required
 /// results) end at 2025-11-25; its new ones start at 2026-07-28. Directions and gates are the
-/// stateful revisions' ones: see [`super::stateless::STATELESS_METHODS`] for 2026-07-28's.
+/// stateful revisions' ones: see [`super::stateless::methods::STATELESS_METHODS`] for
+/// 2026-07-28's.
 pub const METHODS: &[MethodInfo] = &[
     MethodInfo {
         until: Some(V4),
@@ -396,7 +397,7 @@ pub const METHODS: &[MethodInfo] = &[
 ];
 
 /// What the table knows about `method`, or `None` for a method no revision has.
-pub fn method_info(method: &str) -> Option<&'static MethodInfo> {
+pub(crate) fn method_info(method: &str) -> Option<&'static MethodInfo> {
     METHODS.iter().find(|i| i.name == method)
 }
 
@@ -407,7 +408,7 @@ pub fn method_exists(method: &str, version: ProtocolVersion) -> bool {
 
 /// The server capability the server must have declared before the client sends `method`
 /// (requests) or before the server sends it (notifications), in `version`.
-pub fn server_capability_for(
+pub(crate) fn server_capability_for(
     method: &str,
     version: ProtocolVersion,
 ) -> Option<ServerCapabilityKey> {

@@ -2,8 +2,9 @@
 //!
 //! Each area has its own file. Every type keeps unknown members (`extra`) and `_meta`, so a
 //! decode/encode round trip loses nothing; JSON Schemas (`inputSchema`, `outputSchema`,
-//! `requestedSchema`) are kept verbatim as raw JSON. [`methods`] maps every method to its
-//! direction, kind, gating capability and revisions.
+//! `requestedSchema`) are kept verbatim as raw JSON. An internal method table maps every
+//! method to its direction, kind, gating capability and revisions; [`method_exists`] and
+//! [`client_capability_for`] answer from it.
 
 #[macro_use]
 mod object;
@@ -15,7 +16,9 @@ mod elicitation;
 mod flatten;
 mod lifecycle;
 mod logging;
-pub mod methods;
+// Public items only for the `testing` re-export (the schema tests check the table).
+#[cfg_attr(not(feature = "testing"), allow(unreachable_pub))]
+pub(crate) mod methods;
 mod notifications;
 mod prompts;
 mod resources;
@@ -34,9 +37,9 @@ pub use content::*;
 pub use elicitation::*;
 pub use lifecycle::*;
 pub use logging::*;
-pub use methods::{
-    client_capability_for, method_exists, method_info, server_capability_for, ClientCapabilityKey,
-    MethodDirection, MethodInfo, MethodKind, ServerCapabilityKey, METHODS,
+pub use methods::{client_capability_for, method_exists, ClientCapabilityKey};
+pub(crate) use methods::{
+    server_capability_for, MethodDirection, MethodInfo, MethodKind, ServerCapabilityKey,
 };
 pub use notifications::*;
 pub use prompts::*;

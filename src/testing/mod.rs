@@ -10,6 +10,7 @@
 //! - [`Jobs`]: handler jobs polled with a no-op waker, so the test decides when they run.
 //! - [`settle`]: the bounded step-until-still loop, for rigs a test writes itself.
 //! - [`echo_server`]: a server with one `echo` tool, for tests about the transport around it.
+//! - [`METHODS`] and [`STATELESS_METHODS`]: the method tables, for the schema tests.
 //!
 //! The rigs panic on what a test should never see (an unparsable frame from the engine, a rig
 //! that does not settle): they are for tests, not for serving peers.
@@ -27,3 +28,10 @@ pub use jobs::Jobs;
 pub use server_rig::ServerRig;
 pub use session_pair::{Direction, Fault, FaultHook, PairLimits, SessionPair};
 pub use settle::settle;
+
+/// The method tables (every revision's, and 2026-07-28's), which the session and the stateless
+/// validator read; here for the tests that check them against the official schema.
+pub use crate::model::methods::{
+    MethodDirection, MethodInfo, MethodKind, ServerCapabilityKey, METHODS,
+};
+pub use crate::model::stateless::methods::{stateless_method, STATELESS_METHODS};

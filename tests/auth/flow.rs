@@ -174,6 +174,25 @@ fn unauthorized(header: Option<&str>) -> ReceivedResponse {
     }
 }
 
+/// A flow for the default config that has just taken a bare 401 (random bytes `seed`), and
+/// the time it took it.
+fn challenged(seed: u8) -> (AuthFlow, Instant) {
+    let now = Instant::now();
+    let mut flow = AuthFlow::new(AuthConfig::new(SERVER, REDIRECT));
+    flow.handle_challenge(now, &unauthorized(None), &[seed; 48])
+        .expect("challenge");
+    (flow, now)
+}
+
+/// Pre-registered credentials with `client_secret_basic`.
+fn basic_client(client_id: &str, secret: &str) -> ClientCredentials {
+    ClientCredentials {
+        client_id: client_id.into(),
+        client_secret: Some(Secret::new(secret)),
+        auth_method: ClientAuthMethod::ClientSecretBasic,
+    }
+}
+
 fn forbidden(scope: &str) -> ReceivedResponse {
     ReceivedResponse {
         status: 403,
@@ -353,10 +372,7 @@ fn legacy_2025_03_26_default_endpoints() {
     world.docs.clear();
     let root = "http://127.0.0.1:7000";
     world.register_at(root);
-    let now = Instant::now();
-    let mut flow = AuthFlow::new(AuthConfig::new(SERVER, REDIRECT));
-    flow.handle_challenge(now, &unauthorized(None), &[1; 48])
-        .expect("challenge");
+    let (mut flow, now) = challenged(1);
     let mut seen = Vec::new();
     for _ in 0..10 {
         match flow.poll_request() {
@@ -444,10 +460,7 @@ fn registration_failure_and_state_mismatch() {
     ));
 
     let mut world = World::new();
-    let now = Instant::now();
-    let mut flow = AuthFlow::new(AuthConfig::new(SERVER, REDIRECT));
-    flow.handle_challenge(now, &unauthorized(None), &[2; 48])
-        .expect("challenge");
+    let (mut flow, now) = challenged(2);
     while let Some(req) = flow.poll_request() {
         let resp = world.answer(&req);
         flow.handle_response(now, resp).expect("ok");
@@ -489,11 +502,7 @@ fn cimd_url_replaces_registration_when_supported() {
 fn pre_registered_client_uses_basic_auth() {
     let mut world = World::new();
     let mut config = AuthConfig::new(SERVER, REDIRECT);
-    config.pre_registered = Some(ClientCredentials {
-        client_id: "pre".into(),
-        client_secret: Some(Secret::new("pre-secret")),
-        auth_method: ClientAuthMethod::ClientSecretBasic,
-    });
+    config.pre_registered = Some(basic_client("pre", "pre-secret"));
     let (flow, events) = run(&mut world, config, unauthorized(None));
     assert!(authorized(&events));
     assert!(world.log.iter().all(|u| !u.ends_with("/register")));
@@ -569,10 +578,7 @@ fn step_up_reauthorizes_with_union_scope_without_rediscovery() {
 #[test]
 fn scope_retry_limit_gives_up_after_three_authorizations() {
     let mut world = World::new();
-    let now = Instant::now();
-    let mut flow = AuthFlow::new(AuthConfig::new(SERVER, REDIRECT));
-    flow.handle_challenge(now, &unauthorized(None), &[5; 48])
-        .expect("401");
+    let (mut flow, now) = challenged(5);
     let mut last = world.drive(&mut flow, now);
     for round in 0..10u8 {
         if failure(&last).is_some() {
@@ -590,10 +596,7 @@ fn scope_retry_limit_gives_up_after_three_authorizations() {
 fn token_is_refreshed_before_expiry() {
     let mut world = World::new();
     world.expires_in = 60;
-    let now = Instant::now();
-    let mut flow = AuthFlow::new(AuthConfig::new(SERVER, REDIRECT));
-    flow.handle_challenge(now, &unauthorized(None), &[6; 48])
-        .expect("401");
+    let (mut flow, now) = challenged(6);
     assert!(authorized(&world.drive(&mut flow, now)));
     let deadline = flow.poll_timeout().expect("refresh deadline");
     assert_eq!(deadline, now + Duration::from_secs(30));
@@ -630,11 +633,7 @@ fn client_credentials_grant_skips_the_user() {
     let mut world = World::new();
     let mut config = AuthConfig::new(SERVER, REDIRECT);
     config.client_credentials_grant = true;
-    config.pre_registered = Some(ClientCredentials {
-        client_id: "m2m".into(),
-        client_secret: Some(Secret::new("s")),
-        auth_method: ClientAuthMethod::ClientSecretBasic,
-    });
+    config.pre_registered = Some(basic_client("m2m", "s"));
     let (_, events) = run(&mut world, config, unauthorized(None));
     assert!(authorized(&events));
     assert!(world.authorizations.is_empty());
@@ -688,10 +687,7 @@ fn a_401_rediscovers_and_a_moved_resource_registers_with_the_new_server() {
     const NEW_AS: &str = "http://127.0.0.1:7002";
     let mut world = World::new();
     world.expires_in = 3600;
-    let now = Instant::now();
-    let mut flow = AuthFlow::new(AuthConfig::new(SERVER, REDIRECT));
-    flow.handle_challenge(now, &unauthorized(None), &[7; 48])
-        .expect("challenge");
+    let (mut flow, now) = challenged(7);
     assert!(authorized(&world.drive(&mut flow, now)));
 
     // The same server again: rediscovered, then its refresh token is used; no second
@@ -810,10 +806,7 @@ fn a_401_whose_challenge_cannot_be_read_is_quoted_when_discovery_without_it_fail
 #[test]
 fn a_redirected_registration_quotes_the_location() {
     let mut world = World::new();
-    let now = Instant::now();
-    let mut flow = AuthFlow::new(AuthConfig::new(SERVER, REDIRECT));
-    flow.handle_challenge(now, &unauthorized(None), &[3; 48])
-        .expect("challenge");
+    let (mut flow, now) = challenged(3);
     for _ in 0..10 {
         let Some(req) = flow.poll_request() else {
             break;

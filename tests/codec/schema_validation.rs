@@ -7,6 +7,7 @@
 
 use mcp_sansio::jsonrpc::{self, RawJson, RequestId};
 use mcp_sansio::model::*;
+use mcp_sansio::testing::{MethodDirection, MethodInfo, MethodKind, METHODS};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 

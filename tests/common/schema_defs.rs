@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use jsonschema::Validator;
-use mcp_sansio::model::MethodDirection;
+use mcp_sansio::testing::MethodDirection;
 use serde_json::{json, Value};
 
 /// The official schema directory: `MCP_SCHEMA_DIR`, or the in-repository copy `tests/schema`

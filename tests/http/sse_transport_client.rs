@@ -470,6 +470,27 @@ fn chunk(bytes: &'static [u8]) -> Bytes {
     Bytes::from_static(bytes)
 }
 
+/// An HTTP+SSE client for `http://127.0.0.1:1/sse` and the key of its stream GET.
+fn sse_client(now: Instant, config: HttpClientConfig) -> (SseTransportClient, ExchangeId) {
+    let mut c = SseTransportClient::new("http://127.0.0.1:1/sse", config, now, 1).unwrap();
+    let get = next_send(&mut c).expect("the stream GET");
+    (c, get.id)
+}
+
+/// An HTTP+SSE client whose stream has opened and named `/m?s=1` in its `endpoint` event.
+fn ready_client(now: Instant, config: HttpClientConfig) -> (SseTransportClient, ExchangeId) {
+    let (mut c, get) = sse_client(now, config);
+    c.handle_response_head(now, get, 200, sse_head());
+    c.handle_response_body(now, get, chunk(b"event: endpoint\ndata: /m?s=1\n\n"));
+    assert_eq!(
+        c.poll_event(),
+        Some(TransportEvent::Ready {
+            post_url: "http://127.0.0.1:1/m?s=1".into()
+        })
+    );
+    (c, get)
+}
+
 #[test]
 fn the_probe_falls_back_on_400_404_405_and_fails_on_other_statuses() {
     let now = Instant::now();
@@ -642,14 +663,7 @@ fn a_probe_without_an_answer_in_time_closes_on_the_virtual_clock() {
 #[test]
 fn frames_wait_for_the_endpoint_event_and_go_out_in_order() {
     let now = Instant::now();
-    let mut c = SseTransportClient::new(
-        "http://127.0.0.1:1/sse",
-        HttpClientConfig::default(),
-        now,
-        1,
-    )
-    .unwrap();
-    let get = next_send(&mut c).unwrap();
+    let (mut c, get) = sse_client(now, HttpClientConfig::default());
     for i in 0..3 {
         let frame = Bytes::from(format!("{{\"n\":{i}}}"));
         c.handle_transmit(now, frame, TransmitKind::Notification);
@@ -658,19 +672,15 @@ fn frames_wait_for_the_endpoint_event_and_go_out_in_order() {
         c.poll_action().is_none(),
         "nothing before the endpoint event"
     );
-    c.handle_response_head(now, get.id, 200, sse_head());
+    c.handle_response_head(now, get, 200, sse_head());
     // A message before the endpoint event is still delivered; comments and odd events skipped.
     c.handle_response_body(
         now,
-        get.id,
+        get,
         chunk(b": hi\n\nevent: other\ndata: x\n\ndata: {\"early\":1}\n\n"),
     );
-    c.handle_response_body(
-        now,
-        get.id,
-        chunk(b"event: endpoint\r\ndata: /m?s=1\r\n\r\n"),
-    );
-    c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: /ignored\n\n"));
+    c.handle_response_body(now, get, chunk(b"event: endpoint\r\ndata: /m?s=1\r\n\r\n"));
+    c.handle_response_body(now, get, chunk(b"event: endpoint\ndata: /ignored\n\n"));
     let bodies: Vec<_> = std::iter::from_fn(|| next_send(&mut c))
         .map(|r| r.body)
         .collect();
@@ -698,9 +708,8 @@ fn no_endpoint_event_in_time_closes_on_the_virtual_clock() {
         endpoint_timeout: Duration::from_secs(5),
         ..Default::default()
     };
-    let mut c = SseTransportClient::new("http://127.0.0.1:1/sse", config, now, 1).unwrap();
-    let get = next_send(&mut c).unwrap();
-    c.handle_response_head(now, get.id, 200, sse_head());
+    let (mut c, get) = sse_client(now, config);
+    c.handle_response_head(now, get, 200, sse_head());
     assert_eq!(c.poll_timeout(), Some(now + Duration::from_secs(5)));
     c.handle_timeout(now + Duration::from_millis(4999));
     assert_eq!(c.poll_event(), None);
@@ -711,7 +720,7 @@ fn no_endpoint_event_in_time_closes_on_the_virtual_clock() {
             TransportCloseReason::EndpointTimeout
         ))
     );
-    assert_eq!(next_abort(&mut c), Some(get.id));
+    assert_eq!(next_abort(&mut c), Some(get));
     assert_eq!(c.poll_timeout(), None);
 }
 
@@ -722,11 +731,7 @@ fn a_post_without_an_answer_in_time_ends_its_request_once() {
         post_timeout: Duration::from_secs(2),
         ..Default::default()
     };
-    let mut c = SseTransportClient::new("http://127.0.0.1:1/sse", config, now, 1).unwrap();
-    let get = next_send(&mut c).unwrap();
-    c.handle_response_head(now, get.id, 200, sse_head());
-    c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: /m?s=1\n\n"));
-    assert!(matches!(c.poll_event(), Some(TransportEvent::Ready { .. })));
+    let (mut c, _) = ready_client(now, config);
     assert_eq!(c.poll_timeout(), None, "no POST in flight");
     let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#);
     let sent_at = now + Duration::from_secs(1);
@@ -757,45 +762,29 @@ fn a_post_without_an_answer_in_time_ends_its_request_once() {
 #[test]
 fn bad_streams_and_endpoints_close_the_client() {
     let now = Instant::now();
-    let start = || {
-        let mut c = SseTransportClient::new(
-            "http://127.0.0.1:1/sse",
-            HttpClientConfig::default(),
-            now,
-            1,
-        )
-        .unwrap();
-        let key = next_send(&mut c).unwrap().id;
-        (c, key)
-    };
+    let start = || sse_client(now, HttpClientConfig::default());
     type Case = (
         u16,
         Vec<(&'static str, &'static str)>,
         &'static [u8],
         TransportCloseReason,
     );
+    // A stream that opened as it should, then named a bad endpoint.
+    let endpoint_case = |event: &'static [u8], reason| (200, sse_head().to_vec(), event, reason);
     let cases: Vec<Case> = vec![
-        (
-            200,
-            sse_head().to_vec(),
+        endpoint_case(
             b"event: endpoint\ndata: http://evil.example/m\n\n",
             TransportCloseReason::CrossOriginEndpoint,
         ),
-        (
-            200,
-            sse_head().to_vec(),
+        endpoint_case(
             b"event: endpoint\ndata: https://127.0.0.1:1/m\n\n",
             TransportCloseReason::CrossOriginEndpoint,
         ),
-        (
-            200,
-            sse_head().to_vec(),
+        endpoint_case(
             b"event: endpoint\ndata: mailto:x\n\n",
             TransportCloseReason::InvalidEndpoint,
         ),
-        (
-            200,
-            sse_head().to_vec(),
+        endpoint_case(
             b"event: endpoint\ndata: ftp://127.0.0.1:1/m\n\n",
             TransportCloseReason::InvalidEndpoint,
         ),
@@ -855,17 +844,7 @@ fn bad_streams_and_endpoints_close_the_client() {
 #[test]
 fn a_refused_post_answers_its_request_with_an_error_exactly_once() {
     let now = Instant::now();
-    let mut c = SseTransportClient::new(
-        "http://127.0.0.1:1/sse",
-        HttpClientConfig::default(),
-        now,
-        1,
-    )
-    .unwrap();
-    let get = next_send(&mut c).unwrap();
-    c.handle_response_head(now, get.id, 200, sse_head());
-    c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: /m?s=1\n\n"));
-    assert!(matches!(c.poll_event(), Some(TransportEvent::Ready { .. })));
+    let (mut c, _) = ready_client(now, HttpClientConfig::default());
     let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":41,"method":"ping"}"#);
     c.handle_transmit(now, ping, kind);
     c.handle_transmit(
@@ -919,8 +898,7 @@ fn pending_and_inbound_frames_are_bounded() {
         max_inbound_frames: 2,
         ..Default::default()
     };
-    let mut c = SseTransportClient::new("http://127.0.0.1:1/sse", config, now, 1).unwrap();
-    let get = next_send(&mut c).unwrap();
+    let (mut c, get) = sse_client(now, config);
     for id in 1..=3 {
         let frame = Bytes::from(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
         c.handle_transmit(now, frame, TransmitKind::Request);
@@ -929,8 +907,8 @@ fn pending_and_inbound_frames_are_bounded() {
     let refused = next_frame(&mut c).expect("the third is refused");
     assert_eq!(refused["id"], 3);
     assert!(c.poll_frame().is_none());
-    c.handle_response_head(now, get.id, 200, sse_head());
-    c.handle_response_body(now, get.id, chunk(b"data: 1\n\ndata: 2\n\ndata: 3\n\n"));
+    c.handle_response_head(now, get, 200, sse_head());
+    c.handle_response_body(now, get, chunk(b"data: 1\n\ndata: 2\n\ndata: 3\n\n"));
     assert_eq!(
         c.poll_event(),
         Some(TransportEvent::Closed(
@@ -946,15 +924,11 @@ fn an_oversized_event_closes_the_sse_transport_naming_the_limit() {
         max_event_size: 64,
         ..Default::default()
     };
-    let mut c = SseTransportClient::new("http://127.0.0.1:1/sse", config, now, 1).unwrap();
-    let get = next_send(&mut c).unwrap();
-    c.handle_response_head(now, get.id, 200, sse_head());
-    c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: /m?s=1\n\n"));
-    assert!(matches!(c.poll_event(), Some(TransportEvent::Ready { .. })));
+    let (mut c, get) = ready_client(now, config);
     // An event past the limit (it could be the answer a request waits for) closes at once,
     // before it ends.
     let big = format!("event: message\ndata: {}", "x".repeat(100));
-    c.handle_response_body(now, get.id, Bytes::from(big));
+    c.handle_response_body(now, get, Bytes::from(big));
     let event = c.poll_event();
     assert_eq!(
         event,
@@ -966,7 +940,7 @@ fn an_oversized_event_closes_the_sse_transport_naming_the_limit() {
         TransportCloseReason::TooLarge { limit: 64 }.to_string(),
         "a response exceeded the 64 bytes size limit"
     );
-    assert_eq!(next_abort(&mut c), Some(get.id));
+    assert_eq!(next_abort(&mut c), Some(get));
     assert!(c.is_closed());
 
     // An `endpoint` event past the limit too, instead of waiting for the endpoint timeout.
@@ -974,11 +948,10 @@ fn an_oversized_event_closes_the_sse_transport_naming_the_limit() {
         max_event_size: 64,
         ..Default::default()
     };
-    let mut c = SseTransportClient::new("http://127.0.0.1:1/sse", config, now, 1).unwrap();
-    let get = next_send(&mut c).unwrap();
-    c.handle_response_head(now, get.id, 200, sse_head());
+    let (mut c, get) = sse_client(now, config);
+    c.handle_response_head(now, get, 200, sse_head());
     let big = format!("event: endpoint\ndata: /m?{}", "y".repeat(100));
-    c.handle_response_body(now, get.id, Bytes::from(big));
+    c.handle_response_body(now, get, Bytes::from(big));
     assert_eq!(
         c.poll_event(),
         Some(TransportEvent::Closed(TransportCloseReason::TooLarge {
@@ -990,17 +963,7 @@ fn an_oversized_event_closes_the_sse_transport_naming_the_limit() {
 #[test]
 fn a_redirected_post_ends_its_request_quoting_the_location() {
     let now = Instant::now();
-    let mut c = SseTransportClient::new(
-        "http://127.0.0.1:1/sse",
-        HttpClientConfig::default(),
-        now,
-        1,
-    )
-    .unwrap();
-    let get = next_send(&mut c).unwrap();
-    c.handle_response_head(now, get.id, 200, sse_head());
-    c.handle_response_body(now, get.id, chunk(b"event: endpoint\ndata: /m?s=1\n\n"));
-    assert!(matches!(c.poll_event(), Some(TransportEvent::Ready { .. })));
+    let (mut c, _) = ready_client(now, HttpClientConfig::default());
     let (ping, kind) = request(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
     c.handle_transmit(now, ping, kind);
     let post = next_send(&mut c).unwrap();

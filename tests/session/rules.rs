@@ -8,7 +8,7 @@ use mcp_sansio::model::ProtocolVersion as V;
 use mcp_sansio::session::{
     CloseReason, Event, Outcome, RequestOptions, SendError, Session, State, TransmitKind,
 };
-use mcp_sansio::testing::{Direction, Fault};
+use mcp_sansio::testing::{Direction, Fault, SessionPair};
 use mcp_sansio::Config;
 use serde_json::{json, Value};
 
@@ -18,6 +18,54 @@ fn opts() -> RequestOptions {
 
 fn raw(v: Value) -> RawJson {
     RawJson::from_serialize(&v).unwrap()
+}
+
+/// Sends `tools/list` from the pair's client at `now`; its request id.
+fn list_tools(pair: &mut SessionPair, now: Instant, options: RequestOptions) -> RequestId {
+    pair.client
+        .send_request(now, "tools/list", None, options)
+        .unwrap()
+}
+
+/// Request options that ask for progress notifications.
+fn with_progress() -> RequestOptions {
+    RequestOptions {
+        progress: true,
+        ..opts()
+    }
+}
+
+/// Request options with a timeout of their own.
+fn with_timeout(timeout: Duration) -> RequestOptions {
+    RequestOptions {
+        timeout: Some(timeout),
+        ..opts()
+    }
+}
+
+/// A `tools/list` request frame with id `id`.
+fn tools_list(id: u32) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#)
+}
+
+/// Asserts the first frame of `out` is an error answer to `id` with JSON-RPC `code`.
+fn assert_error(out: &[Value], id: impl Into<Value>, code: i64) {
+    assert_eq!(out[0]["id"], id.into());
+    assert_eq!(out[0]["error"]["code"], code);
+}
+
+/// Asserts the only request completed on the pair's client is `id`, timed out.
+fn assert_timed_out(pair: &mut SessionPair, id: RequestId) {
+    assert_eq!(
+        completed(&mut pair.client_events),
+        vec![(id, Outcome::TimedOut)]
+    );
+}
+
+/// A server past the handshake with `config` and no client capabilities, and its clock.
+fn server_with(config: Config) -> (Session, Instant) {
+    let now = Instant::now();
+    (ready_server(config, "{}", now), now)
 }
 
 fn completed(events: &mut std::collections::VecDeque<Event>) -> Vec<(RequestId, Outcome)> {
@@ -64,13 +112,8 @@ fn lifecycle_reaches_ready_on_both_sides_with_initialized_events() {
 fn requests_before_initialized_get_invalid_request_and_the_session_keeps_going() {
     let (mut s, now) = server_after_initialize("2025-06-18", "{}", false);
     assert_eq!(s.state(), State::Initializing);
-    let out = feed(
-        &mut s,
-        now,
-        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
-    );
-    assert_eq!(out[0]["id"], 5);
-    assert_eq!(out[0]["error"]["code"], -32600);
+    let out = feed(&mut s, now, &tools_list(5));
+    assert_error(&out, 5, -32600);
     assert!(s.poll_event().is_none());
     feed(
         &mut s,
@@ -78,11 +121,7 @@ fn requests_before_initialized_get_invalid_request_and_the_session_keeps_going()
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
     );
     assert_eq!(s.state(), State::Ready);
-    feed(
-        &mut s,
-        now,
-        r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#,
-    );
+    feed(&mut s, now, &tools_list(6));
     assert!(matches!(s.poll_event(), Some(Event::Initialized { .. })));
     assert!(matches!(s.poll_event(), Some(Event::Request { .. })));
 }
@@ -152,8 +191,7 @@ fn initialize_twice_is_an_invalid_request() {
     let (mut s, now) = server_after_initialize("2025-06-18", "{}", true);
     let again = r#"{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}"#;
     let out = feed(&mut s, now, again);
-    assert_eq!(out[0]["id"], 9);
-    assert_eq!(out[0]["error"]["code"], -32600);
+    assert_error(&out, 9, -32600);
     assert_eq!(s.state(), State::Ready);
     let mut c = Session::client(Config::default(), client_setup(V::V2025_06_18, "{}"), now);
     c.initialize(now).unwrap();
@@ -381,10 +419,7 @@ fn responses_match_by_exact_id_string_seven_is_not_number_seven() {
 fn request_timeout_ends_the_request_with_an_event_and_sends_cancelled() {
     let mut pair = connected(V::V2025_06_18);
     let now = pair.now();
-    let id = pair
-        .client
-        .send_request(now, "tools/list", None, opts())
-        .unwrap();
+    let id = list_tools(&mut pair, now, opts());
     assert_eq!(
         pair.client.poll_timeout(),
         Some(now + Duration::from_secs(60))
@@ -395,10 +430,7 @@ fn request_timeout_ends_the_request_with_an_event_and_sends_cancelled() {
         Some(Event::Request { .. })
     ));
     pair.advance(Duration::from_secs(60));
-    assert_eq!(
-        completed(&mut pair.client_events),
-        vec![(id.clone(), Outcome::TimedOut)]
-    );
+    assert_timed_out(&mut pair, id.clone());
     assert!(
         matches!(pair.server_events.pop_front(), Some(Event::Cancelled { id: c, .. }) if c == id)
     );
@@ -412,33 +444,21 @@ fn request_timeout_ends_the_request_with_an_event_and_sends_cancelled() {
 fn per_call_timeout_overrides_the_config_default() {
     let mut pair = connected(V::V2025_06_18);
     let now = pair.now();
-    let o = RequestOptions {
-        timeout: Some(Duration::from_millis(10)),
-        ..opts()
-    };
-    let id = pair
-        .client
-        .send_request(now, "tools/list", None, o)
-        .unwrap();
+    let o = with_timeout(Duration::from_millis(10));
+    let id = list_tools(&mut pair, now, o);
     assert_eq!(
         pair.client.poll_timeout(),
         Some(now + Duration::from_millis(10))
     );
     pair.advance(Duration::from_millis(10));
-    assert_eq!(
-        completed(&mut pair.client_events),
-        vec![(id, Outcome::TimedOut)]
-    );
+    assert_timed_out(&mut pair, id);
 }
 
 #[test]
 fn cancel_ends_the_request_and_sends_cancelled() {
     let mut pair = connected(V::V2025_11_25);
     let now = pair.now();
-    let id = pair
-        .client
-        .send_request(now, "tools/list", None, opts())
-        .unwrap();
+    let id = list_tools(&mut pair, now, opts());
     pair.drive();
     pair.client.cancel(now, &id, Some("user".into())).unwrap();
     pair.drive();
@@ -463,10 +483,7 @@ fn late_response_to_a_cancelled_request_is_dropped_and_counted() {
     let mut pair = connected(V::V2025_06_18);
     let now = pair.now();
     // Hold the cancellation back so the server answers first.
-    let id = pair
-        .client
-        .send_request(now, "tools/list", None, opts())
-        .unwrap();
+    let id = list_tools(&mut pair, now, opts());
     pair.drive();
     pair.set_fault_hook(|d, _| {
         if d == Direction::ToServer {
@@ -491,10 +508,7 @@ fn late_response_to_a_cancelled_request_is_dropped_and_counted() {
 fn late_response_to_a_timed_out_request_is_dropped_and_counted() {
     let mut pair = connected(V::V2025_06_18);
     pair.set_latency(Duration::from_secs(1));
-    let o = RequestOptions {
-        timeout: Some(Duration::from_millis(1500)),
-        ..opts()
-    };
+    let o = with_timeout(Duration::from_millis(1500));
     let id = pair
         .client
         .send_request(pair.now(), "tools/list", None, o)
@@ -505,10 +519,7 @@ fn late_response_to_a_timed_out_request_is_dropped_and_counted() {
     };
     pair.server.respond(&sid, raw(json!({"tools":[]}))).unwrap();
     pair.advance(Duration::from_secs(2));
-    assert_eq!(
-        completed(&mut pair.client_events),
-        vec![(id, Outcome::TimedOut)]
-    );
+    assert_timed_out(&mut pair, id);
     assert_eq!(pair.client.stats().late_responses_dropped, 1);
 }
 
@@ -545,10 +556,7 @@ fn responses_with_unknown_ids_are_dropped_and_counted() {
 fn progress_tokens_are_unique_and_progress_events_surface() {
     let mut pair = connected(V::V2025_06_18);
     let now = pair.now();
-    let p = RequestOptions {
-        progress: true,
-        ..opts()
-    };
+    let p = with_progress();
     let a = pair
         .client
         .send_request(now, "tools/call", Some(raw(json!({"name":"a"}))), p.clone())
@@ -616,10 +624,7 @@ fn progress_resets_the_deadline_up_to_the_cap() {
     let mut pair = pair_with(V::V2025_06_18, config, Config::default());
     pair.connect().unwrap();
     let start = pair.now();
-    let p = RequestOptions {
-        progress: true,
-        ..opts()
-    };
+    let p = with_progress();
     let id = pair
         .client
         .send_request(start, "tools/call", Some(raw(json!({"name":"a"}))), p)
@@ -642,19 +647,13 @@ fn progress_resets_the_deadline_up_to_the_cap() {
         Some(start + Duration::from_secs(25))
     );
     pair.advance(Duration::from_secs(1));
-    assert_eq!(
-        completed(&mut pair.client_events),
-        vec![(id, Outcome::TimedOut)]
-    );
+    assert_timed_out(&mut pair, id);
 }
 
 #[test]
 fn progress_after_completion_is_dropped() {
     let mut pair = connected(V::V2025_06_18);
-    let p = RequestOptions {
-        progress: true,
-        ..opts()
-    };
+    let p = with_progress();
     let id = pair
         .client
         .send_request(pair.now(), "tools/list", None, p)
@@ -725,12 +724,10 @@ fn initialize_is_never_cancellable() {
 
 #[test]
 fn admission_control_refuses_past_max_inflight_deterministically() {
-    let now = Instant::now();
-    let config = Config {
+    let (mut s, now) = server_with(Config {
         max_inflight_inbound: 2,
         ..Config::default()
-    };
-    let mut s = ready_server(config, "{}", now);
+    });
     for n in 1..=2 {
         let out = feed(
             &mut s,
@@ -739,23 +736,14 @@ fn admission_control_refuses_past_max_inflight_deterministically() {
         );
         assert!(out.is_empty());
     }
-    let out = feed(
-        &mut s,
-        now,
-        r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
-    );
-    assert_eq!(out[0]["id"], 3);
-    assert_eq!(out[0]["error"]["code"], -32603);
+    let out = feed(&mut s, now, &tools_list(3));
+    assert_error(&out, 3, -32603);
     let out = feed(&mut s, now, r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#);
     assert_eq!(out[0]["result"], json!({}), "ping still answered");
     s.respond(&RequestId::number(1), raw(json!({"tools":[]})))
         .unwrap();
     drain(&mut s);
-    let out = feed(
-        &mut s,
-        now,
-        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
-    );
+    let out = feed(&mut s, now, &tools_list(5));
     assert!(out.is_empty(), "admitted again once a slot is free");
     assert_eq!(s.stats().requests_refused_busy, 1);
 }
@@ -764,10 +752,7 @@ fn admission_control_refuses_past_max_inflight_deterministically() {
 fn server_to_client_requests_use_ids_that_never_collide_with_the_clients() {
     let mut pair = connected(V::V2025_06_18);
     let now = pair.now();
-    let c = pair
-        .client
-        .send_request(now, "tools/list", None, opts())
-        .unwrap();
+    let c = list_tools(&mut pair, now, opts());
     let s = pair
         .server
         .send_request(now, "roots/list", None, opts())
@@ -830,22 +815,18 @@ fn keep_alive_pings_on_a_timer_and_closes_when_unanswered() {
 fn decode_errors_are_answered_with_the_recovered_id() {
     let (mut s, now) = server_after_initialize("2025-06-18", "{}", true);
     let out = feed(&mut s, now, r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#);
-    assert_eq!(out[0]["id"], 7);
-    assert_eq!(out[0]["error"]["code"], -32600);
+    assert_error(&out, 7, -32600);
     let out = feed(&mut s, now, "this is not json");
-    assert_eq!(out[0]["id"], Value::Null);
-    assert_eq!(out[0]["error"]["code"], -32700);
+    assert_error(&out, Value::Null, -32700);
     // A request cut short, or with a byte that is not UTF-8 in a string: its first bytes show
     // the id, so the parse error carries it.
     let out = feed(&mut s, now, r#"{"jsonrpc":"2.0","id":19,"method":"ping""#);
-    assert_eq!(out[0]["id"], 19);
-    assert_eq!(out[0]["error"]["code"], -32700);
+    assert_error(&out, 19, -32700);
     let mut bad =
         br#"{"jsonrpc":"2.0","id":"u","method":"tools/list","params":{"cursor":"#.to_vec();
     bad.extend_from_slice(b"\xff\xfe\"}}");
     let out = feed_bytes(&mut s, now, &bad);
-    assert_eq!(out[0]["id"], "u");
-    assert_eq!(out[0]["error"]["code"], -32700);
+    assert_error(&out, "u", -32700);
     // A broken response is never answered with its id (it names a request of ours).
     let out = feed(&mut s, now, r#"{"jsonrpc":"2.0","id":5,"result":{"#);
     assert!(out.iter().all(|o| o["id"] != 5), "{out:?}");
@@ -914,16 +895,8 @@ fn transmits_are_one_compact_line_with_related_ids() {
 #[test]
 fn duplicate_inbound_request_ids_are_dropped_and_counted() {
     let (mut s, now) = server_after_initialize("2025-06-18", "{}", true);
-    feed(
-        &mut s,
-        now,
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
-    );
-    feed(
-        &mut s,
-        now,
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
-    );
+    feed(&mut s, now, &tools_list(1));
+    feed(&mut s, now, &tools_list(1));
     assert!(matches!(s.poll_event(), Some(Event::Request { .. })));
     assert!(s.poll_event().is_none());
     assert_eq!(s.stats().duplicate_requests_dropped, 1);
@@ -959,22 +932,16 @@ fn a_duplicate_id_is_dropped_before_any_other_rule_and_the_first_request_keeps_i
 
 #[test]
 fn a_duplicate_id_past_max_inflight_is_dropped_not_refused_busy() {
-    let now = Instant::now();
-    let config = Config {
+    let (mut s, now) = server_with(Config {
         max_inflight_inbound: 1,
         ..Config::default()
-    };
-    let mut s = ready_server(config, "{}", now);
+    });
     let request = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
     assert!(feed(&mut s, now, request).is_empty());
     assert!(feed(&mut s, now, request).is_empty());
     assert_eq!(s.stats().duplicate_requests_dropped, 1);
     assert_eq!(s.stats().requests_refused_busy, 0);
-    let out = feed(
-        &mut s,
-        now,
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
-    );
+    let out = feed(&mut s, now, &tools_list(2));
     assert_eq!(out[0]["error"]["code"], -32603);
     assert_eq!(s.stats().requests_refused_busy, 1);
 }
@@ -1034,10 +1001,7 @@ fn the_progress_token_is_read_under_an_escaped_meta_name_and_only_under_meta() {
 fn close_completes_every_pending_request_then_reports_closed() {
     let mut pair = connected(V::V2025_06_18);
     let now = pair.now();
-    let a = pair
-        .client
-        .send_request(now, "tools/list", None, opts())
-        .unwrap();
+    let a = list_tools(&mut pair, now, opts());
     let b = pair.client.send_request(now, "ping", None, opts()).unwrap();
     pair.client.close(now);
     while let Some(e) = pair.client.poll_event() {
@@ -1127,12 +1091,10 @@ fn framer_errors_are_answered_without_an_id() {
 
 #[test]
 fn outbound_queue_is_bounded_for_commands() {
-    let now = Instant::now();
-    let config = Config {
+    let (mut s, _) = server_with(Config {
         max_outbound_queue: 2,
         ..Config::default()
-    };
-    let mut s = ready_server(config, "{}", now);
+    });
     let log = || Some(raw(json!({"level":"info","data":1})));
     s.notify("notifications/message", log()).unwrap();
     s.notify("notifications/message", log()).unwrap();
@@ -1157,11 +1119,7 @@ fn event_queue_drops_notifications_but_never_requests_past_its_bound() {
         now,
         r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#,
     );
-    feed(
-        &mut s,
-        now,
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
-    );
+    feed(&mut s, now, &tools_list(1));
     let events: Vec<_> = std::iter::from_fn(|| s.poll_event()).collect();
     assert!(
         matches!(

@@ -19,6 +19,9 @@ use mcp_sansio::model::stateless::*;
 use mcp_sansio::model::*;
 use mcp_sansio::stateless::{discover_response, ServerProfile};
 use mcp_sansio::testing::ServerRig;
+use mcp_sansio::testing::{
+    stateless_method, MethodDirection, MethodKind, METHODS, STATELESS_METHODS,
+};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};

@@ -11,6 +11,7 @@ use bytes::Bytes;
 use serde_json::json;
 
 use super::client_types::TransportCloseReason;
+use super::response_fields::ResponseFields;
 use crate::framing::{SseDecoder, SseEvent, SseItem};
 use crate::http::accepts;
 use crate::http::client::HttpClientConfig;
@@ -190,21 +191,16 @@ impl SseTransportClient {
         status: u16,
         headers: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) {
-        let mut content_type = None;
-        let mut location = None;
-        for (name, value) in headers {
-            if name.eq_ignore_ascii_case("content-type") {
-                content_type.get_or_insert(value);
-            } else if name.eq_ignore_ascii_case("location") {
-                location.get_or_insert(value);
-            }
-        }
+        let ResponseFields {
+            content_type,
+            location,
+            ..
+        } = ResponseFields::of(headers);
         if id == self.get_id {
             if self.state == State::Closed {
                 return;
             }
             if !(200..300).contains(&status) {
-                let location = location.map(|l| ("location", l));
                 self.close_with(TransportCloseReason::for_status(status, location));
             } else if content_type.is_some_and(|ct| !accepts(ct, "text/event-stream")) {
                 self.close_with(TransportCloseReason::NotEventStream);

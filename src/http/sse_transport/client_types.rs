@@ -106,18 +106,13 @@ impl std::fmt::Display for TransportCloseReason {
 
 impl TransportCloseReason {
     /// The reason a response with a non-2xx `status` gives: [`Self::Redirect`] with the
-    /// quoted `Location` among `headers` for a 3xx, else [`Self::HttpStatus`].
-    pub(crate) fn for_status<'a>(
-        status: u16,
-        headers: impl IntoIterator<Item = (&'a str, &'a str)>,
-    ) -> Self {
+    /// quoted `location` (the response's `Location` field) for a 3xx, else
+    /// [`Self::HttpStatus`].
+    pub(crate) fn for_status(status: u16, location: Option<&str>) -> Self {
         if !(300..400).contains(&status) {
             return Self::HttpStatus(status);
         }
-        let location = headers
-            .into_iter()
-            .find(|(name, _)| name.eq_ignore_ascii_case("location"))
-            .map(|(_, value)| crate::http::quote_peer_text(value));
+        let location = location.map(crate::http::quote_peer_text);
         Self::Redirect { status, location }
     }
 }

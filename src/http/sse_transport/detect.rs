@@ -16,6 +16,7 @@ use bytes::Bytes;
 
 use super::client::{next_event, request_errors, SseTransportClient};
 use super::client_types::{TransportCloseReason, TransportKind};
+use super::response_fields::ResponseFields;
 use crate::framing::SseDecoder;
 use crate::http::accepts;
 use crate::http::client::HttpClientConfig;
@@ -276,18 +277,11 @@ impl AutoClient {
             return;
         };
         self.probe_deadline = None;
-        let mut session_id = None;
-        let mut content_type = None;
-        let mut location = None;
-        for (name, value) in headers {
-            if name.eq_ignore_ascii_case("mcp-session-id") {
-                session_id.get_or_insert(value);
-            } else if name.eq_ignore_ascii_case("content-type") {
-                content_type.get_or_insert(value);
-            } else if name.eq_ignore_ascii_case("location") {
-                location.get_or_insert(value);
-            }
-        }
+        let ResponseFields {
+            content_type,
+            location,
+            session_id,
+        } = ResponseFields::of(headers);
         match status {
             200..=299 => {
                 self.session_id = session_id.map(str::to_owned);
@@ -307,7 +301,6 @@ impl AutoClient {
                 self.fall_back(now, frame);
             }
             other => {
-                let location = location.map(|l| ("location", l));
                 self.close_with(TransportCloseReason::for_status(other, location));
             }
         }

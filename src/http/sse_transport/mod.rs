@@ -5,6 +5,7 @@
 mod client;
 mod client_types;
 mod detect;
+mod response_fields;
 mod router;
 mod server;
 mod session;

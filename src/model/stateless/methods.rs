@@ -2,9 +2,10 @@
 //! revision has (all server-to-client but `notifications/cancelled`, which goes both ways),
 //! and what each needs (cache hints, input-required, `Mcp-Name`).
 //!
-//! Rows of the same [`crate::model::MethodInfo`] type as [`crate::model::METHODS`], in a table
-//! of their own because directions change in this revision (progress becomes server-to-client
-//! only) while the stateful table must keep describing the older revisions exactly.
+//! Rows of the same [`crate::model::MethodInfo`] type as [`crate::model::methods::METHODS`], in
+//! a table of their own because directions change in this revision (progress becomes
+//! server-to-client only) while the stateful table must keep describing the older revisions
+//! exactly.
 
 use crate::jsonrpc::{
     self as m, NOTIFICATIONS_PROMPTS_LIST_CHANGED as PROMPTS_CHANGED,
@@ -41,8 +42,7 @@ const fn notification(name: &'static str, gate: Option<S>) -> MethodInfo {
 }
 
 /// Every method of 2026-07-28, with its directions per the schema's unions. The server
-/// capability gates are the ones [`crate::model::server_capability_for`] gives for this
-/// revision.
+/// capability gates are the ones `server_capability_for` gives for this revision.
 pub const STATELESS_METHODS: &[MethodInfo] = &[
     request(m::SERVER_DISCOVER, None, true),
     request(m::SUBSCRIPTIONS_LISTEN, None, false),

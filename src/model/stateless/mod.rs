@@ -8,7 +8,9 @@ mod discover;
 mod errors;
 mod input;
 mod meta;
-mod methods;
+// Public items only for the `testing` re-export (the schema tests check the table).
+#[cfg_attr(not(feature = "testing"), allow(unreachable_pub))]
+pub(crate) mod methods;
 mod result;
 mod subscriptions;
 
@@ -16,6 +18,7 @@ pub use discover::*;
 pub use errors::*;
 pub use input::*;
 pub use meta::*;
-pub use methods::*;
+pub use methods::is_subscription_notification;
+pub(crate) use methods::stateless_method;
 pub use result::*;
 pub use subscriptions::*;
