@@ -302,6 +302,9 @@ impl Server {
             let e = ErrorObject::method_not_found(m::COMPLETION_COMPLETE);
             return self.reply(id, Err(e));
         };
+        if let Err(e) = super::complete_params::check(&self.registry, &params) {
+            return self.reply(id, Err(e));
+        }
         let ctx = self.context(&id);
         let request = CompleteRequest {
             params: Value::Object(params),
