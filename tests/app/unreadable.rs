@@ -112,7 +112,9 @@ fn nested(depth: usize) -> String {
 /// Arguments serde cannot read reach no schema check and no handler: for a typed property,
 /// for schemas that admit any object (checked in the params' walk), for a handler that
 /// parses into its own type and one that reads the map; over both front ends.
-fn unreadable_arguments_are_refused(rig: &mut ServerRig, meta: &str) {
+/// `prefix` starts the error message: the sessionless front end reads the whole params first
+/// (for input responses and a request state), so it finds them unreadable there.
+fn unreadable_arguments_are_refused(rig: &mut ServerRig, meta: &str, prefix: &str) {
     let values = [
         (nested(200), "recursion limit exceeded"),
         (nested(127), "recursion limit exceeded"),
@@ -131,10 +133,7 @@ fn unreadable_arguments_are_refused(rig: &mut ServerRig, meta: &str) {
                 assert_eq!(reply["id"], id, "{reply}");
                 assert_eq!(reply["error"]["code"], -32602, "{tool}: {reply}");
                 let message = reply["error"]["message"].as_str().unwrap();
-                assert!(
-                    message.starts_with("arguments cannot be read: "),
-                    "{message}"
-                );
+                assert!(message.starts_with(prefix), "{message}");
                 assert!(message.contains(reason), "{message}");
             }
         }
@@ -161,11 +160,30 @@ fn unreadable_arguments_are_refused(rig: &mut ServerRig, meta: &str) {
 
 #[test]
 fn unreadable_tool_arguments_are_invalid_params_in_a_session() {
-    unreadable_arguments_are_refused(&mut rig(), "");
+    unreadable_arguments_are_refused(&mut rig(), "", "arguments cannot be read: ");
 }
 
 #[test]
 fn unreadable_tool_arguments_are_invalid_params_sessionless() {
     let mut rig = ServerRig::new(builder(), Instant::now());
-    unreadable_arguments_are_refused(&mut rig, SESSIONLESS_META);
+    unreadable_arguments_are_refused(&mut rig, SESSIONLESS_META, "params cannot be read: ");
+}
+
+/// Sessionless params serde cannot read (past the arguments, where input responses and a
+/// request state would be) are refused, not read as no params.
+#[test]
+fn unreadable_sessionless_params_are_invalid_params() {
+    let mut rig = ServerRig::new(builder(), Instant::now());
+    let meta = format!(
+        r#","inputResponses":{{"a":{}}}{SESSIONLESS_META}"#,
+        nested(200)
+    );
+    let reply = answer(&mut rig, &call_frame(5, "open", "{}", &meta));
+    assert_eq!(reply["id"], 5, "{reply}");
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("params cannot be read: recursion limit exceeded"),
+        "{message}"
+    );
 }
