@@ -31,16 +31,6 @@ fn builder() -> ServerBuilder {
         }))
 }
 
-fn session_rig() -> ServerRig {
-    let mut rig = ServerRig::new(builder(), Instant::now());
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "c", "version": "1"}}});
-    assert!(rig.call(&init).get("result").is_some());
-    rig.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    rig
-}
-
 fn sessionless_meta() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -142,7 +132,7 @@ fn checks(rig: &mut ServerRig, meta: Option<&Value>) {
 
 #[test]
 fn completion_params_are_checked_in_a_session() {
-    checks(&mut session_rig(), None);
+    checks(&mut crate::unreadable::session(builder()), None);
 }
 
 #[test]

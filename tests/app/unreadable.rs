@@ -48,7 +48,12 @@ fn builder() -> ServerBuilder {
 }
 
 fn rig() -> ServerRig {
-    let mut rig = ServerRig::new(builder(), Instant::now());
+    session(builder())
+}
+
+/// A rig around a server from `builder`, in an initialized stateful session.
+pub(crate) fn session(builder: ServerBuilder) -> ServerRig {
+    let mut rig = ServerRig::new(builder, Instant::now());
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "c", "version": "1"}}});
