@@ -18,6 +18,14 @@ pub(crate) const FRACTIONAL: u8 = 64;
 /// Every type.
 pub(crate) const ANY: u8 = 127;
 
+/// Nesting at which a skipped value is recorded as near serde's limits: serde reads at most
+/// 127 levels, so text this deep is parsed before it is trusted (a margin below that, as
+/// depths here count from the value skipped, not from the document).
+pub(crate) const DEEP: usize = 64;
+/// Length from which a number is recorded as near serde's limits (a float overflows past
+/// 309 digits).
+const LONG_NUMBER: usize = 300;
+
 /// A cursor over valid JSON text (a copy is a saved position to go back to).
 #[derive(Clone)]
 pub(crate) struct Scan<'t> {
@@ -26,6 +34,10 @@ pub(crate) struct Scan<'t> {
     /// A string skipped since the last [`Scan::take_unicode_escape`] held a backslash
     /// followed by `u`.
     unicode_escape: bool,
+    /// A value skipped since the last [`Scan::take_near_limits`] came near what serde refuses:
+    /// nesting [`DEEP`] levels or more, or a number with an exponent or of [`LONG_NUMBER`]
+    /// characters or more (which may overflow a float).
+    near_limits: bool,
 }
 
 impl<'t> Scan<'t> {
@@ -34,6 +46,7 @@ impl<'t> Scan<'t> {
             text,
             at: 0,
             unicode_escape: false,
+            near_limits: false,
         }
     }
 
@@ -42,6 +55,13 @@ impl<'t> Scan<'t> {
     /// record.
     pub(crate) fn take_unicode_escape(&mut self) -> bool {
         std::mem::take(&mut self.unicode_escape)
+    }
+
+    /// Whether a value skipped since the last call came near serde's limits (nesting
+    /// [`DEEP`] levels or more, counted from the value skipped; a number that may overflow a
+    /// float), so that only parsing it tells whether serde reads it; clears the record.
+    pub(crate) fn take_near_limits(&mut self) -> bool {
+        std::mem::take(&mut self.near_limits)
     }
 
     fn skip_ws(&mut self) {
@@ -144,7 +164,14 @@ impl<'t> Scan<'t> {
                     self.skip_string()?;
                     continue;
                 }
-                b'{' | b'[' => depth += 1,
+                b'{' | b'[' => {
+                    depth += 1;
+                    self.near_limits |= depth == DEEP;
+                }
+                b'-' | b'0'..=b'9' => {
+                    self.skip_number();
+                    continue;
+                }
                 b'}' | b']' => {
                     depth = depth.checked_sub(1)?;
                     if depth == 0 {
@@ -160,15 +187,22 @@ impl<'t> Scan<'t> {
 
     /// Skips a number; whether it was written as an integer.
     fn skip_number(&mut self) -> u8 {
+        let start = self.at;
         let mut kind = INTEGER;
+        let mut exponent = false;
         while let Some(&b) = self.text.get(self.at) {
             match b {
                 b'0'..=b'9' | b'-' | b'+' => {}
-                b'.' | b'e' | b'E' => kind = FRACTIONAL,
+                b'.' => kind = FRACTIONAL,
+                b'e' | b'E' => {
+                    kind = FRACTIONAL;
+                    exponent = true;
+                }
                 _ => break,
             }
             self.at += 1;
         }
+        self.near_limits |= exponent || self.at - start >= LONG_NUMBER;
         kind
     }
 }
@@ -235,6 +269,40 @@ mod tests {
                 String::from_utf8_lossy(text)
             );
             assert!(!scan.take_unicode_escape(), "cleared once taken");
+        }
+    }
+
+    /// A value nesting [`DEEP`] levels or more (inside objects or arrays), or holding a number
+    /// with an exponent or of [`LONG_NUMBER`] characters, is recorded as near serde's limits.
+    #[test]
+    fn values_near_serde_limits_are_recorded() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let object =
+            |depth: usize| format!(r#"{}"x"{}"#, r#"{"a":"#.repeat(depth), "}".repeat(depth));
+        let long = "9".repeat(LONG_NUMBER);
+        let shorter = "9".repeat(LONG_NUMBER - 1);
+        for (text, near) in [
+            (nested(DEEP - 1), false),
+            (nested(DEEP), true),
+            (nested(200), true),
+            (object(DEEP - 1), false),
+            (object(DEEP), true),
+            (format!(r#"["{}",1]"#, "[".repeat(200)), false),
+            (
+                r#"{"a":[1.5,-2,true,false,null,"1e400"]}"#.to_owned(),
+                false,
+            ),
+            (r#"{"a":[1e400]}"#.to_owned(), true),
+            (r#"{"a":-2E+3}"#.to_owned(), true),
+            ("1e400".to_owned(), true),
+            (format!(r#"{{"a":{long}}}"#), true),
+            (format!(r#"[{shorter}]"#), false),
+            (long.clone(), true),
+        ] {
+            let mut scan = Scan::new(text.as_bytes());
+            assert_eq!(scan.value().map(|(_, v)| v), Some(text.as_bytes()));
+            assert_eq!(scan.take_near_limits(), near, "{text}");
+            assert!(!scan.take_near_limits(), "cleared once taken");
         }
     }
 

@@ -5,6 +5,7 @@ mod client;
 mod client_frames;
 #[path = "../common/mod.rs"]
 mod common;
+mod complete_params;
 mod input_end;
 mod sampling_policy;
 mod server;

@@ -8,6 +8,7 @@ use std::sync::{LazyLock, OnceLock};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::app::json_scan::Scan;
 use crate::jsonrpc::{ErrorObject, RawJson};
 
 /// The map of a call without arguments (what `arguments` is when it is not an object).
@@ -28,12 +29,26 @@ pub struct ToolArguments {
 }
 
 impl ToolArguments {
-    /// Arguments from the JSON text of an object (the caller checked it is one).
-    pub(crate) fn from_text(text: RawJson) -> Self {
-        ToolArguments {
-            text: Some(text),
-            value: OnceLock::new(),
+    /// Arguments from the JSON text of an object (the caller checked it is one), or why serde
+    /// cannot read it: text serde cannot read (a lone surrogate escape such as `"\ud800"`,
+    /// nesting past its depth limit) never becomes arguments, so reading them later cannot
+    /// fail. Only text that may hold such things is parsed here (and the value kept);
+    /// `suspect` says whether it may, when the walk that read the params already saw (`None`:
+    /// found out here, in one walk of the text).
+    pub(crate) fn read(text: RawJson, suspect: Option<bool>) -> Result<Self, serde_json::Error> {
+        let suspect = suspect.unwrap_or_else(|| {
+            let mut scan = Scan::new(text.as_bytes());
+            scan.value().is_none() | scan.take_unicode_escape() | scan.take_near_limits()
+        });
+        let value = OnceLock::new();
+        if suspect {
+            // Set on a new cell: cannot be taken.
+            let _ = value.set(text.to_value()?);
         }
+        Ok(ToolArguments {
+            text: Some(text),
+            value,
+        })
     }
 
     /// The JSON text as the client sent it, if the arguments came as text.
@@ -41,12 +56,15 @@ impl ToolArguments {
         self.text.as_ref()
     }
 
-    /// The arguments as a JSON object (parsed from the text on first use).
+    /// The arguments as a JSON object (parsed from the text on first use: text that
+    /// [`ToolArguments::read`] admitted, which serde reads).
     pub fn value(&self) -> &Value {
         self.value.get_or_init(|| {
-            let parsed = self.text.as_ref().and_then(|t| t.to_value().ok());
+            let parsed = self.text.as_ref().map(RawJson::to_value);
             match parsed {
-                Some(object @ Value::Object(_)) => object,
+                Some(Ok(object @ Value::Object(_))) => object,
+                // No text, or (not reached: `read` proved it readable) text that is not an
+                // object.
                 _ => Value::Object(Map::new()),
             }
         })
@@ -116,7 +134,8 @@ mod tests {
     use super::*;
 
     fn from_text(text: &str) -> ToolArguments {
-        ToolArguments::from_text(RawJson::from_text(text.to_owned()).expect("json"))
+        let raw = RawJson::from_text(text.to_owned()).expect("json");
+        ToolArguments::read(raw, None).expect("readable")
     }
 
     #[derive(Debug, Deserialize, PartialEq)]
@@ -169,5 +188,53 @@ mod tests {
         assert_eq!(none.value(), &json!({}));
         let e = none.parse::<Echo>().expect_err("text is missing");
         assert_eq!(e.code, crate::jsonrpc::code::INVALID_PARAMS);
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Named {
+        name: Value,
+    }
+
+    /// Text serde cannot read never becomes arguments, whether the caller knew it suspect or
+    /// not; text near the limits that serde reads is served alike by the map and a typed
+    /// parse (before and after the map is built).
+    #[test]
+    fn unreadable_text_is_refused_and_readable_text_near_the_limits_served() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let unreadable = [
+            format!(r#"{{"name":{}}}"#, nested(200)),
+            format!(r#"{{"name":{}}}"#, nested(128)),
+            r#"{"name":1e400}"#.to_owned(),
+            format!(r#"{{"name":{}}}"#, "9".repeat(400)),
+            r#"{"name":"\ud800"}"#.to_owned(),
+        ];
+        for text in unreadable {
+            for suspect in [None, Some(true)] {
+                let raw = RawJson::from_text(text.clone()).expect("json");
+                let e = ToolArguments::read(raw, suspect).expect_err(&text);
+                assert!(!e.to_string().is_empty());
+            }
+        }
+        let readable = [
+            (format!(r#"{{"name":{}}}"#, nested(100)), None),
+            (r#"{"name":1e300}"#.to_owned(), None),
+            (r#"{"name":"\u00e9"}"#.to_owned(), Some(json!("é"))),
+        ];
+        for (text, name) in readable {
+            let expected: Value = serde_json::from_str(&text).expect("serde reads it");
+            let typed = from_text(&text);
+            assert_eq!(
+                typed.parse::<Named>().map(|n| n.name),
+                Ok(expected["name"].clone())
+            );
+            assert_eq!(typed.value(), &expected);
+            assert_eq!(
+                from_text(&text).map(),
+                expected.as_object().expect("object")
+            );
+            if let Some(name) = name {
+                assert_eq!(typed["name"], name);
+            }
+        }
     }
 }

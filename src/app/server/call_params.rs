@@ -24,9 +24,10 @@ pub(super) struct CallParams {
     /// The arguments were found valid for the named tool's input schema while they were read
     /// (a flat schema, checked in the same walk), so they need no check of their own.
     pub(super) admitted: bool,
-    /// Whether the arguments' text holds a `\u` escape: `Some` when the walk that read
-    /// them saw every string in them, `None` when unknown (read by serde).
-    pub(super) unicode_escape: Option<bool>,
+    /// Whether the arguments' text may hold what serde cannot read (a `\u` escape, which
+    /// may be a lone surrogate; nesting or a number near serde's limits): `Some` when the walk
+    /// that read them saw all of them, `None` when unknown (read by serde).
+    pub(super) suspect: Option<bool>,
 }
 
 /// The flat input schema of the tool of a name, if the tool exists and has one.
@@ -55,7 +56,7 @@ impl CallParams {
             name: read.name,
             arguments: read.arguments.map(|a| text_within(raw, a.get().as_bytes())),
             admitted: false,
-            unicode_escape: None,
+            suspect: None,
         })
     }
 
@@ -79,7 +80,7 @@ impl CallParams {
                 let (text, admitted) = arguments(&mut scan, flat)?;
                 out.arguments = Some(text_within(params, text));
                 out.admitted = admitted;
-                out.unicode_escape = Some(scan.take_unicode_escape());
+                out.suspect = Some(scan.take_unicode_escape() | scan.take_near_limits());
             } else {
                 let (kind, value) = scan.value()?;
                 if key == b"name" {
@@ -101,10 +102,11 @@ impl CallParams {
 /// The `arguments` value at `scan`: its text, and whether `flat` (the named tool's flat
 /// schema) admits it, checked in the same walk; a value it is not sure of is walked again
 /// plainly (and checked later by the full path).
-/// Every string in the value is skipped by `scan` (its `\u` escapes recorded there, from a
-/// cleared record).
+/// Every part of the value is skipped by `scan` (its `\u` escapes, and what comes near serde's
+/// limits, recorded there, from a cleared record).
 fn arguments<'t>(scan: &mut Scan<'t>, flat: Option<&FlatObject>) -> Option<(&'t [u8], bool)> {
     scan.take_unicode_escape();
+    scan.take_near_limits();
     let start = scan.clone();
     if let Some(flat) = flat {
         let mut checked = scan.clone();
@@ -266,11 +268,7 @@ mod tests {
             assert_eq!(quick.name, full.name, "{text}");
             let full_args = full.arguments.map(|a| a.get().to_owned());
             let escape = |a: &str| a.as_bytes().windows(2).any(|w| w == b"\\u");
-            assert_eq!(
-                quick.unicode_escape,
-                full_args.as_deref().map(escape),
-                "{text}"
-            );
+            assert_eq!(quick.suspect, full_args.as_deref().map(escape), "{text}");
             assert_eq!(
                 quick.arguments.map(|a| a.get().to_owned()),
                 full_args,
@@ -331,6 +329,27 @@ mod tests {
             assert!(!plain.admitted, "{text}");
             assert_eq!(checked.name, plain.name, "{text}");
             assert_eq!(checked.arguments, plain.arguments, "{text}");
+        }
+    }
+
+    /// Arguments nested deep, or with a number that may overflow, are suspect whether or not
+    /// the walk checked them against a flat schema (one with no properties admits any
+    /// object), so they are parsed before use.
+    #[test]
+    fn arguments_near_serde_limits_are_suspect_on_every_walk() {
+        let open = crate::app::server::schema::Schema::new(json!({"type": "object"}));
+        let flat_of = |name: &[u8]| (name == b"open").then(|| open.flat()).flatten();
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for (name, value) in [("open", deep.as_str()), ("other", &deep), ("open", "1e400")] {
+            let text = format!(r#"{{"name":"{name}","arguments":{{"a":{value}}}}}"#);
+            let raw = RawJson::from_text(text).expect("json");
+            let read = CallParams::read(Some(&raw), &flat_of).expect("object");
+            assert_eq!(read.admitted, name == "open", "{name}");
+            assert_eq!(read.suspect, Some(true), "{name}");
+            let shallow = format!(r#"{{"name":"{name}","arguments":{{"a":[[1]]}}}}"#);
+            let raw = RawJson::from_text(shallow).expect("json");
+            let read = CallParams::read(Some(&raw), &flat_of).expect("object");
+            assert_eq!(read.suspect, Some(false), "{name}");
         }
     }
 

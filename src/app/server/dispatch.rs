@@ -172,7 +172,7 @@ impl Server {
             name,
             arguments,
             admitted,
-            unicode_escape,
+            suspect,
         } = params;
         let Some(Value::String(name)) = name else {
             return self.reply(id, Err(ErrorObject::invalid_params("missing tool name")));
@@ -184,8 +184,8 @@ impl Server {
         let arguments = match arguments {
             None => ToolArguments::default(),
             Some(text) if text.is_null() => ToolArguments::default(),
-            Some(text) if text.is_object() => match readable(&text, unicode_escape) {
-                Ok(()) => ToolArguments::from_text(text),
+            Some(text) if text.is_object() => match ToolArguments::read(text, suspect) {
+                Ok(arguments) => arguments,
                 Err(e) => return self.reply(id, Err(unreadable("arguments", &e))),
             },
             Some(_) => {
@@ -302,6 +302,9 @@ impl Server {
             let e = ErrorObject::method_not_found(m::COMPLETION_COMPLETE);
             return self.reply(id, Err(e));
         };
+        if let Err(e) = super::complete_params::check(&self.registry, &params) {
+            return self.reply(id, Err(e));
+        }
         let ctx = self.context(&id);
         let request = CompleteRequest {
             params: Value::Object(params),
@@ -337,23 +340,6 @@ impl Drop for ReplyGuard {
 /// A reply's JSON text from a `Value` (an error only if the value cannot be serialised).
 fn raw_json(value: &Value) -> Result<RawJson, ErrorObject> {
     RawJson::try_from(value).map_err(|e| ErrorObject::internal(e.to_string()))
-}
-
-/// JSON the grammar accepts but Rust strings cannot hold (a lone surrogate escape such as
-/// `"\ud800"`) is refused with serde's reason: read lazily, it would otherwise turn into
-/// missing values. Only a text with a `\u` escape is parsed here; `unicode_escape` says
-/// whether it has one when the params' walk already saw (`None`: searched here).
-fn readable(text: &RawJson, unicode_escape: Option<bool>) -> Result<(), serde_json::Error> {
-    if !unicode_escape.unwrap_or_else(|| has_unicode_escape(text.as_bytes())) {
-        return Ok(());
-    }
-    text.to_value().map(drop)
-}
-
-/// Whether `bytes` hold a backslash followed by `u`. Searched for the backslash with `memchr`
-/// (a `memmem` search would build its searcher on every call, for a two-byte needle).
-fn has_unicode_escape(bytes: &[u8]) -> bool {
-    memchr::memchr_iter(b'\\', bytes).any(|at| bytes.get(at + 1) == Some(&b'u'))
 }
 
 /// `-32602` naming what could not be read and why.

@@ -17,6 +17,7 @@
 mod arguments;
 mod builder;
 mod call_params;
+mod complete_params;
 mod context;
 mod dispatch;
 mod drain;

@@ -331,10 +331,16 @@ impl Server {
             }
             _ => {}
         }
-        let object: Map<String, Value> = params
-            .as_ref()
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_default();
+        // Params serde cannot read (nesting past its depth limit, …) are refused here, not
+        // read as no params (which would drop their input responses and request state).
+        let object: Map<String, Value> = match params.as_ref().map(RawJson::parse) {
+            Some(Ok(object)) => object,
+            Some(Err(e)) if params.as_ref().is_some_and(RawJson::is_object) => {
+                let e = super::dispatch::unreadable("params", &e);
+                return self.stateless.push_error(id, &e, Some(400));
+            }
+            _ => Map::new(),
+        };
         let mut binding = String::new();
         let mut input = None;
         if validated.method.may_require_input {
