@@ -169,8 +169,7 @@ fn redirect_location_gives_code_and_state() {
         "http://127.0.0.1/cb?error=access%0Ddenied&error_description=The%20user%20said%20no%1B%5B2J{}&state=x",
         "x".repeat(1000)
     ))
-    .err()
-    .expect("denied");
+    .expect_err("denied");
     assert_eq!(
         denied,
         AuthError::AuthorizationDenied(format!(

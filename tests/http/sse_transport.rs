@@ -727,7 +727,7 @@ fn a_peer_limit_refuses_one_session_too_many_with_429_and_gets_the_place_back_at
     let refused = rig.send(&head, Bytes::new());
     assert_eq!(refused.status, 429);
     assert_eq!(refused.get("retry-after"), Some("10"));
-    let error: Value = serde_json::from_str(&refused.body_text()).unwrap();
+    let error: Value = serde_json::from_str(refused.body_text()).unwrap();
     assert_eq!(error["error"]["code"], -32000);
     assert_eq!(rig.router.sse_transport().stats().peers_refused, 1);
     assert_eq!(rig.router.sse_transport().session_count(), 2);
