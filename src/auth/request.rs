@@ -419,10 +419,17 @@ pub fn parse_token_response(body: &[u8]) -> Result<TokenResponse, AuthError> {
 }
 
 /// The `code` and `state` of a redirect URL (the `Location` of the authorization endpoint's
-/// answer). An `error` parameter becomes [`AuthError::AuthorizationDenied`].
+/// answer). An `error` parameter (RFC 6749 section 4.1.2.1) becomes
+/// [`AuthError::AuthorizationDenied`] naming it and its `error_description`, both quoted
+/// ([`crate::http::quote_peer_text`]).
 pub fn parse_redirect(location: &str) -> Result<(Secret, Option<String>), AuthError> {
     if let Some(error) = query_param(location, "error") {
-        return Err(AuthError::AuthorizationDenied(error));
+        let mut message = crate::http::quote_peer_text(&error);
+        if let Some(description) = query_param(location, "error_description") {
+            message.push_str(": ");
+            message.push_str(&crate::http::quote_peer_text(&description));
+        }
+        return Err(AuthError::AuthorizationDenied(message));
     }
     let code = query_param(location, "code")
         .filter(|c| !c.is_empty())

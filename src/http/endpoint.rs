@@ -13,7 +13,7 @@ use super::config::{EndpointConfig, EndpointStats, ResponseMode};
 use super::headers::accepts_json_and_sse;
 use super::listen_slots::ListenSlots;
 use super::machine::{ExchangeMachine, SessionMachine};
-use super::peer::{retry_after_secs, Peer, PeerCounts};
+use super::peer::{Peer, PeerCounts};
 use super::reply::{
     cancelled_id, error, method_not_allowed, rpc_error, too_large, undecodable, Refusal,
 };
@@ -748,22 +748,11 @@ impl<M: SessionMachine + ExchangeMachine> Endpoint<M> {
     /// The `peer_limit`'s key for `peer` (`None`: not limited), or 429 with `Retry-After`
     /// when the limit refuses it one more session.
     fn admit_peer(&mut self, peer: &Peer) -> Result<Option<String>, Refusal> {
-        let Some(limit) = &self.config.peer_limit else {
-            return Ok(None);
-        };
-        let Some(key) = limit.key(peer) else {
-            return Ok(None);
-        };
-        match limit.admit(&key, self.peers.live(&key)) {
-            Ok(()) => Ok(Some(key)),
-            Err(wait) => {
-                self.stats.peers_refused += 1;
-                Err(
-                    Refusal::new(429, -32000, "Too Many Requests: too many sessions")
-                        .retry_after(retry_after_secs(wait)),
-                )
-            }
+        let admitted = self.peers.admit(self.config.peer_limit.as_deref(), peer);
+        if admitted.is_err() {
+            self.stats.peers_refused += 1;
         }
+        admitted
     }
 
     /// A POSTed answer that cannot be read (an invalid response, or JSON cut short) but whose

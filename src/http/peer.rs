@@ -94,6 +94,27 @@ impl PeerCounts {
         self.of_session.insert(sid.to_owned(), key);
     }
 
+    /// The key `limit` counts `peer`'s sessions under (`None`: no limit, or `peer` is not
+    /// limited), or 429 with `Retry-After` when the limit refuses that key one more session.
+    pub(crate) fn admit(
+        &self,
+        limit: Option<&dyn PeerLimit>,
+        peer: &Peer,
+    ) -> Result<Option<String>, crate::http::reply::Refusal> {
+        let Some(key) = limit.and_then(|limit| limit.key(peer)) else {
+            return Ok(None);
+        };
+        match limit.map(|limit| limit.admit(&key, self.live(&key))) {
+            Some(Err(wait)) => Err(crate::http::reply::Refusal::new(
+                429,
+                -32000,
+                "Too Many Requests: too many sessions",
+            )
+            .retry_after(retry_after_secs(wait))),
+            _ => Ok(Some(key)),
+        }
+    }
+
     /// Session `sid` ended (nothing if it was not counted).
     pub(crate) fn ended(&mut self, sid: &str) {
         let Some(key) = self.of_session.remove(sid) else {

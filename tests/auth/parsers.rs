@@ -161,7 +161,21 @@ fn redirect_location_gives_code_and_state() {
     assert_eq!(state.as_deref(), Some("xyz"));
     assert_eq!(
         parse_redirect("http://127.0.0.1/cb?error=access_denied&state=x").err(),
-        Some(AuthError::AuthorizationDenied("access_denied".into()))
+        Some(AuthError::AuthorizationDenied(r#""access_denied""#.into()))
+    );
+    // The error and its description (RFC 6749 section 4.1.2.1) are quoted: a hostile
+    // authorization server can neither move a terminal's cursor nor flood a log.
+    let denied = parse_redirect(&format!(
+        "http://127.0.0.1/cb?error=access%0Ddenied&error_description=The%20user%20said%20no%1B%5B2J{}&state=x",
+        "x".repeat(1000)
+    ))
+    .expect_err("denied");
+    assert_eq!(
+        denied,
+        AuthError::AuthorizationDenied(format!(
+            r#""access\rdenied": "The user said no\u{{1b}}[2J{}"... (1020 bytes)"#,
+            "x".repeat(200 - 20)
+        ))
     );
     assert!(parse_redirect("http://127.0.0.1/cb?state=x").is_err());
     // A redirect elsewhere (a login page) names where, quoted and escaped.

@@ -697,3 +697,52 @@ fn a_session_without_a_handshake_ends_after_the_grace_and_makes_room_when_full()
     assert_eq!(rig.post_to(&ready_uri, call(2, "echo")).status, 202);
     assert_eq!(messages(&rig.drain(ready_conn).0).len(), 1);
 }
+
+#[test]
+fn a_peer_limit_refuses_one_session_too_many_with_429_and_gets_the_place_back_at_its_end() {
+    let mut rig = Rig::new(EndpointConfig {
+        peer_limit: Some(Arc::new(MaxSessionsPerPeer::new(2))),
+        ..Default::default()
+    });
+    let get_from = |last: u8| {
+        let mut head = HttpRequestHead::new(HttpMethod::Get, "/sse")
+            .header("Host", "localhost:8080")
+            .header("Accept", "text/event-stream");
+        head.peer = Peer {
+            addr: Some(std::net::IpAddr::from([10, 0, 0, last])),
+            subject: None,
+        };
+        head
+    };
+    let stream_of = |resp: &HttpResponse| match resp.body {
+        Body::Stream(conn) => conn,
+        _ => panic!("GET must stream: {}", resp.body_text()),
+    };
+    let head = get_from(1);
+    let first = rig.send(&head, Bytes::new());
+    let first = stream_of(&first);
+    let second = rig.send(&head, Bytes::new());
+    let second = stream_of(&second);
+    // The third is refused as the Streamable endpoint refuses an `initialize` too many.
+    let refused = rig.send(&head, Bytes::new());
+    assert_eq!(refused.status, 429);
+    assert_eq!(refused.get("retry-after"), Some("10"));
+    let error: Value = serde_json::from_str(refused.body_text()).unwrap();
+    assert_eq!(error["error"]["code"], -32000);
+    assert_eq!(rig.router.sse_transport().stats().peers_refused, 1);
+    assert_eq!(rig.router.sse_transport().session_count(), 2);
+    // Another peer is not held back.
+    assert_eq!(rig.send(&get_from(2), Bytes::new()).status, 200);
+    // A session whose client went away gives its place back.
+    rig.router.stream_closed(first);
+    let third = rig.send(&head, Bytes::new());
+    let third = stream_of(&third);
+    assert_eq!(rig.send(&head, Bytes::new()).status, 429);
+    // So do the ones the server ends (no handshake within the grace), once their streams end.
+    rig.now += EndpointConfig::default().handshake_grace;
+    rig.router.handle_timeout(rig.now);
+    assert!(rig.drain(second).1 && rig.drain(third).1);
+    assert_eq!(rig.send(&head, Bytes::new()).status, 200);
+    assert_eq!(rig.send(&head, Bytes::new()).status, 200);
+    assert_eq!(rig.router.sse_transport().stats().peers_refused, 2);
+}

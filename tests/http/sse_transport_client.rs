@@ -590,8 +590,11 @@ fn a_redirected_or_oversized_probe_answers_initialize_with_the_reason() {
         }))
     );
     assert_eq!(
-        TransportCloseReason::InvalidEndpoint.to_string(),
-        "the endpoint event's URI is not a valid http(s) reference"
+        TransportCloseReason::InvalidEndpoint {
+            uri: r#""mailto:x""#.into()
+        }
+        .to_string(),
+        r#"the endpoint event's URI "mailto:x" is not a valid http(s) reference"#
     );
     let answer = next_frame(&mut c).unwrap();
     let message = answer["error"]["message"].as_str().unwrap();
@@ -774,25 +777,35 @@ fn bad_streams_and_endpoints_close_the_client() {
     let cases: Vec<Case> = vec![
         endpoint_case(
             b"event: endpoint\ndata: http://evil.example/m\n\n",
-            TransportCloseReason::CrossOriginEndpoint,
+            TransportCloseReason::CrossOriginEndpoint {
+                uri: r#""http://evil.example/m""#.into(),
+            },
         ),
         endpoint_case(
             b"event: endpoint\ndata: https://127.0.0.1:1/m\n\n",
-            TransportCloseReason::CrossOriginEndpoint,
+            TransportCloseReason::CrossOriginEndpoint {
+                uri: r#""https://127.0.0.1:1/m""#.into(),
+            },
         ),
         endpoint_case(
-            b"event: endpoint\ndata: mailto:x\n\n",
-            TransportCloseReason::InvalidEndpoint,
+            b"event: endpoint\ndata: mailto:x\x1b[2J\n\n",
+            TransportCloseReason::InvalidEndpoint {
+                uri: r#""mailto:x\u{1b}[2J""#.into(),
+            },
         ),
         endpoint_case(
             b"event: endpoint\ndata: ftp://127.0.0.1:1/m\n\n",
-            TransportCloseReason::InvalidEndpoint,
+            TransportCloseReason::InvalidEndpoint {
+                uri: r#""ftp://127.0.0.1:1/m""#.into(),
+            },
         ),
         (
             200,
             vec![("content-type", "application/json")],
             b"",
-            TransportCloseReason::NotEventStream,
+            TransportCloseReason::NotEventStream {
+                content_type: r#""application/json""#.into(),
+            },
         ),
         (401, vec![], b"", TransportCloseReason::HttpStatus(401)),
         (

@@ -70,47 +70,63 @@ pub(crate) fn transport_name(kind: TransportKind) -> &'static str {
 
 /// Transport events worth a line on stderr (a missing standalone stream is normal).
 pub(crate) fn report_transport_event(event: TransportEvent) {
-    match event {
+    if let Some(line) = transport_event_line(&event) {
+        eprintln!("{line}");
+    }
+}
+
+/// The line a Streamable transport event is worth (`None`: not worth one), for stderr and
+/// the inspector's event log.
+pub(crate) fn transport_event_line(event: &TransportEvent) -> Option<String> {
+    Some(match event {
         TransportEvent::SessionExpired => {
-            eprintln!("the server dropped the session (404); re-initializing")
+            "the server dropped the session (404); re-initializing".to_owned()
         }
-        TransportEvent::SessionLost { reason } => eprintln!("HTTP session lost: {reason}"),
+        TransportEvent::SessionLost { reason } => format!("HTTP session lost: {reason}"),
         TransportEvent::EventTooLarge {
             limit,
             standalone,
             dropped,
-        } => eprintln!(
+        } => format!(
             "warning: dropped {dropped} event(s) of the {} over the {} size limit \
              (--max-frame); what they carried is lost",
-            if standalone {
+            if *standalone {
                 "standalone GET stream"
             } else {
                 "response stream of a POST"
             },
-            mcp_sansio::session::describe_limit(limit)
+            mcp_sansio::session::describe_limit(*limit)
         ),
-        _ => {}
-    }
+        _ => return None,
+    })
 }
 
 /// Detection and HTTP+SSE transport events: failures always, the rest with `--verbose`.
 fn report_wire_event(event: TransportEvent, verbose: bool) {
-    match event {
+    if let Some(line) = wire_event_line(&event, verbose) {
+        eprintln!("{line}");
+    }
+}
+
+/// The line a detection or HTTP+SSE transport event is worth: failures always, the rest
+/// when `verbose` (`None`: not worth one), for stderr and the inspector's event log.
+pub(crate) fn wire_event_line(event: &TransportEvent, verbose: bool) -> Option<String> {
+    Some(match event {
         TransportEvent::Detected(kind) if verbose => {
-            eprintln!("detected transport: {}", transport_name(kind))
+            format!("detected transport: {}", transport_name(*kind))
         }
         TransportEvent::Ready { post_url } if verbose => {
-            eprintln!("HTTP+SSE message URL: {post_url}")
+            format!("HTTP+SSE message URL: {post_url}")
         }
         TransportEvent::PostFailed { status } => match status {
-            Some(status) => eprintln!("the message endpoint answered HTTP {status}"),
-            None => eprintln!("a message POST failed"),
+            Some(status) => format!("the message endpoint answered HTTP {status}"),
+            None => "a message POST failed".to_owned(),
         },
         TransportEvent::Closed(reason)
-            if reason != mcp_sansio::http::sse_transport::TransportCloseReason::Local =>
+            if *reason != mcp_sansio::http::sse_transport::TransportCloseReason::Local =>
         {
-            eprintln!("HTTP transport closed: {reason}")
+            format!("HTTP transport closed: {reason}")
         }
-        _ => {}
-    }
+        _ => return None,
+    })
 }

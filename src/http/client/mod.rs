@@ -851,7 +851,8 @@ fn is_initialized(frame: &Bytes) -> bool {
             Ok(Message::Notification(n)) if n.method == jsonrpc::NOTIFICATIONS_INITIALIZED)
 }
 
-/// A one-line reason for a non-2xx answer, quoting a JSON-RPC error message when the body has one.
+/// A one-line reason for a non-2xx answer, quoting ([`crate::http::quote_peer_text`]) a
+/// JSON-RPC error message when the body has one, else the body's start.
 fn http_error_reason(status: u16, body: Option<&str>) -> String {
     #[derive(serde::Deserialize)]
     struct Envelope {
@@ -861,9 +862,9 @@ fn http_error_reason(status: u16, body: Option<&str>) -> String {
         .and_then(|b| serde_json::from_str::<Envelope>(b).ok())
         .and_then(|e| e.error)
         .map(|e| e.message)
-        .or_else(|| body.map(|b| b.chars().take(200).collect()));
+        .or_else(|| body.map(str::to_owned));
     match message {
-        Some(m) if !m.is_empty() => format!("HTTP {status}: {m}"),
+        Some(m) if !m.is_empty() => format!("HTTP {status}: {}", crate::http::quote_peer_text(&m)),
         _ => format!("HTTP {status}"),
     }
 }

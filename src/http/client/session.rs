@@ -71,7 +71,8 @@ impl HttpClient {
         if let Err(error) = outcome {
             return self.session_lost(format!(
                 "re-initialization refused: {} {}",
-                error.code, error.message
+                error.code,
+                crate::http::quote_peer_text(&error.message)
             ));
         }
         self.note_version(frame);

@@ -136,8 +136,47 @@ fn an_http_error_ends_the_request_with_the_servers_message() {
     let out = one_frame(&mut t);
     assert_holds(
         &out,
-        &[r#""id":7"#, "HTTP 500: boom", r#""httpStatus":500"#],
+        &[r#""id":7"#, r#"HTTP 500: \"boom\""#, r#""httpStatus":500"#],
     );
+}
+
+#[test]
+fn an_http_error_quotes_the_servers_text() {
+    let now = Instant::now();
+    let mut t = ready(now, HttpClientConfig::default());
+    let req = call(&mut t, now, 7);
+    t.handle_response_head(now, req.id, 502, [("content-type", "text/plain")]);
+    t.handle_response_body(now, req.id, Bytes::from_static(b"bad\x1b[2J gateway"));
+    t.handle_response_end(now, req.id);
+    let out: serde_json::Value = serde_json::from_str(&one_frame(&mut t)).unwrap();
+    assert_eq!(
+        out["error"]["message"],
+        r#"HTTP 502: "bad\u{1b}[2J gateway""#
+    );
+}
+
+#[test]
+fn a_refused_reinitialization_quotes_the_servers_message() {
+    let now = Instant::now();
+    let mut t = ready(now, HttpClientConfig::default());
+    let req = call(&mut t, now, 5);
+    t.handle_response_head(now, req.id, 404, []);
+    t.handle_response_end(now, req.id);
+    let init = sends(&mut t)
+        .into_iter()
+        .find(|r| r.method == HttpMethod::Post)
+        .expect("the initialize is replayed");
+    t.handle_response_head(now, init.id, 200, [("content-type", "application/json")]);
+    let refusal = br#"{"jsonrpc":"2.0","id":0,"error":{"code":-32600,"message":"no\u001b[2J"}}"#;
+    t.handle_response_body(now, init.id, Bytes::from_static(refusal));
+    t.handle_response_end(now, init.id);
+    let reason = std::iter::from_fn(|| t.poll_event())
+        .find_map(|e| match e {
+            TransportEvent::SessionLost { reason } => Some(reason),
+            _ => None,
+        })
+        .expect("the session is lost");
+    assert!(reason.ends_with(r#" "no\u{1b}[2J""#), "{reason}");
 }
 
 #[test]

@@ -202,8 +202,9 @@ impl SseTransportClient {
             }
             if !(200..300).contains(&status) {
                 self.close_with(TransportCloseReason::for_status(status, location));
-            } else if content_type.is_some_and(|ct| !accepts(ct, "text/event-stream")) {
-                self.close_with(TransportCloseReason::NotEventStream);
+            } else if let Some(ct) = content_type.filter(|ct| !accepts(ct, "text/event-stream")) {
+                let content_type = crate::http::quote_peer_text(ct);
+                self.close_with(TransportCloseReason::NotEventStream { content_type });
             }
         } else if let Some(post) = self.posts.remove(&id) {
             if !(200..300).contains(&status) {
@@ -288,9 +289,13 @@ impl SseTransportClient {
                 }
             }
             Err(UrlError::CrossOrigin) => {
-                self.close_with(TransportCloseReason::CrossOriginEndpoint)
+                let uri = crate::http::quote_peer_text(data);
+                self.close_with(TransportCloseReason::CrossOriginEndpoint { uri });
             }
-            Err(UrlError::Invalid) => self.close_with(TransportCloseReason::InvalidEndpoint),
+            Err(UrlError::Invalid) => {
+                let uri = crate::http::quote_peer_text(data);
+                self.close_with(TransportCloseReason::InvalidEndpoint { uri });
+            }
         }
     }
 

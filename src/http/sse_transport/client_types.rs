@@ -27,15 +27,24 @@ pub enum TransportCloseReason {
         location: Option<String>,
     },
     /// The SSE GET was answered with something other than `text/event-stream`.
-    NotEventStream,
+    NotEventStream {
+        /// The `Content-Type` the server sent, quoted ([`crate::http::quote_peer_text`]).
+        content_type: String,
+    },
     /// The SSE stream ended (the HTTP+SSE transport cannot resume it).
     StreamEnded,
     /// The adapter reported a failed request (connection refused, reset, ...).
     RequestFailed,
     /// The `endpoint` event's URI is not a valid reference, or not `http(s)`.
-    InvalidEndpoint,
+    InvalidEndpoint {
+        /// The URI the server sent, quoted ([`crate::http::quote_peer_text`]).
+        uri: String,
+    },
     /// The `endpoint` event names another origin.
-    CrossOriginEndpoint,
+    CrossOriginEndpoint {
+        /// The URI the server sent, quoted ([`crate::http::quote_peer_text`]).
+        uri: String,
+    },
     /// No `endpoint` event within `endpoint_timeout`.
     EndpointTimeout,
     /// Incoming frames piled up past `max_inbound_frames` without being polled.
@@ -74,16 +83,20 @@ impl std::fmt::Display for TransportCloseReason {
             TransportCloseReason::HttpStatus(status) => {
                 write!(f, "the server answered HTTP {status}")
             }
-            TransportCloseReason::NotEventStream => {
-                f.write_str("the SSE GET was not answered with text/event-stream")
-            }
+            TransportCloseReason::NotEventStream { content_type } => write!(
+                f,
+                "the SSE GET was answered with Content-Type {content_type}, not text/event-stream"
+            ),
             TransportCloseReason::StreamEnded => f.write_str("the server ended the SSE stream"),
             TransportCloseReason::RequestFailed => f.write_str("an HTTP request failed"),
-            TransportCloseReason::InvalidEndpoint => {
-                f.write_str("the endpoint event's URI is not a valid http(s) reference")
+            TransportCloseReason::InvalidEndpoint { uri } => {
+                write!(
+                    f,
+                    "the endpoint event's URI {uri} is not a valid http(s) reference"
+                )
             }
-            TransportCloseReason::CrossOriginEndpoint => {
-                f.write_str("the endpoint event names another origin")
+            TransportCloseReason::CrossOriginEndpoint { uri } => {
+                write!(f, "the endpoint event's URI {uri} names another origin")
             }
             TransportCloseReason::EndpointTimeout => f.write_str("no endpoint event came in time"),
             TransportCloseReason::InboundOverflow => {

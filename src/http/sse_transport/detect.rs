@@ -387,7 +387,10 @@ impl AutoClient {
         let mut client = match SseTransportClient::new(&url, self.config.clone(), now, PROBE.0 + 1)
         {
             Ok(c) => c,
-            Err(_) => return self.close_with(TransportCloseReason::InvalidEndpoint),
+            Err(_) => {
+                let uri = crate::http::quote_peer_text(&url);
+                return self.close_with(TransportCloseReason::InvalidEndpoint { uri });
+            }
         };
         // Both fit: the pending queue has the same bound as the client's.
         client.handle_transmit(now, init, TransmitKind::Request);

@@ -4,7 +4,9 @@
 //! idle rule as the Streamable [`Endpoint`](crate::http::Endpoint), from the same config, and
 //! the same handshake rule: a session whose handshake is not done within `handshake_grace`
 //! ends (its open stream does not keep it), and a GET when the table is full ends the oldest
-//! such session to make room.
+//! such session to make room. The config's `peer_limit` counts these sessions per peer as the
+//! Streamable endpoint counts its own: a GET that would open one too many gets the same 429
+//! with `Retry-After`, and a session gives its place back when it ends.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -17,6 +19,7 @@ use crate::http::admission::{self, KnownFields};
 use crate::http::config::{EndpointConfig, EndpointStats};
 use crate::http::endpoint::messages;
 use crate::http::machine::SessionMachine;
+use crate::http::peer::PeerCounts;
 use crate::http::reply::{cancelled_id, error, rpc_error, too_large, undecodable, SHUTTING_DOWN};
 use crate::http::streams::StreamChunk;
 use crate::http::types::{Body, HttpRequestHead, HttpResponse, StreamId};
@@ -38,6 +41,8 @@ pub struct SseTransportEndpoint<M> {
     messages_path: String,
     factory: Box<dyn FnMut(Instant) -> M + Send>,
     sessions: HashMap<String, SseTransportSession<M>>,
+    /// Live sessions per peer key (when a `peer_limit` is set).
+    peers: PeerCounts,
     /// Attached GET response → its session.
     conns: HashMap<StreamId, String>,
     next_conn: u64,
@@ -53,7 +58,7 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
     /// `messages_path` (the `endpoint` event names `<messages_path>?sessionId=<id>`).
     ///
     /// From `config` it applies the Host/Origin policy, `max_body`, `max_sessions`,
-    /// `idle_timeout`, `handshake_grace`, the versions an `MCP-Protocol-Version` header may
+    /// `peer_limit`, `idle_timeout`, `handshake_grace`, the versions an `MCP-Protocol-Version` header may
     /// name, and `sse_keep_alive` (a `:` comment on every open stream that often). The rest
     /// does not apply: the HTTP+SSE transport has one stream per session and no resumption.
     pub fn new(
@@ -66,6 +71,7 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
             messages_path: messages_path.into(),
             factory: Box::new(factory),
             sessions: HashMap::new(),
+            peers: PeerCounts::default(),
             conns: HashMap::new(),
             next_conn: 0,
             now: None,
@@ -142,6 +148,16 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
         {
             return error(406, "Not Acceptable: Accept must allow text/event-stream");
         }
+        let peer_key = match self
+            .peers
+            .admit(self.config.peer_limit.as_deref(), &head.peer)
+        {
+            Ok(key) => key,
+            Err(refusal) => {
+                self.stats.peers_refused += 1;
+                return refusal.answer(None);
+            }
+        };
         if self.sessions.len() >= self.config.max_sessions {
             let victim = self
                 .sessions
@@ -168,6 +184,9 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
         let mut session = SseTransportSession::new(machine, now, conn, &uri);
         session.next_keep_alive = self.config.sse_keep_alive.and_then(|d| now.checked_add(d));
         self.sessions.insert(sid.clone(), session);
+        if let Some(key) = peer_key {
+            self.peers.opened(&sid, key);
+        }
         self.conns.insert(conn, sid);
         let mut resp = HttpResponse::status(200)
             .with_header("Content-Type", "text/event-stream")
@@ -366,6 +385,7 @@ impl<M: SessionMachine> SseTransportEndpoint<M> {
     }
 
     fn end_session(&mut self, sid: &str) {
+        self.peers.ended(sid);
         if let Some(mut s) = self.sessions.remove(sid) {
             if let Some(conn) = s.conn.take() {
                 self.conns.remove(&conn);

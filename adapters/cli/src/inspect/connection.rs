@@ -104,6 +104,13 @@ impl State {
         }
     }
 
+    /// A transport event's line (if it is worth one) in the page's event log.
+    fn log(&self, line: Option<String>) {
+        if let Some(line) = line {
+            self.feed.event("transport", json!({ "text": line }));
+        }
+    }
+
     fn on_event(&self, event: &ClientEvent) {
         if let Some(reason) = event.close_description() {
             self.set(json!({"status": "closed", "error": reason}));
@@ -445,13 +452,18 @@ impl Run {
             Ok(client) => client,
             Err(e) => return self.start_failed(e.to_string()),
         };
-        let (events, wire) = (self.state.clone(), self.state.clone());
+        let (events, wire, streamable) =
+            (self.state.clone(), self.state.clone(), self.state.clone());
         let client = client
             .on_event(move |event| events.on_event(&event))
             .on_wire_event(move |event| {
                 if let mcp_sansio::http::TransportEvent::Detected(kind) = event {
                     wire.set(json!({"transport": crate::client_http::transport_name(kind)}));
                 }
+                wire.log(crate::client_http::wire_event_line(&event, true));
+            })
+            .on_transport_event(move |event| {
+                streamable.log(crate::client_http::transport_event_line(&event));
             });
         let handle = client.handle();
         let _ = self.route.set(Route::Session(handle.clone()));

@@ -4,6 +4,8 @@
 
 #[path = "../../../../tests/interop/harness.rs"]
 mod harness;
+#[path = "../support/hostile_http.rs"]
+mod hostile_http;
 #[path = "../support/http_fixture.rs"]
 mod http_fixture;
 #[path = "../support/peers.rs"]

@@ -2,8 +2,10 @@
 //! Streamable HTTP and HTTP+SSE: connect, list tools, call one with arguments, see its frames,
 //! answer the server's elicitation, sampling and roots requests; the same in 2026-07-28 (found
 //! by the era probe: no `initialize`, the server's inputs asked inside a call's rounds); and
-//! the refusals of requests without the token, from another Host or Origin, or out of bounds.
+//! the refusals of requests without the token, from another Host or Origin, or out of bounds;
+//! a transport event (an oversized SSE event dropped) as a line of the event log.
 
+use crate::hostile_http;
 use crate::http_fixture;
 use crate::inspector;
 
@@ -368,4 +370,38 @@ fn requests_without_the_token_or_from_elsewhere_are_refused() {
     assert_eq!(http(&authority, "POST", &request, &json, Some(&big)).0, 413);
     let (code, _) = inspector.post("api/answer", &json!({"id": 99, "result": {}}));
     assert_eq!(code, 409);
+}
+
+#[test]
+fn an_oversized_event_dropped_from_the_get_stream_shows_in_the_event_log() {
+    let port = hostile_http::listen(10_000, hostile_http::serve);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let inspector = Inspector::start(&[
+        "--era",
+        "stateful",
+        "--transport",
+        "streamable",
+        "--max-frame",
+        "4096",
+        &url,
+    ]);
+    let state = inspector.wait_connected(Duration::from_secs(20));
+    assert_eq!(state["status"], "connected", "{state}");
+    // The client's own warning, as a line of the page's event log.
+    let wanted = "warning: dropped 1 event(s) of the standalone GET stream over the 4 KiB size \
+                  limit (--max-frame)";
+    let shown = |records: &[Value]| {
+        records.iter().any(|r| {
+            r["event"] == "transport"
+                && r["data"]["text"]
+                    .as_str()
+                    .is_some_and(|text| text.starts_with(wanted))
+        })
+    };
+    let until = Instant::now() + Duration::from_secs(20);
+    let mut records = feed_records(&inspector, Duration::from_millis(300));
+    while !shown(&records) && Instant::now() < until {
+        records = feed_records(&inspector, Duration::from_millis(300));
+    }
+    assert!(shown(&records), "no oversized-event record in {records:?}");
 }

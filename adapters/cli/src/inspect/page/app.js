@@ -279,6 +279,15 @@ function addFrame(r) {
   $("frame-count").textContent = frames.children.length + " shown";
 }
 
+// A transport event (an oversized SSE event dropped, the session lost, ...): one line.
+function addTransportEvent(r) {
+  const row = el("div", { class: "frame transport" }, el("span", { class: "t" }, r.t_ms.toFixed(1) + " ms"), " ", r.data.text);
+  const frames = $("frames");
+  frames.append(row);
+  while (frames.children.length > MAX_ROWS) frames.firstChild.remove();
+  $("frame-count").textContent = frames.children.length + " shown";
+}
+
 function applyFilter() { for (const row of $("frames").children) row.hidden = !matchesFilter(row); }
 $("filter").addEventListener("input", applyFilter);
 $("show-http").addEventListener("change", applyFilter);
@@ -290,6 +299,7 @@ feed.addEventListener("message", e => {
   try { r = JSON.parse(e.data); } catch (err) { return; }
   if (r.event === "state") showState(r.data);
   else if (r.event === "pending" || r.event === "answered") refreshPending();
+  else if (r.event === "transport") addTransportEvent(r);
   else if (!r.event) addFrame(r);
 });
 feed.addEventListener("missed", e => { $("frames").append(el("div", { class: "frame" }, "… " + e.data + " frames dropped by the buffer")); });
