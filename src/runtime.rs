@@ -5,7 +5,7 @@
 
 mod catch_panic;
 
-pub(crate) use catch_panic::CatchPanic;
+pub(crate) use catch_panic::{CatchPanic, HANDLER_PANICKED};
 
 use std::collections::VecDeque;
 use std::fmt;

@@ -15,6 +15,7 @@ use super::call_params::CallParams;
 use super::context::RequestContext;
 use super::outbox::OutboxItem;
 use super::tool::result_json;
+use super::types::Started;
 use super::Server;
 use super::{completion_json, prompt_json};
 use super::{CallToolResult, CompleteRequest, PromptRequest, ResourceRead, ToolCall};
@@ -133,25 +134,12 @@ impl Server {
     ) {
         let mut fut = super::stateless::mrtr::Watch::new(fut, self.input_state(&id));
         let mut cx = Context::from_waker(Waker::noop());
-        let starting = self.starting.take();
         if let Poll::Ready(out) = Pin::new(&mut fut).poll(&mut cx) {
-            // The handler's context goes with its future: a token no clone outlived serves
-            // the next request.
+            // The handler's context goes with its future.
             drop(fut);
-            if let Some((_, mut token)) = starting {
-                if token.reset_if_unused() {
-                    self.spare_token = Some(token);
-                }
-            }
-            let outcome = out.and_then(encode);
-            let reply = OutboxItem::Reply { id, outcome };
-            // With nothing queued before it (no notification the handler sent while it ran),
-            // the reply goes to the session at once; otherwise behind those, in order.
-            if self.outbox.is_empty() {
-                return self.apply(reply);
-            }
-            return self.outbox.push_required(reply);
+            return self.finish(id, out, encode);
         }
+        let starting = self.starting.take();
         if let Some((started, token)) = starting.filter(|(started, _)| *started == id) {
             self.running.insert(started, token);
         }
@@ -164,6 +152,29 @@ impl Server {
             let outcome = fut.await.and_then(encode);
             guard.reply(outcome);
         }));
+    }
+
+    /// Replies to `id` with the outcome of a handler that is done (its context dropped).
+    fn finish<T>(
+        &mut self,
+        id: RequestId,
+        out: Result<T, ErrorObject>,
+        encode: impl FnOnce(T) -> Result<RawJson, ErrorObject>,
+    ) {
+        // A token no clone of the handler's context outlived serves the next request.
+        if let Some((_, mut token)) = self.starting.take() {
+            if token.reset_if_unused() {
+                self.spare_token = Some(token);
+            }
+        }
+        let outcome = out.and_then(encode);
+        let reply = OutboxItem::Reply { id, outcome };
+        // With nothing queued before it (no notification the handler sent while it ran),
+        // the reply goes to the session at once; otherwise behind those, in order.
+        if self.outbox.is_empty() {
+            return self.apply(reply);
+        }
+        self.outbox.push_required(reply);
     }
 
     fn call_tool(&mut self, id: RequestId, params: CallParams) {
@@ -216,16 +227,19 @@ impl Server {
         let ctx = self.context(&id);
         // The name again only for an outputSchema's error text.
         let label = output_schema.as_ref().map(|_| name.clone());
-        let fut = handler.call(ToolCall { name, arguments }, ctx);
+        let started = handler.start(ToolCall { name, arguments }, ctx);
         let checked = move |result| {
             let label = label.as_deref().unwrap_or_default();
             check_output(label, output_schema.as_deref(), result)
         };
-        match route {
-            super::stateless::tasks::TaskRoute::Task(tasks) => {
+        match (route, started) {
+            (super::stateless::tasks::TaskRoute::Task(tasks), started) => {
+                let fut = started.into_future();
                 self.launch_task(id, tasks, fut, move |r| result_value(&checked(r)))
             }
-            _ => self.run_raw(id, fut, move |r| result_json(&checked(r))),
+            // A sync handler's outcome, as its first poll would give it.
+            (_, Started::Done(out)) => self.finish(id, out, move |r| result_json(&checked(r))),
+            (_, Started::Running(fut)) => self.run_raw(id, fut, move |r| result_json(&checked(r))),
         }
     }
 

@@ -2,6 +2,7 @@
 //! `sync_handler` setters, and small JSON helpers for wire forms.
 
 use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -10,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::context::RequestContext;
 use crate::jsonrpc::ErrorObject;
-use crate::runtime::{BoxFuture, CatchPanic};
+use crate::runtime::{BoxFuture, CatchPanic, HANDLER_PANICKED};
 
 /// A type-erased async handler taking `I` and answering `O`.
 pub(crate) type HandlerFn<I, O> =
@@ -54,6 +55,38 @@ impl<I, O> Handler<I, O> {
             Handler::Async(f) => HandlerCall::Running(f(input, ctx)),
             Handler::Sync(f) => HandlerCall::Done(Some(f(input, &ctx))),
         })
+    }
+}
+
+impl<I, O> Handler<I, O> {
+    /// Starts the handler on `input` like [`Handler::call`], a sync one's outcome given as
+    /// it is (not as a future to poll): its reply can be sent at once.
+    pub(crate) fn start(&self, input: I, ctx: RequestContext) -> Started<O> {
+        match self {
+            Handler::Sync(f) => Started::Done(
+                catch_unwind(AssertUnwindSafe(|| f(input, &ctx)))
+                    .unwrap_or_else(|_| Err(ErrorObject::internal(HANDLER_PANICKED))),
+            ),
+            Handler::Async(_) => Started::Running(self.call(input, ctx)),
+        }
+    }
+}
+
+/// A handler just started: a sync one's outcome, or an async one's future.
+pub(crate) enum Started<O> {
+    /// The outcome of a sync handler (a panic in it is its request's internal error).
+    Done(Result<O, ErrorObject>),
+    /// An async handler's future.
+    Running(CatchPanic<HandlerCall<O>>),
+}
+
+impl<O> Started<O> {
+    /// The outcome as a future, whichever way the handler ran.
+    pub(crate) fn into_future(self) -> CatchPanic<HandlerCall<O>> {
+        match self {
+            Started::Done(out) => CatchPanic::start(|| HandlerCall::Done(Some(out))),
+            Started::Running(fut) => fut,
+        }
     }
 }
 
@@ -170,5 +203,26 @@ mod tests {
         let later: Handler<u32, u32> = Handler::Async(boxed(|n: u32, _| async move { Ok(n * 3) }));
         let mut call = later.clone().call(2, context());
         assert!(matches!(poll(&mut call), Poll::Ready(Ok(6))));
+    }
+
+    /// `start` gives a sync handler's outcome as it is, a panic in it as the internal error a
+    /// polled call gives, and an async handler's future to poll.
+    #[test]
+    fn start_gives_a_sync_outcome_at_once_and_an_async_future() {
+        let sync: Handler<u32, u32> = Handler::Sync(Arc::new(|n, _| Ok(n + 1)));
+        assert!(matches!(sync.start(1, context()), Started::Done(Ok(2))));
+        let panicking: Handler<u32, u32> = Handler::Sync(Arc::new(|_, _| panic!("in the handler")));
+        let Started::Done(Err(e)) = panicking.start(1, context()) else {
+            panic!("the panic was not caught");
+        };
+        assert_eq!(e.code, crate::jsonrpc::code::INTERNAL_ERROR);
+        assert_eq!(e.message, HANDLER_PANICKED);
+        let later: Handler<u32, u32> = Handler::Async(boxed(|n: u32, _| async move { Ok(n * 3) }));
+        let Started::Running(mut call) = later.start(2, context()) else {
+            panic!("an async handler runs as a future");
+        };
+        assert!(matches!(poll(&mut call), Poll::Ready(Ok(6))));
+        let mut done = Started::Done(Ok::<u32, ErrorObject>(4)).into_future();
+        assert!(matches!(poll(&mut done), Poll::Ready(Ok(4))));
     }
 }
