@@ -56,8 +56,8 @@ impl ToolArguments {
         self.text.as_ref()
     }
 
-    /// The arguments as a JSON object (parsed from the text on first use: text that
-    /// [`ToolArguments::read`] admitted, which serde reads).
+    /// The arguments as a JSON object (parsed from the text on first use: the server admits
+    /// only text that serde reads, refusing the call with -32602 otherwise).
     pub fn value(&self) -> &Value {
         self.value.get_or_init(|| {
             let parsed = self.text.as_ref().map(RawJson::to_value);
